@@ -1,0 +1,12 @@
+module github.com/posenc/posenc
+
+go 1.26.0
+
+require (
+	github.com/dave/jennifer v1.7.1 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/mmcloughlin/avo v0.6.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
