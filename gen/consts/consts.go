@@ -36,6 +36,11 @@ type Set struct {
 
 	// Absolute encodings: sinusoidal inverse frequencies 1/base^(2i/d) per
 	// pair, binary bit count, algebraic exponents.
-	AbsFreqs []float64 // sinusoidal: d_model/2 entries
-	BinBits  int       // binary: min(d_model, bitlen(max_len))
+	AbsFreqs []float64 // sinusoidal, mixture: ⌈d_model/2⌉ entries
+	// AbsDivisors are the formula divisors PE = f(p / AbsDivisors[i]):
+	// base^(2i/d) per pair (sinusoidal, mixture), (max_len−1)^(i/(d−1)) per
+	// dim (algebraic). Dividing, as the seed's formulas do, rather than
+	// multiplying by AbsFreqs keeps large positions within one rounding.
+	AbsDivisors []float64
+	BinBits     int // binary: min(d_model, bitlen(max_len))
 }

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// row is one verified variant, as printed by verify.Emit in a generated
+// package's test ("POSENC-ROW {json}").
+type row struct {
+	Spec     string  `json:"spec"`
+	Target   string  `json:"target"`
+	Cases    int     `json:"cases"`
+	MaxRatio float64 `json:"max_ratio"`
+	Worst    string  `json:"worst"`
+	Failures int     `json:"failures"`
+	Note     string  `json:"-"` // why a required variant did not run
+}
+
+func (r row) ok() bool { return r.Note == "" && r.Failures == 0 && r.Cases > 0 && r.MaxRatio <= 1 }
+
+const rowPrefix = "POSENC-ROW "
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("verify", stdout)
+	gpu := fs.Bool("gpu", false, "also build the CUDA kernels with nvcc and run them on the GPU")
+	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists)")
+	var zoo multiFlag
+	fs.Var(&zoo, "zoo", "verify the named zoo spec (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	specs, err := loadSpecs(zoo, fs.Args())
+	if err != nil {
+		return err
+	}
+	var only map[string]bool
+	if *targets != "" {
+		only = map[string]bool{}
+		for _, t := range strings.Split(*targets, ",") {
+			only[strings.TrimSpace(t)] = true
+		}
+	}
+	rows, err := verifySpecs(specs, only, *gpu, stderr)
+	if err != nil {
+		return err
+	}
+	printRows(stdout, rows)
+	if bad := failed(rows); bad > 0 {
+		return fmt.Errorf("%d of %d variants failed or did not run", bad, len(rows))
+	}
+	fmt.Fprintf(stdout, "posenc: %d variants of %d specs verified\n", len(rows), len(specs))
+	return nil
+}
+
+// verifySpecs generates specs into a scratch package tree inside the module
+// and runs each variant's verification: natively (go, avx2, avx512), under
+// qemu-aarch64-static (neon), and through CUDA host emulation. A variant a
+// spec asks for that could not run gets a row with a Note (a failure).
+func verifySpecs(specs []*spec.Spec, only map[string]bool, gpu bool, progress io.Writer) ([]row, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := scratchDir(root, "verify")
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(dir)
+	if _, err := generateAll(specs, dir, false); err != nil {
+		return nil, err
+	}
+	want := func(s *spec.Spec, t string) bool { return s.HasTarget(t) && (only == nil || only[t]) }
+
+	var pkgs []string
+	for _, s := range specs {
+		pkgs = append(pkgs, "./"+filepath.ToSlash(mustRel(root, filepath.Join(dir, s.Name))))
+	}
+	var rows []row
+	native, err := goTestRows(root, nil, pkgs, progress, "native")
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, native...)
+
+	var armPkgs []string
+	for i, s := range specs {
+		if want(s, spec.TargetNEON) {
+			armPkgs = append(armPkgs, pkgs[i])
+		}
+	}
+	neonNote := ""
+	if len(armPkgs) > 0 {
+		if _, err := exec.LookPath("qemu-aarch64-static"); err != nil {
+			neonNote = "not run: qemu-aarch64-static not found"
+		} else {
+			arm, err := goTestRows(root, []string{"GOARCH=arm64"}, armPkgs, progress, "arm64 under qemu", "-exec", "qemu-aarch64-static")
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range arm {
+				if r.Target == "go" {
+					r.Target = "go-arm64"
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+
+	if cudaRows, err := verifyCUDA(specs, dir, only, gpu, progress); err != nil {
+		return nil, err
+	} else {
+		rows = append(rows, cudaRows...)
+	}
+
+	// A target the spec asks for must have produced its row.
+	have := map[string]bool{}
+	for _, r := range rows {
+		have[r.Spec+"/"+r.Target] = true
+	}
+	for _, s := range specs {
+		for _, t := range []string{spec.TargetGo, spec.TargetAVX2, spec.TargetAVX512, spec.TargetNEON} {
+			if !want(s, t) || have[s.Name+"/"+t] {
+				continue
+			}
+			note := "not run: the CPU lacks it or the test skipped it"
+			if t == spec.TargetNEON && neonNote != "" {
+				note = neonNote
+			}
+			rows = append(rows, row{Spec: s.Name, Target: t, Note: note})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].Spec != rows[j].Spec {
+			return rows[i].Spec < rows[j].Spec
+		}
+		return targetOrder(rows[i].Target) < targetOrder(rows[j].Target)
+	})
+	return rows, nil
+}
+
+// goTestRows runs the generated packages' TestVariants and collects the
+// rows they print. A test failure is not an error here: its rows carry the
+// failures. A build failure is.
+func goTestRows(root string, env, pkgs []string, progress io.Writer, what string, extra ...string) ([]row, error) {
+	fmt.Fprintf(progress, "posenc: testing %d packages (%s)\n", len(pkgs), what)
+	args := append([]string{"test", "-count=1", "-v", "-run", "^TestVariants$"}, extra...)
+	args = append(args, pkgs...)
+	out, err := runCapture(goCmd(root, env, args...))
+	rows := parseRows(out)
+	if err != nil && len(rows) == 0 {
+		return nil, fmt.Errorf("go test (%s) failed:\n%s", what, tail(out, 60))
+	}
+	if err != nil && bytes.Contains(out, []byte("[build failed]")) {
+		return nil, fmt.Errorf("go test (%s): build failed:\n%s", what, tail(out, 60))
+	}
+	return rows, nil
+}
+
+// parseRows extracts the POSENC-ROW lines of go test output.
+func parseRows(out []byte) []row {
+	var rows []row
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		i := strings.Index(line, rowPrefix)
+		if i < 0 {
+			continue
+		}
+		var r row
+		if json.Unmarshal([]byte(line[i+len(rowPrefix):]), &r) == nil {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func failed(rows []row) int {
+	n := 0
+	for _, r := range rows {
+		if !r.ok() {
+			n++
+		}
+	}
+	return n
+}
+
+// printRows writes the verification table.
+func printRows(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SPEC\tTARGET\tCASES\tMAX ERR/BOUND\tWORST CASE\tRESULT")
+	for _, r := range rows {
+		res := "ok"
+		switch {
+		case r.Note != "":
+			res = "FAIL (" + r.Note + ")"
+		case !r.ok():
+			res = fmt.Sprintf("FAIL (%d failures)", r.Failures)
+		}
+		cases, ratio := "-", "-"
+		if r.Note == "" {
+			cases = fmt.Sprint(r.Cases)
+			ratio = fmt.Sprintf("%.3g", r.MaxRatio)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Spec, r.Target, cases, ratio, r.Worst, res)
+	}
+	tw.Flush()
+}
+
+func targetOrder(t string) int {
+	for i, x := range []string{"go", "avx2", "avx512", "go-arm64", "neon", "cuda-ptx", "cuda-host", "cuda-gpu"} {
+		if x == t {
+			return i
+		}
+	}
+	return 100
+}
+
+func tail(b []byte, lines int) string {
+	ls := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(ls) > lines {
+		ls = ls[len(ls)-lines:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func mustRel(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return p
+	}
+	return r
+}

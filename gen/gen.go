@@ -1,0 +1,77 @@
+// Package gen turns a parsed spec into the files of its generated package:
+// it derives the constants once (gen/consts) and hands them to every
+// emitter the spec's targets ask for — gen/golang (always), asm/amd64,
+// asm/arm64 and gen/cuda.
+package gen
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/posenc/posenc/asm/amd64"
+	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/cuda"
+	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/gen/golang"
+	"github.com/posenc/posenc/spec"
+)
+
+// Generate returns every file of the package generated for s, sorted by
+// name. It writes nothing.
+func Generate(s *spec.Spec) ([]emit.File, error) {
+	c, err := consts.Derive(s)
+	if err != nil {
+		return nil, err
+	}
+	files, err := golang.Files(c)
+	if err != nil {
+		return nil, err
+	}
+	if s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512) {
+		fs, err := amd64.Files(amd64.Params{
+			Package:   s.Name,
+			Source:    s.File,
+			Encoding:  s.Encoding,
+			HeadDim:   s.HeadDim,
+			RotaryDim: s.RotaryDim,
+			Layout:    s.Layout,
+			DModel:    s.DModel,
+			AVX2:      s.HasTarget(spec.TargetAVX2),
+			AVX512:    s.HasTarget(spec.TargetAVX512),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: amd64: %w", s.File, err)
+		}
+		files = append(files, fs...)
+	}
+	if s.HasTarget(spec.TargetNEON) {
+		fs, err := arm64.Files(arm64.Params{
+			Package:   s.Name,
+			Source:    s.File,
+			Encoding:  s.Encoding,
+			HeadDim:   s.HeadDim,
+			RotaryDim: s.RotaryDim,
+			Layout:    s.Layout,
+			DModel:    s.DModel,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: arm64: %w", s.File, err)
+		}
+		files = append(files, fs...)
+	}
+	if s.HasTarget(spec.TargetCUDA) {
+		fs, err := cuda.Files(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cuda: %w", s.File, err)
+		}
+		files = append(files, fs...)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	for i := 1; i < len(files); i++ {
+		if files[i].Name == files[i-1].Name {
+			return nil, fmt.Errorf("%s: two emitters produced %s", s.File, files[i].Name)
+		}
+	}
+	return files, nil
+}
