@@ -351,7 +351,7 @@ func (d *decoder) integer(n *yaml.Node, path string) int {
 	}
 	var v int64
 	if err := n.Decode(&v); err != nil || int64(int(v)) != v {
-		d.fail(n.Line, path, "integer %s is out of range", n.Value)
+		d.fail(n.Line, path, "cannot read %q as a 64-bit integer", n.Value)
 		return 0
 	}
 	return int(v)
