@@ -35,7 +35,7 @@ var encodingKeys = map[string][]string{
 	Learned:    {"d_model", "max_len"},
 	Algebraic:  {"d_model", "max_len"},
 	Binary:     {"d_model", "max_len"},
-	Mixture:    {"d_model", "max_len", "base"},
+	Mixture:    {"d_model", "max_len"},
 	RPEFull:    {"head_dim", "r_max"},
 	XL:         {"head_dim", "base"},
 }

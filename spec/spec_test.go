@@ -166,8 +166,8 @@ func TestDefaults(t *testing.T) {
 	if s.Base != 10000 {
 		t.Errorf("xl defaults: %+v", s)
 	}
-	s = mustParse(t, "name: m\nencoding: mixture\nd_model: 16\nmax_len: 10\n")
-	if s.Base != 10000 || s.MaxLen != 10 {
+	s = mustParse(t, "name: m\nencoding: mixture\nd_model: 15\nmax_len: 10\n")
+	if s.Base != 0 || s.MaxLen != 10 || s.DModel != 15 {
 		t.Errorf("mixture defaults: %+v", s)
 	}
 	for _, src := range []string{
@@ -224,6 +224,7 @@ func TestErrors(t *testing.T) {
 		{"yarn mscale zero", rope + "scaling:\n  type: yarn\n  factor: 8\n  original_max_position: 8192\n  mscale: 0\n", "scaling.mscale", 9, "> 0"},
 		{"longrope short length", rope + "scaling:\n  type: longrope\n  original_max_position: 8\n  short_factor: [1, 2]\n  long_factor: [1, 2]\n", "scaling.short_factor", 8, "32 entries"},
 		{"longrope long missing", "name: r\nencoding: rope\nhead_dim: 4\nlayout: half\nscaling:\n  type: longrope\n  original_max_position: 8\n  short_factor: [1, 2]\n", "scaling.long_factor", 5, "required"},
+		{"longrope original 1", rope + "scaling:\n  type: longrope\n  original_max_position: 1\n", "scaling.original_max_position", 7, "[2, "},
 		{"ntk with rotary_dim 2", rope + "rotary_dim: 2\nscaling: {type: ntk, factor: 2}\n", "scaling.type", 6, "rotary_dim ≥ 4"},
 		{"bad dtype", rope + "dtype: f64\n", "dtype", 5, "one of f32, f16, bf16"},
 		{"unknown target", rope + "targets: [go, sse]\n", "targets[1]", 5, "unknown target"},
@@ -240,6 +241,7 @@ func TestErrors(t *testing.T) {
 		{"t5 max_distance too small", "name: b\nencoding: rpe_bias\nheads: 2\nbuckets:\n  num: 32\n  max_distance: 8\n", "buckets.max_distance", 6, "> 8"},
 		{"t5 num missing", "name: b\nencoding: rpe_bias\nheads: 2\nbuckets:\n  max_distance: 8\n", "buckets.num", 4, "required"},
 		{"t5 unknown key", "name: b\nencoding: rpe_bias\nheads: 2\nbuckets:\n  num: 8\n  distance: 8\n", "buckets.distance", 6, "unknown key"},
+		{"mixture base", "name: m\nencoding: mixture\nd_model: 4\nmax_len: 8\nbase: 100\n", "base", 5, "does not apply to encoding mixture"},
 		{"sinusoidal odd d_model", "name: s\nencoding: sinusoidal\nd_model: 15\n", "d_model", 3, "even"},
 		{"algebraic max_len 1", "name: g\nencoding: algebraic\nd_model: 4\nmax_len: 1\n", "max_len", 4, "[2, "},
 		{"learned max_len missing", "name: l\nencoding: learned\nd_model: 4\n", "max_len", 1, "required"},

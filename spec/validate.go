@@ -88,8 +88,8 @@ func (d *decoder) validate(s *Spec) {
 	case Learned:
 		d.absolute(s, 1, 1, false)
 	case Mixture:
-		d.absolute(s, 2, 1, false)
-		d.base(s)
+		// The sinusoidal half always uses base 10000 (seed 001).
+		d.absolute(s, 1, 1, false)
 	case RPEFull:
 		d.intIn(s.HeadDim, "head_dim", 1, MaxDim, true, "the per-head dimension")
 		d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "relative distances are clipped to ±(r_max−1)")
@@ -233,7 +233,12 @@ func (d *decoder) scalingRules(s *Spec) {
 	if sc.Type == ScaleLinear || sc.Type == ScaleNTK {
 		return
 	}
-	if !d.intIn(sc.OriginalMaxPosition, "scaling.original_max_position", 1, MaxPositionLimit, true,
+	// LongRoPE's default attention factor divides by ln(original_max_position).
+	minOrig := 1
+	if sc.Type == ScaleLongRoPE {
+		minOrig = 2
+	}
+	if !d.intIn(sc.OriginalMaxPosition, "scaling.original_max_position", minOrig, MaxPositionLimit, true,
 		"the pre-training context length (HF original_max_position_embeddings)") {
 		return
 	}
@@ -400,8 +405,7 @@ func (d *decoder) absolute(s *Spec, minDModel, minMaxLen int, defaultLen bool) {
 	if !d.intIn(s.DModel, "d_model", minDModel, MaxDim, true, "the model dimension") {
 		return
 	}
-	even := s.Encoding == Sinusoidal || s.Encoding == Mixture
-	if even && s.DModel%2 != 0 {
+	if s.Encoding == Sinusoidal && s.DModel%2 != 0 {
 		d.fail(d.line("d_model"), "d_model", "must be even for the sin/cos pairs, got %d", s.DModel)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"sync"
 )
 
 // goldenFS holds the golden cases of an independent PyTorch float64 oracle
@@ -80,8 +81,14 @@ func (c *GoldenCase) UnmarshalJSON(b []byte) error {
 }
 
 // GoldenCases returns every golden case with its arrays loaded, in the
-// order of cases.json.
-func GoldenCases() ([]*GoldenCase, error) {
+// order of cases.json. The cases are loaded once and shared: callers must
+// not modify them.
+func GoldenCases() ([]*GoldenCase, error) { return loadGolden() }
+
+var loadGolden = sync.OnceValues(readGolden)
+
+// readGolden decodes cases.json and the arrays it names.
+func readGolden() ([]*GoldenCase, error) {
 	data, err := goldenFS.ReadFile(path.Join(goldenDir, "cases.json"))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,284 @@
+// posenc_cuda_host.h: host emulation of the CUDA subset that posenc's
+// generated kernels use, so that the very .cu that nvcc compiles also
+// compiles with the system C++ compiler (g++ -std=c++20) and runs on the
+// CPU for verification. Include it before the generated .cu; it defines
+// POSENC_CUDA_HOST, which makes the .cu launch through posenc_host::launch.
+//
+// Execution model: a launch runs its blocks one after another; the threads
+// of a block run as fibers (ucontext, one OS thread) scheduled round-robin
+// between barriers. __syncthreads() switches back to the scheduler, which
+// resumes every unfinished thread once per round, so a round ends when all
+// threads reached the barrier or exited (CUDA's semantics for
+// block-uniform barriers). __shared__ is `static`: blocks never overlap, so
+// a function-static array is exactly one block's shared memory. Warp
+// shuffles exchange values through a per-block slot array between two
+// barriers; they therefore require every thread of the block to take part
+// (posenc's kernels call them block-uniformly). Device math maps to <cmath>
+// (correctly rounded or nearly so, at least as accurate as CUDA's).
+#ifndef POSENC_CUDA_HOST_H
+#define POSENC_CUDA_HOST_H
+#define POSENC_CUDA_HOST 1
+
+#include <ucontext.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#define __host__
+#define __device__
+#define __global__
+#define __constant__
+#define __shared__ static
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+
+struct uint3 {
+	unsigned int x, y, z;
+};
+struct alignas(16) uint4 {
+	unsigned int x, y, z, w;
+};
+struct dim3 {
+	unsigned int x, y, z;
+	constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+
+typedef struct posenc_host_stream *cudaStream_t;
+typedef enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration = 9 } cudaError_t;
+
+using std::fmaf;
+using std::fmaxf;
+using std::fabsf;
+using std::expf;
+using std::fma;
+using std::rint;
+using std::pow;
+using ::sincosf;
+
+namespace posenc_host {
+
+// Fiber is one emulated CUDA thread.
+struct Fiber {
+	ucontext_t ctx;
+	std::vector<char> stack;
+	uint3 idx;
+	bool done;
+};
+
+// State of the running launch (one at a time: the emulator is
+// single-threaded and not reentrant).
+inline ucontext_t sched_ctx;
+inline std::vector<Fiber> fibers;
+inline Fiber *current;
+inline const std::function<void()> *body;
+inline uint3 thread_idx, block_idx;
+inline dim3 block_dim, grid_dim;
+inline std::vector<float> shfl_slots;
+inline cudaError_t last_error = cudaSuccess;
+
+// kStack is each fiber's stack size: the kernels keep a few dozen scalars
+// and small arrays.
+constexpr size_t kStack = 64 * 1024;
+
+inline void fiber_main() {
+	(*body)();
+	current->done = true;
+	// returning resumes uc_link, the scheduler
+}
+
+// yield switches from the running fiber back to the scheduler.
+inline void yield() {
+	if (swapcontext(&current->ctx, &sched_ctx) != 0) {
+		std::perror("posenc_cuda_host: swapcontext");
+		std::abort();
+	}
+}
+
+// launch runs body for every thread of every block of grid.
+inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
+	const unsigned long long nt = (unsigned long long)block.x * block.y * block.z;
+	if (nt == 0 || nt > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
+	    grid.y > 65535 || grid.z > 65535) {
+		last_error = cudaErrorInvalidConfiguration;
+		return;
+	}
+	body = &kernel;
+	grid_dim = grid;
+	block_dim = block;
+	fibers.resize(nt);
+	shfl_slots.assign(nt, 0.0f);
+	for (Fiber &f : fibers)
+		if (f.stack.size() != kStack)
+			f.stack.assign(kStack, 0);
+	for (unsigned int bz = 0; bz < grid.z; ++bz)
+		for (unsigned int by = 0; by < grid.y; ++by)
+			for (unsigned int bx = 0; bx < grid.x; ++bx) {
+				block_idx = uint3{bx, by, bz};
+				size_t n = 0;
+				for (unsigned int tz = 0; tz < block.z; ++tz)
+					for (unsigned int ty = 0; ty < block.y; ++ty)
+						for (unsigned int tx = 0; tx < block.x; ++tx) {
+							Fiber &f = fibers[n++];
+							f.idx = uint3{tx, ty, tz};
+							f.done = false;
+							getcontext(&f.ctx);
+							f.ctx.uc_stack.ss_sp = f.stack.data();
+							f.ctx.uc_stack.ss_size = f.stack.size();
+							f.ctx.uc_link = &sched_ctx;
+							makecontext(&f.ctx, fiber_main, 0);
+						}
+				for (bool running = true; running;) {
+					running = false;
+					for (Fiber &f : fibers) {
+						if (f.done)
+							continue;
+						running = true;
+						current = &f;
+						thread_idx = f.idx;
+						if (swapcontext(&sched_ctx, &f.ctx) != 0) {
+							std::perror("posenc_cuda_host: swapcontext");
+							std::abort();
+						}
+					}
+				}
+			}
+	current = nullptr;
+}
+
+// linear_tid is the running thread's linear index in its block.
+inline unsigned int linear_tid() {
+	return thread_idx.x + block_dim.x * (thread_idx.y + block_dim.y * thread_idx.z);
+}
+
+} // namespace posenc_host
+
+#define threadIdx (posenc_host::thread_idx)
+#define blockIdx (posenc_host::block_idx)
+#define blockDim (posenc_host::block_dim)
+#define gridDim (posenc_host::grid_dim)
+
+inline void __syncthreads() { posenc_host::yield(); }
+
+inline cudaError_t cudaGetLastError() {
+	cudaError_t e = posenc_host::last_error;
+	posenc_host::last_error = cudaSuccess;
+	return e;
+}
+
+// __shfl_xor_sync: lane l receives the value of lane l ^ lane_mask of its
+// warp (block-uniform call required, see above). The mask argument is not
+// checked.
+inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) {
+	const unsigned int me = posenc_host::linear_tid();
+	posenc_host::shfl_slots[me] = v;
+	__syncthreads();
+	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
+	const float r = src < posenc_host::shfl_slots.size() ? posenc_host::shfl_slots[src] : v;
+	__syncthreads();
+	return r;
+}
+
+inline float __uint_as_float(unsigned int x) {
+	float f;
+	std::memcpy(&f, &x, 4);
+	return f;
+}
+inline float __int_as_float(int x) {
+	float f;
+	std::memcpy(&f, &x, 4);
+	return f;
+}
+inline unsigned int __float_as_uint(float f) {
+	unsigned int x;
+	std::memcpy(&x, &f, 4);
+	return x;
+}
+
+// f16 (IEEE 754 binary16) and bf16 storage with round-to-nearest-even
+// conversions in software, bit-exact with the PTX cvt.rn instructions.
+struct __half {
+	unsigned short __x;
+};
+struct __nv_bfloat16 {
+	unsigned short __x;
+};
+
+namespace posenc_host {
+
+inline unsigned short f32_to_f16_bits(float f) {
+	const unsigned int x = __float_as_uint(f);
+	const unsigned int sign = (x >> 16) & 0x8000u;
+	const unsigned int ax = x & 0x7fffffffu;
+	if (ax > 0x7f800000u) // NaN: keep it quiet
+		return (unsigned short)(sign | 0x7e00u);
+	if (ax >= 0x477ff000u) // ≥ 65520 rounds to ±Inf
+		return (unsigned short)(sign | 0x7c00u);
+	if (ax < 0x38800000u) { // below 2^-14: subnormal or zero, unit 2^-24
+		const float a = __uint_as_float(ax) * 16777216.0f; // exact
+		return (unsigned short)(sign | (unsigned int)std::nearbyint(a));
+	}
+	unsigned int r = ((((ax >> 23) - 127u + 15u)) << 10) | ((ax >> 13) & 0x3ffu);
+	const unsigned int rem = ax & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (r & 1u)))
+		++r; // a carry into the exponent is the correct rounding
+	return (unsigned short)(sign | r);
+}
+
+inline float f16_bits_to_f32(unsigned short h) {
+	const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+	const unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+	if (e == 0) {
+		const float v = (float)m * (1.0f / 16777216.0f);
+		return sign ? -v : v;
+	}
+	if (e == 31)
+		return __uint_as_float(sign | 0x7f800000u | (m << 13));
+	return __uint_as_float(sign | ((e - 15u + 127u) << 23) | (m << 13));
+}
+
+inline unsigned short f32_to_bf16_bits(float f) {
+	const unsigned int x = __float_as_uint(f);
+	if ((x & 0x7fffffffu) > 0x7f800000u)
+		return (unsigned short)((x >> 16) | 0x40u);
+	return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+inline float bf16_bits_to_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
+
+} // namespace posenc_host
+
+inline float __half2float(__half h) { return posenc_host::f16_bits_to_f32(h.__x); }
+inline __half __float2half_rn(float f) { return __half{posenc_host::f32_to_f16_bits(f)}; }
+inline __half __ushort_as_half(unsigned short x) { return __half{x}; }
+inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+inline float __bfloat162float(__nv_bfloat16 h) { return posenc_host::bf16_bits_to_f32(h.__x); }
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16{posenc_host::f32_to_bf16_bits(f)}; }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) { return __nv_bfloat16{x}; }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+
+namespace posenc_host {
+
+// to_f32 and from_f32 convert one storage element (float, __half or
+// __nv_bfloat16), for drivers.
+inline float to_f32(float v) { return v; }
+inline float to_f32(__half v) { return __half2float(v); }
+inline float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+inline T from_f32(float v);
+template <>
+inline float from_f32<float>(float v) { return v; }
+template <>
+inline __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <>
+inline __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+} // namespace posenc_host
+
+#endif // POSENC_CUDA_HOST_H
