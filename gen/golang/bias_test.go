@@ -1,0 +1,161 @@
+package golang
+
+import (
+	"bytes"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/spec"
+)
+
+// biasAbsSpecs are the bias and absolute specs the generated-package tests
+// build. The g* names are those of golden cases, which verify's harness
+// checks whenever the spec name matches.
+var biasAbsSpecs = map[string]string{
+	"galibi6":     "name: galibi6\nencoding: alibi\nheads: 6\ncausal: true\n",
+	"galibi40":    "name: galibi40\nencoding: alibi\nheads: 40\ncausal: true\n",
+	"galibi4":     "name: galibi4\nencoding: alibi\nheads: 4\ncausal: false\n",
+	"talibi12":    "name: talibi12\nencoding: alibi\nheads: 12\ncausal: false\nmax_bias: 4\n",
+	"talibi_sl":   "name: talibi_sl\nencoding: alibi\nheads: 3\nslopes: [0.5, 0.1, 0.0125]\n",
+	"grpe_clamp":  "name: grpe_clamp\nencoding: rpe_bias\nheads: 2\nr_max: 3\n",
+	"grpe_t5":     "name: grpe_t5\nencoding: rpe_bias\nheads: 4\nbuckets:\n  num: 32\n  max_distance: 128\n  bidirectional: true\n",
+	"grpe_t5_uni": "name: grpe_t5_uni\nencoding: rpe_bias\nheads: 2\nbuckets:\n  num: 16\n  max_distance: 64\n  bidirectional: false\n",
+	"gsin":        "name: gsin\nencoding: sinusoidal\nd_model: 32\nmax_len: 5000\nbase: 10000\n",
+	"tsin6":       "name: tsin6\nencoding: sinusoidal\nd_model: 6\nmax_len: 64\nbase: 500\n",
+	"talg":        "name: talg\nencoding: algebraic\nd_model: 24\nmax_len: 512\n",
+	"tbin":        "name: tbin\nencoding: binary\nd_model: 16\nmax_len: 1000\n",
+	"tlearned":    "name: tlearned\nencoding: learned\nd_model: 20\nmax_len: 300\n",
+	"tmix":        "name: tmix\nencoding: mixture\nd_model: 18\nmax_len: 200\n",
+}
+
+// biasAbsGenerate parses, derives and emits the Go files of one spec.
+func biasAbsGenerate(t *testing.T, name string) []emit.File {
+	t.Helper()
+	s, err := spec.Parse(name+".yaml", []byte(biasAbsSpecs[name]))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	c, err := consts.Derive(s)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	files, err := Files(c)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return files
+}
+
+func TestBiasAbsoluteOutput(t *testing.T) {
+	for name := range biasAbsSpecs {
+		t.Run(name, func(t *testing.T) {
+			a, b := biasAbsGenerate(t, name), biasAbsGenerate(t, name)
+			want := []string{name + ".go", name + "_generic.go", name + "_test.go", name + "_variants.go"}
+			if len(a) != len(want) {
+				t.Fatalf("%d files, want %v", len(a), want)
+			}
+			for i, f := range a {
+				if f.Name != want[i] {
+					t.Errorf("file %d is %s, want %s", i, f.Name, want[i])
+				}
+				if !bytes.Equal(f.Data, b[i].Data) {
+					t.Errorf("%s differs between two runs", f.Name)
+				}
+				if !bytes.HasPrefix(f.Data, []byte(emit.Header(name+".yaml")+"\n")) {
+					t.Errorf("%s does not start with the generated-code header", f.Name)
+				}
+				src, err := format.Source(f.Data)
+				if err != nil {
+					t.Errorf("%s: %v", f.Name, err)
+				} else if !bytes.Equal(src, f.Data) {
+					t.Errorf("%s is not gofmt-clean", f.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestBiasSlopeLiterals(t *testing.T) {
+	files := biasAbsGenerate(t, "galibi6")
+	api := string(files[0].Data)
+	// get_slopes(6) = 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3.
+	if !strings.Contains(api, "var slopes = [Heads]float64{\n\t0.25,\n\t0.0625,\n\t0.015625,\n\t0.00390625,\n\t0.5,\n\t0.125,\n}") {
+		t.Errorf("galibi6 slopes not as expected:\n%s", api)
+	}
+	if !strings.Contains(api, "const Heads = 6") || !strings.Contains(api, "const Causal = true") {
+		t.Error("galibi6: Heads or Causal missing")
+	}
+}
+
+// moduleRoot returns the directory holding go.mod above the working directory.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// TestBiasAbsoluteGeneratedPackages is the end-to-end proof: it writes every
+// spec's package into a temporary directory inside the module and runs go
+// vet and go test on them, so each is checked by verify's float64
+// reference, edge cases and golden data.
+func TestBiasAbsoluteGeneratedPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests generated packages")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH")
+	}
+	root := moduleRoot(t)
+	tmp, err := os.MkdirTemp(root, ".biastest-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	var pkgs []string
+	for name := range biasAbsSpecs {
+		dir := filepath.Join(tmp, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range biasAbsGenerate(t, name) {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(tmp), name))
+	}
+	run := func(args ...string) string {
+		cmd := exec.Command(goTool, append(args, pkgs...)...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("vet")
+	out := run("test", "-count=1", "-v", "-run", "TestVariants")
+	if n := strings.Count(out, "POSENC-ROW "); n < len(biasAbsSpecs) {
+		t.Errorf("%d POSENC-ROW lines for %d packages:\n%s", n, len(biasAbsSpecs), out)
+	}
+	t.Logf("%s", out)
+}
