@@ -1,0 +1,265 @@
+package arm64
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// allWords returns every WORD encoding the emitter can produce for a
+// spread of registers and both float arrangements.
+func allWords(t *testing.T) []Word {
+	t.Helper()
+	var ws []Word
+	regs := [][3]VReg{{0, 1, 2}, {31, 30, 29}, {5, 17, 23}, {16, 8, 31}}
+	for _, a := range []Arrangement{S4, S2} {
+		for _, r := range regs {
+			d, n, m := r[0].As(a), r[1].As(a), r[2].As(a)
+			for _, op := range []Op{OpFADD, OpFSUB, OpFMUL, OpFMAX, OpFMIN, OpFADDP, OpFMAXP} {
+				w, err := Encode3(op, d, n, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws = append(ws, w)
+			}
+			for _, op := range []Op{OpFRINTN, OpFCVTZS, OpFNEG} {
+				w, err := Encode2(op, d, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws = append(ws, w)
+			}
+			for _, sh := range []int{1, 17, 31, 32} {
+				w, err := EncodeSSHR(d, n, sh)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws = append(ws, w)
+			}
+		}
+	}
+	return ws
+}
+
+// disassemble assembles src (a complete arm64 .s file) with go tool asm and
+// returns go tool objdump's text for each source line number.
+func disassemble(t *testing.T, src []byte) map[int]string {
+	t.Helper()
+	dir := t.TempDir()
+	s := filepath.Join(dir, "x_arm64.s")
+	o := filepath.Join(dir, "x.o")
+	if err := os.WriteFile(s, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := filepath.Join(strings.TrimSpace(string(goroot)), "pkg", "include")
+	asm := exec.Command("go", "tool", "asm", "-p", "x", "-I", inc, "-o", o, s)
+	asm.Env = append(os.Environ(), "GOARCH=arm64", "GOOS=linux")
+	if out, err := asm.CombinedOutput(); err != nil {
+		t.Fatalf("go tool asm: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "objdump", o).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool objdump: %v\n%s", err, out)
+	}
+	// "  x_arm64.s:12\t0x12\t\t4e22d420\t\tFADD V2.S4, V1.S4, V0.S4\t"
+	re := regexp.MustCompile(`^\s*x_arm64\.s:(\d+)\s+0x[0-9a-f]+\s+([0-9a-f]{8})\s+(.*?)\s*$`)
+	lines := map[int]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := re.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		if _, dup := lines[n]; !dup { // first instruction of the line
+			lines[n] = m[2] + " " + m[3]
+		}
+	}
+	return lines
+}
+
+// checkWords checks every "WORD $0x… // MNEMONIC" line of src against the
+// disassembly and returns how many it checked.
+func checkWords(t *testing.T, src []byte) int {
+	t.Helper()
+	dis := disassemble(t, src)
+	re := regexp.MustCompile(`^\tWORD \$0x([0-9a-f]{8}) // (.*)$`)
+	n := 0
+	for i, l := range strings.Split(string(src), "\n") {
+		m := re.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n++
+		want := m[1] + " " + m[2]
+		if got := dis[i+1]; got != want {
+			t.Errorf("line %d: %q disassembles as %q", i+1, want, got)
+		}
+	}
+	return n
+}
+
+func TestEncodingsObjdump(t *testing.T) {
+	e := NewEmitter()
+	e.Raw(`#include "textflag.h"`)
+	e.Text("f", 0)
+	ws := allWords(t)
+	for _, w := range ws {
+		e.word(w, nil)
+	}
+	e.RET()
+	e.End()
+	src, err := e.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkWords(t, src); n != len(ws) {
+		t.Fatalf("checked %d of %d words", n, len(ws))
+	}
+}
+
+// TestGeneratedWordsObjdump checks the WORD comments of real generated
+// files, and that they assemble.
+func TestGeneratedWordsObjdump(t *testing.T) {
+	for _, p := range []Params{
+		{Package: "a", Encoding: spec.RoPE, HeadDim: 64, RotaryDim: 46, Layout: spec.LayoutInterleaved},
+		{Package: "b", Encoding: spec.RoPE, HeadDim: 128, RotaryDim: 110, Layout: spec.LayoutHalf},
+		{Package: "c", Encoding: spec.RPEBias, ExpTest: true},
+		{Package: "d", Encoding: spec.Learned, DModel: 23},
+	} {
+		files, err := Files(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := checkWords(t, files[0].Data); n == 0 {
+			t.Errorf("%s: no WORD lines", p.Package)
+		}
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  func() error
+	}{
+		{"register 32", func() error { _, err := Encode3(OpFADD, VReg(32).S4(), V0.S4(), V0.S4()); return err }},
+		{"register -1", func() error { _, err := Encode2(OpFRINTN, V0.S4(), VReg(-1).S4()); return err }},
+		{"arrangement B16", func() error { _, err := Encode3(OpFMUL, V0.B16(), V0.B16(), V0.B16()); return err }},
+		{"mixed arrangement", func() error { _, err := Encode3(OpFMUL, V0.S4(), V0.S2(), V0.S4()); return err }},
+		{"three-reg as two", func() error { _, err := Encode2(OpFADD, V0.S4(), V0.S4()); return err }},
+		{"two-reg as three", func() error { _, err := Encode3(OpFCVTZS, V0.S4(), V0.S4(), V0.S4()); return err }},
+		{"unknown op", func() error { _, err := Encode3(Op(99), V0.S4(), V0.S4(), V0.S4()); return err }},
+		{"shift 0", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 0); return err }},
+		{"shift 33", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 33); return err }},
+	} {
+		if c.err() == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+// V0 is a shorthand for tests.
+const V0 VReg = 0
+
+func TestEmitterStickyError(t *testing.T) {
+	e := NewEmitter()
+	e.Text("f", 8)
+	e.FADD(V0.S4(), V0.S4(), V0.S4())
+	e.FADD(VReg(40).S4(), V0.S4(), V0.S4()) // first error
+	e.LoadArg(Reg(18), Arg{"x", 0})         // would be a second error
+	e.RET()
+	e.End()
+	_, err := e.Bytes()
+	if err == nil || !strings.Contains(err.Error(), "V40") {
+		t.Fatalf("err = %v, want the V40 error", err)
+	}
+	if strings.Contains(e.b.String(), "RET") {
+		t.Error("instructions emitted after the error")
+	}
+}
+
+func TestEmitterChecks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func(e *Emitter)
+	}{
+		{"reserved R18", func(e *Emitter) { e.Mov(18, 0) }},
+		{"reserved R27", func(e *Emitter) { e.Mov(0, 27) }},
+		{"V32", func(e *Emitter) { e.VFMLA(VReg(32).S4(), V0.S4(), V0.S4()) }},
+		{"B16 fmla", func(e *Emitter) { e.VFMLA(V0.B16(), V0.B16(), V0.B16()) }},
+		{"S4 vmov", func(e *Emitter) { e.VMOV(V0.S4(), V0.S4()) }},
+		{"non-consecutive", func(e *Emitter) { e.VLD1(0, true, VReg(1).S4(), VReg(3).S4()) }},
+		{"five regs", func(e *Emitter) { e.VLD1(0, true, vecs(0, 5, 1, S4)...) }},
+		{"vld2 mixed", func(e *Emitter) { e.VLD2(0, true, VReg(1).S4(), VReg(2).S2()) }},
+		{"undefined label", func(e *Emitter) { e.B("nowhere") }},
+		{"label twice", func(e *Emitter) { e.Label("a"); e.Label("a") }},
+		{"subs imm", func(e *Emitter) { e.SubsImm(0, 0, 4096) }},
+		{"and mask", func(e *Emitter) { e.AndImm(0, 0, 6) }},
+		{"lane", func(e *Emitter) { e.VDUPLane(V0.S4(), 1, 4) }},
+		{"vshl", func(e *Emitter) { e.VSHL(V0.S4(), V0.S4(), 32) }},
+		{"post", func(e *Emitter) { e.LoadS(0, 0, 256) }},
+		{"nested text", func(e *Emitter) { e.Text("g", 0) }},
+	} {
+		e := NewEmitter()
+		e.Text("f", 0)
+		c.f(e)
+		e.RET()
+		e.End()
+		if _, err := e.Bytes(); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	e := NewEmitter()
+	e.RET()
+	if e.Err() == nil {
+		t.Error("instruction outside TEXT accepted")
+	}
+	e = NewEmitter()
+	e.Text("f", 0)
+	if _, err := e.Bytes(); err == nil {
+		t.Error("open TEXT block accepted")
+	}
+}
+
+func TestEmitterText(t *testing.T) {
+	e := NewEmitter()
+	e.Text("f", 52)
+	l := e.NewLabel("loop")
+	e.Label(l)
+	e.VLD1(3, true, vecs(4, 4, 1, S4)...)
+	e.VST2(3, true, VReg(31).S2(), V0.S2())
+	e.FMUL(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())
+	e.VFMLS(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())
+	e.SubsImm(1, 1, 1)
+	e.BNE(l)
+	e.RET()
+	e.End()
+	got, err := e.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "TEXT ·f(SB), NOSPLIT, $0-52\n" +
+		"loop1:\n" +
+		"\tVLD1.P 64(R3), [V4.S4, V5.S4, V6.S4, V7.S4]\n" +
+		"\tVST2.P [V31.S2, V0.S2], 16(R3)\n" +
+		"\tWORD $0x6e23dc41 // FMUL V3.S4, V2.S4, V1.S4\n" +
+		"\tVFMLS V3.S4, V2.S4, V1.S4\n" +
+		"\tSUBS $1, R1, R1\n" +
+		"\tBNE loop1\n" +
+		"\tRET\n\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
