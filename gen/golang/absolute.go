@@ -467,7 +467,7 @@ func absTest(c *consts.Set) (emit.File, error) {
 	if field != "" {
 		kern = jen.Dict{jen.Id(field): jen.Id("Add")}
 	}
-	sharedVariantsTest(f, jen.Qual(sharedVerifyPath, "RunAbsolute").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "AbsoluteKernels").Values(kern)))
+	sharedVariantsTest(f, c.Spec, jen.Qual(sharedVerifyPath, "RunAbsolute").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "AbsoluteKernels").Values(kern)))
 
 	// const benchTokens = 4096
 	f.Comment("benchTokens is the number of tokens per benchmark call.")

@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
 	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/spec"
 )
 
 const (
@@ -43,7 +44,7 @@ func sharedTestFile(c *consts.Set) *jen.File {
 // sharedVariantsTest emits TestVariants: every compiled-in variant, skipped when
 // the CPU lacks it, run through the harness call run (an expression of type
 // *verify.Report using s) and reported with verify.Emit.
-func sharedVariantsTest(f *jen.File, run jen.Code) {
+func sharedVariantsTest(f *jen.File, s *spec.Spec, run jen.Code) {
 	// func TestVariants(t *testing.T) {
 	//	s := loadSpec(t)
 	//	for _, name := range Variants() {
@@ -74,24 +75,44 @@ func sharedVariantsTest(f *jen.File, run jen.Code) {
 		),
 	)
 
+	// var archOf = map[string]string{"avx2": "amd64", "avx512": "amd64", "neon": "arm64"}
+	// var specTargets = []string{...}
+	//
 	// func TestRequireVariants(t *testing.T) {
-	//	req := os.Getenv("POSENC_REQUIRE")
-	//	if req == "" { t.Skip("POSENC_REQUIRE is not set") }
-	//	for _, name := range strings.Split(req, ",") {
+	//	for _, name := range strings.Split(os.Getenv("POSENC_REQUIRE"), ",") {
 	//		name = strings.TrimSpace(name)
-	//		if name != "" && !VariantAvailable(name) { t.Errorf(...) }
+	//		if archOf[name] != runtime.GOARCH || !slices.Contains(specTargets, name) { continue }
+	//		switch {
+	//		case !slices.Contains(Variants(), name): t.Errorf(...not compiled in...)
+	//		case !VariantAvailable(name): t.Errorf(...cannot run...)
+	//		}
 	//	}
 	// }
-	f.Comment("TestRequireVariants fails when a variant listed in POSENC_REQUIRE (comma-separated,")
-	f.Comment("e.g. avx2,avx512 or neon) is not compiled in or cannot run on this CPU, so CI notices")
-	f.Comment("a machine that silently falls back to the generic kernels.")
+	f.Comment("specTargets are the targets of the spec; archOf maps an assembly variant to its GOARCH.")
+	f.Var().Defs(
+		jen.Id("specTargets").Op("=").Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, t := range s.Targets {
+				g.Lit(t)
+			}
+		}),
+		jen.Id("archOf").Op("=").Map(jen.String()).String().Values(jen.Dict{
+			jen.Lit("avx2"): jen.Lit("amd64"), jen.Lit("avx512"): jen.Lit("amd64"), jen.Lit("neon"): jen.Lit("arm64"),
+		}),
+	)
+	f.Comment("TestRequireVariants fails when an assembly variant listed in POSENC_REQUIRE (comma-separated,")
+	f.Comment("e.g. avx2,avx512,neon) for the running GOARCH and asked for by the spec is not compiled in or")
+	f.Comment("cannot run on this CPU, so CI notices a build that silently fell back to the generic kernels.")
 	f.Func().Id("TestRequireVariants").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Id("req").Op(":=").Qual("os", "Getenv").Call(jen.Lit("POSENC_REQUIRE")),
-		jen.If(jen.Id("req").Op("==").Lit("")).Block(jen.Id("t").Dot("Skip").Call(jen.Lit("POSENC_REQUIRE is not set"))),
-		jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Qual("strings", "Split").Call(jen.Id("req"), jen.Lit(","))).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Qual("strings", "Split").Call(jen.Qual("os", "Getenv").Call(jen.Lit("POSENC_REQUIRE")), jen.Lit(","))).Block(
 			jen.Id("name").Op("=").Qual("strings", "TrimSpace").Call(jen.Id("name")),
-			jen.If(jen.Id("name").Op("!=").Lit("").Op("&&").Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
-				jen.Id("t").Dot("Errorf").Call(jen.Lit("required variant %q is not compiled in or not available (compiled in: %v)"), jen.Id("name"), jen.Id("Variants").Call()),
+			jen.If(jen.Id("archOf").Index(jen.Id("name")).Op("!=").Qual("runtime", "GOARCH").Op("||").Op("!").Qual("slices", "Contains").Call(jen.Id("specTargets"), jen.Id("name"))).Block(jen.Continue()),
+			jen.Switch().Block(
+				jen.Case(jen.Op("!").Qual("slices", "Contains").Call(jen.Id("Variants").Call(), jen.Id("name"))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("required variant %s is not compiled in (compiled in: %v)"), jen.Id("name"), jen.Id("Variants").Call()),
+				),
+				jen.Case(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("required variant %s is compiled in but this CPU cannot run it"), jen.Id("name")),
+				),
 			),
 		),
 	)
@@ -153,7 +174,7 @@ func biasTest(c *consts.Set) (emit.File, error) {
 			jen.Id("Bucket"):     jen.Id("Bucket"),
 		}
 	}
-	sharedVariantsTest(f, jen.Qual(sharedVerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "BiasKernels").Values(kern)))
+	sharedVariantsTest(f, c.Spec, jen.Qual(sharedVerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "BiasKernels").Values(kern)))
 
 	// const benchLQ, benchLK = 512, 512
 	f.Comment("benchLQ and benchLK are the benchmark's query and key counts (Heads heads each).")

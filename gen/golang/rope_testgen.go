@@ -7,11 +7,6 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-const (
-	ropeSpecPkg   = "github.com/posenc/posenc/spec"
-	ropeVerifyPkg = "github.com/posenc/posenc/verify"
-)
-
 // ropeBenchHeads is the head count of the generated rope benchmarks (a 7B-class
 // model's 32 heads).
 const ropeBenchHeads = 32
@@ -21,90 +16,14 @@ const ropeBenchHeads = 32
 // POSENC_REQUIRE; the benchmarks compare each variant with a copy of the
 // same bytes and with a plain Go loop over float32 cos/sin tables.
 func ropeTestFile(c *consts.Set) (emit.File, error) {
-	s := c.Spec
-	f := newFile(s.Name, s.File)
-	f.ImportName(ropeSpecPkg, "spec")
-	f.ImportName(ropeVerifyPkg, "verify")
-
-	// const specYAML = "..."
-	// func testSpec(t testing.TB) *spec.Spec { t.Helper(); s, err := spec.Parse(file, []byte(specYAML)); ... }
-	f.Comment("specYAML is the spec this package was generated from (" + s.File + ").")
-	f.Const().Id("specYAML").Op("=").Lit(s.Source)
-	f.Comment("testSpec parses specYAML, the spec the verifier's reference is computed from.")
-	f.Func().Id("testSpec").Params(jen.Id("t").Qual("testing", "TB")).Op("*").Qual(ropeSpecPkg, "Spec").Block(
-		jen.Id("t").Dot("Helper").Call(),
-		jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(ropeSpecPkg, "Parse").Call(jen.Lit(s.File), jen.Index().Byte().Call(jen.Id("specYAML"))),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
-		jen.Return(jen.Id("s")),
-	)
-	ropeTestVariants(f)
+	f := sharedTestFile(c)
+	sharedVariantsTest(f, c.Spec, jen.Qual(sharedVerifyPath, "RunRoPE").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
+		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor"} {
+			d[jen.Id(name)] = jen.Id(name)
+		}
+	}))))
 	ropeBenchmarks(f, c)
-	return render(s.Name+"_test.go", f)
-}
-
-// ropeTestVariants emits TestVariants and TestRequireVariants.
-func ropeTestVariants(f *jen.File) {
-	// func TestVariants(t *testing.T) {
-	//	s := testSpec(t)
-	//	for _, v := range Variants() {
-	//		t.Run(v, func(t *testing.T) {
-	//			if !VariantAvailable(v) { t.Skip("variant " + v + " is compiled in but this CPU cannot run it") }
-	//			defer UseVariant(v)()
-	//			r := verify.RunRoPE(s, verify.RoPEKernels{Apply: Apply, ...})
-	//			r.Target = v
-	//			verify.Emit(t, r)
-	//		})
-	//	}
-	// }
-	f.Comment("TestVariants checks every compiled-in variant the CPU can run against verify's")
-	f.Comment("float64 reference and the golden cases, logging one POSENC-ROW line per variant.")
-	f.Func().Id("TestVariants").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Id("s").Op(":=").Id("testSpec").Call(jen.Id("t")),
-		jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Id("Variants").Call()).Block(
-			jen.Id("t").Dot("Run").Call(jen.Id("v"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-				jen.If(jen.Op("!").Id("VariantAvailable").Call(jen.Id("v"))).Block(
-					jen.Id("t").Dot("Skip").Call(jen.Lit("variant ").Op("+").Id("v").Op("+").Lit(" is compiled in but this CPU cannot run it")),
-				),
-				jen.Defer().Id("UseVariant").Call(jen.Id("v")).Call(),
-				jen.Id("r").Op(":=").Qual(ropeVerifyPkg, "RunRoPE").Call(jen.Id("s"), jen.Qual(ropeVerifyPkg, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
-					for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor"} {
-						d[jen.Id(name)] = jen.Id(name)
-					}
-				}))),
-				jen.Id("r").Dot("Target").Op("=").Id("v"),
-				jen.Qual(ropeVerifyPkg, "Emit").Call(jen.Id("t"), jen.Id("r")),
-			)),
-		),
-	)
-
-	// func TestRequireVariants(t *testing.T) {
-	//	for _, name := range strings.Split(os.Getenv("POSENC_REQUIRE"), ",") {
-	//		name = strings.TrimSpace(name)
-	//		switch {
-	//		case name == "":
-	//		case !slices.Contains(Variants(), name): t.Errorf("POSENC_REQUIRE: variant %s is not compiled in (have %v)", name, Variants())
-	//		case !VariantAvailable(name): t.Errorf("POSENC_REQUIRE: variant %s is compiled in but this CPU cannot run it", name)
-	//		}
-	//	}
-	// }
-	f.Comment("TestRequireVariants fails when a variant named in POSENC_REQUIRE (comma-separated)")
-	f.Comment("is not compiled into this package or cannot run on this CPU.")
-	f.Func().Id("TestRequireVariants").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Qual("strings", "Split").Call(
-			jen.Qual("os", "Getenv").Call(jen.Lit("POSENC_REQUIRE")), jen.Lit(","),
-		)).Block(
-			jen.Id("name").Op("=").Qual("strings", "TrimSpace").Call(jen.Id("name")),
-			jen.Switch().Block(
-				jen.Case(jen.Id("name").Op("==").Lit("")),
-				jen.Case(jen.Op("!").Qual("slices", "Contains").Call(jen.Id("Variants").Call(), jen.Id("name"))).Block(
-					jen.Id("t").Dot("Errorf").Call(jen.Lit("POSENC_REQUIRE: variant %s is not compiled in (have %v)"), jen.Id("name"), jen.Id("Variants").Call()),
-				),
-				jen.Case(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
-					jen.Id("t").Dot("Errorf").Call(jen.Lit("POSENC_REQUIRE: variant %s is compiled in but this CPU cannot run it"), jen.Id("name")),
-				),
-			),
-		),
-	)
+	return render(c.Spec.Name+"_test.go", f)
 }
 
 // ropeBenchmarks emits BenchmarkApply, BenchmarkCopy and BenchmarkPlainLoop
