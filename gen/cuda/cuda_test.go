@@ -149,3 +149,30 @@ func TestCompilePTX(t *testing.T) {
 		}
 	}
 }
+
+// TestZooPTX compiles the CUDA output of every zoo spec that targets cuda.
+func TestZooPTX(t *testing.T) {
+	if _, ok := Clang(); !ok {
+		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
+			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
+		}
+		t.Skip("clang not found")
+	}
+	zoo, err := spec.Zoo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range zoo {
+		if !s.HasTarget(spec.TargetCUDA) {
+			continue
+		}
+		c, err := consts.Derive(s)
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		if _, err := CompilePTX(write(t, c), s.Name+".cu"); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -19,6 +19,7 @@
 #define POSENC_CUDA_HOST_H
 #define POSENC_CUDA_HOST 1
 
+#include <math.h>
 #include <ucontext.h>
 
 #include <cmath>
@@ -37,7 +38,6 @@
 #define __shared__ static
 #define __forceinline__ inline
 #define __launch_bounds__(...)
-#define __restrict__ __restrict
 
 struct uint3 {
 	unsigned int x, y, z;
@@ -53,14 +53,8 @@ struct dim3 {
 typedef struct posenc_host_stream *cudaStream_t;
 typedef enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration = 9 } cudaError_t;
 
-using std::fmaf;
-using std::fmaxf;
-using std::fabsf;
-using std::expf;
-using std::fma;
-using std::rint;
-using std::pow;
-using ::sincosf;
+// Device math: the C library's fmaf, fmaxf, fabsf, expf, fma, rint, pow and
+// the GNU sincosf from <math.h>, in the global namespace as in CUDA.
 
 namespace posenc_host {
 

@@ -1,0 +1,29 @@
+// Package templates holds posenc's text/template sources for the non-Go
+// output (the CUDA .cu and .cuh files) and the CUDA prelude header used by
+// the clang PTX compile check. gen/cuda renders them; the files are
+// embedded so the generator binary is self-contained.
+package templates
+
+import (
+	"embed"
+	"text/template"
+)
+
+//go:embed *.tmpl
+var fs embed.FS
+
+// Prelude is the header force-included (clang -include) when a generated
+// .cu is compiled to PTX without the CUDA SDK (-nocudainc): it defines
+// POSENC_PRELUDE, the CUDA attributes, dim3 and the built-in index
+// variables, the runtime API subset of the launchers, the libdevice math
+// functions and the f16/bf16 storage types.
+//
+//go:embed prelude.h
+var Prelude string
+
+// CUDA parses the CUDA templates: "cu.tmpl" (the .cu file, which calls the
+// "rope", "bias" or "absolute" template by the data's Kind) and "cuh.tmpl"
+// (the header). funcs are added before parsing.
+func CUDA(funcs template.FuncMap) (*template.Template, error) {
+	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "cu.tmpl", "cuh.tmpl", "rope.tmpl", "bias.tmpl", "absolute.tmpl")
+}
