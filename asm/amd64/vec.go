@@ -12,13 +12,14 @@ import (
 // isa describes one vector instruction set the generator targets.
 type isa struct {
 	suffix string // appended to kernel names: "AVX2" or "AVX512"
+	name   string // in documentation comments
 	lanes  int    // float32 lanes per full vector register
 	regs   int    // architectural vector registers
 }
 
 var (
-	isaAVX2   = isa{suffix: "AVX2", lanes: 8, regs: 16}
-	isaAVX512 = isa{suffix: "AVX512", lanes: 16, regs: 32}
+	isaAVX2   = isa{suffix: "AVX2", name: "AVX2+FMA", lanes: 8, regs: 16}
+	isaAVX512 = isa{suffix: "AVX512", name: "AVX-512", lanes: 16, regs: 32}
 )
 
 // piece is a contiguous run of float32 elements handled by one vector
@@ -34,7 +35,7 @@ type gen struct {
 	ctx   *build.Context
 	isa   isa
 	pool  *constPool
-	label *int                        // file-wide label counter
+	label *int                      // file-wide label counter
 	masks map[int]reg.OpmaskVirtual // AVX-512 tail masks of the current function, by element count
 }
 
@@ -55,14 +56,6 @@ func (g *gen) regFor(p piece) reg.Register {
 		return g.ctx.XMM()
 	}
 	return g.vec()
-}
-
-// as narrows a full-width register to the width p is processed at.
-func (g *gen) as(p piece, r reg.VecVirtual) reg.Register {
-	if g.isa.lanes == 8 && p.n < 8 {
-		return r.AsX()
-	}
-	return r
 }
 
 // split cuts [0, length) into full vectors followed by tail pieces.
@@ -193,19 +186,19 @@ func (c *constPool) add(name string, vals []operand.Constant) operand.Mem {
 	return operand.NewDataAddr(operand.NewStaticSymbol(name), 0)
 }
 
-// scalar is a 4-byte float32 constant (a VBROADCASTSS source).
+// scalar is a 4-byte constant (a VBROADCASTSS source), named by its bits.
 func (c *constPool) scalar(bits uint32) operand.Mem {
-	return c.add(fmt.Sprintf("f32_%08x", bits), []operand.Constant{operand.U32(bits)})
+	return c.add(fmt.Sprintf("c32_%08x", bits), []operand.Constant{operand.U32(bits)})
 }
 
-// vec8 is a 32-byte vector of eight copies of a float32 constant, an AVX2
-// memory operand.
+// vec8 is a 32-byte vector of eight copies of a 4-byte constant (float32
+// bits or an int32), an AVX2 memory operand.
 func (c *constPool) vec8(bits uint32) operand.Mem {
 	vals := make([]operand.Constant, 8)
 	for i := range vals {
 		vals[i] = operand.U32(bits)
 	}
-	return c.add(fmt.Sprintf("f32x8_%08x", bits), vals)
+	return c.add(fmt.Sprintf("c32x8_%08x", bits), vals)
 }
 
 // tailMask8 is sixteen int32: eight −1 then eight 0. The eight words at

@@ -604,30 +604,28 @@ func softmaxRow(e *Emitter, name string) {
 	for v := VReg(24); v <= 28; v++ {
 		e.VDUPR(v.S4(), r9)
 	}
-	e.Comment("Pass 1: row[j] = bias[j] + row[j]·scale; running max in V24..V27, F28.")
+	e.Mov(r10, r1)
+	e.Comment("Pass 1: the max of v[j] = bias[j] + row[j]·scale in V24..V27, F28; row is not written.")
 	forEach(e, "max", r2, r3, func() {
 		x, b := vecs(0, 4, 1, S4), vecs(4, 4, 1, S4)
-		e.VLD1(r0, false, x...)
+		e.VLD1(r0, true, x...)
 		e.VLD1(r1, true, b...)
 		for i := range b {
 			e.VFMLA(b[i], x[i], VReg(30).S4())
 		}
-		e.VST1(r0, true, b...)
 		for i := range b {
 			m := VReg(24 + i).S4()
 			e.FMAX(m, m, b[i])
 		}
 	}, func() {
-		e.VLD1(r0, false, VReg(0).S4())
+		e.VLD1(r0, true, VReg(0).S4())
 		e.VLD1(r1, true, VReg(4).S4())
 		e.VFMLA(VReg(4).S4(), VReg(0).S4(), VReg(30).S4())
-		e.VST1(r0, true, VReg(4).S4())
 		e.FMAX(VReg(24).S4(), VReg(24).S4(), VReg(4).S4())
 	}, func() {
-		e.LoadS(0, r0, 0)
+		e.LoadS(0, r0, 4)
 		e.LoadS(4, r1, 4)
 		e.VFMLA(VReg(4).S2(), VReg(0).S2(), VReg(30).S2())
-		e.StoreS(4, r0, 4)
 		e.FMAXS(28, 28, 4)
 	})
 	e.FMAX(VReg(24).S4(), VReg(24).S4(), VReg(25).S4())
@@ -638,20 +636,29 @@ func softmaxRow(e *Emitter, name string) {
 	e.FMAXS(19, 24, 28)
 	e.VDUPLane(VReg(19).S4(), 19, 0)
 
-	e.Comment("Pass 2: row[j] = e^(row[j] − max); sum in V18 (lanes) and F17.")
+	e.Comment("Pass 2: row[j] = e^((bias[j] − max) + row[j]·scale); sum in V18 (lanes) and F17.")
+	e.Comment("bias[j] − max is exact for the biases that matter (Sterbenz: within a factor 2")
+	e.Comment("of max) and the fused multiply-add rounds once, so a large common bias does")
+	e.Comment("not cost precision; max's own rounding is a constant shift softmax cancels.")
+	e.VMOV(VReg(16).B16(), VReg(30).B16()) // scale: V30 becomes an exp constant
 	loadExpConsts(e)
 	e.VEOR(VReg(18).B16(), VReg(18).B16(), VReg(18).B16())
 	e.VEOR(VReg(17).B16(), VReg(17).B16(), VReg(17).B16())
 	e.Mov(r0, r8)
+	e.Mov(r1, r10)
 	forEach(e, "exp", r2, r3, nil, func() {
-		e.VLD1(r0, false, VReg(0).S4())
+		e.VLD1(r1, true, VReg(0).S4())
+		e.VLD1(r0, false, VReg(1).S4())
 		e.FSUB(VReg(0).S4(), VReg(0).S4(), VReg(19).S4())
+		e.VFMLA(VReg(0).S4(), VReg(1).S4(), VReg(16).S4())
 		expVec(e, S4, 0, 1, 2, 3)
 		e.FADD(VReg(18).S4(), VReg(18).S4(), VReg(3).S4())
 		e.VST1(r0, true, VReg(3).S4())
 	}, func() {
-		e.LoadS(0, r0, 0)
+		e.LoadS(0, r1, 4)
+		e.LoadS(1, r0, 0)
 		e.FSUB(VReg(0).S2(), VReg(0).S2(), VReg(19).S2())
+		e.VFMLA(VReg(0).S2(), VReg(1).S2(), VReg(16).S2())
 		expVec(e, S2, 0, 1, 2, 3)
 		e.FADDS(17, 17, 3)
 		e.StoreS(3, r0, 4)

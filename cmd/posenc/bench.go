@@ -17,7 +17,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stdout)
 	short := fs.Bool("short", false, "cache-resident sizes only (skip the 64 MiB runs)")
 	benchtime := fs.String("benchtime", "300ms", "go test -benchtime for each benchmark")
-	gpu := fs.Bool("gpu", false, "also benchmark the CUDA kernels on the GPU (needs nvcc)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "benchmark the named zoo spec (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -52,13 +51,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("benchmarking %s:\n%s", s.Name, tail(out, 40))
 		}
 		results = append(results, parseBench(s.Name, out)...)
-	}
-	if *gpu {
-		gr, err := benchGPU(specs, dir, stderr)
-		if err != nil {
-			return err
-		}
-		results = append(results, gr...)
 	}
 	printBench(stdout, results)
 	return nil

@@ -20,7 +20,7 @@ func runDefault(stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "posenc: wrote %d zoo packages into generated/\n", n)
-	rows, err := verifySpecs(specs, nil, false, stderr)
+	rows, err := verifySpecs(specs, nil, stderr)
 	if err != nil {
 		return err
 	}

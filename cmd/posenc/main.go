@@ -2,7 +2,7 @@
 //
 //	posenc                       generate the embedded zoo into generated/ and verify it
 //	posenc gen [-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]
-//	posenc verify [-gpu] [-targets LIST] [-zoo NAME]... [SPEC.yaml...]
+//	posenc verify [-targets LIST] [-zoo NAME]... [SPEC.yaml...]
 //	posenc bench [-short] [-zoo NAME]... [SPEC.yaml...]
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
@@ -31,7 +31,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"gen", "[-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]", "write the generated package of each spec (no spec: the whole zoo) into DIR/<name>/", runGen},
-		{"verify", "[-gpu] [-targets LIST] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference", runVerify},
+		{"verify", "[-targets LIST] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference", runVerify},
 		{"bench", "[-short] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},

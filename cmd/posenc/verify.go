@@ -33,7 +33,6 @@ const rowPrefix = "POSENC-ROW "
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stdout)
-	gpu := fs.Bool("gpu", false, "also build the CUDA kernels with nvcc and run them on the GPU")
 	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "verify the named zoo spec (repeatable)")
@@ -51,7 +50,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			only[strings.TrimSpace(t)] = true
 		}
 	}
-	rows, err := verifySpecs(specs, only, *gpu, stderr)
+	rows, err := verifySpecs(specs, only, stderr)
 	if err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 // and runs each variant's verification: natively (go, avx2, avx512), under
 // qemu-aarch64-static (neon), and through CUDA host emulation. A variant a
 // spec asks for that could not run gets a row with a Note (a failure).
-func verifySpecs(specs []*spec.Spec, only map[string]bool, gpu bool, progress io.Writer) ([]row, error) {
+func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) ([]row, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return nil, err
@@ -117,11 +116,7 @@ func verifySpecs(specs []*spec.Spec, only map[string]bool, gpu bool, progress io
 		}
 	}
 
-	if cudaRows, err := verifyCUDA(specs, dir, only, gpu, progress); err != nil {
-		return nil, err
-	} else {
-		rows = append(rows, cudaRows...)
-	}
+	rows = append(rows, verifyCUDA(specs, dir, only, progress)...)
 
 	// A target the spec asks for must have produced its row.
 	have := map[string]bool{}

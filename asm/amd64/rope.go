@@ -1,0 +1,209 @@
+package amd64
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// ropeShape is the compile-time geometry of a rope kernel.
+type ropeShape struct {
+	headDim   int
+	rotaryDim int
+	half      bool
+	span      int // elements covered by one set of pieces: R/2 (half) or R (interleaved)
+	rowLen    int // floats per table row: R (half) or 2R (interleaved)
+	sinOff    int // float offset of the sin values within a row
+	pairOff   int // half: float offset of x_{i+n} from x_i
+}
+
+func newRopeShape(p Params) ropeShape {
+	r := p.RotaryDim
+	if p.Layout == spec.LayoutHalf {
+		return ropeShape{headDim: p.HeadDim, rotaryDim: r, half: true, span: r / 2, rowLen: r, sinOff: r / 2, pairOff: r / 2}
+	}
+	return ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: 2 * r, sinOff: r}
+}
+
+// ropeRegs are the general-purpose registers of the rotate kernel.
+type ropeRegs struct {
+	q, qHeads, k, kHeads, table, idx, tokens reg.GPVirtual
+}
+
+// rotate emits rotate<ISA>(q, qHeads, k, kHeads, table, idx, sign), the rope
+// kernel of docs/internals.md: per token it rotates the first RotaryDim dims
+// of every q head and then every k head by the table row idx[t].
+//
+// The head body is fully unrolled over the RotaryDim/2 pairs (half) or
+// RotaryDim dims (interleaved). The row's cos and sin vectors are loaded into
+// registers once per token and reused for every head as far as registers
+// allow next to the temporaries (all of them for R ≤ 64 half on AVX2 and
+// R ≤ 256 half on AVX-512); the remaining pieces read the row again (an L1
+// hit) as memory operands, so a head costs fewer loads. The sign of sign selects one of two copies of the
+// token loop (forward, or inverse with the sin terms negated), so the inner
+// loop pays nothing for it; per the ABI sign is +1 or −1.
+func (g *gen) rotate(p Params) {
+	c := g.ctx
+	sh := newRopeShape(p)
+	c.Function("rotate" + g.isa.suffix)
+	c.Attributes(attr.NOSPLIT)
+	c.Doc("rotate"+g.isa.suffix+" is the "+g.isa.name+" rope kernel (kernels.rotate).",
+		"It trusts its arguments: the caller has checked every length.")
+	c.SignatureExpr("func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)")
+
+	g.setupMasks(sh.span)
+	r := ropeRegs{
+		q:      c.GP64(),
+		qHeads: c.GP64(),
+		k:      c.GP64(),
+		kHeads: c.GP64(),
+		table:  c.GP64(),
+		idx:    c.GP64(),
+		tokens: c.GP64(),
+	}
+	c.Load(c.Param("q").Base(), r.q)
+	c.Load(c.Param("qHeads"), r.qHeads)
+	c.Load(c.Param("k").Base(), r.k)
+	c.Load(c.Param("kHeads"), r.kHeads)
+	c.Load(c.Param("table").Base(), r.table)
+	c.Load(c.Param("idx").Base(), r.idx)
+	c.Load(c.Param("idx").Len(), r.tokens)
+	sign := c.GP32()
+	sb, err := c.Param("sign").Resolve()
+	if err != nil {
+		panic(err) // the signature above declares sign float32
+	}
+	c.MOVL(sb.Addr, sign) // the float's bits: only the sign bit is tested
+
+	done := g.newLabel("rope_done")
+	inverse := g.newLabel("rope_inverse")
+	c.TESTQ(r.tokens, r.tokens)
+	c.JZ(operand.LabelRef(done))
+	c.TESTL(sign, sign)
+	c.JS(operand.LabelRef(inverse))
+	g.rotateTokens(sh, r, false)
+	c.JMP(operand.LabelRef(done))
+	c.Label(inverse)
+	g.rotateTokens(sh, r, true)
+	c.Label(done)
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// holdBudget is how many vector registers may hold table values across the
+// head loop: the rest stay free for the four temporaries of a piece and for
+// the out-of-order overlap of consecutive pieces (10 of 16 on AVX2, 24 of 32
+// on AVX-512).
+func (g *gen) holdBudget() int {
+	if g.isa.regs == 32 {
+		return g.isa.regs - 8
+	}
+	return g.isa.regs - 6
+}
+
+// rotateTokens emits the loop over tokens (tokens > 0 on entry).
+func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
+	c := g.ctx
+	pieces := g.split(sh.span)
+	hold := min(len(pieces), g.holdBudget()/2) // pieces [0, hold) keep cos, sin in registers
+
+	loop := g.newLabel("rope_token")
+	c.Label(loop)
+	row := c.GP64()
+	c.MOVLQSX(mem(r.idx, 0), row)
+	c.IMUL3Q(operand.U32(uint32(4*sh.rowLen)), row, row)
+	c.ADDQ(r.table, row)
+
+	// cs[i], sn[i] are the cos and sin operands of piece i.
+	cs := make([]operand.Op, len(pieces))
+	sn := make([]operand.Op, len(pieces))
+	for i, pc := range pieces[:hold] {
+		cr, sr := g.regFor(pc), g.regFor(pc)
+		g.load(pc, mem(row, 4*pc.off), cr)
+		g.load(pc, mem(row, 4*(sh.sinOff+pc.off)), sr)
+		cs[i], sn[i] = cr, sr
+	}
+
+	for _, hs := range [][2]reg.GPVirtual{{r.q, r.qHeads}, {r.k, r.kHeads}} {
+		ptr, heads := hs[0], hs[1]
+		h := c.GP64()
+		skip := g.newLabel("rope_heads_done")
+		head := g.newLabel("rope_head")
+		c.MOVQ(heads, h)
+		c.TESTQ(h, h)
+		c.JZ(operand.LabelRef(skip))
+		c.Label(head)
+		for i, pc := range pieces {
+			cop, sop := cs[i], sn[i]
+			if i >= hold {
+				cop = g.operandFor(pc, mem(row, 4*pc.off))
+				sop = g.operandFor(pc, mem(row, 4*(sh.sinOff+pc.off)))
+			}
+			if sh.half {
+				g.rotateHalfPiece(pc, ptr, sh.pairOff, cop, sop, inv)
+			} else {
+				g.rotateInterleavedPiece(pc, ptr, cop, sop, inv)
+			}
+		}
+		c.ADDQ(operand.U32(uint32(4*sh.headDim)), ptr)
+		c.DECQ(h)
+		c.JNZ(operand.LabelRef(head))
+		c.Label(skip)
+	}
+
+	c.ADDQ(operand.U8(4), r.idx)
+	c.DECQ(r.tokens)
+	c.JNZ(operand.LabelRef(loop))
+}
+
+// rotateHalfPiece rotates the pairs (x_i, x_{i+n}) for i in the piece:
+//
+//	y_i     = x_i·c_i − x_{i+n}·s_i
+//	y_{i+n} = x_{i+n}·c_i + x_i·s_i
+//
+// (the inverse flips the sign of the s terms). Each output is one VMULPS and
+// one fused multiply-add, so it carries two roundings.
+func (g *gen) rotateHalfPiece(pc piece, ptr reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
+	c := g.ctx
+	lo, hi := mem(ptr, 4*pc.off), mem(ptr, 4*(pc.off+pairOff))
+	x0, x1 := g.regFor(pc), g.regFor(pc)
+	g.load(pc, lo, x0)
+	g.load(pc, hi, x1)
+	t, u := g.regFor(pc), g.regFor(pc)
+	c.VMULPS(sop, x1, t) // t = x_{i+n}·s
+	c.VMULPS(sop, x0, u) // u = x_i·s
+	if inv {
+		c.VFMADD231PS(cop, x0, t) // t = x_i·c + t
+		c.VFMSUB231PS(cop, x1, u) // u = x_{i+n}·c − u
+	} else {
+		c.VFMSUB231PS(cop, x0, t) // t = x_i·c − t
+		c.VFMADD231PS(cop, x1, u) // u = x_{i+n}·c + u
+	}
+	g.store(pc, t, lo)
+	g.store(pc, u, hi)
+}
+
+// rotateInterleavedPiece rotates the pairs (x_{2i}, x_{2i+1}) in the piece
+// with the duplicated row [c_0 c_0 c_1 c_1 …], [s_0 s_0 …]:
+//
+//	y = x·c ∓ swap(x)·s
+//
+// where swap exchanges the lanes of every pair (VPERMILPS $0xB1) and ∓ is −
+// on even lanes and + on odd ones: exactly VFMADDSUB231PS (the inverse uses
+// VFMSUBADD231PS, + on even and − on odd lanes).
+func (g *gen) rotateInterleavedPiece(pc piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+	c := g.ctx
+	m := mem(ptr, 4*pc.off)
+	x, t := g.regFor(pc), g.regFor(pc)
+	g.load(pc, m, x)
+	c.VPERMILPS(operand.U8(0xb1), x, t) // t = [x1 x0 x3 x2 …]
+	c.VMULPS(sop, t, t)
+	if inv {
+		c.VFMSUBADD231PS(cop, x, t)
+	} else {
+		c.VFMADDSUB231PS(cop, x, t)
+	}
+	g.store(pc, t, m)
+}
