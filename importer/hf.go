@@ -303,26 +303,35 @@ func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 	rotaryDim := headDim
 	switch {
 	case fam.rotaryDimKey != "":
-		if cfg.has(fam.rotaryDimKey) {
+		// GPTJConfig(rotary_dim=64): an absent key means 64. An explicit
+		// null makes modeling_gptj.py build its table over embed_dim
+		// (pos_embd_dim = rotary_dim or embed_dim), which is not a
+		// per-head rotation posenc can express.
+		v, present := cfg.m[fam.rotaryDimKey]
+		switch {
+		case !present:
+			rotaryDim = 64
+			d.note("rotary_dim 64: class default in %s", fam.source)
+		case v == nil:
+			return cfg.errf(fam.rotaryDimKey, "is null: GPT-J then derives its frequencies from the whole embedding width (embed_dim), not the head; not supported")
+		default:
 			var err error
 			if rotaryDim, err = cfg.integer(fam.rotaryDimKey, 1); err != nil {
 				return err
 			}
-			if rotaryDim > headDim {
-				return cfg.errf(fam.rotaryDimKey, "%d exceeds head_dim %d", rotaryDim, headDim)
-			}
-			if rotaryDim%2 != 0 {
-				return cfg.errf(fam.rotaryDimKey, "%d is odd; RoPE rotates pairs of dimensions", rotaryDim)
-			}
 			d.note("rotary_dim %d: config %s", rotaryDim, fam.rotaryDimKey)
-		} else {
-			d.note("rotary_dim: %s null or absent, the whole head rotates", fam.rotaryDimKey)
+		}
+		if rotaryDim > headDim {
+			return cfg.errf(fam.rotaryDimKey, "%d exceeds head_dim %d", rotaryDim, headDim)
+		}
+		if rotaryDim%2 != 0 {
+			return cfg.errf(fam.rotaryDimKey, "%d is odd; RoPE rotates pairs of dimensions", rotaryDim)
 		}
 	default:
 		src, key := cfg, cfg.first(fam.partialKeys...)
 		if rp != nil && rp.has("partial_rotary_factor") {
-			if key != "" {
-				return rp.errf("partial_rotary_factor", "also given at the top level as %s; give it once", key)
+			if err := sameNumber(cfg, key, *rp, "partial_rotary_factor"); err != nil {
+				return err
 			}
 			src, key = *rp, "partial_rotary_factor"
 		}
@@ -358,8 +367,8 @@ func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 	} else {
 		src, key := cfg, cfg.first(fam.thetaKeys...)
 		if rp != nil && rp.has("rope_theta") {
-			if key != "" {
-				return rp.errf("rope_theta", "also given at the top level as %s; give it once", key)
+			if err := sameNumber(cfg, key, *rp, "rope_theta"); err != nil {
+				return err
 			}
 			src, key = *rp, "rope_theta"
 		}
@@ -408,6 +417,26 @@ func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 		return nil
 	}
 	return hfScaling(cfg, *rp, mpeKey, mpe, rotaryDim, d)
+}
+
+// sameNumber checks that a value given both at the top level (cfg.top,
+// absent when top is "") and in rope_parameters (rp.key) is the same number.
+func sameNumber(cfg obj, top string, rp obj, key string) error {
+	if top == "" {
+		return nil
+	}
+	a, err := cfg.num(top)
+	if err != nil {
+		return err
+	}
+	b, err := rp.num(key)
+	if err != nil {
+		return err
+	}
+	if a != b {
+		return rp.errf(key, "%v disagrees with the top-level %s %v", b, top, a)
+	}
+	return nil
 }
 
 // ropeKeys are every key a rope_scaling / rope_parameters object may carry
@@ -649,6 +678,11 @@ func hfLongRoPE(cfg, rp obj, mpeKey string, mpe, rotaryDim int, original func(bo
 			return cfg.errf("max_position_embeddings", "required with a top-level original_max_position_embeddings: HF's LongRoPE factor is their ratio")
 		}
 		f, hasF = float64(mpe)/float64(o), true
+		if rp.has("original_max_position_embeddings") {
+			if v, err := rp.integer("original_max_position_embeddings", 1); err != nil || v != o {
+				return rp.errf("original_max_position_embeddings", "disagrees with the top-level original_max_position_embeddings %d", o)
+			}
+		}
 		d.note("scaling.factor %s = %s %d / original_max_position_embeddings %d (HF's Phi-3 rule)", fmtNum(f), mpeKey, mpe, o)
 		if rp.has("factor") {
 			d.note("%s.factor is ignored by HF when original_max_position_embeddings is top-level", rp.path)

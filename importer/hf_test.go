@@ -199,12 +199,15 @@ func TestFromHFErrors(t *testing.T) {
 		{"longrope bad entry", `{"model_type": "llama", "hidden_size": 8, "num_attention_heads": 2, "max_position_embeddings": 64, "rope_scaling": {"type": "su", "short_factor": [1, "x"], "long_factor": [1, 1]}}`, "rope_scaling.short_factor[1]"},
 		{"yarn without original or max pos", `{"model_type": "qwen2", "hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"type": "yarn", "factor": 4}}`, "rope_scaling.original_max_position_embeddings"},
 		{"both rope containers", `{` + llama + `, "rope_scaling": {"rope_type": "default"}, "rope_parameters": {"rope_type": "default"}}`, "rope_parameters"},
-		{"theta twice", `{` + llama + `, "rope_theta": 10000, "rope_parameters": {"rope_type": "default", "rope_theta": 10000}}`, "rope_parameters.rope_theta"},
+		{"theta disagrees", `{` + llama + `, "rope_theta": 10000, "rope_parameters": {"rope_type": "default", "rope_theta": 500000}}`, "rope_parameters.rope_theta"},
+		{"partial disagrees", `{` + llama + `, "partial_rotary_factor": 0.5, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25}}`, "rope_parameters.partial_rotary_factor"},
+		{"longrope originals disagree", `{"model_type": "phi3", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "original_max_position_embeddings": 128, "rope_scaling": {"type": "longrope", "original_max_position_embeddings": 256, "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1]}}`, "rope_scaling.original_max_position_embeddings"},
 		{"odd partial rotary", `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.3}`, "partial_rotary_factor"},
 		{"odd partial rotary in rope_parameters", `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.3}}`, "rope_parameters.partial_rotary_factor"},
 		{"odd rotary_pct", `{"model_type": "gpt_neox", "hidden_size": 2048, "num_attention_heads": 32, "rotary_pct": 0.3}`, "rotary_pct"},
 		{"partial rotary > 1", `{` + llama + `, "partial_rotary_factor": 1.5}`, "partial_rotary_factor"},
 		{"odd gptj rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 63}`, "rotary_dim"},
+		{"gptj null rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": null}`, "rotary_dim"},
 		{"gptj rotary_dim > head", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 512}`, "rotary_dim"},
 		{"gptj rope_scaling", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rope_scaling": {"type": "linear", "factor": 2}}`, "rope_scaling"},
 		{"missing head count", `{"model_type": "llama", "hidden_size": 4096}`, "num_attention_heads"},
@@ -298,12 +301,14 @@ func TestFromHFScalingVariants(t *testing.T) {
 			func(s *spec.Spec) bool {
 				return s.HeadDim == 128 && s.RotaryDim == 96 && len(s.Scaling.ShortFactor) == 48
 			}},
+		{"theta in both places, same value", `{` + base + `, "rope_theta": 500000, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}}`,
+			func(s *spec.Spec) bool { return s.Base == 500000 && s.Scaling == nil }},
 		{"mixtral default theta", `{"model_type": "mixtral", "hidden_size": 4096, "num_attention_heads": 32}`,
 			func(s *spec.Spec) bool { return s.Base == 1e6 && s.MaxPosition == spec.DefaultMaxPosition }},
 		{"phi default partial", `{"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32}`,
 			func(s *spec.Spec) bool { return s.HeadDim == 80 && s.RotaryDim == 40 }},
-		{"gptj null rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": null}`,
-			func(s *spec.Spec) bool { return s.RotaryDim == 256 && s.Layout == "interleaved" }},
+		{"gptj default rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16}`,
+			func(s *spec.Spec) bool { return s.RotaryDim == 64 && s.Layout == "interleaved" }},
 		{"neox new names", `{"model_type": "gpt_neox", "hidden_size": 2048, "num_attention_heads": 8, "partial_rotary_factor": 0.5, "rope_theta": 20000}`,
 			func(s *spec.Spec) bool { return s.RotaryDim == 128 && s.Base == 20000 }},
 		{"refinedweb alias", `{"model_type": "RefinedWebModel", "hidden_size": 4544, "n_head": 71}`,
@@ -349,6 +354,21 @@ func TestPackageName(t *testing.T) {
 	} {
 		if got := PackageName(in); got != want {
 			t.Errorf("PackageName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFmtNumRoundTrip checks that every formatted number reads back through
+// spec.Parse as the same float64, including exponent forms.
+func TestFmtNumRoundTrip(t *testing.T) {
+	for _, v := range []float64{1, 0.5, 1.0800000429153442, 1e-5, 3.3e-9, 1e15, 1.5e300, 123456.789, 0.1 + 0.2, 5e-324} {
+		src := "name: x\nencoding: alibi\nheads: 1\nslopes: [" + fmtNum(v) + "]\n"
+		s, err := spec.Parse("x.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		if s.Slopes[0] != v {
+			t.Errorf("fmtNum(%v) = %q reads back as %v", v, fmtNum(v), s.Slopes[0])
 		}
 	}
 }

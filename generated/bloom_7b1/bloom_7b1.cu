@@ -262,20 +262,26 @@ posenc_bloom_7b1_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_of
 		// f32 bias −slope·(|p−j| − dmin) stays exact-sized even when
 		// q_offset is large.
 		const long long dmin = p < 0 ? -p : p > nv - 1 ? p - (nv - 1) : 0;
-#define POSENC_LOGIT(j) fmaf(scale, ld(row + (j)), -slope * (float)((p - (j) < 0 ? (j) - p : p - (j)) - dmin))
+#define POSENC_BIAS(j) (-slope * (float)((p - (j) < 0 ? (j) - p : p - (j)) - dmin))
+		// The exponent is formed as (bias − m) + scale·score: bias − m is
+		// exact for every bias that matters (Sterbenz) and fmaf rounds once,
+		// so a large bias shared by competing keys costs no precision; m's
+		// own rounding is a per-row constant the normalization cancels.
 		const bool cached = nv <= kCache * nt;
-		float v[kCache];
+		float sc[kCache], bi[kCache];
 		float m = __int_as_float(0xff800000);
 		if (cached) {
 #pragma unroll
 			for (int c = 0; c < kCache; ++c) {
 				const int j = tid + c * nt;
-				v[c] = j < nv ? POSENC_LOGIT(j) : __int_as_float(0xff800000);
-				m = fmaxf(m, v[c]);
+				sc[c] = j < nv ? ld(row + j) : 0.0f;
+				bi[c] = j < nv ? POSENC_BIAS(j) : 0.0f;
+				if (j < nv)
+					m = fmaxf(m, fmaf(scale, sc[c], bi[c]));
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				m = fmaxf(m, POSENC_LOGIT(j));
+				m = fmaxf(m, fmaf(scale, ld(row + j), POSENC_BIAS(j)));
 		}
 		m = block_max(m, red);
 		float sum = 0.0f;
@@ -283,12 +289,12 @@ posenc_bloom_7b1_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_of
 #pragma unroll
 			for (int c = 0; c < kCache; ++c) {
 				const int j = tid + c * nt;
-				v[c] = j < nv ? expf(v[c] - m) : 0.0f;
-				sum += v[c];
+				sc[c] = j < nv ? expf(fmaf(scale, sc[c], bi[c] - m)) : 0.0f;
+				sum += sc[c];
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				sum += expf(POSENC_LOGIT(j) - m);
+				sum += expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m));
 		}
 		const float inv = 1.0f / block_sum(sum, red);
 		if (cached) {
@@ -296,13 +302,13 @@ posenc_bloom_7b1_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_of
 			for (int c = 0; c < kCache; ++c) {
 				const int j = tid + c * nt;
 				if (j < nv)
-					st(row + j, v[c] * inv);
+					st(row + j, sc[c] * inv);
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				st(row + j, expf(POSENC_LOGIT(j) - m) * inv);
+				st(row + j, expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m)) * inv);
 		}
-#undef POSENC_LOGIT
+#undef POSENC_BIAS
 		for (int j = nv + tid; j < lk; j += nt)
 			st(row + j, 0.0f);
 	}
