@@ -60,16 +60,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // copy() and plain-Go-loop figures it is compared with.
 type benchResult struct {
 	Spec, Kernel, Variant, Size string
-	MBs, CopyMBs, PlainMBs    float64
+	MBs, CopyMBs, PlainMBs      float64
 }
 
 // benchLine matches "BenchmarkX/a/b-8   100   123 ns/op   456.7 MB/s".
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s`)
 
 // parseBench reads go test -bench output. Names follow the generated
-// benchmarks' convention: Benchmark<Kernel>/<variant>/<size>, with
-// BenchmarkCopy/<size> and BenchmarkPlain<Kernel>/<size> as the baselines
-// of the same size.
+// benchmarks' convention: Benchmark<Kernel>/<variant>[/<size>], with
+// BenchmarkCopy[/<size>] and BenchmarkPlain<Name>[/<size>] (the plain Go
+// loop) as the baselines of the same size.
 func parseBench(specName string, out []byte) []benchResult {
 	copyMBs := map[string]float64{}
 	plain := map[string]float64{}
@@ -82,22 +82,18 @@ func parseBench(specName string, out []byte) []benchResult {
 		}
 		mbs, _ := strconv.ParseFloat(m[2], 64)
 		parts := strings.Split(strings.TrimPrefix(m[1], "Benchmark"), "/")
-		size := ""
-		if len(parts) > 1 {
-			size = parts[len(parts)-1]
-		}
 		switch {
 		case parts[0] == "Copy":
-			copyMBs[size] = mbs
+			copyMBs[sizeOf(parts, 1)] = mbs
 		case strings.HasPrefix(parts[0], "Plain"):
-			plain[strings.TrimPrefix(parts[0], "Plain")+"/"+size] = mbs
+			plain[sizeOf(parts, 1)] = mbs
 		case len(parts) >= 2:
-			rs = append(rs, benchResult{Spec: specName, Kernel: parts[0], Variant: parts[1], Size: size, MBs: mbs})
+			rs = append(rs, benchResult{Spec: specName, Kernel: parts[0], Variant: parts[1], Size: sizeOf(parts, 2), MBs: mbs})
 		}
 	}
 	for i := range rs {
 		rs[i].CopyMBs = copyMBs[rs[i].Size]
-		rs[i].PlainMBs = plain[rs[i].Kernel+"/"+rs[i].Size]
+		rs[i].PlainMBs = plain[rs[i].Size]
 	}
 	return rs
 }
@@ -127,4 +123,12 @@ func ratio(a, b float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", a/b)
+}
+
+// sizeOf returns parts[i], the size element of a benchmark name, or "".
+func sizeOf(parts []string, i int) string {
+	if i < len(parts) {
+		return parts[i]
+	}
+	return ""
 }

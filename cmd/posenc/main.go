@@ -6,6 +6,8 @@
 //	posenc bench [-short] [-zoo NAME]... [SPEC.yaml...]
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
+//	posenc import-hf [-name NAME] [-o SPEC.yaml] config.json
+//	posenc import-gguf [-name NAME] [-o SPEC.yaml] model.gguf
 //
 // Every command takes -h.
 package main
@@ -35,6 +37,8 @@ func init() {
 		{"bench", "[-short] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
+		{"import-hf", "[-name NAME] [-o SPEC.yaml] config.json", "turn a Hugging Face config.json into a spec (unsupported fields are errors, never a silently different spec)", runImportHF},
+		{"import-gguf", "[-name NAME] [-o SPEC.yaml] model.gguf", "turn a GGUF file's header metadata into a spec (tensor data is never read)", runImportGGUF},
 	}
 }
 

@@ -17,6 +17,10 @@ func Derive(s *spec.Spec) (*Set, error) {
 		err = deriveBias(c)
 	case spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.Mixture:
 		err = deriveAbsolute(c)
+	case spec.RPEFull:
+		err = deriveRPEFull(c)
+	case spec.XL:
+		err = deriveXL(c)
 	default:
 		err = fmt.Errorf("encoding %q is not supported by the generator yet", s.Encoding)
 	}

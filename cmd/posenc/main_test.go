@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// runCLI runs posenc in-process and returns its exit status and output.
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	if code, out, _ := runCLI("-h"); code != 0 || !strings.Contains(out, "posenc verify") {
+		t.Fatalf("posenc -h: code %d, output:\n%s", code, out)
+	}
+	for _, c := range commands {
+		code, out, errs := runCLI(c.name, "-h")
+		if code != 0 || !strings.Contains(out, "Usage: posenc "+c.name) {
+			t.Errorf("posenc %s -h: code %d\nstdout:\n%s\nstderr:\n%s", c.name, code, out, errs)
+		}
+	}
+	if code, _, errs := runCLI("frobnicate"); code != 2 || !strings.Contains(errs, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: code %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCLI("gen", "-nosuchflag"); code != 2 || !strings.Contains(errs, "nosuchflag") {
+		t.Errorf("bad flag: code %d, stderr %q", code, errs)
+	}
+}
+
+func TestListShowsTheZoo(t *testing.T) {
+	code, out, _ := runCLI("list")
+	if code != 0 {
+		t.Fatalf("list: code %d", code)
+	}
+	for _, name := range spec.ZooNames() {
+		if !strings.Contains(out, name) {
+			t.Errorf("list does not show %s:\n%s", name, out)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	code, out, errs := runCLI("explain", "qwen25_7b_yarn")
+	if code != 0 {
+		t.Fatalf("explain: code %d: %s", code, errs)
+	}
+	// YaRN factor 4: attention factor 0.1·ln 4 + 1.
+	for _, want := range []string{"attention factor A = 1.1386294361119891", "frequencies ω_i (64)", "scaling yarn: factor 4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain qwen25_7b_yarn lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI("explain", "bloom_176b")
+	if code != 0 || !strings.Contains(out, "head 111") || strings.Contains(out, "head 112") {
+		t.Errorf("explain bloom_176b: code %d, output:\n%s", code, out)
+	}
+	code, out, _ = runCLI("explain", "t5_base")
+	if code != 0 || !strings.Contains(out, "→ bucket 0") {
+		t.Errorf("explain t5_base: code %d, output:\n%s", code, out)
+	}
+}
+
+// A bad spec among good ones makes gen fail before anything is written.
+func TestGenBadSpecWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(good, []byte("name: good\nencoding: alibi\nheads: 3\n"), 0o644)
+	os.WriteFile(bad, []byte("name: bad\nencoding: rope\nhead_dim: 63\nlayout: half\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	code, _, errs := runCLI("gen", "-o", out, good, bad)
+	if code != 1 || !strings.Contains(errs, "bad.yaml:3: head_dim") {
+		t.Fatalf("gen with a bad spec: code %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("gen wrote %s although a spec was bad", out)
+	}
+	code, _, errs = runCLI("gen", "-o", out, good)
+	if code != 0 {
+		t.Fatalf("gen good: code %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "good", "good.go")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseBench(t *testing.T) {
+	out := []byte(`goos: linux
+BenchmarkApply/avx2/tokens=16-2         	  500000	      2390 ns/op	 109.70 MB/s
+BenchmarkApply/go/tokens=16-2           	   50000	     20500 ns/op	  12.80 MB/s
+BenchmarkCopy/tokens=16-2               	 1000000	      2220 ns/op	 118.10 MB/s
+BenchmarkPlainLoop/tokens=16-2          	   30000	     30100 ns/op	   8.70 MB/s
+`)
+	rs := parseBench("s", out)
+	if len(rs) != 2 {
+		t.Fatalf("parsed %d kernel rows, want 2: %+v", len(rs), rs)
+	}
+	r := rs[0]
+	if r.Kernel != "Apply" || r.Variant != "avx2" || r.Size != "tokens=16" || r.MBs != 109.70 || r.CopyMBs != 118.10 || r.PlainMBs != 8.70 {
+		t.Fatalf("row %+v", r)
+	}
+}
+
+func TestParseBenchWithoutSizes(t *testing.T) {
+	out := []byte(`BenchmarkSoftmax/avx512-2   	     100	  1000000 ns/op	 400.00 MB/s
+BenchmarkPlainSoftmax-2     	      10	 20000000 ns/op	  20.00 MB/s
+BenchmarkCopy-2             	    1000	   100000 ns/op	4000.00 MB/s
+`)
+	rs := parseBench("s", out)
+	if len(rs) != 1 || rs[0].Variant != "avx512" || rs[0].Size != "" || rs[0].PlainMBs != 20 || rs[0].CopyMBs != 4000 {
+		t.Fatalf("%+v", rs)
+	}
+}
+
+// import-hf produces a spec that gen accepts.
+func TestImportHFThenGen(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "llama.yaml")
+	code, _, errs := runCLI("import-hf", "-name", "llama31", "-o", out, "../../importer/testdata/llama31_8b.json")
+	if code != 0 {
+		t.Fatalf("import-hf: code %d: %s", code, errs)
+	}
+	s, err := spec.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "llama31" || s.Scaling == nil || s.Scaling.Type != spec.ScaleLlama3 || s.Base != 500000 {
+		t.Fatalf("imported spec: %+v", s)
+	}
+	if code, _, errs := runCLI("gen", "-o", filepath.Join(dir, "out"), out); code != 0 {
+		t.Fatalf("gen of the imported spec: code %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI("import-hf", "../../importer/testdata/nonexistent.json"); code != 1 || errs == "" {
+		t.Fatalf("missing input: code %d", code)
+	}
+}
