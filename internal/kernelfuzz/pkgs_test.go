@@ -3,6 +3,7 @@ package kernelfuzz
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/posenc/posenc/generated/bert_base"
@@ -237,3 +238,6 @@ func catch(f func()) (p any) {
 	f()
 	return nil
 }
+
+// ftoa formats v for failure messages.
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
