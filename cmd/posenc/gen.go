@@ -27,7 +27,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "posenc: wrote %d packages into %s\n", n, *out)
+	fmt.Fprintf(stdout, "posenc: wrote %s into %s\n", plural(n, "package"), *out)
 	return nil
 }
 
@@ -49,4 +49,12 @@ func generateAll(specs []*spec.Spec, out string, force bool) (int, error) {
 		}
 	}
 	return len(specs), nil
+}
+
+// plural formats n with word, adding an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
