@@ -28,7 +28,9 @@ func Generate(s *spec.Spec) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512) {
+	// Encodings without a backend get no files for it (emit.Backends).
+	hasAsm, hasCUDA := emit.Backends(s.Encoding)
+	if hasAsm && (s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512)) {
 		fs, err := amd64.Files(amd64.Params{
 			Package:   s.Name,
 			Source:    s.File,
@@ -45,7 +47,7 @@ func Generate(s *spec.Spec) ([]emit.File, error) {
 		}
 		files = append(files, fs...)
 	}
-	if s.HasTarget(spec.TargetNEON) {
+	if hasAsm && s.HasTarget(spec.TargetNEON) {
 		fs, err := arm64.Files(arm64.Params{
 			Package:   s.Name,
 			Source:    s.File,
@@ -60,7 +62,7 @@ func Generate(s *spec.Spec) ([]emit.File, error) {
 		}
 		files = append(files, fs...)
 	}
-	if s.HasTarget(spec.TargetCUDA) {
+	if s.HasTarget(spec.TargetCUDA) && hasCUDA {
 		fs, err := cuda.Files(c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cuda: %w", s.File, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/posenc/posenc/gen/cuda"
+	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -19,7 +20,7 @@ import (
 func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress io.Writer) []row {
 	var rows []row
 	for _, s := range specs {
-		if !s.HasTarget(spec.TargetCUDA) || (only != nil && !only[spec.TargetCUDA]) {
+		if _, hasCUDA := emit.Backends(s.Encoding); !hasCUDA || !s.HasTarget(spec.TargetCUDA) || (only != nil && !only[spec.TargetCUDA]) {
 			continue
 		}
 		pkg := filepath.Join(dir, s.Name)

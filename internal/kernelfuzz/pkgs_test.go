@@ -206,14 +206,14 @@ func uniform(r *rand.Rand, n int, a float64) []float32 {
 	return v
 }
 
-// count maps a fuzzed uint16 to a count in [0, 4097], small (≤ 16) unless the
-// low 6 bits are all set, so one input in 64 is large.
+// count maps a fuzzed uint16 to a count in [0, 4097]: u mod 17 below
+// 0xFC00, and 17…4097 spread over the top 1024 values (so one input in 64 is
+// large and 4097 itself is reachable, at u = 0xFFFF).
 func count(u uint16) int {
-	n := int(u) % 4098
-	if n > 16 && u&0x3f != 0x3f {
-		n %= 17
+	if u < 0xFC00 {
+		return int(u) % 17
 	}
-	return n
+	return 17 + int(u-0xFC00)*4080/1023
 }
 
 // sameBits reports whether a and b hold the same bits.
