@@ -64,17 +64,16 @@ func f32bits(f float32) uint32 { return math.Float32bits(f) }
 // (broadcast once per call), 32-byte memory vectors on AVX2 except for the
 // clamp bounds, which VMAXPS/VMINPS need in registers to keep NaN.
 type expConsts struct {
-	lo, hi                   reg.Register // hi is nil when the argument is known to be ≤ 0
+	lo, hi                   reg.Register // upper clamp: expHi, or 0 in softmax
 	log2e, c1, c2, one, bias operand.Op
 	poly                     [6]operand.Op
 }
 
-func (g *gen) newExpConsts(withHi bool) expConsts {
+// newExpConsts prepares the exp operands with the upper clamp hi.
+func (g *gen) newExpConsts(hi float32) expConsts {
 	var e expConsts
 	e.lo = g.broadcast(f32bits(expLo))
-	if withHi {
-		e.hi = g.broadcast(f32bits(expHi))
-	}
+	e.hi = g.broadcast(f32bits(hi))
 	k := func(bits uint32) operand.Op {
 		if g.isa.lanes == 16 {
 			return g.broadcast(bits)
@@ -100,9 +99,7 @@ func (g *gen) exp(x reg.VecVirtual, e expConsts) {
 	// Clamp. Intel's MAXPS/MINPS return the second source when either
 	// operand is NaN; in Go operand order that is the first operand, x.
 	c.VMAXPS(x, e.lo, x)
-	if e.hi != nil {
-		c.VMINPS(x, e.hi, x)
-	}
+	c.VMINPS(x, e.hi, x)
 	n := g.vec()
 	c.VMULPS(e.log2e, x, n)
 	if g.isa.lanes == 16 {
@@ -151,7 +148,7 @@ func (g *gen) expRow() {
 	c.Load(c.Param("dst").Base(), d)
 	c.Load(c.Param("src").Base(), s)
 	c.Load(c.Param("dst").Len(), n)
-	e := g.newExpConsts(true)
+	e := g.newExpConsts(expHi)
 	g.vectorLoop(n, 1, []reg.GPVirtual{d, s}, func(int) {
 		v := g.vec()
 		c.VMOVUPS(mem(s, 0), v)
@@ -243,7 +240,7 @@ func (g *gen) softmaxRow() {
 	c.VBROADCASTSS(mx, m)
 
 	// Pass 2: exp(v − m), stored, summed in float64.
-	e := g.newExpConsts(false)
+	e := g.newExpConsts(expHi)
 	sum := [2]reg.VecVirtual{g.vec(), g.vec()}
 	for _, s := range sum {
 		c.VXORPD(s, s, s)
@@ -264,31 +261,55 @@ func (g *gen) softmaxRow() {
 		c.VADDPD(lo, sum[0], sum[0])
 		c.VADDPD(hi, sum[1], sum[1])
 	}
-	// The exponent is (bias − m) + scale·row rather than v − m: bias − m is
-	// exact for every bias that matters (Sterbenz: within a factor 2 of m)
+	// exponent sets v to the exponent of the row vector in v (bias) and w
+	// (row, or nil to read it from r). Precise: (bias − m) + scale·row. bias − m
+	// is exact for every bias that matters (Sterbenz: within a factor 2 of m)
 	// and the fused multiply-add rounds once, so a large bias shared by the
-	// competing keys costs no precision; m's own rounding is a constant
-	// shift that the normalization cancels.
-	r, b, n = passBias()
-	g.vectorLoop(n, 1, []reg.GPVirtual{r, b}, func(int) {
-		v := g.vec()
-		c.VMOVUPS(mem(b, 0), v)
-		c.VSUBPS(m, v, v)
-		c.VFMADD231PS(mem(r, 0), scale, v)
-		g.exp(v, e)
-		c.VMOVUPS(v, mem(r, 0))
-		accumulate(v)
-	}, func(t tail) {
-		v, w := g.vec(), g.vec()
-		t.load(mem(b, 0), v)
-		t.load(mem(r, 0), w)
-		c.VSUBPS(m, v, v)
-		c.VFMADD231PS(w, scale, v)
-		g.exp(v, e)
-		t.store(v, mem(r, 0))
-		t.zeroOutside(v)
-		accumulate(v)
-	})
+	// competing keys costs no precision; m's own rounding is a constant shift
+	// the normalization cancels — as long as that shift, up to ulp(m)/2, is
+	// small. Robust, for |m| ≥ 2^24 where it is not: fl(scale·row + bias) − m,
+	// exactly 0 for the maximum, so exp neither overflows nor underflows
+	// for the whole row.
+	exponent := func(precise bool, v reg.VecVirtual, row operand.Op) {
+		if precise {
+			c.VSUBPS(m, v, v)
+			c.VFMADD231PS(row, scale, v)
+		} else {
+			c.VFMADD231PS(row, scale, v)
+			c.VSUBPS(m, v, v)
+		}
+	}
+	pass2 := func(precise bool) {
+		r, b, n := passBias()
+		g.vectorLoop(n, 1, []reg.GPVirtual{r, b}, func(int) {
+			v := g.vec()
+			c.VMOVUPS(mem(b, 0), v)
+			exponent(precise, v, mem(r, 0))
+			g.exp(v, e)
+			c.VMOVUPS(v, mem(r, 0))
+			accumulate(v)
+		}, func(t tail) {
+			v, w := g.vec(), g.vec()
+			t.load(mem(b, 0), v)
+			t.load(mem(r, 0), w)
+			exponent(precise, v, w)
+			g.exp(v, e)
+			t.store(v, mem(r, 0))
+			t.zeroOutside(v)
+			accumulate(v)
+		})
+	}
+	huge, summed := g.newLabel("softmax_huge"), g.newLabel("softmax_summed")
+	bits := c.GP32()
+	c.VMOVD(mx, bits)
+	c.ANDL(operand.U32(0x7fffffff), bits)
+	c.CMPL(bits, operand.U32(f32bits(1<<24)))
+	c.JAE(operand.LabelRef(huge)) // |m| ≥ 2^24 (or NaN)
+	pass2(true)
+	c.JMP(operand.LabelRef(summed))
+	c.Label(huge)
+	pass2(false)
+	c.Label(summed)
 	c.VADDPD(sum[1], sum[0], sum[0])
 	total := g.horizontal(sum[0], true)
 	inv := c.XMM()

@@ -626,6 +626,19 @@ func (e *Emitter) VDUPLane(d Vec, n VReg, lane int) {
 	e.ins("VDUP V%d.S[%d], %s", int(n), lane, d)
 }
 
+// VMOVToReg emits VMOV Vn.S[lane], Rd (UMOV): the bits of one 32-bit lane
+// into a general register, zero-extended.
+func (e *Emitter) VMOVToReg(d Reg, n VReg, lane int) {
+	if !e.inFn("VMOV") || !e.checkR(d) || !e.checkV(n) {
+		return
+	}
+	if lane < 0 || lane > 3 {
+		e.errorf("VMOV lane %d out of range 0..3", lane)
+		return
+	}
+	e.ins("VMOV V%d.S[%d], %s", int(n), lane, d)
+}
+
 // ---- scalar float instructions the Go assembler knows ----
 
 func (e *Emitter) scalar3(op string, d, n, m VReg) {

@@ -107,10 +107,13 @@ max_end3:
 	WORD $0x6e38f718 // VFMAXP V24.S4, V24.S4, V24.S4
 	FMAXS F28, F24, F19
 	VDUP V19.S[0], V19.S4
-	// Pass 2: row[j] = e^((bias[j] − max) + row[j]·scale); sum in V18 (lanes) and F17.
-	// bias[j] − max is exact for the biases that matter (Sterbenz: within a factor 2
-	// of max) and the fused multiply-add rounds once, so a large common bias does
-	// not cost precision; max's own rounding is a constant shift softmax cancels.
+	// Pass 2: row[j] = e^(exponent); sum in V18 (lanes) and F17. While |max| < 2^24 the
+	// exponent is (bias[j] − max) + row[j]·scale: bias[j] − max is exact for the biases
+	// that matter (Sterbenz: within a factor 2 of max) and the fused multiply-add
+	// rounds once, so a large bias shared by competing keys costs no precision; max's
+	// own rounding, ≤ ulp(max)/2, is a constant shift softmax cancels. Beyond 2^24 that
+	// shift could reach e^x's range, so the exponent is fl(bias[j] + row[j]·scale) − max,
+	// exactly 0 for the maximum.
 	VMOV V30.B16, V16.B16
 	MOVD $0xc2d00000, R9 // float32 -104
 	VDUP R9, V20.S4
@@ -138,12 +141,106 @@ max_end3:
 	VDUP R9, V31.S4
 	VEOR V18.B16, V18.B16, V18.B16
 	VEOR V17.B16, V17.B16, V17.B16
+	VMOV V19.S[0], R9
+	AND $2147483647, R9, R9
+	LSR $23, R9, R9
+	SUBS $151, R9, R9
+	TBNZ $63, R9, precise7
 	MOVD R8, R0
 	MOVD R10, R1
-exp_from4_7:
+exphuge_from4_9:
 	LSR $2, R2, R3
-	CBZ R3, exp_from1_8
-exp_x4_10:
+	CBZ R3, exphuge_from1_10
+exphuge_x4_12:
+	VLD1.P 16(R1), [V0.S4]
+	VLD1 (R0), [V1.S4]
+	VFMLA V16.S4, V1.S4, V0.S4
+	WORD $0x4eb3d400 // FSUB V19.S4, V0.S4, V0.S4
+	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
+	WORD $0x4eb5f400 // FMIN V21.S4, V0.S4, V0.S4
+	WORD $0x6e36dc01 // FMUL V22.S4, V0.S4, V1.S4
+	WORD $0x4e218821 // FRINTN V1.S4, V1.S4
+	VMOV V0.B16, V2.B16
+	VFMLS V23.S4, V1.S4, V2.S4
+	VFMLS V24.S4, V1.S4, V2.S4
+	VMOV V29.B16, V3.B16
+	VFMLA V2.S4, V30.S4, V3.S4
+	VMOV V28.B16, V0.B16
+	VFMLA V2.S4, V3.S4, V0.S4
+	VMOV V27.B16, V3.B16
+	VFMLA V2.S4, V0.S4, V3.S4
+	VMOV V26.B16, V0.B16
+	VFMLA V2.S4, V3.S4, V0.S4
+	VMOV V25.B16, V3.B16
+	VFMLA V2.S4, V0.S4, V3.S4
+	VMOV V31.B16, V0.B16
+	VFMLA V2.S4, V3.S4, V0.S4
+	VMOV V31.B16, V3.B16
+	VFMLA V2.S4, V0.S4, V3.S4
+	WORD $0x4ea1b821 // FCVTZS V1.S4, V1.S4
+	WORD $0x4f3f0420 // VSSHR $1, V1.S4, V0.S4
+	VSUB V0.S4, V1.S4, V1.S4
+	VSHL $23, V0.S4, V0.S4
+	VADD V31.S4, V0.S4, V0.S4
+	VSHL $23, V1.S4, V1.S4
+	VADD V31.S4, V1.S4, V1.S4
+	WORD $0x6e20dc63 // FMUL V0.S4, V3.S4, V3.S4
+	WORD $0x6e21dc63 // FMUL V1.S4, V3.S4, V3.S4
+	WORD $0x4e23d652 // FADD V3.S4, V18.S4, V18.S4
+	VST1.P [V3.S4], 16(R0)
+	SUBS $1, R3, R3
+	BNE exphuge_x4_12
+exphuge_from1_10:
+	AND $3, R2, R3
+	CBZ R3, exphuge_end11
+exphuge_x1_13:
+	FMOVS.P 4(R1), F0
+	FMOVS (R0), F1
+	VFMLA V16.S2, V1.S2, V0.S2
+	WORD $0x0eb3d400 // FSUB V19.S2, V0.S2, V0.S2
+	WORD $0x0e34f400 // FMAX V20.S2, V0.S2, V0.S2
+	WORD $0x0eb5f400 // FMIN V21.S2, V0.S2, V0.S2
+	WORD $0x2e36dc01 // FMUL V22.S2, V0.S2, V1.S2
+	WORD $0x0e218821 // FRINTN V1.S2, V1.S2
+	VMOV V0.B16, V2.B16
+	VFMLS V23.S2, V1.S2, V2.S2
+	VFMLS V24.S2, V1.S2, V2.S2
+	VMOV V29.B16, V3.B16
+	VFMLA V2.S2, V30.S2, V3.S2
+	VMOV V28.B16, V0.B16
+	VFMLA V2.S2, V3.S2, V0.S2
+	VMOV V27.B16, V3.B16
+	VFMLA V2.S2, V0.S2, V3.S2
+	VMOV V26.B16, V0.B16
+	VFMLA V2.S2, V3.S2, V0.S2
+	VMOV V25.B16, V3.B16
+	VFMLA V2.S2, V0.S2, V3.S2
+	VMOV V31.B16, V0.B16
+	VFMLA V2.S2, V3.S2, V0.S2
+	VMOV V31.B16, V3.B16
+	VFMLA V2.S2, V0.S2, V3.S2
+	WORD $0x0ea1b821 // FCVTZS V1.S2, V1.S2
+	WORD $0x0f3f0420 // VSSHR $1, V1.S2, V0.S2
+	VSUB V0.S2, V1.S2, V1.S2
+	VSHL $23, V0.S2, V0.S2
+	VADD V31.S2, V0.S2, V0.S2
+	VSHL $23, V1.S2, V1.S2
+	VADD V31.S2, V1.S2, V1.S2
+	WORD $0x2e20dc63 // FMUL V0.S2, V3.S2, V3.S2
+	WORD $0x2e21dc63 // FMUL V1.S2, V3.S2, V3.S2
+	FADDS F3, F17, F17
+	FMOVS.P F3, 4(R0)
+	SUBS $1, R3, R3
+	BNE exphuge_x1_13
+exphuge_end11:
+	B summed8
+precise7:
+	MOVD R8, R0
+	MOVD R10, R1
+exp_from4_14:
+	LSR $2, R2, R3
+	CBZ R3, exp_from1_15
+exp_x4_17:
 	VLD1.P 16(R1), [V0.S4]
 	VLD1 (R0), [V1.S4]
 	WORD $0x4eb3d400 // FSUB V19.S4, V0.S4, V0.S4
@@ -181,11 +278,11 @@ exp_x4_10:
 	WORD $0x4e23d652 // FADD V3.S4, V18.S4, V18.S4
 	VST1.P [V3.S4], 16(R0)
 	SUBS $1, R3, R3
-	BNE exp_x4_10
-exp_from1_8:
+	BNE exp_x4_17
+exp_from1_15:
 	AND $3, R2, R3
-	CBZ R3, exp_end9
-exp_x1_11:
+	CBZ R3, exp_end16
+exp_x1_18:
 	FMOVS.P 4(R1), F0
 	FMOVS (R0), F1
 	WORD $0x0eb3d400 // FSUB V19.S2, V0.S2, V0.S2
@@ -223,8 +320,9 @@ exp_x1_11:
 	FADDS F3, F17, F17
 	FMOVS.P F3, 4(R0)
 	SUBS $1, R3, R3
-	BNE exp_x1_11
-exp_end9:
+	BNE exp_x1_18
+exp_end16:
+summed8:
 	WORD $0x6e32d652 // VFADDP V18.S4, V18.S4, V18.S4
 	WORD $0x6e32d652 // VFADDP V18.S4, V18.S4, V18.S4
 	FADDS F18, F17, F17
@@ -234,8 +332,8 @@ exp_end9:
 	// Pass 3: row[j] ·= 1/sum.
 	MOVD R8, R0
 	LSR $4, R2, R3
-	CBZ R3, scale_from4_12
-scale_x16_15:
+	CBZ R3, scale_from4_19
+scale_x16_22:
 	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	WORD $0x6e30dc21 // FMUL V16.S4, V1.S4, V1.S4
@@ -243,25 +341,25 @@ scale_x16_15:
 	WORD $0x6e30dc63 // FMUL V16.S4, V3.S4, V3.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
 	SUBS $1, R3, R3
-	BNE scale_x16_15
-scale_from4_12:
+	BNE scale_x16_22
+scale_from4_19:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, scale_from1_13
-scale_x4_16:
+	CBZ R3, scale_from1_20
+scale_x4_23:
 	VLD1 (R0), [V0.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	VST1.P [V0.S4], 16(R0)
 	SUBS $1, R3, R3
-	BNE scale_x4_16
-scale_from1_13:
+	BNE scale_x4_23
+scale_from1_20:
 	AND $3, R2, R3
-	CBZ R3, scale_end14
-scale_x1_17:
+	CBZ R3, scale_end21
+scale_x1_24:
 	FMOVS (R0), F0
 	FMULS F16, F0, F0
 	FMOVS.P F0, 4(R0)
 	SUBS $1, R3, R3
-	BNE scale_x1_17
-scale_end14:
+	BNE scale_x1_24
+scale_end21:
 	RET

@@ -130,97 +130,195 @@ loop_done6:
 	VPERMILPS    $0xb1, X2, X1
 	VMAXPS       X1, X2, X2
 	VBROADCASTSS X2, Y1
-	VBROADCASTSS c32_c2d00000<>+0(SB), Y2
-	VXORPD       Y3, Y3, Y3
-	VXORPD       Y4, Y4, Y4
+	VBROADCASTSS c32_c2d00000<>+0(SB), Y3
+	VBROADCASTSS c32_42b20000<>+0(SB), Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VMOVD        X2, BX
+	ANDL         $0x7fffffff, BX
+	CMPL         BX, $0x4b800000
+	JAE          softmax_huge11
 	MOVQ         AX, BX
 	MOVQ         DX, SI
 
-loop12:
+loop14:
 	CMPQ         SI, $0x00000008
-	JB           loop_end13
-	VMOVUPS      (CX), Y5
-	VSUBPS       Y1, Y5, Y5
-	VFMADD231PS  (BX), Y0, Y5
-	VMAXPS       Y5, Y2, Y5
-	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y6, Y5
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y6, Y5
-	VMOVUPS      c32x8_39506967<>+0(SB), Y7
-	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y5, Y7
-	VFMADD213PS  c32x8_3c088908<>+0(SB), Y5, Y7
-	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y5, Y7
-	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y5, Y7
-	VFMADD213PS  c32x8_3f000000<>+0(SB), Y5, Y7
-	VMULPS       Y5, Y5, Y8
-	VFMADD213PS  Y5, Y8, Y7
-	VADDPS       c32x8_3f800000<>+0(SB), Y7, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSRAD       $0x01, Y6, Y5
-	VPSUBD       Y5, Y6, Y6
-	VPADDD       c32x8_0000007f<>+0(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       c32x8_0000007f<>+0(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y5, Y7, Y7
-	VMULPS       Y6, Y7, Y5
-	VMOVUPS      Y5, (BX)
-	VCVTPS2PD    X5, Y6
-	VEXTRACTF128 $0x01, Y5, X5
-	VCVTPS2PD    X5, Y5
-	VADDPD       Y6, Y3, Y3
-	VADDPD       Y5, Y4, Y4
+	JB           loop_end15
+	VMOVUPS      (CX), Y2
+	VSUBPS       Y1, Y2, Y2
+	VFMADD231PS  (BX), Y0, Y2
+	VMAXPS       Y2, Y3, Y2
+	VMINPS       Y2, Y4, Y2
+	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y2, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
+	VMOVUPS      c32x8_39506967<>+0(SB), Y8
+	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3c088908<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3f000000<>+0(SB), Y2, Y8
+	VMULPS       Y2, Y2, Y9
+	VFMADD213PS  Y2, Y9, Y8
+	VADDPS       c32x8_3f800000<>+0(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y2
+	VPSUBD       Y2, Y7, Y7
+	VPADDD       c32x8_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       c32x8_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y2, Y8, Y8
+	VMULPS       Y7, Y8, Y2
+	VMOVUPS      Y2, (BX)
+	VCVTPS2PD    X2, Y7
+	VEXTRACTF128 $0x01, Y2, X2
+	VCVTPS2PD    X2, Y2
+	VADDPD       Y7, Y5, Y5
+	VADDPD       Y2, Y6, Y6
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop12
+	JMP          loop14
 
-loop_end13:
+loop_end15:
 	TESTQ        SI, SI
-	JZ           loop_done11
+	JZ           loop_done13
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
-	VMOVDQU      32(DI)(SI*4), Y5
-	VMASKMOVPS   (CX), Y5, Y6
-	VMASKMOVPS   (BX), Y5, Y7
-	VSUBPS       Y1, Y6, Y6
-	VFMADD231PS  Y7, Y0, Y6
-	VMAXPS       Y6, Y2, Y6
-	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y6, Y0
+	VMOVDQU      32(DI)(SI*4), Y2
+	VMASKMOVPS   (CX), Y2, Y7
+	VMASKMOVPS   (BX), Y2, Y8
+	VSUBPS       Y1, Y7, Y7
+	VFMADD231PS  Y8, Y0, Y7
+	VMAXPS       Y7, Y3, Y7
+	VMINPS       Y7, Y4, Y7
+	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y7, Y0
 	VROUNDPS     $0x00, Y0, Y0
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y0, Y6
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y0, Y6
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y0, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y0, Y7
 	VMOVUPS      c32x8_39506967<>+0(SB), Y1
-	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3c088908<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3f000000<>+0(SB), Y6, Y1
-	VMULPS       Y6, Y6, Y2
-	VFMADD213PS  Y6, Y2, Y1
+	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3c088908<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3f000000<>+0(SB), Y7, Y1
+	VMULPS       Y7, Y7, Y3
+	VFMADD213PS  Y7, Y3, Y1
 	VADDPS       c32x8_3f800000<>+0(SB), Y1, Y1
 	VCVTPS2DQ    Y0, Y0
-	VPSRAD       $0x01, Y0, Y2
-	VPSUBD       Y2, Y0, Y0
-	VPADDD       c32x8_0000007f<>+0(SB), Y2, Y2
-	VPSLLD       $0x17, Y2, Y2
+	VPSRAD       $0x01, Y0, Y3
+	VPSUBD       Y3, Y0, Y0
+	VPADDD       c32x8_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
 	VPADDD       c32x8_0000007f<>+0(SB), Y0, Y0
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y2, Y1, Y1
-	VMULPS       Y0, Y1, Y6
-	VMASKMOVPS   Y6, Y5, (BX)
-	VANDPS       Y5, Y6, Y6
-	VCVTPS2PD    X6, Y0
-	VEXTRACTF128 $0x01, Y6, X1
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y0, Y1, Y7
+	VMASKMOVPS   Y7, Y2, (BX)
+	VANDPS       Y2, Y7, Y7
+	VCVTPS2PD    X7, Y0
+	VEXTRACTF128 $0x01, Y7, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y3, Y3
-	VADDPD       Y1, Y4, Y4
+	VADDPD       Y0, Y5, Y5
+	VADDPD       Y1, Y6, Y6
 
-loop_done11:
-	VADDPD       Y4, Y3, Y3
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPD       X0, X3, X0
+loop_done13:
+	JMP softmax_summed12
+
+softmax_huge11:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop17:
+	CMPQ         SI, $0x00000008
+	JB           loop_end18
+	VMOVUPS      (CX), Y2
+	VFMADD231PS  (BX), Y0, Y2
+	VSUBPS       Y1, Y2, Y2
+	VMAXPS       Y2, Y3, Y2
+	VMINPS       Y2, Y4, Y2
+	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y2, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
+	VMOVUPS      c32x8_39506967<>+0(SB), Y8
+	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3c088908<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y2, Y8
+	VFMADD213PS  c32x8_3f000000<>+0(SB), Y2, Y8
+	VMULPS       Y2, Y2, Y9
+	VFMADD213PS  Y2, Y9, Y8
+	VADDPS       c32x8_3f800000<>+0(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y2
+	VPSUBD       Y2, Y7, Y7
+	VPADDD       c32x8_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       c32x8_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y2, Y8, Y8
+	VMULPS       Y7, Y8, Y2
+	VMOVUPS      Y2, (BX)
+	VCVTPS2PD    X2, Y7
+	VEXTRACTF128 $0x01, Y2, X2
+	VCVTPS2PD    X2, Y2
+	VADDPD       Y7, Y5, Y5
+	VADDPD       Y2, Y6, Y6
+	ADDQ         $0x00000020, BX
+	ADDQ         $0x00000020, CX
+	SUBQ         $0x00000008, SI
+	JMP          loop17
+
+loop_end18:
+	TESTQ        SI, SI
+	JZ           loop_done16
+	LEAQ         tailmask8<>+0(SB), DI
+	NEGQ         SI
+	VMOVDQU      32(DI)(SI*4), Y2
+	VMASKMOVPS   (CX), Y2, Y7
+	VMASKMOVPS   (BX), Y2, Y8
+	VFMADD231PS  Y8, Y0, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y3, Y7
+	VMINPS       Y7, Y4, Y7
+	VMULPS       c32x8_3fb8aa3b<>+0(SB), Y7, Y0
+	VROUNDPS     $0x00, Y0, Y0
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y0, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y0, Y7
+	VMOVUPS      c32x8_39506967<>+0(SB), Y1
+	VFMADD213PS  c32x8_3ab743ce<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3c088908<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3d2aa9c1<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3e2aaaaa<>+0(SB), Y7, Y1
+	VFMADD213PS  c32x8_3f000000<>+0(SB), Y7, Y1
+	VMULPS       Y7, Y7, Y3
+	VFMADD213PS  Y7, Y3, Y1
+	VADDPS       c32x8_3f800000<>+0(SB), Y1, Y1
+	VCVTPS2DQ    Y0, Y0
+	VPSRAD       $0x01, Y0, Y3
+	VPSUBD       Y3, Y0, Y0
+	VPADDD       c32x8_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32x8_0000007f<>+0(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y0, Y1, Y7
+	VMASKMOVPS   Y7, Y2, (BX)
+	VANDPS       Y2, Y7, Y7
+	VCVTPS2PD    X7, Y0
+	VEXTRACTF128 $0x01, Y7, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y5, Y5
+	VADDPD       Y1, Y6, Y6
+
+loop_done16:
+softmax_summed12:
+	VADDPD       Y6, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPD       X0, X5, X0
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
@@ -229,9 +327,9 @@ loop_done11:
 	VBROADCASTSS X1, Y0
 	MOVQ         DX, CX
 
-loop15:
+loop20:
 	CMPQ    CX, $0x00000020
-	JB      loop_end16
+	JB      loop_end21
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -242,21 +340,21 @@ loop15:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop15
+	JMP     loop20
 
-loop_end16:
-loop17:
+loop_end21:
+loop22:
 	CMPQ    CX, $0x00000008
-	JB      loop_end18
+	JB      loop_end23
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop17
+	JMP     loop22
 
-loop_end18:
+loop_end23:
 	TESTQ      CX, CX
-	JZ         loop_done14
+	JZ         loop_done19
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -264,7 +362,7 @@ loop_end18:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done14:
+loop_done19:
 	VZEROUPPER
 	RET
 
@@ -275,9 +373,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop20:
+loop25:
 	CMPQ    DX, $0x00000040
-	JB      loop_end21
+	JB      loop_end26
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -293,23 +391,23 @@ loop20:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop20
+	JMP     loop25
 
-loop_end21:
-loop22:
+loop_end26:
+loop27:
 	CMPQ    DX, $0x00000010
-	JB      loop_end23
+	JB      loop_end28
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop22
+	JMP     loop27
 
-loop_end23:
+loop_end28:
 	TESTQ     DX, DX
-	JZ        loop_done19
+	JZ        loop_done24
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -317,7 +415,7 @@ loop_end23:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done19:
+loop_done24:
 	VZEROUPPER
 	RET
 
@@ -337,9 +435,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop25:
+loop30:
 	CMPQ        DI, $0x00000040
-	JB          loop_end26
+	JB          loop_end31
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -355,23 +453,23 @@ loop25:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop25
+	JMP         loop30
 
-loop_end26:
-loop27:
+loop_end31:
+loop32:
 	CMPQ        DI, $0x00000010
-	JB          loop_end28
+	JB          loop_end33
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop27
+	JMP         loop32
 
-loop_end28:
+loop_end33:
 	TESTQ       DI, DI
-	JZ          loop_done24
+	JZ          loop_done29
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -379,7 +477,7 @@ loop_end28:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done24:
+loop_done29:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -391,91 +489,172 @@ loop_done24:
 	VMAXPS        X2, X1, X1
 	VPERMILPS     $0xb1, X1, X2
 	VMAXPS        X2, X1, X1
-	VBROADCASTSS  X1, Z1
-	VBROADCASTSS  c32_c2d00000<>+0(SB), Z2
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z3
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z4
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z5
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z6
-	VBROADCASTSS  c32_39506967<>+0(SB), Z7
-	VBROADCASTSS  c32_3ab743ce<>+0(SB), Z8
-	VBROADCASTSS  c32_3c088908<>+0(SB), Z9
-	VBROADCASTSS  c32_3d2aa9c1<>+0(SB), Z10
-	VBROADCASTSS  c32_3e2aaaaa<>+0(SB), Z11
-	VBROADCASTSS  c32_3f000000<>+0(SB), Z12
-	VXORPD        Z13, Z13, Z13
-	VXORPD        Z14, Z14, Z14
+	VBROADCASTSS  X1, Z2
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z3
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z4
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z8
+	VBROADCASTSS  c32_39506967<>+0(SB), Z9
+	VBROADCASTSS  c32_3ab743ce<>+0(SB), Z10
+	VBROADCASTSS  c32_3c088908<>+0(SB), Z11
+	VBROADCASTSS  c32_3d2aa9c1<>+0(SB), Z12
+	VBROADCASTSS  c32_3e2aaaaa<>+0(SB), Z13
+	VBROADCASTSS  c32_3f000000<>+0(SB), Z14
+	VXORPD        Z15, Z15, Z15
+	VXORPD        Z16, Z16, Z16
+	VMOVD         X1, BX
+	ANDL          $0x7fffffff, BX
+	CMPL          BX, $0x4b800000
+	JAE           softmax_huge34
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop30:
+loop37:
 	CMPQ          SI, $0x00000010
-	JB            loop_end31
-	VMOVUPS       (CX), Z15
-	VSUBPS        Z1, Z15, Z15
-	VFMADD231PS   (BX), Z0, Z15
-	VMAXPS        Z15, Z2, Z15
-	VMULPS        Z3, Z15, Z16
-	VRNDSCALEPS   $0x00, Z16, Z16
-	VFNMADD231PS  Z4, Z16, Z15
-	VFNMADD231PS  Z5, Z16, Z15
-	VMOVUPS       Z7, Z17
-	VFMADD213PS   Z8, Z15, Z17
-	VFMADD213PS   Z9, Z15, Z17
-	VFMADD213PS   Z10, Z15, Z17
-	VFMADD213PS   Z11, Z15, Z17
-	VFMADD213PS   Z12, Z15, Z17
-	VMULPS        Z15, Z15, Z18
-	VFMADD213PS   Z15, Z18, Z17
-	VADDPS        Z6, Z17, Z17
-	VSCALEFPS     Z16, Z17, Z15
-	VMOVUPS       Z15, (BX)
-	VCVTPS2PD     Y15, Z16
-	VEXTRACTF32X8 $0x01, Z15, Y15
-	VCVTPS2PD     Y15, Z15
-	VADDPD        Z16, Z13, Z13
-	VADDPD        Z15, Z14, Z14
+	JB            loop_end38
+	VMOVUPS       (CX), Z1
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   (BX), Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMINPS        Z1, Z4, Z1
+	VMULPS        Z5, Z1, Z17
+	VRNDSCALEPS   $0x00, Z17, Z17
+	VFNMADD231PS  Z6, Z17, Z1
+	VFNMADD231PS  Z7, Z17, Z1
+	VMOVUPS       Z9, Z18
+	VFMADD213PS   Z10, Z1, Z18
+	VFMADD213PS   Z11, Z1, Z18
+	VFMADD213PS   Z12, Z1, Z18
+	VFMADD213PS   Z13, Z1, Z18
+	VFMADD213PS   Z14, Z1, Z18
+	VMULPS        Z1, Z1, Z19
+	VFMADD213PS   Z1, Z19, Z18
+	VADDPS        Z8, Z18, Z18
+	VSCALEFPS     Z17, Z18, Z1
+	VMOVUPS       Z1, (BX)
+	VCVTPS2PD     Y1, Z17
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z17, Z15, Z15
+	VADDPD        Z1, Z16, Z16
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop30
+	JMP           loop37
 
-loop_end31:
+loop_end38:
 	TESTQ         SI, SI
-	JZ            loop_done29
+	JZ            loop_done36
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
-	VMOVUPS.Z     (CX), K1, Z15
-	VMOVUPS.Z     (BX), K1, Z16
-	VSUBPS        Z1, Z15, Z15
-	VFMADD231PS   Z16, Z0, Z15
-	VMAXPS        Z15, Z2, Z15
-	VMULPS        Z3, Z15, Z0
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z17
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   Z17, Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMINPS        Z1, Z4, Z1
+	VMULPS        Z5, Z1, Z0
 	VRNDSCALEPS   $0x00, Z0, Z0
-	VFNMADD231PS  Z4, Z0, Z15
-	VFNMADD231PS  Z5, Z0, Z15
-	VMOVUPS       Z7, Z1
-	VFMADD213PS   Z8, Z15, Z1
-	VFMADD213PS   Z9, Z15, Z1
-	VFMADD213PS   Z10, Z15, Z1
-	VFMADD213PS   Z11, Z15, Z1
-	VFMADD213PS   Z12, Z15, Z1
-	VMULPS        Z15, Z15, Z2
-	VFMADD213PS   Z15, Z2, Z1
-	VADDPS        Z6, Z1, Z1
-	VSCALEFPS     Z0, Z1, Z15
-	VMOVUPS       Z15, K1, (BX)
-	VMOVAPS.Z     Z15, K1, Z15
-	VCVTPS2PD     Y15, Z0
-	VEXTRACTF32X8 $0x01, Z15, Y1
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z9, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z14, Z1, Z2
+	VMULPS        Z1, Z1, Z3
+	VFMADD213PS   Z1, Z3, Z2
+	VADDPS        Z8, Z2, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z13, Z13
-	VADDPD        Z1, Z14, Z14
+	VADDPD        Z0, Z15, Z15
+	VADDPD        Z1, Z16, Z16
 
-loop_done29:
-	VADDPD        Z14, Z13, Z13
-	VEXTRACTF64X4 $0x01, Z13, Y0
-	VADDPD        Y0, Y13, Y0
+loop_done36:
+	JMP softmax_summed35
+
+softmax_huge34:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop40:
+	CMPQ          SI, $0x00000010
+	JB            loop_end41
+	VMOVUPS       (CX), Z1
+	VFMADD231PS   (BX), Z0, Z1
+	VSUBPS        Z2, Z1, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMINPS        Z1, Z4, Z1
+	VMULPS        Z5, Z1, Z17
+	VRNDSCALEPS   $0x00, Z17, Z17
+	VFNMADD231PS  Z6, Z17, Z1
+	VFNMADD231PS  Z7, Z17, Z1
+	VMOVUPS       Z9, Z18
+	VFMADD213PS   Z10, Z1, Z18
+	VFMADD213PS   Z11, Z1, Z18
+	VFMADD213PS   Z12, Z1, Z18
+	VFMADD213PS   Z13, Z1, Z18
+	VFMADD213PS   Z14, Z1, Z18
+	VMULPS        Z1, Z1, Z19
+	VFMADD213PS   Z1, Z19, Z18
+	VADDPS        Z8, Z18, Z18
+	VSCALEFPS     Z17, Z18, Z1
+	VMOVUPS       Z1, (BX)
+	VCVTPS2PD     Y1, Z17
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z17, Z15, Z15
+	VADDPD        Z1, Z16, Z16
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000040, CX
+	SUBQ          $0x00000010, SI
+	JMP           loop40
+
+loop_end41:
+	TESTQ         SI, SI
+	JZ            loop_done39
+	LEAQ          tailmask16<>+0(SB), DI
+	KMOVW         (DI)(SI*2), K1
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z17
+	VFMADD231PS   Z17, Z0, Z1
+	VSUBPS        Z2, Z1, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMINPS        Z1, Z4, Z1
+	VMULPS        Z5, Z1, Z0
+	VRNDSCALEPS   $0x00, Z0, Z0
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z9, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z14, Z1, Z2
+	VMULPS        Z1, Z1, Z3
+	VFMADD213PS   Z1, Z3, Z2
+	VADDPS        Z8, Z2, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z15, Z15
+	VADDPD        Z1, Z16, Z16
+
+loop_done39:
+softmax_summed35:
+	VADDPD        Z16, Z15, Z15
+	VEXTRACTF64X4 $0x01, Z15, Y0
+	VADDPD        Y0, Y15, Y0
 	VEXTRACTF128  $0x01, Y0, X1
 	VADDPD        X1, X0, X1
 	VPERMILPD     $0x01, X1, X0
@@ -486,9 +665,9 @@ loop_done29:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop33:
+loop43:
 	CMPQ    CX, $0x00000040
-	JB      loop_end34
+	JB      loop_end44
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -499,28 +678,28 @@ loop33:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop33
+	JMP     loop43
 
-loop_end34:
-loop35:
+loop_end44:
+loop45:
 	CMPQ    CX, $0x00000010
-	JB      loop_end36
+	JB      loop_end46
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop35
+	JMP     loop45
 
-loop_end36:
+loop_end46:
 	TESTQ     CX, CX
-	JZ        loop_done32
+	JZ        loop_done42
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done32:
+loop_done42:
 	VZEROUPPER
 	RET
 
@@ -547,6 +726,9 @@ GLOBL c32_ff800000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
 GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
 
 DATA c32x8_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
 DATA c32x8_3fb8aa3b<>+4(SB)/4, $0x3fb8aa3b

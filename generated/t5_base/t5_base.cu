@@ -448,6 +448,16 @@ constexpr int kCache = 8;
 // Kernel operations.
 enum { kAddBias = 0, kBias = 1, kSoftmax = 2 };
 
+// posenc_exponent is a softmax exponent given the row max m. While |m| < 2^24
+// it is (b − m) + scale·s, rounded once: b − m is exact for the biases that
+// matter (Sterbenz), so a large bias shared by competing keys costs no
+// precision, and m's own rounding (≤ ulp(m)/2) is a constant shift softmax
+// cancels. Beyond 2^24 that shift could leave expf's range, so the exponent
+// is fl(scale·s + b) − m, exactly 0 for the maximum.
+__device__ static inline float posenc_exponent(float scale, float s, float b, float m) {
+	return fabsf(m) < 16777216.0f ? fmaf(scale, s, b - m) : fmaf(scale, s, b) - m;
+}
+
 } // namespace
 
 // posenc_t5_base_bias_kernel runs one operation over every (head, query) row:
@@ -487,10 +497,7 @@ posenc_t5_base_bias_kernel(store_t *__restrict__ out, const store_t *__restrict_
 			continue;
 		}
 #define POSENC_BIAS(j) ld(trow + bucket(p - (j)))
-		// The exponent is formed as (bias − m) + scale·score: bias − m is
-		// exact for every bias that matters (Sterbenz) and fmaf rounds once,
-		// so a large bias shared by competing keys costs no precision; m's
-		// own rounding is a per-row constant the normalization cancels.
+		// Exponents: posenc_exponent.
 		const bool cached = nv <= kCache * nt;
 		float sc[kCache], bi[kCache];
 		float m = __int_as_float(0xff800000);
@@ -513,12 +520,12 @@ posenc_t5_base_bias_kernel(store_t *__restrict__ out, const store_t *__restrict_
 #pragma unroll
 			for (int c = 0; c < kCache; ++c) {
 				const int j = tid + c * nt;
-				sc[c] = j < nv ? expf(fmaf(scale, sc[c], bi[c] - m)) : 0.0f;
+				sc[c] = j < nv ? expf(posenc_exponent(scale, sc[c], bi[c], m)) : 0.0f;
 				sum += sc[c];
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				sum += expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m));
+				sum += expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m));
 		}
 		const float inv = 1.0f / block_sum(sum, red);
 		if (cached) {
@@ -530,7 +537,7 @@ posenc_t5_base_bias_kernel(store_t *__restrict__ out, const store_t *__restrict_
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				st(row + j, expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m)) * inv);
+				st(row + j, expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m)) * inv);
 		}
 #undef POSENC_BIAS
 		for (int j = nv + tid; j < lk; j += nt)

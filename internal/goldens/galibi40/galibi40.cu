@@ -224,6 +224,16 @@ constexpr int kCache = 8;
 // Kernel operations.
 enum { kAddBias = 0, kBias = 1, kSoftmax = 2 };
 
+// posenc_exponent is a softmax exponent given the row max m. While |m| < 2^24
+// it is (b − m) + scale·s, rounded once: b − m is exact for the biases that
+// matter (Sterbenz), so a large bias shared by competing keys costs no
+// precision, and m's own rounding (≤ ulp(m)/2) is a constant shift softmax
+// cancels. Beyond 2^24 that shift could leave expf's range, so the exponent
+// is fl(scale·s + b) − m, exactly 0 for the maximum.
+__device__ static inline float posenc_exponent(float scale, float s, float b, float m) {
+	return fabsf(m) < 16777216.0f ? fmaf(scale, s, b - m) : fmaf(scale, s, b) - m;
+}
+
 } // namespace
 
 // posenc_galibi40_bias_kernel runs one operation over every (head, query) row:
@@ -271,10 +281,7 @@ posenc_galibi40_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_off
 		// q_offset is large.
 		const long long dmin = p < 0 ? -p : p > nv - 1 ? p - (nv - 1) : 0;
 #define POSENC_BIAS(j) (-slope * (float)((p - (j) < 0 ? (j) - p : p - (j)) - dmin))
-		// The exponent is formed as (bias − m) + scale·score: bias − m is
-		// exact for every bias that matters (Sterbenz) and fmaf rounds once,
-		// so a large bias shared by competing keys costs no precision; m's
-		// own rounding is a per-row constant the normalization cancels.
+		// Exponents: posenc_exponent.
 		const bool cached = nv <= kCache * nt;
 		float sc[kCache], bi[kCache];
 		float m = __int_as_float(0xff800000);
@@ -297,12 +304,12 @@ posenc_galibi40_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_off
 #pragma unroll
 			for (int c = 0; c < kCache; ++c) {
 				const int j = tid + c * nt;
-				sc[c] = j < nv ? expf(fmaf(scale, sc[c], bi[c] - m)) : 0.0f;
+				sc[c] = j < nv ? expf(posenc_exponent(scale, sc[c], bi[c], m)) : 0.0f;
 				sum += sc[c];
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				sum += expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m));
+				sum += expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m));
 		}
 		const float inv = 1.0f / block_sum(sum, red);
 		if (cached) {
@@ -314,7 +321,7 @@ posenc_galibi40_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_off
 			}
 		} else {
 			for (int j = tid; j < nv; j += nt)
-				st(row + j, expf(fmaf(scale, ld(row + j), POSENC_BIAS(j) - m)) * inv);
+				st(row + j, expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m)) * inv);
 		}
 #undef POSENC_BIAS
 		for (int j = nv + tid; j < lk; j += nt)
