@@ -2,7 +2,6 @@ package consts
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/posenc/posenc/spec"
 )
@@ -44,7 +43,7 @@ func deriveAbsolute(c *Set) error {
 		c.AbsFreqs = make([]float64, n)
 		c.AbsDivisors = make([]float64, n)
 		for i := range n {
-			div := math.Pow(base, float64(2*i)/float64(d))
+			div := Pow(base, float64(2*i)/float64(d))
 			c.AbsDivisors[i] = div
 			c.AbsFreqs[i] = 1 / div
 		}
@@ -58,7 +57,7 @@ func deriveAbsolute(c *Set) error {
 			if d > 1 {
 				e = float64(i) / float64(d-1)
 			}
-			c.AbsDivisors[i] = math.Pow(float64(s.MaxLen-1), e)
+			c.AbsDivisors[i] = Pow(float64(s.MaxLen-1), e)
 		}
 	case spec.Binary:
 		c.BinBits = min(d, bitLen(s.MaxLen))

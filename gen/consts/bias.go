@@ -2,7 +2,6 @@ package consts
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/posenc/posenc/spec"
 )
@@ -78,7 +77,7 @@ func ALiBiSlopes(n int, maxBias float64) []float64 {
 	pow2 := func(n int) []float64 {
 		sl := make([]float64, n)
 		for h := range sl {
-			sl[h] = math.Exp2(-maxBias * float64(h+1) / float64(n))
+			sl[h] = Pow(2, -maxBias*float64(h+1)/float64(n))
 		}
 		return sl
 	}
@@ -137,7 +136,7 @@ func T5Bucket(relativePosition int, bidirectional bool, numBuckets, maxDistance 
 	if d < maxExact {
 		return bucket + d
 	}
-	large := maxExact + int(math.Log(float64(d)/float64(maxExact))/
-		math.Log(float64(maxDistance)/float64(maxExact))*float64(n-maxExact))
+	large := maxExact + int(Log(float64(d)/float64(maxExact))/
+		Log(float64(maxDistance)/float64(maxExact))*float64(n-maxExact))
 	return bucket + min(large, n-1)
 }

@@ -183,7 +183,7 @@ func TestDeriveAbsolute(t *testing.T) {
 	if c, err = Derive(s); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.AbsFreqs) != 3 || c.AbsFreqs[0] != 1 || math.Abs(c.AbsFreqs[2]-math.Pow(10000, -4.0/6)) > 1e-18 {
+	if len(c.AbsFreqs) != 3 || c.AbsFreqs[0] != 1 || math.Abs(c.AbsFreqs[2]-math.Pow(10000, -4.0/6)) > 1e-15*math.Pow(10000, -4.0/6) {
 		t.Errorf("sinusoidal freqs %v", c.AbsFreqs)
 	}
 	s = &spec.Spec{File: "x.yaml", Name: "x", Encoding: spec.Algebraic, DModel: 5, MaxLen: 17}

@@ -102,14 +102,14 @@ func deriveRoPE(c *Set) error {
 func RoPEFreqs(base float64, dim int) []float64 {
 	f := make([]float64, dim/2)
 	for i := range f {
-		f[i] = 1 / math.Pow(base, float64(2*i)/float64(dim))
+		f[i] = 1 / Pow(base, float64(2*i)/float64(dim))
 	}
 	return f
 }
 
 // NTKBase is the NTK-aware base base·factor^(dim/(dim−2)).
 func NTKBase(base, factor float64, dim int) float64 {
-	return base * math.Pow(factor, float64(dim)/float64(dim-2))
+	return base * Pow(factor, float64(dim)/float64(dim-2))
 }
 
 // DynamicBase is the base dynamic NTK scaling uses for a call whose sequence
@@ -120,7 +120,7 @@ func DynamicBase(base, factor float64, omp, seqLen, dim int) float64 {
 	if seqLen <= omp {
 		return base
 	}
-	return base * math.Pow(factor*float64(seqLen)/float64(omp)-(factor-1), float64(dim)/float64(dim-2))
+	return base * Pow(factor*float64(seqLen)/float64(omp)-(factor-1), float64(dim)/float64(dim-2))
 }
 
 // yarnMscale is get_mscale from Hugging Face's _compute_yarn_parameters
@@ -131,7 +131,7 @@ func yarnMscale(scale, m float64) float64 {
 	if scale <= 1 {
 		return 1
 	}
-	return 0.1*m*math.Log(scale) + 1
+	return float64(0.1*m*Log(scale)) + 1 // float64(): no fused multiply-add on any GOARCH
 }
 
 // yarn follows Hugging Face's _compute_yarn_parameters ("YaRN: Efficient
@@ -155,7 +155,7 @@ func yarn(base float64, dim int, sc *spec.Scaling) ([]float64, float64) {
 	omp := float64(sc.OriginalMaxPosition)
 	d := float64(dim)
 	correctionDim := func(numRotations float64) float64 {
-		return d * math.Log(omp/(numRotations*2*math.Pi)) / (2 * math.Log(base))
+		return d * Log(omp/(numRotations*2*math.Pi)) / (2 * Log(base))
 	}
 	// find_correction_range(beta_fast, beta_slow, ...), optionally
 	// truncated to whole dimensions, clamped to [0, dim−1].
@@ -172,12 +172,14 @@ func yarn(base float64, dim int, sc *spec.Scaling) ([]float64, float64) {
 
 	f := make([]float64, dim/2)
 	for i := range f {
-		posFreq := math.Pow(base, float64(2*i)/d)
+		posFreq := Pow(base, float64(2*i)/d)
 		extrapolation := 1 / posFreq
 		interpolation := 1 / (factor * posFreq)
 		ramp := math.Min(math.Max((float64(i)-low)/(high-low), 0), 1)
 		extrapolationFactor := 1 - ramp
-		f[i] = interpolation*(1-extrapolationFactor) + extrapolation*extrapolationFactor
+		// float64() on each product: Go may fuse x*y + z into one FMA on some
+		// GOARCHes, and generated constants must not depend on the host.
+		f[i] = float64(interpolation*(1-extrapolationFactor)) + float64(extrapolation*extrapolationFactor)
 	}
 	return f, attn
 }
@@ -200,7 +202,7 @@ func llama3(base float64, dim int, sc *spec.Scaling) []float64 {
 			f[i] = w / sc.Factor
 		default:
 			smooth := (omp/wavelen - sc.LowFreqFactor) / (sc.HighFreqFactor - sc.LowFreqFactor)
-			f[i] = (1-smooth)*w/sc.Factor + smooth*w
+			f[i] = float64((1-smooth)*w/sc.Factor) + float64(smooth*w) // no FMA fusion (see yarn)
 		}
 	}
 	return f
@@ -217,7 +219,7 @@ func longrope(base float64, dim int, ext []float64, name string) ([]float64, err
 		if !(ext[i] > 0) {
 			return nil, fmt.Errorf("rope: longrope scaling.%s[%d] = %v must be > 0", name, i, ext[i])
 		}
-		f[i] = 1 / (ext[i] * math.Pow(base, float64(2*i)/float64(dim)))
+		f[i] = 1 / (ext[i] * Pow(base, float64(2*i)/float64(dim)))
 	}
 	return f, nil
 }
@@ -232,5 +234,5 @@ func longropeAttention(sc *spec.Scaling) float64 {
 	if sc.Factor <= 1 {
 		return 1
 	}
-	return math.Sqrt(1 + math.Log(sc.Factor)/math.Log(float64(sc.OriginalMaxPosition)))
+	return math.Sqrt(1 + Log(sc.Factor)/Log(float64(sc.OriginalMaxPosition)))
 }

@@ -2,7 +2,6 @@ package consts
 
 import (
 	"fmt"
-	"math"
 )
 
 // deriveXL fills the sinusoid divisors of an xl spec (Dai et al.,
@@ -25,7 +24,7 @@ func deriveXL(c *Set) error {
 	c.AbsDivisors = make([]float64, n)
 	c.AbsFreqs = make([]float64, n)
 	for i := range n {
-		div := math.Pow(s.Base, float64(2*i)/float64(d))
+		div := Pow(s.Base, float64(2*i)/float64(d))
 		c.AbsDivisors[i] = div
 		c.AbsFreqs[i] = 1 / div
 	}
