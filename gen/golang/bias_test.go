@@ -3,9 +3,6 @@ package golang
 import (
 	"bytes"
 	"go/format"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,25 +90,6 @@ func TestBiasSlopeLiterals(t *testing.T) {
 	}
 }
 
-// moduleRoot returns the directory holding go.mod above the working directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // TestBiasAbsoluteGeneratedPackages is the end-to-end proof: it writes every
 // spec's package into a temporary directory inside the module and runs go
 // vet and go test on them, so each is checked by verify's float64
@@ -120,39 +98,17 @@ func TestBiasAbsoluteGeneratedPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests generated packages")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
-	root := moduleRoot(t)
-	tmp, err := os.MkdirTemp(root, ".biastest-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
+	root, tmp := scratchModuleDir(t, "biastest")
 	var pkgs []string
 	for name := range biasAbsSpecs {
-		dir := filepath.Join(tmp, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range biasAbsGenerate(t, name) {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(tmp), name))
+		pkgs = append(pkgs, writeScratchPackage(t, root, tmp, name, biasAbsGenerate(t, name)))
 	}
 	run := func(args ...string) string {
-		cmd := exec.Command(goTool, append(args, pkgs...)...)
-		cmd.Dir = root
-		// These packages hold the Go files only: no assembly variant to require.
-		cmd.Env = append(os.Environ(), "POSENC_REQUIRE=")
-		out, err := cmd.CombinedOutput()
+		out, err := goOnPackages(t, root, pkgs, args...)
 		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("%v\n%s", err, out)
 		}
-		return string(out)
+		return out
 	}
 	run("vet")
 	out := run("test", "-count=1", "-v", "-run", "TestVariants")

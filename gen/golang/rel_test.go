@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"go/format"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,38 +91,17 @@ func TestRelGeneratedPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests generated packages")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
-	root := moduleRoot(t)
-	tmp, err := os.MkdirTemp(root, "_reltest-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
+	root, tmp := scratchModuleDir(t, "reltest")
 	var pkgs []string
 	for _, name := range relSpecs {
-		dir := filepath.Join(tmp, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range relGenerate(t, name) {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(tmp), name))
+		pkgs = append(pkgs, writeScratchPackage(t, root, tmp, name, relGenerate(t, name)))
 	}
 	run := func(args ...string) string {
-		cmd := exec.Command(goTool, append(args, pkgs...)...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "POSENC_REQUIRE=")
-		out, err := cmd.CombinedOutput()
+		out, err := goOnPackages(t, root, pkgs, args...)
 		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("%v\n%s", err, out)
 		}
-		return string(out)
+		return out
 	}
 	run("vet")
 	out := run("test", "-count=1", "-v", "-run", "TestVariants|TestNaive")

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"go/format"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"text/template"
@@ -134,30 +132,6 @@ func TestRopeExactConstants(t *testing.T) {
 	}
 }
 
-// ropeVerifyReady reports whether package verify already provides the
-// harness the generated _test.go calls (it is built concurrently with this
-// emitter); gen must not import verify, so this reads its source.
-func ropeVerifyReady(t *testing.T) bool {
-	matches, _ := filepath.Glob("../../verify/*.go")
-	var src []byte
-	for _, m := range matches {
-		if strings.HasSuffix(m, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src = append(src, b...)
-	}
-	for _, re := range []string{`func RunRoPE\(`, `type RoPEKernels struct`, `FrequenciesAt\s`, `func Emit\(`} {
-		if !regexp.MustCompile(re).Match(src) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestRopeGeneratedPackages is the real proof: it writes each generated
 // package into a temporary directory inside the module, adds a test of its
 // own (a float64 rotation from the package's FrequenciesAt and
@@ -167,40 +141,17 @@ func TestRopeGeneratedPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests generated packages")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	goldenAbs, err := filepath.Abs(ropeGoldenDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp(root, ".ropetest-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	withVerify := ropeVerifyReady(t)
-	if !withVerify {
-		t.Log("verify.RunRoPE is not there yet: the generated _test.go is left out")
-	}
+	root, dir := scratchModuleDir(t, "ropetest")
 	check := template.Must(template.New("check").Parse(ropeCheckTemplate))
 
 	var pkgs []string
 	for _, tc := range ropeCases(t) {
 		s, files := ropeGenerate(t, tc)
-		pd := filepath.Join(dir, s.Name)
-		if err := os.Mkdir(pd, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if f.Name == s.Name+"_test.go" && !withVerify {
-				continue
-			}
-			if err := os.WriteFile(filepath.Join(pd, f.Name), f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		pkg := writeScratchPackage(t, root, dir, s.Name, files)
 		var buf bytes.Buffer
 		data := map[string]any{
 			"Pkg": s.Name, "Interleaved": s.Layout == spec.LayoutInterleaved, "Golden": tc.golden,
@@ -217,23 +168,15 @@ func TestRopeGeneratedPackages(t *testing.T) {
 		if err != nil {
 			t.Fatalf("check file: %v\n%s", err, buf.Bytes())
 		}
-		if err := os.WriteFile(filepath.Join(pd, "ropecheck_test.go"), src, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, pkg, "ropecheck_test.go"), src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, pd)
-		pkgs = append(pkgs, "./"+filepath.ToSlash(rel))
+		pkgs = append(pkgs, pkg)
 	}
-	for _, args := range [][]string{
-		append([]string{"vet"}, pkgs...),
-		append([]string{"test", "-count=1"}, pkgs...),
-	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = root
-		// These packages hold the Go files only: no assembly variant to require.
-		cmd.Env = append(os.Environ(), "POSENC_REQUIRE=")
-		out, err := cmd.CombinedOutput()
+	for _, args := range [][]string{{"vet"}, {"test", "-count=1"}} {
+		out, err := goOnPackages(t, root, pkgs, args...)
 		if err != nil {
-			t.Errorf("go %s: %v\n%s", args[0], err, out)
+			t.Errorf("%v\n%s", err, out)
 		} else {
 			t.Logf("go %s:\n%s", args[0], out)
 		}
