@@ -8,7 +8,6 @@ import (
 	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
-	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
 )
 
@@ -55,17 +54,9 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress i
 			rows = append(rows, host)
 			continue
 		}
-		var r *verify.Report
-		switch s.Encoding {
-		case spec.RoPE:
-			r = verify.RunRoPE(s, lib.RoPE())
-		case spec.ALiBi, spec.RPEBias:
-			r = verify.RunBias(s, lib.Bias())
-		default:
-			r = verify.RunAbsolute(s, lib.Absolute())
-		}
+		r := lib.Verify()
 		lib.Close()
-		rows = append(rows, row{Spec: s.Name, Target: cudahost.Target, Cases: r.Cases, MaxRatio: r.MaxRatio, Worst: r.Worst, Failures: len(r.Failures)})
+		rows = append(rows, row{Spec: s.Name, Target: r.Target, Cases: r.Cases, MaxRatio: r.MaxRatio, Worst: r.Worst, Failures: len(r.Failures)})
 		for i, f := range r.Failures {
 			if i == 5 {
 				break

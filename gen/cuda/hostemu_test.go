@@ -32,15 +32,7 @@ func buildLib(t *testing.T, y string) *cudahost.Lib {
 // with the harness of package verify (DESIGN.md's bounds).
 func run(t *testing.T, l *cudahost.Lib, target string) {
 	s := l.Spec()
-	var r *verify.Report
-	switch s.Encoding {
-	case spec.RoPE:
-		r = verify.RunRoPE(s, l.RoPE())
-	case spec.ALiBi, spec.RPEBias:
-		r = verify.RunBias(s, l.Bias())
-	default:
-		r = verify.RunAbsolute(s, l.Absolute())
-	}
+	r := l.Verify()
 	r.Target = target
 	verify.Emit(t, r)
 	if r.Cases == 0 {

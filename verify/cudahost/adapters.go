@@ -148,3 +148,20 @@ func (l *Lib) Absolute() verify.AbsoluteKernels {
 	}
 	panic("cudahost: Absolute on a " + s.Encoding + " spec")
 }
+
+// Verify runs the harness of package verify on the host-emulated kernels for
+// the library's spec (RoPE, bias or absolute encoding) and returns the
+// report with Target set to the cuda-host target.
+func (l *Lib) Verify() *verify.Report {
+	var r *verify.Report
+	switch l.spec.Encoding {
+	case spec.RoPE:
+		r = verify.RunRoPE(l.spec, l.RoPE())
+	case spec.ALiBi, spec.RPEBias:
+		r = verify.RunBias(l.spec, l.Bias())
+	default:
+		r = verify.RunAbsolute(l.spec, l.Absolute())
+	}
+	r.Target = Target
+	return r
+}
