@@ -38,8 +38,12 @@ const (
 	emitFailures       = 20  // t.Errorf calls made by Emit
 )
 
-// row is the JSON form of a Report printed by Emit.
-type row struct {
+// RowPrefix starts the line Emit prints; posenc verify collects these lines
+// from go test output.
+const RowPrefix = "POSENC-ROW "
+
+// Row is the JSON form of a Report printed by Emit: one verified variant.
+type Row struct {
 	Spec     string  `json:"spec"`
 	Target   string  `json:"target"`
 	Cases    int     `json:"cases"`
@@ -54,15 +58,11 @@ type row struct {
 // each failure, up to 20 of them, with t.Errorf.
 func Emit(t testing.TB, r *Report) {
 	t.Helper()
-	ratio := r.MaxRatio
-	if math.IsInf(ratio, 0) || math.IsNaN(ratio) {
-		ratio = 1e300
-	}
-	b, err := json.Marshal(row{r.Spec, r.Target, r.Cases, ratio, r.Worst, r.failureCount()})
+	b, err := json.Marshal(r.Row())
 	if err != nil {
 		t.Fatalf("verify: encoding report: %v", err)
 	}
-	fmt.Println("POSENC-ROW " + string(b))
+	fmt.Println(RowPrefix + string(b))
 	for i, f := range r.Failures {
 		if i == emitFailures {
 			t.Errorf("%s/%s: … %d more failures", r.Spec, r.Target, r.failureCount()-emitFailures)
@@ -70,6 +70,16 @@ func Emit(t testing.TB, r *Report) {
 		}
 		t.Errorf("%s/%s: %s", r.Spec, r.Target, f)
 	}
+}
+
+// Row summarizes the report: Failures counts every failed check (listed or
+// not) and a non-finite MaxRatio becomes 1e300, so the row encodes as JSON.
+func (r *Report) Row() Row {
+	ratio := r.MaxRatio
+	if math.IsInf(ratio, 0) || math.IsNaN(ratio) {
+		ratio = 1e300
+	}
+	return Row{r.Spec, r.Target, r.Cases, ratio, r.Worst, r.failureCount()}
 }
 
 // failureCount is the number of failed checks, listed or not.

@@ -8,6 +8,7 @@ import (
 	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
 )
 
@@ -26,7 +27,7 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress i
 		cu := s.Name + ".cu"
 		fmt.Fprintf(progress, "posenc: CUDA %s\n", s.Name)
 
-		ptx := row{Spec: s.Name, Target: "cuda-ptx"}
+		ptx := row{Row: verify.Row{Spec: s.Name, Target: "cuda-ptx"}}
 		if _, ok := cuda.Clang(); !ok {
 			ptx.Note = "not run: clang not found"
 		} else if _, err := cuda.CompilePTX(pkg, cu); err != nil {
@@ -42,7 +43,7 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress i
 			fmt.Fprintf(progress, "posenc: %s: dtype %s: host emulation is checked by gen/cuda's tests, not here\n", s.Name, s.DType)
 			continue
 		}
-		host := row{Spec: s.Name, Target: cudahost.Target}
+		host := row{Row: verify.Row{Spec: s.Name, Target: cudahost.Target}}
 		if _, ok := cudahost.CXX(); !ok {
 			host.Note = "not run: no C++ compiler for host emulation"
 			rows = append(rows, host)
@@ -56,7 +57,7 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress i
 		}
 		r := lib.Verify()
 		lib.Close()
-		rows = append(rows, row{Spec: s.Name, Target: r.Target, Cases: r.Cases, MaxRatio: r.MaxRatio, Worst: r.Worst, Failures: len(r.Failures)})
+		rows = append(rows, row{Row: r.Row()})
 		for i, f := range r.Failures {
 			if i == 5 {
 				break

@@ -14,23 +14,17 @@ import (
 
 	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
 )
 
-// row is one verified variant, as printed by verify.Emit in a generated
-// package's test ("POSENC-ROW {json}").
+// row is one verified variant (as printed by verify.Emit in a generated
+// package's test), or a required one that did not run (Note says why).
 type row struct {
-	Spec     string  `json:"spec"`
-	Target   string  `json:"target"`
-	Cases    int     `json:"cases"`
-	MaxRatio float64 `json:"max_ratio"`
-	Worst    string  `json:"worst"`
-	Failures int     `json:"failures"`
-	Note     string  `json:"-"` // why a required variant did not run
+	verify.Row
+	Note string
 }
 
 func (r row) ok() bool { return r.Note == "" && r.Failures == 0 && r.Cases > 0 && r.MaxRatio <= 1 }
-
-const rowPrefix = "POSENC-ROW "
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stdout)
@@ -137,7 +131,7 @@ func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) (
 			if t == spec.TargetNEON && neonNote != "" {
 				note = neonNote
 			}
-			rows = append(rows, row{Spec: s.Name, Target: t, Note: note})
+			rows = append(rows, row{Row: verify.Row{Spec: s.Name, Target: t}, Note: note})
 		}
 	}
 	if only != nil { // the native and qemu runs test every compiled-in variant
@@ -187,13 +181,13 @@ func parseRows(out []byte) []row {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		i := strings.Index(line, rowPrefix)
+		i := strings.Index(line, verify.RowPrefix)
 		if i < 0 {
 			continue
 		}
-		var r row
-		if json.Unmarshal([]byte(line[i+len(rowPrefix):]), &r) == nil {
-			rows = append(rows, r)
+		var r verify.Row
+		if json.Unmarshal([]byte(line[i+len(verify.RowPrefix):]), &r) == nil {
+			rows = append(rows, row{Row: r})
 		}
 	}
 	return rows
