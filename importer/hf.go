@@ -764,24 +764,25 @@ func alibiDoc(d *doc, heads int, maxBias float64) {
 // slopes 2^(−8i/n) (base 2^(−2^(−(log2 n − 3)))) with the paper's
 // interleaved rule for the heads beyond the largest power of two: max_bias 8.
 func hfBloom(cfg obj, d *doc) error {
-	heads, k, err := hfHeads(cfg, []string{"n_head", "num_attention_heads"})
-	if err != nil {
-		return err
-	}
-	d.note("ALiBi: modeling_bloom.py build_alibi_tensor, slopes 2^(-8i/n) (max_bias 8); causal decoder")
-	d.note("heads %d: config %s", heads, k)
-	alibiDoc(d, heads, 8)
-	return nil
+	return hfBloomALiBi(cfg, d, []string{"n_head", "num_attention_heads"},
+		"ALiBi: modeling_bloom.py build_alibi_tensor, slopes 2^(-8i/n) (max_bias 8); causal decoder")
 }
 
 // hfFalconALiBi imports Falcon with alibi: true (e.g. falcon-rw-1b):
 // modeling_falcon.py's build_alibi_tensor is BLOOM's, max_bias 8.
 func hfFalconALiBi(cfg obj, d *doc) error {
-	heads, k, err := hfHeads(cfg, falconFamily.headsKeys)
+	return hfBloomALiBi(cfg, d, falconFamily.headsKeys,
+		"ALiBi: config alibi true; modeling_falcon.py build_alibi_tensor (BLOOM's), slopes 2^(-8i/n) (max_bias 8); causal decoder")
+}
+
+// hfBloomALiBi writes BLOOM's ALiBi (max_bias 8) with the head count read
+// from the first of headsKeys present, and source as the provenance note.
+func hfBloomALiBi(cfg obj, d *doc, headsKeys []string, source string) error {
+	heads, k, err := hfHeads(cfg, headsKeys)
 	if err != nil {
 		return err
 	}
-	d.note("ALiBi: config alibi true; modeling_falcon.py build_alibi_tensor (BLOOM's), slopes 2^(-8i/n) (max_bias 8); causal decoder")
+	d.note("%s", source)
 	d.note("heads %d: config %s", heads, k)
 	alibiDoc(d, heads, 8)
 	return nil
