@@ -21,11 +21,18 @@ func Header(specFile string) string {
 // targets may name more; the missing ones are simply not emitted, and tests
 // only require the variants that exist.
 func Backends(encoding string) (assembly, cuda bool) {
-	switch encoding {
-	case "rope", "alibi", "rpe_bias", "sinusoidal", "algebraic", "binary", "learned":
-		return true, true
-	case "mixture":
-		return false, true
-	}
-	return false, false // rpe_full, xl: generic Go only
+	return hasAssembly[encoding], hasCUDA[encoding]
+}
+
+// hasAssembly lists the encodings with AVX2, AVX-512 and NEON kernels.
+var hasAssembly = map[string]bool{
+	"rope": true, "alibi": true, "rpe_bias": true,
+	"sinusoidal": true, "algebraic": true, "binary": true, "learned": true,
+}
+
+// hasCUDA lists the encodings with CUDA kernels.
+var hasCUDA = map[string]bool{
+	"rope": true, "alibi": true, "rpe_bias": true,
+	"sinusoidal": true, "algebraic": true, "binary": true, "learned": true,
+	"mixture": true,
 }
