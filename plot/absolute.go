@@ -1,0 +1,86 @@
+package plot
+
+import (
+	"fmt"
+
+	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
+)
+
+// absPositions is the number of positions of the absolute-encoding
+// pictures: seed 001's visualize_positional_encoding(seq_len=100).
+const absPositions = 100
+
+// encodingRows returns PE(p) for p in [0, n), one row of width dims per
+// position: verify.AbsoluteEncoding for sinusoidal (Vaswani et al. 2017
+// §3.5), algebraic and binary (seed 001) and the sinusoidal half of mixture;
+// for xl the unprojected relative sinusoid R_p of Transformer-XL (Dai et al.
+// 2019 §3.3, verify.XLRelative) with p the distance.
+func encodingRows(s *spec.Spec, n int) (rows [][]float64, dims int) {
+	rows = make([][]float64, n)
+	if s.Encoding == spec.XL {
+		d := s.HeadDim
+		r := verify.XLRelative(s, n) // row m holds distance n−1−m
+		for p := range rows {
+			m := n - 1 - p
+			rows[p] = r[m*d : (m+1)*d]
+		}
+		return rows, d
+	}
+	for p := range rows {
+		rows[p] = verify.AbsoluteEncoding(s, p)
+	}
+	return rows, s.DModel
+}
+
+// encodingTitle names the encoding plotted, saying what mixture and xl show.
+func encodingTitle(s *spec.Spec) string {
+	switch s.Encoding {
+	case spec.Mixture:
+		return fmt.Sprintf("%s: mixture, its sinusoidal half (α and the table are run-time inputs)", s.Name)
+	case spec.XL:
+		return fmt.Sprintf("%s: Transformer-XL relative sinusoid R (before projection)", s.Name)
+	}
+	return fmt.Sprintf("%s: %s positional encoding", s.Name, s.Encoding)
+}
+
+// positionLabel is the axis label of p in encodingRows.
+func positionLabel(s *spec.Spec) string {
+	if s.Encoding == spec.XL {
+		return "distance"
+	}
+	return "position"
+}
+
+// heatmapFigure draws PE[position][dim], as seed 001's sns.heatmap(pos_enc,
+// cmap='coolwarm').
+func heatmapFigure(s *spec.Spec) *Figure {
+	rows, d := encodingRows(s, absPositions)
+	g := newGrid(ints(0, d-1), ints(0, absPositions-1))
+	for p, row := range rows {
+		for i, v := range row {
+			g.set(i, p, v)
+		}
+	}
+	return heatmapChart(encodingTitle(s), "encoding dimension", positionLabel(s), "PE", g)
+}
+
+// componentSeries returns PE(p, i) against p for the dims i = 0, k, 2k, …
+// with k = max(1, d/10): seed 001's components plot.
+func componentSeries(s *spec.Spec) []series {
+	rows, d := encodingRows(s, absPositions)
+	var ss []series
+	for i := 0; i < d; i += max(1, d/10) {
+		y := make([]float64, len(rows))
+		for p, row := range rows {
+			y[p] = row[i]
+		}
+		ss = append(ss, series{label: fmt.Sprintf("dim %d", i), x: ints(0, len(rows)-1), y: y})
+	}
+	return ss
+}
+
+// componentsFigure plots componentSeries.
+func componentsFigure(s *spec.Spec) (*Figure, error) {
+	return lineChart(encodingTitle(s)+", components", positionLabel(s), "PE", axes{}, componentSeries(s))
+}

@@ -1,0 +1,111 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+
+	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// series is one line of a line chart.
+type series struct {
+	label string
+	x, y  []float64
+	color color.Color // nil: the chart's next color
+	dash  bool        // dashed (reference lines)
+	step  bool        // drawn as steps (integer-valued data)
+}
+
+// axes says which axes of a line chart are logarithmic.
+type axes struct{ logX, logY bool }
+
+// maxInsideLegend is the most legend entries drawn inside a line chart;
+// longer legends go to the right of the plot.
+const maxInsideLegend = 4
+
+// lineChart draws the series in one plot with a legend (series without a
+// label stay out of it). Values must be positive on a log axis.
+func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, error) {
+	p := gonum.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	if ax.logX {
+		p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, logTicks{}
+	}
+	if ax.logY {
+		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	legend := &p.Legend
+	var side *gonum.Legend
+	if labelled(ss) > maxInsideLegend {
+		l := gonum.NewLegend()
+		side, legend = &l, &l
+	}
+	next := 0
+	for _, s := range ss {
+		if len(s.x) != len(s.y) || len(s.x) == 0 {
+			return nil, fmt.Errorf("plot: series %q has %d x and %d y values", s.label, len(s.x), len(s.y))
+		}
+		xy := make(plotter.XYs, len(s.x))
+		for i := range s.x {
+			if (ax.logX && !(s.x[i] > 0)) || (ax.logY && !(s.y[i] > 0)) {
+				return nil, fmt.Errorf("plot: series %q: point (%g, %g) on a log axis", s.label, s.x[i], s.y[i])
+			}
+			xy[i] = plotter.XY{X: s.x[i], Y: s.y[i]}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plot: series %q: %w", s.label, err)
+		}
+		l.Width = vg.Points(1.25)
+		l.Color = s.color
+		if l.Color == nil {
+			l.Color = plotutil.DarkColors[next%len(plotutil.DarkColors)]
+			next++
+		}
+		if s.dash {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		if s.step {
+			l.StepStyle = plotter.MidStep
+		}
+		p.Add(l)
+		if s.label != "" {
+			legend.Add(s.label, l)
+		}
+	}
+	return &Figure{Plot: p, Legend: side}, nil
+}
+
+// labelled counts the series with a legend label.
+func labelled(ss []series) int {
+	n := 0
+	for _, s := range ss {
+		if s.label != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// ints returns the float64 values lo, lo+1, …, hi.
+func ints(lo, hi int) []float64 {
+	v := make([]float64, 0, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		v = append(v, float64(i))
+	}
+	return v
+}
+
+// gray is the color of reference lines.
+var gray = color.Gray{Y: 96}
+
+// naiveRed is the color of the naive float32 baseline.
+var naiveRed = color.RGBA{R: 204, G: 37, B: 41, A: 255}

@@ -1,0 +1,22 @@
+// Package plot draws posenc's pictures of a spec with gonum.org/v1/plot:
+// what `posenc plot` writes.
+//
+// Every value plotted comes from the float64 reference in package verify
+// (never from the generator), and every formula names its source:
+//
+//	rope      spectrum     θ_i per rotated pair, unscaled and after the
+//	                       spec's scaling (log y)
+//	          decay        the long-term decay bound of RoFormer §3.4.3
+//	          error        a generated kernel's error against the reference,
+//	                       beside a naive float32-angle RoPE and DESIGN.md's
+//	                       bound (the caller measures it: RenderError)
+//	alibi     bias         −m_h·|i−j| per head (Press et al.)
+//	rpe_bias  buckets      the bucket of every (query, key) pair (T5 or
+//	rpe_full               clamp rule)
+//	          bucketcurve  bucket against relative position
+//	sinusoidal, algebraic, binary, mixture, xl (its relative sinusoid)
+//	          heatmap      encoding [position][dim], as the seeds' figures
+//	          components   a few dims against position (seed 001)
+//
+// learned has no picture: its table is a run-time argument.
+package plot
