@@ -22,8 +22,9 @@ var fs embed.FS
 var Prelude string
 
 // CUDA parses the CUDA templates: "cu.tmpl" (the .cu file, which calls the
-// "rope", "bias" or "absolute" template by the data's Kind) and "cuh.tmpl"
-// (the header). funcs are added before parsing.
+// "rope", "bias", "absolute", "rpe_full" or "xl" template by the data's
+// Kind; the last two are in rel.tmpl) and "cuh.tmpl" (the header). funcs
+// are added before parsing.
 func CUDA(funcs template.FuncMap) (*template.Template, error) {
-	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "cu.tmpl", "cuh.tmpl", "rope.tmpl", "bias.tmpl", "absolute.tmpl")
+	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "cu.tmpl", "cuh.tmpl", "rope.tmpl", "bias.tmpl", "absolute.tmpl", "rel.tmpl")
 }

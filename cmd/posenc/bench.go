@@ -7,22 +7,35 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify/cudahost"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stdout)
 	short := fs.Bool("short", false, "cache-resident sizes only (skip the 64 MiB runs)")
 	benchtime := fs.String("benchtime", "300ms", "go test -benchtime for each benchmark")
+	gpu := fs.Bool("gpu", false, "benchmark the CUDA kernels on this machine's GPU instead of the CPU variants (needs nvcc and a CUDA device): GB/s and ratio to a device-to-device copy")
+	reps := fs.Int("reps", 100, "with -gpu: timed launches (and copies) per case")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "benchmark the named zoo spec (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *reps < 1 {
+		return fmt.Errorf("%w: -reps %d: want at least 1", errUsage, *reps)
+	}
 	specs, err := loadSpecs(zoo, fs.Args())
+	if err != nil {
+		return err
+	}
+	tc, err := checkGPU(*gpu)
 	if err != nil {
 		return err
 	}
@@ -35,12 +48,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer removeAll(dir)
+	if tc != nil {
+		return benchGPU(specs, dir, *tc, *short, *reps, stdout, stderr)
+	}
 	if _, err := generateAll(specs, dir, false); err != nil {
 		return err
 	}
+	p := newProgress(stderr, len(specs))
+	defer p.Done()
 	var results []benchResult
 	for _, s := range specs {
-		fmt.Fprintf(stderr, "posenc: benchmarking %s\n", s.Name)
+		p.Step("benchmarking %s", s.Name)
 		pkg := "./" + filepath.ToSlash(mustRel(root, filepath.Join(dir, s.Name)))
 		args := []string{"test", "-run", "^$", "-bench", ".", "-benchtime", *benchtime, "-count=1"}
 		if *short {
@@ -52,6 +70,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		results = append(results, parseBench(s.Name, out)...)
 	}
+	p.Done()
 	printBench(stdout, results)
 	return nil
 }
@@ -131,4 +150,116 @@ func sizeOf(parts []string, i int) string {
 		return parts[i]
 	}
 	return ""
+}
+
+// ropeGoal is the bench's goal for RoPE on a GPU: at least this fraction of
+// the device-to-device copy's bandwidth at ropeGoalTokens tokens or more.
+const (
+	ropeGoal       = 0.85
+	ropeGoalTokens = 1024
+)
+
+// benchGPU runs the CUDA bench cases (cudahost.BenchCases) of every spec
+// with CUDA kernels through the driver tc builds and prints kernel GB/s,
+// device-to-device copy GB/s and their ratio, measured in one process.
+// Emulated (POSENC_GPU_EMULATE=1) it runs the short cases once each.
+func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, short bool, reps int, stdout, stderr io.Writer) error {
+	if tc.Emulated {
+		short, reps = true, 1
+	}
+	var cs []*spec.Spec
+	steps := 1
+	for _, s := range cudaSpecs(specs, nil) {
+		if n := len(cudahost.BenchCases(s, short)); n > 0 {
+			cs = append(cs, s)
+			steps += 1 + n
+		}
+	}
+	if len(cs) == 0 {
+		return fmt.Errorf("-gpu: none of the specs has CUDA kernels with a GPU bench (rope, alibi, rpe_bias or an absolute encoding, with cuda among its targets)")
+	}
+	p := newProgress(stderr, steps)
+	defer p.Done()
+	for _, s := range specs {
+		if !slices.Contains(cs, s) {
+			p.Printf("%s: no CUDA kernels to benchmark (encoding %s, targets %v)", s.Name, s.Encoding, s.Targets)
+		}
+	}
+	p.Step("generating %d packages", len(cs))
+	if _, err := generateAll(cs, dir, false); err != nil {
+		return err
+	}
+	var results []cudahost.BenchResult
+	for _, s := range cs {
+		p.Step("%s: building the CUDA driver (%s)", s.Name, filepath.Base(tc.Compiler))
+		lib, err := cudahost.BuildWith(s, filepath.Join(dir, s.Name, s.Name+".cu"), tc)
+		if err != nil {
+			return err
+		}
+		for _, c := range cudahost.BenchCases(s, short) {
+			p.Step("%s: %s %s (%s, %s)", s.Name, c.Kernel, c.Shape, tc.Target, countNoun(reps, "launch", "launches"))
+			r, err := lib.Bench(c, reps)
+			if err != nil {
+				lib.Close()
+				return err
+			}
+			results = append(results, r)
+		}
+		if err := lib.Close(); err != nil {
+			return fmt.Errorf("%s: CUDA driver: %w", s.Name, err)
+		}
+	}
+	p.Done()
+	printGPUBench(stdout, results, tc, reps)
+	return nil
+}
+
+// printGPUBench writes the GPU bench table under a header that says where
+// and how it was measured and what GB/s counts.
+func printGPUBench(w io.Writer, rs []cudahost.BenchResult, tc cudahost.Toolchain, reps int) {
+	device := ""
+	if len(rs) > 0 {
+		device = rs[0].Device
+	}
+	if tc.Emulated {
+		fmt.Fprintf(w, "posenc bench -gpu: EMULATED on the CPU (%s); short sizes, %s per case\n", gpuLabel(tc), countNoun(reps, "launch", "launches"))
+	} else {
+		fmt.Fprintf(w, "posenc bench -gpu: %s (%s); per case %s, then %s, each after a warm-up, timed with cudaEvents in one process\n",
+			device, gpuLabel(tc), countNoun(reps, "launch", "launches"), countNoun(reps, "device-to-device copy", "device-to-device copies"))
+	}
+	fmt.Fprintln(w, "GB/s = bytes moved / time, 1 GB = 1e9 bytes; bytes moved = 2 × the tensor's bytes (MiB column) for the in-place kernel (read + write) and for the copy of the same bytes (read + write); × copy = kernel GB/s ÷ copy GB/s")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SPEC\tTARGET\tKERNEL\tSHAPE\tMiB\tKERNEL GB/s\tD2D COPY GB/s\t× copy")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%.1f\t%.2f\n", r.Spec, r.Target, r.Kernel, r.Shape,
+			float64(r.Tensor)/(1<<20), r.KernelGBs(), r.CopyGBs(), r.Ratio())
+	}
+	tw.Flush()
+	if tc.Emulated {
+		return
+	}
+	worst, n := 0.0, 0
+	for _, r := range rs {
+		if (r.Kernel == "apply" || r.Kernel == "apply_qk") && r.Tokens >= ropeGoalTokens {
+			if n == 0 || r.Ratio() < worst {
+				worst = r.Ratio()
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		verdict := "met"
+		if worst < ropeGoal {
+			verdict = "NOT met"
+		}
+		fmt.Fprintf(w, "posenc: RoPE at ≥ %d tokens: lowest × copy %.2f (goal ≥ %.2f: %s)\n", ropeGoalTokens, worst, ropeGoal, verdict)
+	}
+}
+
+// countNoun returns "n thing" with the singular or plural form.
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/posenc/posenc/gen/cuda"
@@ -12,20 +12,55 @@ import (
 	"github.com/posenc/posenc/verify/cudahost"
 )
 
+// emulateGPUEnv names the test-only environment variable that makes -gpu
+// build the device-memory driver with the host C++ compiler and the
+// emulation header instead of nvcc (docs/internals.md): rows and benches
+// then carry the target cuda-gpu-emulated, never cuda-gpu.
+const emulateGPUEnv = "POSENC_GPU_EMULATE"
+
+// gpuToolchain returns how -gpu builds the CUDA driver: nvcc for the GPU of
+// this machine, or, with POSENC_GPU_EMULATE=1, the host compiler against
+// the emulation header. Without nvcc the error names it.
+func gpuToolchain() (cudahost.Toolchain, error) {
+	if os.Getenv(emulateGPUEnv) == "1" {
+		return cudahost.GPUEmulatedToolchain()
+	}
+	return cudahost.GPUToolchain()
+}
+
+// gpuLabel describes a toolchain for headers and progress lines.
+func gpuLabel(tc cudahost.Toolchain) string {
+	if tc.Emulated {
+		return emulateGPUEnv + "=1: the GPU code path built with " + filepath.Base(tc.Compiler) + " and run on the CPU by the host emulator, not on a GPU"
+	}
+	return "nvcc -O3 -arch=" + cudahost.NVCCArch()
+}
+
+// cudaSpecs returns the specs whose CUDA output is checked: a CUDA backend
+// exists for the encoding, the spec lists the cuda target and -targets (only)
+// does not leave it out.
+func cudaSpecs(specs []*spec.Spec, only map[string]bool) []*spec.Spec {
+	var out []*spec.Spec
+	for _, s := range specs {
+		if _, hasCUDA := emit.Backends(s.Encoding); hasCUDA && s.HasTarget(spec.TargetCUDA) && (only == nil || only[spec.TargetCUDA]) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // verifyCUDA checks the CUDA output of every spec that asks for it, from the
 // packages already generated under dir: the PTX compile check with clang
 // (target cuda-ptx) and the kernels run on the CPU through host emulation
-// against the float64 reference (target cuda-host). A missing tool is a
-// failed row, never a silent pass.
-func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress io.Writer) []row {
+// against the float64 reference (target cuda-host); with gpu set, the same
+// kernels run by the driver gpu builds (target cuda-gpu, or
+// cuda-gpu-emulated). A missing tool is a failed row, never a silent pass.
+func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, gpu *cudahost.Toolchain, p *progress) []row {
 	var rows []row
-	for _, s := range specs {
-		if _, hasCUDA := emit.Backends(s.Encoding); !hasCUDA || !s.HasTarget(spec.TargetCUDA) || (only != nil && !only[spec.TargetCUDA]) {
-			continue
-		}
+	for _, s := range cudaSpecs(specs, only) {
 		pkg := filepath.Join(dir, s.Name)
 		cu := s.Name + ".cu"
-		fmt.Fprintf(progress, "posenc: CUDA %s\n", s.Name)
+		p.Step("CUDA %s (cuda-ptx, %s)", s.Name, cudahost.Target)
 
 		ptx := row{Row: verify.Row{Spec: s.Name, Target: "cuda-ptx"}}
 		if _, ok := cuda.Clang(); !ok {
@@ -40,32 +75,57 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, progress i
 		if s.DType != "f32" {
 			// The harness bounds are float32 ones; f16/bf16 storage is checked
 			// against storage-rounded bounds in gen/cuda's tests.
-			fmt.Fprintf(progress, "posenc: %s: dtype %s: host emulation is checked by gen/cuda's tests, not here\n", s.Name, s.DType)
+			p.Printf("%s: dtype %s: the CUDA kernels are checked by gen/cuda's tests, not here", s.Name, s.DType)
+			if gpu != nil {
+				p.Step("CUDA %s (%s): skipped, dtype %s", s.Name, gpu.Target, s.DType)
+			}
 			continue
 		}
 		host := row{Row: verify.Row{Spec: s.Name, Target: cudahost.Target}}
-		if _, ok := cudahost.CXX(); !ok {
+		if tc, err := cudahost.HostToolchain(); err != nil {
 			host.Note = "not run: no C++ compiler for host emulation"
 			rows = append(rows, host)
-			continue
+		} else {
+			rows = append(rows, runCUDA(s, filepath.Join(pkg, cu), tc, p))
 		}
-		lib, err := cudahost.Build(s, filepath.Join(pkg, cu))
-		if err != nil {
-			host.Cases, host.Failures, host.Worst = 1, 1, firstLine(err.Error())
-			rows = append(rows, host)
-			continue
-		}
-		r := lib.Verify()
-		lib.Close()
-		rows = append(rows, row{Row: r.Row()})
-		for i, f := range r.Failures {
-			if i == 5 {
-				break
-			}
-			fmt.Fprintf(progress, "posenc: %s cuda-host: %s\n", s.Name, f)
+		if gpu != nil {
+			p.Step("CUDA %s (%s)", s.Name, gpu.Target)
+			rows = append(rows, runCUDA(s, filepath.Join(pkg, cu), *gpu, p))
 		}
 	}
 	return rows
+}
+
+// runCUDA builds the driver of the .cu at cuPath with tc, runs the verify
+// harness through it and returns the row (a build failure is a failed
+// row).
+func runCUDA(s *spec.Spec, cuPath string, tc cudahost.Toolchain, p *progress) row {
+	lib, err := cudahost.BuildWith(s, cuPath, tc)
+	if err != nil {
+		p.Printf("%s %s: %v", s.Name, tc.Target, err)
+		return row{Row: verify.Row{Spec: s.Name, Target: tc.Target, Cases: 1, Failures: 1, Worst: firstLine(err.Error())}}
+	}
+	defer lib.Close()
+	if tc.Target == cudahost.TargetGPU {
+		p.Printf("%s %s: device %s (%s)", s.Name, tc.Target, lib.Device(), gpuLabel(tc))
+	}
+	r := lib.Verify()
+	for i, f := range r.Failures {
+		if i == 5 {
+			break
+		}
+		p.Printf("%s %s: %s", s.Name, r.Target, f)
+	}
+	return row{Row: r.Row()}
+}
+
+// cudaSteps is the number of progress steps verifyCUDA takes.
+func cudaSteps(specs []*spec.Spec, only map[string]bool, gpu bool) int {
+	n := len(cudaSpecs(specs, only))
+	if gpu {
+		n *= 2
+	}
+	return n
 }
 
 func firstLine(s string) string {
@@ -75,4 +135,16 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// checkGPU fails early, naming nvcc, when -gpu cannot build for a GPU.
+func checkGPU(gpu bool) (*cudahost.Toolchain, error) {
+	if !gpu {
+		return nil, nil
+	}
+	tc, err := gpuToolchain()
+	if err != nil {
+		return nil, fmt.Errorf("-gpu: %w", err)
+	}
+	return &tc, nil
 }

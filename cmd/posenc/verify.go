@@ -15,6 +15,7 @@ import (
 	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
+	"github.com/posenc/posenc/verify/cudahost"
 )
 
 // row is one verified variant (as printed by verify.Emit in a generated
@@ -29,6 +30,7 @@ func (r row) ok() bool { return r.Note == "" && r.Failures == 0 && r.Cases > 0 &
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stdout)
 	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists)")
+	gpu := fs.Bool("gpu", false, "also run the CUDA kernels on this machine's GPU (target cuda-gpu; needs nvcc and a CUDA device)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "verify the named zoo spec (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -45,11 +47,18 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			only[strings.TrimSpace(t)] = true
 		}
 	}
-	rows, err := verifySpecs(specs, only, stderr)
+	tc, err := checkGPU(*gpu)
+	if err != nil {
+		return err
+	}
+	rows, err := verifySpecsGPU(specs, only, tc, stderr)
 	if err != nil {
 		return err
 	}
 	printRows(stdout, rows)
+	if tc != nil && tc.Emulated {
+		fmt.Fprintf(stdout, "posenc: %s rows: %s\n", tc.Target, gpuLabel(*tc))
+	}
 	if bad := failed(rows); bad > 0 {
 		return fmt.Errorf("%d of %d variants failed or did not run", bad, len(rows))
 	}
@@ -61,7 +70,15 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 // and runs each variant's verification: natively (go, avx2, avx512), under
 // qemu-aarch64-static (neon), and through CUDA host emulation. A variant a
 // spec asks for that could not run gets a row with a Note (a failure).
-func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) ([]row, error) {
+// Progress goes to w (see progress).
+func verifySpecs(specs []*spec.Spec, only map[string]bool, w io.Writer) ([]row, error) {
+	return verifySpecsGPU(specs, only, nil, w)
+}
+
+// verifySpecsGPU is verifySpecs plus, when gpu is not nil, a run of every
+// f32 spec's CUDA kernels through the driver gpu builds (target cuda-gpu,
+// or cuda-gpu-emulated).
+func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Toolchain, w io.Writer) ([]row, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return nil, err
@@ -71,38 +88,45 @@ func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) (
 		return nil, err
 	}
 	defer removeAll(dir)
-	if _, err := generateAll(specs, dir, false); err != nil {
-		return nil, err
-	}
 	want := func(s *spec.Spec, t string) bool {
 		hasAsm, _ := emit.Backends(s.Encoding)
 		isAsm := t == spec.TargetAVX2 || t == spec.TargetAVX512 || t == spec.TargetNEON
 		return s.HasTarget(t) && (only == nil || only[t]) && (hasAsm || !isAsm)
 	}
 
-	var pkgs []string
+	var pkgs, armPkgs []string
 	for _, s := range specs {
-		pkgs = append(pkgs, "./"+filepath.ToSlash(mustRel(root, filepath.Join(dir, s.Name))))
+		pkg := "./" + filepath.ToSlash(mustRel(root, filepath.Join(dir, s.Name)))
+		pkgs = append(pkgs, pkg)
+		if want(s, spec.TargetNEON) {
+			armPkgs = append(armPkgs, pkg)
+		}
+	}
+	_, qemuErr := exec.LookPath("qemu-aarch64-static")
+	steps := 2 + cudaSteps(specs, only, gpu != nil)
+	if len(armPkgs) > 0 && qemuErr == nil {
+		steps++
+	}
+	p := newProgress(w, steps)
+	defer p.Done()
+
+	p.Step("generating %d packages", len(specs))
+	if _, err := generateAll(specs, dir, false); err != nil {
+		return nil, err
 	}
 	var rows []row
-	native, err := goTestRows(root, nil, pkgs, progress, "native")
+	native, err := goTestRows(root, nil, pkgs, p, "native")
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, native...)
 
-	var armPkgs []string
-	for i, s := range specs {
-		if want(s, spec.TargetNEON) {
-			armPkgs = append(armPkgs, pkgs[i])
-		}
-	}
 	neonNote := ""
 	if len(armPkgs) > 0 {
-		if _, err := exec.LookPath("qemu-aarch64-static"); err != nil {
+		if qemuErr != nil {
 			neonNote = "not run: qemu-aarch64-static not found"
 		} else {
-			arm, err := goTestRows(root, []string{"GOARCH=arm64"}, armPkgs, progress, "arm64 under qemu", "-exec", "qemu-aarch64-static")
+			arm, err := goTestRows(root, []string{"GOARCH=arm64"}, armPkgs, p, "arm64 under qemu", "-exec", "qemu-aarch64-static")
 			if err != nil {
 				return nil, err
 			}
@@ -115,7 +139,7 @@ func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) (
 		}
 	}
 
-	rows = append(rows, verifyCUDA(specs, dir, only, progress)...)
+	rows = append(rows, verifyCUDA(specs, dir, only, gpu, p)...)
 
 	// A target the spec asks for must have produced its row.
 	have := map[string]bool{}
@@ -159,8 +183,8 @@ func verifySpecs(specs []*spec.Spec, only map[string]bool, progress io.Writer) (
 // goTestRows runs the generated packages' TestVariants and collects the
 // rows they print. A test failure is not an error here: its rows carry the
 // failures. A build failure is.
-func goTestRows(root string, env, pkgs []string, progress io.Writer, what string, extra ...string) ([]row, error) {
-	fmt.Fprintf(progress, "posenc: testing %d packages (%s)\n", len(pkgs), what)
+func goTestRows(root string, env, pkgs []string, p *progress, what string, extra ...string) ([]row, error) {
+	p.Step("testing %d packages (%s)", len(pkgs), what)
 	args := append([]string{"test", "-count=1", "-v", "-run", "^TestVariants$"}, extra...)
 	args = append(args, pkgs...)
 	out, err := runCapture(goCmd(root, env, args...))
@@ -226,7 +250,7 @@ func printRows(w io.Writer, rows []row) {
 }
 
 func targetOrder(t string) int {
-	for i, x := range []string{"go", "avx2", "avx512", "go-arm64", "neon", "cuda-ptx", "cuda-host", "cuda-gpu"} {
+	for i, x := range []string{"go", "avx2", "avx512", "go-arm64", "neon", "cuda-ptx", "cuda-host", "cuda-gpu", "cuda-gpu-emulated"} {
 		if x == t {
 			return i
 		}

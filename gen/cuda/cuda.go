@@ -38,7 +38,7 @@ type define struct {
 // data is what the templates see.
 type data struct {
 	Header, Name, Upper, Encoding, DType, T string
-	Kind                                    string // "rope", "bias", "absolute"
+	Kind                                    string // "rope", "bias", "absolute", "rpe_full", "xl"
 	VecElems                                int    // storage elements per 128-bit access
 	Reductions                              bool   // block reductions are needed (softmax)
 	Consts                                  []define
@@ -62,11 +62,16 @@ type data struct {
 	SlopeDoc, BucketRule          string
 	BucketMap                     []int
 
-	// absolute
+	// absolute (Divisors also for xl)
 	DModel, AbsPairs, BinBits int
 	PairKind, Table           bool
 	Divisors                  []string
 	AbsDoc                    string
+
+	// rpe_full (HeadDim, NumBuckets above) and xl (HeadDim, Pairs, VecOK above)
+	RMax, RelSpan int
+	Scale, XLBase string
+	XLTable       bool
 }
 
 // Files returns <name>.cu and <name>.cuh for c's spec, or nil when the spec
@@ -124,6 +129,10 @@ func newData(c *consts.Set) (*data, error) {
 		return d, biasData(c, d, T, stream)
 	case spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.Mixture:
 		return d, absoluteData(c, d, T, stream)
+	case spec.RPEFull:
+		return d, rpeFullData(c, d, T, stream)
+	case spec.XL:
+		return d, xlData(c, d, T, stream)
 	}
 	return nil, fmt.Errorf("encoding %q has no CUDA kernels", s.Encoding)
 }
@@ -310,6 +319,56 @@ func absoluteData(c *consts.Set, d *data, T, stream string) error {
 		d.sig("encode", "Encode: dst[t] = PE(pos[t]) for dst[tokens][D_MODEL] (the Go Encode with one token).",
 			T+" *dst", "const int *pos", "int tokens", stream)
 	}
+	return nil
+}
+
+// maxXLTablePairs is the largest xl pair count whose divisors go into a
+// __constant__ double table (32 KiB, half of CUDA's 64 KiB of constant
+// memory); wider heads compute base^(2i/HeadDim) with pow on the device.
+const maxXLTablePairs = 4096
+
+// rpeFullData fills the template data of an rpe_full spec (Shaw et al.
+// 2018): per-head Scores and Output over the learned [2·r_max−1][head_dim]
+// tables, the Go API's arguments.
+func rpeFullData(c *consts.Set, d *data, T, stream string) error {
+	s := c.Spec
+	if s.HeadDim < 1 || s.RMax < 1 || c.NumBuckets != 2*s.RMax-1 || c.BucketSpan != s.RMax-1 {
+		return fmt.Errorf("rpe_full constants not derived (head_dim %d, r_max %d, %d rows, span %d)", s.HeadDim, s.RMax, c.NumBuckets, c.BucketSpan)
+	}
+	d.Kind, d.Reductions = "rpe_full", true
+	d.HeadDim, d.RMax, d.NumBuckets, d.RelSpan = s.HeadDim, s.RMax, c.NumBuckets, c.BucketSpan
+	d.VecOK = s.HeadDim%d.VecElems == 0
+	// 1/√HeadDim rounded once to float32, as the Go package's invSqrtD.
+	d.Scale = float32Lit(1 / math.Sqrt(float64(s.HeadDim)))
+	d.Consts = []define{{"HEAD_DIM", strconv.Itoa(s.HeadDim)}, {"R_MAX", strconv.Itoa(s.RMax)}, {"BUCKETS", strconv.Itoa(c.NumBuckets)}}
+	d.sig("scores", "Scores: dst[lq][lk] = q_i·(k_j + aK[b])/√HEAD_DIM (Shaw et al. 2018, eqs. 4–5) for q[lq][HEAD_DIM], k[lk][HEAD_DIM], aK[BUCKETS][HEAD_DIM], b = clamp(q_offset+i−j, −(R_MAX−1), R_MAX−1) + R_MAX−1.",
+		T+" *dst", "const "+T+" *q", "const "+T+" *k", "const "+T+" *aK", "int lq", "int lk", "int q_offset", stream)
+	d.sig("output", "Output: dst[lq][HEAD_DIM] = Σ_j weights[i][j]·(v_j + aV[b]) (Shaw et al. 2018, eq. 3) for weights[lq][lk], v[lk][HEAD_DIM], aV[BUCKETS][HEAD_DIM], b as in scores; lk = 0 writes zeros.",
+		T+" *dst", "const "+T+" *weights", "const "+T+" *v", "const "+T+" *aV", "int lq", "int lk", "int q_offset", stream)
+	return nil
+}
+
+// xlData fills the template data of an xl spec (Dai et al. 2019): per-head
+// Scores over the caller's projected relative table and Relative, the
+// sinusoid R with float64 angles.
+func xlData(c *consts.Set, d *data, T, stream string) error {
+	s := c.Spec
+	if s.HeadDim < 2 || s.HeadDim%2 != 0 || len(c.AbsDivisors) != s.HeadDim/2 {
+		return fmt.Errorf("%d sinusoid divisors for head_dim %d", len(c.AbsDivisors), s.HeadDim)
+	}
+	d.Kind = "xl"
+	d.HeadDim, d.Pairs = s.HeadDim, s.HeadDim/2
+	d.VecOK = s.HeadDim%d.VecElems == 0
+	d.XLBase = doubleLit(s.Base)
+	d.XLTable = d.Pairs <= maxXLTablePairs
+	if d.XLTable {
+		d.Divisors = doubles(c.AbsDivisors)
+	}
+	d.Consts = []define{{"HEAD_DIM", strconv.Itoa(s.HeadDim)}}
+	d.sig("scores", "Scores: dst[lq][lk] = (q_i+u)·k_j + (q_i+v)·r[lq−1−i+j] (Dai et al. 2019, A^rel terms (a)+(c) and (b)+(d); no 1/√d scale) for q[lq][HEAD_DIM], k[lk][HEAD_DIM], r[lq+lk−1][HEAD_DIM] (row m: distance q_offset+lq−1−m), u[HEAD_DIM], v[HEAD_DIM].",
+		T+" *dst", "const "+T+" *q", "const "+T+" *k", "const "+T+" *r", "const "+T+" *u", "const "+T+" *v", "int lq", "int lk", "int q_offset", stream)
+	d.sig("relative", "Relative: dst[n][HEAD_DIM], row m = the sinusoid R of distance n−1−m: R_d[2i] = sin(d/base^(2i/HEAD_DIM)), R_d[2i+1] = cos(…), angles in float64.",
+		T+" *dst", "int n", stream)
 	return nil
 }
 

@@ -28,7 +28,7 @@ func longFactors(n int, a, d float64) string {
 // testSpecs are the specs of the compile check and the host-emulation
 // test: every RoPE layout and scaling family, causal ALiBi with a
 // non-power-of-two head count, both rpe_bias rules, every absolute
-// encoding, and f16/bf16 storage.
+// encoding, rpe_full and xl, and f16/bf16 storage.
 var testSpecs = []string{
 	"name: rope_half\nencoding: rope\nhead_dim: 64\nlayout: half\n",
 	"name: rope_il_partial\nencoding: rope\nhead_dim: 48\nrotary_dim: 24\nlayout: interleaved\n",
@@ -53,6 +53,17 @@ var testSpecs = []string{
 	"name: alibi_bf16\nencoding: alibi\nheads: 6\ndtype: bf16\n",
 	"name: rpe_f16\nencoding: rpe_bias\nheads: 3\nbuckets: {num: 32, max_distance: 128, bidirectional: false}\ndtype: f16\n",
 	"name: sin_f16\nencoding: sinusoidal\nd_model: 64\ndtype: f16\n",
+	// rpe_full and xl: the specs of gen/golang/testdata (rpefull64,
+	// rpefull_r1, rpefull_wide, xl6, xl64; head widths with and without the
+	// 128-bit path, r_max 1) and f16/bf16 storage. hostemu_rel_test.go adds
+	// wider heads and longer rows.
+	"name: rpefull64\nencoding: rpe_full\nhead_dim: 64\nr_max: 128\n",
+	"name: rpefull_r1\nencoding: rpe_full\nhead_dim: 5\nr_max: 1\n",
+	"name: rpefull_wide\nencoding: rpe_full\nhead_dim: 12\nr_max: 700\n",
+	"name: xl6\nencoding: xl\nhead_dim: 6\nbase: 500\n",
+	"name: xl64\nencoding: xl\nhead_dim: 64\nbase: 10000\n",
+	"name: rpefull_f16\nencoding: rpe_full\nhead_dim: 24\nr_max: 4\ndtype: f16\n",
+	"name: xl_bf16\nencoding: xl\nhead_dim: 16\ndtype: bf16\n",
 }
 
 // derive parses and derives one test spec (targets: cuda only).
@@ -143,8 +154,10 @@ func TestCompilePTX(t *testing.T) {
 		if !strings.Contains(ptx, ".entry") || !strings.Contains(ptx, ".target "+PTXArch) {
 			t.Errorf("%s: PTX has no kernel entry for %s", c.Spec.Name, PTXArch)
 		}
-		// The 128-bit path is there where the layout allows it.
-		if d, _ := newData(c); d.VecOK && !strings.Contains(ptx, "ld.global.v4") {
+		// The 128-bit path is there where the layout allows it (loads
+		// through const __restrict__ pointers go to the read-only path,
+		// ld.global.nc).
+		if d, _ := newData(c); d.VecOK && !strings.Contains(ptx, "ld.global.v4") && !strings.Contains(ptx, "ld.global.nc.v4") {
 			t.Errorf("%s: no 128-bit loads in the PTX", c.Spec.Name)
 		}
 	}

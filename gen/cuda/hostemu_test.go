@@ -51,7 +51,7 @@ func TestHostEmulation(t *testing.T) {
 		t.Run(c.Spec.Name, func(t *testing.T) {
 			l := buildLib(t, y)
 			run(t, l, cudahost.Target)
-			if c.Spec.Name == "rope_half" {
+			if c.Spec.Name == "rope_half" || c.Spec.Name == "rpefull64" || c.Spec.Name == "xl64" {
 				// The launchers' scalar fallback for unaligned pointers.
 				l.Misalign = true
 				run(t, l, cudahost.Target+"-unaligned")
@@ -116,7 +116,8 @@ func randn(l *cudahost.Lib, r *rand.Rand, n int) []float32 {
 // the final rounding of each f32 result to storage. Bound per element:
 // u·|ref| + the f32 bound of DESIGN.md (1e-5·(|x_a|+|x_b|)·A for RoPE at
 // any position, 1e-6·max|bias| for biases, 1e-6 for softmax, 2e-6·max(1,
-// |ref|) for absolute encodings), u = 2^−11 (f16) or 2^−8 (bf16), the
+// |ref|) for absolute encodings and xl's Relative, verify's γ_n bounds for
+// rpe_full and xl scores and outputs), u = 2^−11 (f16) or 2^−8 (bf16), the
 // half-ulp of round-to-nearest-even.
 func TestHostEmulationReducedPrecision(t *testing.T) {
 	for _, y := range testSpecs {
@@ -199,6 +200,8 @@ func TestHostEmulationReducedPrecision(t *testing.T) {
 					want := verify.Softmax(scores, bias, verify.BiasMask(s, qo), s.Heads, lq, lk, float64(float32(0.7)))
 					ck.check("softmax", got, want, func(i int) float64 { return u*math.Abs(want[i]) + 1e-6 })
 				}
+			case spec.RPEFull, spec.XL:
+				relReducedPrecision(t, l, r, ck, u)
 			default:
 				k := l.Absolute()
 				x := randn(l, r, len(pos)*s.DModel)

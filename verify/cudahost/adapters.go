@@ -2,6 +2,7 @@ package cudahost
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
@@ -149,19 +150,119 @@ func (l *Lib) Absolute() verify.AbsoluteKernels {
 	panic("cudahost: Absolute on a " + s.Encoding + " spec")
 }
 
-// Verify runs the harness of package verify on the host-emulated kernels for
-// the library's spec (RoPE, bias or absolute encoding) and returns the
-// report with Target set to the cuda-host target.
-func (l *Lib) Verify() *verify.Report {
-	var r *verify.Report
+// relDims panics, as the generated Go API's checkDims does, on a negative
+// lq, lk or qOffset, and on one the launchers' int arguments cannot hold.
+func relDims(fn string, lq, lk, qOffset int) {
+	if lq < 0 || lk < 0 || qOffset < 0 {
+		panic(fmt.Sprintf("cudahost: %s: negative argument: lq = %d, lk = %d, qOffset = %d", fn, lq, lk, qOffset))
+	}
+	if lq > math.MaxInt32 || lk > math.MaxInt32 || qOffset > math.MaxInt32 {
+		panic(fmt.Sprintf("cudahost: %s: lq = %d, lk = %d, qOffset = %d: beyond the launchers' int range", fn, lq, lk, qOffset))
+	}
+}
+
+// input returns an input array to send to the driver, which writes every
+// float array back: f32 inputs go as they are, so a kernel that modified
+// one is caught by the harness's untouched-input check; f16/bf16 inputs are
+// copied, since their storage round trip would round the caller's values.
+func (l *Lib) input(x []float32) []float32 {
+	if l.spec.DType == "f32" {
+		return x
+	}
+	return append([]float32(nil), x...)
+}
+
+// RPEFull returns the CUDA launchers of an rpe_full spec (Shaw et al. 2018)
+// as the harness's kernels: posenc_<name>_scores and posenc_<name>_output
+// with the Go API's arguments, lengths checked (mismatches panic) as the
+// generated Go package does.
+func (l *Lib) RPEFull() verify.RPEFullKernels {
+	s := l.spec
+	if s.Encoding != spec.RPEFull {
+		panic("cudahost: RPEFull on a " + s.Encoding + " spec")
+	}
+	d, rows := s.HeadDim, 2*s.RMax-1
+	dims := func(lq, lk, qOffset int) []int64 { return []int64{int64(lq), int64(lk), int64(qOffset)} }
+	return verify.RPEFullKernels{
+		Scores: func(dst, q, k, aK []float32, lq, lk, qOffset int) {
+			relDims("Scores", lq, lk, qOffset)
+			checkLen("Scores", "dst", len(dst), lq*lk)
+			checkLen("Scores", "q", len(q), lq*d)
+			checkLen("Scores", "k", len(k), lk*d)
+			checkLen("Scores", "aK", len(aK), rows*d)
+			l.mustCall("scores", opScores, dims(lq, lk, qOffset), 0, [][]float32{dst, l.input(q), l.input(k), l.input(aK)}, nil)
+		},
+		Output: func(dst, weights, v, aV []float32, lq, lk, qOffset int) {
+			relDims("Output", lq, lk, qOffset)
+			checkLen("Output", "dst", len(dst), lq*d)
+			checkLen("Output", "weights", len(weights), lq*lk)
+			checkLen("Output", "v", len(v), lk*d)
+			checkLen("Output", "aV", len(aV), rows*d)
+			l.mustCall("output", opOutput, dims(lq, lk, qOffset), 0, [][]float32{dst, l.input(weights), l.input(v), l.input(aV)}, nil)
+		},
+	}
+}
+
+// XL returns the CUDA launchers of an xl spec (Dai et al. 2019) as the
+// harness's kernels: posenc_<name>_scores and posenc_<name>_relative with
+// the Go API's arguments, lengths checked as the generated Go package does
+// (r has lq+lk−1 rows, none when lq or lk is 0).
+func (l *Lib) XL() verify.XLKernels {
+	s := l.spec
+	if s.Encoding != spec.XL {
+		panic("cudahost: XL on a " + s.Encoding + " spec")
+	}
+	d := s.HeadDim
+	return verify.XLKernels{
+		Scores: func(dst, q, k, r, u, v []float32, lq, lk, qOffset int) {
+			relDims("Scores", lq, lk, qOffset)
+			rows := 0
+			if lq > 0 && lk > 0 {
+				rows = lq + lk - 1
+			}
+			checkLen("Scores", "dst", len(dst), lq*lk)
+			checkLen("Scores", "q", len(q), lq*d)
+			checkLen("Scores", "k", len(k), lk*d)
+			checkLen("Scores", "r", len(r), rows*d)
+			checkLen("Scores", "u", len(u), d)
+			checkLen("Scores", "v", len(v), d)
+			l.mustCall("scores", opScores, []int64{int64(lq), int64(lk), int64(qOffset)}, 0,
+				[][]float32{dst, l.input(q), l.input(k), l.input(r), l.input(u), l.input(v)}, nil)
+		},
+		Relative: func(dst []float32, n int) {
+			if n < 0 || n > math.MaxInt32 {
+				panic(fmt.Sprintf("cudahost: Relative: n = %d out of range", n))
+			}
+			checkLen("Relative", "dst", len(dst), n*d)
+			l.mustCall("relative", opRelative, []int64{int64(n)}, 0, [][]float32{dst}, nil)
+		},
+	}
+}
+
+// Verify runs the harness of package verify on the library's kernels for
+// its spec (RoPE, bias, absolute encoding, rpe_full or xl) and returns the
+// report with Target set to the library's target (cuda-host, cuda-gpu or
+// cuda-gpu-emulated). A panic outside the harness's own recovery (a dead
+// driver) becomes a failed report.
+func (l *Lib) Verify() (r *verify.Report) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = &verify.Report{Spec: l.spec.Name, Cases: 1, MaxRatio: math.Inf(1), Worst: "driver",
+				Failures: []string{fmt.Sprint(p)}}
+		}
+		r.Target = l.target
+	}()
 	switch l.spec.Encoding {
 	case spec.RoPE:
 		r = verify.RunRoPE(l.spec, l.RoPE())
 	case spec.ALiBi, spec.RPEBias:
 		r = verify.RunBias(l.spec, l.Bias())
+	case spec.RPEFull:
+		r = verify.RunRPEFull(l.spec, l.RPEFull())
+	case spec.XL:
+		r = verify.RunXL(l.spec, l.XL())
 	default:
 		r = verify.RunAbsolute(l.spec, l.Absolute())
 	}
-	r.Target = Target
 	return r
 }

@@ -1,11 +1,20 @@
-// Package cudahost runs posenc's generated CUDA kernels on the CPU: the
-// generated <name>.cu is compiled with the system C++ compiler against the
-// host-emulation header posenc_cuda_host.h (CUDA blocks run one at a time,
-// their threads as fibers synchronized at __syncthreads), together with a
-// small driver that serves kernel calls over stdin/stdout. Lib's adapters
-// turn the launchers into verify.RoPEKernels, verify.BiasKernels and
-// verify.AbsoluteKernels, so the verify harness checks the CUDA source
-// against the float64 reference (target "cuda-host").
+// Package cudahost runs posenc's generated CUDA kernels through a small
+// driver program that serves kernel calls over stdin/stdout. One driver
+// source (see driverSource) keeps every tensor in device memory
+// (cudaMalloc, cudaMemcpy, cudaDeviceSynchronize, cudaEvents) and builds two
+// ways:
+//
+//   - on the CPU (Build, target "cuda-host"): the system C++ compiler with
+//     the host-emulation header posenc_cuda_host.h, which implements that
+//     runtime subset and runs CUDA blocks one at a time, their threads as
+//     fibers synchronized at __syncthreads;
+//   - on a GPU (BuildGPU, target "cuda-gpu"): nvcc, on the real device.
+//
+// Lib's adapters turn the launchers into verify.RoPEKernels,
+// verify.BiasKernels, verify.AbsoluteKernels, verify.RPEFullKernels and
+// verify.XLKernels, so the verify harness
+// checks the CUDA source against the float64 reference, and Lib.Bench times
+// launches against a device-to-device copy in the same process.
 //
 // Like the rest of package verify it never imports the generator: it reads
 // the emitted .cu from disk and knows only the launcher contract of
@@ -23,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/posenc/posenc/spec"
@@ -36,8 +46,17 @@ var Header string
 // HeaderName is the file name the generated drivers include.
 const HeaderName = "posenc_cuda_host.h"
 
-// Target is the verify report target of host-emulated CUDA kernels.
-const Target = "cuda-host"
+// Verify report targets.
+const (
+	// Target is the target of host-emulated CUDA kernels (Build).
+	Target = "cuda-host"
+	// TargetGPU is the target of kernels run on a CUDA device (BuildGPU).
+	TargetGPU = "cuda-gpu"
+	// TargetGPUEmulated is the target of the GPU code path built with the
+	// host compiler and run on the CPU (GPUEmulatedToolchain): a check of
+	// the driver and the kernels, never GPU numbers.
+	TargetGPUEmulated = "cuda-gpu-emulated"
+)
 
 // CXX returns the C++ compiler Build uses: $CXX when set, else g++ or
 // clang++ from PATH; ok is false when none is found.
@@ -54,29 +73,136 @@ func CXX() (path string, ok bool) {
 	return "", false
 }
 
-// Lib is a running host-emulation driver for one generated .cu. Its methods
-// are safe for concurrent use (calls are serialized).
-type Lib struct {
-	spec *spec.Spec
-	dir  string
-	cmd  *exec.Cmd
-	in   *bufio.Writer
-	inc  io.Closer
-	out  *bufio.Reader
-	mu   sync.Mutex
-	err  error
+// NVCC returns the CUDA compiler BuildGPU uses: $NVCC when set, else nvcc
+// from PATH, checked by running `nvcc --version`. The error says "nvcc not
+// found" when there is none.
+func NVCC() (string, error) {
+	name := os.Getenv("NVCC")
+	if name == "" {
+		name = "nvcc"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("cudahost: nvcc not found (%s is not on PATH; install the CUDA toolkit or set $NVCC)", name)
+	}
+	if out, err := exec.Command(p, "--version").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cudahost: nvcc not found: %s --version: %v\n%s", p, err, out)
+	}
+	return p, nil
+}
 
-	// Misalign shifts every tensor by one element from its 16-byte aligned
+// NVCCArch returns the -arch value of GPU builds: $POSENC_NVCC_ARCH when
+// set (e.g. sm_90), else "native", the GPU of the building machine (CUDA
+// 11.6 or later).
+func NVCCArch() string {
+	if a := os.Getenv("POSENC_NVCC_ARCH"); a != "" {
+		return a
+	}
+	return "native"
+}
+
+// Toolchain is one way of building the driver: a compiler command line and
+// the target its reports carry.
+type Toolchain struct {
+	// Target names the reports of libraries built with it: Target,
+	// TargetGPU or TargetGPUEmulated.
+	Target string
+	// Emulated is true when the driver runs on the CPU through the
+	// host-emulation header.
+	Emulated bool
+	// Compiler is the compiler's path.
+	Compiler string
+
+	src  string                              // the driver's file name
+	args func(dir, src, exe string) []string // the compiler's arguments
+}
+
+// hostToolchain is the host C++ compiler with the emulation header:
+// C++20, -O1 (the fibers need no more).
+func hostToolchain(target string) (Toolchain, error) {
+	cxx, ok := CXX()
+	if !ok {
+		return Toolchain{}, errors.New("cudahost: no C++ compiler found (set $CXX)")
+	}
+	return Toolchain{Target: target, Emulated: true, Compiler: cxx, src: "driver.cpp",
+		args: func(dir, src, exe string) []string {
+			return []string{"-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-I", dir, "-o", exe, src}
+		}}, nil
+}
+
+// HostToolchain builds the driver with the host C++ compiler against the
+// emulation header (target cuda-host).
+func HostToolchain() (Toolchain, error) { return hostToolchain(Target) }
+
+// GPUEmulatedToolchain builds the GPU code path (the same driver source
+// nvcc compiles) with the host C++ compiler against the emulation header,
+// for tests on machines without a GPU (target cuda-gpu-emulated).
+func GPUEmulatedToolchain() (Toolchain, error) { return hostToolchain(TargetGPUEmulated) }
+
+// GPUToolchain builds the driver with nvcc for the GPU of this machine
+// (target cuda-gpu):
+//
+//	nvcc -O3 -std=c++17 -arch=$(NVCCArch) -o driver driver.cu
+//
+// It fails, saying "nvcc not found", when NVCC does.
+func GPUToolchain() (Toolchain, error) {
+	nvcc, err := NVCC()
+	if err != nil {
+		return Toolchain{}, err
+	}
+	return Toolchain{Target: TargetGPU, Compiler: nvcc, src: "driver.cu",
+		args: func(dir, src, exe string) []string {
+			return []string{"-O3", "-std=c++17", "-arch=" + NVCCArch(), "-o", exe, src}
+		}}, nil
+}
+
+// Lib is a running driver for one generated .cu. Its methods are safe for
+// concurrent use (calls are serialized).
+type Lib struct {
+	spec   *spec.Spec
+	target string
+	device string
+	dir    string
+	cmd    *exec.Cmd
+	in     *bufio.Writer
+	inc    io.Closer
+	out    *bufio.Reader
+	mu     sync.Mutex
+	err    error
+
+	// Misalign shifts every tensor by one element from its aligned
 	// allocation, which makes the launchers take their scalar paths.
 	Misalign bool
 }
 
 // Build compiles the generated .cu at cuPath (with its .cuh beside it) for
-// spec s into a host executable (C++20, -O1) and starts it. Close stops it.
+// spec s into a host executable (HostToolchain) and starts it. Close stops
+// it.
 func Build(s *spec.Spec, cuPath string) (*Lib, error) {
-	cxx, ok := CXX()
-	if !ok {
-		return nil, errors.New("cudahost: no C++ compiler found (set $CXX)")
+	tc, err := HostToolchain()
+	if err != nil {
+		return nil, err
+	}
+	return BuildWith(s, cuPath, tc)
+}
+
+// BuildGPU compiles the generated .cu at cuPath for spec s with nvcc
+// (GPUToolchain) and starts the driver on the first CUDA device. It fails
+// when nvcc is missing, the build fails, or there is no usable device.
+func BuildGPU(s *spec.Spec, cuPath string) (*Lib, error) {
+	tc, err := GPUToolchain()
+	if err != nil {
+		return nil, err
+	}
+	return BuildWith(s, cuPath, tc)
+}
+
+// BuildWith compiles the driver for the generated .cu at cuPath (with its
+// .cuh beside it) and spec s with toolchain tc, starts it and waits for it
+// to report its device. Close stops it.
+func BuildWith(s *spec.Spec, cuPath string, tc Toolchain) (*Lib, error) {
+	if tc.args == nil {
+		return nil, errors.New("cudahost: a Toolchain must come from HostToolchain, GPUToolchain or GPUEmulatedToolchain")
 	}
 	abs, err := filepath.Abs(cuPath)
 	if err != nil {
@@ -90,38 +216,66 @@ func Build(s *spec.Spec, cuPath string) (*Lib, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lib{spec: s, dir: dir}
+	l := &Lib{spec: s, target: tc.Target, dir: dir}
 	fail := func(err error) (*Lib, error) {
-		os.RemoveAll(dir)
+		l.Close()
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, HeaderName), []byte(Header), 0o644); err != nil {
-		return fail(err)
+	if tc.Emulated {
+		if err := os.WriteFile(filepath.Join(dir, HeaderName), []byte(Header), 0o644); err != nil {
+			return fail(err)
+		}
 	}
-	drv := filepath.Join(dir, "driver.cpp")
+	drv := filepath.Join(dir, tc.src)
 	if err := os.WriteFile(drv, []byte(src), 0o644); err != nil {
 		return fail(err)
 	}
 	exe := filepath.Join(dir, "driver")
-	cmd := exec.Command(cxx, "-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-I", dir, "-o", exe, drv)
+	cmd := exec.Command(tc.Compiler, tc.args(dir, drv, exe)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("cudahost: compiling %s: %v\n%s", cuPath, err, msg))
+		return fail(fmt.Errorf("cudahost: compiling %s with %s: %v\n%s", cuPath, filepath.Base(tc.Compiler), err, msg))
 	}
-	l.cmd = exec.Command(exe)
-	l.cmd.Stderr = os.Stderr
-	w, err := l.cmd.StdinPipe()
+	run := exec.Command(exe)
+	run.Stderr = os.Stderr
+	w, err := run.StdinPipe()
 	if err != nil {
 		return fail(err)
 	}
-	r, err := l.cmd.StdoutPipe()
+	r, err := run.StdoutPipe()
 	if err != nil {
 		return fail(err)
 	}
-	if err := l.cmd.Start(); err != nil {
+	if err := run.Start(); err != nil {
 		return fail(err)
 	}
-	l.in, l.inc, l.out = bufio.NewWriter(w), w, bufio.NewReader(r)
+	l.cmd, l.in, l.inc, l.out = run, bufio.NewWriter(w), w, bufio.NewReader(r)
+	status, name, err := l.hello()
+	if err != nil {
+		return fail(fmt.Errorf("cudahost: driver did not start: %w", err))
+	}
+	if status != 0 {
+		return fail(fmt.Errorf("cudahost: no usable CUDA device: cudaGetDeviceProperties: %s (cudaError_t %d)", name, status))
+	}
+	l.device = name
 	return l, nil
+}
+
+// hello reads the driver's first message: a status and the device name.
+func (l *Lib) hello() (int32, string, error) {
+	var b [8]byte
+	if _, err := io.ReadFull(l.out, b[:]); err != nil {
+		return 0, "", err
+	}
+	le := binary.LittleEndian
+	status, n := int32(le.Uint32(b[:4])), le.Uint32(b[4:])
+	if n > 4096 {
+		return 0, "", fmt.Errorf("device name of %d bytes", n)
+	}
+	name := make([]byte, n)
+	if _, err := io.ReadFull(l.out, name); err != nil {
+		return 0, "", err
+	}
+	return status, strings.TrimSpace(string(name)), nil
 }
 
 // Close stops the driver and removes its build directory.
@@ -141,17 +295,26 @@ func (l *Lib) Close() error {
 // Spec returns the spec the library was built for.
 func (l *Lib) Spec() *spec.Spec { return l.spec }
 
-// call performs one request: op with integer arguments ints (at most 7),
-// float argument f, float arrays fa (updated in place from the response)
-// and int arrays ia. It returns the launcher's cudaError_t.
-func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int32) (int32, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// Target returns the verify target of the library's reports (Target,
+// TargetGPU or TargetGPUEmulated, from its toolchain).
+func (l *Lib) Target() string { return l.target }
+
+// Device returns the name of the device the driver runs on, as
+// cudaGetDeviceProperties reports it (the emulator names itself).
+func (l *Lib) Device() string { return l.device }
+
+// request writes one request: op with integer arguments ints (at most 7),
+// float argument f, bench parameters reps and copyBytes (0 for a call),
+// float arrays fa and int arrays ia. l.mu must be held.
+func (l *Lib) request(op int32, ints []int64, f float32, reps, copyBytes int64, fa [][]float32, ia [][]int32) error {
 	if l.err != nil {
-		return 0, l.err
+		return l.err
 	}
 	if l.cmd == nil {
-		return 0, errors.New("cudahost: library closed")
+		return errors.New("cudahost: library closed")
+	}
+	if len(ints) > 7 || len(fa) > maxArrays || len(ia) > maxArrays {
+		return fmt.Errorf("cudahost: request with %d ints, %d float and %d int arrays (at most 7, %d, %d)", len(ints), len(fa), len(ia), maxArrays, maxArrays)
 	}
 	var I [8]int64
 	copy(I[:7], ints)
@@ -168,6 +331,8 @@ func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int
 		put64(uint64(v))
 	}
 	put32(math.Float32bits(f))
+	put64(uint64(reps))
+	put64(uint64(copyBytes))
 	put32(uint32(len(fa)))
 	for _, a := range fa {
 		put64(uint64(len(a)))
@@ -187,19 +352,42 @@ func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int
 		w.Write(buf)
 	}
 	if err := w.Flush(); err != nil {
-		l.err = fmt.Errorf("cudahost: driver: %w", err)
-		return 0, l.err
+		return l.broken(err)
 	}
-	if _, err := io.ReadFull(l.out, b[:4]); err != nil {
-		l.err = fmt.Errorf("cudahost: driver: %w", err)
-		return 0, l.err
+	return nil
+}
+
+// broken records a transport failure: the driver is unusable from now on.
+func (l *Lib) broken(err error) error {
+	l.err = fmt.Errorf("cudahost: driver: %w", err)
+	return l.err
+}
+
+// maxArrays is kMaxArrays of the driver: float arrays, and int arrays, per
+// request.
+const maxArrays = 8
+
+// call performs one request: op with integer arguments ints (at most 7),
+// float argument f, float arrays fa (updated in place from the response)
+// and int arrays ia. It returns the call's status: the launcher's
+// cudaError_t, or a later error of the kernel's execution, or a driver
+// status (−1 unknown op, −2 a write outside the arrays).
+func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int32) (int32, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.request(op, ints, f, 0, 0, fa, ia); err != nil {
+		return 0, err
 	}
-	status := int32(le.Uint32(b[:4]))
+	le := binary.LittleEndian
+	var b [4]byte
+	if _, err := io.ReadFull(l.out, b[:]); err != nil {
+		return 0, l.broken(err)
+	}
+	status := int32(le.Uint32(b[:]))
 	for _, a := range fa {
 		buf := make([]byte, 4*len(a))
 		if _, err := io.ReadFull(l.out, buf); err != nil {
-			l.err = fmt.Errorf("cudahost: driver: %w", err)
-			return 0, l.err
+			return 0, l.broken(err)
 		}
 		for i := range a {
 			a[i] = math.Float32frombits(le.Uint32(buf[4*i:]))
@@ -208,15 +396,58 @@ func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int
 	return status, nil
 }
 
+// bench performs one bench request (see driverSource) and returns the
+// status and the two elapsed times in milliseconds.
+func (l *Lib) bench(op int32, ints []int64, f float32, reps, copyBytes int64, fa [][]float32, ia [][]int32) (status int32, kernelMs, copyMs float64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.request(op, ints, f, reps, copyBytes, fa, ia); err != nil {
+		return 0, 0, 0, err
+	}
+	var b [20]byte
+	if _, err := io.ReadFull(l.out, b[:]); err != nil {
+		return 0, 0, 0, l.broken(err)
+	}
+	le := binary.LittleEndian
+	return int32(le.Uint32(b[:4])), math.Float64frombits(le.Uint64(b[4:12])), math.Float64frombits(le.Uint64(b[12:])), nil
+}
+
+// statusText describes a call's status.
+func statusText(status int32) string {
+	switch status {
+	case -1:
+		return "the driver does not know this operation"
+	case -2:
+		return "a kernel wrote outside its arrays or modified an input"
+	}
+	if s, ok := cudaErrors[status]; ok {
+		return fmt.Sprintf("cudaError_t %d (%s)", status, s)
+	}
+	return fmt.Sprintf("cudaError_t %d", status)
+}
+
+// cudaErrors names the cudaError_t values a posenc launch most likely
+// meets (CUDA runtime API, enum cudaError).
+var cudaErrors = map[int32]string{
+	1:   "cudaErrorInvalidValue",
+	2:   "cudaErrorMemoryAllocation",
+	9:   "cudaErrorInvalidConfiguration",
+	98:  "cudaErrorInvalidDeviceFunction",
+	100: "cudaErrorNoDevice",
+	209: "cudaErrorNoKernelImageForDevice: built for another GPU architecture; set POSENC_NVCC_ARCH",
+	700: "cudaErrorIllegalAddress",
+	719: "cudaErrorLaunchFailure",
+}
+
 // mustCall is call for the adapters, whose signatures have no error
-// result: a transport failure or a launcher error panics.
+// result: a transport failure or a failed call panics.
 func (l *Lib) mustCall(name string, op int32, ints []int64, f float32, fa [][]float32, ia [][]int32) {
 	status, err := l.call(op, ints, f, fa, ia)
 	if err != nil {
 		panic(err)
 	}
 	if status != 0 {
-		panic(fmt.Sprintf("cudahost: posenc_%s_%s returned cudaError_t %d", l.spec.Name, name, status))
+		panic(fmt.Sprintf("cudahost: posenc_%s_%s: %s", l.spec.Name, name, statusText(status)))
 	}
 }
 

@@ -95,3 +95,86 @@ func TestEmulator(t *testing.T) {
 		t.Errorf("emulator output:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// runtimeProgram exercises the emulator's CUDA runtime subset: allocation
+// alignment, copies in every direction, memset, an invalid copy kind,
+// events and the device query.
+const runtimeProgram = `#include "posenc_cuda_host.h"
+#include <cstdio>
+#include <thread>
+
+int main() {
+	float *d = nullptr, *e = nullptr, h[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+	const int mst = (int)cudaMalloc((void **)&d, 4 * sizeof(float));
+	std::printf("malloc %d %d\n", mst, (int)((uintptr_t)d % 256));
+	cudaMalloc((void **)&e, 4 * sizeof(float));
+	void *z = &h;
+	const int zst = (int)cudaMalloc(&z, 0);
+	std::printf("zero %d %d\n", zst, z == nullptr);
+	std::printf("h2d %d\n", (int)cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
+	std::printf("d2d %d\n", (int)cudaMemcpy(e, d, sizeof h, cudaMemcpyDeviceToDevice));
+	std::printf("memset %d\n", (int)cudaMemset(d, 0, sizeof h));
+	const int bst = (int)cudaMemcpy(back, e, sizeof back, cudaMemcpyDeviceToHost);
+	std::printf("d2h %d %g %g %g %g\n", bst, back[0], back[1], back[2], back[3]);
+	cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost);
+	std::printf("zeroed %g\n", back[3]);
+	std::printf("kind %d %s\n", (int)cudaMemcpy(back, d, 4, (cudaMemcpyKind)7), cudaGetErrorString(cudaErrorInvalidMemcpyDirection));
+	cudaEvent_t a, b;
+	cudaEventCreate(&a);
+	cudaEventCreate(&b);
+	float ms = -1;
+	std::printf("unrecorded %d\n", (int)cudaEventElapsedTime(&ms, a, b));
+	cudaEventRecord(a, 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	cudaEventRecord(b, 0);
+	cudaEventSynchronize(b);
+	const int st = (int)cudaEventElapsedTime(&ms, a, b);
+	std::printf("elapsed %d %d\n", st, ms >= 19 && ms < 10000);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	cudaDeviceProp p;
+	std::printf("device %d %s\n", (int)cudaGetDeviceProperties(&p, 0), p.name);
+	std::printf("sync %d last %d\n", (int)cudaDeviceSynchronize(), (int)cudaGetLastError());
+	cudaFree(d);
+	cudaFree(e);
+	cudaFree(nullptr);
+}
+`
+
+func TestEmulatorRuntime(t *testing.T) {
+	cxx, ok := CXX()
+	if !ok {
+		t.Skip("no C++ compiler")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{HeaderName: Header, "rt.cpp": runtimeProgram} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "rt")
+	if msg, err := exec.Command(cxx, "-std=c++20", "-O1", "-I", dir, "-o", exe, filepath.Join(dir, "rt.cpp")).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	got, err := exec.Command(exe).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"malloc 0 0",
+		"zero 0 1",
+		"h2d 0",
+		"d2d 0",
+		"memset 0",
+		"d2h 0 1 2 3 4",
+		"zeroed 0",
+		"kind 21 invalid copy direction for memcpy",
+		"unrecorded 600",
+		"elapsed 0 1",
+		"device 0 host emulation (posenc_cuda_host.h, CPU)",
+		"sync 0 last 0",
+	}, "\n") + "\n"
+	if string(got) != want {
+		t.Errorf("runtime program output:\n%s\nwant:\n%s", got, want)
+	}
+}

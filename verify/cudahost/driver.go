@@ -18,22 +18,48 @@ const (
 	opAdd       = 7
 	opEncode    = 8
 	opRoundTrip = 9
+	opScores    = 10 // rpe_full, xl
+	opOutput    = 11 // rpe_full
+	opRelative  = 12 // xl
 )
 
-// driverSource returns the C++ driver for s's launchers. It includes the
-// host-emulation header and the generated .cu (at cuPath), then serves
-// requests on stdin, little-endian:
+// driverSource returns the C++ driver for s's launchers. One source serves
+// both builds: compiled by nvcc (__CUDACC__ defined) it drives a real
+// device; compiled by the host C++ compiler it includes the host-emulation
+// header first, whose runtime subset (cudaMalloc, cudaMemcpy, events, …)
+// makes the same code run on the CPU. It then includes the generated .cu
+// (at cuPath), reports the device and serves requests on stdin,
+// little-endian:
 //
+//	hello:    int32 status (cudaError_t of cudaGetDeviceProperties),
+//	          uint32 n, n bytes: the device name (or the error's text)
 //	request:  int32 op, int64 I[8], float32 F,
+//	          int64 reps, int64 copy_bytes,
 //	          uint32 nf, nf × (uint64 n, n float32),
 //	          uint32 ni, ni × (uint64 n, n int32)
-//	response: int32 status (cudaError_t, or −1 for an unknown op), then
-//	          every float array of the request, after the call
+//	response: reps = 0 (a call): int32 status, then every float array of
+//	          the request, after the call;
+//	          reps > 0 (a bench): int32 status, float64 kernel_ms,
+//	          float64 copy_ms
 //
-// Float arrays are converted to the storage type before the call and back
-// after it. I[7] ≠ 0 shifts every float array by one element from its
-// (16-byte aligned) allocation, so the launchers' scalar fallback for
-// unaligned pointers runs too.
+// Every array lives in device memory (cudaMalloc, cudaMemcpy to the device
+// before the launcher, back after it), between guard bands of kGuard
+// elements filled with a byte pattern. Float arrays are converted to the
+// storage type on the host before the copy and back after it. A call's
+// status is the launcher's cudaError_t, then cudaDeviceSynchronize's, then
+// cudaGetLastError's; −1 for an unknown op, −2 when a guard band or an int
+// array changed (a write outside the arrays, or to an input). Arrays start
+// 128-byte aligned (cudaMalloc's 256-byte alignment plus the guard band);
+// I[7] ≠ 0 shifts every float array by one element, so the launchers'
+// scalar fallback for unaligned pointers runs too. A bench runs the op
+// once (warm-up), then reps times between two cudaEvents on the default
+// stream, then times reps cudaMemcpy device-to-device copies of copy_bytes
+// bytes the same way (after a warm-up copy).
+//
+// The cases of the op switch (ops below) see the request as I[0..7], F,
+// the float arrays F0…F7 (device pointers to the storage type, at most
+// eight), the int arrays P0…P3 with their lengths NP (= NP0), NP1…NP3, and
+// return the launcher's cudaError_t.
 func driverSource(s *spec.Spec, cuPath string) (string, error) {
 	n := s.Name
 	seq := ""
@@ -67,32 +93,88 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 		ops = []string{fmt.Sprintf("case %d: return posenc_%s_add(F0, F1, (int)I[0], P0, NP, 0);", opAdd, n)}
 	case spec.Mixture:
 		ops = []string{fmt.Sprintf("case %d: return posenc_%s_add(F0, F1, (int)I[0], P0, NP, F, 0);", opAdd, n)}
+	case spec.RPEFull:
+		// F0…F3: dst, q, k, aK (scores) or dst, weights, v, aV (output);
+		// I[0..2]: lq, lk, q_offset.
+		ops = []string{
+			fmt.Sprintf("case %d: return posenc_%s_scores(F0, F1, F2, F3, (int)I[0], (int)I[1], (int)I[2], 0);", opScores, n),
+			fmt.Sprintf("case %d: return posenc_%s_output(F0, F1, F2, F3, (int)I[0], (int)I[1], (int)I[2], 0);", opOutput, n),
+		}
+	case spec.XL:
+		// F0…F5: dst, q, k, r, u, v; I[0..2]: lq, lk, q_offset (scores);
+		// F0: dst, I[0]: n (relative).
+		ops = []string{
+			fmt.Sprintf("case %d: return posenc_%s_scores(F0, F1, F2, F3, F4, F5, (int)I[0], (int)I[1], (int)I[2], 0);", opScores, n),
+			fmt.Sprintf("case %d: return posenc_%s_relative(F0, (int)I[0], 0);", opRelative, n),
+		}
 	default:
 		return "", fmt.Errorf("cudahost: encoding %q has no CUDA kernels", s.Encoding)
 	}
 	ops = append(ops, fmt.Sprintf("case %d: return cudaSuccess; // storage round trip", opRoundTrip))
-	return fmt.Sprintf(driverTemplate, cuPath, n, strings.Join(ops, "\n\t")), nil
+	toStore, fromStore := "v", "v"
+	switch s.DType {
+	case "f16":
+		toStore, fromStore = "__float2half_rn(v)", "__half2float(v)"
+	case "bf16":
+		toStore, fromStore = "__float2bfloat16_rn(v)", "__bfloat162float(v)"
+	}
+	return fmt.Sprintf(driverTemplate, cuPath, n, strings.Join(ops, "\n\t"), toStore, fromStore), nil
 }
 
-// driverTemplate: %[1]s the .cu path, %[2]s the spec name, %[3]s the cases.
+// driverTemplate: %[1]s the .cu path, %[2]s the spec name, %[3]s the cases,
+// %[4]s and %[5]s the storage conversions of v (float to T, T to float).
+// It is C++17 (nvcc's default dialect) and uses only the runtime subset
+// posenc_cuda_host.h implements.
 const driverTemplate = `// posenc cudahost driver (generated by verify/cudahost; see driver.go).
+// nvcc builds it for a CUDA device; a host C++ compiler builds it against
+// the host-emulation header. Either way the tensors live in "device" memory.
+#ifndef __CUDACC__
 #include "posenc_cuda_host.h"
+#endif
 #include "%[1]s"
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 typedef posenc_%[2]s_t T;
 
+// to_store and from_store convert one element between float and the
+// storage type, on the host (cuda_fp16.h / cuda_bf16.h under nvcc, the
+// emulation header's bit-exact versions otherwise).
+static inline T to_store(float v) { return %[4]s; }
+static inline float from_store(T v) { return %[5]s; }
+
 static bool rd(void *p, size_t n) { return std::fread(p, 1, n, stdin) == n; }
 static void wr(const void *p, size_t n) { std::fwrite(p, 1, n, stdout); }
 
+constexpr int kMaxArrays = 8;           // float arrays, and int arrays, per request
+constexpr size_t kGuard = 64;           // guard elements each side of every array
+constexpr unsigned char kPattern = 0xa5; // guard band byte
+
 static int64_t I[8];
 static float F;
-static T *F0, *F1;
-static int *P0;
-static int NP;
+static T *FA[kMaxArrays];
+static int *PA[kMaxArrays];
+static int NPA[kMaxArrays];
+#define F0 (FA[0])
+#define F1 (FA[1])
+#define F2 (FA[2])
+#define F3 (FA[3])
+#define F4 (FA[4])
+#define F5 (FA[5])
+#define F6 (FA[6])
+#define F7 (FA[7])
+#define P0 (PA[0])
+#define P1 (PA[1])
+#define P2 (PA[2])
+#define P3 (PA[3])
+#define NP (NPA[0])
+#define NP0 (NPA[0])
+#define NP1 (NPA[1])
+#define NP2 (NPA[2])
+#define NP3 (NPA[3])
 
 static int dispatch(int op) {
 	switch (op) {
@@ -101,53 +183,214 @@ static int dispatch(int op) {
 	return -1;
 }
 
+// Buf is one array in device memory: bytes at base, the data at base+off,
+// guard bands around it.
+struct Buf {
+	char *base = nullptr;
+	size_t bytes = 0, off = 0, n = 0, elem = 0;
+};
+
+// upload allocates b for n elements of elem bytes (shifted by shift
+// elements), fills the allocation with the guard pattern and copies src
+// (host) into the data part.
+static cudaError_t upload(Buf &b, const void *src, size_t n, size_t elem, size_t shift) {
+	b.n = n;
+	b.elem = elem;
+	b.off = (kGuard + shift) * elem;
+	b.bytes = (2 * kGuard + shift + n) * elem;
+	cudaError_t e = cudaMalloc((void **)&b.base, b.bytes);
+	if (e != cudaSuccess)
+		return e;
+	e = cudaMemset(b.base, kPattern, b.bytes);
+	if (e != cudaSuccess || n == 0)
+		return e;
+	return cudaMemcpy(b.base + b.off, src, n * elem, cudaMemcpyHostToDevice);
+}
+
+// download copies b's whole allocation to host; guards_ok reports whether
+// the guard bands still hold the pattern.
+static cudaError_t download(const Buf &b, std::vector<unsigned char> &host, bool *guards_ok) {
+	host.resize(b.bytes);
+	*guards_ok = true;
+	if (b.bytes == 0)
+		return cudaSuccess;
+	cudaError_t e = cudaMemcpy(host.data(), b.base, b.bytes, cudaMemcpyDeviceToHost);
+	if (e != cudaSuccess)
+		return e;
+	for (size_t i = 0; i < b.bytes; ++i)
+		if ((i < b.off || i >= b.off + b.n * b.elem) && host[i] != kPattern) {
+			*guards_ok = false;
+			break;
+		}
+	return cudaSuccess;
+}
+
+// finish turns a launcher's status into the call's: a launch error, else
+// an error of the kernel's execution, else a pending error.
+static int32_t finish(int32_t st) {
+	if (st != 0) {
+		cudaGetLastError();
+		return st;
+	}
+	st = (int32_t)cudaDeviceSynchronize();
+	if (st != 0)
+		return st;
+	return (int32_t)cudaGetLastError();
+}
+
+// elapsed_ms times reps runs of f between two events on the default stream.
+template <typename Fn>
+static int32_t elapsed_ms(int64_t reps, double *ms, Fn f) {
+	cudaEvent_t a, b;
+	int32_t st = (int32_t)cudaEventCreate(&a);
+	if (st != 0)
+		return st;
+	st = (int32_t)cudaEventCreate(&b);
+	if (st != 0) {
+		cudaEventDestroy(a);
+		return st;
+	}
+	st = (int32_t)cudaEventRecord(a, 0);
+	for (int64_t i = 0; st == 0 && i < reps; ++i)
+		st = f();
+	if (st == 0)
+		st = (int32_t)cudaEventRecord(b, 0);
+	if (st == 0)
+		st = (int32_t)cudaEventSynchronize(b);
+	float t = 0;
+	if (st == 0)
+		st = (int32_t)cudaEventElapsedTime(&t, a, b);
+	*ms = t;
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return finish(st);
+}
+
+// bench times reps launches of op (after one warm-up launch) and reps
+// device-to-device copies of copy_bytes bytes (after one warm-up copy).
+static int32_t bench(int op, int64_t reps, int64_t copy_bytes, double *kernel_ms, double *copy_ms) {
+	*kernel_ms = *copy_ms = 0;
+	int32_t st = finish(dispatch(op));
+	if (st != 0)
+		return st;
+	st = elapsed_ms(reps, kernel_ms, [&]() { return (int32_t)dispatch(op); });
+	if (st != 0 || copy_bytes <= 0)
+		return st;
+	void *src = nullptr, *dst = nullptr;
+	st = (int32_t)cudaMalloc(&src, (size_t)copy_bytes);
+	if (st == 0)
+		st = (int32_t)cudaMalloc(&dst, (size_t)copy_bytes);
+	if (st == 0)
+		st = (int32_t)cudaMemset(src, 1, (size_t)copy_bytes);
+	if (st == 0)
+		st = (int32_t)cudaMemset(dst, 0, (size_t)copy_bytes);
+	const auto copy = [&]() { return (int32_t)cudaMemcpy(dst, src, (size_t)copy_bytes, cudaMemcpyDeviceToDevice); };
+	if (st == 0)
+		st = finish(copy());
+	if (st == 0)
+		st = elapsed_ms(reps, copy_ms, copy);
+	cudaFree(src);
+	cudaFree(dst);
+	return st;
+}
+
 int main() {
+	cudaDeviceProp prop;
+	std::memset(&prop, 0, sizeof prop);
+	const int32_t hello = (int32_t)cudaGetDeviceProperties(&prop, 0);
+	const char *name = hello == 0 ? prop.name : cudaGetErrorString((cudaError_t)hello);
+	const uint32_t name_len = (uint32_t)std::strlen(name);
+	wr(&hello, 4);
+	wr(&name_len, 4);
+	wr(name, name_len);
+	std::fflush(stdout);
+	if (hello != 0)
+		return 1;
 	for (;;) {
 		int32_t op;
+		int64_t B[2];
 		uint32_t nf, ni;
 		if (!rd(&op, 4))
 			return 0;
-		if (!rd(I, sizeof I) || !rd(&F, 4) || !rd(&nf, 4))
+		if (!rd(I, sizeof I) || !rd(&F, 4) || !rd(B, sizeof B) || !rd(&nf, 4) || nf > (uint32_t)kMaxArrays)
 			return 2;
 		const size_t shift = I[7] ? 1 : 0;
-		std::vector<std::vector<T>> fa(nf);
-		std::vector<float> buf;
-		for (auto &a : fa) {
+		int32_t st = 0;
+		std::vector<std::vector<float>> hf(nf);
+		std::vector<Buf> df(nf);
+		std::vector<T> stage;
+		for (uint32_t i = 0; i < nf; ++i) {
 			uint64_t n;
 			if (!rd(&n, 8))
 				return 2;
-			buf.resize(n);
-			if (n && !rd(buf.data(), 4 * n))
+			hf[i].resize(n);
+			if (n && !rd(hf[i].data(), 4 * n))
 				return 2;
-			a.resize(n + shift);
-			for (uint64_t i = 0; i < n; ++i)
-				a[i + shift] = posenc_host::from_f32<T>(buf[i]);
+			stage.resize(n);
+			for (uint64_t j = 0; j < n; ++j)
+				stage[j] = to_store(hf[i][j]);
+			if (st == 0)
+				st = (int32_t)upload(df[i], stage.data(), n, sizeof(T), shift);
 		}
-		if (!rd(&ni, 4))
+		if (!rd(&ni, 4) || ni > (uint32_t)kMaxArrays)
 			return 2;
-		std::vector<std::vector<int>> ia(ni);
-		for (auto &a : ia) {
+		std::vector<std::vector<int>> hi(ni);
+		std::vector<Buf> di(ni);
+		for (uint32_t i = 0; i < ni; ++i) {
 			uint64_t n;
 			if (!rd(&n, 8))
 				return 2;
-			a.resize(n);
-			if (n && !rd(a.data(), 4 * n))
+			hi[i].resize(n);
+			if (n && !rd(hi[i].data(), 4 * n))
 				return 2;
+			if (st == 0)
+				st = (int32_t)upload(di[i], hi[i].data(), n, sizeof(int), 0);
 		}
-		F0 = nf > 0 ? fa[0].data() + shift : nullptr;
-		F1 = nf > 1 ? fa[1].data() + shift : nullptr;
-		P0 = ni > 0 ? ia[0].data() : nullptr;
-		NP = ni > 0 ? (int)ia[0].size() : 0;
-		const int32_t status = dispatch(op);
-		wr(&status, 4);
-		for (auto &a : fa) {
-			buf.resize(a.size() - shift);
-			for (size_t i = 0; i < buf.size(); ++i)
-				buf[i] = posenc_host::to_f32(a[i + shift]);
-			if (!buf.empty())
-				wr(buf.data(), 4 * buf.size());
+		for (int i = 0; i < kMaxArrays; ++i) {
+			FA[i] = i < (int)nf && df[i].base ? (T *)(df[i].base + df[i].off) : nullptr;
+			PA[i] = i < (int)ni && di[i].base ? (int *)(di[i].base + di[i].off) : nullptr;
+			NPA[i] = i < (int)ni ? (int)hi[i].size() : 0;
+		}
+		if (B[0] > 0) {
+			double t[2] = {0, 0};
+			if (st == 0)
+				st = bench(op, B[0], B[1], &t[0], &t[1]);
+			wr(&st, 4);
+			wr(t, sizeof t);
+		} else {
+			if (st == 0)
+				st = finish(dispatch(op));
+			std::vector<unsigned char> back;
+			bool ok = true;
+			for (uint32_t i = 0; i < ni && st >= 0; ++i) {
+				const int32_t e = (int32_t)download(di[i], back, &ok);
+				if (e != 0)
+					st = e;
+				else if (!ok || (hi[i].size() && std::memcmp(back.data() + di[i].off, hi[i].data(), 4 * hi[i].size()) != 0))
+					st = -2;
+			}
+			for (uint32_t i = 0; i < nf && st >= 0; ++i) {
+				const int32_t e = (int32_t)download(df[i], back, &ok);
+				if (e != 0) {
+					st = e;
+					break;
+				}
+				if (!ok && st == 0)
+					st = -2;
+				const T *v = (const T *)(back.data() + df[i].off);
+				for (size_t j = 0; j < hf[i].size(); ++j)
+					hf[i][j] = from_store(v[j]);
+			}
+			wr(&st, 4);
+			for (const auto &a : hf)
+				if (!a.empty())
+					wr(a.data(), 4 * a.size());
 		}
 		std::fflush(stdout);
+		for (Buf &b : df)
+			cudaFree(b.base);
+		for (Buf &b : di)
+			cudaFree(b.base);
 	}
 }
 `

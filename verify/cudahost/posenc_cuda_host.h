@@ -15,6 +15,12 @@
 // barriers; they therefore require every thread of the block to take part
 // (posenc's kernels call them block-uniformly). Device math maps to <cmath>
 // (correctly rounded or nearly so, at least as accurate as CUDA's).
+//
+// It also implements the small part of the CUDA runtime API a host program
+// needs to drive the kernels as it would on a GPU (cudaMalloc, cudaMemcpy,
+// cudaMemset, cudaDeviceSynchronize, cudaGetLastError, cudaGetErrorString,
+// events, cudaGetDeviceProperties): the posenc cudahost driver is one source
+// that nvcc builds for a real device and g++ builds against this header.
 #ifndef POSENC_CUDA_HOST_H
 #define POSENC_CUDA_HOST_H
 #define POSENC_CUDA_HOST 1
@@ -22,6 +28,7 @@
 #include <math.h>
 #include <ucontext.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -51,7 +58,17 @@ struct dim3 {
 };
 
 typedef struct posenc_host_stream *cudaStream_t;
-typedef enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration = 9 } cudaError_t;
+// cudaError_t: the codes the emulation produces, with the CUDA runtime's
+// values.
+typedef enum {
+	cudaSuccess = 0,
+	cudaErrorInvalidValue = 1,
+	cudaErrorMemoryAllocation = 2,
+	cudaErrorInvalidConfiguration = 9,
+	cudaErrorInvalidMemcpyDirection = 21,
+	cudaErrorInvalidResourceHandle = 400,
+	cudaErrorNotReady = 600,
+} cudaError_t;
 
 // Device math: the C library's fmaf, fmaxf, fabsf, expf, fma, rint, pow and
 // the GNU sincosf from <math.h>, in the global namespace as in CUDA.
@@ -164,6 +181,139 @@ inline cudaError_t cudaGetLastError() {
 	cudaError_t e = posenc_host::last_error;
 	posenc_host::last_error = cudaSuccess;
 	return e;
+}
+
+// Runtime API subset for host programs (the posenc cudahost driver), so
+// that a program written for a real device (cudaMalloc, copies, events)
+// runs unchanged on the emulator: "device" memory is host memory aligned
+// like cudaMalloc's (256 bytes), copies are memmove, launches are
+// synchronous, so cudaDeviceSynchronize has nothing to wait for and events
+// read a steady clock when recorded.
+
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost = 0,
+	cudaMemcpyHostToDevice = 1,
+	cudaMemcpyDeviceToHost = 2,
+	cudaMemcpyDeviceToDevice = 3,
+	cudaMemcpyDefault = 4,
+};
+
+inline cudaError_t cudaMalloc(void **p, size_t n) {
+	if (p == nullptr)
+		return cudaErrorInvalidValue;
+	*p = nullptr;
+	if (n == 0)
+		return cudaSuccess;
+	void *q = std::aligned_alloc(256, (n + 255) / 256 * 256);
+	if (q == nullptr)
+		return cudaErrorMemoryAllocation;
+	*p = q;
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaFree(void *p) {
+	std::free(p);
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
+	if ((int)kind < 0 || (int)kind > 4)
+		return cudaErrorInvalidMemcpyDirection;
+	if (n == 0)
+		return cudaSuccess;
+	if (dst == nullptr || src == nullptr)
+		return cudaErrorInvalidValue;
+	std::memmove(dst, src, n);
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaMemset(void *p, int value, size_t n) {
+	if (n == 0)
+		return cudaSuccess;
+	if (p == nullptr)
+		return cudaErrorInvalidValue;
+	std::memset(p, value, n);
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+
+inline const char *cudaGetErrorString(cudaError_t e) {
+	switch (e) {
+	case cudaSuccess:
+		return "no error";
+	case cudaErrorInvalidValue:
+		return "invalid argument";
+	case cudaErrorMemoryAllocation:
+		return "out of memory";
+	case cudaErrorInvalidConfiguration:
+		return "invalid configuration argument";
+	case cudaErrorInvalidMemcpyDirection:
+		return "invalid copy direction for memcpy";
+	case cudaErrorInvalidResourceHandle:
+		return "invalid resource handle";
+	case cudaErrorNotReady:
+		return "device not ready";
+	}
+	return "unrecognized error code";
+}
+
+// cudaDeviceProp: only the device name.
+struct cudaDeviceProp {
+	char name[256];
+};
+
+inline cudaError_t cudaGetDeviceCount(int *n) {
+	*n = 1;
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
+	if (p == nullptr || device != 0)
+		return cudaErrorInvalidValue;
+	std::memset(p, 0, sizeof *p);
+	std::snprintf(p->name, sizeof p->name, "host emulation (posenc_cuda_host.h, CPU)");
+	return cudaSuccess;
+}
+
+struct posenc_host_event {
+	std::chrono::steady_clock::time_point t;
+	bool recorded;
+};
+typedef posenc_host_event *cudaEvent_t;
+
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+	if (e == nullptr)
+		return cudaErrorInvalidValue;
+	*e = new posenc_host_event{std::chrono::steady_clock::time_point(), false};
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0) {
+	if (e == nullptr)
+		return cudaErrorInvalidResourceHandle;
+	e->t = std::chrono::steady_clock::now();
+	e->recorded = true;
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e == nullptr ? cudaErrorInvalidResourceHandle : cudaSuccess; }
+
+// cudaEventElapsedTime: milliseconds from start to end, as CUDA's.
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+	if (ms == nullptr)
+		return cudaErrorInvalidValue;
+	if (start == nullptr || end == nullptr)
+		return cudaErrorInvalidResourceHandle;
+	if (!start->recorded || !end->recorded)
+		return cudaErrorNotReady;
+	*ms = std::chrono::duration<float, std::milli>(end->t - start->t).count();
+	return cudaSuccess;
+}
+
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+	delete e;
+	return cudaSuccess;
 }
 
 // __shfl_xor_sync: lane l receives the value of lane l ^ lane_mask of its

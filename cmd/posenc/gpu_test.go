@@ -1,0 +1,106 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/verify/cudahost"
+)
+
+// needCXX skips a test of the emulated GPU path on a machine without a
+// C++ compiler.
+func needCXX(t *testing.T) {
+	t.Helper()
+	if _, ok := cudahost.CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+}
+
+// verify -gpu under POSENC_GPU_EMULATE=1 runs the GPU code path end to end
+// on the CPU and says so: its rows are cuda-gpu-emulated, never cuda-gpu.
+func TestVerifyGPUEmulated(t *testing.T) {
+	needCXX(t)
+	t.Setenv(emulateGPUEnv, "1")
+	code, out, errs := runCLI("verify", "-gpu", "-targets", "go,cuda", "-zoo", "llama2_7b")
+	if code != 0 {
+		t.Fatalf("verify -gpu: code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, re := range []string{
+		`(?m)^llama2_7b\s+cuda-host\s+\d+\s.*\sok$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+\d+\s.*\sok$`,
+		`(?m)^posenc: cuda-gpu-emulated rows: POSENC_GPU_EMULATE=1: .* not on a GPU$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("verify -gpu output lacks %s:\n%s", re, out)
+		}
+	}
+	if regexp.MustCompile(`(?m)\scuda-gpu\s`).MatchString(out) {
+		t.Errorf("an emulated run printed a cuda-gpu row:\n%s", out)
+	}
+	if !strings.Contains(errs, "posenc: CUDA llama2_7b (cuda-gpu-emulated)") {
+		t.Errorf("no progress line for the emulated GPU step:\n%s", errs)
+	}
+}
+
+// bench -gpu under POSENC_GPU_EMULATE=1 times the RoPE launchers and the
+// device-to-device copy in the driver, and labels the numbers emulated.
+func TestBenchGPUEmulated(t *testing.T) {
+	needCXX(t)
+	t.Setenv(emulateGPUEnv, "1")
+	code, out, errs := runCLI("bench", "-gpu", "-zoo", "llama2_7b")
+	if code != 0 {
+		t.Fatalf("bench -gpu: code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	num := `\d+\.\d+`
+	for _, re := range []string{
+		`(?m)^posenc bench -gpu: EMULATED on the CPU \(POSENC_GPU_EMULATE=1: .*\); short sizes, 1 launch per case$`,
+		`bytes moved = 2 × the tensor's bytes`,
+		`(?m)^SPEC\s+TARGET\s+KERNEL\s+SHAPE\s+MiB\s+KERNEL GB/s\s+D2D COPY GB/s\s+× copy$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply\s+tokens=16 heads=32 head_dim=128\s+0\.25\s+` + num + `\s+` + num + `\s+` + num + `$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply_qk\s+tokens=16 q_heads=32 k_heads=32 head_dim=128\s+0\.50\s+` + num + `\s+` + num + `\s+` + num + `$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("bench -gpu output lacks %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "goal") || strings.Contains(out, "tokens=4096") {
+		t.Errorf("an emulated bench ran the large sizes or judged the goal:\n%s", out)
+	}
+}
+
+// -gpu without nvcc fails at once, naming nvcc: never a silent pass.
+func TestGPUWithoutNVCC(t *testing.T) {
+	t.Setenv(emulateGPUEnv, "")
+	t.Setenv("NVCC", "posenc-no-such-nvcc")
+	for _, cmd := range []string{"verify", "bench"} {
+		code, out, errs := runCLI(cmd, "-gpu", "-zoo", "llama2_7b")
+		if code != 1 || !strings.Contains(errs, "nvcc not found") || out != "" {
+			t.Errorf("%s -gpu without nvcc: code %d\nstdout:\n%s\nstderr:\n%s", cmd, code, out, errs)
+		}
+	}
+}
+
+func TestPrintGPUBenchGoal(t *testing.T) {
+	mk := func(kernel string, tokens int, kms, cms float64) cudahost.BenchResult {
+		return cudahost.BenchResult{
+			BenchCase: cudahost.BenchCase{Kernel: kernel, Shape: "s", Tokens: tokens, Tensor: 1 << 26},
+			Spec:      "r", Target: cudahost.TargetGPU, Device: "Some GPU", Reps: 10, KernelMs: kms, CopyMs: cms,
+		}
+	}
+	tc := cudahost.Toolchain{Target: cudahost.TargetGPU, Compiler: "/usr/bin/nvcc"}
+	var b strings.Builder
+	printGPUBench(&b, []cudahost.BenchResult{mk("apply", 16, 1, 0.1), mk("apply", 4096, 1, 0.9), mk("apply_qk", 4096, 1, 0.8)}, tc, 10)
+	out := b.String()
+	// 2·64 MiB·10 in 1 ms: 1342.2 GB/s; the copy in 0.8 ms: 1677.7 GB/s.
+	for _, re := range []string{
+		`posenc bench -gpu: Some GPU \(nvcc -O3 -arch=`,
+		`per case 10 launches, then 10 device-to-device copies`,
+		`(?m)^r\s+cuda-gpu\s+apply_qk\s+s\s+64\.00\s+1342\.2\s+1677\.7\s+0\.80$`,
+		`(?m)^posenc: RoPE at ≥ 1024 tokens: lowest × copy 0\.80 \(goal ≥ 0\.85: NOT met\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package cudahost
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// BenchCase is one launcher call to time, with its inputs.
+//
+// Bytes moved: a kernel that updates a tensor of S bytes in place reads and
+// writes it, 2·S bytes; a device-to-device copy of S bytes also reads S and
+// writes S. Both GB/s figures count 2·S (Tensor is S), so their ratio is
+// the ratio of the times. Positions, learned tables and other parameters
+// are not counted.
+type BenchCase struct {
+	// Kernel is the launcher's function name: apply, apply_qk, softmax, add.
+	Kernel string
+	// Shape describes the arguments, e.g. "tokens=4096 heads=32 head_dim=128".
+	Shape string
+	// Tokens is the token count of RoPE and absolute cases, the query
+	// count of softmax ones.
+	Tokens int
+	// Tensor is S, the bytes of the tensors the kernel updates in place
+	// (in the storage type); the device-to-device copy copies S bytes.
+	Tensor int64
+
+	spec string // the spec's name
+	op   int32
+	ints []int64
+	f    float32
+	fa   [][]float32
+	ia   [][]int32
+}
+
+// BenchResult is a timed BenchCase: Reps launches and Reps device-to-device
+// copies of Tensor bytes, in one process on one device.
+type BenchResult struct {
+	BenchCase
+	// Spec is the spec's name; Target and Device say where it ran
+	// (Lib.Target, Lib.Device).
+	Spec, Target, Device string
+	// Reps is the number of timed launches, and of timed copies.
+	Reps int
+	// KernelMs and CopyMs are the elapsed times of all Reps launches and
+	// of all Reps copies, in milliseconds (cudaEvents).
+	KernelMs, CopyMs float64
+}
+
+// Bytes is the bytes one launch (or one copy) moves: 2·Tensor, read and
+// written.
+func (r BenchResult) Bytes() int64 { return 2 * r.Tensor }
+
+// KernelGBs is the kernel's bandwidth in GB/s (10^9 bytes per second).
+func (r BenchResult) KernelGBs() float64 { return gbs(r.Bytes(), r.Reps, r.KernelMs) }
+
+// CopyGBs is the device-to-device copy's bandwidth in GB/s.
+func (r BenchResult) CopyGBs() float64 { return gbs(r.Bytes(), r.Reps, r.CopyMs) }
+
+// Ratio is KernelGBs / CopyGBs (1 = as fast as a copy of the same bytes).
+func (r BenchResult) Ratio() float64 {
+	if r.KernelMs <= 0 {
+		return math.Inf(1)
+	}
+	return r.CopyMs / r.KernelMs
+}
+
+func gbs(bytes int64, reps int, ms float64) float64 {
+	if ms <= 0 {
+		return math.Inf(1)
+	}
+	return float64(bytes) * float64(reps) / (ms * 1e-3) / 1e9
+}
+
+// Bench geometry, as the generated packages' CPU benchmarks: 32 heads per
+// token; 16 tokens (launch-bound) and 4096 tokens (64 MiB of f32 at
+// head_dim 128, past any GPU's L2 cache); scores of Heads×512×512.
+const (
+	benchHeads     = 32
+	benchSmall     = 16
+	benchBig       = 4096
+	benchSeq       = 512
+	benchTableRows = 4096
+)
+
+// BenchCases returns the bench cases of spec s: RoPE apply and
+// apply_qk (q and k of 32 heads each) in place at 16 and 4096 tokens of 32
+// heads, the fused softmax of alibi and rpe_bias on [heads][512][512]
+// scores, and the absolute encodings' add at 16 and 4096 tokens. short
+// keeps only the 16-token (16-query) cases: launch-bound sizes, and the
+// only ones host emulation runs in seconds.
+func BenchCases(s *spec.Spec, short bool) []BenchCase {
+	r := rand.New(rand.NewPCG(1, 2))
+	randn := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	elem := int64(4)
+	if s.DType == "f16" || s.DType == "bf16" {
+		elem = 2
+	}
+	positions := func(n, limit int) []int32 {
+		p := make([]int32, n)
+		for i := range p {
+			p[i] = int32(i % limit)
+		}
+		return p
+	}
+	tokens := []int{benchSmall}
+	if !short {
+		tokens = append(tokens, benchBig)
+	}
+	var cs []BenchCase
+	switch s.Encoding {
+	case spec.RoPE:
+		hd := s.HeadDim
+		for _, n := range tokens {
+			pos := positions(n, n)
+			mp := maxPos(pos)
+			x := randn(n * benchHeads * hd)
+			cs = append(cs, BenchCase{
+				Kernel: "apply", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
+				Tensor: int64(len(x)) * elem,
+				op:     opApply, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{x}, ia: [][]int32{pos},
+			})
+			q, k := randn(n*benchHeads*hd), randn(n*benchHeads*hd)
+			cs = append(cs, BenchCase{
+				Kernel: "apply_qk", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d head_dim=%d", n, benchHeads, benchHeads, hd),
+				Tensor: int64(len(q)+len(k)) * elem,
+				op:     opApplyQK, ints: []int64{benchHeads, benchHeads, mp}, fa: [][]float32{q, k}, ia: [][]int32{pos},
+			})
+		}
+	case spec.ALiBi, spec.RPEBias:
+		lq := benchSeq
+		if short {
+			lq = benchSmall
+		}
+		scores := randn(s.Heads * lq * benchSeq)
+		fa := [][]float32{scores}
+		if s.Encoding == spec.RPEBias {
+			fa = append(fa, randn(s.Heads*s.NumBuckets()))
+		}
+		cs = append(cs, BenchCase{
+			Kernel: "softmax", Tokens: lq, Shape: fmt.Sprintf("heads=%d lq=%d lk=%d", s.Heads, lq, benchSeq),
+			Tensor: int64(len(scores)) * elem,
+			op:     opSoftmax, ints: []int64{int64(lq), benchSeq, 0}, f: float32(1 / math.Sqrt(128)), fa: fa,
+		})
+	case spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.Mixture:
+		d := s.DModel
+		for _, n := range tokens {
+			x := randn(n * d)
+			c := BenchCase{
+				Kernel: "add", Tokens: n, Shape: fmt.Sprintf("tokens=%d d_model=%d", n, d),
+				Tensor: int64(len(x)) * elem,
+				op:     opAdd, fa: [][]float32{x}, ia: [][]int32{positions(n, benchTableRows)},
+			}
+			if s.Encoding == spec.Learned || s.Encoding == spec.Mixture {
+				c.ints = []int64{benchTableRows}
+				c.fa = append(c.fa, randn(benchTableRows*d))
+				c.f = 0.5
+			}
+			cs = append(cs, c)
+		}
+	}
+	for i := range cs {
+		cs[i].spec = s.Name
+	}
+	return cs
+}
+
+// Bench times c on the library's device: one warm-up launch, then reps
+// launches between two cudaEvents, then (after a warm-up copy) reps
+// cudaMemcpy device-to-device copies of c.Tensor bytes, in the same driver
+// process. The inputs are copied to the device first and not timed; c's
+// arrays are not modified.
+func (l *Lib) Bench(c BenchCase, reps int) (BenchResult, error) {
+	if reps < 1 {
+		return BenchResult{}, fmt.Errorf("cudahost: Bench: reps = %d, want ≥ 1", reps)
+	}
+	if c.Kernel == "" {
+		return BenchResult{}, fmt.Errorf("cudahost: Bench: a BenchCase must come from BenchCases")
+	}
+	if c.spec != l.spec.Name {
+		return BenchResult{}, fmt.Errorf("cudahost: Bench: a case of spec %s on a library of %s", c.spec, l.spec.Name)
+	}
+	status, kms, cms, err := l.bench(c.op, c.ints, c.f, int64(reps), c.Tensor, c.fa, c.ia)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	if status != 0 {
+		return BenchResult{}, fmt.Errorf("cudahost: bench posenc_%s_%s (%s): %s", l.spec.Name, c.Kernel, c.Shape, statusText(status))
+	}
+	return BenchResult{BenchCase: c, Spec: l.spec.Name, Target: l.target, Device: l.device, Reps: reps, KernelMs: kms, CopyMs: cms}, nil
+}

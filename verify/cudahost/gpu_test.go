@@ -1,0 +1,284 @@
+package cudahost
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/gen"
+	"github.com/posenc/posenc/spec"
+)
+
+// zooCU generates the zoo spec name and writes its .cu and .cuh into a
+// temporary directory; it returns the spec and the .cu's path.
+func zooCU(t *testing.T, name string) (*spec.Spec, string) {
+	t.Helper()
+	s, err := spec.ZooSpec(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := gen.Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, f := range files {
+		if ext := filepath.Ext(f.Name); ext == ".cu" || ext == ".cuh" {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%s: %d CUDA files generated, want 2", name, n)
+	}
+	return s, filepath.Join(dir, s.Name+".cu")
+}
+
+// buildEmulated builds the GPU code path of the .cu at cu with the host
+// compiler (the driver nvcc would build, run through the emulator).
+func buildEmulated(t *testing.T, s *spec.Spec, cu string) *Lib {
+	t.Helper()
+	tc, err := GPUEmulatedToolchain()
+	if err != nil {
+		t.Skip(err)
+	}
+	l, err := BuildWith(s, cu, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestGPUEmulated runs the device-memory driver (cudaMalloc, copies,
+// synchronization, events) built with g++ against the emulation header
+// through the verify harness for a RoPE, an ALiBi, an rpe_bias and an
+// absolute spec of the zoo, and through the bench op (short cases).
+func TestGPUEmulated(t *testing.T) {
+	for _, name := range []string{"llama2_7b", "bloom_7b1", "t5_base", "transformer_base"} {
+		t.Run(name, func(t *testing.T) {
+			s, cu := zooCU(t, name)
+			l := buildEmulated(t, s, cu)
+			if l.Target() != TargetGPUEmulated || !strings.Contains(l.Device(), "emulation") {
+				t.Errorf("target %q, device %q", l.Target(), l.Device())
+			}
+			r := l.Verify()
+			if r.Target != TargetGPUEmulated || r.Spec != name || r.Cases < 20 || !r.OK() || r.MaxRatio > 1 {
+				t.Errorf("report %s/%s: %d cases, max ratio %g, failures %q", r.Spec, r.Target, r.Cases, r.MaxRatio, r.Failures)
+			}
+
+			if name == "bloom_7b1" {
+				return // t5_base times the same softmax kernel, on 12 heads instead of 32
+			}
+			cases := BenchCases(s, true)
+			if len(cases) == 0 {
+				t.Fatal("no bench cases")
+			}
+			for _, c := range cases {
+				var before [][]float32
+				for _, a := range c.fa {
+					before = append(before, append([]float32(nil), a...))
+				}
+				br, err := l.Bench(c, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if br.Reps != 2 || !(br.KernelMs > 0) || !(br.CopyMs > 0) || br.Tensor <= 0 || br.Bytes() != 2*br.Tensor {
+					t.Errorf("%s %s: %+v", c.Kernel, c.Shape, br)
+				}
+				for _, v := range []float64{br.KernelGBs(), br.CopyGBs(), br.Ratio()} {
+					if !(v > 0) || math.IsInf(v, 0) {
+						t.Errorf("%s %s: GB/s or ratio %g", c.Kernel, c.Shape, v)
+					}
+				}
+				if br.Spec != name || br.Target != TargetGPUEmulated || br.Device != l.Device() {
+					t.Errorf("%s: ran on %q/%q", c.Kernel, br.Target, br.Device)
+				}
+				for i, a := range c.fa {
+					for j := range a {
+						if a[j] != before[i][j] {
+							t.Fatalf("%s: Bench modified argument %d", c.Kernel, i)
+						}
+					}
+				}
+			}
+			if _, err := l.Bench(cases[0], 0); err == nil {
+				t.Error("Bench with 0 repetitions did not fail")
+			}
+			if other, err := spec.ZooSpec("llama2_7b"); err == nil && name != other.Name {
+				if _, err := l.Bench(BenchCases(other, true)[0], 1); err == nil {
+					t.Error("Bench ran a case of another spec")
+				}
+			}
+		})
+	}
+}
+
+// TestBenchCases checks the shapes and byte counts of the benches.
+func TestBenchCases(t *testing.T) {
+	var got []string
+	for _, name := range []string{"llama2_7b", "bloom_7b1", "t5_base", "transformer_base"} {
+		s, err := spec.ZooSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, short := range []bool{false, true} {
+			for _, c := range BenchCases(s, short) {
+				got = append(got, fmt.Sprintf("%s %v: %s %s %d %d", name, short, c.Kernel, c.Shape, c.Tokens, c.Tensor))
+			}
+		}
+	}
+	want := []string{
+		"llama2_7b false: apply tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b false: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
+		"llama2_7b false: apply tokens=4096 heads=32 head_dim=128 4096 67108864",
+		"llama2_7b false: apply_qk tokens=4096 q_heads=32 k_heads=32 head_dim=128 4096 134217728",
+		"llama2_7b true: apply tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
+		"bloom_7b1 false: softmax heads=32 lq=512 lk=512 512 33554432",
+		"bloom_7b1 true: softmax heads=32 lq=16 lk=512 16 1048576",
+		"t5_base false: softmax heads=12 lq=512 lk=512 512 12582912",
+		"t5_base true: softmax heads=12 lq=16 lk=512 16 393216",
+		"transformer_base false: add tokens=16 d_model=512 16 32768",
+		"transformer_base false: add tokens=4096 d_model=512 4096 8388608",
+		"transformer_base true: add tokens=16 d_model=512 16 32768",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("bench cases:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A kernel with a wrong angle fails the harness under the GPU-mode driver,
+// as it does under the host build.
+func TestGPUEmulatedBrokenKernel(t *testing.T) {
+	s, cu := zooCU(t, "llama2_7b")
+	src, err := os.ReadFile(cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const good, bad = "sincosf((float)r, s, c);", "sincosf((float)r * 1.0001f, s, c);"
+	if strings.Count(string(src), good) != 1 {
+		t.Fatalf("%s has no single %q to break", cu, good)
+	}
+	if err := os.WriteFile(cu, []byte(strings.Replace(string(src), good, bad, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := buildEmulated(t, s, cu)
+	r := l.Verify()
+	if r.OK() || r.MaxRatio <= 1 || r.Target != TargetGPUEmulated {
+		t.Fatalf("broken kernel passed: %s/%s %d cases, max ratio %g", r.Spec, r.Target, r.Cases, r.MaxRatio)
+	}
+}
+
+// guardCU is a hand-written .cu for the sinusoidal spec "guard" whose add
+// writes one element past x and whose encode writes to its positions.
+const guardCU = `typedef float posenc_guard_t;
+
+__global__ void guard_kernel(float *x, int *pos, int n) {
+	if (threadIdx.x == 0) {
+		if (x)
+			x[n] = 1.0f;
+		else
+			pos[0] = -1;
+	}
+}
+
+static cudaError_t guard_launch(float *x, int *pos, int n) {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::launch(dim3(1), dim3(32), [&]() { guard_kernel(x, pos, n); });
+#else
+	guard_kernel<<<1, 32>>>(x, pos, n);
+#endif
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t posenc_guard_add(float *x, const int *pos, int tokens, cudaStream_t) {
+	return guard_launch(x, (int *)pos, tokens * 8);
+}
+
+extern "C" cudaError_t posenc_guard_encode(float *dst, const int *pos, int tokens, cudaStream_t) {
+	return guard_launch(nullptr, (int *)pos, tokens * 8);
+}
+`
+
+// The driver's guard bands catch a write past an array and a write to an
+// input, in device memory.
+func TestGPUEmulatedGuards(t *testing.T) {
+	s, err := spec.Parse("guard.yaml", []byte("name: guard\nencoding: sinusoidal\nd_model: 8\ntargets: [cuda]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cu := filepath.Join(t.TempDir(), "guard.cu")
+	if err := os.WriteFile(cu, []byte(guardCU), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := buildEmulated(t, s, cu)
+	k := l.Absolute()
+	for name, f := range map[string]func(){
+		"add":    func() { k.Add(make([]float32, 16), []int32{0, 1}) },
+		"encode": func() { k.Encode(make([]float32, 8), 3) },
+	} {
+		msg := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			f()
+			return ""
+		}()
+		if !strings.Contains(msg, "outside its arrays or modified an input") {
+			t.Errorf("%s: got %q, want a guard failure", name, msg)
+		}
+	}
+}
+
+// Without nvcc the GPU build fails with an error naming it.
+func TestGPUWithoutNVCC(t *testing.T) {
+	t.Setenv("NVCC", "posenc-no-such-nvcc")
+	if _, err := GPUToolchain(); err == nil || !strings.Contains(err.Error(), "nvcc not found") {
+		t.Errorf("GPUToolchain: %v", err)
+	}
+	s, err := spec.ZooSpec("llama2_7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := BuildGPU(s, "nonexistent.cu"); err == nil || !strings.Contains(err.Error(), "nvcc not found") {
+		t.Errorf("BuildGPU: %v", err)
+	}
+}
+
+// The one driver source serves both builds: nvcc sees no emulation header
+// and the storage conversions are the CUDA headers' host functions.
+func TestDriverSourceBothBuilds(t *testing.T) {
+	for _, tc := range []struct{ name, dtype, to, from string }{
+		{"rope", "f32", "return v;", "return v;"},
+		{"rope_h", "f16", "return __float2half_rn(v);", "return __half2float(v);"},
+		{"rope_b", "bf16", "return __float2bfloat16_rn(v);", "return __bfloat162float(v);"},
+	} {
+		s, err := spec.Parse(tc.name+".yaml", []byte("name: "+tc.name+"\nencoding: rope\nhead_dim: 64\nlayout: half\ndtype: "+tc.dtype+"\ntargets: [cuda]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := driverSource(s, "/x/"+tc.name+".cu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"#ifndef __CUDACC__\n#include \"posenc_cuda_host.h\"\n#endif\n#include \"/x/" + tc.name + ".cu\"",
+			"static inline T to_store(float v) { " + tc.to + " }",
+			"static inline float from_store(T v) { " + tc.from + " }",
+			"cudaMalloc", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost", "cudaMemcpyDeviceToDevice",
+			"cudaDeviceSynchronize", "cudaEventElapsedTime",
+		} {
+			if !strings.Contains(src, want) {
+				t.Errorf("%s: driver lacks %q", tc.name, want)
+			}
+		}
+		if strings.Contains(src, "posenc_host::") {
+			t.Errorf("%s: driver uses the emulator's namespace, which nvcc builds lack", tc.name)
+		}
+	}
+}
