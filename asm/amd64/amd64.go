@@ -26,8 +26,8 @@ import (
 type Params struct {
 	Package   string // Go package name of the generated package
 	Source    string // spec file name for the header line (emit.Header)
-	Encoding  string // spec.RoPE, spec.ALiBi, spec.RPEBias, spec.Sinusoidal, spec.Algebraic, spec.Binary or spec.Learned
-	HeadDim   int    // rope
+	Encoding  string // spec.RoPE, spec.ALiBi, spec.RPEBias, spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.RPEFull or spec.XL
+	HeadDim   int    // rope, rpe_full, xl
 	RotaryDim int    // rope: even, ≤ HeadDim
 	Layout    string // rope: spec.LayoutHalf or spec.LayoutInterleaved
 	DModel    int    // absolute encodings
@@ -50,7 +50,7 @@ const constraint = "amd64,gc,!purego"
 
 // Files returns <Package>_amd64.s and <Package>_amd64.go for p, or nil when
 // p asks for neither variant or its encoding has no assembly kernels
-// (mixture, rpe_full, xl: generic Go only).
+// (mixture: generic Go only).
 func Files(p Params) ([]emit.File, error) {
 	if !p.AVX2 && !p.AVX512 {
 		return nil, nil
@@ -83,6 +83,16 @@ func Files(p Params) ([]emit.File, error) {
 				g.softmaxRow()
 			case "addRows":
 				g.addRows(p)
+			case "dotRows":
+				g.dotKernel(dotPlain, p.HeadDim)
+			case "scoresRow":
+				if p.Encoding == spec.XL {
+					g.dotKernel(dotXL, p.HeadDim)
+				} else {
+					g.dotKernel(dotScores, p.HeadDim)
+				}
+			case "axpyRows":
+				g.axpyRows(p.HeadDim)
 			}
 		}
 		if p.ExpTest {
@@ -137,7 +147,15 @@ func kernelsFor(p Params) ([]string, error) {
 			return nil, fmt.Errorf("amd64: %s: d_model %d must be positive", p.Package, p.DModel)
 		}
 		return []string{"addRows"}, nil
-	case spec.Mixture, spec.RPEFull, spec.XL:
+	case spec.RPEFull, spec.XL:
+		if p.HeadDim < 1 {
+			return nil, fmt.Errorf("amd64: %s: head_dim %d must be positive", p.Package, p.HeadDim)
+		}
+		if p.Encoding == spec.XL {
+			return []string{"scoresRow"}, nil
+		}
+		return []string{"dotRows", "scoresRow", "axpyRows"}, nil
+	case spec.Mixture:
 		return nil, nil
 	}
 	return nil, fmt.Errorf("amd64: %s: unknown encoding %q", p.Package, p.Encoding)

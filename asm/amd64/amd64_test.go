@@ -69,6 +69,8 @@ func TestFilesKernelFields(t *testing.T) {
 		{spec.Algebraic, "kernels{addRows: addRowsAVX2}"},
 		{spec.Binary, "kernels{addRows: addRowsAVX2}"},
 		{spec.Learned, "kernels{addRows: addRowsAVX2}"},
+		{spec.RPEFull, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2}"},
+		{spec.XL, "kernels{scoresRow: scoresRowAVX2}"},
 	} {
 		p := Params{Package: "p", Source: "p.yaml", Encoding: c.enc, HeadDim: 64, RotaryDim: 64, Layout: spec.LayoutHalf, DModel: 64, AVX2: true}
 		files, err := Files(p)
@@ -86,8 +88,8 @@ func TestFilesNone(t *testing.T) {
 	for _, p := range []Params{
 		{Package: "p", Source: "p.yaml", Encoding: spec.RoPE, HeadDim: 64, RotaryDim: 64, Layout: spec.LayoutHalf},
 		{Package: "p", Source: "p.yaml", Encoding: spec.Mixture, DModel: 64, AVX2: true, AVX512: true},
-		{Package: "p", Source: "p.yaml", Encoding: spec.RPEFull, HeadDim: 64, AVX2: true},
-		{Package: "p", Source: "p.yaml", Encoding: spec.XL, HeadDim: 64, AVX512: true},
+		{Package: "p", Source: "p.yaml", Encoding: spec.RPEFull, HeadDim: 64},
+		{Package: "p", Source: "p.yaml", Encoding: spec.XL, HeadDim: 64},
 	} {
 		files, err := Files(p)
 		if err != nil || files != nil {
@@ -104,6 +106,8 @@ func TestFilesErrors(t *testing.T) {
 		{Package: "p", Encoding: spec.Sinusoidal, DModel: 0, AVX2: true},
 		{Package: "p", Encoding: "fourier", AVX2: true},
 		{Encoding: spec.ALiBi, AVX2: true},
+		{Package: "p", Encoding: spec.RPEFull, HeadDim: 0, AVX2: true},
+		{Package: "p", Encoding: spec.XL, HeadDim: -2, AVX512: true},
 	} {
 		if files, err := Files(p); err == nil {
 			t.Errorf("%+v: no error (files %v)", p, names(files))

@@ -35,6 +35,9 @@ func testPkgs() []testPkg {
 	abs := func(dir, enc string, d int) testPkg {
 		return testPkg{dir, Params{Package: dir, Source: dir + ".yaml", Encoding: enc, DModel: d, AVX2: true, AVX512: true}}
 	}
+	rel := func(dir, enc string, d int) testPkg {
+		return testPkg{dir, Params{Package: dir, Source: dir + ".yaml", Encoding: enc, HeadDim: d, AVX2: true, AVX512: true}}
+	}
 	return []testPkg{
 		rope("rope128h", 128, 128, spec.LayoutHalf),
 		rope("rope128i", 128, 128, spec.LayoutInterleaved),
@@ -49,6 +52,16 @@ func testPkgs() []testPkg {
 		abs("abs33", spec.Learned, 33),
 		abs("abs7", spec.Binary, 7),
 		abs("abs1000", spec.Algebraic, 1000),
+		rel("rpe1", spec.RPEFull, 1),
+		rel("rpe7", spec.RPEFull, 7),
+		rel("rpe64", spec.RPEFull, 64),
+		rel("rpe72", spec.RPEFull, 72),
+		rel("rpe600", spec.RPEFull, 600),
+		rel("rpe1803", spec.RPEFull, 1803),
+		rel("xl6", spec.XL, 6),
+		rel("xl64", spec.XL, 64),
+		rel("xl72", spec.XL, 72),
+		rel("xl300", spec.XL, 300),
 	}
 }
 
@@ -82,6 +95,45 @@ func registerVariant(name string, available bool, k kernels) {
 	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows})
 }
 `
+
+// relHarnessSrc is harnessSrc for rpe_full and xl packages, whose kernels
+// struct has its own fields (scoresRow differs between the two); the
+// registered kernels are exported as RelVariant, with the xl scoresRow in
+// XLScoresRow.
+const relHarnessSrc = `// Test harness standing in for gen/golang's <name>_variants.go.
+
+package %s
+
+type kernels struct {
+%s}
+
+// RelVariant is one registered variant, with exported fields.
+type RelVariant = struct {
+	Name        string
+	Available   bool
+	DotRows     func(dst, x, rows []float32)
+	ScoresRow   func(dst, q, k, bias []float32, scale float32)
+	AxpyRows    func(dst, w, rows []float32)
+	XLScoresRow func(dst, qu, k, qv, r []float32)
+}
+
+// Registered lists the variants in registration order.
+var Registered []RelVariant
+
+func registerVariant(name string, available bool, k kernels) {
+	Registered = append(Registered, RelVariant{Name: name, Available: available, %s})
+}
+`
+
+// relHarness returns relHarnessSrc for package pkg of encoding enc.
+func relHarness(pkg, enc string) string {
+	if enc == spec.XL {
+		return fmt.Sprintf(relHarnessSrc, pkg, "\tscoresRow func(dst, qu, k, qv, r []float32)\n", "XLScoresRow: k.scoresRow")
+	}
+	return fmt.Sprintf(relHarnessSrc, pkg,
+		"\tdotRows   func(dst, x, rows []float32)\n\tscoresRow func(dst, q, k, bias []float32, scale float32)\n\taxpyRows  func(dst, w, rows []float32)\n",
+		"DotRows: k.dotRows, ScoresRow: k.scoresRow, AxpyRows: k.axpyRows")
+}
 
 const expHarnessSrc = `package %s
 
@@ -121,7 +173,9 @@ func writeTestModule(t *testing.T) (dir string, pkgs []string) {
 		fmt.Fprintf(&cfg, "\t%q\n", importBase+"/"+tp.dir)
 	}
 	fmt.Fprintf(&cfg, ")\n\nconst (\n\texpMaxULP = %v\n\texpStride = %d\n)\n\n", expMaxULP, *expStride)
-	var rope, abs, bias strings.Builder
+	fmt.Fprintf(&cfg, "// expClamp is each variant's exp input range (asm/amd64 expClamp).\nvar expClamp = map[string][2]float32{\"avx2\": {%v, %v}, \"avx512\": {%v, %v}}\n\n",
+		expClamp[8][0], expClamp[8][1], expClamp[16][0], expClamp[16][1])
+	var rope, abs, bias, rel strings.Builder
 	for _, tp := range testPkgs() {
 		sub := filepath.Join(dir, tp.dir)
 		if err := os.Mkdir(sub, 0o755); err != nil {
@@ -131,7 +185,11 @@ func writeTestModule(t *testing.T) (dir string, pkgs []string) {
 		if err != nil {
 			t.Fatalf("%s: %v", tp.dir, err)
 		}
-		files = append(files, emit.File{Name: "harness.go", Data: []byte(fmt.Sprintf(harnessSrc, tp.dir))})
+		harness := fmt.Sprintf(harnessSrc, tp.dir)
+		if p := tp.params; p.Encoding == spec.RPEFull || p.Encoding == spec.XL {
+			harness = relHarness(tp.dir, p.Encoding)
+		}
+		files = append(files, emit.File{Name: "harness.go", Data: []byte(harness)})
 		if tp.params.ExpTest {
 			files = append(files, emit.File{Name: "expharness.go", Data: []byte(fmt.Sprintf(expHarnessSrc, tp.dir))})
 		}
@@ -147,11 +205,14 @@ func writeTestModule(t *testing.T) (dir string, pkgs []string) {
 			fmt.Fprintf(&rope, "\t{%q, %d, %d, %t, %s.Registered},\n", tp.dir, p.HeadDim, p.RotaryDim, p.Layout == spec.LayoutHalf, tp.dir)
 		case spec.ALiBi:
 			fmt.Fprintf(&bias, "\t{%q, %s.Registered, %s.ExpRow},\n", tp.dir, tp.dir, tp.dir)
+		case spec.RPEFull, spec.XL:
+			fmt.Fprintf(&rel, "\t{%q, %t, %d, %s.Registered},\n", tp.dir, p.Encoding == spec.XL, p.HeadDim, tp.dir)
 		default:
 			fmt.Fprintf(&abs, "\t{%q, %d, %s.Registered},\n", tp.dir, p.DModel, tp.dir)
 		}
 	}
-	fmt.Fprintf(&cfg, "var ropeCases = []ropeCase{\n%s}\n\nvar biasCases = []biasCase{\n%s}\n\nvar absCases = []absCase{\n%s}\n", rope.String(), bias.String(), abs.String())
+	fmt.Fprintf(&cfg, "var ropeCases = []ropeCase{\n%s}\n\nvar biasCases = []biasCase{\n%s}\n\nvar absCases = []absCase{\n%s}\n\nvar relCases = []relCase{\n%s}\n",
+		rope.String(), bias.String(), abs.String(), rel.String())
 	cfgSrc, err := format.Source(cfg.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +220,7 @@ func writeTestModule(t *testing.T) (dir string, pkgs []string) {
 	if err := os.WriteFile(filepath.Join(dir, "config_test.go"), cfgSrc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kernels_test.go", "bench_test.go"} {
+	for _, name := range []string{"kernels_test.go", "bench_test.go", "rel_test.go"} {
 		src, err := os.ReadFile(filepath.Join("testdata", "kerneltest", name))
 		if err != nil {
 			t.Fatal(err)
@@ -187,6 +248,8 @@ func runGo(t *testing.T, dir string, args ...string) string {
 // tests of testdata/kerneltest against them: every kernel of both variants
 // compared with a float64 reference, with the inputs placed against
 // PROT_NONE pages and guard elements checked, and the exp accuracy sweep.
+// The rpe_full and xl kernels are checked by testdata/kerneltest/rel_test.go
+// over row counts around every block size.
 func TestKernels(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the generated kernels run on amd64 only")

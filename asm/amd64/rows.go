@@ -46,6 +46,13 @@ func (g *gen) addRow() {
 // byte offset 4·lanes·u from the pointers, which then advance past the
 // block; tailBody handles the final 1..lanes−1 elements at the pointers.
 func (g *gen) vectorLoop(n reg.GPVirtual, blk int, ptrs []reg.GPVirtual, body func(u int), tailBody func(t tail)) {
+	g.vectorLoopBlocks(n, blk, ptrs, func(u, _ int) { body(u) }, tailBody)
+}
+
+// vectorLoopBlocks is vectorLoop with body(u, b) also told the number of
+// vectors b of the iteration it is emitted into (blk, then 1), so that a
+// body can carry state across the vectors of one block.
+func (g *gen) vectorLoopBlocks(n reg.GPVirtual, blk int, ptrs []reg.GPVirtual, body func(u, b int), tailBody func(t tail)) {
 	c := g.ctx
 	L := g.isa.lanes
 	done := g.newLabel("loop_done")
@@ -60,7 +67,7 @@ func (g *gen) vectorLoop(n reg.GPVirtual, blk int, ptrs []reg.GPVirtual, body fu
 		c.CMPQ(n, operand.U32(uint32(b*L)))
 		c.JB(operand.LabelRef(next))
 		for u := 0; u < b; u++ {
-			body(u)
+			body(u, b)
 		}
 		for _, p := range ptrs {
 			c.ADDQ(operand.U32(uint32(4*b*L)), p)

@@ -8,54 +8,71 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// Vectorized expf.
+// Vectorized expf, the one softmaxRow uses.
 //
 // exp(x) = 2^n · exp(r), n = round(x·log2 e), r = x − n·ln 2, |r| ≤ ln2/2.
+//
+// n comes from the "magic number" rounding: t = x·log2e + M with one fused
+// multiply-add, M = 1.5·2^23, leaves round-to-nearest(x·log2e) in the low
+// mantissa bits of t (|x·log2e| < 2^22), and n = t − M exactly. On AVX2, M
+// also carries the float32 exponent bias, M = 1.5·2^23 + 127, so that t's
+// bits shifted left by 23 are the float32 2^n itself (n + 127 ∈ [0, 254]).
+// This is the rounding of Cephes-style SIMD exps such as the SLEEF and
+// "avx_mathfun" ports; it costs an FMA and a subtraction instead of a
+// multiply and a two-µop VROUNDPS/VRNDSCALEPS.
 //
 // The reduction is Cody–Waite's (W. J. Cody and W. Waite, Software Manual for
 // the Elementary Functions, 1980): ln 2 = C1 + C2 with C1 = 0.693359375
 // (= 355/512, 9 significant bits, so n·C1 is exact for |n| < 2^15) and
 // C2 = −2.12194440e−4, each product subtracted with one fused multiply-add.
-// exp(r) = 1 + r + r²·P(r) with the degree-5 P of the Cephes library's expf
-// (S. L. Moshier, Cephes Math Library, expf.c, netlib.org/cephes), whose
-// stated relative error on [−ln2/2, ln2/2] is below 1 float32 ulp.
+// exp(r) is a degree-6 polynomial evaluated by Horner's rule (six fused
+// multiply-adds), 1 + r + c2·r² + … + c6·r⁶, with c2…c6 the minimax fit of
+// the relative error of exp on [−ln2/2, ln2/2] (Lawson's reweighted least
+// squares, in float64; posenc's own fit): 6.2e−8 relative in exact
+// arithmetic, 0.71 ulp evaluated in float32.
 //
-// The scaling 2^n is applied as 2^n1 · 2^n2 with n1 = n>>1 and n2 = n − n1,
-// each built by adding the float32 bias 127 to the integer and shifting it
-// into the exponent field (AVX2), or by VSCALEFPS (AVX-512). Splitting keeps
-// both factors normal for n ∈ [−150, 128], so results between FLT_MIN and
-// the smallest subnormal come out as correctly scaled subnormals (one
-// rounding) and results past FLT_MAX overflow to +Inf. Inputs are first
-// clamped to [expLo, expHi] with VMAXPS/VMINPS ordered so that a NaN input is
-// passed through: exp(NaN) = NaN, exp(−Inf) = 0 (any x < −103.98 rounds to
-// 0), exp(+Inf) = +Inf (any x > 88.7228 overflows).
+// Scaling by 2^n: VSCALEFPS on AVX-512, which gives IEEE overflow, gradual
+// underflow and a single rounding over the whole float32 range; inputs are
+// clamped to [−104, 89] (exp(−104) < 2^−150 rounds to 0, exp(89) > FLT_MAX
+// overflows). On AVX2, one multiply by the float32 2^n built from t's bits,
+// for n ∈ [−127, 127]: inputs are clamped to [−88, 88], so exp(x) = 0 for
+// every x ≤ −88.03 (n = −127 makes the bits 0), results below FLT_MIN
+// (x < −87.34) are within 2^−126 of exp(x), and inputs above 88 give exp(88)
+// (softmaxRow's exponents are never above ~1: they are v − max v). The
+// clamps use VMAXPS/VMINPS ordered so that a NaN input is passed through:
+// exp(NaN) = NaN, exp(−Inf) = 0.
 //
-// Accuracy: the largest error is 1.0103 ulp of the exact result (at
-// x = −5.8778844, both variants; subnormal results counted in units of the
-// smallest subnormal), measured against float64 math.Exp over all 2^32
-// float32 inputs (go test ./asm/amd64 -run TestKernels -args -expstride=1).
-// TestKernels checks every 97th bit pattern and the special values against
-// expMaxULP by default.
+// Accuracy (every normal result, x ≤ 88 on AVX2): at most expMaxULP float32
+// ulps of the exact result, measured against float64 math.Exp over all 2^32
+// float32 inputs (go test ./asm/amd64 -run TestKernels -args -expstride=1);
+// TestKernels checks every 97th bit pattern and the special values by
+// default.
 const (
-	expLo    = -104.0 // exp(−104) < 2^−150: rounds to 0
-	expHi    = 89.0   // exp(89) > FLT_MAX: overflows to +Inf
 	expLog2e = 1.44269504088896341
 	expC1    = 0.693359375
 	expC2    = -2.12194440e-4
+	expMagic = 0x1.8p23 // 1.5·2^23: adding it rounds to an integer
 )
 
+// expClamp is the input range of the exp of each instruction set (see above).
+var expClamp = map[int][2]float32{
+	16: {-104, 89}, // AVX-512: VSCALEFPS scales over the whole range
+	8:  {-88, 88},  // AVX2: n + 127 must stay in [0, 254]
+}
+
 // expMaxULP bounds the error of the generated expf in float32 ulps of the
-// exact result: the exhaustive maximum, 1.0103, rounded up.
+// exact result for normal results: the exhaustive maximum, rounded up.
 const expMaxULP = 1.02
 
-// expPoly are the Cephes expf coefficients of P, highest degree first.
-var expPoly = [6]float32{
-	1.9875691500e-4,
-	1.3981999507e-3,
-	8.3334519073e-3,
-	4.1665795894e-2,
-	1.6666665459e-1,
-	5.0000001201e-1,
+// expPoly are the coefficients c6…c0 of exp(r), highest degree first.
+var expPoly = [7]float32{
+	0.0013814599,
+	0.008368717,
+	0.04166839,
+	0.16666521,
+	0.49999994,
+	1,
+	1,
 }
 
 func f32bits(f float32) uint32 { return math.Float32bits(f) }
@@ -64,16 +81,17 @@ func f32bits(f float32) uint32 { return math.Float32bits(f) }
 // (broadcast once per call), 32-byte memory vectors on AVX2 except for the
 // clamp bounds, which VMAXPS/VMINPS need in registers to keep NaN.
 type expConsts struct {
-	lo, hi                   reg.Register // upper clamp: expHi, or 0 in softmax
-	log2e, c1, c2, one, bias operand.Op
-	poly                     [6]operand.Op
+	lo, hi               reg.Register
+	log2e, c1, c2, magic operand.Op
+	poly                 [7]operand.Op
 }
 
-// newExpConsts prepares the exp operands with the upper clamp hi.
-func (g *gen) newExpConsts(hi float32) expConsts {
+// newExpConsts prepares the exp operands.
+func (g *gen) newExpConsts() expConsts {
 	var e expConsts
-	e.lo = g.broadcast(f32bits(expLo))
-	e.hi = g.broadcast(f32bits(hi))
+	clamp := expClamp[g.isa.lanes]
+	e.lo = g.broadcast(f32bits(clamp[0]))
+	e.hi = g.broadcast(f32bits(clamp[1]))
 	k := func(bits uint32) operand.Op {
 		if g.isa.lanes == 16 {
 			return g.broadcast(bits)
@@ -83,12 +101,13 @@ func (g *gen) newExpConsts(hi float32) expConsts {
 	e.log2e = k(f32bits(expLog2e))
 	e.c1 = k(f32bits(expC1))
 	e.c2 = k(f32bits(expC2))
-	e.one = k(f32bits(1))
+	if g.isa.lanes == 16 {
+		e.magic = k(f32bits(expMagic))
+	} else {
+		e.magic = k(f32bits(expMagic + 127))
+	}
 	for i, p := range expPoly {
 		e.poly[i] = k(f32bits(p))
-	}
-	if g.isa.lanes == 8 {
-		e.bias = g.pool.vec8(127)
 	}
 	return e
 }
@@ -100,38 +119,24 @@ func (g *gen) exp(x reg.VecVirtual, e expConsts) {
 	// operand is NaN; in Go operand order that is the first operand, x.
 	c.VMAXPS(x, e.lo, x)
 	c.VMINPS(x, e.hi, x)
+	t := g.vec()
+	c.VMOVUPS(e.magic, t)
+	c.VFMADD231PS(e.log2e, x, t) // t = x·log2e + M, rounded to an integer
 	n := g.vec()
-	c.VMULPS(e.log2e, x, n)
-	if g.isa.lanes == 16 {
-		c.VRNDSCALEPS(operand.U8(0), n, n) // round to nearest even
-	} else {
-		c.VROUNDPS(operand.U8(0), n, n)
-	}
+	c.VSUBPS(e.magic, t, n)    // n = round(x·log2e), exact
 	c.VFNMADD231PS(e.c1, n, x) // x = x − n·C1 (exact: Sterbenz, n·C1 exact)
 	c.VFNMADD231PS(e.c2, n, x) // x = r = x − n·C2
 	p := g.vec()
 	c.VMOVUPS(e.poly[0], p)
 	for _, k := range e.poly[1:] {
-		c.VFMADD213PS(k, x, p) // p = p·r + k
+		c.VFMADD213PS(k, x, p) // p = p·r + k; last: p = exp(r)
 	}
-	r2 := g.vec()
-	c.VMULPS(x, x, r2)
-	c.VFMADD213PS(x, r2, p) // p = r²·P(r) + r
-	c.VADDPS(e.one, p, p)   // p = exp(r)
 	if g.isa.lanes == 16 {
 		c.VSCALEFPS(n, p, x) // x = p·2^n, IEEE overflow/underflow
 		return
 	}
-	n1 := g.vec()
-	c.VCVTPS2DQ(n, n) // n is integral: exact
-	c.VPSRAD(operand.U8(1), n, n1)
-	c.VPSUBD(n1, n, n) // n2 = n − n1
-	c.VPADDD(e.bias, n1, n1)
-	c.VPSLLD(operand.U8(23), n1, n1) // 2^n1
-	c.VPADDD(e.bias, n, n)
-	c.VPSLLD(operand.U8(23), n, n) // 2^n2
-	c.VMULPS(n1, p, p)             // exact
-	c.VMULPS(n, p, x)              // the one rounding
+	c.VPSLLD(operand.U8(23), t, t) // the float32 2^n (bits (n+127)<<23)
+	c.VMULPS(t, p, x)              // the one rounding
 }
 
 // expRow emits expRow<ISA>(dst, src): dst[j] = exp(src[j]). It is not a
@@ -148,7 +153,7 @@ func (g *gen) expRow() {
 	c.Load(c.Param("dst").Base(), d)
 	c.Load(c.Param("src").Base(), s)
 	c.Load(c.Param("dst").Len(), n)
-	e := g.newExpConsts(expHi)
+	e := g.newExpConsts()
 	g.vectorLoop(n, 1, []reg.GPVirtual{d, s}, func(int) {
 		v := g.vec()
 		c.VMOVUPS(mem(s, 0), v)
@@ -164,11 +169,18 @@ func (g *gen) expRow() {
 	c.RET()
 }
 
+// softmaxPrefetch is how far ahead of the exp pass softmaxRow prefetches, in
+// bytes. Measured on the [32][512][512] causal ALiBi benchmark (AMD EPYC,
+// AVX-512): no prefetch 15.5 GB/s, 2 KiB 18.2, 4 KiB 20.0, 8 KiB 22.1,
+// 16 KiB 21.3. A prefetch is a hint: it never faults and is not an access of
+// the Go memory model, so reading ahead of the row's slice is harmless.
+const softmaxPrefetch = 8192
+
 // softmaxRow emits softmaxRow<ISA>(row, bias, scale): with
 // v_j = scale·row[j] + bias[j] (one fused multiply-add) and m = max_j v_j,
 // row[j] = exp(v_j − m) / Σ_k exp(v_k − m), the exponent formed as
 // (bias[j] − m) + scale·row[j]. Three passes: the max; exp,
-// store and sum (the sum is accumulated in float64); a multiply by the
+// store and sum (blocks of unroll vectors summed in float32, the blocks in float64); a multiply by the
 // reciprocal of the sum (computed in float64, rounded once to float32).
 func (g *gen) softmaxRow() {
 	c := g.ctx
@@ -240,7 +252,7 @@ func (g *gen) softmaxRow() {
 	c.VBROADCASTSS(mx, m)
 
 	// Pass 2: exp(v − m), stored, summed in float64.
-	e := g.newExpConsts(expHi)
+	e := g.newExpConsts()
 	sum := [2]reg.VecVirtual{g.vec(), g.vec()}
 	for _, s := range sum {
 		c.VXORPD(s, s, s)
@@ -279,15 +291,38 @@ func (g *gen) softmaxRow() {
 			c.VSUBPS(m, v, v)
 		}
 	}
+	// Pass 2 works on blocks of unroll vectors: their exps are summed in
+	// float32 (a tree of depth 2: error ≤ 2 ulp of the block's sum) and
+	// converted to float64 once per block, which keeps the float64 sum of
+	// arbitrarily long rows while spending about one µop per vector on it.
 	pass2 := func(precise bool) {
 		r, b, n := passBias()
-		g.vectorLoop(n, 1, []reg.GPVirtual{r, b}, func(int) {
+		var blockSum [2]reg.VecVirtual
+		g.vectorLoopBlocks(n, unroll, []reg.GPVirtual{r, b}, func(u, blk int) {
 			v := g.vec()
-			c.VMOVUPS(mem(b, 0), v)
-			exponent(precise, v, mem(r, 0))
+			c.VMOVUPS(mem(b, 4*L*u), v)
+			exponent(precise, v, mem(r, 4*L*u))
 			g.exp(v, e)
-			c.VMOVUPS(v, mem(r, 0))
-			accumulate(v)
+			c.VMOVUPS(v, mem(r, 4*L*u))
+			if L == 16 || u%2 == 0 {
+				// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
+				// score rows are consecutive in memory ([heads][lq][lk]), so
+				// this brings the rows of the coming calls into cache while
+				// this row's exps keep the vector units busy.
+				c.PREFETCHT0(mem(r, softmaxPrefetch+4*L*u))
+			}
+			switch {
+			case blk == 1:
+				accumulate(v)
+			case u < 2:
+				blockSum[u] = v
+			default:
+				c.VADDPS(v, blockSum[u%2], blockSum[u%2])
+			}
+			if blk > 1 && u == blk-1 {
+				c.VADDPS(blockSum[1], blockSum[0], blockSum[0])
+				accumulate(blockSum[0])
+			}
 		}, func(t tail) {
 			v, w := g.vec(), g.vec()
 			t.load(mem(b, 0), v)

@@ -24,8 +24,8 @@ import (
 type Params struct {
 	Package   string // Go package name
 	Source    string // spec file for the header (emit.Header)
-	Encoding  string // spec.RoPE, spec.ALiBi, spec.RPEBias, spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned
-	HeadDim   int    // rope
+	Encoding  string // spec.RoPE, spec.ALiBi, spec.RPEBias, spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.RPEFull, spec.XL
+	HeadDim   int    // rope, rpe_full, xl
 	RotaryDim int    // rope
 	Layout    string // rope: spec.LayoutHalf | spec.LayoutInterleaved
 	DModel    int    // absolute encodings
@@ -55,8 +55,8 @@ type kernelDecl struct {
 }
 
 // Files returns <Package>_arm64.s and <Package>_arm64.go for p. Encodings
-// the NEON backend does not cover (mixture, rpe_full, xl: generic Go only)
-// give no files and no error.
+// the NEON backend does not cover (mixture: generic Go only) give no files
+// and no error.
 func Files(p Params) ([]emit.File, error) {
 	if !token.IsIdentifier(p.Package) || token.IsKeyword(p.Package) {
 		return nil, fmt.Errorf("arm64: invalid package name %q", p.Package)
@@ -90,7 +90,22 @@ func Files(p Params) ([]emit.File, error) {
 		addRows(e, AddRowsName, p.DModel)
 		decls = append(decls, kernelDecl{AddRowsName, "(x []float32, table []float32, idx []int32)",
 			fmt.Sprintf("adds table row idx[t] (%d floats) to token t of x.", p.DModel), "addRows"})
-	case spec.Mixture, spec.RPEFull, spec.XL:
+	case spec.RPEFull:
+		dotKernel(e, DotRowsName, "dotRows", p.HeadDim)
+		dotKernel(e, ScoresRowName, "scoresRow", p.HeadDim)
+		axpyRows(e, AxpyRowsName, p.HeadDim)
+		decls = append(decls,
+			kernelDecl{DotRowsName, "(dst, x, rows []float32)",
+				fmt.Sprintf("sets dst[r] = x·rows[r] (rows of %d floats).", p.HeadDim), "dotRows"},
+			kernelDecl{ScoresRowName, "(dst, q, k, bias []float32, scale float32)",
+				fmt.Sprintf("sets dst[j] = (q·k_j + bias[j])·scale (rows of %d floats).", p.HeadDim), "scoresRow"},
+			kernelDecl{AxpyRowsName, "(dst, w, rows []float32)",
+				fmt.Sprintf("adds Σ_r w[r]·rows[r] to dst (rows of %d floats).", p.HeadDim), "axpyRows"})
+	case spec.XL:
+		dotKernel(e, ScoresRowName, "xl", p.HeadDim)
+		decls = append(decls, kernelDecl{ScoresRowName, "(dst, qu, k, qv, r []float32)",
+			fmt.Sprintf("sets dst[j] = qu·k_j + qv·r_j (rows of %d floats).", p.HeadDim), "scoresRow"})
+	case spec.Mixture:
 		return nil, nil
 	default:
 		return nil, fmt.Errorf("arm64: unknown encoding %q", p.Encoding)

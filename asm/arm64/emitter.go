@@ -357,6 +357,13 @@ func (e *Emitter) Add(dst, n, m Reg) {
 	}
 }
 
+// Sub emits SUB m, n, dst (dst = n − m).
+func (e *Emitter) Sub(dst, n, m Reg) {
+	if e.inFn("SUB") && e.checkR(dst, n, m) {
+		e.ins("SUB %s, %s, %s", m, n, dst)
+	}
+}
+
 // Mul emits MUL m, n, dst (dst = n·m).
 func (e *Emitter) Mul(dst, n, m Reg) {
 	if e.inFn("MUL") && e.checkR(dst, n, m) {
@@ -374,6 +381,18 @@ func (e *Emitter) LsrImm(dst, src Reg, sh int) {
 		return
 	}
 	e.ins("LSR $%d, %s, %s", sh, src, dst)
+}
+
+// LslImm emits LSL $sh, src, dst (shift left, 0 < sh < 64).
+func (e *Emitter) LslImm(dst, src Reg, sh int) {
+	if !e.inFn("LSL") || !e.checkR(dst, src) {
+		return
+	}
+	if sh <= 0 || sh >= 64 {
+		e.errorf("LSL shift %d out of range 1..63", sh)
+		return
+	}
+	e.ins("LSL $%d, %s, %s", sh, src, dst)
 }
 
 // AndImm emits AND $mask, src, dst where mask is 2^k−1, 1 ≤ k ≤ 32.

@@ -138,6 +138,8 @@ func TestGeneratedWordsObjdump(t *testing.T) {
 		{Package: "b", Encoding: spec.RoPE, HeadDim: 128, RotaryDim: 110, Layout: spec.LayoutHalf},
 		{Package: "c", Encoding: spec.RPEBias, ExpTest: true},
 		{Package: "d", Encoding: spec.Learned, DModel: 23},
+		{Package: "e", Encoding: spec.RPEFull, HeadDim: 7},
+		{Package: "f", Encoding: spec.XL, HeadDim: 274},
 	} {
 		files, err := Files(p)
 		if err != nil {

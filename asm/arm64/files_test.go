@@ -28,6 +28,12 @@ func TestFilesHeaderAndDecls(t *testing.T) {
 		{Params{Package: "sin", Source: "s.yaml", Encoding: spec.Sinusoidal, DModel: 512},
 			[]string{"func addRowsNEON(x []float32, table []float32, idx []int32)"},
 			"kernels{addRows: addRowsNEON}"},
+		{Params{Package: "shaw", Source: "shaw.yaml", Encoding: spec.RPEFull, HeadDim: 64},
+			[]string{"func dotRowsNEON(dst, x, rows []float32)", "func scoresRowNEON(dst, q, k, bias []float32, scale float32)", "func axpyRowsNEON(dst, w, rows []float32)"},
+			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON}"},
+		{Params{Package: "txl", Source: "txl.yaml", Encoding: spec.XL, HeadDim: 6},
+			[]string{"func scoresRowNEON(dst, qu, k, qv, r []float32)"},
+			"kernels{scoresRow: scoresRowNEON}"},
 	} {
 		files, err := Files(c.p)
 		if err != nil {
@@ -105,10 +111,16 @@ func TestFilesErrors(t *testing.T) {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
-	for _, enc := range []string{spec.Mixture, spec.RPEFull, spec.XL} {
-		fs, err := Files(Params{Package: "m", Encoding: enc})
-		if err != nil || fs != nil {
-			t.Errorf("%s: got %v, %v; want no files", enc, names(fs), err)
+	fs, err := Files(Params{Package: "m", Encoding: spec.Mixture})
+	if err != nil || fs != nil {
+		t.Errorf("mixture: got %v, %v; want no files", names(fs), err)
+	}
+	for _, p := range []Params{
+		{Package: "m", Encoding: spec.RPEFull},
+		{Package: "m", Encoding: spec.XL, HeadDim: 1 << 22},
+	} {
+		if _, err := Files(p); err == nil {
+			t.Errorf("%s head_dim %d: no error", p.Encoding, p.HeadDim)
 		}
 	}
 }

@@ -29,6 +29,8 @@ const (
 	r13 Reg = 13
 	r14 Reg = 14
 	r15 Reg = 15
+	r16 Reg = 16
+	r17 Reg = 17
 )
 
 // vecs returns the n registers first, first+step, … with arrangement a.
@@ -759,6 +761,8 @@ func checkDims(p Params) error {
 		if p.DModel <= 0 || p.DModel*4 >= 1<<31 {
 			return fmt.Errorf("arm64: d_model %d out of range", p.DModel)
 		}
+	case spec.RPEFull, spec.XL:
+		return checkRelDims(p)
 	}
 	return nil
 }

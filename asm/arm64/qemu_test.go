@@ -394,8 +394,10 @@ func TestAddRows(t *testing.T) {
 
 // qemuCase is one generated test package.
 type qemuCase struct {
-	p    Params
-	test string // the _test.go body
+	p        Params
+	test     string // the _test.go body
+	variants string // the <name>_variants.go stand-in; "" for harnessVariants
+	extra    string // more test helpers (rel_test.go), or ""
 }
 
 func qemuCases() []qemuCase {
@@ -413,18 +415,18 @@ func qemuCases() []qemuCase {
 		pkg := fmt.Sprintf("rope%s%d_%d", r.layout[:4], r.h, r.r)
 		cs = append(cs, qemuCase{
 			Params{Package: pkg, Source: "test/" + pkg + ".yaml", Encoding: spec.RoPE, HeadDim: r.h, RotaryDim: r.r, Layout: r.layout},
-			fmt.Sprintf(ropeTest, pkg, r.h, r.r, r.layout == spec.LayoutInterleaved)})
+			fmt.Sprintf(ropeTest, pkg, r.h, r.r, r.layout == spec.LayoutInterleaved), "", ""})
 	}
 	cs = append(cs, qemuCase{
 		Params{Package: "bias", Source: "test/bias.yaml", Encoding: spec.ALiBi, ExpTest: true},
-		fmt.Sprintf(biasTest, "bias")})
+		fmt.Sprintf(biasTest, "bias"), "", ""})
 	for _, d := range []int{512, 33, 7, 80} {
 		pkg := fmt.Sprintf("abs%d", d)
 		cs = append(cs, qemuCase{
 			Params{Package: pkg, Source: "test/" + pkg + ".yaml", Encoding: spec.Sinusoidal, DModel: d},
-			fmt.Sprintf(absTest, pkg, d)})
+			fmt.Sprintf(absTest, pkg, d), "", ""})
 	}
-	return cs
+	return append(cs, relQemuCases()...)
 }
 
 // TestKernelsQEMU generates one package per shape into a temporary module
@@ -458,7 +460,14 @@ func TestKernelsQEMU(t *testing.T) {
 		for _, f := range files {
 			write(filepath.Join(pd, f.Name), string(f.Data))
 		}
-		write(filepath.Join(pd, c.p.Package+"_variants.go"), fmt.Sprintf(harnessVariants, c.p.Package))
+		variants := c.variants
+		if variants == "" {
+			variants = fmt.Sprintf(harnessVariants, c.p.Package)
+		}
+		write(filepath.Join(pd, c.p.Package+"_variants.go"), variants)
+		if c.extra != "" {
+			write(filepath.Join(pd, "rel_test.go"), c.extra)
+		}
 		write(filepath.Join(pd, "common_test.go"), fmt.Sprintf(harnessCommon, c.p.Package))
 		write(filepath.Join(pd, c.p.Package+"_test.go"), c.test)
 	}
@@ -489,6 +498,9 @@ func TestKernelsQEMU(t *testing.T) {
 		t.Errorf("exp ULP line missing from output:\n%s", out)
 	}
 	if m := regexp.MustCompile(`softmax max abs error .*`).FindString(out); m != "" {
+		t.Log(m)
+	}
+	for _, m := range regexp.MustCompile(`rel kernels: max error .*`).FindAllString(out, -1) {
 		t.Log(m)
 	}
 	if n := strings.Count(out, "--- PASS"); n < len(qemuCases()) {

@@ -28,11 +28,12 @@ func Backends(encoding string) (assembly, cuda bool) {
 var hasAssembly = map[string]bool{
 	"rope": true, "alibi": true, "rpe_bias": true,
 	"sinusoidal": true, "algebraic": true, "binary": true, "learned": true,
+	"rpe_full": true, "xl": true,
 }
 
 // hasCUDA lists the encodings with CUDA kernels.
 var hasCUDA = map[string]bool{
 	"rope": true, "alibi": true, "rpe_bias": true,
 	"sinusoidal": true, "algebraic": true, "binary": true, "learned": true,
-	"mixture": true,
+	"mixture": true, "rpe_full": true, "xl": true,
 }

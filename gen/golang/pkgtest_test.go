@@ -68,13 +68,20 @@ func writeScratchPackage(t *testing.T, root, dir, name string, files []emit.File
 // cleared: there is no assembly variant to require.
 func goOnPackages(t *testing.T, root string, pkgs []string, args ...string) (string, error) {
 	t.Helper()
+	return goOnPackagesEnv(t, root, pkgs, []string{"POSENC_REQUIRE="}, args...)
+}
+
+// goOnPackagesEnv is goOnPackages with env (KEY=value entries) added to the
+// environment instead of clearing POSENC_REQUIRE.
+func goOnPackagesEnv(t *testing.T, root string, pkgs []string, env []string, args ...string) (string, error) {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool in PATH")
 	}
 	cmd := exec.Command(goTool, append(args, pkgs...)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "POSENC_REQUIRE=")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		err = &goError{args: strings.Join(args, " "), err: err}

@@ -4,22 +4,31 @@ import (
 	"bytes"
 	"go/format"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/cpu"
+
+	"github.com/posenc/posenc/asm/amd64"
+	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/gen/consts"
 	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/spec"
 )
 
 // relSpecs are the rpe_full and xl example specs in testdata: HeadDim 64
-// with r_max 128 (the benchmark configuration), r_max 1 with an odd
-// HeadDim, r_max beyond every tested length, and two xl sizes.
-var relSpecs = []string{"rpefull64", "rpefull_r1", "rpefull_wide", "xl64", "xl6"}
+// (the benchmark configurations, r_max 128 for rpe_full), HeadDim 72 (no
+// multiple of 16; for rpe_full with r_max 600, beyond every tested length
+// but below the qOffset ones), r_max 1 with an odd HeadDim, r_max beyond
+// every tested length for the Go and CUDA targets only, and xl with HeadDim
+// 6 (a tail only).
+var relSpecs = []string{"rpefull64", "rpefull72", "rpefull_r1", "rpefull_wide", "xl64", "xl72", "xl6"}
 
-// relGenerate parses testdata/<name>.yaml, derives and emits its Go files.
-func relGenerate(t *testing.T, name string) []emit.File {
+// relSpec parses testdata/<name>.yaml.
+func relSpec(t *testing.T, name string) *spec.Spec {
 	t.Helper()
 	file := filepath.Join("testdata", name+".yaml")
 	data, err := os.ReadFile(file)
@@ -30,6 +39,13 @@ func relGenerate(t *testing.T, name string) []emit.File {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	return s
+}
+
+// relGenerate derives and emits the Go files of testdata/<name>.yaml.
+func relGenerate(t *testing.T, name string) []emit.File {
+	t.Helper()
+	s := relSpec(t, name)
 	c, err := consts.Derive(s)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -37,6 +53,34 @@ func relGenerate(t *testing.T, name string) []emit.File {
 	files, err := Files(c)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+	return files
+}
+
+// relPackageFiles returns the Go files of testdata/<name>.yaml with the
+// assembly files its targets ask for, as gen.Generate assembles them (gen
+// imports this package, so its tests cannot call it).
+func relPackageFiles(t *testing.T, name string) []emit.File {
+	t.Helper()
+	s := relSpec(t, name)
+	files := relGenerate(t, name)
+	if hasAsm, _ := emit.Backends(s.Encoding); !hasAsm {
+		t.Fatalf("%s: emit.Backends lists no assembly for %s", name, s.Encoding)
+	}
+	if s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512) {
+		fs, err := amd64.Files(amd64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim,
+			AVX2: s.HasTarget(spec.TargetAVX2), AVX512: s.HasTarget(spec.TargetAVX512)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files = append(files, fs...)
+	}
+	if s.HasTarget(spec.TargetNEON) {
+		fs, err := arm64.Files(arm64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files = append(files, fs...)
 	}
 	return files
 }
@@ -82,10 +126,14 @@ func TestRelOutput(t *testing.T) {
 	}
 }
 
-// TestRelGeneratedPackages writes every rpe_full and xl example package
-// into a temporary directory inside the module (named with a leading
-// underscore, so ./... ignores it) and runs go vet and go test there: each
-// package's TestVariants checks it against verify's float64 reference, and
+// TestRelGeneratedPackages writes every rpe_full and xl example package,
+// with its assembly, into a temporary directory inside the module (named
+// with a leading underscore, so ./... ignores it), vets it for amd64 and
+// arm64 with and without the purego tag (asmdecl checks the assembly
+// against its declarations) and runs its tests natively and, for arm64,
+// under qemu-aarch64-static: each package's TestVariants checks every
+// variant against verify's float64 reference, TestRequireVariants fails when
+// an assembly variant the CPU can run is missing (POSENC_REQUIRE), and
 // TestNaiveAgrees checks the benchmarks' naive baselines.
 func TestRelGeneratedPackages(t *testing.T) {
 	if testing.Short() {
@@ -93,20 +141,67 @@ func TestRelGeneratedPackages(t *testing.T) {
 	}
 	root, tmp := scratchModuleDir(t, "reltest")
 	var pkgs []string
+	asmPkgs := 0
 	for _, name := range relSpecs {
-		pkgs = append(pkgs, writeScratchPackage(t, root, tmp, name, relGenerate(t, name)))
+		files := relPackageFiles(t, name)
+		if len(files) > 4 {
+			asmPkgs++
+		}
+		pkgs = append(pkgs, writeScratchPackage(t, root, tmp, name, files))
 	}
-	run := func(args ...string) string {
-		out, err := goOnPackages(t, root, pkgs, args...)
+	run := func(env []string, args ...string) string {
+		t.Helper()
+		out, err := goOnPackagesEnv(t, root, pkgs, env, args...)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		return out
 	}
-	run("vet")
-	out := run("test", "-count=1", "-v", "-run", "TestVariants|TestNaive")
-	if n := strings.Count(out, "POSENC-ROW "); n < len(relSpecs) {
-		t.Errorf("%d POSENC-ROW lines for %d packages:\n%s", n, len(relSpecs), out)
+	for _, goarch := range []string{"amd64", "arm64"} {
+		for _, tags := range []string{"", "purego"} {
+			run([]string{"GOARCH=" + goarch}, "vet", "-tags="+tags)
+		}
 	}
+	const testRun = "TestVariants|TestRequireVariants|TestNaive"
+	var require []string
+	switch {
+	case runtime.GOARCH == "amd64" && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ:
+		require = []string{"avx2", "avx512"}
+	case runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+		require = []string{"avx2"}
+	case runtime.GOARCH == "arm64":
+		require = []string{"neon"}
+	}
+	out := run([]string{"POSENC_REQUIRE=" + strings.Join(require, ",")}, "test", "-count=1", "-v", "-run", testRun)
+	checkRelRows(t, out, require, asmPkgs)
 	t.Logf("%s", out)
+
+	if runtime.GOARCH == "arm64" {
+		return
+	}
+	qemu, err := exec.LookPath("qemu-aarch64-static")
+	if err != nil {
+		if os.Getenv("POSENC_REQUIRE_QEMU") != "" {
+			t.Fatal("qemu-aarch64-static not found and POSENC_REQUIRE_QEMU is set")
+		}
+		t.Skip("qemu-aarch64-static not installed: NEON variants not run")
+	}
+	out = run([]string{"GOARCH=arm64", "CGO_ENABLED=0", "POSENC_REQUIRE=neon"}, "test", "-count=1", "-v", "-exec", qemu, "-run", testRun)
+	checkRelRows(t, out, []string{"neon"}, asmPkgs)
+	t.Logf("%s", out)
+}
+
+// checkRelRows checks the POSENC-ROW lines of a go test -v run: one per
+// package for the generic variant, and one per package with assembly for
+// each variant in want.
+func checkRelRows(t *testing.T, out string, want []string, asmPkgs int) {
+	t.Helper()
+	if n := strings.Count(out, `"target":"go"`); n != len(relSpecs) {
+		t.Errorf("%d POSENC-ROW lines for the go variant, want %d:\n%s", n, len(relSpecs), out)
+	}
+	for _, v := range want {
+		if n := strings.Count(out, `"target":"`+v+`"`); n != asmPkgs {
+			t.Errorf("%d POSENC-ROW lines for %s, want %d:\n%s", n, v, asmPkgs, out)
+		}
+	}
 }

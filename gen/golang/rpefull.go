@@ -10,7 +10,8 @@ import (
 )
 
 // rpeFullFields is the kernels struct of rpe_full packages (docs/internals.md,
-// kernel ABI "rpe_full and xl"): generic Go only.
+// kernel ABI "rpe_full and xl"); asm/amd64 and asm/arm64 implement the same
+// fields.
 var rpeFullFields = []KernelField{
 	{Name: "dotRows", Type: "func(dst, x, rows []float32)"},
 	{Name: "scoresRow", Type: "func(dst, q, k, bias []float32, scale float32)"},
@@ -149,6 +150,56 @@ func rpeFullAPI(c *consts.Set) (emit.File, error) {
 		jen.If(jid("qOffset").Op(">").Qual("math", "MaxInt").Op("-").Id("i")).Block(jen.Return(jen.Qual("math", "MaxInt"))),
 		jen.Return(jid("qOffset").Op("+").Id("i")),
 	)
+	// func keySplit(p, lk int) (top, bottom int)
+	f.Comment("keySplit splits the lk keys of a query at position p by row: keys [0, top) are")
+	f.Comment("BucketSpan or more before it (row Buckets−1), keys [bottom, lk) BucketSpan or more")
+	f.Comment("after it (row 0), and key j in [top, bottom) has row p−j+BucketSpan. 0 ≤ top ≤ bottom ≤ lk.")
+	f.Func().Id("keySplit").Params(jen.List(jid("p"), jid("lk")).Int()).Params(jen.List(jid("top"), jid("bottom")).Int()).Block(
+		jen.List(jid("top"), jid("bottom")).Op("=").List(jid("lk"), jid("lk")),
+		jen.If(jid("p").Op("-").Id("BucketSpan").Op("<").Id("lk").Op("-").Lit(1)).Block(
+			jid("top").Op("=").Id("max").Call(jid("p").Op("-").Id("BucketSpan").Op("+").Lit(1), jlit(0)),
+		),
+		jen.If(jid("p").Op("<").Id("lk").Op("-").Id("BucketSpan")).Block(
+			jid("bottom").Op("=").Id("max").Call(jid("p").Op("+").Id("BucketSpan"), jid("top")),
+		),
+		jen.Return(),
+	)
+	// func fill(s []float32, v float32) {
+	//	if len(s) == 0 { return }
+	//	s[0] = v
+	//	for n := 1; n < len(s); n *= 2 { copy(s[n:], s[:n]) }
+	// }
+	f.Comment("fill sets every element of s to v, by doubling copies (memmove is vectorized).")
+	f.Func().Id("fill").Params(jid("s").Index().Float32(), jid("v").Float32()).Block(
+		jen.If(jen.Len(jid("s")).Op("==").Lit(0)).Block(jen.Return()),
+		jid("s").Index(jlit(0)).Op("=").Id("v"),
+		jen.For(jid("n").Op(":=").Lit(1), jid("n").Op("<").Len(jid("s")), jid("n").Op("*=").Lit(2)).Block(
+			jen.Copy(jid("s").Index(jid("n").Op(":")), jid("s").Index(jen.Op(":").Id("n"))),
+		),
+	)
+	// func sum64(x []float32) float64 — eight float64 partial sums, so the
+	// adds are not one latency-bound chain.
+	f.Comment("sum64 returns Σ x[j] in float64, in eight partial sums.")
+	acc := func(i int) *jen.Statement { return jid(fmt.Sprintf("s%d", i)) }
+	var accs, adds []jen.Code
+	for i := range 8 {
+		accs = append(accs, acc(i))
+		x := jid("x").Index(jid("j").Op("+").Lit(i))
+		if i == 0 {
+			x = jid("x").Index(jid("j"))
+		}
+		adds = append(adds, acc(i).Op("+=").Float64().Call(x))
+	}
+	f.Func().Id("sum64").Params(jid("x").Index().Float32()).Float64().Block(
+		jen.Var().List(accs...).Float64(),
+		jid("j").Op(":=").Lit(0),
+		jen.For(jen.Empty(), jid("j").Op("+").Lit(8).Op("<=").Len(jid("x")), jid("j").Op("+=").Lit(8)).Block(adds...),
+		jen.For(jen.Empty(), jid("j").Op("<").Len(jid("x")), jid("j").Op("++")).Block(
+			jid("s0").Op("+=").Float64().Call(jid("x").Index(jid("j"))),
+		),
+		jen.Return(jen.Parens(jen.Parens(acc(0).Op("+").Add(acc(1))).Op("+").Parens(acc(2).Op("+").Add(acc(3)))).Op("+").
+			Parens(jen.Parens(acc(4).Op("+").Add(acc(5))).Op("+").Parens(acc(6).Op("+").Add(acc(7))))),
+	)
 	relChecks(f, pkg)
 
 	// invSqrtD = 1/√HeadDim, rounded to float32 once.
@@ -177,7 +228,7 @@ func rpeFullAPI(c *consts.Set) (emit.File, error) {
 		jid("checkLen").Call(jlit("Scores"), jlit("aK"), jen.Len(jid("aK")), jid("Buckets").Op("*").Id("HeadDim")),
 		jen.If(jid("lq").Op("==").Lit(0).Op("||").Id("lk").Op("==").Lit(0)).Block(jen.Return()),
 		jid("kern").Op(":=").Id("active"),
-		jen.Comment("qa[b] = q_i·aK[b] for the rows this query meets; bias[j] = qa[Bucket(p−j)]."),
+		jen.Comment("qa[b−lo] = q_i·aK[b] for the rows lo…hi this query meets; bias[j] = qa[Bucket(p−j)−lo]."),
 		jid("bp").Op(":=").Id("getBuf").Call(jid("min").Call(jid("lk"), jid("Buckets")).Op("+").Id("lk")),
 		jen.List(jid("qa"), jid("bias")).Op(":=").List(
 			jen.Parens(jen.Op("*").Id("bp")).Index(jen.Op(":").Len(jen.Op("*").Id("bp")).Op("-").Id("lk")),
@@ -187,11 +238,17 @@ func rpeFullAPI(c *consts.Set) (emit.File, error) {
 			jid("p").Op(":=").Id("posAt").Call(jid("qOffset"), jid("i")),
 			jen.Comment("Distances run from p (key 0) down to p−(lk−1); rows lo…hi."),
 			jen.List(jid("lo"), jid("hi")).Op(":=").List(jid("Bucket").Call(jid("p").Op("-").Parens(jid("lk").Op("-").Lit(1))), jid("Bucket").Call(jid("p"))),
+			jen.List(jid("top"), jid("bottom")).Op(":=").Id("keySplit").Call(jid("p"), jid("lk")),
 			jid("qi").Op(":=").Id("q").Index(jid("i").Op("*").Id("HeadDim"), jen.Parens(jid("i").Op("+").Lit(1)).Op("*").Id("HeadDim")),
 			jid("kern").Dot("dotRows").Call(jid("qa").Index(jen.Op(":").Id("hi").Op("-").Id("lo").Op("+").Lit(1)), jid("qi"), rows("aK", "lo", jid("hi").Op("+").Lit(1))),
-			jen.For(jid("j").Op(":=").Range().Id("bias")).Block(
-				jid("bias").Index(jid("j")).Op("=").Id("qa").Index(jid("Bucket").Call(jid("p").Op("-").Id("j")).Op("-").Id("lo")),
+			jen.Comment("Keys before top share row hi, keys from bottom on row lo; between, key j has row"),
+			jen.Comment("p−j+BucketSpan: a reversed copy of qa."),
+			jid("fill").Call(jid("bias").Index(jen.Op(":").Id("top")), jid("qa").Index(jid("hi").Op("-").Id("lo"))),
+			jid("at").Op(":=").Id("p").Op("-").Id("lo").Op("+").Id("BucketSpan"),
+			jen.For(jid("j").Op(":=").Id("top"), jid("j").Op("<").Id("bottom"), jid("j").Op("++")).Block(
+				jid("bias").Index(jid("j")).Op("=").Id("qa").Index(jid("at").Op("-").Id("j")),
 			),
+			jid("fill").Call(jid("bias").Index(jid("bottom").Op(":")), jid("qa").Index(jlit(0))),
 			jid("kern").Dot("scoresRow").Call(jid("dst").Index(jid("i").Op("*").Id("lk"), jen.Parens(jid("i").Op("+").Lit(1)).Op("*").Id("lk")), jid("qi"), jid("k"), jid("bias"), jid("invSqrtD")),
 		),
 		jid("bufPool").Dot("Put").Call(jid("bp")),
@@ -215,26 +272,34 @@ func rpeFullAPI(c *consts.Set) (emit.File, error) {
 		jid("checkLen").Call(jlit("Output"), jlit("aV"), jen.Len(jid("aV")), jid("Buckets").Op("*").Id("HeadDim")),
 		jen.If(jid("lk").Op("==").Lit(0)).Block(jen.Clear(jid("dst")), jen.Return()),
 		jid("kern").Op(":=").Id("active"),
-		jid("nb").Op(":=").Id("min").Call(jid("lk"), jid("Buckets")),
-		jid("bp").Op(":=").Id("getBuf").Call(jid("nb")),
-		jid("wb").Op(":=").Op("*").Id("bp"),
-		jid("acc").Op(":=").Make(jen.Index().Float64(), jid("nb")),
+		jid("bp").Op(":=").Id("getBuf").Call(jid("min").Call(jid("lk"), jid("Buckets"))),
 		jen.For(jid("i").Op(":=").Range().Id("lq")).Block(
 			jid("p").Op(":=").Id("posAt").Call(jid("qOffset"), jid("i")),
 			jen.List(jid("lo"), jid("hi")).Op(":=").List(jid("Bucket").Call(jid("p").Op("-").Parens(jid("lk").Op("-").Lit(1))), jid("Bucket").Call(jid("p"))),
+			jen.List(jid("top"), jid("bottom")).Op(":=").Id("keySplit").Call(jid("p"), jid("lk")),
 			jid("wi").Op(":=").Id("weights").Index(jid("i").Op("*").Id("lk"), jen.Parens(jid("i").Op("+").Lit(1)).Op("*").Id("lk")),
+			jid("wb").Op(":=").Parens(jen.Op("*").Id("bp")).Index(jen.Op(":").Id("hi").Op("-").Id("lo").Op("+").Lit(1)),
+			jen.Comment("wb[b−lo] = Σ_{j: Bucket(p−j) = b} wi[j]: key j in [top, bottom) has row p−j+BucketSpan"),
+			jen.Comment("to itself; the keys before top sum into row hi, those from bottom on into row lo."),
+			jid("at").Op(":=").Id("p").Op("-").Id("lo").Op("+").Id("BucketSpan"),
+			jen.For(jid("j").Op(":=").Id("top"), jid("j").Op("<").Id("bottom"), jid("j").Op("++")).Block(
+				jid("wb").Index(jid("at").Op("-").Id("j")).Op("=").Id("wi").Index(jid("j")),
+			),
+			jen.If(jid("BucketSpan").Op("==").Lit(0)).Block(
+				jen.Comment("One row: every key is clipped."),
+				jid("wb").Index(jlit(0)).Op("=").Float32().Call(jid("sum64").Call(jid("wi"))),
+			).Else().Block(
+				jen.If(jid("top").Op(">").Lit(0)).Block(
+					jid("wb").Index(jid("hi").Op("-").Id("lo")).Op("=").Float32().Call(jid("sum64").Call(jid("wi").Index(jen.Op(":").Id("top")))),
+				),
+				jen.If(jid("bottom").Op("<").Id("lk")).Block(
+					jid("wb").Index(jlit(0)).Op("=").Float32().Call(jid("sum64").Call(jid("wi").Index(jid("bottom").Op(":")))),
+				),
+			),
 			jid("oi").Op(":=").Id("dst").Index(jid("i").Op("*").Id("HeadDim"), jen.Parens(jid("i").Op("+").Lit(1)).Op("*").Id("HeadDim")),
-			jid("n").Op(":=").Id("hi").Op("-").Id("lo").Op("+").Lit(1),
-			jen.Clear(jid("acc").Index(jen.Op(":").Id("n"))),
-			jen.For(jen.List(jid("j"), jid("w")).Op(":=").Range().Id("wi")).Block(
-				jid("acc").Index(jid("Bucket").Call(jid("p").Op("-").Id("j")).Op("-").Id("lo")).Op("+=").Float64().Call(jid("w")),
-			),
-			jen.For(jen.List(jid("b"), jid("a")).Op(":=").Range().Id("acc").Index(jen.Op(":").Id("n"))).Block(
-				jid("wb").Index(jid("b")).Op("=").Float32().Call(jid("a")),
-			),
 			jen.Clear(jid("oi")),
 			jid("kern").Dot("axpyRows").Call(jid("oi"), jid("wi"), jid("v")),
-			jid("kern").Dot("axpyRows").Call(jid("oi"), jid("wb").Index(jen.Op(":").Id("n")), rows("aV", "lo", jid("hi").Op("+").Lit(1))),
+			jid("kern").Dot("axpyRows").Call(jid("oi"), jid("wb"), rows("aV", "lo", jid("hi").Op("+").Lit(1))),
 		),
 		jid("bufPool").Dot("Put").Call(jid("bp")),
 	)
@@ -327,8 +392,8 @@ func relRowLoop(block func() []jen.Code, single []jen.Code) []jen.Code {
 func rpeFullGeneric(c *consts.Set) (emit.File, error) {
 	pkg := c.Spec.Name
 	f := newFile(pkg, c.Spec.File)
-	f.Comment("genericKernels is the portable Go implementation, always available (the only one:")
-	f.Comment("rpe_full has no assembly variants).")
+	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
+	f.Comment("variants register theirs from the per-architecture files.")
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
 		jid("dotRows"):   jid("dotRowsGeneric"),
 		jid("scoresRow"): jid("scoresRowGeneric"),

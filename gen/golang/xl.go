@@ -10,7 +10,7 @@ import (
 )
 
 // xlFields is the kernels struct of xl packages (docs/internals.md, kernel
-// ABI "rpe_full and xl"): generic Go only.
+// ABI "rpe_full and xl"); asm/amd64 and asm/arm64 implement the same field.
 var xlFields = []KernelField{
 	{Name: "scoresRow", Type: "func(dst, qu, k, qv, r []float32)"},
 }
@@ -136,8 +136,8 @@ func xlAPI(c *consts.Set) (emit.File, error) {
 func xlGeneric(c *consts.Set) (emit.File, error) {
 	pkg := c.Spec.Name
 	f := newFile(pkg, c.Spec.File)
-	f.Comment("genericKernels is the portable Go implementation, always available (the only one:")
-	f.Comment("xl has no assembly variants).")
+	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
+	f.Comment("variants register theirs from the per-architecture files.")
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
 		jid("scoresRow"): jid("scoresRowGeneric"),
 	})
