@@ -59,6 +59,15 @@ func explain(w io.Writer, c *consts.Set) {
 	case spec.RPEBias:
 		fmt.Fprintf(w, "heads %d, buckets %d; Bucket(rel), rel = query − key, constant beyond ±%d:\n", s.Heads, c.NumBuckets, c.BucketSpan)
 		printBuckets(w, c)
+	case spec.RPEFull:
+		fmt.Fprintf(w, "head_dim %d, r_max %d: tables a^K, a^V of %d rows × %d; row(rel) = clip(rel, ±%d) + %d, rel = query − key\n",
+			s.HeadDim, s.RMax, c.NumBuckets, s.HeadDim, c.BucketSpan, c.BucketSpan)
+		fmt.Fprintf(w, "scores scaled by 1/√head_dim = %.9g\n", 1/math.Sqrt(float64(s.HeadDim)))
+	case spec.XL:
+		fmt.Fprintf(w, "head_dim %d, base %g; R_rel[2i] = sin(rel/base^(2i/d)), R_rel[2i+1] = cos(rel/base^(2i/d)), rel = query − key\n", s.HeadDim, s.Base)
+		if c.AbsFreqs != nil {
+			printFreqs(w, "inverse frequencies 1/base^(2i/d)", c.AbsFreqs)
+		}
 	default:
 		fmt.Fprintf(w, "d_model %d, max_len %d\n", s.DModel, s.MaxLen)
 		if c.AbsFreqs != nil {

@@ -34,8 +34,8 @@ var commands []command
 func init() {
 	commands = []command{
 		{"gen", "[-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]", "write the generated package of each spec (no spec: the whole zoo) into DIR/<name>/", runGen},
-		{"verify", "[-targets LIST] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference", runVerify},
-		{"bench", "[-short] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop", runBench},
+		{"verify", "[-targets LIST] [-gpu] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference (-gpu: also the CUDA kernels on this machine's GPU, built with nvcc)", runVerify},
+		{"bench", "[-short] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
 		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture: RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},

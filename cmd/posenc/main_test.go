@@ -66,6 +66,16 @@ func TestExplain(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "→ bucket 0") {
 		t.Errorf("explain t5_base: code %d, output:\n%s", code, out)
 	}
+	// Shaw et al.: clipping k = 16 (r_max 17) gives 2k+1 = 33 table rows; 1/√64 = 0.125.
+	code, out, _ = runCLI("explain", "shaw2018_base")
+	if code != 0 || !strings.Contains(out, "33 rows × 64") || !strings.Contains(out, "clip(rel, ±16)") || !strings.Contains(out, "= 0.125") {
+		t.Errorf("explain shaw2018_base: code %d, output:\n%s", code, out)
+	}
+	// Transformer-XL: d_head 64 gives 32 frequency pairs, the first 1/10000^0 = 1.
+	code, out, _ = runCLI("explain", "transformer_xl_base")
+	if code != 0 || !strings.Contains(out, "inverse frequencies 1/base^(2i/d) (32)") || !strings.Contains(out, "    0  1  wavelength 6.28319") {
+		t.Errorf("explain transformer_xl_base: code %d, output:\n%s", code, out)
+	}
 }
 
 // A bad spec among good ones makes gen fail before anything is written.
