@@ -151,7 +151,8 @@ func shortPanics(rep *Report, fn string, r *rand.Rand, names []string, lens []in
 // (see above) over relShapes, on random inputs (some entries ±1e4·N(0,1),
 // some tiny, some zero) in sentinel-guarded slices; every output element
 // must be written, nothing outside dst and no input modified, and a call
-// with any argument one element too short must panic before writing.
+// with any argument one element too short must panic before writing. A spec
+// named like a case of testdata/golden_rel is also run on that case.
 func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	rep := &Report{Spec: s.Name}
 	if s.Encoding != spec.RPEFull {
@@ -194,6 +195,8 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 		}
 	}
 
+	rpeFullGolden(rep, s, k)
+
 	const lq, lk, qo = 3, 5, 2
 	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "aK"}, []int{lq * lk, lq * d, lk * d, rows * d}, func(a [][]float32) {
 		k.Scores(a[0], a[1], a[2], a[3], lq, lk, qo)
@@ -208,7 +211,8 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 // (2019): Scores within scoreTol over relShapes on random q, k, r, u, v
 // (r is the caller's projected table, so any values), and Relative within
 // 2e-6·max(1, |ref|) for n = 0, 1, 2, 7, 64 and 5000 rows, with the guards,
-// untouched inputs and short-argument panics of RunRPEFull.
+// untouched inputs and short-argument panics of RunRPEFull, and the
+// golden_rel case named like the spec, if any.
 func RunXL(s *spec.Spec, k XLKernels) *Report {
 	rep := &Report{Spec: s.Name}
 	if s.Encoding != spec.XL {
@@ -247,6 +251,8 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 		}
 	}
 
+	xlGolden(rep, s, k)
+
 	const lq, lk, qo = 3, 5, 2
 	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "r", "u", "v"},
 		[]int{lq * lk, lq * d, lk * d, xlRows(lq, lk) * d, d, d}, func(a [][]float32) {
@@ -254,4 +260,84 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 		})
 	shortPanics(rep, "Relative", r, []string{"dst"}, []int{7 * d}, func(a [][]float32) { k.Relative(a[0], 7) })
 	return rep
+}
+
+// relGoldenFor returns the golden_rel case named like s when it is of s's
+// encoding, or nil (as the other harnesses, a case of another kind is
+// ignored); a case of s's encoding whose head_dim, r_max or base differ from
+// s's is a failure, not a silent skip.
+func relGoldenFor(rep *Report, s *spec.Spec) *RelGoldenCase {
+	gc, err := relGoldenCase(s.Name)
+	if err != nil {
+		rep.begin("golden").fail("%v", err)
+		return nil
+	}
+	if gc == nil || gc.Kind != s.Encoding {
+		return nil
+	}
+	if gc.HeadDim != s.HeadDim || (gc.Kind == spec.RPEFull && gc.RMax != s.RMax) || (gc.Kind == spec.XL && gc.Base != s.Base) {
+		rep.begin("golden:"+gc.Name).fail("the golden case (%s, head_dim %d, r_max %d, base %g) does not fit spec %s", gc.Kind, gc.HeadDim, gc.RMax, gc.Base, s.Name)
+		return nil
+	}
+	return gc
+}
+
+// rpeFullGolden runs Scores and Output on the golden_rel case named like s:
+// the oracle's values are float64 results rounded to float32, so the bounds
+// are scoreTol and outputTol plus that rounding, 2^−24·|want|.
+func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
+	gc := relGoldenFor(rep, s)
+	if gc == nil {
+		return
+	}
+	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
+	c := rep.begin("golden:" + gc.Name + " Scores")
+	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.AK}, []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
+		k.Scores(dst, in[0], in[1], in[2], lq, lk, qo)
+	})
+	if got != nil {
+		_, mag := rpeFullScores(s, gc.Q, gc.K, gc.AK, lq, lk, qo)
+		for x, w := range gc.WantScores {
+			c.near("dst", x, float64(got[x]), float64(w), scoreTol(d, mag[x])+ulp32*math.Abs(float64(w)))
+		}
+	}
+	c = rep.begin("golden:" + gc.Name + " Output")
+	got = relCall(c, lq*d, [][]float32{gc.Weights, gc.V, gc.AV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
+		k.Output(dst, in[0], in[1], in[2], lq, lk, qo)
+	})
+	if got != nil {
+		_, mag := rpeFullOutput(s, gc.Weights, gc.V, gc.AV, lq, lk, qo)
+		for x, w := range gc.WantOutput {
+			c.near("dst", x, float64(got[x]), float64(w), outputTol(lk, mag[x])+ulp32*math.Abs(float64(w)))
+		}
+	}
+}
+
+// xlGolden runs Scores and Relative on the golden_rel case named like s:
+// Scores within scoreTol plus the oracle's float32 rounding, Relative
+// within the 2e-6·max(1, |want|) of an absolute encoding.
+func xlGolden(rep *Report, s *spec.Spec, k XLKernels) {
+	gc := relGoldenFor(rep, s)
+	if gc == nil {
+		return
+	}
+	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
+	c := rep.begin("golden:" + gc.Name + " Scores")
+	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.R, gc.U, gc.V}, []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
+		k.Scores(dst, in[0], in[1], in[2], in[3], in[4], lq, lk, qo)
+	})
+	if got != nil {
+		_, mag := xlScores(s, gc.Q, gc.K, gc.R, gc.U, gc.V, lq, lk)
+		for x, w := range gc.WantScores {
+			c.near("dst", x, float64(got[x]), float64(w), scoreTol(d, mag[x])+ulp32*math.Abs(float64(w)))
+		}
+	}
+	n := gc.RelN
+	c = rep.begin(fmt.Sprintf("golden:%s Relative n=%d", gc.Name, n))
+	got = relCall(c, n*d, nil, nil, func(dst []float32, _ [][]float32) { k.Relative(dst, n) })
+	if got != nil {
+		for x, w := range gc.WantRelative {
+			c.near("dst", x, float64(got[x]), float64(w), 2e-6*math.Max(1, math.Abs(float64(w))))
+		}
+	}
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -241,4 +242,76 @@ func TestRelReference(t *testing.T) {
 	if math.Abs(r[0]-math.Sin(2)) > 1e-15 || math.Abs(r[3]-math.Cos(0.2)) > 1e-15 {
 		t.Errorf("distance 2 row = %v", r[0:4])
 	}
+}
+
+// TestHarnessRelGolden runs RunRPEFull and RunXL on the spec of every
+// golden_rel case: correct kernels pass, with the golden case checked
+// (its calls counted once each), and kernels with the key − query sign
+// fail on the golden case itself.
+func TestHarnessRelGolden(t *testing.T) {
+	cases, err := RelGoldenCases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		s := parse(t, c.SpecYAML)
+		t.Run(c.Name, func(t *testing.T) {
+			var r *Report
+			golden := 0
+			switch c.Kind {
+			case spec.RPEFull:
+				k := rpeFullKernels(s, nil, 0)
+				scores := k.Scores
+				k.Scores = func(dst, q, kk, aK []float32, lq, lk, qo int) {
+					if lq == c.LQ && lk == c.LK && qo == c.QOffset && slices.Equal(q, c.Q) {
+						golden++
+					}
+					scores(dst, q, kk, aK, lq, lk, qo)
+				}
+				r = RunRPEFull(s, k)
+			case spec.XL:
+				k := xlKernels(s, false)
+				scores := k.Scores
+				k.Scores = func(dst, q, kk, rr, u, v []float32, lq, lk, qo int) {
+					if lq == c.LQ && lk == c.LK && qo == c.QOffset && slices.Equal(q, c.Q) {
+						golden++
+					}
+					scores(dst, q, kk, rr, u, v, lq, lk, qo)
+				}
+				r = RunXL(s, k)
+			}
+			expectPass(t, r)
+			if golden != 1 {
+				t.Errorf("the golden case's Scores ran %d times, want 1", golden)
+			}
+			t.Logf("%d cases, max ratio %.3g at %s", r.Cases, r.MaxRatio, r.Worst)
+		})
+		if c.Kind == spec.RPEFull && c.RMax > 1 {
+			t.Run(c.Name+"/sign flipped", func(t *testing.T) {
+				k := rpeFullKernels(s, func(rel int) int { return RPEFullRow(s, -rel) }, 0)
+				expectFail(t, RunRPEFull(s, k), "golden:"+c.Name+" Scores")
+			})
+		}
+		if c.Kind == spec.XL {
+			t.Run(c.Name+"/sin and cos swapped", func(t *testing.T) {
+				k := xlKernels(s, false)
+				k.Relative = func(dst []float32, n int) {
+					xlKernels(s, false).Relative(dst, n)
+					for x := 0; x+1 < len(dst); x += 2 {
+						dst[x], dst[x+1] = dst[x+1], dst[x]
+					}
+				}
+				expectFail(t, RunXL(s, k), "golden:"+c.Name+" Relative")
+			})
+		}
+	}
+}
+
+// TestHarnessRelGoldenMismatch checks that a spec named like a golden_rel
+// case but of another shape is reported, not silently skipped.
+func TestHarnessRelGoldenMismatch(t *testing.T) {
+	s := parse(t, "name: gshaw_d7\nencoding: rpe_full\nhead_dim: 8\nr_max: 4\n")
+	expectFail(t, RunRPEFull(s, rpeFullKernels(s, nil, 0)), "does not fit spec gshaw_d7")
+	x := parse(t, "name: gxl_d8\nencoding: xl\nhead_dim: 8\nbase: 500\n")
+	expectFail(t, RunXL(x, xlKernels(x, false)), "does not fit spec gxl_d8")
 }

@@ -21,7 +21,9 @@ type shortCase struct {
 
 // shortCases returns, for every kernel of every package, the calls with one
 // slice argument one element short: x, q, k, pos (rope); scores, dst, table
-// (bias); x, pos, table, Encode's dst (absolute).
+// (bias); x, pos, table, Encode's dst (absolute); dst, q, k, aK, weights, v,
+// aV (rpe_full Scores and Output, with keys clipped on both sides); dst, q,
+// k, r, u, v (xl Scores) and Relative's dst.
 func shortCases() map[string][]shortCase {
 	r := rand.New(rand.NewPCG(5, 5))
 	out := map[string][]shortCase{}
@@ -88,6 +90,41 @@ func shortCases() map[string][]shortCase {
 		}
 		out[p.name] = cases
 	}
+	for _, p := range rpeFullPkgs {
+		const lq, lk, qo = 3, 40, 18 // query 0: keys 0…2 and 34…39 clipped
+		d := p.headDim
+		dst, q, k := uniform(r, lq*lk, 1), randomValues(r, lq*d), randomValues(r, lk*d)
+		aK, aV := randomValues(r, p.buckets*d), randomValues(r, p.buckets*d)
+		od, w, v := uniform(r, lq*d, 1), uniform(r, lq*lk, 1), randomValues(r, lk*d)
+		short := func(x []float32) []float32 { return x[:len(x)-1] }
+		out[p.name] = []shortCase{
+			mk("Scores(dst short)", "len(dst)", nil, func() { p.scores(short(dst), q, k, aK, lq, lk, qo) }, short(dst), q, k, aK),
+			mk("Scores(q short)", "len(q)", nil, func() { p.scores(dst, short(q), k, aK, lq, lk, qo) }, dst, short(q), k, aK),
+			mk("Scores(k short)", "len(k)", nil, func() { p.scores(dst, q, short(k), aK, lq, lk, qo) }, dst, q, short(k), aK),
+			mk("Scores(aK short)", "len(aK)", nil, func() { p.scores(dst, q, k, short(aK), lq, lk, qo) }, dst, q, k, short(aK)),
+			mk("Output(dst short)", "len(dst)", nil, func() { p.output(short(od), w, v, aV, lq, lk, qo) }, short(od), w, v, aV),
+			mk("Output(weights short)", "len(weights)", nil, func() { p.output(od, short(w), v, aV, lq, lk, qo) }, od, short(w), v, aV),
+			mk("Output(v short)", "len(v)", nil, func() { p.output(od, w, short(v), aV, lq, lk, qo) }, od, w, short(v), aV),
+			mk("Output(aV short)", "len(aV)", nil, func() { p.output(od, w, v, short(aV), lq, lk, qo) }, od, w, v, short(aV)),
+		}
+	}
+	for _, p := range xlPkgs {
+		const lq, lk, qo = 3, 5, 2
+		d := p.headDim
+		dst, q, k := uniform(r, lq*lk, 1), randomValues(r, lq*d), randomValues(r, lk*d)
+		rr, u, v := randomValues(r, p.relRows(lq, lk)*d), randomValues(r, d), randomValues(r, d)
+		rd := uniform(r, 7*d, 1)
+		short := func(x []float32) []float32 { return x[:len(x)-1] }
+		out[p.name] = []shortCase{
+			mk("Scores(dst short)", "len(dst)", nil, func() { p.scores(short(dst), q, k, rr, u, v, lq, lk, qo) }, short(dst), q, k, rr, u, v),
+			mk("Scores(q short)", "len(q)", nil, func() { p.scores(dst, short(q), k, rr, u, v, lq, lk, qo) }, dst, short(q), k, rr, u, v),
+			mk("Scores(k short)", "len(k)", nil, func() { p.scores(dst, q, short(k), rr, u, v, lq, lk, qo) }, dst, q, short(k), rr, u, v),
+			mk("Scores(r short)", "len(r)", nil, func() { p.scores(dst, q, k, short(rr), u, v, lq, lk, qo) }, dst, q, k, short(rr), u, v),
+			mk("Scores(u short)", "len(u)", nil, func() { p.scores(dst, q, k, rr, short(u), v, lq, lk, qo) }, dst, q, k, rr, short(u), v),
+			mk("Scores(v short)", "len(v)", nil, func() { p.scores(dst, q, k, rr, u, short(v), lq, lk, qo) }, dst, q, k, rr, u, short(v)),
+			mk("Relative(dst short)", "len(dst)", nil, func() { p.relative(short(rd), 7) }, short(rd)),
+		}
+	}
 	return out
 }
 
@@ -105,6 +142,12 @@ func TestShortSlicePanics(t *testing.T) {
 		regs[p.name] = p.reg
 	}
 	for _, p := range absPkgs {
+		regs[p.name] = p.reg
+	}
+	for _, p := range rpeFullPkgs {
+		regs[p.name] = p.reg
+	}
+	for _, p := range xlPkgs {
 		regs[p.name] = p.reg
 	}
 	for name, cases := range all {

@@ -79,7 +79,8 @@ func TestCanaryGuardFaults(t *testing.T) {
 
 // TestCanaryKernels runs every runnable variant of rope Apply, ApplyQK and
 // Inverse, alibi and rpe_bias AddBias, Softmax and Bias, sinusoidal Add and
-// Encode and learned Add with every slice argument (data, positions, tables)
+// Encode, learned Add, rpe_full Scores and Output and xl Scores and
+// Relative with every slice argument (data, positions, tables)
 // ending at a PROT_NONE guard page, and again starting right after one, on
 // lengths that are not multiples of any vector width; a kernel touching
 // memory outside its slices faults. Results must equal those of ordinary
@@ -168,6 +169,58 @@ func TestCanaryKernels(t *testing.T) {
 						d := guarded[float32](t, p.dModel, atEnd)
 						faultFree(t, p.name+" "+v+" Encode", func() { p.encode(d, 1<<20) })
 					}
+				})
+			}
+		}
+		// rpe_full and xl: row counts below, at and above the 4/8/16-row
+		// blocks of the assembly kernels (the last block moves back), keys
+		// clipped on both sides, qOffset 2^31−1.
+		relShapes := [][3]int{{1, 1, 0}, {3, 5, 0}, {2, 17, 3}, {3, 40, 18}, {1, 33, 16}, {4, 7, math.MaxInt32}, {2, 0, 0}}
+		for _, p := range rpeFullPkgs {
+			d := p.headDim
+			aK, aV := randomValues(r, p.buckets*d), randomValues(r, p.buckets*d)
+			for _, sh := range relShapes {
+				lq, lk, qo := sh[0], sh[1], sh[2]
+				q, k := randomValues(r, lq*d), randomValues(r, lk*d)
+				w, vv := uniform(r, lq*lk, 1), randomValues(r, lk*d)
+				p.reg.each(t, func(v string) {
+					want := make([]float32, lq*lk)
+					p.scores(want, q, k, aK, lq, lk, qo)
+					g := guarded[float32](t, lq*lk, atEnd)
+					gq, gk, ga := place(t, q, atEnd), place(t, k, atEnd), place(t, aK, atEnd)
+					faultFree(t, p.name+" "+v+" Scores", func() { p.scores(g, gq, gk, ga, lq, lk, qo) })
+					if !sameBits(g, want) {
+						t.Errorf("%s %s Scores on guarded memory differs", p.name, v)
+					}
+					want = make([]float32, lq*d)
+					p.output(want, w, vv, aV, lq, lk, qo)
+					g = guarded[float32](t, lq*d, atEnd)
+					gw, gv, ga := place(t, w, atEnd), place(t, vv, atEnd), place(t, aV, atEnd)
+					faultFree(t, p.name+" "+v+" Output", func() { p.output(g, gw, gv, ga, lq, lk, qo) })
+					if !sameBits(g, want) {
+						t.Errorf("%s %s Output on guarded memory differs", p.name, v)
+					}
+				})
+			}
+		}
+		for _, p := range xlPkgs {
+			d := p.headDim
+			u, uv := randomValues(r, d), randomValues(r, d)
+			for _, sh := range relShapes {
+				lq, lk := sh[0], sh[1]
+				q, k, rr := randomValues(r, lq*d), randomValues(r, lk*d), randomValues(r, p.relRows(lq, lk)*d)
+				p.reg.each(t, func(v string) {
+					want := make([]float32, lq*lk)
+					p.scores(want, q, k, rr, u, uv, lq, lk, sh[2])
+					g := guarded[float32](t, lq*lk, atEnd)
+					gq, gk, gr := place(t, q, atEnd), place(t, k, atEnd), place(t, rr, atEnd)
+					gu, gv := place(t, u, atEnd), place(t, uv, atEnd)
+					faultFree(t, p.name+" "+v+" Scores", func() { p.scores(g, gq, gk, gr, gu, gv, lq, lk, sh[2]) })
+					if !sameBits(g, want) {
+						t.Errorf("%s %s Scores on guarded memory differs", p.name, v)
+					}
+					g = guarded[float32](t, (lq+lk)*d, atEnd)
+					faultFree(t, p.name+" "+v+" Relative", func() { p.relative(g, lq+lk) })
 				})
 			}
 		}

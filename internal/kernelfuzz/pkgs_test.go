@@ -11,8 +11,10 @@ import (
 	"github.com/posenc/posenc/generated/gptj_6b"
 	"github.com/posenc/posenc/generated/llama2_7b"
 	"github.com/posenc/posenc/generated/qwen25_7b_yarn"
+	"github.com/posenc/posenc/generated/shaw2018_base"
 	"github.com/posenc/posenc/generated/t5_base"
 	"github.com/posenc/posenc/generated/transformer_base"
+	"github.com/posenc/posenc/generated/transformer_xl_base"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -82,6 +84,27 @@ type absPkg struct {
 	reg     registry
 }
 
+// rpeFullPkg adapts a generated rpe_full package (Shaw et al. 2018).
+type rpeFullPkg struct {
+	name    string
+	headDim int
+	buckets int // rows of aK and aV: 2·RMax−1
+	span    int // BucketSpan: RMax−1
+	scores  func(dst, q, k, aK []float32, lq, lk, qOffset int)
+	output  func(dst, weights, v, aV []float32, lq, lk, qOffset int)
+	reg     registry
+}
+
+// xlPkg adapts a generated xl package (Transformer-XL).
+type xlPkg struct {
+	name     string
+	headDim  int
+	scores   func(dst, q, k, r, u, v []float32, lq, lk, qOffset int)
+	relative func(dst []float32, n int)
+	relRows  func(lq, lk int) int
+	reg      registry
+}
+
 var ropePkgs = []ropePkg{
 	{
 		name: "llama2_7b", headDim: llama2_7b.HeadDim, maxPosition: llama2_7b.MaxPosition,
@@ -129,6 +152,24 @@ var absPkgs = []absPkg{
 		name: "bert_base", dModel: bert_base.DModel, maxLen: bert_base.MaxLen, learned: true,
 		add: bert_base.Add,
 		reg: registry{bert_base.Variants, bert_base.VariantAvailable, bert_base.UseVariant, bert_base.ActiveVariant},
+	},
+}
+
+var rpeFullPkgs = []rpeFullPkg{
+	{
+		name: "shaw2018_base", headDim: shaw2018_base.HeadDim,
+		buckets: shaw2018_base.Buckets, span: shaw2018_base.BucketSpan,
+		scores: shaw2018_base.Scores, output: shaw2018_base.Output,
+		reg: registry{shaw2018_base.Variants, shaw2018_base.VariantAvailable, shaw2018_base.UseVariant, shaw2018_base.ActiveVariant},
+	},
+}
+
+var xlPkgs = []xlPkg{
+	{
+		name: "transformer_xl_base", headDim: transformer_xl_base.HeadDim,
+		scores: transformer_xl_base.Scores, relative: transformer_xl_base.Relative,
+		relRows: transformer_xl_base.RelRows,
+		reg:     registry{transformer_xl_base.Variants, transformer_xl_base.VariantAvailable, transformer_xl_base.UseVariant, transformer_xl_base.ActiveVariant},
 	},
 }
 

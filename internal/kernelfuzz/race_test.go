@@ -27,11 +27,14 @@ type suite struct {
 	jobs []job
 }
 
-// suites returns jobs for every package FuzzRoPE, FuzzBias and FuzzAbsolute
-// cover: rope positions inside the table and on the exact path (negative,
-// ≥ MaxPosition, 2^31−1), bias calls with small and large qOffset, absolute
-// adds inside and outside the sinusoidal table. Building them calls no
-// kernel, so the lazy tables stay unbuilt.
+// suites returns jobs for every package FuzzRoPE, FuzzBias, FuzzAbsolute,
+// FuzzRPEFull and FuzzXL cover: rope positions inside the table and on the
+// exact path (negative, ≥ MaxPosition, 2^31−1), bias calls with small and
+// large qOffset, absolute adds inside and outside the sinusoidal table,
+// rpe_full Scores and Output with keys clipped on both sides and with
+// qOffset 2^31−1 (the calls of different lengths share the scratch pool),
+// xl Scores and Relative. Building them calls no kernel, so the lazy tables
+// stay unbuilt.
 func suites() []suite {
 	var out []suite
 	for i, p := range ropePkgs {
@@ -86,6 +89,47 @@ func suites() []suite {
 		if p.encode != nil {
 			jobs = append(jobs, job{"Encode", func() []float32 { d := make([]float32, p.dModel); p.encode(d, -77); return d }})
 		}
+		out = append(out, suite{p.name, p.reg, jobs})
+	}
+	for i, p := range rpeFullPkgs {
+		d := p.headDim
+		in := func(n int, salt uint64) []float32 {
+			return randomValues(rand.New(rand.NewPCG(uint64(i), salt)), n)
+		}
+		aK, aV := in(p.buckets*d, 1), in(p.buckets*d, 2)
+		var jobs []job
+		for _, sh := range [][3]int{{3, 40, 18}, {5, 9, 0}, {2, 70, math.MaxInt32}} {
+			lq, lk, qo := sh[0], sh[1], sh[2]
+			jobs = append(jobs,
+				job{"Scores", func() []float32 {
+					dst := make([]float32, lq*lk)
+					p.scores(dst, in(lq*d, 3), in(lk*d, 4), aK, lq, lk, qo)
+					return dst
+				}},
+				job{"Output", func() []float32 {
+					dst := make([]float32, lq*d)
+					p.output(dst, in(lq*lk, 5), in(lk*d, 6), aV, lq, lk, qo)
+					return dst
+				}},
+			)
+		}
+		out = append(out, suite{p.name, p.reg, jobs})
+	}
+	for i, p := range xlPkgs {
+		d := p.headDim
+		in := func(n int, salt uint64) []float32 {
+			return randomValues(rand.New(rand.NewPCG(uint64(i), salt)), n)
+		}
+		var jobs []job
+		for _, sh := range [][2]int{{3, 17}, {9, 5}} {
+			lq, lk := sh[0], sh[1]
+			jobs = append(jobs, job{"Scores", func() []float32 {
+				dst := make([]float32, lq*lk)
+				p.scores(dst, in(lq*d, 1), in(lk*d, 2), in(p.relRows(lq, lk)*d, 3), in(d, 4), in(d, 5), lq, lk, 7)
+				return dst
+			}})
+		}
+		jobs = append(jobs, job{"Relative", func() []float32 { d := make([]float32, 300*p.headDim); p.relative(d, 300); return d }})
 		out = append(out, suite{p.name, p.reg, jobs})
 	}
 	return out

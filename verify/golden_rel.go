@@ -1,0 +1,151 @@
+package verify
+
+import (
+	"embed"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"sync"
+)
+
+// relGoldenFS holds the rpe_full and xl golden cases of an independent
+// PyTorch float64 oracle, tools/golden/rel_golden.py (see
+// testdata/golden_rel/README.md). Their specs live with the other golden
+// specs in testdata/golden/specs, so internal/goldens has a package for each.
+//
+//go:embed testdata/golden_rel
+var relGoldenFS embed.FS
+
+const relGoldenDir = "testdata/golden_rel"
+
+// RelGoldenCase is one case of testdata/golden_rel/cases.json, with its
+// arrays loaded. Kind is "rpe_full" or "xl"; query i sits at position
+// QOffset+i, key j at position j; vectors are one head's [l][HeadDim] rows.
+type RelGoldenCase struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// SpecYAML is the YAML text of the case's spec.
+	SpecYAML string `json:"spec"`
+
+	HeadDim int     `json:"head_dim"`
+	RMax    int     `json:"r_max"` // rpe_full
+	Base    float64 `json:"base"`  // xl
+	LQ      int     `json:"lq"`
+	LK      int     `json:"lk"`
+	QOffset int     `json:"qoffset"`
+	// RelN is the row count of the xl Relative case (WantRelative).
+	RelN int `json:"rel_n"`
+
+	// Q [lq][HeadDim] and K [lk][HeadDim], both kinds.
+	Q, K []float32 `json:"-"`
+	// V: rpe_full's values [lk][HeadDim]; xl's position bias v [HeadDim].
+	V []float32 `json:"-"`
+	// rpe_full: the tables aK, aV [2·r_max−1][HeadDim] and the attention
+	// weights [lq][lk] (softmax of the scores, rounded to float32).
+	AK, AV, Weights []float32 `json:"-"`
+	// xl: r [lq+lk−1][HeadDim] (row m at distance QOffset+lq−1−m) and u
+	// [HeadDim].
+	R, U []float32 `json:"-"`
+	// WantScores = Scores(…) [lq][lk]; WantOutput = rpe_full
+	// Output(dst, Weights, V, AV, …) [lq][HeadDim]; WantRelative = xl
+	// Relative(dst, RelN) [RelN][HeadDim].
+	WantScores, WantOutput, WantRelative []float32 `json:"-"`
+}
+
+// arrays maps each array's cases.json key to its field.
+func (c *RelGoldenCase) arrays() map[string]*[]float32 {
+	return map[string]*[]float32{
+		"q": &c.Q, "k": &c.K, "v": &c.V, "a_k": &c.AK, "a_v": &c.AV,
+		"weights": &c.Weights, "r": &c.R, "u": &c.U,
+		"want_scores": &c.WantScores, "want_output": &c.WantOutput,
+		"want_relative": &c.WantRelative,
+	}
+}
+
+// RelGoldenCases returns every rpe_full and xl golden case with its arrays
+// loaded, in the order of cases.json. The cases are loaded once and shared:
+// callers must not modify them.
+func RelGoldenCases() ([]*RelGoldenCase, error) { return loadRelGolden() }
+
+var loadRelGolden = sync.OnceValues(readRelGolden)
+
+// readRelGolden decodes cases.json and the arrays it names, checking each
+// array's length against the case's shapes.
+func readRelGolden() ([]*RelGoldenCase, error) {
+	data, err := relGoldenFS.ReadFile(path.Join(relGoldenDir, "cases.json"))
+	if err != nil {
+		return nil, err
+	}
+	var cases []*RelGoldenCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		return nil, fmt.Errorf("golden_rel cases.json: %w", err)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("golden_rel cases.json: %w", err)
+	}
+	for n, c := range cases {
+		for key, dst := range c.arrays() {
+			file, ok := raw[n][key].(string)
+			if !ok {
+				continue
+			}
+			b, err := relGoldenFS.ReadFile(path.Join(relGoldenDir, file))
+			if err != nil {
+				return nil, fmt.Errorf("golden_rel case %s: %w", c.Name, err)
+			}
+			if len(b)%4 != 0 {
+				return nil, fmt.Errorf("golden_rel case %s: %s: %d bytes is not a multiple of 4", c.Name, file, len(b))
+			}
+			v := make([]float32, len(b)/4)
+			for i := range v {
+				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+			*dst = v
+		}
+		if err := c.checkShapes(); err != nil {
+			return nil, fmt.Errorf("golden_rel case %s: %w", c.Name, err)
+		}
+	}
+	return cases, nil
+}
+
+// checkShapes reports an array whose length does not match the case.
+func (c *RelGoldenCase) checkShapes() error {
+	d, lq, lk := c.HeadDim, c.LQ, c.LK
+	want := map[string]int{"q": lq * d, "k": lk * d, "want_scores": lq * lk}
+	switch c.Kind {
+	case "rpe_full":
+		rows := 2*c.RMax - 1
+		want["a_k"], want["a_v"], want["v"] = rows*d, rows*d, lk*d
+		want["weights"], want["want_output"] = lq*lk, lq*d
+	case "xl":
+		want["r"], want["u"], want["v"] = xlRows(lq, lk)*d, d, d
+		want["want_relative"] = c.RelN * d
+	default:
+		return fmt.Errorf("unknown kind %q", c.Kind)
+	}
+	arrays := c.arrays()
+	for key, n := range want {
+		if got := len(*arrays[key]); got != n {
+			return fmt.Errorf("%s has %d values, want %d", key, got, n)
+		}
+	}
+	return nil
+}
+
+// relGoldenCase returns the rpe_full or xl golden case named name, or nil.
+func relGoldenCase(name string) (*RelGoldenCase, error) {
+	cases, err := RelGoldenCases()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, nil
+}
