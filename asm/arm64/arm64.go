@@ -4,7 +4,7 @@
 //
 // Go's arm64 assembler knows the NEON loads and stores, VFMLA/VFMLS and the
 // integer vector ops, but no float vector arithmetic; the Emitter encodes
-// those (FADD, FMUL, FMAX, FRINTN, FCVTZS, …) as WORDs with operand range
+// those (FADD, FMUL, FMAX, FCVTL, float64 FADD, …) as WORDs with operand range
 // checks and prints the mnemonic as a trailing comment. The encodings are
 // checked against go tool objdump by the package tests, and the generated
 // kernels are run under qemu-aarch64-static against float64 references.

@@ -21,11 +21,13 @@ type VReg int
 type Arrangement int
 
 // The arrangements the emitter knows. The float WORD encodings accept S4
-// and S2 only.
+// and S2; the three-register ones (FADD, FMUL, …) also D2, and FCVTL
+// widens S2/S4 halves to D2.
 const (
 	S4  Arrangement = iota + 1 // four 32-bit lanes (128 bits)
 	S2                         // two 32-bit lanes (64 bits)
 	B16                        // sixteen bytes (whole-register bitwise ops and moves)
+	D2                         // two 64-bit lanes (128 bits): float64 arithmetic
 )
 
 // String returns Go assembler spelling of the arrangement ("S4").
@@ -37,6 +39,8 @@ func (a Arrangement) String() string {
 		return "S2"
 	case B16:
 		return "B16"
+	case D2:
+		return "D2"
 	}
 	return fmt.Sprintf("Arrangement(%d)", int(a))
 }
@@ -60,6 +64,9 @@ func (v VReg) S4() Vec { return Vec{v, S4} }
 
 // S2 returns v with the 2S arrangement.
 func (v VReg) S2() Vec { return Vec{v, S2} }
+
+// D2 returns v with the 2D arrangement.
+func (v VReg) D2() Vec { return Vec{v, D2} }
 
 // B16 returns v with the 16B arrangement.
 func (v VReg) B16() Vec { return Vec{v, B16} }
@@ -658,6 +665,20 @@ func (e *Emitter) VMOVToReg(d Reg, n VReg, lane int) {
 	e.ins("VMOV V%d.S[%d], %s", int(n), lane, d)
 }
 
+// PRFM emits PRFM off(base), PLDL1KEEP: a hint to bring the cache line at
+// base+off into L1 for a load. It never faults. The offset form takes
+// multiples of 8 in 0..32760 (unsigned 12-bit immediate, scaled by 8).
+func (e *Emitter) PRFM(base Reg, off int) {
+	if !e.inFn("PRFM") || !e.checkR(base) {
+		return
+	}
+	if off < 0 || off > 32760 || off%8 != 0 {
+		e.errorf("PRFM offset %d not a multiple of 8 in 0..32760", off)
+		return
+	}
+	e.ins("PRFM %d(%s), PLDL1KEEP", off, base)
+}
+
 // ---- scalar float instructions the Go assembler knows ----
 
 func (e *Emitter) scalar3(op string, d, n, m VReg) {
@@ -677,6 +698,32 @@ func (e *Emitter) FDIVS(d, n, m VReg) { e.scalar3("FDIVS", d, n, m) }
 
 // FMAXS emits Fd = max(Fn, Fm) (NaN if either is NaN).
 func (e *Emitter) FMAXS(d, n, m VReg) { e.scalar3("FMAXS", d, n, m) }
+
+// FDIVD emits Dd = Dn / Dm (float64).
+func (e *Emitter) FDIVD(d, n, m VReg) { e.scalar3("FDIVD", d, n, m) }
+
+// FCVTSD emits FCVTSD Fn, Fd: the float32 in lane 0 of n widened to the
+// float64 in the low 64 bits of d (the upper 64 bits of d are zeroed).
+func (e *Emitter) FCVTSD(d, n VReg) {
+	if e.inFn("FCVTSD") && e.checkV(d, n) {
+		e.ins("FCVTSD %s, %s", n.F(), d.F())
+	}
+}
+
+// FCVTDS emits FCVTDS Fn, Fd: the float64 in n rounded to the float32 in
+// lane 0 of d.
+func (e *Emitter) FCVTDS(d, n VReg) {
+	if e.inFn("FCVTDS") && e.checkV(d, n) {
+		e.ins("FCVTDS %s, %s", n.F(), d.F())
+	}
+}
+
+// FMOVDOne emits FMOVD $1.0, Fd (float64 1 in the low 64 bits).
+func (e *Emitter) FMOVDOne(d VReg) {
+	if e.inFn("FMOVD") && e.checkV(d) {
+		e.ins("FMOVD $1.0, %s", d.F())
+	}
+}
 
 // FMOVSOne emits FMOVS $1.0, Fd.
 func (e *Emitter) FMOVSOne(d VReg) {
@@ -719,6 +766,11 @@ func (e *Emitter) FADDP(d, n, m Vec) { e.word(Encode3(OpFADDP, d, n, m)) }
 
 // FMAXP emits the pairwise maximum.
 func (e *Emitter) FMAXP(d, n, m Vec) { e.word(Encode3(OpFMAXP, d, n, m)) }
+
+// FCVTL emits the widening conversion of a float32 half of n to the two
+// float64 lanes of d (D2): the low half when n is S2 (FCVTL), the high half
+// when n is S4 (FCVTL2).
+func (e *Emitter) FCVTL(d, n Vec) { e.word(EncodeFCVTL(d, n)) }
 
 // FRINTN emits d = round-to-nearest-even(n), as float.
 func (e *Emitter) FRINTN(d, n Vec) { e.word(Encode2(OpFRINTN, d, n)) }

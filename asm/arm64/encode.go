@@ -19,10 +19,12 @@ const (
 	OpFCVTZS               // FCVTZS Vd.T, Vn.T
 	OpFNEG                 // FNEG Vd.T, Vn.T
 	OpSSHR                 // SSHR Vd.T, Vn.T, #shift
+	OpFCVTL                // FCVTL Vd.2D, Vn.2S and FCVTL2 Vd.2D, Vn.4S
 )
 
 // opInfo is the fixed bits of an encoding (Q = 0, sz = 0: single precision)
-// and the name go tool objdump prints for it.
+// and the name go tool objdump prints for it. The three-register float
+// operations take double precision (D2) by setting sz, bit 22, and Q.
 type opInfo struct {
 	base uint32
 	name string
@@ -40,6 +42,7 @@ var ops = map[Op]opInfo{
 	OpFCVTZS: {0x0ea1b800, "FCVTZS"}, // two-reg misc U=0 opcode 11011 bit 23
 	OpFNEG:   {0x2ea0f800, "FNEG"},   // two-reg misc U=1 opcode 01111 bit 23
 	OpSSHR:   {0x0f000400, "VSSHR"},  // shift by immediate U=0 opcode 00000
+	OpFCVTL:  {0x0e617800, "VFCVTL"}, // two-reg misc U=0 opcode 10111 sz=1 (double results)
 }
 
 // Word is one encoded instruction: its bits and its disassembly in the
@@ -49,32 +52,40 @@ type Word struct {
 	Text string
 }
 
-// q returns the Q bit for a float arrangement, or an error.
-func q(op string, vs ...Vec) (uint32, error) {
+// sizeQ checks the operands of op and returns its Q and sz bits: S4 sets Q,
+// S2 neither, D2 (only where double is set) Q and sz.
+func sizeQ(op string, double bool, vs ...Vec) (uint32, error) {
 	for _, v := range vs {
 		if v.R < 0 || v.R > 31 {
 			return 0, fmt.Errorf("%s: vector register V%d out of range 0..31", op, int(v.R))
 		}
-		if v.A != S4 && v.A != S2 {
-			return 0, fmt.Errorf("%s: arrangement %s not supported (S4, S2)", op, v.A)
+		if v.A != S4 && v.A != S2 && (!double || v.A != D2) {
+			allowed := "S4, S2"
+			if double {
+				allowed += ", D2"
+			}
+			return 0, fmt.Errorf("%s: arrangement %s not supported (%s)", op, v.A, allowed)
 		}
 		if v.A != vs[0].A {
 			return 0, fmt.Errorf("%s: mixed arrangements %s and %s", op, vs[0].A, v.A)
 		}
 	}
-	if vs[0].A == S4 {
+	switch vs[0].A {
+	case S4:
 		return 1 << 30, nil
+	case D2:
+		return 1<<30 | 1<<22, nil
 	}
 	return 0, nil
 }
 
-// Encode3 encodes a three-register operation d = op(n, m).
+// Encode3 encodes a three-register operation d = op(n, m); S4, S2 or D2.
 func Encode3(op Op, d, n, m Vec) (Word, error) {
 	info, ok := ops[op]
-	if !ok || op == OpFRINTN || op == OpFCVTZS || op == OpFNEG || op == OpSSHR {
+	if !ok || op == OpFRINTN || op == OpFCVTZS || op == OpFNEG || op == OpSSHR || op == OpFCVTL {
 		return Word{}, fmt.Errorf("Encode3: op %d is not a three-register operation", int(op))
 	}
-	qb, err := q(info.name, d, n, m)
+	qb, err := sizeQ(info.name, true, d, n, m)
 	if err != nil {
 		return Word{}, err
 	}
@@ -88,7 +99,7 @@ func Encode2(op Op, d, n Vec) (Word, error) {
 	if !ok || (op != OpFRINTN && op != OpFCVTZS && op != OpFNEG) {
 		return Word{}, fmt.Errorf("Encode2: op %d is not a two-register operation", int(op))
 	}
-	qb, err := q(info.name, d, n)
+	qb, err := sizeQ(info.name, false, d, n)
 	if err != nil {
 		return Word{}, err
 	}
@@ -100,7 +111,7 @@ func Encode2(op Op, d, n Vec) (Word, error) {
 // 1 ≤ sh ≤ 32 (immh:immb = 64 − sh).
 func EncodeSSHR(d, n Vec, sh int) (Word, error) {
 	info := ops[OpSSHR]
-	qb, err := q(info.name, d, n)
+	qb, err := sizeQ(info.name, false, d, n)
 	if err != nil {
 		return Word{}, err
 	}
@@ -109,4 +120,22 @@ func EncodeSSHR(d, n Vec, sh int) (Word, error) {
 	}
 	bits := info.base | qb | uint32(64-sh)<<16 | uint32(n.R)<<5 | uint32(d.R)
 	return Word{bits, fmt.Sprintf("%s $%d, %s, %s", info.name, sh, n, d)}, nil
+}
+
+// EncodeFCVTL encodes the widening conversion of two float32 lanes of n to
+// the two float64 lanes of d (D2): FCVTL from the low half (n S2), FCVTL2
+// from the high half (n S4, Q set).
+func EncodeFCVTL(d, n Vec) (Word, error) {
+	info := ops[OpFCVTL]
+	if d.R < 0 || d.R > 31 || n.R < 0 || n.R > 31 {
+		return Word{}, fmt.Errorf("%s: vector register out of range 0..31 (V%d, V%d)", info.name, int(d.R), int(n.R))
+	}
+	if d.A != D2 || (n.A != S2 && n.A != S4) {
+		return Word{}, fmt.Errorf("%s: arrangements %s, %s; want D2 from S2 (low half) or S4 (high half)", info.name, d.A, n.A)
+	}
+	name, bits := info.name, info.base|uint32(n.R)<<5|uint32(d.R)
+	if n.A == S4 {
+		name, bits = name+"2", bits|1<<30
+	}
+	return Word{bits, fmt.Sprintf("%s %s, %s", name, n, d)}, nil
 }

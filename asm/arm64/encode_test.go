@@ -44,6 +44,23 @@ func allWords(t *testing.T) []Word {
 				}
 				ws = append(ws, w)
 			}
+			// Widening: the low half of an S2 view, the high half of an S4.
+			w, err := EncodeFCVTL(r[0].D2(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+	}
+	// The three-register operations on float64 lanes.
+	for _, r := range regs {
+		d, n, m := r[0].D2(), r[1].D2(), r[2].D2()
+		for _, op := range []Op{OpFADD, OpFSUB, OpFMUL, OpFMAX, OpFMIN, OpFADDP, OpFMAXP} {
+			w, err := Encode3(op, d, n, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
 		}
 	}
 	return ws
@@ -165,6 +182,13 @@ func TestEncodeErrors(t *testing.T) {
 		{"unknown op", func() error { _, err := Encode3(Op(99), V0.S4(), V0.S4(), V0.S4()); return err }},
 		{"shift 0", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 0); return err }},
 		{"shift 33", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 33); return err }},
+		{"mixed D2", func() error { _, err := Encode3(OpFADD, V0.D2(), V0.D2(), V0.S4()); return err }},
+		{"two-reg D2", func() error { _, err := Encode2(OpFRINTN, V0.D2(), V0.D2()); return err }},
+		{"sshr D2", func() error { _, err := EncodeSSHR(V0.D2(), V0.D2(), 1); return err }},
+		{"fcvtl as three", func() error { _, err := Encode3(OpFCVTL, V0.D2(), V0.S2(), V0.S2()); return err }},
+		{"fcvtl to S4", func() error { _, err := EncodeFCVTL(V0.S4(), V0.S2()); return err }},
+		{"fcvtl from D2", func() error { _, err := EncodeFCVTL(V0.D2(), V0.D2()); return err }},
+		{"fcvtl register 32", func() error { _, err := EncodeFCVTL(V0.D2(), VReg(32).S4()); return err }},
 	} {
 		if c.err() == nil {
 			t.Errorf("%s: no error", c.name)
@@ -212,6 +236,10 @@ func TestEmitterChecks(t *testing.T) {
 		{"lane", func(e *Emitter) { e.VDUPLane(V0.S4(), 1, 4) }},
 		{"vshl", func(e *Emitter) { e.VSHL(V0.S4(), V0.S4(), 32) }},
 		{"post", func(e *Emitter) { e.LoadS(0, 0, 256) }},
+		{"prfm unaligned", func(e *Emitter) { e.PRFM(0, 4) }},
+		{"prfm negative", func(e *Emitter) { e.PRFM(0, -8) }},
+		{"prfm far", func(e *Emitter) { e.PRFM(0, 32768) }},
+		{"prfm R18", func(e *Emitter) { e.PRFM(18, 0) }},
 		{"nested text", func(e *Emitter) { e.Text("g", 0) }},
 	} {
 		e := NewEmitter()
@@ -244,6 +272,12 @@ func TestEmitterText(t *testing.T) {
 	e.VST2(3, true, VReg(31).S2(), V0.S2())
 	e.FMUL(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())
 	e.VFMLS(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())
+	e.PRFM(3, 8192)
+	e.FCVTL(VReg(17).D2(), VReg(4).S4())
+	e.FADD(VReg(17).D2(), VReg(17).D2(), VReg(18).D2())
+	e.FCVTSD(1, 4)
+	e.FDIVD(16, 16, 17)
+	e.FCVTDS(16, 16)
 	e.SubsImm(1, 1, 1)
 	e.BNE(l)
 	e.RET()
@@ -258,6 +292,12 @@ func TestEmitterText(t *testing.T) {
 		"\tVST2.P [V31.S2, V0.S2], 16(R3)\n" +
 		"\tWORD $0x6e23dc41 // FMUL V3.S4, V2.S4, V1.S4\n" +
 		"\tVFMLS V3.S4, V2.S4, V1.S4\n" +
+		"\tPRFM 8192(R3), PLDL1KEEP\n" +
+		"\tWORD $0x4e617891 // VFCVTL2 V4.S4, V17.D2\n" +
+		"\tWORD $0x4e72d631 // FADD V18.D2, V17.D2, V17.D2\n" +
+		"\tFCVTSD F4, F1\n" +
+		"\tFDIVD F17, F16, F16\n" +
+		"\tFCVTDS F16, F16\n" +
 		"\tSUBS $1, R1, R1\n" +
 		"\tBNE loop1\n" +
 		"\tRET\n\n"

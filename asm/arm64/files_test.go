@@ -192,3 +192,53 @@ func TestRopeInstructionCounts(t *testing.T) {
 		}
 	}
 }
+
+// softmaxCounts returns the instructions per element of the main
+// (16-element) loop of each softmaxRow pass in asm: the max, the exp pass
+// on its precise and huge-max paths, and the scaling.
+func softmaxCounts(t *testing.T, asm string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, hint := range []string{"max", "exp", "exphuge", "scale"} {
+		label := regexp.MustCompile(`(?m)^(` + hint + `_x16_\d+):$`).FindStringSubmatch(asm)
+		if label == nil {
+			t.Fatalf("no %s_x16 loop", hint)
+		}
+		n := hotLoop(asm, label[1])
+		if n == 0 {
+			t.Fatalf("%s: loop %s not closed", hint, label[1])
+		}
+		out[hint] = float64(n) / 16
+	}
+	return out
+}
+
+// TestSoftmaxInstructionCounts reports the instructions per element of the
+// main loops of softmaxRow (static counts of the loop bodies, as
+// TestRopeInstructionCounts), and bounds them. A row of length n ≥ 16 runs
+// about n·(max + exp + scale) instructions, plus at most 3 one-vector and 3
+// one-lane iterations per pass.
+func TestSoftmaxInstructionCounts(t *testing.T) {
+	files, err := Files(Params{Package: "p", Encoding: spec.ALiBi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := softmaxCounts(t, string(files[0].Data))
+	total := c["max"] + c["exp"] + c["scale"]
+	t.Logf("softmaxRow per element: max %.4f, exp %.4f (huge max %.4f), scale %.4f; total %.4f",
+		c["max"], c["exp"], c["exphuge"], c["scale"], total)
+	for _, b := range []struct {
+		what       string
+		got, bound float64
+	}{
+		{"max", c["max"], 0.75},
+		{"exp", c["exp"], 6.32},
+		{"exphuge", c["exphuge"], 6.32},
+		{"scale", c["scale"], 0.5},
+		{"total", total, 7.57},
+	} {
+		if b.got > b.bound {
+			t.Errorf("%s: %.4f instructions per element, want <= %.2f", b.what, b.got, b.bound)
+		}
+	}
+}

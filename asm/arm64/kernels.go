@@ -507,38 +507,91 @@ func addRows(e *Emitter, name string, d int) {
 
 // ---- expf ----
 
+// Vectorized expf, the one softmaxRow uses. It performs the operations of
+// asm/amd64's AVX2 exp (see its doc comment) in NEON instructions:
+//
+// exp(x) = 2^n · exp(r), n = round(x·log2 e), r = x − n·ln 2, |r| ≤ ln2/2.
+//
+// n comes from the "magic number" rounding of Cephes-style SIMD exps (the
+// SLEEF and "avx_mathfun" ports): t = x·log2e + M with one fused
+// multiply-add, M = 1.5·2^23 + 127, leaves round-to-nearest(x·log2e) + 127
+// in the low mantissa bits of t (t ∈ [2^23, 2^24), where the float32 spacing
+// is 1), so n = t − M exactly and t's bits shifted left by 23 are
+// (n + 127)<<23, the float32 2^n. It replaces FMUL, FRINTN and FCVTZS.
+//
+// The reduction is Cody–Waite's (W. J. Cody and W. Waite, Software Manual
+// for the Elementary Functions, 1980): ln 2 = C1 + C2 with C1 = 0.693359375
+// (9 significant bits, so n·C1 is exact for |n| < 2^15) and
+// C2 = −2.12194440e−4, each product subtracted with one fused FMLS.
+//
+// exp(r) = 1 + r·q(r), q = 1 + c2·r + … + c6·r⁵ by Horner's rule, with
+// c2…c6 the minimax fit of asm/amd64's expPoly (the relative error of exp on
+// [−ln2/2, ln2/2], Lawson's reweighted least squares; 6.2e−8 in exact
+// arithmetic). FMLA accumulates into its destination, so each Horner step is
+// a copy of the coefficient and an FMLA.
+//
+// Scaling: with s = 2^n, exp(x) ≈ s + (s·r)·q. s·r is exact unless it
+// underflows (s is a power of two), so the final FMLA rounds once and
+// equals s·fl(1 + r·q): AVX2's fl(fl(q·r) + 1)·2^n, bit for bit, one
+// instruction shorter than forming 1 + r·q first (TestExpMatchesAVX2
+// compares every 9973rd float32 bit pattern: equal wherever the result is
+// above 2^−100).
+//
+// Range, as AVX2's: x is clamped to [−88, 88] so that n + 127 ∈ [0, 254]
+// (FMAX/FMIN return NaN for a NaN operand, so exp(NaN) = NaN). exp(x) = +0
+// for x < −87.68 (n = −127 makes s = +0), in particular exp(−Inf) = 0
+// exactly; results below FLT_MIN (x < −87.34) are within 2^−126 of exp(x);
+// inputs above 88 give exp(88) ≈ 1.65e38, never +Inf. The previous NEON
+// expf kept gradual underflow and +Inf overflow over the whole float32
+// range by scaling with two factors 2^(n>>1)·2^(n−n>>1); with the magic
+// number that would cost four more instructions per vector (USHR, SHL, SUB
+// and a second FMUL), and softmaxRow cannot see the difference: its
+// exponents are v − max v (≤ 0 up to roundings), results below FLT_MIN
+// are far below its 1e−6 absolute bound, and larger exponents still clamp.
+//
+// Accuracy (every normal result, x ≤ 88): at most expMaxULP float32 ulps of
+// the exact result; TestKernelsQEMU measures every expStride-th float32 bit
+// pattern (go test ./asm/arm64 -run TestKernelsQEMU -timeout 1h -args
+// -expstride=1 for all 2^32).
+
 // Registers holding the expf constants (broadcast to every lane).
 const (
-	vLo    VReg = 20 // −104: below it e^x rounds to 0 (also maps −Inf)
-	vHi    VReg = 21 // 89: above ln(MaxFloat32) ≈ 88.72, e^x overflows to +Inf
+	vLo    VReg = 20 // −88: n + 127 ≥ 0 (also maps −Inf)
+	vHi    VReg = 21 // 88: n + 127 ≤ 254
 	vLog2e VReg = 22 // log2(e)
-	vLn2Hi VReg = 23 // ln 2 high part (9 significant bits: n·ln2Hi is exact)
-	vLn2Lo VReg = 24 // ln 2 − ln2Hi
-	vC2    VReg = 25 // 1/2!
-	vC3    VReg = 26 // 1/3!
-	vC4    VReg = 27 // 1/4!
-	vC5    VReg = 28 // 1/5!
-	vC6    VReg = 29 // 1/6!
-	vC7    VReg = 30 // 1/7!
-	vOne   VReg = 31 // 1.0, whose bits 0x3f800000 are also 127<<23
+	vMagic VReg = 23 // 1.5·2^23 + 127
+	vC1    VReg = 24 // ln 2 high part (9 significant bits: n·C1 is exact)
+	vC2    VReg = 25 // ln 2 − C1
+	vP6    VReg = 26 // c6, the r⁶ coefficient of exp(r)
+	vP5    VReg = 27 // c5
+	vP4    VReg = 28 // c4
+	vP3    VReg = 29 // c3
+	vP2    VReg = 30 // c2
+	vOne   VReg = 31 // 1.0 = c1 (= c0)
 )
 
-// expConsts lists the constants in register order, V20..V31.
+// expMaxULP bounds the error of the vector expf in float32 ulps of the exact
+// result for normal results (x ≤ 88): the exhaustive maximum, 0.8942 at
+// x = 5.201929 over all 2^32 inputs under qemu, rounded up.
+const expMaxULP = 0.9
+
+// expConsts lists the constants in register order, V20..V31. c6…c2 are
+// asm/amd64's expPoly[0:5].
 var expConsts = []struct {
 	reg VReg
 	val float32
 }{
-	{vLo, -104},
-	{vHi, 89},
+	{vLo, -88},
+	{vHi, 88},
 	{vLog2e, math.Log2E},
-	{vLn2Hi, 0.693359375},
-	{vLn2Lo, -2.12194440e-4},
-	{vC2, 1.0 / 2},
-	{vC3, 1.0 / 6},
-	{vC4, 1.0 / 24},
-	{vC5, 1.0 / 120},
-	{vC6, 1.0 / 720},
-	{vC7, 1.0 / 5040},
+	{vMagic, 0x1.8p23 + 127},
+	{vC1, 0.693359375},
+	{vC2, -2.12194440e-4},
+	{vP6, 0.0013814599},
+	{vP5, 0.008368717},
+	{vP4, 0.04166839},
+	{vP3, 0.16666521},
+	{vP2, 0.49999994},
 	{vOne, 1},
 }
 
@@ -550,48 +603,61 @@ func loadExpConsts(e *Emitter) {
 	}
 }
 
-// expVec emits t3 = e^x for every lane of arrangement a, clobbering x, t1
-// and t2. Method: clamp x to [−104, 89] (NaN passes through FMAX/FMIN);
-// n = rint(x·log2 e); r = x − n·ln2Hi − n·ln2Lo (Cody–Waite, fused);
-// p = Σ_{k≤7} r^k/k! by Horner; e^x = p·2^(n>>1)·2^(n−n>>1), each power
-// of two built by adding its exponent into the bits of 1.0. Splitting the
-// scale keeps both factors normal, so results underflow to subnormals and
-// 0 and overflow to +Inf with a single rounding. 31 instructions.
-func expVec(e *Emitter, a Arrangement, x, t1, t2, t3 VReg) {
-	X, T1, T2, T3 := x.As(a), t1.As(a), t2.As(a), t3.As(a)
-	e.FMAX(X, X, vLo.As(a))
-	e.FMIN(X, X, vHi.As(a))
-	e.FMUL(T1, X, vLog2e.As(a))
-	e.FRINTN(T1, T1)
-	e.VMOV(t2.B16(), x.B16())
-	e.VFMLS(T2, T1, vLn2Hi.As(a))
-	e.VFMLS(T2, T1, vLn2Lo.As(a))
-	// Horner, alternating accumulators t3 and x: acc' = c + acc·r.
-	e.VMOV(t3.B16(), vC6.B16())
-	e.VFMLA(T3, vC7.As(a), T2)
-	acc, next := T3, X
-	for _, c := range []VReg{vC5, vC4, vC3, vC2, vOne, vOne} {
-		e.VMOV(next.R.B16(), c.B16())
-		e.VFMLA(next, acc, T2)
+// expVecs emits t[i] = e^x[i] for every lane of the len(x) vectors with
+// arrangement a, as described above, clobbering x, p and q (V20..V31 hold
+// the constants). The vectors are interleaved instruction by instruction,
+// so that independent operations follow each other: 20 instructions per
+// vector.
+func expVecs(e *Emitter, a Arrangement, x, t, p, q []VReg) {
+	each := func(f func(i int)) {
+		for i := range x {
+			f(i)
+		}
+	}
+	k := func(r VReg) Vec { return r.As(a) }
+	each(func(i int) { e.FMAX(k(x[i]), k(x[i]), k(vLo)) })
+	each(func(i int) { e.FMIN(k(x[i]), k(x[i]), k(vHi)) })
+	each(func(i int) { e.VMOV(t[i].B16(), vMagic.B16()) })
+	each(func(i int) { e.VFMLA(k(t[i]), k(x[i]), k(vLog2e)) }) // t = x·log2e + M, rounded to an integer
+	each(func(i int) { e.FSUB(k(p[i]), k(t[i]), k(vMagic)) })  // n = t − M, exact
+	each(func(i int) { e.VFMLS(k(x[i]), k(p[i]), k(vC1)) })    // x − n·C1, exact
+	each(func(i int) { e.VFMLS(k(x[i]), k(p[i]), k(vC2)) })    // r = x − n·C2
+	// Horner, alternating accumulators p and q: acc' = c + acc·r.
+	each(func(i int) { e.VMOV(p[i].B16(), vP5.B16()) })
+	each(func(i int) { e.VFMLA(k(p[i]), k(vP6), k(x[i])) })
+	acc, next := p, q
+	for _, c := range []VReg{vP4, vP3, vP2, vOne} {
+		each(func(i int) { e.VMOV(next[i].B16(), c.B16()) })
+		each(func(i int) { e.VFMLA(k(next[i]), k(acc[i]), k(x[i])) })
 		acc, next = next, acc
 	}
-	// acc is t3 after the six steps.
-	e.FCVTZS(T1, T1)
-	e.SSHR(X, T1, 1)
-	e.VSUB(T1, T1, X)
-	e.VSHL(X, X, 23)
-	e.VADD(X, X, vOne.As(a))
-	e.VSHL(T1, T1, 23)
-	e.VADD(T1, T1, vOne.As(a))
-	e.FMUL(T3, T3, X)
-	e.FMUL(T3, T3, T1)
+	// After four steps acc is p again: p = q(r).
+	each(func(i int) { e.VSHL(k(t[i]), k(t[i]), 23) })       // s = 2^n: bits (n + 127)<<23
+	each(func(i int) { e.FMUL(k(x[i]), k(x[i]), k(t[i])) })  // s·r, exact
+	each(func(i int) { e.VFMLA(k(t[i]), k(x[i]), k(p[i])) }) // s + (s·r)·q, one rounding
 }
 
 // ---- alibi / rpe_bias: softmaxRow ----
 
+// softmaxPrefetch is how far ahead of the exp pass softmaxRow prefetches, in
+// bytes: asm/amd64's softmaxPrefetch, measured there (8 KiB best of 2–16
+// KiB on the [32][512][512] causal ALiBi benchmark, AMD EPYC). Not measured
+// on arm64 hardware. A prefetch is a hint: it never faults and is not an
+// access of the Go memory model, so reading ahead of the row is harmless.
+const softmaxPrefetch = 8192
+
 // softmaxRow emits softmaxRow(row, bias []float32, scale float32):
-// row[j] = softmax_j(scale·row[j] + bias[j]) in three passes.
-// R0 cursor, R1 bias cursor, R2 length, R3 trip counter, R8 row base.
+// row[j] = softmax_j(scale·row[j] + bias[j]) in three passes: the max; exp,
+// store and sum; a multiply by 1/Σ. The sum is kept in float64: blocks of
+// four vectors (16 exps) are summed in float32 (a tree of depth 2: error
+// ≤ 2 ulp of the block's sum) and widened to float64 once per block; 1/Σ is
+// computed in float64 and rounded once to float32.
+//
+// General registers: R0 row cursor, R1 bias cursor, R2 length, R3 trip
+// counter, R8 row base, R10 bias base. Vector registers in pass 2: V0..V3
+// exponents (x), V4..V7 row loads and results (t), V8..V15 Horner (p, q),
+// V16 scale (then 1/Σ), V17 and V18 float64 sums, V19 max, V20..V31 the
+// expf constants.
 func softmaxRow(e *Emitter, name string) {
 	e.Comment("func %s(row, bias []float32, scale float32)", name)
 	e.Comment("row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1.")
@@ -638,43 +704,87 @@ func softmaxRow(e *Emitter, name string) {
 	e.FMAXS(19, 24, 28)
 	e.VDUPLane(VReg(19).S4(), 19, 0)
 
-	e.Comment("Pass 2: row[j] = e^(exponent); sum in V18 (lanes) and F17. While |max| < 2^24 the")
-	e.Comment("exponent is (bias[j] − max) + row[j]·scale: bias[j] − max is exact for the biases")
-	e.Comment("that matter (Sterbenz: within a factor 2 of max) and the fused multiply-add")
-	e.Comment("rounds once, so a large bias shared by competing keys costs no precision; max's")
-	e.Comment("own rounding, ≤ ulp(max)/2, is a constant shift softmax cancels. Beyond 2^24 that")
-	e.Comment("shift could reach e^x's range, so the exponent is fl(bias[j] + row[j]·scale) − max,")
-	e.Comment("exactly 0 for the maximum.")
+	e.Comment("Pass 2: row[j] = e^(exponent), summed in float64 (V17, V18: two lanes each). While")
+	e.Comment("|max| < 2^24 the exponent is (bias[j] − max) + row[j]·scale: bias[j] − max is exact for")
+	e.Comment("the biases that matter (Sterbenz: within a factor 2 of max) and the fused multiply-add")
+	e.Comment("rounds once, so a large bias shared by competing keys costs no precision; max's own")
+	e.Comment("rounding, ≤ ulp(max)/2, is a constant shift softmax cancels. Beyond 2^24 that shift")
+	e.Comment("could reach e^x's range, so the exponent is fl(bias[j] + row[j]·scale) − max, exactly 0")
+	e.Comment("for the maximum. Blocks of 16 exps are summed in float32, then widened to float64.")
 	e.VMOV(VReg(16).B16(), VReg(30).B16()) // scale: V30 becomes an exp constant
 	loadExpConsts(e)
-	e.VEOR(VReg(18).B16(), VReg(18).B16(), VReg(18).B16())
 	e.VEOR(VReg(17).B16(), VReg(17).B16(), VReg(17).B16())
-	exponent := func(precise bool, a Arrangement) {
+	e.VEOR(VReg(18).B16(), VReg(18).B16(), VReg(18).B16())
+	// exponent turns the bias loaded in x[i] and the row loaded in t[i] into
+	// the exponent in x[i].
+	exponent := func(precise bool, a Arrangement, x, t []VReg) {
+		scale, mx := VReg(16).As(a), VReg(19).As(a)
 		if precise {
-			e.FSUB(VReg(0).As(a), VReg(0).As(a), VReg(19).As(a))
-			e.VFMLA(VReg(0).As(a), VReg(1).As(a), VReg(16).As(a))
-		} else {
-			e.VFMLA(VReg(0).As(a), VReg(1).As(a), VReg(16).As(a))
-			e.FSUB(VReg(0).As(a), VReg(0).As(a), VReg(19).As(a))
+			for i := range x {
+				e.FSUB(x[i].As(a), x[i].As(a), mx)
+			}
+		}
+		for i := range x {
+			e.VFMLA(x[i].As(a), t[i].As(a), scale)
+		}
+		if !precise {
+			for i := range x {
+				e.FSUB(x[i].As(a), x[i].As(a), mx)
+			}
 		}
 	}
+	regs := func(n int) (x, t, p, q []VReg) {
+		for i := 0; i < n; i++ {
+			x, t = append(x, VReg(i)), append(t, VReg(4+i))
+			p, q = append(p, VReg(8+i)), append(q, VReg(12+i))
+		}
+		return
+	}
+	sum0, sum1 := VReg(17).D2(), VReg(18).D2()
 	pass2 := func(precise bool, hint string) {
 		e.Mov(r0, r8)
 		e.Mov(r1, r10)
-		forEach(e, hint, r2, r3, nil, func() {
-			e.VLD1(r1, true, VReg(0).S4())
-			e.VLD1(r0, false, VReg(1).S4())
-			exponent(precise, S4)
-			expVec(e, S4, 0, 1, 2, 3)
-			e.FADD(VReg(18).S4(), VReg(18).S4(), VReg(3).S4())
-			e.VST1(r0, true, VReg(3).S4())
+		forEach(e, hint, r2, r3, func() {
+			x, t, p, q := regs(4)
+			xs, ts := vecs(0, 4, 1, S4), vecs(4, 4, 1, S4)
+			e.VLD1(r1, true, xs...)
+			e.VLD1(r0, false, ts...)
+			// One cache line (64 bytes) per iteration, softmaxPrefetch
+			// bytes ahead: score rows are consecutive in memory
+			// ([heads][lq][lk]), so this brings the rows of the coming
+			// calls into cache while this row's exps keep the vector
+			// units busy.
+			e.PRFM(r0, softmaxPrefetch)
+			exponent(precise, S4, x, t)
+			expVecs(e, S4, x, t, p, q)
+			e.VST1(r0, true, ts...)
+			e.FADD(VReg(0).S4(), VReg(4).S4(), VReg(5).S4())
+			e.FADD(VReg(2).S4(), VReg(6).S4(), VReg(7).S4())
+			e.FADD(VReg(0).S4(), VReg(0).S4(), VReg(2).S4())
+			e.FCVTL(VReg(1).D2(), VReg(0).S2())
+			e.FCVTL(VReg(2).D2(), VReg(0).S4())
+			e.FADD(sum0, sum0, VReg(1).D2())
+			e.FADD(sum1, sum1, VReg(2).D2())
 		}, func() {
+			x, t, p, q := regs(1)
+			e.VLD1(r1, true, VReg(0).S4())
+			e.VLD1(r0, false, VReg(4).S4())
+			exponent(precise, S4, x, t)
+			expVecs(e, S4, x, t, p, q)
+			e.VST1(r0, true, VReg(4).S4())
+			e.FCVTL(VReg(1).D2(), VReg(4).S2())
+			e.FCVTL(VReg(2).D2(), VReg(4).S4())
+			e.FADD(sum0, sum0, VReg(1).D2())
+			e.FADD(sum1, sum1, VReg(2).D2())
+		}, func() {
+			x, t, p, q := regs(1)
 			e.LoadS(0, r1, 4)
-			e.LoadS(1, r0, 0)
-			exponent(precise, S2)
-			expVec(e, S2, 0, 1, 2, 3)
-			e.FADDS(17, 17, 3)
-			e.StoreS(3, r0, 4)
+			e.LoadS(4, r0, 0)
+			exponent(precise, S2, x, t)
+			expVecs(e, S2, x, t, p, q)
+			e.StoreS(4, r0, 4)
+			e.FCVTSD(1, 4) // zeroes the upper lane of V1.D2
+			e.FADD(sum0, sum0, VReg(1).D2())
 		})
 	}
 	precise, summed := e.NewLabel("precise"), e.NewLabel("summed")
@@ -688,11 +798,11 @@ func softmaxRow(e *Emitter, name string) {
 	e.Label(precise)
 	pass2(true, "exp")
 	e.Label(summed)
-	e.FADDP(VReg(18).S4(), VReg(18).S4(), VReg(18).S4())
-	e.FADDP(VReg(18).S4(), VReg(18).S4(), VReg(18).S4())
-	e.FADDS(17, 17, 18)
-	e.FMOVSOne(16)
-	e.FDIVS(16, 16, 17)
+	e.FADD(sum0, sum0, sum1)
+	e.FADDP(sum0, sum0, sum0) // lane 0: the total
+	e.FMOVDOne(16)
+	e.FDIVD(16, 16, 17)
+	e.FCVTDS(16, 16) // 1/Σ rounded once to float32
 	e.VDUPLane(VReg(16).S4(), 16, 0)
 
 	e.Comment("Pass 3: row[j] ·= 1/sum.")
@@ -718,7 +828,8 @@ func softmaxRow(e *Emitter, name string) {
 }
 
 // expKernel emits the test-only expNEON(dst, src []float32): dst[i] = e^src[i]
-// through the same expVec as softmaxRow (len(src) == len(dst)).
+// through the same expVecs as softmaxRow, in the same loops (four vectors
+// interleaved, one vector, one lane); len(src) == len(dst).
 func expKernel(e *Emitter, name string) {
 	e.Comment("func %s(dst, src []float32)", name)
 	e.Comment("Test-only: dst[i] = e^src[i] with softmaxRow's vector expf.")
@@ -727,14 +838,20 @@ func expKernel(e *Emitter, name string) {
 	e.LoadArg(r2, Arg{"dst_len", 8})
 	e.LoadArg(r1, Arg{"src_base", 24})
 	loadExpConsts(e)
-	forEach(e, "exp", r2, r3, nil, func() {
-		e.VLD1(r1, true, VReg(0).S4())
-		expVec(e, S4, 0, 1, 2, 3)
-		e.VST1(r0, true, VReg(3).S4())
-	}, func() {
+	body := func(n int) {
+		var x, t, p, q []VReg
+		for i := 0; i < n; i++ {
+			x, t = append(x, VReg(i)), append(t, VReg(4+i))
+			p, q = append(p, VReg(8+i)), append(q, VReg(12+i))
+		}
+		e.VLD1(r1, true, vecs(0, n, 1, S4)...)
+		expVecs(e, S4, x, t, p, q)
+		e.VST1(r0, true, vecs(4, n, 1, S4)...)
+	}
+	forEach(e, "exp", r2, r3, func() { body(4) }, func() { body(1) }, func() {
 		e.LoadS(0, r1, 4)
-		expVec(e, S2, 0, 1, 2, 3)
-		e.StoreS(3, r0, 4)
+		expVecs(e, S2, []VReg{0}, []VReg{4}, []VReg{8}, []VReg{12})
+		e.StoreS(4, r0, 4)
 	})
 	e.RET()
 	e.End()
