@@ -61,8 +61,9 @@ var expClamp = map[int][2]float32{
 }
 
 // expMaxULP bounds the error of the generated expf in float32 ulps of the
-// exact result for normal results: the exhaustive maximum, rounded up.
-const expMaxULP = 1.02
+// exact result for normal results: the exhaustive maximum, 0.8942 ulp at
+// x = 5.201929 for both AVX2 and AVX-512 (all 2^32 inputs, 135 s), rounded up.
+const expMaxULP = 0.9
 
 // expPoly are the coefficients c6…c0 of exp(r), highest degree first.
 var expPoly = [7]float32{
