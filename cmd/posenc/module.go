@@ -19,7 +19,7 @@ func moduleRoot() (string, error) {
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside a Go module: run posenc verify from a module that requires github.com/posenc/posenc")
+		return "", fmt.Errorf("not inside a Go module: run it from a module that requires github.com/posenc/posenc (the generated packages are built there)")
 	}
 	return filepath.Dir(gomod), nil
 }
