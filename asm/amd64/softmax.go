@@ -36,9 +36,10 @@ import (
 // clamped to [−104, 89] (exp(−104) < 2^−150 rounds to 0, exp(89) > FLT_MAX
 // overflows). On AVX2, one multiply by the float32 2^n built from t's bits,
 // for n ∈ [−127, 127]: inputs are clamped to [−88, 88], so exp(x) = 0 for
-// every x ≤ −88.03 (n = −127 makes the bits 0), results below FLT_MIN
-// (x < −87.34) are within 2^−126 of exp(x), and inputs above 88 give exp(88)
-// (softmaxRow's exponents are never above ~1: they are v − max v). The
+// every x < −87.68 (x·log2e < −126.5: n = −127 makes the bits 0), results
+// below FLT_MIN (x < −87.34) are within 2^−126 of exp(x), and inputs above
+// 88 give exp(88) (softmaxRow's exponents are never above ~1: they are
+// v − max v). The
 // clamps use VMAXPS/VMINPS ordered so that a NaN input is passed through:
 // exp(NaN) = NaN, exp(−Inf) = 0.
 //

@@ -30,7 +30,7 @@ const (
 	D2                         // two 64-bit lanes (128 bits): float64 arithmetic
 )
 
-// String returns Go assembler spelling of the arrangement ("S4").
+// String returns the Go assembler spelling of the arrangement ("S4").
 func (a Arrangement) String() string {
 	switch a {
 	case S4:
@@ -93,6 +93,7 @@ type Arg struct {
 	Off  int
 }
 
+// String returns the operand as the assembler reads it: name+off(FP).
 func (a Arg) String() string { return fmt.Sprintf("%s+%d(FP)", a.Name, a.Off) }
 
 // Emitter writes Go arm64 assembly text. Every method checks its operands;
@@ -605,12 +606,6 @@ func (e *Emitter) VFMLA(d, n, m Vec) { e.three("VFMLA", floatArr, d, n, m) }
 // VFMLS emits d −= n·m (fused, per lane).
 func (e *Emitter) VFMLS(d, n, m Vec) { e.three("VFMLS", floatArr, d, n, m) }
 
-// VADD emits the integer lane add d = n + m.
-func (e *Emitter) VADD(d, n, m Vec) { e.three("VADD", floatArr, d, n, m) }
-
-// VSUB emits the integer lane subtract d = n − m.
-func (e *Emitter) VSUB(d, n, m Vec) { e.three("VSUB", floatArr, d, n, m) }
-
 // VEOR emits d = n XOR m (B16).
 func (e *Emitter) VEOR(d, n, m Vec) { e.three("VEOR", byteArr, d, n, m) }
 
@@ -693,9 +688,6 @@ func (e *Emitter) FADDS(d, n, m VReg) { e.scalar3("FADDS", d, n, m) }
 // FMULS emits Fd = Fn · Fm.
 func (e *Emitter) FMULS(d, n, m VReg) { e.scalar3("FMULS", d, n, m) }
 
-// FDIVS emits Fd = Fn / Fm.
-func (e *Emitter) FDIVS(d, n, m VReg) { e.scalar3("FDIVS", d, n, m) }
-
 // FMAXS emits Fd = max(Fn, Fm) (NaN if either is NaN).
 func (e *Emitter) FMAXS(d, n, m VReg) { e.scalar3("FMAXS", d, n, m) }
 
@@ -722,13 +714,6 @@ func (e *Emitter) FCVTDS(d, n VReg) {
 func (e *Emitter) FMOVDOne(d VReg) {
 	if e.inFn("FMOVD") && e.checkV(d) {
 		e.ins("FMOVD $1.0, %s", d.F())
-	}
-}
-
-// FMOVSOne emits FMOVS $1.0, Fd.
-func (e *Emitter) FMOVSOne(d VReg) {
-	if e.inFn("FMOVS") && e.checkV(d) {
-		e.ins("FMOVS $1.0, %s", d.F())
 	}
 }
 
@@ -771,15 +756,3 @@ func (e *Emitter) FMAXP(d, n, m Vec) { e.word(Encode3(OpFMAXP, d, n, m)) }
 // float64 lanes of d (D2): the low half when n is S2 (FCVTL), the high half
 // when n is S4 (FCVTL2).
 func (e *Emitter) FCVTL(d, n Vec) { e.word(EncodeFCVTL(d, n)) }
-
-// FRINTN emits d = round-to-nearest-even(n), as float.
-func (e *Emitter) FRINTN(d, n Vec) { e.word(Encode2(OpFRINTN, d, n)) }
-
-// FCVTZS emits d = int32(n) (toward zero, saturating, NaN → 0).
-func (e *Emitter) FCVTZS(d, n Vec) { e.word(Encode2(OpFCVTZS, d, n)) }
-
-// FNEG emits d = −n.
-func (e *Emitter) FNEG(d, n Vec) { e.word(Encode2(OpFNEG, d, n)) }
-
-// SSHR emits the arithmetic lane shift right d = n >> sh (1 ≤ sh ≤ 32).
-func (e *Emitter) SSHR(d, n Vec, sh int) { e.word(EncodeSSHR(d, n, sh)) }

@@ -8,18 +8,14 @@ type Op int
 
 // The WORD-encoded operations.
 const (
-	OpFADD   Op = iota + 1 // FADD  Vd.T, Vn.T, Vm.T
-	OpFSUB                 // FSUB  Vd.T, Vn.T, Vm.T
-	OpFMUL                 // FMUL  Vd.T, Vn.T, Vm.T
-	OpFMAX                 // FMAX  Vd.T, Vn.T, Vm.T
-	OpFMIN                 // FMIN  Vd.T, Vn.T, Vm.T
-	OpFADDP                // FADDP Vd.T, Vn.T, Vm.T
-	OpFMAXP                // FMAXP Vd.T, Vn.T, Vm.T
-	OpFRINTN               // FRINTN Vd.T, Vn.T
-	OpFCVTZS               // FCVTZS Vd.T, Vn.T
-	OpFNEG                 // FNEG Vd.T, Vn.T
-	OpSSHR                 // SSHR Vd.T, Vn.T, #shift
-	OpFCVTL                // FCVTL Vd.2D, Vn.2S and FCVTL2 Vd.2D, Vn.4S
+	OpFADD  Op = iota + 1 // FADD  Vd.T, Vn.T, Vm.T
+	OpFSUB                // FSUB  Vd.T, Vn.T, Vm.T
+	OpFMUL                // FMUL  Vd.T, Vn.T, Vm.T
+	OpFMAX                // FMAX  Vd.T, Vn.T, Vm.T
+	OpFMIN                // FMIN  Vd.T, Vn.T, Vm.T
+	OpFADDP               // FADDP Vd.T, Vn.T, Vm.T
+	OpFMAXP               // FMAXP Vd.T, Vn.T, Vm.T
+	OpFCVTL               // FCVTL Vd.2D, Vn.2S and FCVTL2 Vd.2D, Vn.4S
 )
 
 // opInfo is the fixed bits of an encoding (Q = 0, sz = 0: single precision)
@@ -31,18 +27,14 @@ type opInfo struct {
 }
 
 var ops = map[Op]opInfo{
-	OpFADD:   {0x0e20d400, "FADD"},   // Advanced SIMD three same, U=0 opcode 11010 sz=0
-	OpFSUB:   {0x0ea0d400, "FSUB"},   // U=0 opcode 11010 sz=1 (bit 23)
-	OpFMUL:   {0x2e20dc00, "FMUL"},   // U=1 opcode 11011
-	OpFMAX:   {0x0e20f400, "FMAX"},   // U=0 opcode 11110
-	OpFMIN:   {0x0ea0f400, "FMIN"},   // U=0 opcode 11110 bit 23
-	OpFADDP:  {0x2e20d400, "VFADDP"}, // U=1 opcode 11010
-	OpFMAXP:  {0x2e20f400, "VFMAXP"}, // U=1 opcode 11110
-	OpFRINTN: {0x0e218800, "FRINTN"}, // two-reg misc U=0 opcode 11000
-	OpFCVTZS: {0x0ea1b800, "FCVTZS"}, // two-reg misc U=0 opcode 11011 bit 23
-	OpFNEG:   {0x2ea0f800, "FNEG"},   // two-reg misc U=1 opcode 01111 bit 23
-	OpSSHR:   {0x0f000400, "VSSHR"},  // shift by immediate U=0 opcode 00000
-	OpFCVTL:  {0x0e617800, "VFCVTL"}, // two-reg misc U=0 opcode 10111 sz=1 (double results)
+	OpFADD:  {0x0e20d400, "FADD"},   // Advanced SIMD three same, U=0 opcode 11010 sz=0
+	OpFSUB:  {0x0ea0d400, "FSUB"},   // U=0 opcode 11010 sz=1 (bit 23)
+	OpFMUL:  {0x2e20dc00, "FMUL"},   // U=1 opcode 11011
+	OpFMAX:  {0x0e20f400, "FMAX"},   // U=0 opcode 11110
+	OpFMIN:  {0x0ea0f400, "FMIN"},   // U=0 opcode 11110 bit 23
+	OpFADDP: {0x2e20d400, "VFADDP"}, // U=1 opcode 11010
+	OpFMAXP: {0x2e20f400, "VFMAXP"}, // U=1 opcode 11110
+	OpFCVTL: {0x0e617800, "VFCVTL"}, // two-reg misc U=0 opcode 10111 sz=1 (double results)
 }
 
 // Word is one encoded instruction: its bits and its disassembly in the
@@ -53,18 +45,14 @@ type Word struct {
 }
 
 // sizeQ checks the operands of op and returns its Q and sz bits: S4 sets Q,
-// S2 neither, D2 (only where double is set) Q and sz.
-func sizeQ(op string, double bool, vs ...Vec) (uint32, error) {
+// S2 neither, D2 Q and sz.
+func sizeQ(op string, vs ...Vec) (uint32, error) {
 	for _, v := range vs {
 		if v.R < 0 || v.R > 31 {
 			return 0, fmt.Errorf("%s: vector register V%d out of range 0..31", op, int(v.R))
 		}
-		if v.A != S4 && v.A != S2 && (!double || v.A != D2) {
-			allowed := "S4, S2"
-			if double {
-				allowed += ", D2"
-			}
-			return 0, fmt.Errorf("%s: arrangement %s not supported (%s)", op, v.A, allowed)
+		if v.A != S4 && v.A != S2 && v.A != D2 {
+			return 0, fmt.Errorf("%s: arrangement %s not supported (S4, S2, D2)", op, v.A)
 		}
 		if v.A != vs[0].A {
 			return 0, fmt.Errorf("%s: mixed arrangements %s and %s", op, vs[0].A, v.A)
@@ -82,44 +70,15 @@ func sizeQ(op string, double bool, vs ...Vec) (uint32, error) {
 // Encode3 encodes a three-register operation d = op(n, m); S4, S2 or D2.
 func Encode3(op Op, d, n, m Vec) (Word, error) {
 	info, ok := ops[op]
-	if !ok || op == OpFRINTN || op == OpFCVTZS || op == OpFNEG || op == OpSSHR || op == OpFCVTL {
+	if !ok || op == OpFCVTL {
 		return Word{}, fmt.Errorf("Encode3: op %d is not a three-register operation", int(op))
 	}
-	qb, err := sizeQ(info.name, true, d, n, m)
+	qb, err := sizeQ(info.name, d, n, m)
 	if err != nil {
 		return Word{}, err
 	}
 	bits := info.base | qb | uint32(m.R)<<16 | uint32(n.R)<<5 | uint32(d.R)
 	return Word{bits, fmt.Sprintf("%s %s, %s, %s", info.name, m, n, d)}, nil
-}
-
-// Encode2 encodes a two-register operation d = op(n).
-func Encode2(op Op, d, n Vec) (Word, error) {
-	info, ok := ops[op]
-	if !ok || (op != OpFRINTN && op != OpFCVTZS && op != OpFNEG) {
-		return Word{}, fmt.Errorf("Encode2: op %d is not a two-register operation", int(op))
-	}
-	qb, err := sizeQ(info.name, false, d, n)
-	if err != nil {
-		return Word{}, err
-	}
-	bits := info.base | qb | uint32(n.R)<<5 | uint32(d.R)
-	return Word{bits, fmt.Sprintf("%s %s, %s", info.name, n, d)}, nil
-}
-
-// EncodeSSHR encodes the 32-bit-lane arithmetic shift right d = n >> sh,
-// 1 ≤ sh ≤ 32 (immh:immb = 64 − sh).
-func EncodeSSHR(d, n Vec, sh int) (Word, error) {
-	info := ops[OpSSHR]
-	qb, err := sizeQ(info.name, false, d, n)
-	if err != nil {
-		return Word{}, err
-	}
-	if sh < 1 || sh > 32 {
-		return Word{}, fmt.Errorf("SSHR: shift %d out of range 1..32", sh)
-	}
-	bits := info.base | qb | uint32(64-sh)<<16 | uint32(n.R)<<5 | uint32(d.R)
-	return Word{bits, fmt.Sprintf("%s $%d, %s, %s", info.name, sh, n, d)}, nil
 }
 
 // EncodeFCVTL encodes the widening conversion of two float32 lanes of n to

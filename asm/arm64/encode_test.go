@@ -30,20 +30,6 @@ func allWords(t *testing.T) []Word {
 				}
 				ws = append(ws, w)
 			}
-			for _, op := range []Op{OpFRINTN, OpFCVTZS, OpFNEG} {
-				w, err := Encode2(op, d, n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, w)
-			}
-			for _, sh := range []int{1, 17, 31, 32} {
-				w, err := EncodeSSHR(d, n, sh)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, w)
-			}
 			// Widening: the low half of an S2 view, the high half of an S4.
 			w, err := EncodeFCVTL(r[0].D2(), n)
 			if err != nil {
@@ -174,17 +160,11 @@ func TestEncodeErrors(t *testing.T) {
 		err  func() error
 	}{
 		{"register 32", func() error { _, err := Encode3(OpFADD, VReg(32).S4(), V0.S4(), V0.S4()); return err }},
-		{"register -1", func() error { _, err := Encode2(OpFRINTN, V0.S4(), VReg(-1).S4()); return err }},
+		{"register -1", func() error { _, err := Encode3(OpFMAX, V0.S4(), VReg(-1).S4(), V0.S4()); return err }},
 		{"arrangement B16", func() error { _, err := Encode3(OpFMUL, V0.B16(), V0.B16(), V0.B16()); return err }},
 		{"mixed arrangement", func() error { _, err := Encode3(OpFMUL, V0.S4(), V0.S2(), V0.S4()); return err }},
-		{"three-reg as two", func() error { _, err := Encode2(OpFADD, V0.S4(), V0.S4()); return err }},
-		{"two-reg as three", func() error { _, err := Encode3(OpFCVTZS, V0.S4(), V0.S4(), V0.S4()); return err }},
 		{"unknown op", func() error { _, err := Encode3(Op(99), V0.S4(), V0.S4(), V0.S4()); return err }},
-		{"shift 0", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 0); return err }},
-		{"shift 33", func() error { _, err := EncodeSSHR(V0.S4(), V0.S4(), 33); return err }},
 		{"mixed D2", func() error { _, err := Encode3(OpFADD, V0.D2(), V0.D2(), V0.S4()); return err }},
-		{"two-reg D2", func() error { _, err := Encode2(OpFRINTN, V0.D2(), V0.D2()); return err }},
-		{"sshr D2", func() error { _, err := EncodeSSHR(V0.D2(), V0.D2(), 1); return err }},
 		{"fcvtl as three", func() error { _, err := Encode3(OpFCVTL, V0.D2(), V0.S2(), V0.S2()); return err }},
 		{"fcvtl to S4", func() error { _, err := EncodeFCVTL(V0.S4(), V0.S2()); return err }},
 		{"fcvtl from D2", func() error { _, err := EncodeFCVTL(V0.D2(), V0.D2()); return err }},

@@ -94,7 +94,7 @@ func Registry(pkg, source string, fields []KernelField) (emit.File, error) {
 		jen.Return(jen.Id("names")),
 	)
 
-	// func lookupVariant(name string) (*variant, bool)
+	// func lookupVariant(name string) *variant (nil for an unknown name)
 	f.Func().Id("lookupVariant").Params(jen.Id("name").String()).Params(jen.Op("*").Id("variant")).Block(
 		jen.For(jen.Id("i").Op(":=").Range().Id("variants")).Block(
 			jen.If(jen.Id("variants").Index(jen.Id("i")).Dot("name").Op("==").Id("name")).Block(
