@@ -76,22 +76,28 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // benchResult is one kernel variant at one size, with the same-process
-// copy() and plain-Go-loop figures it is compared with.
+// copy() and plain-Go-loop figures it is compared with. Kernels that are
+// not bandwidth-bound (rpe_full, xl: O(L²·d) work on O(L·d) data) report
+// no MB/s; they have Ns, the time per call, and NaiveNs, the time of the
+// naive O(L²·d) form of the same call (BenchmarkNaive<Kernel>).
 type benchResult struct {
 	Spec, Kernel, Variant, Size string
 	MBs, CopyMBs, PlainMBs      float64
+	Ns, NaiveNs                 float64
 }
 
-// benchLine matches "BenchmarkX/a/b-8   100   123 ns/op   456.7 MB/s".
-var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s`)
+// benchLine matches "BenchmarkX/a/b-8   100   123 ns/op[   456.7 MB/s]".
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) MB/s)?`)
 
 // parseBench reads go test -bench output. Names follow the generated
 // benchmarks' convention: Benchmark<Kernel>/<variant>[/<size>], with
 // BenchmarkCopy[/<size>] and BenchmarkPlain<Name>[/<size>] (the plain Go
-// loop) as the baselines of the same size.
+// loop) as the baselines of the same size, and BenchmarkNaive<Kernel> the
+// naive-form baseline of a kernel timed without MB/s.
 func parseBench(specName string, out []byte) []benchResult {
 	copyMBs := map[string]float64{}
 	plain := map[string]float64{}
+	naive := map[string]float64{}
 	var rs []benchResult
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -99,20 +105,26 @@ func parseBench(specName string, out []byte) []benchResult {
 		if m == nil {
 			continue
 		}
-		mbs, _ := strconv.ParseFloat(m[2], 64)
+		ns, _ := strconv.ParseFloat(m[2], 64)
+		mbs, _ := strconv.ParseFloat(m[3], 64) // 0 when there is no MB/s
 		parts := strings.Split(strings.TrimPrefix(m[1], "Benchmark"), "/")
 		switch {
 		case parts[0] == "Copy":
 			copyMBs[sizeOf(parts, 1)] = mbs
 		case strings.HasPrefix(parts[0], "Plain"):
 			plain[sizeOf(parts, 1)] = mbs
+		case strings.HasPrefix(parts[0], "Naive") && len(parts) == 1:
+			naive[strings.TrimPrefix(parts[0], "Naive")] = ns
 		case len(parts) >= 2:
-			rs = append(rs, benchResult{Spec: specName, Kernel: parts[0], Variant: parts[1], Size: sizeOf(parts, 2), MBs: mbs})
+			rs = append(rs, benchResult{Spec: specName, Kernel: parts[0], Variant: parts[1], Size: sizeOf(parts, 2), MBs: mbs, Ns: ns})
 		}
 	}
 	for i := range rs {
 		rs[i].CopyMBs = copyMBs[rs[i].Size]
 		rs[i].PlainMBs = plain[rs[i].Size]
+		if rs[i].MBs == 0 {
+			rs[i].NaiveNs = naive[rs[i].Kernel]
+		}
 	}
 	return rs
 }
@@ -128,11 +140,31 @@ func printBench(w io.Writer, rs []benchResult) {
 		}
 		return a.Size < b.Size
 	})
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SPEC\tKERNEL\tVARIANT\tSIZE\tGB/s\t× copy()\t× plain Go")
+	var bw, cpu []benchResult
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.MBs/1000,
-			ratio(r.MBs, r.CopyMBs), ratio(r.MBs, r.PlainMBs))
+		if r.MBs > 0 {
+			bw = append(bw, r)
+		} else {
+			cpu = append(cpu, r)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(bw) > 0 || len(cpu) == 0 {
+		fmt.Fprintln(tw, "SPEC\tKERNEL\tVARIANT\tSIZE\tGB/s\t× copy()\t× plain Go")
+		for _, r := range bw {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.MBs/1000,
+				ratio(r.MBs, r.CopyMBs), ratio(r.MBs, r.PlainMBs))
+		}
+	}
+	if len(cpu) > 0 {
+		if len(bw) > 0 {
+			fmt.Fprintln(tw)
+		}
+		// Compute-bound kernels: the speed-up is naive time ÷ kernel time.
+		fmt.Fprintln(tw, "SPEC\tKERNEL\tVARIANT\tSIZE\tms/call\t× naive O(L²·d)")
+		for _, r := range cpu {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.Ns/1e6, ratio(r.NaiveNs, r.Ns))
+		}
 	}
 	tw.Flush()
 }
@@ -182,7 +214,7 @@ func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, short bool,
 	defer p.Done()
 	for _, s := range specs {
 		if !slices.Contains(cs, s) {
-			p.Printf("%s: no CUDA kernels to benchmark (encoding %s, targets %v)", s.Name, s.Encoding, s.Targets)
+			p.Printf("%s: no GPU bench cases (encoding %s, targets %v): bench -gpu covers rope, alibi, rpe_bias and the absolute encodings", s.Name, s.Encoding, s.Targets)
 		}
 	}
 	p.Step("generating %d packages", len(cs))

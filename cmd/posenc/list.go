@@ -45,8 +45,10 @@ func shape(s *spec.Spec) string {
 			return fmt.Sprintf("%d heads, T5 %d buckets to %d", s.Heads, s.Buckets.Num, s.Buckets.MaxDistance)
 		}
 		return fmt.Sprintf("%d heads, r_max %d", s.Heads, s.RMax)
-	case spec.RPEFull, spec.XL:
-		return fmt.Sprintf("head_dim %d", s.HeadDim)
+	case spec.RPEFull:
+		return fmt.Sprintf("head_dim %d, r_max %d", s.HeadDim, s.RMax)
+	case spec.XL:
+		return fmt.Sprintf("head_dim %d, base %g", s.HeadDim, s.Base)
 	}
 	return fmt.Sprintf("d_model %d, max_len %d", s.DModel, s.MaxLen)
 }

@@ -119,6 +119,32 @@ BenchmarkPlainLoop/tokens=16-2          	   30000	     30100 ns/op	   8.70 MB/s
 	}
 }
 
+// rpe_full/xl benchmarks report ns/op only; their baseline is the naive form.
+func TestParseBenchNaive(t *testing.T) {
+	out := []byte(`BenchmarkScores/go-2        	      10	 16000000 ns/op
+BenchmarkScores/avx2-2      	     100	  3000000 ns/op
+BenchmarkNaiveScores-2      	       5	 36000000 ns/op
+BenchmarkOutput/avx2-2      	     100	  2000000 ns/op
+`)
+	rs := parseBench("s", out)
+	if len(rs) != 3 {
+		t.Fatalf("parsed %d kernel rows, want 3: %+v", len(rs), rs)
+	}
+	if r := rs[1]; r.Kernel != "Scores" || r.Variant != "avx2" || r.Ns != 3e6 || r.NaiveNs != 36e6 || r.MBs != 0 {
+		t.Fatalf("row %+v", r)
+	}
+	if r := rs[2]; r.Kernel != "Output" || r.NaiveNs != 0 {
+		t.Fatalf("Output has no naive baseline in this output, got %+v", r)
+	}
+	var b strings.Builder
+	printBench(&b, rs)
+	for _, want := range []string{"× naive O(L²·d)", "3.000", "12.00", "s     Output  avx2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 func TestParseBenchWithoutSizes(t *testing.T) {
 	out := []byte(`BenchmarkSoftmax/avx512-2   	     100	  1000000 ns/op	 400.00 MB/s
 BenchmarkPlainSoftmax-2     	      10	 20000000 ns/op	  20.00 MB/s
