@@ -173,6 +173,7 @@ func writeTestModule(t *testing.T) (dir string, pkgs []string) {
 		fmt.Fprintf(&cfg, "\t%q\n", importBase+"/"+tp.dir)
 	}
 	fmt.Fprintf(&cfg, ")\n\nconst (\n\texpMaxULP = %v\n\texpStride = %d\n)\n\n", expMaxULP, *expStride)
+	fmt.Fprintf(&cfg, "// ropeGroupedMaxBytes is asm/amd64's: the largest rotate call in the grouped order.\nconst ropeGroupedMaxBytes = %d\n\n", ropeGroupedMaxBytes)
 	fmt.Fprintf(&cfg, "// expClamp is each variant's exp input range (asm/amd64 expClamp).\nvar expClamp = map[string][2]float32{\"avx2\": {%v, %v}, \"avx512\": {%v, %v}}\n\n",
 		expClamp[8][0], expClamp[8][1], expClamp[16][0], expClamp[16][1])
 	var rope, abs, bias, rel strings.Builder

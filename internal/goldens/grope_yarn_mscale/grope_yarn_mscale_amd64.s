@@ -7,140 +7,181 @@
 // func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done1
-	TESTL R9, R9
-	JS    rope_inverse2
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qHeads+24(FP), CX
+	MOVQ   k_base+32(FP), DX
+	MOVQ   kHeads+56(FP), BX
+	MOVQ   table_base+64(FP), SI
+	MOVQ   idx_base+88(FP), DI
+	MOVQ   idx_len+96(FP), R8
+	MOVL   sign+112(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done1
+	TESTL  R9, R9
+	JS     rope_inverse2
+	MOVQ   CX, R9
+	ADDQ   BX, R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream3
+	IMUL3Q $0x00000100, CX, R9
+	IMUL3Q $0x00000100, BX, R10
 
-rope_token3:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 256(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 288(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 320(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 352(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 384(R9), Y9
-	MOVQ    CX, R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done4
-
-rope_head5:
-	VMOVUPS        (AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	ADDQ           $0x00000100, AX
-	DECQ           R10
-	JNZ            rope_head5
-
-rope_heads_done4:
-	MOVQ  BX, R10
-	TESTQ R10, R10
-	JZ    rope_heads_done6
+rope_token5:
+	MOVLQSX (DI), R11
+	IMUL3Q  $0x00000200, R11, R11
+	ADDQ    SI, R11
+	VMOVUPS (R11), Y0
+	VMOVUPS 256(R11), Y1
+	VMOVUPS 32(R11), Y2
+	VMOVUPS 288(R11), Y3
+	VMOVUPS 64(R11), Y4
+	VMOVUPS 320(R11), Y5
+	VMOVUPS 96(R11), Y6
+	VMOVUPS 352(R11), Y7
+	VMOVUPS 128(R11), Y8
+	VMOVUPS 384(R11), Y9
+	MOVQ    CX, R12
+	TESTQ   R12, R12
+	JZ      rope_heads_done6
+	MOVQ    AX, R13
 
 rope_head7:
-	VMOVUPS        (DX), Y10
+	VMOVUPS        (R13), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R13)
+	VMOVUPS        32(R13), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R13)
+	VMOVUPS        64(R13), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R13)
+	VMOVUPS        96(R13), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R13)
+	VMOVUPS        128(R13), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	ADDQ           $0x00000100, DX
-	DECQ           R10
+	VMOVUPS        Y11, 128(R13)
+	ADDQ           $0x00000100, R13
+	DECQ           R12
 	JNZ            rope_head7
 
 rope_heads_done6:
+	MOVQ  BX, R12
+	TESTQ R12, R12
+	JZ    rope_heads_done8
+	MOVQ  DX, R13
+
+rope_head9:
+	VMOVUPS        (R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R13)
+	VMOVUPS        32(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R13)
+	VMOVUPS        64(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R13)
+	VMOVUPS        96(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R13)
+	VMOVUPS        128(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R13)
+	ADDQ           $0x00000100, R13
+	DECQ           R12
+	JNZ            rope_head9
+
+rope_heads_done8:
+	VMOVUPS 160(R11), Y0
+	VMOVUPS 416(R11), Y1
+	VMOVUPS 192(R11), Y2
+	VMOVUPS 448(R11), Y3
+	VMOVUPS 224(R11), Y4
+	VMOVUPS 480(R11), Y5
+	MOVQ    CX, R11
+	TESTQ   R11, R11
+	JZ      rope_heads_done10
+	MOVQ    AX, R12
+
+rope_head11:
+	VMOVUPS        160(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R12)
+	VMOVUPS        192(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R12)
+	VMOVUPS        224(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R12)
+	ADDQ           $0x00000100, R12
+	DECQ           R11
+	JNZ            rope_head11
+
+rope_heads_done10:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    rope_heads_done12
+	MOVQ  DX, R12
+
+rope_head13:
+	VMOVUPS        160(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R12)
+	VMOVUPS        192(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R12)
+	VMOVUPS        224(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R12)
+	ADDQ           $0x00000100, R12
+	DECQ           R11
+	JNZ            rope_head13
+
+rope_heads_done12:
+	ADDQ R9, AX
+	ADDQ R10, DX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token3
-	JMP  rope_done1
+	JNZ  rope_token5
+	JMP  rope_tokens_done4
 
-rope_inverse2:
-rope_token8:
+rope_stream3:
+rope_token14:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -156,9 +197,293 @@ rope_token8:
 	VMOVUPS 384(R9), Y9
 	MOVQ    CX, R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done9
+	JZ      rope_heads_done15
 
-rope_head10:
+rope_head16:
+	VMOVUPS        (AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (AX)
+	VMOVUPS        32(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(AX)
+	VMOVUPS        64(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(AX)
+	VMOVUPS        96(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(AX)
+	VMOVUPS        128(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(AX)
+	VMOVUPS        160(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(AX)
+	VMOVUPS        192(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(AX)
+	VMOVUPS        224(AX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(AX)
+	ADDQ           $0x00000100, AX
+	DECQ           R10
+	JNZ            rope_head16
+
+rope_heads_done15:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    rope_heads_done17
+
+rope_head18:
+	VMOVUPS        (DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (DX)
+	VMOVUPS        32(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(DX)
+	VMOVUPS        64(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(DX)
+	VMOVUPS        96(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(DX)
+	VMOVUPS        128(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(DX)
+	VMOVUPS        160(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(DX)
+	VMOVUPS        192(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(DX)
+	VMOVUPS        224(DX), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(DX)
+	ADDQ           $0x00000100, DX
+	DECQ           R10
+	JNZ            rope_head18
+
+rope_heads_done17:
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token14
+
+rope_tokens_done4:
+	JMP rope_done1
+
+rope_inverse2:
+	MOVQ   CX, R9
+	ADDQ   BX, R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream19
+	IMUL3Q $0x00000100, CX, R9
+	IMUL3Q $0x00000100, BX, R10
+
+rope_token21:
+	MOVLQSX (DI), R11
+	IMUL3Q  $0x00000200, R11, R11
+	ADDQ    SI, R11
+	VMOVUPS (R11), Y0
+	VMOVUPS 256(R11), Y1
+	VMOVUPS 32(R11), Y2
+	VMOVUPS 288(R11), Y3
+	VMOVUPS 64(R11), Y4
+	VMOVUPS 320(R11), Y5
+	VMOVUPS 96(R11), Y6
+	VMOVUPS 352(R11), Y7
+	VMOVUPS 128(R11), Y8
+	VMOVUPS 384(R11), Y9
+	MOVQ    CX, R12
+	TESTQ   R12, R12
+	JZ      rope_heads_done22
+	MOVQ    AX, R13
+
+rope_head23:
+	VMOVUPS        (R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R13)
+	VMOVUPS        32(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R13)
+	VMOVUPS        64(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R13)
+	VMOVUPS        96(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R13)
+	VMOVUPS        128(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R13)
+	ADDQ           $0x00000100, R13
+	DECQ           R12
+	JNZ            rope_head23
+
+rope_heads_done22:
+	MOVQ  BX, R12
+	TESTQ R12, R12
+	JZ    rope_heads_done24
+	MOVQ  DX, R13
+
+rope_head25:
+	VMOVUPS        (R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R13)
+	VMOVUPS        32(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R13)
+	VMOVUPS        64(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R13)
+	VMOVUPS        96(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R13)
+	VMOVUPS        128(R13), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R13)
+	ADDQ           $0x00000100, R13
+	DECQ           R12
+	JNZ            rope_head25
+
+rope_heads_done24:
+	VMOVUPS 160(R11), Y0
+	VMOVUPS 416(R11), Y1
+	VMOVUPS 192(R11), Y2
+	VMOVUPS 448(R11), Y3
+	VMOVUPS 224(R11), Y4
+	VMOVUPS 480(R11), Y5
+	MOVQ    CX, R11
+	TESTQ   R11, R11
+	JZ      rope_heads_done26
+	MOVQ    AX, R12
+
+rope_head27:
+	VMOVUPS        160(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R12)
+	VMOVUPS        192(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R12)
+	VMOVUPS        224(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R12)
+	ADDQ           $0x00000100, R12
+	DECQ           R11
+	JNZ            rope_head27
+
+rope_heads_done26:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    rope_heads_done28
+	MOVQ  DX, R12
+
+rope_head29:
+	VMOVUPS        160(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R12)
+	VMOVUPS        192(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R12)
+	VMOVUPS        224(R12), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R12)
+	ADDQ           $0x00000100, R12
+	DECQ           R11
+	JNZ            rope_head29
+
+rope_heads_done28:
+	ADDQ R9, AX
+	ADDQ R10, DX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token21
+	JMP  rope_tokens_done20
+
+rope_stream19:
+rope_token30:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 256(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 288(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 320(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 352(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 384(R9), Y9
+	MOVQ    CX, R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done31
+
+rope_head32:
 	VMOVUPS        (AX), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -201,14 +526,14 @@ rope_head10:
 	VMOVUPS        Y11, 224(AX)
 	ADDQ           $0x00000100, AX
 	DECQ           R10
-	JNZ            rope_head10
+	JNZ            rope_head32
 
-rope_heads_done9:
+rope_heads_done31:
 	MOVQ  BX, R10
 	TESTQ R10, R10
-	JZ    rope_heads_done11
+	JZ    rope_heads_done33
 
-rope_head12:
+rope_head34:
 	VMOVUPS        (DX), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -251,13 +576,14 @@ rope_head12:
 	VMOVUPS        Y11, 224(DX)
 	ADDQ           $0x00000100, DX
 	DECQ           R10
-	JNZ            rope_head12
+	JNZ            rope_head34
 
-rope_heads_done11:
+rope_heads_done33:
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token8
+	JNZ  rope_token30
 
+rope_tokens_done20:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -274,11 +600,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
 	MOVQ  idx_len+96(FP), R8
 	MOVL  sign+112(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done13
+	JZ    rope_done35
 	TESTL R9, R9
-	JS    rope_inverse14
+	JS    rope_inverse36
 
-rope_token15:
+rope_token37:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -292,9 +618,9 @@ rope_token15:
 	VMOVUPS 448(R9), Z7
 	MOVQ    CX, R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done16
+	JZ      rope_heads_done38
 
-rope_head17:
+rope_head39:
 	VMOVUPS        (AX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -317,14 +643,14 @@ rope_head17:
 	VMOVUPS        Z9, 192(AX)
 	ADDQ           $0x00000100, AX
 	DECQ           R9
-	JNZ            rope_head17
+	JNZ            rope_head39
 
-rope_heads_done16:
+rope_heads_done38:
 	MOVQ  BX, R9
 	TESTQ R9, R9
-	JZ    rope_heads_done18
+	JZ    rope_heads_done40
 
-rope_head19:
+rope_head41:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -347,16 +673,16 @@ rope_head19:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           $0x00000100, DX
 	DECQ           R9
-	JNZ            rope_head19
+	JNZ            rope_head41
 
-rope_heads_done18:
+rope_heads_done40:
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token15
-	JMP  rope_done13
+	JNZ  rope_token37
+	JMP  rope_done35
 
-rope_inverse14:
-rope_token20:
+rope_inverse36:
+rope_token42:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -370,9 +696,9 @@ rope_token20:
 	VMOVUPS 448(R9), Z7
 	MOVQ    CX, R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done21
+	JZ      rope_heads_done43
 
-rope_head22:
+rope_head44:
 	VMOVUPS        (AX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -395,14 +721,14 @@ rope_head22:
 	VMOVUPS        Z9, 192(AX)
 	ADDQ           $0x00000100, AX
 	DECQ           R9
-	JNZ            rope_head22
+	JNZ            rope_head44
 
-rope_heads_done21:
+rope_heads_done43:
 	MOVQ  BX, R9
 	TESTQ R9, R9
-	JZ    rope_heads_done23
+	JZ    rope_heads_done45
 
-rope_head24:
+rope_head46:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -425,13 +751,13 @@ rope_head24:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           $0x00000100, DX
 	DECQ           R9
-	JNZ            rope_head24
+	JNZ            rope_head46
 
-rope_heads_done23:
+rope_heads_done45:
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token20
+	JNZ  rope_token42
 
-rope_done13:
+rope_done35:
 	VZEROUPPER
 	RET

@@ -129,7 +129,12 @@ func TestRotate(t *testing.T) {
 				continue
 			}
 			maxErr := 0.0
-			for _, sh := range []struct{ tokens, qHeads, kHeads int }{{5, 3, 2}, {1, 1, 0}, {3, 2, 1}, {0, 2, 2}, {4, 0, 3}} {
+			// The last two shapes straddle ropeGroupedMaxBytes, so both
+			// token orders of rotateTokens run (small calls grouped, large
+			// ones streaming) when a head has more pieces than registers.
+			perToken := (3 + 2) * rc.headDim * 4
+			atLimit := ropeGroupedMaxBytes / perToken
+			for _, sh := range []struct{ tokens, qHeads, kHeads int }{{5, 3, 2}, {1, 1, 0}, {3, 2, 1}, {0, 2, 2}, {4, 0, 3}, {atLimit, 3, 2}, {atLimit + 1, 3, 2}} {
 				for _, sign := range []float32{1, -1} {
 					name := fmt.Sprintf("%s/%s/t%d_q%d_k%d_sign%v", rc.name, v.Name, sh.tokens, sh.qHeads, sh.kHeads, sign)
 					q, checkQ := guardedF32(t, sh.tokens*sh.qHeads*rc.headDim)
