@@ -120,8 +120,9 @@ const ropeGroupedMaxBytes = 512 << 10
 func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	c := g.ctx
 	pieces := g.split(sh.span)
-	if len(pieces) <= g.holdBudget()/2 {
-		g.rotateTokensStreaming(sh, r, inv)
+	hold := min(len(pieces), g.holdBudget()/2) // pieces whose cos and sin fit in registers
+	if hold == len(pieces) {
+		g.rotateTokensStreaming(sh, r, pieces, hold, inv)
 		return
 	}
 	bytes, t := c.GP64(), c.GP64()
@@ -133,10 +134,10 @@ func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	stream, done := g.newLabel("rope_stream"), g.newLabel("rope_tokens_done")
 	c.CMPQ(bytes, operand.U32(ropeGroupedMaxBytes))
 	c.JA(operand.LabelRef(stream))
-	g.rotateTokensGrouped(sh, r, inv)
+	g.rotateTokensGrouped(sh, r, pieces, hold, inv)
 	c.JMP(operand.LabelRef(done))
 	c.Label(stream)
-	g.rotateTokensStreaming(sh, r, inv)
+	g.rotateTokensStreaming(sh, r, pieces, hold, inv)
 	c.Label(done)
 }
 
@@ -147,10 +148,8 @@ func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 // of every head are rotated, so a piece costs one load and one store of x
 // and no table load. Each token's heads are revisited once per group, from
 // cache.
-func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, inv bool) {
+func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []piece, hold int, inv bool) {
 	c := g.ctx
-	pieces := g.split(sh.span)
-	hold := min(len(pieces), g.holdBudget()/2)
 	var groups [][]piece
 	for i := 0; i < len(pieces); i += hold {
 		groups = append(groups, pieces[i:min(i+hold, len(pieces))])
@@ -161,40 +160,15 @@ func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, inv bool) {
 	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), r.kHeads, kStride)
 	loop := g.newLabel("rope_token")
 	c.Label(loop)
-	row := c.GP64()
-	c.MOVLQSX(mem(r.idx, 0), row)
-	c.IMUL3Q(operand.U32(uint32(4*sh.rowLen)), row, row)
-	c.ADDQ(r.table, row)
+	row := g.tableRow(sh, r)
 	for _, grp := range groups {
-		// cs[i], sn[i] are the cos and sin registers of the group's piece i.
-		cs := make([]reg.Register, len(grp))
-		sn := make([]reg.Register, len(grp))
-		for i, pc := range grp {
-			cs[i], sn[i] = g.regFor(pc), g.regFor(pc)
-			g.load(pc, mem(row, 4*pc.off), cs[i])
-			g.load(pc, mem(row, 4*(sh.sinOff+pc.off)), sn[i])
-		}
+		cs, sn := g.loadCosSin(sh, row, grp)
 		for _, hs := range [][2]reg.GPVirtual{{r.q, r.qHeads}, {r.k, r.kHeads}} {
-			base, heads := hs[0], hs[1]
-			h, ptr := c.GP64(), c.GP64()
-			skip := g.newLabel("rope_heads_done")
-			head := g.newLabel("rope_head")
-			c.MOVQ(heads, h)
-			c.TESTQ(h, h)
-			c.JZ(operand.LabelRef(skip))
-			c.MOVQ(base, ptr)
-			c.Label(head)
-			for i, pc := range grp {
-				if sh.half {
-					g.rotateHalfPiece(pc, ptr, sh.pairOff, cs[i], sn[i], inv)
-				} else {
-					g.rotateInterleavedPiece(pc, ptr, cs[i], sn[i], inv)
+			g.headLoop(sh, hs[0], hs[1], true, func(ptr reg.GPVirtual) {
+				for i, pc := range grp {
+					g.rotatePiece(sh, pc, ptr, cs[i], sn[i], inv)
 				}
-			}
-			c.ADDQ(operand.U32(uint32(4*sh.headDim)), ptr)
-			c.DECQ(h)
-			c.JNZ(operand.LabelRef(head))
-			c.Label(skip)
+			})
 		}
 	}
 	c.ADDQ(qStride, r.q)
@@ -205,61 +179,94 @@ func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, inv bool) {
 }
 
 // rotateTokensStreaming emits the loop over tokens (tokens > 0 on entry)
-// in one pass over each token's heads: the first hold pieces keep cos and
-// sin in registers, the others read them from the table row (an L1 hit) as
+// in one pass over each token's heads: pieces[:hold] keep cos and sin in
+// registers, the others read them from the table row (an L1 hit) as
 // memory operands. One sequential pass suits data streaming from memory.
-func (g *gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, inv bool) {
+func (g *gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []piece, hold int, inv bool) {
 	c := g.ctx
-	pieces := g.split(sh.span)
-	hold := min(len(pieces), g.holdBudget()/2) // pieces [0, hold) keep cos, sin in registers
 
 	loop := g.newLabel("rope_token")
 	c.Label(loop)
-	row := c.GP64()
-	c.MOVLQSX(mem(r.idx, 0), row)
-	c.IMUL3Q(operand.U32(uint32(4*sh.rowLen)), row, row)
-	c.ADDQ(r.table, row)
-
-	// cs[i], sn[i] are the cos and sin operands of piece i.
-	cs := make([]operand.Op, len(pieces))
-	sn := make([]operand.Op, len(pieces))
-	for i, pc := range pieces[:hold] {
-		cr, sr := g.regFor(pc), g.regFor(pc)
-		g.load(pc, mem(row, 4*pc.off), cr)
-		g.load(pc, mem(row, 4*(sh.sinOff+pc.off)), sr)
-		cs[i], sn[i] = cr, sr
-	}
+	row := g.tableRow(sh, r)
+	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
 
 	for _, hs := range [][2]reg.GPVirtual{{r.q, r.qHeads}, {r.k, r.kHeads}} {
-		ptr, heads := hs[0], hs[1]
-		h := c.GP64()
-		skip := g.newLabel("rope_heads_done")
-		head := g.newLabel("rope_head")
-		c.MOVQ(heads, h)
-		c.TESTQ(h, h)
-		c.JZ(operand.LabelRef(skip))
-		c.Label(head)
-		for i, pc := range pieces {
-			cop, sop := cs[i], sn[i]
-			if i >= hold {
-				cop = g.operandFor(pc, mem(row, 4*pc.off))
-				sop = g.operandFor(pc, mem(row, 4*(sh.sinOff+pc.off)))
+		g.headLoop(sh, hs[0], hs[1], false, func(ptr reg.GPVirtual) {
+			for i, pc := range pieces {
+				var cop, sop operand.Op
+				if i < hold {
+					cop, sop = cs[i], sn[i]
+				} else {
+					cop = g.operandFor(pc, mem(row, 4*pc.off))
+					sop = g.operandFor(pc, mem(row, 4*(sh.sinOff+pc.off)))
+				}
+				g.rotatePiece(sh, pc, ptr, cop, sop, inv)
 			}
-			if sh.half {
-				g.rotateHalfPiece(pc, ptr, sh.pairOff, cop, sop, inv)
-			} else {
-				g.rotateInterleavedPiece(pc, ptr, cop, sop, inv)
-			}
-		}
-		c.ADDQ(operand.U32(uint32(4*sh.headDim)), ptr)
-		c.DECQ(h)
-		c.JNZ(operand.LabelRef(head))
-		c.Label(skip)
+		})
 	}
 
 	c.ADDQ(operand.U8(4), r.idx)
 	c.DECQ(r.tokens)
 	c.JNZ(operand.LabelRef(loop))
+}
+
+// tableRow emits the address of the token's table row, table + idx[t]·row
+// bytes, into a new register.
+func (g *gen) tableRow(sh ropeShape, r ropeRegs) reg.GPVirtual {
+	c := g.ctx
+	row := c.GP64()
+	c.MOVLQSX(mem(r.idx, 0), row)
+	c.IMUL3Q(operand.U32(uint32(4*sh.rowLen)), row, row)
+	c.ADDQ(r.table, row)
+	return row
+}
+
+// loadCosSin loads the cos and sin values of pcs from the table row into
+// new registers: cs[i], sn[i] belong to pcs[i].
+func (g *gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []piece) (cs, sn []reg.Register) {
+	cs = make([]reg.Register, len(pcs))
+	sn = make([]reg.Register, len(pcs))
+	for i, pc := range pcs {
+		cs[i], sn[i] = g.regFor(pc), g.regFor(pc)
+		g.load(pc, mem(row, 4*pc.off), cs[i])
+		g.load(pc, mem(row, 4*(sh.sinOff+pc.off)), sn[i])
+	}
+	return cs, sn
+}
+
+// headLoop emits a loop over heads (none when heads is 0) running body with
+// ptr at each head's first float. With fresh, ptr is a new register starting
+// at base and base is left alone; otherwise ptr is base itself, which ends
+// past the last head.
+func (g *gen) headLoop(sh ropeShape, base, heads reg.GPVirtual, fresh bool, body func(ptr reg.GPVirtual)) {
+	c := g.ctx
+	h, ptr := c.GP64(), base
+	if fresh {
+		ptr = c.GP64()
+	}
+	skip := g.newLabel("rope_heads_done")
+	head := g.newLabel("rope_head")
+	c.MOVQ(heads, h)
+	c.TESTQ(h, h)
+	c.JZ(operand.LabelRef(skip))
+	if fresh {
+		c.MOVQ(base, ptr)
+	}
+	c.Label(head)
+	body(ptr)
+	c.ADDQ(operand.U32(uint32(4*sh.headDim)), ptr)
+	c.DECQ(h)
+	c.JNZ(operand.LabelRef(head))
+	c.Label(skip)
+}
+
+// rotatePiece rotates piece pc of the head at ptr in the layout of sh.
+func (g *gen) rotatePiece(sh ropeShape, pc piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+	if sh.half {
+		g.rotateHalfPiece(pc, ptr, sh.pairOff, cop, sop, inv)
+	} else {
+		g.rotateInterleavedPiece(pc, ptr, cop, sop, inv)
+	}
 }
 
 // rotateHalfPiece rotates the pairs (x_i, x_{i+n}) for i in the piece:
