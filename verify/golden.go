@@ -110,30 +110,43 @@ func readGolden() ([]*GoldenCase, error) {
 			if f.name == "" {
 				continue
 			}
-			raw, err := goldenFS.ReadFile(path.Join(goldenDir, f.name))
+			words, err := readWords(goldenFS, path.Join(goldenDir, f.name))
 			if err != nil {
 				return nil, fmt.Errorf("golden case %s: %w", c.Name, err)
 			}
-			if len(raw)%4 != 0 {
-				return nil, fmt.Errorf("golden case %s: %s: %d bytes is not a multiple of 4", c.Name, f.name, len(raw))
-			}
-			n := len(raw) / 4
 			if f.f32 != nil {
-				v := make([]float32, n)
-				for i := range v {
-					v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+				v := make([]float32, len(words))
+				for i, w := range words {
+					v[i] = math.Float32frombits(w)
 				}
 				*f.f32 = v
 			} else {
-				v := make([]int32, n)
-				for i := range v {
-					v[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+				v := make([]int32, len(words))
+				for i, w := range words {
+					v[i] = int32(w)
 				}
 				*f.i32 = v
 			}
 		}
 	}
 	return cases, nil
+}
+
+// readWords reads the file at name of fsys as little-endian 32-bit words,
+// the format of the golden arrays.
+func readWords(fsys embed.FS, name string) ([]uint32, error) {
+	raw, err := fsys.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw)%4 != 0 {
+		return nil, fmt.Errorf("%s: %d bytes is not a multiple of 4", path.Base(name), len(raw))
+	}
+	w := make([]uint32, len(raw)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return w, nil
 }
 
 // goldenCase returns the golden case named name, or nil.

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"embed"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -92,16 +91,13 @@ func readRelGolden() ([]*RelGoldenCase, error) {
 			if !ok {
 				continue
 			}
-			b, err := relGoldenFS.ReadFile(path.Join(relGoldenDir, file))
+			words, err := readWords(relGoldenFS, path.Join(relGoldenDir, file))
 			if err != nil {
 				return nil, fmt.Errorf("golden_rel case %s: %w", c.Name, err)
 			}
-			if len(b)%4 != 0 {
-				return nil, fmt.Errorf("golden_rel case %s: %s: %d bytes is not a multiple of 4", c.Name, file, len(b))
-			}
-			v := make([]float32, len(b)/4)
-			for i := range v {
-				v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			v := make([]float32, len(words))
+			for i, w := range words {
+				v[i] = math.Float32frombits(w)
 			}
 			*dst = v
 		}

@@ -297,9 +297,7 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 	})
 	if got != nil {
 		_, mag := rpeFullScores(s, gc.Q, gc.K, gc.AK, lq, lk, qo)
-		for x, w := range gc.WantScores {
-			c.near("dst", x, float64(got[x]), float64(w), scoreTol(d, mag[x])+ulp32*math.Abs(float64(w)))
-		}
+		nearOracle(c, got, gc.WantScores, func(x int) float64 { return scoreTol(d, mag[x]) })
 	}
 	c = rep.begin("golden:" + gc.Name + " Output")
 	got = relCall(c, lq*d, [][]float32{gc.Weights, gc.V, gc.AV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
@@ -307,9 +305,15 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 	})
 	if got != nil {
 		_, mag := rpeFullOutput(s, gc.Weights, gc.V, gc.AV, lq, lk, qo)
-		for x, w := range gc.WantOutput {
-			c.near("dst", x, float64(got[x]), float64(w), outputTol(lk, mag[x])+ulp32*math.Abs(float64(w)))
-		}
+		nearOracle(c, got, gc.WantOutput, func(x int) float64 { return outputTol(lk, mag[x]) })
+	}
+}
+
+// nearOracle checks got[x] against the oracle's want[x] within tol(x) plus
+// the oracle's own rounding to float32, 2^−24·|want[x]|.
+func nearOracle(c *check, got, want []float32, tol func(x int) float64) {
+	for x, w := range want {
+		c.near("dst", x, float64(got[x]), float64(w), tol(x)+ulp32*math.Abs(float64(w)))
 	}
 }
 
@@ -328,9 +332,7 @@ func xlGolden(rep *Report, s *spec.Spec, k XLKernels) {
 	})
 	if got != nil {
 		_, mag := xlScores(s, gc.Q, gc.K, gc.R, gc.U, gc.V, lq, lk)
-		for x, w := range gc.WantScores {
-			c.near("dst", x, float64(got[x]), float64(w), scoreTol(d, mag[x])+ulp32*math.Abs(float64(w)))
-		}
+		nearOracle(c, got, gc.WantScores, func(x int) float64 { return scoreTol(d, mag[x]) })
 	}
 	n := gc.RelN
 	c = rep.begin(fmt.Sprintf("golden:%s Relative n=%d", gc.Name, n))

@@ -20,15 +20,8 @@ const biasCells = 1024
 // (half of them: causal masks and the unshifted bias rows), an offset below
 // 2^21, or a huge one up to 2^61.
 func biasShape(ulq, ulk uint16, qOffset int64) (lq, lk, qo int) {
-	lq, lk = count(ulq), count(ulk)
-	for lq*lk > biasCells {
-		if lq >= lk {
-			lq = biasCells / lk
-		} else {
-			lk = biasCells / lq
-		}
-	}
-	if qOffset < 0 && qOffset&0xf == 0xf {
+	lq, lk = counts(ulq, ulk, biasCells)
+	if keepNegative(qOffset) {
 		return lq, lk, int(qOffset)
 	}
 	u := uint64(qOffset) &^ (1 << 63)

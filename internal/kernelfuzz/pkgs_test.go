@@ -257,6 +257,25 @@ func count(u uint16) int {
 	return 17 + int(u-0xFC00)*4080/1023
 }
 
+// counts maps two fuzzed uint16 to lq, lk with count, then shrinks the
+// larger of the two until lq·lk ≤ cells.
+func counts(ulq, ulk uint16, cells int) (lq, lk int) {
+	lq, lk = count(ulq), count(ulk)
+	for lq*lk > cells {
+		if lq >= lk {
+			lq = cells / lk
+		} else {
+			lk = cells / lq
+		}
+	}
+	return lq, lk
+}
+
+// keepNegative reports whether a fuzzed qOffset stays negative (one
+// negative value in 16), so the call must panic; the others are mapped to
+// non-negative offsets.
+func keepNegative(qOffset int64) bool { return qOffset < 0 && qOffset&0xf == 0xf }
+
 // sameBits reports whether a and b hold the same bits.
 func sameBits(a, b []float32) bool {
 	if len(a) != len(b) {

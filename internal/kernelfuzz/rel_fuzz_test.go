@@ -30,15 +30,8 @@ const relCells = 2048
 //	      code saturates the positions);
 //	7:    0.
 func relShape(ulq, ulk uint16, qOffset int64, span int) (lq, lk, qo int) {
-	lq, lk = count(ulq), count(ulk)
-	for lq*lk > relCells {
-		if lq >= lk {
-			lq = relCells / lk
-		} else {
-			lk = relCells / lq
-		}
-	}
-	if qOffset < 0 && qOffset&0xf == 0xf {
+	lq, lk = counts(ulq, ulk, relCells)
+	if keepNegative(qOffset) {
 		return lq, lk, int(qOffset)
 	}
 	u := uint64(qOffset) &^ (1 << 63)
