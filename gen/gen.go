@@ -12,8 +12,8 @@ import (
 	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/gen/consts"
 	"github.com/posenc/posenc/gen/cuda"
-	"github.com/posenc/posenc/gen/emit"
 	"github.com/posenc/posenc/gen/golang"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

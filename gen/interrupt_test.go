@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/posenc/posenc/gen"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

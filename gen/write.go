@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 )
 
 // headerPrefix starts the first line of every file posenc writes; a

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 )
 
 func pkgFiles(version string) []emit.File {

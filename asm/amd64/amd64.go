@@ -18,7 +18,7 @@ import (
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

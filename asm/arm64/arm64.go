@@ -16,7 +16,7 @@ import (
 	"go/format"
 	"go/token"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/posenc/posenc/gen/cuda"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/posenc/posenc/gen"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

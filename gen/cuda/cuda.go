@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/templates"
 )

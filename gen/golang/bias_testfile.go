@@ -3,7 +3,7 @@ package golang
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

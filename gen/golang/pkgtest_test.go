@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 )
 
 // moduleRoot returns the directory holding go.mod above the working directory.

@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 )
 
 // KernelField is one field of a generated package's kernels struct: a name

@@ -15,7 +15,7 @@ import (
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 

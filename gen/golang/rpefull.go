@@ -5,7 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/emit"
+	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
