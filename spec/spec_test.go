@@ -206,6 +206,9 @@ func TestErrors(t *testing.T) {
 		{"bad name", "name: Llama\nencoding: alibi\nheads: 2\n", "name", 1, "[a-z][a-z0-9_]*"},
 		{"keyword name", "name: func\nencoding: alibi\nheads: 2\n", "name", 1, "keyword"},
 		{"main name", "name: main\nencoding: alibi\nheads: 2\n", "name", 1, "keyword"},
+		{"GOARCH suffix", "name: rope_arm64\nencoding: alibi\nheads: 2\n", "name", 1, "ends in _arm64"},
+		{"GOOS suffix", "name: rope_windows\nencoding: alibi\nheads: 2\n", "name", 1, "ends in _windows"},
+		{"GOOS_GOARCH suffix", "name: rope_linux_amd64\nencoding: alibi\nheads: 2\n", "name", 1, "ends in _linux_amd64"},
 		{"odd head_dim", "name: r\nencoding: rope\nhead_dim: 63\nlayout: half\n", "head_dim", 3, "even"},
 		{"rotary_dim > head_dim", rope + "rotary_dim: 128\n", "rotary_dim", 5, "rotary_dim ≤ head_dim"},
 		{"odd rotary_dim", rope + "rotary_dim: 7\n", "rotary_dim", 5, "even"},
@@ -319,5 +322,19 @@ func TestErrorFormat(t *testing.T) {
 func TestLoadMissingFile(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "absent.yaml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v, want ErrNotExist", err)
+	}
+}
+
+// TestBuildSuffix checks the file-name constraint rule on names that are
+// and are not read as one by the go command.
+func TestBuildSuffix(t *testing.T) {
+	for name, want := range map[string]string{
+		"rope_arm64": "_arm64", "x_windows": "_windows", "a_linux_amd64": "_linux_amd64",
+		"x_js_wasm": "_js_wasm", "rope_386": "_386",
+		"linux": "", "arm64": "", "llama2_7b": "", "rope_armv8": "", "bloom_7b1": "", "x_amd64_linux": "_linux",
+	} {
+		if got := buildSuffix(name); got != want {
+			t.Errorf("buildSuffix(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

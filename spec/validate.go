@@ -115,6 +115,8 @@ func (d *decoder) checkName(s *Spec) {
 		d.fail(l, "name", "%q is a Go keyword, predeclared identifier or package name the generated code needs; choose another", s.Name)
 	case strings.HasSuffix(s.Name, "_test"):
 		d.fail(l, "name", "%q ends in _test, which Go reserves for external test packages", s.Name)
+	case buildSuffix(s.Name) != "":
+		d.fail(l, "name", "%q ends in %s, which Go reads as a build constraint on the file %s.go: the package would build on one platform only", s.Name, buildSuffix(s.Name), s.Name)
 	}
 }
 
