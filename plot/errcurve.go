@@ -62,8 +62,8 @@ func boundSeries(pos []int64) series {
 // RenderError draws the error curves against position (both axes
 // logarithmic) with DESIGN.md's bound as a third, dashed line.
 func RenderError(s *spec.Spec, c *ErrorCurves) (*Figure, error) {
-	if s.Encoding != spec.RoPE {
-		return nil, fmt.Errorf("plot: the error picture is for rope specs, not %s", s.Encoding)
+	if err := CheckKind(s, KindError); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
 	}
 	if len(c.Positions) == 0 || len(c.Curves) == 0 {
 		return nil, fmt.Errorf("plot: no error measurements")
