@@ -8,7 +8,7 @@ import (
 )
 
 // absPositions is the number of positions of the absolute-encoding
-// pictures: seed 001's visualize_positional_encoding(seq_len=100).
+// pictures.
 const absPositions = 100
 
 // encodingRows returns the rows of the heatmap and components pictures
@@ -51,8 +51,8 @@ func encodingTitle(s *spec.Spec) string {
 // positionLabel is the axis label of p in encodingRows.
 func positionLabel(s *spec.Spec) string { return plotsFor(s).position }
 
-// heatmapFigure draws PE[position][dim], as seed 001's sns.heatmap(pos_enc,
-// cmap='coolwarm').
+// heatmapFigure draws PE[position][dim] with matplotlib's "coolwarm"
+// diverging map.
 func heatmapFigure(s *spec.Spec) *Figure {
 	rows, d := encodingRows(s, absPositions)
 	g := newGrid(ints(0, d-1), ints(0, absPositions-1))
@@ -65,7 +65,7 @@ func heatmapFigure(s *spec.Spec) *Figure {
 }
 
 // componentSeries returns PE(p, i) against p for the dims i = 0, k, 2k, …
-// with k = max(1, d/10): seed 001's components plot.
+// with k = max(1, d/10).
 func componentSeries(s *spec.Spec) []series {
 	rows, d := encodingRows(s, absPositions)
 	var ss []series

@@ -24,8 +24,9 @@ func bucketSpan(s *spec.Spec) int {
 }
 
 // bucketGrid returns the bucket of every (key j, query i) pair with i, j in
-// [0, n): for the clamp rule, the matrix of clamped distances i−j that
-// Géron's "Hands-On Machine Learning" draws in its Figure D-1.
+// [0, n): for the clamp rule, the matrix of clamped distances i−j (plus
+// r_max−1) that Figure D-1 of the online appendix D of Géron's "Hands-On
+// Machine Learning with Scikit-Learn and PyTorch" draws.
 func bucketGrid(s *spec.Spec, n int) *grid {
 	g := newGrid(ints(0, n-1), ints(0, n-1))
 	for i := range n {
