@@ -4,21 +4,15 @@ import (
 	"fmt"
 
 	"github.com/posenc/posenc/spec"
-	"github.com/posenc/posenc/verify"
 )
 
 // bucketOf returns the table column of the relative position rel = query
-// position − key position: for rpe_bias verify.RPEBucket (T5's
-// _relative_position_bucket of Raffel et al. 2020 as Hugging Face's
-// T5Attention implements it, or seed 003's clamp(rel, −(r_max−1),
-// r_max−1) + r_max−1), for rpe_full verify.RPEFullRow (the same clamp, Shaw
-// et al. 2018).
-func bucketOf(s *spec.Spec, rel int) int {
-	if s.Encoding == spec.RPEFull {
-		return verify.RPEFullRow(s, rel)
-	}
-	return verify.RPEBucket(s, rel)
-}
+// position − key position, by the rule of the spec's encoding (plotsOf):
+// for rpe_bias verify.RPEBucket (T5's _relative_position_bucket of Raffel
+// et al. 2020 as Hugging Face's T5Attention implements it, or the clamp
+// rule clamp(rel, −(r_max−1), r_max−1) + r_max−1 of Shaw et al. 2018), for
+// rpe_full verify.RPEFullRow (the same clamp).
+func bucketOf(s *spec.Spec, rel int) int { return plotsFor(s).bucket(s, rel) }
 
 // bucketSpan is the distance beyond which the bucket no longer changes:
 // max_distance for the T5 rule, r_max for the clamp rule.
@@ -30,7 +24,9 @@ func bucketSpan(s *spec.Spec) int {
 }
 
 // bucketGrid returns the bucket of every (key j, query i) pair with i, j in
-// [0, n): the bucket map seed 003's Figure D-1 draws for the clamp rule.
+// [0, n): for the clamp rule, the matrix of clamped distances i−j (plus
+// r_max−1) that Figure D-1 of the online appendix D of Géron's "Hands-On
+// Machine Learning with Scikit-Learn and PyTorch" draws.
 func bucketGrid(s *spec.Spec, n int) *grid {
 	g := newGrid(ints(0, n-1), ints(0, n-1))
 	for i := range n {

@@ -104,7 +104,7 @@ func TestBucketData(t *testing.T) {
 			t.Errorf("bucket(query %d, key %d) = %d, want %d", c.i, c.j, got, c.want)
 		}
 	}
-	// Seed 003's clamp rule, r_max = 4: clamp(i−j, −3, 3) + 3.
+	// The clamp rule (Shaw et al. 2018), r_max = 4: clamp(i−j, −3, 3) + 3.
 	cl := mustParse(t, "name: c\nencoding: rpe_bias\nheads: 1\nr_max: 4\n")
 	cv := bucketCurve(cl)
 	for k, r := range cv.x {
@@ -118,7 +118,7 @@ func TestBucketData(t *testing.T) {
 	}
 }
 
-// ALiBi, seed 003: 8 heads, slopes 1/2 … 1/256, bias −m·distance.
+// ALiBi (Press et al. 2022): 8 heads, slopes 1/2 … 1/256, bias −m·distance.
 func TestALiBiData(t *testing.T) {
 	s := mustParse(t, "name: a\nencoding: alibi\nheads: 8\n")
 	b := alibiBias(s, 128)
@@ -151,12 +151,12 @@ func TestEncodingData(t *testing.T) {
 			t.Errorf("sinusoidal PE(%d) = %g, %g, …, %g, …, %g", p, rows[p][0], rows[p][1], rows[p][256], rows[p][511])
 		}
 	}
-	// Algebraic (seed 001), d = 3, max_len 101: PE(p, i) = p/100^(i/2).
+	// Algebraic, d = 3, max_len 101: PE(p, i) = p/100^(i/2).
 	rows, _ = encodingRows(mustParse(t, "name: a\nencoding: algebraic\nd_model: 3\nmax_len: 101\n"), 100)
 	if rows[50][0] != 50 || !near(rows[50][1], 5, 1e-15) || !near(rows[50][2], 0.5, 1e-15) {
 		t.Errorf("algebraic PE(50) = %v, want [50 5 0.5]", rows[50])
 	}
-	// Binary (seed 001): bits of p, 4 dims for max_len 10.
+	// Binary: bits of p, 4 dims for max_len 10.
 	rows, _ = encodingRows(mustParse(t, "name: b\nencoding: binary\nd_model: 6\nmax_len: 10\n"), 100)
 	if !slices.Equal(rows[13], []float64{1, 0, 1, 1, 0, 0}) {
 		t.Errorf("binary PE(13) = %v, want [1 0 1 1 0 0]", rows[13])
@@ -166,7 +166,7 @@ func TestEncodingData(t *testing.T) {
 	if d != 4 || !near(rows[3][0], math.Sin(3), 1e-15) || !near(rows[3][3], math.Cos(3.0/100), 1e-15) {
 		t.Errorf("xl R_3 = %v", rows[3])
 	}
-	// Components: dims 0, d/10, 2d/10, … (seed 001).
+	// Components: dims 0, d/10, 2d/10, …
 	ss := componentSeries(mustZoo(t, "transformer_base"))
 	if len(ss) != 11 || ss[1].label != "dim 51" || ss[10].label != "dim 510" {
 		t.Errorf("components: %d series, second %q", len(ss), ss[1].label)

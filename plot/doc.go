@@ -8,15 +8,16 @@
 //	                       spec's scaling (log y)
 //	          decay        the long-term decay bound of RoFormer §3.4.3
 //	          error        a generated kernel's error against the reference,
-//	                       beside a naive float32-angle RoPE and DESIGN.md's
-//	                       bound (the caller measures it: RenderError)
+//	                       beside a naive float32-angle RoPE and the
+//	                       verification bound of docs/design (the caller
+//	                       measures it: RenderError)
 //	alibi     bias         −m_h·|i−j| per head (Press et al.)
 //	rpe_bias  buckets      the bucket of every (query, key) pair (T5 or
 //	rpe_full               clamp rule)
 //	          bucketcurve  bucket against relative position
 //	sinusoidal, algebraic, binary, mixture, xl (its relative sinusoid)
-//	          heatmap      encoding [position][dim], as the seeds' figures
-//	          components   a few dims against position (seed 001)
+//	          heatmap      encoding [position][dim] (coolwarm map)
+//	          components   a few dims against position
 //
 // learned has no picture: its table is a run-time argument.
 package plot

@@ -17,8 +17,9 @@ type ErrorCurve struct {
 }
 
 // ErrorCurves is what `posenc plot -kind error` measures: at positions
-// ≥ 1, the largest error of each implementation in the units of DESIGN.md's
-// bound (verify.RoPERelativeError: |y − ref| / ((|x0|+|x1|)·A)).
+// ≥ 1, the largest error of each implementation in the units of the
+// verification bound of docs/design (verify.RoPERelativeError:
+// |y − ref| / ((|x0|+|x1|)·A)).
 type ErrorCurves struct {
 	Positions []int64
 	Curves    []ErrorCurve
@@ -30,7 +31,7 @@ const ErrorFloor = 1e-10
 
 // ErrorPositions returns the positions of the error curve: 8 log-spaced
 // positions per octave from 1 to 2^31−1, plus max_position−1, max_position
-// (the first one past the cached table) and 2^20, 2^20+1 (where DESIGN.md's
+// (the first one past the cached table) and 2^20, 2^20+1 (where the
 // bound steps from 1e-6 to 1e-5), sorted.
 func ErrorPositions(s *spec.Spec) []int64 {
 	set := map[int64]bool{math.MaxInt32: true, 1 << 20: true, 1<<20 + 1: true}
@@ -48,22 +49,22 @@ func ErrorPositions(s *spec.Spec) []int64 {
 	return ps
 }
 
-// boundSeries is DESIGN.md's bound over the positions (verify.RoPEBound), as
-// a step at 2^20.
+// boundSeries is the RoPE verification bound over the positions
+// (verify.RoPEBound), as a step at 2^20.
 func boundSeries(pos []int64) series {
 	var x, y []float64
 	for _, p := range pos {
 		x = append(x, float64(p))
 		y = append(y, verify.RoPEBound(p))
 	}
-	return series{label: "DESIGN.md bound", x: x, y: y, color: gray, dash: true, step: true}
+	return series{label: "verification bound", x: x, y: y, color: gray, dash: true, step: true}
 }
 
 // RenderError draws the error curves against position (both axes
-// logarithmic) with DESIGN.md's bound as a third, dashed line.
+// logarithmic) with the verification bound as a third, dashed line.
 func RenderError(s *spec.Spec, c *ErrorCurves) (*Figure, error) {
-	if s.Encoding != spec.RoPE {
-		return nil, fmt.Errorf("plot: the error picture is for rope specs, not %s", s.Encoding)
+	if err := CheckKind(s, KindError); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
 	}
 	if len(c.Positions) == 0 || len(c.Curves) == 0 {
 		return nil, fmt.Errorf("plot: no error measurements")

@@ -50,7 +50,7 @@ func (g *grid) span() (lo, hi float64) {
 
 // coolwarm returns Moreland's smooth blue–red diverging color map (Kenneth
 // Moreland, "Diverging Color Maps for Scientific Visualization", 2009): the
-// "coolwarm" map of matplotlib that the seeds' seaborn heatmaps use.
+// "coolwarm" map of matplotlib.
 func coolwarm() palette.ColorMap { return moreland.SmoothBlueRed() }
 
 // colorMap returns the color map of a heatmap over [lo, hi] and the range

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
 )
 
 // Kind names, as given to `posenc plot -kind`.
@@ -20,24 +21,58 @@ const (
 	KindComponents  = "components"  // absolute encodings: a few dims against position
 )
 
-// kindsOf lists the kinds of each encoding, the default first.
-var kindsOf = map[string][]string{
-	spec.RoPE:       {KindSpectrum, KindDecay, KindError},
-	spec.ALiBi:      {KindBias},
-	spec.RPEBias:    {KindBuckets, KindBucketCurve},
-	spec.RPEFull:    {KindBuckets, KindBucketCurve},
-	spec.Sinusoidal: {KindHeatmap, KindComponents},
-	spec.Algebraic:  {KindHeatmap, KindComponents},
-	spec.Binary:     {KindHeatmap, KindComponents},
-	spec.Mixture:    {KindHeatmap, KindComponents},
-	spec.XL:         {KindHeatmap, KindComponents},
+// encodingPlots is everything the plot files need to know about one
+// encoding, decided here: this file is the only one that tells encodings
+// apart, and the others draw what its entry hands them.
+type encodingPlots struct {
+	// kinds lists the encoding's kinds, the default first.
+	kinds []string
+	// bucket maps rel = query position − key position to the table column
+	// (KindBuckets, KindBucketCurve).
+	bucket func(s *spec.Spec, rel int) int
+	// rows returns the values of the KindHeatmap and KindComponents
+	// pictures, one row of width dims per position (or distance) p in [0, n).
+	rows func(s *spec.Spec, n int) (rows [][]float64, dims int)
+	// subject says what those pictures show (after "<name>: "); position
+	// names their p.
+	subject  string
+	position string
 }
+
+// absoluteEntry is the entry of an absolute encoding whose pictures show
+// verify.AbsoluteEncoding.
+func absoluteEntry(subject string) encodingPlots {
+	return encodingPlots{
+		kinds: []string{KindHeatmap, KindComponents},
+		rows:  absoluteRows, subject: subject, position: "position",
+	}
+}
+
+// plotsOf holds the entry of every encoding that has a picture.
+var plotsOf = map[string]encodingPlots{
+	spec.RoPE:       {kinds: []string{KindSpectrum, KindDecay, KindError}},
+	spec.ALiBi:      {kinds: []string{KindBias}},
+	spec.RPEBias:    {kinds: []string{KindBuckets, KindBucketCurve}, bucket: verify.RPEBucket},
+	spec.RPEFull:    {kinds: []string{KindBuckets, KindBucketCurve}, bucket: verify.RPEFullRow},
+	spec.Sinusoidal: absoluteEntry("sinusoidal positional encoding"),
+	spec.Algebraic:  absoluteEntry("algebraic positional encoding"),
+	spec.Binary:     absoluteEntry("binary positional encoding"),
+	spec.Mixture:    absoluteEntry("mixture, its sinusoidal half (α and the table are run-time inputs)"),
+	spec.XL: {
+		kinds: []string{KindHeatmap, KindComponents},
+		rows:  xlRows, subject: "Transformer-XL relative sinusoid R (before projection)", position: "distance",
+	},
+}
+
+// plotsFor returns the entry of the spec's encoding; the zero entry, with
+// no kinds, for one that has no picture.
+func plotsFor(s *spec.Spec) encodingPlots { return plotsOf[s.Encoding] }
 
 // AllKinds returns every kind name, sorted.
 func AllKinds() []string {
 	var all []string
-	for _, ks := range kindsOf {
-		for _, k := range ks {
+	for _, e := range plotsOf {
+		for _, k := range e.kinds {
 			if !slices.Contains(all, k) {
 				all = append(all, k)
 			}
@@ -50,7 +85,7 @@ func AllKinds() []string {
 // Kinds returns the kinds that apply to an encoding, the default first
 // (none for learned).
 func Kinds(encoding string) []string {
-	return slices.Clone(kindsOf[encoding])
+	return slices.Clone(plotsOf[encoding].kinds)
 }
 
 // CheckKind reports whether kind applies to the spec's encoding, with an
@@ -59,7 +94,7 @@ func CheckKind(s *spec.Spec, kind string) error {
 	if !slices.Contains(AllKinds(), kind) {
 		return fmt.Errorf("unknown kind %q (kinds: %s)", kind, strings.Join(AllKinds(), ", "))
 	}
-	ks := kindsOf[s.Encoding]
+	ks := plotsFor(s).kinds
 	if len(ks) == 0 {
 		return noKinds(s)
 	}
@@ -71,7 +106,7 @@ func CheckKind(s *spec.Spec, kind string) error {
 
 // DefaultKind returns the first kind of the spec's encoding.
 func DefaultKind(s *spec.Spec) (string, error) {
-	ks := kindsOf[s.Encoding]
+	ks := plotsFor(s).kinds
 	if len(ks) == 0 {
 		return "", noKinds(s)
 	}

@@ -14,7 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Encodings lists every encoding name, in the order DESIGN.md introduces them.
+// Encodings lists every encoding name, in the order docs/spec.md and
+// docs/design list them.
 var Encodings = []string{RoPE, ALiBi, RPEBias, Sinusoidal, Learned, Algebraic, Binary, Mixture, RPEFull, XL}
 
 // ScalingTypes lists every RoPE scaling type.

@@ -88,7 +88,8 @@ func (d *decoder) validate(s *Spec) {
 	case Learned:
 		d.absolute(s, 1, 1, false)
 	case Mixture:
-		// The sinusoidal half always uses base 10000 (seed 001).
+		// The sinusoidal half always uses Vaswani et al.'s base 10000, so
+		// mixture takes no base key.
 		d.absolute(s, 1, 1, false)
 	case RPEFull:
 		d.intIn(s.HeadDim, "head_dim", 1, MaxDim, true, "the per-head dimension")

@@ -8,11 +8,12 @@ import (
 )
 
 // MixtureBase is the base of the sinusoidal half of the mixture encoding:
-// seed 001's MixturePositionalEncoding hard-codes 10000.
+// the mixture's sinusoidal half is Vaswani et al.'s with their base 10000,
+// whatever the spec's base (a mixture spec has none).
 const MixtureBase = 10000
 
 // SinusoidalEncoding returns the sinusoidal encoding of Vaswani et al.
-// (seed 001) for position pos: PE(p, 2i) = sin(p/base^(2i/d)),
+// 2017 (§3.5) for position pos: PE(p, 2i) = sin(p/base^(2i/d)),
 // PE(p, 2i+1) = cos(p/base^(2i/d)), d = dModel, computed in float64.
 func SinusoidalEncoding(dModel int, base float64, pos int) []float64 {
 	pe := make([]float64, dModel)
@@ -26,8 +27,9 @@ func SinusoidalEncoding(dModel int, base float64, pos int) []float64 {
 	return pe
 }
 
-// BinaryBits is the number of dims the binary encoding sets (seed 001's
-// _binary_encoding): min(d_model, bit length of max_len).
+// BinaryBits is the number of dims the binary encoding sets: min(d_model,
+// bit length of max_len), the bits needed to write every position below
+// max_len.
 func BinaryBits(s *spec.Spec) int {
 	return min(s.DModel, bits.Len(uint(s.MaxLen)))
 }
@@ -35,9 +37,9 @@ func BinaryBits(s *spec.Spec) int {
 // AbsoluteEncoding returns PE(pos), DModel values, for the encodings defined
 // by a formula:
 //   - sinusoidal: SinusoidalEncoding(DModel, Base, pos);
-//   - algebraic (seed 001): PE(p, i) = p / (max_len−1)^(i/(d−1)) (exponent 0
+//   - algebraic: PE(p, i) = p / (max_len−1)^(i/(d−1)) (exponent 0
 //     when d = 1);
-//   - binary (seed 001): PE(p, i) = bit i of p for i < BinaryBits(s), else 0;
+//   - binary: PE(p, i) = bit i of p for i < BinaryBits(s), else 0;
 //     a negative p contributes the bits of its two's-complement int32;
 //   - mixture: its sinusoidal half, SinusoidalEncoding(DModel, MixtureBase, pos).
 //
@@ -100,7 +102,7 @@ func LearnedAdd(s *spec.Spec, x, table []float32, pos []int32) []float64 {
 
 // MixtureAdd returns x[t] + α·PE_sin(pos[t]) + (1−α)·table[pos[t]] for every
 // token t, in float64, where PE_sin is SinusoidalEncoding(DModel,
-// MixtureBase, ·) and table is [rows][DModel]: seed 001's
+// MixtureBase, ·) and table is [rows][DModel]:
 // PE_mixture = α·PE_absolute + (1−α)·PE_learned, with the learned
 // embedding indexed by absolute position, as the generated mixture Add
 // defines it.

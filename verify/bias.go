@@ -49,9 +49,9 @@ func alibiSlopes(n int, maxBias float64) []float64 {
 
 // ALiBiBias returns the ALiBi bias [Heads][lq][lk]: query i sits at position
 // qOffset+i, key j at position j, and the bias is −slope_h·|qOffset+i−j|
-// (seed 000's get_alibi_biases). It is unmasked even for causal specs, as
-// the generated Bias function (the golden case galibi6 checks this); use
-// CausalMask for the masked forms.
+// (get_alibi_biases of Géron's appendix D notebook). It is unmasked even
+// for causal specs, as the generated Bias function (the golden case galibi6
+// checks this); use CausalMask for the masked forms.
 func ALiBiBias(s *spec.Spec, lq, lk, qOffset int) []float64 {
 	sl := ALiBiSlopes(s)
 	out := make([]float64, len(sl)*lq*lk)
@@ -87,7 +87,8 @@ func BiasMask(s *spec.Spec, qOffset int) Mask {
 
 // RPEBucket returns the table column of an rpe_bias spec for
 // rel = query position − key position:
-//   - r_max rule (seed 000 gather_biases): clamp(rel, −(r_max−1), r_max−1) + r_max−1;
+//   - r_max rule (Shaw et al. 2018; Géron's gather_biases):
+//     clamp(rel, −(r_max−1), r_max−1) + r_max−1;
 //   - T5 rule: Hugging Face T5Attention._relative_position_bucket with
 //     relative_position = key − query = −rel, computed in float64.
 func RPEBucket(s *spec.Spec, rel int) int {
@@ -125,7 +126,7 @@ func t5Bucket(relPos int, bidirectional bool, numBuckets, maxDistance int) int {
 
 // RPEBias returns the rpe_bias bias [Heads][lq][lk] gathered from table
 // ([Heads][NumBuckets]): entry (h, i, j) is table[h][RPEBucket(qOffset+i−j)]
-// (seed 000's gather_biases with query i at position qOffset+i).
+// (Géron's gather_biases with query i at position qOffset+i).
 func RPEBias(s *spec.Spec, table []float32, lq, lk, qOffset int) []float64 {
 	nb := s.NumBuckets()
 	if len(table) != s.Heads*nb {

@@ -10,123 +10,84 @@ import (
 	"sync"
 )
 
-// goldenFS holds the golden cases of an independent PyTorch float64 oracle
-// (see testdata/golden/README.md).
+// goldenFS holds the cases of the two independent PyTorch float64 oracles:
+// testdata/golden (rope, alibi, rpe_bias, sinusoidal; see its README.md) and
+// testdata/golden_rel (rpe_full and xl, computed by tools/golden/rel_golden.py;
+// see its README.md). Both directories have the same format: a cases.json
+// array whose entries name their arrays' files, each a little-endian array
+// of 32-bit words. The golden_rel specs live with the other golden specs in
+// testdata/golden/specs, so internal/goldens has a package for each case.
 //
-//go:embed testdata/golden
+//go:embed testdata/golden testdata/golden_rel
 var goldenFS embed.FS
 
-const goldenDir = "testdata/golden"
+const (
+	goldenDir    = "testdata/golden"
+	relGoldenDir = "testdata/golden_rel"
+)
 
-// GoldenCase is one case of testdata/golden/cases.json, with its arrays
-// loaded. Kind is "rope", "alibi", "rpe_bias" or "sinusoidal"; the fields
-// that do not belong to Kind are zero.
-type GoldenCase struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	// SpecYAML is the YAML text of the case's spec.
-	SpecYAML string `json:"spec"`
-
-	Heads   int     `json:"heads"`
-	Tokens  int     `json:"tokens"`
-	HeadDim int     `json:"head_dim"`
-	DModel  int     `json:"d_model"`
-	LQ      int     `json:"lq"`
-	LK      int     `json:"lk"`
-	QOffset int     `json:"qoffset"`
-	Causal  bool    `json:"causal"`
-	Scale   float64 `json:"scale"` // alibi: the softmax scale
-
-	// The array file names under testdata/golden ("" when absent).
-	XFile, PosFile, WantFile          string `json:"-"`
-	ScoresFile, SoftmaxFile, BiasFile string `json:"-"`
-	TableFile                         string `json:"-"`
-
-	// X is rope/sinusoidal input; Pos their positions; Want = Apply(X, Pos,
-	// Heads) or Add(X, Pos).
-	X    []float32 `json:"-"`
-	Pos  []int32   `json:"-"`
-	Want []float32 `json:"-"`
-	// Scores ([heads][lq][lk]), WantSoftmax and WantBias for alibi; Table
-	// and WantBias for rpe_bias.
-	Scores      []float32 `json:"-"`
-	WantSoftmax []float32 `json:"-"`
-	WantBias    []float32 `json:"-"`
-	Table       []float32 `json:"-"`
+// goldenEntry is a case type of a golden directory: *GoldenCase or
+// *RelGoldenCase.
+type goldenEntry interface {
+	// caseName is the case's name (its spec's name).
+	caseName() string
+	// arrays maps each array's cases.json key to the field it fills: a
+	// *[]float32, or a *[]int32 for positions.
+	arrays() map[string]any
+	// checkShapes reports an array whose length does not match the case
+	// (nil when the case type checks none).
+	checkShapes() error
 }
 
-// UnmarshalJSON decodes one cases.json entry (file names under their JSON
-// keys x, pos, want, scores, want_softmax, want_bias, table).
-func (c *GoldenCase) UnmarshalJSON(b []byte) error {
-	type plain GoldenCase
-	var files struct {
-		X           string `json:"x"`
-		Pos         string `json:"pos"`
-		Want        string `json:"want"`
-		Scores      string `json:"scores"`
-		WantSoftmax string `json:"want_softmax"`
-		WantBias    string `json:"want_bias"`
-		Table       string `json:"table"`
-	}
-	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &files); err != nil {
-		return err
-	}
-	c.XFile, c.PosFile, c.WantFile = files.X, files.Pos, files.Want
-	c.ScoresFile, c.SoftmaxFile, c.BiasFile = files.Scores, files.WantSoftmax, files.WantBias
-	c.TableFile = files.Table
-	return nil
-}
-
-// GoldenCases returns every golden case with its arrays loaded, in the
-// order of cases.json. The cases are loaded once and shared: callers must
-// not modify them.
-func GoldenCases() ([]*GoldenCase, error) { return loadGolden() }
-
-var loadGolden = sync.OnceValues(readGolden)
-
-// readGolden decodes cases.json and the arrays it names.
-func readGolden() ([]*GoldenCase, error) {
-	data, err := goldenFS.ReadFile(path.Join(goldenDir, "cases.json"))
+// readCases decodes dir's cases.json into cases of type C and loads the
+// arrays each case names, for both oracles' directories.
+func readCases[C any, P interface {
+	*C
+	goldenEntry
+}](dir string) ([]P, error) {
+	what := path.Base(dir)
+	data, err := goldenFS.ReadFile(path.Join(dir, "cases.json"))
 	if err != nil {
 		return nil, err
 	}
-	var cases []*GoldenCase
+	var cases []P
 	if err := json.Unmarshal(data, &cases); err != nil {
-		return nil, fmt.Errorf("golden cases.json: %w", err)
+		return nil, fmt.Errorf("%s cases.json: %w", what, err)
 	}
-	for _, c := range cases {
-		for _, f := range []struct {
-			name string
-			f32  *[]float32
-			i32  *[]int32
-		}{
-			{c.XFile, &c.X, nil}, {c.PosFile, nil, &c.Pos}, {c.WantFile, &c.Want, nil},
-			{c.ScoresFile, &c.Scores, nil}, {c.SoftmaxFile, &c.WantSoftmax, nil},
-			{c.BiasFile, &c.WantBias, nil}, {c.TableFile, &c.Table, nil},
-		} {
-			if f.name == "" {
+	// The file names, under the array keys of each entry.
+	var files []map[string]any
+	if err := json.Unmarshal(data, &files); err != nil {
+		return nil, fmt.Errorf("%s cases.json: %w", what, err)
+	}
+	for n, c := range cases {
+		for key, dst := range c.arrays() {
+			file, ok := files[n][key].(string)
+			if !ok || file == "" {
 				continue
 			}
-			words, err := readWords(goldenFS, path.Join(goldenDir, f.name))
+			words, err := readWords(goldenFS, path.Join(dir, file))
 			if err != nil {
-				return nil, fmt.Errorf("golden case %s: %w", c.Name, err)
+				return nil, fmt.Errorf("%s case %s: %w", what, c.caseName(), err)
 			}
-			if f.f32 != nil {
+			switch dst := dst.(type) {
+			case *[]float32:
 				v := make([]float32, len(words))
 				for i, w := range words {
 					v[i] = math.Float32frombits(w)
 				}
-				*f.f32 = v
-			} else {
+				*dst = v
+			case *[]int32:
 				v := make([]int32, len(words))
 				for i, w := range words {
 					v[i] = int32(w)
 				}
-				*f.i32 = v
+				*dst = v
+			default:
+				panic(fmt.Sprintf("verify: golden array %s has type %T", key, dst))
 			}
+		}
+		if err := c.checkShapes(); err != nil {
+			return nil, fmt.Errorf("%s case %s: %w", what, c.caseName(), err)
 		}
 	}
 	return cases, nil
@@ -149,16 +110,76 @@ func readWords(fsys embed.FS, name string) ([]uint32, error) {
 	return w, nil
 }
 
-// goldenCase returns the golden case named name, or nil.
-func goldenCase(name string) (*GoldenCase, error) {
-	cases, err := GoldenCases()
+// findCase returns the case named name of cases, or nil; err is the
+// loader's error, returned as is.
+func findCase[P goldenEntry](cases []P, err error, name string) (P, error) {
+	var none P
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	for _, c := range cases {
-		if c.Name == name {
+		if c.caseName() == name {
 			return c, nil
 		}
 	}
-	return nil, nil
+	return none, nil
+}
+
+// GoldenCase is one case of testdata/golden/cases.json, with its arrays
+// loaded. Kind is "rope", "alibi", "rpe_bias" or "sinusoidal"; the fields
+// that do not belong to Kind are zero.
+type GoldenCase struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// SpecYAML is the YAML text of the case's spec.
+	SpecYAML string `json:"spec"`
+
+	Heads   int     `json:"heads"`
+	Tokens  int     `json:"tokens"`
+	HeadDim int     `json:"head_dim"`
+	DModel  int     `json:"d_model"`
+	LQ      int     `json:"lq"`
+	LK      int     `json:"lk"`
+	QOffset int     `json:"qoffset"`
+	Causal  bool    `json:"causal"`
+	Scale   float64 `json:"scale"` // alibi: the softmax scale
+
+	// X is rope/sinusoidal input; Pos their positions; Want = Apply(X, Pos,
+	// Heads) or Add(X, Pos).
+	X    []float32 `json:"-"`
+	Pos  []int32   `json:"-"`
+	Want []float32 `json:"-"`
+	// Scores ([heads][lq][lk]), WantSoftmax and WantBias for alibi; Table
+	// and WantBias for rpe_bias.
+	Scores      []float32 `json:"-"`
+	WantSoftmax []float32 `json:"-"`
+	WantBias    []float32 `json:"-"`
+	Table       []float32 `json:"-"`
+}
+
+func (c *GoldenCase) caseName() string { return c.Name }
+
+// arrays maps each array's cases.json key to its field.
+func (c *GoldenCase) arrays() map[string]any {
+	return map[string]any{
+		"x": &c.X, "pos": &c.Pos, "want": &c.Want, "scores": &c.Scores,
+		"want_softmax": &c.WantSoftmax, "want_bias": &c.WantBias, "table": &c.Table,
+	}
+}
+
+// checkShapes checks nothing: these cases' lengths are not checked when
+// they are loaded.
+func (c *GoldenCase) checkShapes() error { return nil }
+
+// GoldenCases returns every golden case with its arrays loaded, in the
+// order of cases.json. The cases are loaded once and shared: callers must
+// not modify them.
+func GoldenCases() ([]*GoldenCase, error) { return loadGolden() }
+
+var loadGolden = sync.OnceValues(func() ([]*GoldenCase, error) { return readCases[GoldenCase](goldenDir) })
+
+// goldenCase returns the golden case named name, or nil.
+func goldenCase(name string) (*GoldenCase, error) {
+	cases, err := GoldenCases()
+	return findCase(cases, err, name)
 }

@@ -1,23 +1,9 @@
 package verify
 
 import (
-	"embed"
-	"encoding/json"
 	"fmt"
-	"math"
-	"path"
 	"sync"
 )
-
-// relGoldenFS holds the rpe_full and xl golden cases of an independent
-// PyTorch float64 oracle, tools/golden/rel_golden.py (see
-// testdata/golden_rel/README.md). Their specs live with the other golden
-// specs in testdata/golden/specs, so internal/goldens has a package for each.
-//
-//go:embed testdata/golden_rel
-var relGoldenFS embed.FS
-
-const relGoldenDir = "testdata/golden_rel"
 
 // RelGoldenCase is one case of testdata/golden_rel/cases.json, with its
 // arrays loaded. Kind is "rpe_full" or "xl"; query i sits at position
@@ -53,9 +39,11 @@ type RelGoldenCase struct {
 	WantScores, WantOutput, WantRelative []float32 `json:"-"`
 }
 
+func (c *RelGoldenCase) caseName() string { return c.Name }
+
 // arrays maps each array's cases.json key to its field.
-func (c *RelGoldenCase) arrays() map[string]*[]float32 {
-	return map[string]*[]float32{
+func (c *RelGoldenCase) arrays() map[string]any {
+	return map[string]any{
 		"q": &c.Q, "k": &c.K, "v": &c.V, "a_k": &c.AK, "a_v": &c.AV,
 		"weights": &c.Weights, "r": &c.R, "u": &c.U,
 		"want_scores": &c.WantScores, "want_output": &c.WantOutput,
@@ -68,45 +56,7 @@ func (c *RelGoldenCase) arrays() map[string]*[]float32 {
 // callers must not modify them.
 func RelGoldenCases() ([]*RelGoldenCase, error) { return loadRelGolden() }
 
-var loadRelGolden = sync.OnceValues(readRelGolden)
-
-// readRelGolden decodes cases.json and the arrays it names, checking each
-// array's length against the case's shapes.
-func readRelGolden() ([]*RelGoldenCase, error) {
-	data, err := relGoldenFS.ReadFile(path.Join(relGoldenDir, "cases.json"))
-	if err != nil {
-		return nil, err
-	}
-	var cases []*RelGoldenCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		return nil, fmt.Errorf("golden_rel cases.json: %w", err)
-	}
-	var raw []map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("golden_rel cases.json: %w", err)
-	}
-	for n, c := range cases {
-		for key, dst := range c.arrays() {
-			file, ok := raw[n][key].(string)
-			if !ok {
-				continue
-			}
-			words, err := readWords(relGoldenFS, path.Join(relGoldenDir, file))
-			if err != nil {
-				return nil, fmt.Errorf("golden_rel case %s: %w", c.Name, err)
-			}
-			v := make([]float32, len(words))
-			for i, w := range words {
-				v[i] = math.Float32frombits(w)
-			}
-			*dst = v
-		}
-		if err := c.checkShapes(); err != nil {
-			return nil, fmt.Errorf("golden_rel case %s: %w", c.Name, err)
-		}
-	}
-	return cases, nil
-}
+var loadRelGolden = sync.OnceValues(func() ([]*RelGoldenCase, error) { return readCases[RelGoldenCase](relGoldenDir) })
 
 // checkShapes reports an array whose length does not match the case.
 func (c *RelGoldenCase) checkShapes() error {
@@ -125,7 +75,7 @@ func (c *RelGoldenCase) checkShapes() error {
 	}
 	arrays := c.arrays()
 	for key, n := range want {
-		if got := len(*arrays[key]); got != n {
+		if got := len(*arrays[key].(*[]float32)); got != n {
 			return fmt.Errorf("%s has %d values, want %d", key, got, n)
 		}
 	}
@@ -135,13 +85,5 @@ func (c *RelGoldenCase) checkShapes() error {
 // relGoldenCase returns the rpe_full or xl golden case named name, or nil.
 func relGoldenCase(name string) (*RelGoldenCase, error) {
 	cases, err := RelGoldenCases()
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cases {
-		if c.Name == name {
-			return c, nil
-		}
-	}
-	return nil, nil
+	return findCase(cases, err, name)
 }

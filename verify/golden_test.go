@@ -18,7 +18,8 @@ func goldenSpec(t *testing.T, c *GoldenCase) *spec.Spec {
 }
 
 // TestReferenceReproducesGolden checks the float64 reference against every
-// case of the independent PyTorch oracle, with the DESIGN.md bounds.
+// case of the independent PyTorch oracle, with the verification bounds of
+// docs/design.
 func TestReferenceReproducesGolden(t *testing.T) {
 	cases, err := GoldenCases()
 	if err != nil {

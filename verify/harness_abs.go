@@ -9,7 +9,7 @@ import (
 )
 
 // AbsoluteKernels are the exported functions of a generated absolute
-// encoding package (DESIGN.md "Generated Go package"), as dispatched to the
+// encoding package (docs/design, "Generated Go package"), as dispatched to the
 // variant under test; x is [token][DModel]. Only the fields of the spec's
 // encoding are used: Add and Encode for sinusoidal, algebraic and binary,
 // LearnedAdd for learned (the package's Add), MixtureAdd for mixture (the
@@ -21,20 +21,20 @@ type AbsoluteKernels struct {
 	MixtureAdd func(x, table []float32, pos []int32, alpha float32)
 }
 
-// absTol is DESIGN.md's absolute-encoding bound: 2e-6·max(1, |expected|).
+// absTol is the absolute-encoding bound of docs/design: 2e-6·max(1, |expected|).
 func absTol(want float64) float64 { return 2e-6 * math.Max(1, math.Abs(want)) }
 
 // mixtureAlphas are the α of the mixture cases.
 var mixtureAlphas = []float32{0, 0.25, 1}
 
 // RunAbsolute checks a sinusoidal, algebraic, binary, learned or mixture
-// variant against the reference within 2e-6·max(1, |expected|): Add over the
-// token counts of the brief with positions 0, max_len−1, max_len, 2^20,
-// 2^31−1, negative and random ones (learned and mixture: table rows only,
-// with a [MaxLen][DModel] table), and Encode at those positions. Every call
-// runs on slices inside sentinel-filled buffers; a slice one element too
-// short must panic before anything is written. Golden cases named like s
-// are checked too.
+// variant against the reference within 2e-6·max(1, |expected|): Add over
+// the token counts of the RoPE cases (tokenCounts) with positions 0,
+// max_len−1, max_len, 2^20, 2^31−1, negative and random ones (learned and
+// mixture: table rows only, with a [MaxLen][DModel] table), and Encode at
+// those positions. Every call runs on slices inside sentinel-filled
+// buffers; a slice one element too short must panic before anything is
+// written. Golden cases named like s are checked too.
 func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 	rep := &Report{Spec: s.Name}
 	r := rand.New(rand.NewPCG(0xab5, 3))

@@ -9,7 +9,7 @@ import (
 )
 
 // BiasKernels are the exported functions of a generated alibi or rpe_bias
-// package (DESIGN.md "Generated Go package"), as dispatched to the variant
+// package (docs/design, "Generated Go package"), as dispatched to the variant
 // under test. Scores and biases are [Heads][lq][lk]; query i sits at
 // position qOffset+i, key j at j. Only the fields of the spec's encoding
 // are used.
@@ -50,8 +50,9 @@ var (
 // (≤ 1e-6 of the call's largest |bias|), AddBias (≤ 1e-6·max(largest
 // |bias|, |score|), exactly −Inf where causal ALiBi masks), Softmax (≤ 1e-6
 // absolute, exactly 0 where masked) for scales 1, 0.125 and 1/√128 with
-// scores uniform in [−4, 4], over the (lq, lk, qOffset) shapes of the
-// brief, and, for rpe_bias, Bucket over [−3·span, 3·span] and ±(2^31−1).
+// scores uniform in [−4, 4], over biasShapes (lq ≠ lk, qOffset > 0,
+// qOffset = 2^20, odd lengths), and, for rpe_bias, Bucket over
+// [−3·span, 3·span] and ±(2^31−1).
 // Every call runs on slices inside sentinel-filled buffers; a slice one
 // element too short must panic before anything is written. Golden cases
 // named like s are checked too.

@@ -9,7 +9,7 @@ import (
 )
 
 // RoPEKernels are the exported functions and constants of a generated rope
-// package (DESIGN.md "Generated Go package"), as dispatched to the variant
+// package (docs/design, "Generated Go package"), as dispatched to the variant
 // under test.
 type RoPEKernels struct {
 	Apply         func(x []float32, pos []int32, heads int)
@@ -21,7 +21,7 @@ type RoPEKernels struct {
 	AttentionFactor float64
 }
 
-// ropeTol is DESIGN.md's relative RoPE bound at position p: 1e-6 up to
+// ropeTol is the relative RoPE bound of docs/design at position p: 1e-6 up to
 // |p| = 2^20, 1e-5 beyond.
 func ropeTol(p int64) float64 {
 	if p >= -(1<<20) && p <= 1<<20 {
@@ -149,11 +149,11 @@ func randomVector(r *rand.Rand, n int) []float32 {
 // RunRoPE checks a rope variant against the reference: the attention
 // factor and frequencies, then Apply, Inverse and ApplyQK on random inputs
 // over the token counts, head counts (including GQA pairs) and position
-// patterns of DESIGN.md, within |y − ref| ≤ 1e-6·(|x0|+|x1|)·A (1e-5 beyond
-// |p| = 2^20) per element and bit-identical dims ≥ RotaryDim; every call
-// runs on slices inside sentinel-filled buffers, and a slice one element
-// too short must panic before anything is written. Golden cases named
-// like s are checked too.
+// patterns of docs/design ("Verification"), within
+// |y − ref| ≤ 1e-6·(|x0|+|x1|)·A (1e-5 beyond |p| = 2^20) per element and
+// bit-identical dims ≥ RotaryDim; every call runs on slices inside
+// sentinel-filled buffers, and a slice one element too short must panic
+// before anything is written. Golden cases named like s are checked too.
 func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 	rep := &Report{Spec: s.Name}
 	if k.Apply == nil || k.ApplyQK == nil || k.Inverse == nil || k.Frequencies == nil || k.FrequenciesAt == nil {
@@ -266,7 +266,8 @@ func ropeCase(rep *Report, s *spec.Spec, name string, pos []int32, ops []ropeOpe
 }
 
 // checkRotated compares a kernel's rotated output with the reference under
-// DESIGN.md's per-pair bound; dims ≥ RotaryDim must equal the input bits.
+// the per-pair bound of docs/design; dims ≥ RotaryDim must equal the
+// input bits.
 func checkRotated(c *check, s *spec.Spec, what string, in, got []float32, want []float64, pos []int32, heads int) {
 	hd, rd := s.HeadDim, rotaryDim(s)
 	a := RoPEAttentionFactor(s)

@@ -14,8 +14,9 @@ func ropeSpec(layout string, headDim, rotaryDim int) *spec.Spec {
 		Layout: layout, Base: 10000, MaxPosition: 4096, Targets: spec.AllTargets, DType: "f32"}
 }
 
-func TestALiBiSeed000Matrix(t *testing.T) {
-	// Seed 000: get_alibi_biases(n_heads=8, seq_len=4)[0] prints
+func TestALiBiGeronMatrix(t *testing.T) {
+	// get_alibi_biases(n_heads=8, seq_len=4)[0] of Géron's appendix D notebook
+	// (github.com/ageron/handson-mlp) prints
 	// [[0, -0.5, -1, -1.5], [-0.5, 0, -0.5, -1], [-1, -0.5, 0, -0.5], [-1.5, -1, -0.5, 0]].
 	s := &spec.Spec{Name: "a", Encoding: spec.ALiBi, Heads: 8, MaxBias: 8, Causal: true}
 	b := ALiBiBias(s, 4, 4, 0)
@@ -25,7 +26,8 @@ func TestALiBiSeed000Matrix(t *testing.T) {
 			t.Errorf("head 0 bias[%d][%d] = %v, want %v", k/4, k%4, b[k], w)
 		}
 	}
-	// Seed 000's slopes: 2^(−8h/n) for h = 1..n.
+	// The notebook's slopes (Press et al.'s for a power of two): 2^(−8h/n)
+	// for h = 1..n.
 	for h, m := range ALiBiSlopes(s) {
 		if w := math.Pow(2, -8*float64(h+1)/8); m != w {
 			t.Errorf("slope %d = %v, want %v", h, m, w)

@@ -9,14 +9,16 @@
 //     transformers modeling_rope_utils.py (_compute_linear_scaling_rope_parameters,
 //     _compute_dynamic_ntk_parameters, _compute_yarn_parameters,
 //     _compute_llama3_parameters, _compute_longrope_parameters); the layouts
-//     are seed 000's rope_rotation (interleaved) and seed 004's rotate_half
-//     (half).
-//   - ALiBi: Press et al., "Train Short, Test Long", get_slopes; seed 000's
-//     get_alibi_biases.
-//   - Relative-position biases: seed 000's gather_biases (clamp rule) and
-//     Hugging Face T5Attention._relative_position_bucket (T5 rule).
-//   - Absolute encodings: Vaswani et al. (sinusoidal) and seed 001
-//     (algebraic, binary, mixture).
+//     are rope_rotation of Géron's appendix D notebook (interleaved;
+//     github.com/ageron/handson-mlp, Appendix_D_relative_positional_encoding.ipynb)
+//     and Hugging Face transformers' rotate_half (half, GPT-NeoX/Llama).
+//   - ALiBi: Press et al. 2022, "Train Short, Test Long", get_slopes; the
+//     notebook's get_alibi_biases.
+//   - Relative-position biases: the notebook's gather_biases (clamp rule,
+//     Shaw et al. 2018) and Hugging Face T5Attention._relative_position_bucket
+//     (T5 rule, Raffel et al. 2020).
+//   - Absolute encodings: Vaswani et al. 2017 (sinusoidal) and the formulas
+//     of docs/design (algebraic, binary, mixture).
 //
 // Every function expects a spec as returned by spec.Parse, with every
 // default applied.
@@ -227,8 +229,9 @@ func CallSeqLen(pos []int32) int {
 }
 
 // RoPEPairs returns the index pairs (a_i, b_i), i < RotaryDim/2, that RoPE
-// rotates within one head: (i, i+R/2) for the half layout (seed 004
-// rotate_half) and (2i, 2i+1) for interleaved (seed 000 rope_rotation).
+// rotates within one head: (i, i+R/2) for the half layout (Hugging
+// Face transformers' rotate_half) and (2i, 2i+1) for interleaved (Géron's
+// rope_rotation, RoFormer's pairing).
 func RoPEPairs(s *spec.Spec) (a, b []int) {
 	r := rotaryDim(s)
 	n := r / 2

@@ -7,18 +7,19 @@ import (
 )
 
 // This file holds what `posenc plot -kind error` needs from the reference:
-// DESIGN.md's RoPE bound as a function of position, the error measure that
-// bound applies to, and a deliberately naive float32-angle RoPE to compare
-// a generated kernel with.
+// the RoPE verification bound (docs/design) as a function of position, the
+// error measure that bound applies to, and a deliberately naive
+// float32-angle RoPE to compare a generated kernel with.
 
-// RoPEBound returns DESIGN.md's relative RoPE error bound at position p:
-// 1e-6 for |p| ≤ 2^20 and 1e-5 beyond. A rotated element passes when
-// |y − ref| ≤ RoPEBound(p)·(|x0|+|x1|)·A (see RoPERelativeError).
+// RoPEBound returns the relative RoPE error bound of docs/design at
+// position p: 1e-6 for |p| ≤ 2^20 and 1e-5 beyond. A rotated element
+// passes when |y − ref| ≤ RoPEBound(p)·(|x0|+|x1|)·A (see
+// RoPERelativeError).
 func RoPEBound(p int64) float64 { return ropeTol(p) }
 
 // RoPERelativeError returns the largest error of y, a rotated copy of x
 // ([token][heads][HeadDim] with len(pos) tokens), against ref (RoPEApply of
-// the same x and positions) in the units of DESIGN.md's bound: over every
+// the same x and positions) in the units of that bound: over every
 // rotated pair (x0, x1) of every head and token, max(|y0 − ref0|,
 // |y1 − ref1|) / ((|x0|+|x1|)·A), with A = RoPEAttentionFactor(s). Pairs
 // with x0 = x1 = 0 are skipped, and so are the dims from RotaryDim on (the

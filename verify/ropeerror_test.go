@@ -61,7 +61,7 @@ func TestRoPENaiveFP32(t *testing.T) {
 	}
 }
 
-// The naive baseline meets DESIGN.md's bound at small positions and fails it
+// The naive baseline meets the RoPE bound at small positions and fails it
 // badly at 2^31−1, where the reference's float64 angle does not.
 func TestRoPENaiveFP32AgainstBound(t *testing.T) {
 	s := ropeSpec(spec.LayoutHalf, 128, 128)

@@ -8,7 +8,9 @@ import (
 
 // The rpe_full reference: Shaw, Uszkoreit and Vaswani, "Self-Attention with
 // Relative Position Representations" (2018), eqs. (3)–(4), per head, written
-// as naive float64 loops straight from the equations (seed 003, appendix D):
+// as naive float64 loops straight from the equations (as Table D-1 of the
+// online appendix D of Géron's "Hands-On Machine Learning with Scikit-Learn
+// and PyTorch" writes them):
 //
 //	e_ij = q_i · (k_j + a^K_{b(i,j)}) / √HeadDim
 //	o_i  = Σ_j α_ij (v_j + a^V_{b(i,j)})

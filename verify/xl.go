@@ -16,7 +16,7 @@ import (
 // (no 1/√HeadDim scale), where r_rel is the caller's projected encoding of
 // distance rel, passed as [lq+lk−1][HeadDim] rows with row m holding
 // rel = qOffset+lq−1−m; R, the unprojected encoding, is the sinusoid of
-// Vaswani et al. (seed 001, 2.2): R_d[2i] = sin(d/base^(2i/HeadDim)),
+// Vaswani et al. 2017 (§3.5), interleaved: R_d[2i] = sin(d/base^(2i/HeadDim)),
 // R_d[2i+1] = cos(d/base^(2i/HeadDim)).
 
 // XLRelative returns the sinusoidal R table for distances n−1 down to 0:

@@ -53,8 +53,8 @@ import (
 
 // %s prints the error of this package's Apply (generic and active
 // variant) and of the naive float32-angle baseline against the float64
-// reference, in the units of DESIGN.md's bound, one line per position and
-// implementation.
+// reference, in the units of the RoPE verification bound (verify.RoPEBound),
+// one line per position and implementation.
 func %s(t *testing.T) {
 	s, err := spec.Parse(%q, []byte(%q))
 	if err != nil {

@@ -129,9 +129,9 @@ func TestPlotCLIErrors(t *testing.T) {
 	}
 }
 
-// The measured error curves: the generated kernels stay within DESIGN.md's
-// bound at every position up to 2^31−1; the naive float32-angle baseline
-// does not.
+// The measured error curves: the generated kernels stay within the RoPE
+// verification bound (docs/design) at every position up to 2^31−1; the
+// naive float32-angle baseline does not.
 func TestPlotErrorMeasurement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a package and runs go test")

@@ -26,7 +26,7 @@ var learnedTable = sync.OnceValue(func() []float32 {
 // learned: rows of the table, plus out-of-range positions that must panic
 // naming pos[t] before anything is written) and inputs holding ±0,
 // subnormals, ±Inf and NaN, against verify.AbsoluteAdd / LearnedAdd: finite
-// results within 2e-6·max(1, |ref|) (DESIGN.md), NaN in → NaN out and an
+// results within 2e-6·max(1, |ref|) (docs/design), NaN in → NaN out and an
 // infinity kept, element by element. Encode of the first position is
 // checked against verify.AbsoluteEncoding too.
 func FuzzAbsolute(f *testing.F) {

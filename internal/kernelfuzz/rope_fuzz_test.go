@@ -51,7 +51,7 @@ func positions(r *rand.Rand, n int, mode uint8, start, stride int32, maxPos int)
 //
 // Per rotated pair (x0, x1) of token t: when both inputs are finite (and
 // A·(|x0|+|x1|) cannot overflow float32), |y − ref| ≤ tol·(|x0|+|x1|)·A +
-// 4·2^−149, tol = 1e-6 for |pos[t]| ≤ 2^20 and 1e-5 beyond (DESIGN.md; the
+// 4·2^−149, tol = 1e-6 for |pos[t]| ≤ 2^20 and 1e-5 beyond (docs/design; the
 // 2^−149 terms allow the rounding of subnormal results, which no float32
 // kernel can avoid); a NaN input makes both outputs NaN, an infinite one
 // makes both non-finite. Every other pair is checked on its own, so a

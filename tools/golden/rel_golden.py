@@ -6,27 +6,34 @@ cases' specs under verify/testdata/golden/specs/):
 
     /usr/bin/python3 tools/golden/rel_golden.py   # Debian's python3-torch
 
-Written from the seeds, sharing nothing with verify/ or gen/:
+Written from the papers and public code named below, sharing nothing with
+verify/ or gen/:
 
-* rpe_full -- Shaw et al. 2018 as in seed 003 (appendix D, Table D-1) and
-  seed 001 (2.1):  e_ij = q_i . (k_j + a^K_{r(i,j)}) / sqrt(d),
+* rpe_full -- Shaw et al. 2018, eqs. (3)-(4), as Table D-1 of the online
+  appendix D of Geron's "Hands-On Machine Learning with Scikit-Learn and
+  PyTorch" writes them:  e_ij = q_i . (k_j + a^K_{r(i,j)}) / sqrt(d),
   o_i = sum_j alpha_ij (v_j + a^V_{r(i,j)}), alpha = softmax_j(e).
-  The relative index is seed 003's gather_biases rule: rel = pos_q - pos_k
-  (query minus key, seed 001's "(i - j)"), clamped to +-(r_max - 1), plus
-  r_max - 1, into a [2 r_max - 1][d] table.  Seed 003 numbers queries from 0;
-  posenc's API puts query i at position qOffset + i, so pos_q below is
-  qOffset + arange(lq) -- the only mapping applied.  (Seed 003's prose says
-  "clamp to +-r_max" but its code and its 2 r_max - 1 rows clamp to
-  +-(r_max - 1); the code is followed.)  Written the materializing way: the
-  [lq][lk][d] tensors a^K[idx], a^V[idx] are built by indexing.
+  The relative index is the rule of gather_biases in Geron's appendix D
+  notebook (github.com/ageron/handson-mlp,
+  Appendix_D_relative_positional_encoding.ipynb): rel = pos_q - pos_k
+  (query minus key; Shaw et al. write clip(j - i, k), the same table with
+  its rows in reverse order), clamped to +-(r_max - 1), plus r_max - 1, into
+  a [2 r_max - 1][d] table.
+  The notebook numbers queries from 0; posenc's API puts query i at position
+  qOffset + i, so pos_q below is qOffset + arange(lq) -- the only mapping
+  applied.  (The appendix's prose says "clamp to +-r_max" but its code and
+  its 2 r_max - 1 rows clamp to +-(r_max - 1); the code is followed.)
+  Written the materializing way: the [lq][lk][d] tensors a^K[idx], a^V[idx]
+  are built by indexing.
 
-* xl -- Transformer-XL (Dai et al. 2019) in seed 001's form (2.2):
+* xl -- Transformer-XL (Dai et al. 2019, section 3.3) with the content and
+  position projections folded into the inputs:
   a_ij = (q_i + u) . k_j + (q_i + v) . R_{i-j}, no 1/sqrt(d), with the
-  sinusoid R^(2k) = sin(rel / base^(2k/d)), R^(2k+1) = cos(...) interleaved
-  as seed 001 writes it (the reference code of Dai et al. concatenates sines
-  then cosines instead).  The position term is computed the Music
-  Transformer way (seed 001, RelativeGlobalAttention.skew): (q + v) times
-  every relative row at once, then skewed into place.  Rows run from the
+  sinusoid of Vaswani et al. 2017, R^(2k) = sin(rel / base^(2k/d)),
+  R^(2k+1) = cos(...), interleaved (the reference code of Dai et al.
+  concatenates sines then cosines instead).  The position term is computed
+  the Music Transformer way (Huang et al. 2018, section 3.4.1, the "skew"):
+  (q + v) times every relative row at once, then skewed into place.  Rows run from the
   largest distance down, as Transformer-XL's pos_seq = arange(klen-1, -1, -1):
   row m holds distance qOffset + lq - 1 - m, m < lq + lk - 1 (with
   qOffset = mlen this is exactly Transformer-XL's layout; the extra lk - 1
@@ -79,7 +86,7 @@ def shaw(q, k, v, a_k, a_v, r_max, q_offset):
     lk = k.shape[0]
     pos_q = q_offset + torch.arange(lq)  # query i sits at qOffset + i
     pos_k = torch.arange(lk)  # key j at j
-    rel = pos_q[:, None] - pos_k[None, :]  # i - j, seed 003's rel_pos
+    rel = pos_q[:, None] - pos_k[None, :]  # i - j, gather_biases' rel_pos
     idx = rel.clamp(-r_max + 1, r_max - 1) + r_max - 1  # [lq][lk] table rows
     rel_k = a_k[idx]  # [lq][lk][d]: a^K_{clip(i-j)}
     rel_v = a_v[idx]  # [lq][lk][d]: a^V_{clip(i-j)}
@@ -102,12 +109,14 @@ def sinusoid(dist, d, base):
 
 
 def skew(qr, lk):
-    """Seed 001's skew, for lq rows and n = lq + lk - 1 relative columns.
+    """Music Transformer's skew (Huang et al. 2018), for lq rows and
+    n = lq + lk - 1 relative columns.
 
     Pad one zero column on the left, read the [lq][n+1] block as [n+1][lq],
     drop the first row and read the rest back as [lq][n]: row i comes out
     shifted left by lq - 1 - i, so out[i][j] = qr[i][lq - 1 - i + j].  With
-    lq = lk = n (seed 001's square case) this is its code verbatim.
+    lq = lk = n (the paper's square case) this is the usual skew: pad,
+    reshape, drop the first row, reshape.
     """
     lq, n = qr.shape
     padded = F.pad(qr, (1, 0))
@@ -189,9 +198,9 @@ def main():
         shaw_case("gshaw_base", 64, 17, 9, 70, 40),
         # far query: every key clipped to the top row
         shaw_case("gshaw_far", 16, 5, 4, 21, 123456789),
-        # unprojected R (seed 001's a_ij literally); keys after the query
+        # unprojected R (r = R, Dai et al.'s a_ij with W_R = I); keys after the query
         xl_case("gxl_d8", 8, 10000, 5, 12, 7, False, 40),
-        # seed 001's square causal-length case, non-default base, qOffset 0
+        # Music Transformer's square case (lq = lk), non-default base, qOffset 0
         xl_case("gxl_sq", 6, 500, 10, 10, 0, True, 25),
         # Transformer-XL base head; distances near 123456789
         xl_case("gxl_far", 64, 10000, 7, 45, 123456789, True, 150),

@@ -18,7 +18,8 @@
 //
 // Like the rest of package verify it never imports the generator: it reads
 // the emitted .cu from disk and knows only the launcher contract of
-// DESIGN.md (posenc_<name>_<func>, device pointers, the Go API's layouts).
+// docs/design (posenc_<name>_<func>, device pointers, the Go API's
+// layouts).
 package cudahost
 
 import (
