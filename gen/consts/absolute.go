@@ -3,6 +3,7 @@ package consts
 import (
 	"fmt"
 
+	"github.com/posenc/posenc/gen/exactmath"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -43,7 +44,7 @@ func deriveAbsolute(c *Set) error {
 		c.AbsFreqs = make([]float64, n)
 		c.AbsDivisors = make([]float64, n)
 		for i := range n {
-			div := Pow(base, float64(2*i)/float64(d))
+			div := exactmath.Pow(base, float64(2*i)/float64(d))
 			c.AbsDivisors[i] = div
 			c.AbsFreqs[i] = 1 / div
 		}
@@ -57,7 +58,7 @@ func deriveAbsolute(c *Set) error {
 			if d > 1 {
 				e = float64(i) / float64(d-1)
 			}
-			c.AbsDivisors[i] = Pow(float64(s.MaxLen-1), e)
+			c.AbsDivisors[i] = exactmath.Pow(float64(s.MaxLen-1), e)
 		}
 	case spec.Binary:
 		c.BinBits = min(d, bitLen(s.MaxLen))

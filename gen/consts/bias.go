@@ -3,6 +3,7 @@ package consts
 import (
 	"fmt"
 
+	"github.com/posenc/posenc/gen/exactmath"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -77,7 +78,7 @@ func ALiBiSlopes(n int, maxBias float64) []float64 {
 	pow2 := func(n int) []float64 {
 		sl := make([]float64, n)
 		for h := range sl {
-			sl[h] = Pow(2, -maxBias*float64(h+1)/float64(n))
+			sl[h] = exactmath.Pow(2, -maxBias*float64(h+1)/float64(n))
 		}
 		return sl
 	}
@@ -136,7 +137,7 @@ func T5Bucket(relativePosition int, bidirectional bool, numBuckets, maxDistance 
 	if d < maxExact {
 		return bucket + d
 	}
-	large := maxExact + int(Log(float64(d)/float64(maxExact))/
-		Log(float64(maxDistance)/float64(maxExact))*float64(n-maxExact))
+	large := maxExact + int(exactmath.Log(float64(d)/float64(maxExact))/
+		exactmath.Log(float64(maxDistance)/float64(maxExact))*float64(n-maxExact))
 	return bucket + min(large, n-1)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posenc/posenc/gen/exactmath"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -102,14 +103,14 @@ func deriveRoPE(c *Set) error {
 func RoPEFreqs(base float64, dim int) []float64 {
 	f := make([]float64, dim/2)
 	for i := range f {
-		f[i] = 1 / Pow(base, float64(2*i)/float64(dim))
+		f[i] = 1 / exactmath.Pow(base, float64(2*i)/float64(dim))
 	}
 	return f
 }
 
 // NTKBase is the NTK-aware base base·factor^(dim/(dim−2)).
 func NTKBase(base, factor float64, dim int) float64 {
-	return base * Pow(factor, float64(dim)/float64(dim-2))
+	return base * exactmath.Pow(factor, float64(dim)/float64(dim-2))
 }
 
 // DynamicBase is the base dynamic NTK scaling uses for a call whose sequence
@@ -120,7 +121,7 @@ func DynamicBase(base, factor float64, omp, seqLen, dim int) float64 {
 	if seqLen <= omp {
 		return base
 	}
-	return base * Pow(factor*float64(seqLen)/float64(omp)-(factor-1), float64(dim)/float64(dim-2))
+	return base * exactmath.Pow(factor*float64(seqLen)/float64(omp)-(factor-1), float64(dim)/float64(dim-2))
 }
 
 // yarnMscale is get_mscale from Hugging Face's _compute_yarn_parameters
@@ -131,7 +132,7 @@ func yarnMscale(scale, m float64) float64 {
 	if scale <= 1 {
 		return 1
 	}
-	return float64(0.1*m*Log(scale)) + 1 // float64(): no fused multiply-add on any GOARCH
+	return float64(0.1*m*exactmath.Log(scale)) + 1 // float64(): no fused multiply-add on any GOARCH
 }
 
 // yarn follows Hugging Face's _compute_yarn_parameters ("YaRN: Efficient
@@ -155,7 +156,7 @@ func yarn(base float64, dim int, sc *spec.Scaling) ([]float64, float64) {
 	omp := float64(sc.OriginalMaxPosition)
 	d := float64(dim)
 	correctionDim := func(numRotations float64) float64 {
-		return d * Log(omp/(numRotations*2*math.Pi)) / (2 * Log(base))
+		return d * exactmath.Log(omp/(numRotations*2*math.Pi)) / (2 * exactmath.Log(base))
 	}
 	// find_correction_range(beta_fast, beta_slow, ...), optionally
 	// truncated to whole dimensions, clamped to [0, dim−1].
@@ -172,7 +173,7 @@ func yarn(base float64, dim int, sc *spec.Scaling) ([]float64, float64) {
 
 	f := make([]float64, dim/2)
 	for i := range f {
-		posFreq := Pow(base, float64(2*i)/d)
+		posFreq := exactmath.Pow(base, float64(2*i)/d)
 		extrapolation := 1 / posFreq
 		interpolation := 1 / (factor * posFreq)
 		ramp := math.Min(math.Max((float64(i)-low)/(high-low), 0), 1)
@@ -219,7 +220,7 @@ func longrope(base float64, dim int, ext []float64, name string) ([]float64, err
 		if !(ext[i] > 0) {
 			return nil, fmt.Errorf("rope: longrope scaling.%s[%d] = %v must be > 0", name, i, ext[i])
 		}
-		f[i] = 1 / (ext[i] * Pow(base, float64(2*i)/float64(dim)))
+		f[i] = 1 / (ext[i] * exactmath.Pow(base, float64(2*i)/float64(dim)))
 	}
 	return f, nil
 }
@@ -234,5 +235,5 @@ func longropeAttention(sc *spec.Scaling) float64 {
 	if sc.Factor <= 1 {
 		return 1
 	}
-	return math.Sqrt(1 + Log(sc.Factor)/Log(float64(sc.OriginalMaxPosition)))
+	return math.Sqrt(1 + exactmath.Log(sc.Factor)/exactmath.Log(float64(sc.OriginalMaxPosition)))
 }

@@ -2,6 +2,8 @@ package consts
 
 import (
 	"fmt"
+
+	"github.com/posenc/posenc/gen/exactmath"
 )
 
 // deriveXL fills the sinusoid divisors of an xl spec (Dai et al.,
@@ -24,7 +26,7 @@ func deriveXL(c *Set) error {
 	c.AbsDivisors = make([]float64, n)
 	c.AbsFreqs = make([]float64, n)
 	for i := range n {
-		div := Pow(s.Base, float64(2*i)/float64(d))
+		div := exactmath.Pow(s.Base, float64(2*i)/float64(d))
 		c.AbsDivisors[i] = div
 		c.AbsFreqs[i] = 1 / div
 	}

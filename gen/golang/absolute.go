@@ -5,6 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -18,11 +19,11 @@ const absChunk = 256
 
 // absAddRowsField is the kernels field of sinusoidal, algebraic, binary and
 // learned packages (docs/internals.md, kernel ABI "absolute").
-var absAddRowsField = KernelField{Name: "addRows", Type: "func(x, table []float32, idx []int32)"}
+var absAddRowsField = gocode.KernelField{Name: "addRows", Type: "func(x, table []float32, idx []int32)"}
 
 // absMixRowsField is the kernels field of mixture packages (generic only):
 // x[t] += α·pe[idx[t]] + (1−α)·table[idx[t]].
-var absMixRowsField = KernelField{Name: "mixRows", Type: "func(x, pe, table []float32, idx []int32, alpha float32)"}
+var absMixRowsField = gocode.KernelField{Name: "mixRows", Type: "func(x, pe, table []float32, idx []int32, alpha float32)"}
 
 // absoluteFiles returns the Go files of a sinusoidal, algebraic, binary,
 // learned or mixture package.
@@ -53,7 +54,7 @@ func absoluteFiles(c *consts.Set) ([]emit.File, error) {
 	if s.Encoding == spec.Mixture {
 		field = absMixRowsField
 	}
-	reg, err := Registry(s.Name, s.File, []KernelField{field})
+	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{field})
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +75,8 @@ func absTableRows(s *spec.Spec) int {
 func absAPI(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	pkg := s.Name
-	f := newFile(pkg, s.File)
-	packageDoc(f, absPackageDoc(c))
+	f := gocode.NewFile(pkg, s.File)
+	gocode.PackageDoc(f, absPackageDoc(c))
 
 	f.Comment("DModel is the model width: x is [tokens][DModel].")
 	f.Const().Id("DModel").Op("=").Lit(s.DModel)
@@ -103,7 +104,7 @@ func absAPI(c *consts.Set) (emit.File, error) {
 	default:
 		absFormulaAdd(f, c)
 	}
-	return render(pkg+".go", f)
+	return gocode.Render(pkg+".go", f)
 }
 
 // absPackageDoc is the package comment, naming the formula and its source.
@@ -145,7 +146,7 @@ func absFormula(f *jen.File, c *consts.Set) {
 			base = consts.MixtureBase
 		}
 		f.Comment(fmt.Sprintf("divisors[i] = %v^(2i/DModel), the wavelength divisor of dims 2i and 2i+1.", base))
-		f.Var().Id("divisors").Op("=").Index(jen.Parens(jen.Id("DModel").Op("+").Lit(1)).Op("/").Lit(2)).Float64().Add(biasFloatList(c.AbsDivisors))
+		f.Var().Id("divisors").Op("=").Index(jen.Parens(jen.Id("DModel").Op("+").Lit(1)).Op("/").Lit(2)).Float64().Add(gocode.FloatList(c.AbsDivisors))
 
 		// func encodeRow(dst []float32, p int) {
 		//	dst = dst[:DModel]
@@ -172,7 +173,7 @@ func absFormula(f *jen.File, c *consts.Set) {
 	case spec.Algebraic:
 		// var divisors = [DModel]float64{...}
 		f.Comment("divisors[i] = (MaxLen−1)^(i/(DModel−1)) (exponent 0 when DModel is 1).")
-		f.Var().Id("divisors").Op("=").Index(jen.Id("DModel")).Float64().Add(biasFloatList(c.AbsDivisors))
+		f.Var().Id("divisors").Op("=").Index(jen.Id("DModel")).Float64().Add(gocode.FloatList(c.AbsDivisors))
 		// func encodeRow(dst []float32, p int) {
 		//	dst = dst[:DModel]
 		//	for i, div := range divisors { dst[i] = float32(float64(p) / div) }
@@ -245,7 +246,7 @@ func absCheckX(pkg string) jen.Code {
 	// if len(pos) > math.MaxInt/DModel || len(x) != len(pos)*DModel { panic(...) }
 	return jen.If(jen.Len(jen.Id("pos")).Op(">").Qual("math", "MaxInt").Op("/").Id("DModel").Op("||").
 		Len(jen.Id("x")).Op("!=").Len(jen.Id("pos")).Op("*").Id("DModel")).Block(
-		biasPanicf(pkg, "Add: len(x) = %d, want len(pos)·DModel = %d·%d", jen.Len(jen.Id("x")), jen.Len(jen.Id("pos")), jen.Id("DModel")),
+		gocode.Panicf(pkg, "Add: len(x) = %d, want len(pos)·DModel = %d·%d", jen.Len(jen.Id("x")), jen.Len(jen.Id("pos")), jen.Id("DModel")),
 	)
 }
 
@@ -334,7 +335,7 @@ func absFormulaAdd(f *jen.File, c *consts.Set) {
 	f.Comment("same values Add reads from its table). It panics if len(dst) is not DModel.")
 	f.Func().Id("Encode").Params(jen.Id("dst").Index().Float32(), jen.Id("pos").Int()).Block(
 		jen.If(jen.Len(jen.Id("dst")).Op("!=").Id("DModel")).Block(
-			biasPanicf(pkg, "Encode: len(dst) = %d, want DModel = %d", jen.Len(jen.Id("dst")), jen.Id("DModel")),
+			gocode.Panicf(pkg, "Encode: len(dst) = %d, want DModel = %d", jen.Len(jen.Id("dst")), jen.Id("DModel")),
 		),
 		jen.Id("encodeRow").Call(jen.Id("dst"), jen.Id("pos")),
 	)
@@ -387,11 +388,11 @@ func absTableAdd(f *jen.File, c *consts.Set) {
 	f.Func().Id("Add").Params(params...).Block(append([]jen.Code{
 		absCheckX(pkg),
 		jen.If(jen.Len(jen.Id("table")).Op("!=").Id("MaxLen").Op("*").Id("DModel")).Block(
-			biasPanicf(pkg, "Add: len(table) = %d, want MaxLen·DModel = %d·%d", jen.Len(jen.Id("table")), jen.Id("MaxLen"), jen.Id("DModel")),
+			gocode.Panicf(pkg, "Add: len(table) = %d, want MaxLen·DModel = %d·%d", jen.Len(jen.Id("table")), jen.Id("MaxLen"), jen.Id("DModel")),
 		),
 		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
 			jen.If(jen.Id("p").Op("<").Lit(0).Op("||").Int().Call(jen.Id("p")).Op(">=").Id("MaxLen")).Block(
-				biasPanicf(pkg, "Add: pos[%d] = %d is outside the table's rows [0, MaxLen) = [0, %d)", jen.Id("t"), jen.Id("p"), jen.Id("MaxLen")),
+				gocode.Panicf(pkg, "Add: pos[%d] = %d is outside the table's rows [0, MaxLen) = [0, %d)", jen.Id("t"), jen.Id("p"), jen.Id("MaxLen")),
 			),
 		),
 	}, call...)...)
@@ -400,7 +401,7 @@ func absTableAdd(f *jen.File, c *consts.Set) {
 // absGeneric emits <name>_generic.go.
 func absGeneric(c *consts.Set) (emit.File, error) {
 	s := c.Spec
-	f := newFile(s.Name, s.File)
+	f := gocode.NewFile(s.Name, s.File)
 	xt := jen.Id("xt").Op(":=").Parens(jen.Op("*").Index(jen.Id("DModel")).Float32()).Call(jen.Id("x").Index(jen.Id("t").Op("*").Id("DModel").Op(":")))
 	row := func(name, from string) jen.Code {
 		return jen.Id(name).Op(":=").Parens(jen.Op("*").Index(jen.Id("DModel")).Float32()).Call(jen.Id(from).Index(jen.Int().Call(jen.Id("p")).Op("*").Id("DModel").Op(":")))
@@ -433,7 +434,7 @@ func absGeneric(c *consts.Set) (emit.File, error) {
 				),
 			),
 		)
-		return render(s.Name+"_generic.go", f)
+		return gocode.Render(s.Name+"_generic.go", f)
 	}
 	// var genericKernels = kernels{addRows: addRowsGeneric}
 	f.Comment("genericKernels is the portable Go implementation, always available.")
@@ -455,24 +456,24 @@ func absGeneric(c *consts.Set) (emit.File, error) {
 			),
 		),
 	)
-	return render(s.Name+"_generic.go", f)
+	return gocode.Render(s.Name+"_generic.go", f)
 }
 
 // absTest emits <name>_test.go.
 func absTest(c *consts.Set) (emit.File, error) {
 	s := c.Spec
-	f := sharedTestFile(c)
+	f := gocode.TestFile(c.Spec)
 	field := map[string]string{spec.Learned: "LearnedAdd", spec.Mixture: "MixtureAdd"}[s.Encoding]
 	kern := jen.Dict{jen.Id("Add"): jen.Id("Add"), jen.Id("Encode"): jen.Id("Encode")}
 	if field != "" {
 		kern = jen.Dict{jen.Id(field): jen.Id("Add")}
 	}
-	sharedVariantsTest(f, c.Spec, jen.Qual(sharedVerifyPath, "RunAbsolute").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "AbsoluteKernels").Values(kern)))
+	gocode.VariantsTest(f, c.Spec, hasAssembly(c.Spec), jen.Qual(gocode.VerifyPath, "RunAbsolute").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "AbsoluteKernels").Values(kern)))
 
 	// const benchTokens = 4096
 	f.Comment("benchTokens is the number of tokens per benchmark call.")
 	f.Const().Id("benchTokens").Op("=").Lit(4096)
-	sharedBenchRandom(f)
+	gocode.BenchRandom(f)
 
 	// Positions cycle through the table (or the learned table's rows).
 	rows := "MaxLen"
@@ -523,6 +524,6 @@ func absTest(c *consts.Set) (emit.File, error) {
 			)),
 		),
 	)...)
-	sharedBenchCopy(f, jen.Id("benchTokens").Op("*").Id("DModel"))
-	return render(s.Name+"_test.go", f)
+	gocode.BenchCopy(f, jen.Id("benchTokens").Op("*").Id("DModel"))
+	return gocode.Render(s.Name+"_test.go", f)
 }

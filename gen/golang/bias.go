@@ -2,17 +2,17 @@ package golang
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
 // biasFields is the kernels struct of alibi and rpe_bias packages
 // (docs/internals.md, kernel ABI "alibi and rpe_bias").
-var biasFields = []KernelField{
+var biasFields = []gocode.KernelField{
 	{Name: "addRow", Type: "func(dst, src []float32)"},
 	{Name: "softmaxRow", Type: "func(row, bias []float32, scale float32)"},
 }
@@ -41,7 +41,7 @@ func biasFiles(c *consts.Set) ([]emit.File, error) {
 		}
 		files = append(files, f)
 	}
-	reg, err := Registry(s.Name, s.File, biasFields)
+	reg, err := gocode.Registry(s.Name, s.File, biasFields)
 	if err != nil {
 		return nil, err
 	}
@@ -54,41 +54,20 @@ func biasIsRPE(s *spec.Spec) bool { return s.Encoding == spec.RPEBias }
 // biasCausal reports whether queries are masked from later keys (causal ALiBi).
 func biasCausal(s *spec.Spec) bool { return s.Encoding == spec.ALiBi && s.Causal }
 
-// packageDoc writes a package comment as line comments, one per line of doc.
-func packageDoc(f *jen.File, doc string) {
-	for _, line := range strings.Split(doc, "\n") {
-		f.PackageComment(line)
-	}
-}
-
-// biasPanicf renders panic(fmt.Sprintf("<pkg>: "+format, args...)).
-func biasPanicf(pkg, format string, args ...jen.Code) *jen.Statement {
-	return jen.Panic(jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(pkg + ": " + format)}, args...)...))
-}
-
-// biasFloatList renders a composite literal body with one value per line.
-func biasFloatList(vals []float64) jen.Code {
-	return jen.CustomFunc(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, func(g *jen.Group) {
-		for _, v := range vals {
-			g.Lit(v)
-		}
-	})
-}
-
 // biasAPI emits <name>.go: constants, slopes or bucket map, length checks,
 // the per-call distance array D and the exported AddBias, Softmax and Bias.
 func biasAPI(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	pkg := s.Name
 	rpe, causal := biasIsRPE(s), biasCausal(s)
-	f := newFile(pkg, s.File)
+	f := gocode.NewFile(pkg, s.File)
 	if rpe {
 		rule := fmt.Sprintf("Buckets follow the clamp rule of seed 000's gather_biases with r_max = %d.", s.RMax)
 		if s.Buckets != nil {
 			rule = fmt.Sprintf("Buckets follow T5's rule with num = %d, max_distance = %d,\nbidirectional = %v.",
 				s.Buckets.Num, s.Buckets.MaxDistance, s.Buckets.Bidirectional)
 		}
-		packageDoc(f, fmt.Sprintf("Package %s adds learned relative-position attention biases to attention\n"+
+		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds learned relative-position attention biases to attention\n"+
 			"scores laid out [Heads][lq][lk]: query i sits at position qOffset+i, key j at position j,\n"+
 			"and the bias of head h is table[h][Bucket(qOffset+i−j)].\n%s", pkg, rule))
 	} else {
@@ -96,7 +75,7 @@ func biasAPI(c *consts.Set) (emit.File, error) {
 		if causal {
 			mask = "Keys after the query are masked (causal attention)."
 		}
-		packageDoc(f, fmt.Sprintf("Package %s adds ALiBi attention biases (Press et al., \"Train Short, Test\n"+
+		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds ALiBi attention biases (Press et al., \"Train Short, Test\n"+
 			"Long\", 2022) to attention scores laid out [Heads][lq][lk]: query i sits at position\n"+
 			"qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.\n%s", pkg, mask))
 	}
@@ -118,7 +97,7 @@ func biasAPI(c *consts.Set) (emit.File, error) {
 			f.Comment(fmt.Sprintf("max_bias %v (a non-power-of-two count n takes the slopes of c = 2^⌊log2 n⌋ heads,", s.MaxBias))
 			f.Comment("then every other slope of 2c heads).")
 		}
-		f.Var().Id("slopes").Op("=").Index(jen.Id("Heads")).Float64().Add(biasFloatList(c.Slopes))
+		f.Var().Id("slopes").Op("=").Index(jen.Id("Heads")).Float64().Add(gocode.FloatList(c.Slopes))
 
 		// func Slopes() []float64 { s := slopes; return s[:] }
 		f.Comment("Slopes returns a copy of the per-head slopes: the bias of head h for query")
@@ -133,7 +112,7 @@ func biasAPI(c *consts.Set) (emit.File, error) {
 	biasDistance(f, c)
 	biasEachRow(f, rpe, causal)
 	biasExported(f, pkg, rpe, causal)
-	return render(pkg+".go", f)
+	return gocode.Render(pkg+".go", f)
 }
 
 // biasBucketDecls emits Buckets, BucketSpan and Bucket (and the bucket map
@@ -198,14 +177,14 @@ func biasChecks(f *jen.File, pkg string, rpe bool) {
 	f.Comment("argument arg of function fn, is Heads·lq·lk.")
 	f.Func().Id("checkShape").Params(jen.List(jen.Id("fn"), jen.Id("arg")).String(), jen.List(jen.Id("n"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset")).Int()).Block(
 		jen.If(jen.Id("lq").Op("<").Lit(0).Op("||").Id("lk").Op("<").Lit(0)).Block(
-			biasPanicf(pkg, "%s: negative length: lq = %d, lk = %d", jen.Id("fn"), jen.Id("lq"), jen.Id("lk")),
+			gocode.Panicf(pkg, "%s: negative length: lq = %d, lk = %d", jen.Id("fn"), jen.Id("lq"), jen.Id("lk")),
 		),
 		jen.If(jen.Id("qOffset").Op("<").Lit(0)).Block(
-			biasPanicf(pkg, "%s: negative qOffset %d (the position of query 0)", jen.Id("fn"), jen.Id("qOffset")),
+			gocode.Panicf(pkg, "%s: negative qOffset %d (the position of query 0)", jen.Id("fn"), jen.Id("qOffset")),
 		),
 		jen.If(jen.Parens(jen.Id("lk").Op("!=").Lit(0).Op("&&").Id("lq").Op(">").Qual("math", "MaxInt").Op("/").Id("Heads").Op("/").Id("lk")).Op("||").
 			Id("n").Op("!=").Id("Heads").Op("*").Id("lq").Op("*").Id("lk")).Block(
-			biasPanicf(pkg, "%s: len(%s) = %d, want Heads·lq·lk = %d·%d·%d",
+			gocode.Panicf(pkg, "%s: len(%s) = %d, want Heads·lq·lk = %d·%d·%d",
 				jen.Id("fn"), jen.Id("arg"), jen.Id("n"), jen.Id("Heads"), jen.Id("lq"), jen.Id("lk")),
 		),
 	)
@@ -218,7 +197,7 @@ func biasChecks(f *jen.File, pkg string, rpe bool) {
 	f.Comment("checkTable panics unless table holds Heads·Buckets values.")
 	f.Func().Id("checkTable").Params(jen.Id("fn").String(), jen.Id("table").Index().Float32()).Block(
 		jen.If(jen.Len(jen.Id("table")).Op("!=").Id("Heads").Op("*").Id("Buckets")).Block(
-			biasPanicf(pkg, "%s: len(table) = %d, want Heads·Buckets = %d·%d",
+			gocode.Panicf(pkg, "%s: len(table) = %d, want Heads·Buckets = %d·%d",
 				jen.Id("fn"), jen.Len(jen.Id("table")), jen.Id("Heads"), jen.Id("Buckets")),
 		),
 	)
@@ -529,7 +508,7 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 // biasGeneric emits <name>_generic.go: the portable addRow and softmaxRow.
 func biasGeneric(c *consts.Set) (emit.File, error) {
 	pkg := c.Spec.Name
-	f := newFile(pkg, c.Spec.File)
+	f := gocode.NewFile(pkg, c.Spec.File)
 
 	// var genericKernels = kernels{addRow: addRowGeneric, softmaxRow: softmaxRowGeneric}
 	f.Comment("genericKernels is the portable Go implementation, always available.")
@@ -590,7 +569,7 @@ func biasGeneric(c *consts.Set) (emit.File, error) {
 		),
 	)
 	biasExpNeg(f)
-	return render(pkg+"_generic.go", f)
+	return gocode.Render(pkg+"_generic.go", f)
 }
 
 // biasExpNeg emits expNeg, e^x for x ≤ 0: Cody–Waite reduction

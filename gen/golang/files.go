@@ -27,3 +27,9 @@ func Files(c *consts.Set) ([]emit.File, error) {
 	}
 	return nil, fmt.Errorf("golang: %s: encoding %q has no Go emitter yet", c.Spec.File, c.Spec.Encoding)
 }
+
+// hasAssembly reports whether s's encoding has assembly kernels.
+func hasAssembly(s *spec.Spec) bool {
+	a, _ := emit.Backends(s.Encoding)
+	return a
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -35,7 +36,7 @@ func ropeFiles(c *consts.Set) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := Registry(s.Name, s.File, []KernelField{{Name: "rotate", Type: ropeRotateType}})
+	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{{Name: "rotate", Type: ropeRotateType}})
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func ropeAPIFile(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	pkg := s.Name
 	scaling := ropeScaling(s)
-	f := newFile(pkg, s.File)
+	f := gocode.NewFile(pkg, s.File)
 	for _, line := range ropeDoc(c) {
 		f.PackageComment(line)
 	}
@@ -237,7 +238,7 @@ func ropeAPIFile(c *consts.Set) (emit.File, error) {
 	ropeTables(f, c)
 	ropeDispatch(f, c)
 	ropeExported(f, c)
-	return render(pkg+".go", f)
+	return gocode.Render(pkg+".go", f)
 }
 
 // ropeFrequencyFuncs emits Frequencies, FrequenciesAt and freqsAt.

@@ -3,6 +3,7 @@ package golang
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -15,7 +16,7 @@ import (
 func ropeGenericFile(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	half := s.Layout == spec.LayoutHalf
-	f := newFile(s.Name, s.File)
+	f := gocode.NewFile(s.Name, s.File)
 
 	// var genericKernels = kernels{rotate: rotateGeneric}
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
@@ -116,5 +117,5 @@ func ropeGenericFile(c *consts.Set) (emit.File, error) {
 			loop,
 		),
 	)
-	return render(s.Name+"_generic.go", f)
+	return gocode.Render(s.Name+"_generic.go", f)
 }

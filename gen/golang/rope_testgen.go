@@ -3,6 +3,7 @@ package golang
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -16,14 +17,14 @@ const ropeBenchHeads = 32
 // POSENC_REQUIRE; the benchmarks compare each variant with a copy of the
 // same bytes and with a plain Go loop over float32 cos/sin tables.
 func ropeTestFile(c *consts.Set) (emit.File, error) {
-	f := sharedTestFile(c)
-	sharedVariantsTest(f, c.Spec, jen.Qual(sharedVerifyPath, "RunRoPE").Call(jen.Id("s"), jen.Qual(sharedVerifyPath, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
+	f := gocode.TestFile(c.Spec)
+	gocode.VariantsTest(f, c.Spec, hasAssembly(c.Spec), jen.Qual(gocode.VerifyPath, "RunRoPE").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
 		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor"} {
 			d[jen.Id(name)] = jen.Id(name)
 		}
 	}))))
 	ropeBenchmarks(f, c)
-	return render(c.Spec.Name+"_test.go", f)
+	return gocode.Render(c.Spec.Name+"_test.go", f)
 }
 
 // ropeBenchmarks emits BenchmarkApply, BenchmarkCopy and BenchmarkPlainLoop

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -12,7 +13,7 @@ import (
 // rpeFullFields is the kernels struct of rpe_full packages (docs/internals.md,
 // kernel ABI "rpe_full and xl"); asm/amd64 and asm/arm64 implement the same
 // fields.
-var rpeFullFields = []KernelField{
+var rpeFullFields = []gocode.KernelField{
 	{Name: "dotRows", Type: "func(dst, x, rows []float32)"},
 	{Name: "scoresRow", Type: "func(dst, q, k, bias []float32, scale float32)"},
 	{Name: "axpyRows", Type: "func(dst, w, rows []float32)"},
@@ -20,7 +21,7 @@ var rpeFullFields = []KernelField{
 
 // relFiles runs the API, generic and test builders of a relative-attention
 // encoding and appends the registry with the given kernels fields.
-func relFiles(c *consts.Set, fields []KernelField, builds ...func(*consts.Set) (emit.File, error)) ([]emit.File, error) {
+func relFiles(c *consts.Set, fields []gocode.KernelField, builds ...func(*consts.Set) (emit.File, error)) ([]emit.File, error) {
 	var files []emit.File
 	for _, build := range builds {
 		f, err := build(c)
@@ -29,7 +30,7 @@ func relFiles(c *consts.Set, fields []KernelField, builds ...func(*consts.Set) (
 		}
 		files = append(files, f)
 	}
-	reg, err := Registry(c.Spec.Name, c.Spec.File, fields)
+	reg, err := gocode.Registry(c.Spec.Name, c.Spec.File, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -70,22 +71,22 @@ func relChecks(f *jen.File, pkg string) {
 	f.Comment("sizes lq·lk and (lq+lk)·HeadDim fit an int.")
 	f.Func().Id("checkDims").Params(jid("fn").String(), jen.List(jid("lq"), jid("lk"), jid("qOffset")).Int()).Block(
 		jen.If(jid("lq").Op("<").Lit(0).Op("||").Id("lk").Op("<").Lit(0)).Block(
-			biasPanicf(pkg, "%s: negative length: lq = %d, lk = %d", jid("fn"), jid("lq"), jid("lk")),
+			gocode.Panicf(pkg, "%s: negative length: lq = %d, lk = %d", jid("fn"), jid("lq"), jid("lk")),
 		),
 		jen.If(jid("qOffset").Op("<").Lit(0)).Block(
-			biasPanicf(pkg, "%s: negative qOffset %d (the position of query 0)", jid("fn"), jid("qOffset")),
+			gocode.Panicf(pkg, "%s: negative qOffset %d (the position of query 0)", jid("fn"), jid("qOffset")),
 		),
 		jen.If(jen.Parens(jid("lk").Op("!=").Lit(0).Op("&&").Id("lq").Op(">").Qual("math", "MaxInt").Op("/").Id("lk")).Op("||").
 			Id("lq").Op(">").Qual("math", "MaxInt").Op("/").Lit(2).Op("/").Id("HeadDim").Op("||").
 			Id("lk").Op(">").Qual("math", "MaxInt").Op("/").Lit(2).Op("/").Id("HeadDim")).Block(
-			biasPanicf(pkg, "%s: lq = %d, lk = %d: buffers too large", jid("fn"), jid("lq"), jid("lk")),
+			gocode.Panicf(pkg, "%s: lq = %d, lk = %d: buffers too large", jid("fn"), jid("lq"), jid("lk")),
 		),
 	)
 	// func checkLen(fn, arg string, n, want int) { if n != want { panic(...) } }
 	f.Comment("checkLen panics unless n, the length of argument arg of function fn, is want.")
 	f.Func().Id("checkLen").Params(jen.List(jid("fn"), jid("arg")).String(), jen.List(jid("n"), jid("want")).Int()).Block(
 		jen.If(jid("n").Op("!=").Id("want")).Block(
-			biasPanicf(pkg, "%s: len(%s) = %d, want %d", jid("fn"), jid("arg"), jid("n"), jid("want")),
+			gocode.Panicf(pkg, "%s: len(%s) = %d, want %d", jid("fn"), jid("arg"), jid("n"), jid("want")),
 		),
 	)
 	// var bufPool sync.Pool
@@ -110,8 +111,8 @@ func relChecks(f *jen.File, pkg string) {
 func rpeFullAPI(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	pkg := s.Name
-	f := newFile(pkg, s.File)
-	packageDoc(f, fmt.Sprintf("Package %s implements relative position representations (Shaw, Uszkoreit and\n"+
+	f := gocode.NewFile(pkg, s.File)
+	gocode.PackageDoc(f, fmt.Sprintf("Package %s implements relative position representations (Shaw, Uszkoreit and\n"+
 		"Vaswani, \"Self-Attention with Relative Position Representations\", 2018), per head:\n"+
 		"\n"+
 		"\te_ij = q_i·(k_j + a^K_b)/√HeadDim    (eqs. 4 and 5)\n"+
@@ -303,7 +304,7 @@ func rpeFullAPI(c *consts.Set) (emit.File, error) {
 		),
 		jid("bufPool").Dot("Put").Call(jid("bp")),
 	)
-	return render(pkg+".go", f)
+	return gocode.Render(pkg+".go", f)
 }
 
 // relArr renders (*[HeadDim]float32)(x): a slice of at least HeadDim floats
@@ -391,7 +392,7 @@ func relRowLoop(block func() []jen.Code, single []jen.Code) []jen.Code {
 // rpeFullGeneric emits <name>_generic.go: dotRows, scoresRow and axpyRows.
 func rpeFullGeneric(c *consts.Set) (emit.File, error) {
 	pkg := c.Spec.Name
-	f := newFile(pkg, c.Spec.File)
+	f := gocode.NewFile(pkg, c.Spec.File)
 	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
 	f.Comment("variants register theirs from the per-architecture files.")
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
@@ -486,5 +487,5 @@ func rpeFullGeneric(c *consts.Set) (emit.File, error) {
 			),
 		),
 	)
-	return render(pkg+"_generic.go", f)
+	return gocode.Render(pkg+"_generic.go", f)
 }

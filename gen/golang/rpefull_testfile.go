@@ -3,6 +3,7 @@ package golang
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -50,12 +51,12 @@ func relAgreeTest(f *jen.File, setup []jen.Code, fast, naive jen.Code) {
 // key and value.
 func rpeFullTest(c *consts.Set) (emit.File, error) {
 	s := c.Spec
-	f := sharedTestFile(c)
-	sharedVariantsTest(f, s, jen.Qual(sharedVerifyPath, "RunRPEFull").Call(jid("s"), jen.Qual(sharedVerifyPath, "RPEFullKernels").Values(jen.Dict{
+	f := gocode.TestFile(c.Spec)
+	gocode.VariantsTest(f, s, hasAssembly(s), jen.Qual(gocode.VerifyPath, "RunRPEFull").Call(jid("s"), jen.Qual(gocode.VerifyPath, "RPEFullKernels").Values(jen.Dict{
 		jid("Scores"): jid("Scores"),
 		jid("Output"): jid("Output"),
 	})))
-	sharedBenchRandom(f)
+	gocode.BenchRandom(f)
 
 	f.Comment("benchL is the query and key count of the benchmarks (one head).")
 	f.Const().Id("benchL").Op("=").Lit(1024)
@@ -153,5 +154,5 @@ func rpeFullTest(c *consts.Set) (emit.File, error) {
 			),
 		),
 	)
-	return render(s.Name+"_test.go", f)
+	return gocode.Render(s.Name+"_test.go", f)
 }

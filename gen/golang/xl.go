@@ -5,13 +5,14 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
 // xlFields is the kernels struct of xl packages (docs/internals.md, kernel
 // ABI "rpe_full and xl"); asm/amd64 and asm/arm64 implement the same field.
-var xlFields = []KernelField{
+var xlFields = []gocode.KernelField{
 	{Name: "scoresRow", Type: "func(dst, qu, k, qv, r []float32)"},
 }
 
@@ -31,8 +32,8 @@ func xlFiles(c *consts.Set) ([]emit.File, error) {
 func xlAPI(c *consts.Set) (emit.File, error) {
 	s := c.Spec
 	pkg := s.Name
-	f := newFile(pkg, s.File)
-	packageDoc(f, fmt.Sprintf("Package %s implements the relative attention score of Transformer-XL (Dai et al.,\n"+
+	f := gocode.NewFile(pkg, s.File)
+	gocode.PackageDoc(f, fmt.Sprintf("Package %s implements the relative attention score of Transformer-XL (Dai et al.,\n"+
 		"\"Transformer-XL: Attentive Language Models Beyond a Fixed-Length Context\", 2019,\n"+
 		"section 3.3), per head, with the projections W_q, W_k,E and W_k,R applied by the caller:\n"+
 		"\n"+
@@ -51,7 +52,7 @@ func xlAPI(c *consts.Set) (emit.File, error) {
 	f.Comment("Base is the sinusoid's base: R_d[2i] = sin(d/Base^(2i/HeadDim)).")
 	f.Const().Id("Base").Op("=").Lit(s.Base)
 	f.Comment("divisors[i] = Base^(2i/HeadDim), computed in float64 by the generator.")
-	f.Var().Id("divisors").Op("=").Index(jid("HeadDim").Op("/").Lit(2)).Float64().Add(biasFloatList(c.AbsDivisors))
+	f.Var().Id("divisors").Op("=").Index(jid("HeadDim").Op("/").Lit(2)).Float64().Add(gocode.FloatList(c.AbsDivisors))
 	relChecks(f, pkg)
 
 	// func RelRows(lq, lk int) int
@@ -117,7 +118,7 @@ func xlAPI(c *consts.Set) (emit.File, error) {
 	f.Comment("It panics, before writing anything, on a negative n or a length that does not match.")
 	f.Func().Id("Relative").Params(jid("dst").Index().Float32(), jid("n").Int()).Block(
 		jen.If(jid("n").Op("<").Lit(0).Op("||").Id("n").Op(">").Qual("math", "MaxInt").Op("/").Id("HeadDim")).Block(
-			biasPanicf(pkg, "Relative: n = %d out of range", jid("n")),
+			gocode.Panicf(pkg, "Relative: n = %d out of range", jid("n")),
 		),
 		jid("checkLen").Call(jlit("Relative"), jlit("dst"), jen.Len(jid("dst")), jid("n").Op("*").Id("HeadDim")),
 		jen.For(jid("m").Op(":=").Range().Id("n")).Block(
@@ -129,13 +130,13 @@ func xlAPI(c *consts.Set) (emit.File, error) {
 			),
 		),
 	)
-	return render(pkg+".go", f)
+	return gocode.Render(pkg+".go", f)
 }
 
 // xlGeneric emits <name>_generic.go: scoresRow.
 func xlGeneric(c *consts.Set) (emit.File, error) {
 	pkg := c.Spec.Name
-	f := newFile(pkg, c.Spec.File)
+	f := gocode.NewFile(pkg, c.Spec.File)
 	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
 	f.Comment("variants register theirs from the per-architecture files.")
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
@@ -171,5 +172,5 @@ func xlGeneric(c *consts.Set) (emit.File, error) {
 				Id("dot").Call(jid("qv"), jid("r").Index(jid("j").Op("*").Id("HeadDim").Op(":"))),
 		})...)...,
 	)
-	return render(pkg+"_generic.go", f)
+	return gocode.Render(pkg+"_generic.go", f)
 }

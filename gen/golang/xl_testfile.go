@@ -3,6 +3,7 @@ package golang
 import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/consts"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -11,12 +12,12 @@ import (
 // q_i+u and q_i+v for every (i, j), and of Relative.
 func xlTest(c *consts.Set) (emit.File, error) {
 	s := c.Spec
-	f := sharedTestFile(c)
-	sharedVariantsTest(f, s, jen.Qual(sharedVerifyPath, "RunXL").Call(jid("s"), jen.Qual(sharedVerifyPath, "XLKernels").Values(jen.Dict{
+	f := gocode.TestFile(c.Spec)
+	gocode.VariantsTest(f, s, hasAssembly(s), jen.Qual(gocode.VerifyPath, "RunXL").Call(jid("s"), jen.Qual(gocode.VerifyPath, "XLKernels").Values(jen.Dict{
 		jid("Scores"):   jid("Scores"),
 		jid("Relative"): jid("Relative"),
 	})))
-	sharedBenchRandom(f)
+	gocode.BenchRandom(f)
 
 	f.Comment("benchL is the query and key count of the benchmarks (one head).")
 	f.Const().Id("benchL").Op("=").Lit(1024)
@@ -70,5 +71,5 @@ func xlTest(c *consts.Set) (emit.File, error) {
 		jid("Scores").Call(append(append([]jen.Code{jid("want"), jid("q"), jid("k"), jid("r"), jid("u"), jid("v")}, small...), jlit(3))...),
 		jid("naiveScores").Call(append([]jen.Code{jid("got"), jid("q"), jid("k"), jid("r"), jid("u"), jid("v")}, small...)...),
 	)
-	return render(s.Name+"_test.go", f)
+	return gocode.Render(s.Name+"_test.go", f)
 }

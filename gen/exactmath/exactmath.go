@@ -1,4 +1,6 @@
-package consts
+// Package exactmath holds the generator's correctly rounded transcendental
+// functions, so derived constants are the same bits on every GOARCH.
+package exactmath
 
 import (
 	"math"

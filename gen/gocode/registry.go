@@ -1,8 +1,8 @@
-// Package golang emits, with jennifer, the Go files of a generated posenc
-// package: the exported API with its length checks and dispatch, the
-// generic kernels, the lazily built tables, the variant registry and the
-// test that runs every variant through verify.
-package golang
+// Package gocode holds the jennifer helpers every family's Go emitter
+// shares: a file with the posenc header, rendering, the package comment,
+// panics, float lists, the variant registry (<name>_variants.go) and the
+// common parts of <name>_test.go.
+package gocode
 
 import (
 	"bytes"
@@ -19,18 +19,18 @@ type KernelField struct {
 	Type string
 }
 
-// newFile starts a jennifer file with the posenc header.
-func newFile(pkg, source string) *jen.File {
+// NewFile starts a jennifer file with the posenc header.
+func NewFile(pkg, source string) *jen.File {
 	f := jen.NewFile(pkg)
 	f.HeaderComment(emit.Header(source))
 	return f
 }
 
-// render formats a jennifer file into an emit.File.
-func render(name string, f *jen.File) (emit.File, error) {
+// Render formats a jennifer file into an emit.File.
+func Render(name string, f *jen.File) (emit.File, error) {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return emit.File{}, fmt.Errorf("golang: rendering %s: %w", name, err)
+		return emit.File{}, fmt.Errorf("gocode: rendering %s: %w", name, err)
 	}
 	return emit.File{Name: name, Data: buf.Bytes()}, nil
 }
@@ -40,7 +40,7 @@ func render(name string, f *jen.File) (emit.File, error) {
 // value named genericKernels, emitted by the encoding's generic file), and
 // the functions tests use to reach every variant by name.
 func Registry(pkg, source string, fields []KernelField) (emit.File, error) {
-	f := newFile(pkg, source)
+	f := NewFile(pkg, source)
 
 	// type kernels struct { rotate func(...); ... }
 	var fs []jen.Code
@@ -131,5 +131,5 @@ func Registry(pkg, source string, fields []KernelField) (emit.File, error) {
 	f.Comment("ActiveVariant names the variant the exported functions use now.")
 	f.Func().Id("ActiveVariant").Params().String().Block(jen.Return(jen.Id("activeName")))
 
-	return render(pkg+"_variants.go", f)
+	return Render(pkg+"_variants.go", f)
 }

@@ -1,4 +1,4 @@
-package consts
+package exactmath
 
 import (
 	"math"
