@@ -38,7 +38,8 @@ type define struct {
 // data is what the templates see.
 type data struct {
 	Header, Name, Upper, Encoding, DType, T string
-	Kind                                    string // "rope", "bias", "absolute", "rpe_full", "xl"
+	Family                                  string // the .cu template: "rope", "bias", "absolute", "relative"
+	PerHead                                 bool   // the relative family's one-head layouts (header comment)
 	VecElems                                int    // storage elements per 128-bit access
 	Reductions                              bool   // block reductions are needed (softmax)
 	Consts                                  []define
@@ -65,13 +66,15 @@ type data struct {
 	// absolute (Divisors also for xl)
 	DModel, AbsPairs, BinBits int
 	PairKind, Table           bool
+	Algebraic, Binary         bool
+	Mixture                   bool
 	Divisors                  []string
 	AbsDoc                    string
 
 	// rpe_full (HeadDim, NumBuckets above) and xl (HeadDim, Pairs, VecOK above)
 	RMax, RelSpan int
 	Scale, XLBase string
-	XLTable       bool
+	XLTable, XL   bool
 }
 
 // Files returns <name>.cu and <name>.cuh for c's spec, or nil when the spec
@@ -90,7 +93,7 @@ func Files(c *consts.Set) ([]emit.File, error) {
 		return nil, fmt.Errorf("cuda: templates: %w", err)
 	}
 	var files []emit.File
-	for _, f := range []struct{ tmpl, ext string }{{"cu.tmpl", ".cu"}, {"cuh.tmpl", ".cuh"}} {
+	for _, f := range []struct{ tmpl, ext string }{{templates.CUDAFile(d.Family), ".cu"}, {templates.CUDAHeader, ".cuh"}} {
 		var b bytes.Buffer
 		if err := t.ExecuteTemplate(&b, f.tmpl, d); err != nil {
 			return nil, fmt.Errorf("%s: cuda: %s: %w", s.File, f.tmpl, err)
@@ -160,7 +163,7 @@ func ropeData(c *consts.Set, d *data, T, stream string) error {
 	if len(c.Freqs) != r/2 {
 		return fmt.Errorf("%d frequencies, want rotary_dim/2 = %d", len(c.Freqs), r/2)
 	}
-	d.Kind = "rope"
+	d.Family = "rope"
 	d.HeadDim, d.RotaryDim, d.Pairs = s.HeadDim, r, r/2
 	d.Interleaved = s.Layout == spec.LayoutInterleaved
 	v := d.VecElems
@@ -221,7 +224,7 @@ func ropeData(c *consts.Set, d *data, T, stream string) error {
 
 func biasData(c *consts.Set, d *data, T, stream string) error {
 	s := c.Spec
-	d.Kind, d.Reductions, d.Heads = "bias", true, s.Heads
+	d.Family, d.Reductions, d.Heads = "bias", true, s.Heads
 	d.Consts = []define{{"HEADS", strconv.Itoa(s.Heads)}}
 	tab := []string{}
 	if s.Encoding == spec.ALiBi {
@@ -279,7 +282,7 @@ func biasData(c *consts.Set, d *data, T, stream string) error {
 
 func absoluteData(c *consts.Set, d *data, T, stream string) error {
 	s := c.Spec
-	d.Kind, d.DModel = "absolute", s.DModel
+	d.Family, d.DModel = "absolute", s.DModel
 	d.Consts = []define{{"D_MODEL", strconv.Itoa(s.DModel)}}
 	switch s.Encoding {
 	case spec.Sinusoidal, spec.Mixture:
@@ -290,17 +293,18 @@ func absoluteData(c *consts.Set, d *data, T, stream string) error {
 		d.Divisors = doubles(c.AbsDivisors)
 		d.AbsDoc = "Sinusoidal encoding (Vaswani et al. 2017): PE(p, 2i) = sin(p/base^(2i/d)), PE(p, 2i+1) = cos(p/base^(2i/d)); the angle is formed in float64."
 		if s.Encoding == spec.Mixture {
-			d.Table = true
+			d.Table, d.Mixture = true, true
 			d.AbsDoc = "Mixture encoding (seed 001): x[t] += α·PE_sin(p) + (1−α)·table[p], PE_sin with base 10000, the angle formed in float64."
 		}
 	case spec.Algebraic:
 		if len(c.AbsDivisors) != s.DModel {
 			return fmt.Errorf("%d divisors, want %d", len(c.AbsDivisors), s.DModel)
 		}
+		d.Algebraic = true
 		d.Divisors = doubles(c.AbsDivisors)
 		d.AbsDoc = "Algebraic encoding (seed 001): PE(p, i) = p / (max_len−1)^(i/(d−1))."
 	case spec.Binary:
-		d.BinBits = c.BinBits
+		d.Binary, d.BinBits = true, c.BinBits
 		d.AbsDoc = "Binary encoding (seed 001): PE(p, i) = bit i of p."
 	case spec.Learned:
 		d.Table = true
@@ -335,7 +339,7 @@ func rpeFullData(c *consts.Set, d *data, T, stream string) error {
 	if s.HeadDim < 1 || s.RMax < 1 || c.NumBuckets != 2*s.RMax-1 || c.BucketSpan != s.RMax-1 {
 		return fmt.Errorf("rpe_full constants not derived (head_dim %d, r_max %d, %d rows, span %d)", s.HeadDim, s.RMax, c.NumBuckets, c.BucketSpan)
 	}
-	d.Kind, d.Reductions = "rpe_full", true
+	d.Family, d.Reductions, d.PerHead = "relative", true, true
 	d.HeadDim, d.RMax, d.NumBuckets, d.RelSpan = s.HeadDim, s.RMax, c.NumBuckets, c.BucketSpan
 	d.VecOK = s.HeadDim%d.VecElems == 0
 	// 1/√HeadDim rounded once to float32, as the Go package's invSqrtD.
@@ -356,7 +360,7 @@ func xlData(c *consts.Set, d *data, T, stream string) error {
 	if s.HeadDim < 2 || s.HeadDim%2 != 0 || len(c.AbsDivisors) != s.HeadDim/2 {
 		return fmt.Errorf("%d sinusoid divisors for head_dim %d", len(c.AbsDivisors), s.HeadDim)
 	}
-	d.Kind = "xl"
+	d.Family, d.PerHead, d.XL = "relative", true, true
 	d.HeadDim, d.Pairs = s.HeadDim, s.HeadDim/2
 	d.VecOK = s.HeadDim%d.VecElems == 0
 	d.XLBase = doubleLit(s.Base)
