@@ -24,18 +24,18 @@ type Consts struct {
 }
 
 // MixtureBase is the base of the sinusoidal half of the mixture encoding:
-// seed 001's MixturePositionalEncoding uses the standard 10000.
+// the mixture encoding's reference implementation uses the standard 10000.
 const MixtureBase = 10000
 
 // derive computes the parameters of the absolute encodings:
 //
-//   - sinusoidal (Vaswani et al. 2017, seed 001) and mixture's sinusoidal
+//   - sinusoidal (Vaswani et al. 2017) and mixture's sinusoidal
 //     half: PE(p, 2i) = sin(p/base^(2i/d)), PE(p, 2i+1) = cos(p/base^(2i/d));
 //     AbsDivisors[i] = base^(2i/d) and AbsFreqs[i] = 1/AbsDivisors[i], one per
 //     pair (⌈d/2⌉ pairs; an odd d ends with a lone sine);
-//   - algebraic (seed 001): PE(p, i) = p / (max_len−1)^(i/(d−1));
+//   - algebraic: PE(p, i) = p / (max_len−1)^(i/(d−1));
 //     AbsDivisors[i] = (max_len−1)^(i/(d−1)) (exponent 0 when d = 1);
-//   - binary (seed 001): PE(p, i) = (p >> i) & 1 for i < BinBits =
+//   - binary: PE(p, i) = (p >> i) & 1 for i < BinBits =
 //     min(d_model, bitlen(max_len)), 0 for the other dims;
 //   - learned: the table is the caller's; nothing to derive.
 func derive(s *spec.Spec) (*Consts, error) {

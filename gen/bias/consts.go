@@ -90,7 +90,7 @@ func (c *Consts) deriveBuckets() error {
 		if s.RMax < 1 {
 			return fmt.Errorf("r_max = %d, want ≥ 1", s.RMax)
 		}
-		// Seed 000 gather_biases: index = clamp(rel, −(r_max−1), r_max−1) + r_max−1.
+		// The clamp rule: index = clamp(rel, −(r_max−1), r_max−1) + r_max−1.
 		c.NumBuckets = 2*s.RMax - 1
 		c.BucketSpan = s.RMax - 1
 		c.BucketMap = make([]int, 2*c.BucketSpan+1)
