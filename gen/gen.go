@@ -1,18 +1,14 @@
 // Package gen turns a parsed spec into the files of its generated package:
-// it derives the constants once (gen/consts) and hands them to every
-// emitter the spec's targets ask for — gen/golang (always), asm/amd64,
-// asm/arm64 and gen/cuda.
+// the spec's family (families.go) derives the constants once and emits the
+// Go files (always) and the CUDA files; asm/amd64 and asm/arm64 emit the
+// assembly (asm.go). Only the encodings a family says have a backend get
+// its files.
 package gen
 
 import (
 	"fmt"
 	"sort"
 
-	"github.com/posenc/posenc/asm/amd64"
-	"github.com/posenc/posenc/asm/arm64"
-	"github.com/posenc/posenc/gen/consts"
-	"github.com/posenc/posenc/gen/cuda"
-	"github.com/posenc/posenc/gen/golang"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
@@ -20,50 +16,24 @@ import (
 // Generate returns every file of the package generated for s, sorted by
 // name. It writes nothing.
 func Generate(s *spec.Spec) ([]emit.File, error) {
-	c, err := consts.Derive(s)
+	c, err := Derive(s)
 	if err != nil {
 		return nil, err
 	}
-	files, err := golang.Files(c)
+	files, err := c.GoFiles()
 	if err != nil {
 		return nil, err
 	}
-	// Encodings without a backend get no files for it (emit.Backends).
-	hasAsm, hasCUDA := emit.Backends(s.Encoding)
-	if hasAsm && (s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512)) {
-		fs, err := amd64.Files(amd64.Params{
-			Package:   s.Name,
-			Source:    s.File,
-			Encoding:  s.Encoding,
-			HeadDim:   s.HeadDim,
-			RotaryDim: s.RotaryDim,
-			Layout:    s.Layout,
-			DModel:    s.DModel,
-			AVX2:      s.HasTarget(spec.TargetAVX2),
-			AVX512:    s.HasTarget(spec.TargetAVX512),
-		})
+	b := Backends(s.Encoding)
+	if b.Assembly {
+		fs, err := asmFiles(c, s)
 		if err != nil {
-			return nil, fmt.Errorf("%s: amd64: %w", s.File, err)
+			return nil, err
 		}
 		files = append(files, fs...)
 	}
-	if hasAsm && s.HasTarget(spec.TargetNEON) {
-		fs, err := arm64.Files(arm64.Params{
-			Package:   s.Name,
-			Source:    s.File,
-			Encoding:  s.Encoding,
-			HeadDim:   s.HeadDim,
-			RotaryDim: s.RotaryDim,
-			Layout:    s.Layout,
-			DModel:    s.DModel,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: arm64: %w", s.File, err)
-		}
-		files = append(files, fs...)
-	}
-	if s.HasTarget(spec.TargetCUDA) && hasCUDA {
-		fs, err := cuda.Files(c)
+	if s.HasTarget(spec.TargetCUDA) && b.CUDA {
+		fs, err := c.CUDAFiles()
 		if err != nil {
 			return nil, fmt.Errorf("%s: cuda: %w", s.File, err)
 		}

@@ -21,10 +21,16 @@ var fs embed.FS
 //go:embed prelude.h
 var Prelude string
 
-// CUDA parses the CUDA templates: "cu.tmpl" (the .cu file, which calls the
-// "rope", "bias", "absolute", "rpe_full" or "xl" template by the data's
-// Kind; the last two are in rel.tmpl) and "cuh.tmpl" (the header). funcs
-// are added before parsing.
+// CUDA parses the CUDA templates: one .cu template per family,
+// "<family>.cu.tmpl" (rope, bias, absolute, relative), each starting with
+// "cu_common" from common.cu.tmpl, and "header.cuh.tmpl", the .cuh of every
+// family. funcs are added before parsing.
 func CUDA(funcs template.FuncMap) (*template.Template, error) {
-	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "cu.tmpl", "cuh.tmpl", "rope.tmpl", "bias.tmpl", "absolute.tmpl", "rel.tmpl")
+	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "*.cu.tmpl", "header.cuh.tmpl")
 }
+
+// CUDAHeader is the name of the .cuh template every family shares.
+const CUDAHeader = "header.cuh.tmpl"
+
+// CUDAFile is the name of family's .cu template.
+func CUDAFile(family string) string { return family + ".cu.tmpl" }

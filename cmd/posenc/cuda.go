@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posenc/posenc/gen"
 	"github.com/posenc/posenc/gen/cuda"
-	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -42,7 +42,7 @@ func gpuLabel(tc cudahost.Toolchain) string {
 func cudaSpecs(specs []*spec.Spec, only map[string]bool) []*spec.Spec {
 	var out []*spec.Spec
 	for _, s := range specs {
-		if _, hasCUDA := emit.Backends(s.Encoding); hasCUDA && s.HasTarget(spec.TargetCUDA) && (only == nil || only[spec.TargetCUDA]) {
+		if gen.Backends(s.Encoding).CUDA && s.HasTarget(spec.TargetCUDA) && (only == nil || only[spec.TargetCUDA]) {
 			out = append(out, s)
 		}
 	}

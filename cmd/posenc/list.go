@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/posenc/posenc/gen"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -29,28 +30,14 @@ func runList(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-// shape summarizes a spec's dimensions in one short phrase.
+// shape summarizes a spec's dimensions in one short phrase (its family's
+// Summary).
 func shape(s *spec.Spec) string {
-	switch s.Encoding {
-	case spec.RoPE:
-		sc := ""
-		if s.Scaling != nil {
-			sc = fmt.Sprintf(", %s ×%g", s.Scaling.Type, s.Scaling.Factor)
-		}
-		return fmt.Sprintf("head_dim %d, rotary %d, %s, base %g%s", s.HeadDim, s.RotaryDim, s.Layout, s.Base, sc)
-	case spec.ALiBi:
-		return fmt.Sprintf("%d heads", s.Heads)
-	case spec.RPEBias:
-		if s.Buckets != nil {
-			return fmt.Sprintf("%d heads, T5 %d buckets to %d", s.Heads, s.Buckets.Num, s.Buckets.MaxDistance)
-		}
-		return fmt.Sprintf("%d heads, r_max %d", s.Heads, s.RMax)
-	case spec.RPEFull:
-		return fmt.Sprintf("head_dim %d, r_max %d", s.HeadDim, s.RMax)
-	case spec.XL:
-		return fmt.Sprintf("head_dim %d, base %g", s.HeadDim, s.Base)
+	f, ok := gen.Lookup(s.Encoding)
+	if !ok {
+		return ""
 	}
-	return fmt.Sprintf("d_model %d, max_len %d", s.DModel, s.MaxLen)
+	return f.Summary(s)
 }
 
 // sourceLine is the first comment line of a zoo spec: the model and where

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/posenc/posenc/internal/emit"
+	"github.com/posenc/posenc/gen"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -89,7 +89,7 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 	}
 	defer removeAll(dir)
 	want := func(s *spec.Spec, t string) bool {
-		hasAsm, _ := emit.Backends(s.Encoding)
+		hasAsm := gen.Backends(s.Encoding).Assembly
 		isAsm := t == spec.TargetAVX2 || t == spec.TargetAVX512 || t == spec.TargetNEON
 		return s.HasTarget(t) && (only == nil || only[t]) && (hasAsm || !isAsm)
 	}

@@ -1,4 +1,4 @@
-package cuda
+package cuda_test
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -186,16 +187,16 @@ var relWideSpecs = []struct {
 func TestHostEmulationRelWide(t *testing.T) {
 	for _, w := range relWideSpecs {
 		c := derive(t, w.yaml)
-		t.Run(c.Spec.Name, func(t *testing.T) {
-			if _, ok := Clang(); ok {
-				if _, err := CompilePTX(write(t, c), c.Spec.Name+".cu"); err != nil {
+		t.Run(c.Input().Name, func(t *testing.T) {
+			if _, ok := cuda.Clang(); ok {
+				if _, err := cuda.CompilePTX(write(t, c), c.Input().Name+".cu"); err != nil {
 					t.Error(err)
 				}
 			}
 			l := buildLib(t, w.yaml)
-			ck := &checker{t: t, name: c.Spec.Name}
+			ck := &checker{t: t, name: c.Input().Name}
 			checkRel(t, l, rand.New(rand.NewPCG(7, 11)), ck, 0, w.shapes, w.relN)
-			t.Logf("%s/%s: max error/bound %.3g", c.Spec.Name, cudahost.Target, ck.worst)
+			t.Logf("%s/%s: max error/bound %.3g", c.Input().Name, cudahost.Target, ck.worst)
 		})
 	}
 }
@@ -237,18 +238,18 @@ func TestHostEmulationRelBroken(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			c := derive(t, m.yaml)
 			dir := write(t, c)
-			cu := filepath.Join(dir, c.Spec.Name+".cu")
+			cu := filepath.Join(dir, c.Input().Name+".cu")
 			src, err := os.ReadFile(cu)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n := strings.Count(string(src), m.old); n != 1 {
-				t.Fatalf("%s.cu has %d copies of %q, want 1: update the mutation", c.Spec.Name, n, m.old)
+				t.Fatalf("%s.cu has %d copies of %q, want 1: update the mutation", c.Input().Name, n, m.old)
 			}
 			if err := os.WriteFile(cu, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			l, err := cudahost.Build(c.Spec, cu)
+			l, err := cudahost.Build(c.Input(), cu)
 			if err != nil {
 				t.Fatal(err)
 			}

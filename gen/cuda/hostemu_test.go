@@ -1,4 +1,4 @@
-package cuda
+package cuda_test
 
 import (
 	"math"
@@ -20,7 +20,7 @@ func buildLib(t *testing.T, y string) *cudahost.Lib {
 	}
 	c := derive(t, y)
 	dir := write(t, c)
-	l, err := cudahost.Build(c.Spec, filepath.Join(dir, c.Spec.Name+".cu"))
+	l, err := cudahost.Build(c.Input(), filepath.Join(dir, c.Input().Name+".cu"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func run(t *testing.T, l *cudahost.Lib, target string) {
 func TestHostEmulation(t *testing.T) {
 	for _, y := range testSpecs {
 		c := derive(t, y)
-		if c.Spec.DType != "f32" {
+		if c.Input().DType != "f32" {
 			continue
 		}
-		t.Run(c.Spec.Name, func(t *testing.T) {
+		t.Run(c.Input().Name, func(t *testing.T) {
 			l := buildLib(t, y)
 			run(t, l, cudahost.Target)
-			if c.Spec.Name == "rope_half" || c.Spec.Name == "rpefull64" || c.Spec.Name == "xl64" {
+			if c.Input().Name == "rope_half" || c.Input().Name == "rpefull64" || c.Input().Name == "xl64" {
 				// The launchers' scalar fallback for unaligned pointers.
 				l.Misalign = true
 				run(t, l, cudahost.Target+"-unaligned")
@@ -122,7 +122,7 @@ func randn(l *cudahost.Lib, r *rand.Rand, n int) []float32 {
 func TestHostEmulationReducedPrecision(t *testing.T) {
 	for _, y := range testSpecs {
 		c := derive(t, y)
-		s := c.Spec
+		s := c.Input()
 		if s.DType == "f32" {
 			continue
 		}

@@ -1,0 +1,37 @@
+package rope
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/posenc/posenc/gen/family"
+	"github.com/posenc/posenc/spec"
+)
+
+// Explain prints the table geometry, the scaling, the attention factor and
+// every frequency (`posenc explain`).
+func (c *Consts) Explain(w io.Writer) {
+	s := c.Spec
+	fmt.Fprintf(w, "head_dim %d, rotary_dim %d, layout %s, base %g, max_position %d (table: %d rows × %d floats)\n",
+		s.HeadDim, s.RotaryDim, s.Layout, s.Base, s.MaxPosition, c.TableRows, c.RowLen)
+	if sc := s.Scaling; sc != nil {
+		fmt.Fprintf(w, "scaling %s: factor %g, original_max_position %d\n", sc.Type, sc.Factor, sc.OriginalMaxPosition)
+	}
+	fmt.Fprintf(w, "attention factor A = %.17g (cos and sin are multiplied by it)\n", c.AttentionFactor)
+	family.PrintFreqs(w, "frequencies ω_i", c.Freqs)
+	if c.LongFreqs != nil {
+		family.PrintFreqs(w, "long frequencies ω_i (max(pos)+1 > original_max_position)", c.LongFreqs)
+	}
+	if d := c.Dynamic; d != nil {
+		fmt.Fprintf(w, "dynamic: a call with max(pos)+1 = L > %d uses base·((factor·L/%d) − (factor−1))^(R/(R−2))\n", d.OMP, d.OMP)
+	}
+}
+
+// summary is a rope spec's shape for `posenc list`.
+func summary(s *spec.Spec) string {
+	sc := ""
+	if s.Scaling != nil {
+		sc = fmt.Sprintf(", %s ×%g", s.Scaling.Type, s.Scaling.Factor)
+	}
+	return fmt.Sprintf("head_dim %d, rotary %d, %s, base %g%s", s.HeadDim, s.RotaryDim, s.Layout, s.Base, sc)
+}
