@@ -39,7 +39,7 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		d.AbsDoc = "Sinusoidal encoding (Vaswani et al. 2017): PE(p, 2i) = sin(p/base^(2i/d)), PE(p, 2i+1) = cos(p/base^(2i/d)); the angle is formed in float64."
 		if memberOf(s) == mixture {
 			d.Table, d.Mixture = true, true
-			d.AbsDoc = "Mixture encoding (seed 001): x[t] += α·PE_sin(p) + (1−α)·table[p], PE_sin with base 10000, the angle formed in float64."
+			d.AbsDoc = "Mixture of absolute encodings: x[t] += α·PE_sin(p) + (1−α)·table[p], PE_sin with base 10000, the angle formed in float64."
 		}
 	case algebraic:
 		if len(c.AbsDivisors) != s.DModel {
@@ -47,10 +47,10 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		}
 		d.Algebraic = true
 		d.Divisors = cuda.Doubles(c.AbsDivisors)
-		d.AbsDoc = "Algebraic encoding (seed 001): PE(p, i) = p / (max_len−1)^(i/(d−1))."
+		d.AbsDoc = "Algebraic encoding: PE(p, i) = p / (max_len−1)^(i/(d−1))."
 	case binary:
 		d.Binary, d.BinBits = true, c.BinBits
-		d.AbsDoc = "Binary encoding (seed 001): PE(p, i) = bit i of p."
+		d.AbsDoc = "Binary encoding: PE(p, i) = bit i of p."
 	case learned:
 		d.Table = true
 		d.AbsDoc = "Learned absolute encoding: x[t] += table[pos[t]]."

@@ -116,18 +116,18 @@ func absPackageDoc(c *Consts) string {
 			"\"Attention Is All You Need\" (2017), with base %v: PE(p, 2i) = sin(p/base^(2i/DModel)),\n"+
 			"PE(p, 2i+1) = cos(p/base^(2i/DModel)), computed in float64 and rounded to float32.", pkg, s.Base)
 	case algebraic:
-		return fmt.Sprintf("Package %s adds the algebraic positional encoding of seed 001 (\"Absolute\n"+
-			"Position Encoding\"): PE(p, i) = p / (max_len−1)^(i/(d_model−1)), computed in float64 and\n"+
+		return fmt.Sprintf("Package %s adds the algebraic absolute positional encoding:\n"+
+			"PE(p, i) = p / (max_len−1)^(i/(d_model−1)), computed in float64 and\n"+
 			"rounded to float32.", pkg)
 	case binary:
-		return fmt.Sprintf("Package %s adds the binary positional encoding of seed 001 (\"Absolute\n"+
-			"Position Encoding\"): PE(p, i) = (p >> i) & 1 for i < BinBits = min(d_model,\n"+
+		return fmt.Sprintf("Package %s adds the binary absolute positional encoding:\n"+
+			"PE(p, i) = (p >> i) & 1 for i < BinBits = min(d_model,\n"+
 			"bitlen(max_len)), 0 for the other dims.", pkg)
 	case learned:
 		return fmt.Sprintf("Package %s adds a learned absolute positional embedding: row pos[t] of a\n"+
 			"caller-supplied [MaxLen][DModel] table is added to token t.", pkg)
 	default: // mixture
-		return fmt.Sprintf("Package %s adds seed 001's mixture of absolute encodings,\n"+
+		return fmt.Sprintf("Package %s adds a mixture of absolute encodings,\n"+
 			"PE = α·PE_sin + (1−α)·PE_learned: the sinusoidal encoding of Vaswani et al. (2017)\n"+
 			"with base %d and a caller-supplied [MaxLen][DModel] learned table indexed by position.", pkg, MixtureBase)
 	}

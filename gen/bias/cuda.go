@@ -56,7 +56,7 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		if b := s.Buckets; b != nil {
 			d.BucketRule = fmt.Sprintf("T5 (Hugging Face T5Attention._relative_position_bucket; %d buckets, max_distance %d, bidirectional %v)", b.Num, b.MaxDistance, b.Bidirectional)
 		} else {
-			d.BucketRule = fmt.Sprintf("clamp (seed 000 gather_biases; r_max %d)", s.RMax)
+			d.BucketRule = fmt.Sprintf("clamp (Shaw et al. 2018; r_max %d)", s.RMax)
 		}
 		tab = []string{"const " + T + " *table"}
 	}

@@ -220,7 +220,7 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	// }
 	f.Comment("Bias writes " + biasDoc + " for every (h, i, j) to dst, [Heads][lq][lk],")
 	if causal {
-		f.Comment("unmasked (as the seeds' get_alibi_biases): the mask is AddBias's and Softmax's job.")
+		f.Comment("unmasked (as Press et al.'s ALiBi bias matrix): the mask is AddBias's and Softmax's job.")
 	} else {
 		f.Comment("the materialized form of what AddBias adds.")
 	}

@@ -49,7 +49,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 	rpe, causal := isRPE(s), isCausal(s)
 	f := gocode.NewFile(pkg, s.File)
 	if rpe {
-		rule := fmt.Sprintf("Buckets follow the clamp rule of seed 000's gather_biases with r_max = %d.", s.RMax)
+		rule := fmt.Sprintf("Buckets follow the clamp rule of Shaw et al. (2018) with r_max = %d.", s.RMax)
 		if s.Buckets != nil {
 			rule = fmt.Sprintf("Buckets follow T5's rule with num = %d, max_distance = %d,\nbidirectional = %v.",
 				s.Buckets.Num, s.Buckets.MaxDistance, s.Buckets.Bidirectional)
@@ -120,8 +120,8 @@ func biasBucketDecls(f *jen.File, c *Consts) {
 	)
 	if s.Buckets == nil {
 		// func Bucket(rel int) int { clamp; return rel + BucketSpan }
-		f.Comment("Bucket returns the table column of rel = query position − key position: seed 000's")
-		f.Comment("gather_biases rule clamp(rel, −(r_max−1), r_max−1) + r_max−1. It accepts any int.")
+		f.Comment("Bucket returns the table column of rel = query position − key position: Shaw et al.'s")
+		f.Comment("clip rule clamp(rel, −(r_max−1), r_max−1) + r_max−1. It accepts any int.")
 		f.Func().Id("Bucket").Params(jen.Id("rel").Int()).Int().Block(
 			clamp,
 			jen.Return(jen.Id("rel").Op("+").Id("BucketSpan")),

@@ -147,7 +147,7 @@ func BenchRandom(f *jen.File) {
 	//	for i := range v { v[i] = float32(r.NormFloat64()) }
 	//	return v
 	// }
-	f.Comment("sharedBenchRandom returns n standard-normal values from a fixed seed.")
+	f.Comment("benchRandom returns n standard-normal values from a fixed seed.")
 	f.Func().Id("benchRandom").Params(jen.Id("n").Int(), jen.Id("seed").Uint64()).Index().Float32().Block(
 		jen.Id("r").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Id("seed"), jen.Lit(1))),
 		jen.Id("v").Op(":=").Make(jen.Index().Float32(), jen.Id("n")),

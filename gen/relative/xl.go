@@ -39,7 +39,7 @@ func xlAPI(c *Consts) (emit.File, error) {
 		"at position qOffset+i, key j at position j. There is no 1/√HeadDim scale: apply it (or\n"+
 		"not) to the scores as the model does. Relative writes the sinusoid R (base %v):\n"+
 		"R_d[2i] = sin(d/base^(2i/HeadDim)), R_d[2i+1] = cos(d/base^(2i/HeadDim)), interleaved as\n"+
-		"in seed 001 (the reference implementation concatenates all sines, then all cosines; a\n"+
+		"in Vaswani et al.'s sinusoid (the reference implementation of Dai et al. concatenates all sines, then all cosines; a\n"+
 		"projection trained on that layout needs its columns permuted).", pkg, s.Base))
 
 	f.Comment("HeadDim is the per-head dimension of q, k, r, u, v and of the sinusoid R.")

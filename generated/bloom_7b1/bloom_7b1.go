@@ -193,7 +193,7 @@ func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 }
 
 // Bias writes the bias of head h for every (h, i, j) to dst, [Heads][lq][lk],
-// unmasked (as the seeds' get_alibi_biases): the mask is AddBias's and Softmax's job.
+// unmasked (as Press et al.'s ALiBi bias matrix): the mask is AddBias's and Softmax's job.
 // Query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
 func Bias(dst []float32, lq, lk, qOffset int) {

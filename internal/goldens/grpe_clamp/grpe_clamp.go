@@ -3,7 +3,7 @@
 // Package grpe_clamp adds learned relative-position attention biases to attention
 // scores laid out [Heads][lq][lk]: query i sits at position qOffset+i, key j at position j,
 // and the bias of head h is table[h][Bucket(qOffset+i−j)].
-// Buckets follow the clamp rule of seed 000's gather_biases with r_max = 3.
+// Buckets follow the clamp rule of Shaw et al. (2018) with r_max = 3.
 package grpe_clamp
 
 import (
@@ -22,8 +22,8 @@ const Buckets = 5
 // shares the bucket of ±BucketSpan.
 const BucketSpan = 2
 
-// Bucket returns the table column of rel = query position − key position: seed 000's
-// gather_biases rule clamp(rel, −(r_max−1), r_max−1) + r_max−1. It accepts any int.
+// Bucket returns the table column of rel = query position − key position: Shaw et al.'s
+// clip rule clamp(rel, −(r_max−1), r_max−1) + r_max−1. It accepts any int.
 func Bucket(rel int) int {
 	if rel > BucketSpan {
 		rel = BucketSpan

@@ -106,7 +106,7 @@ inline unsigned int threads_for(long long n) {
 // float64 nearest 2π, C2 = 2π − C1), r = (a − k·C1) − k·C2, k = rint(a/2π),
 // so |r| ≤ π carries no error beyond a's own rounding, and only then
 // narrowed to f32 for sincosf. An f32 angle would lose every digit beyond
-// position 2^24 (DESIGN.md's large-position bound is what this buys).
+// position 2^24 (the 1e-5 bound beyond 2^20 is what this buys).
 __device__ __forceinline__ void sincos_angle(double a, float *s, float *c) {
 	const double k = rint(a * 0.15915494309189535);
 	double r = fma(-k, 6.283185307179586, a);

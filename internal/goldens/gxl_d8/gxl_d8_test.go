@@ -78,7 +78,7 @@ func TestRequireVariants(t *testing.T) {
 	}
 }
 
-// sharedBenchRandom returns n standard-normal values from a fixed seed.
+// benchRandom returns n standard-normal values from a fixed seed.
 func benchRandom(n int, seed uint64) []float32 {
 	r := rand.New(rand.NewPCG(seed, 1))
 	v := make([]float32, n)

@@ -11,7 +11,7 @@
 // at position qOffset+i, key j at position j. There is no 1/√HeadDim scale: apply it (or
 // not) to the scores as the model does. Relative writes the sinusoid R (base 10000):
 // R_d[2i] = sin(d/base^(2i/HeadDim)), R_d[2i+1] = cos(d/base^(2i/HeadDim)), interleaved as
-// in seed 001 (the reference implementation concatenates all sines, then all cosines; a
+// in Vaswani et al.'s sinusoid (the reference implementation of Dai et al. concatenates all sines, then all cosines; a
 // projection trained on that layout needs its columns permuted).
 package gxl_q1
 
