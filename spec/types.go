@@ -133,3 +133,10 @@ func (s *Spec) HasTarget(t string) bool {
 	}
 	return false
 }
+
+// RotaryDimOK reports whether rotary_dim r can rotate heads of headDim
+// dims: r pairs up, so it must be even, with 2 ≤ r ≤ headDim. It is the one
+// statement of the rule; the validator and the generator both ask it.
+func RotaryDimOK(r, headDim int) bool {
+	return r >= 2 && r%2 == 0 && r <= headDim
+}

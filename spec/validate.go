@@ -183,7 +183,7 @@ func (d *decoder) rope(s *Spec) {
 	}
 	if !d.has("rotary_dim") {
 		s.RotaryDim = s.HeadDim
-	} else if s.RotaryDim < 2 || s.RotaryDim > s.HeadDim || s.RotaryDim%2 != 0 {
+	} else if !RotaryDimOK(s.RotaryDim, s.HeadDim) {
 		d.fail(d.line("rotary_dim"), "rotary_dim", "must be even with 2 ≤ rotary_dim ≤ head_dim (%d), got %d", s.HeadDim, s.RotaryDim)
 		return
 	}

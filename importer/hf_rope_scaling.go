@@ -1,0 +1,321 @@
+package importer
+
+// rope_scaling / rope_parameters: mapping transformers' RoPE types onto the
+// spec's scaling mapping.
+
+import (
+	"sort"
+	"strings"
+)
+
+// ropeKeys are every key a rope_scaling / rope_parameters object may carry
+// (modeling_rope_utils RopeParameters); "type" is the old name of rope_type.
+var ropeKeys = map[string]bool{
+	"rope_type": true, "type": true, "rope_theta": true, "partial_rotary_factor": true,
+	"factor": true, "original_max_position_embeddings": true,
+	"low_freq_factor": true, "high_freq_factor": true,
+	"beta_fast": true, "beta_slow": true, "mscale": true, "mscale_all_dim": true,
+	"attention_factor": true, "truncate": true, "short_factor": true, "long_factor": true,
+}
+
+// ropeTypeKeys are, per rope_type, the keys its compute function in
+// modeling_rope_utils reads (besides rope_type, rope_theta and
+// partial_rotary_factor). Other known keys are ignored, as HF ignores them.
+var ropeTypeKeys = map[string][]string{
+	"default":  nil,
+	"linear":   {"factor"},
+	"ntk":      {"factor"},
+	"dynamic":  {"factor", "original_max_position_embeddings"},
+	"yarn":     {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"},
+	"llama3":   {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+	"longrope": {"factor", "original_max_position_embeddings", "attention_factor", "short_factor", "long_factor"},
+}
+
+// ropeTypeAliases are older names: Phi-3's configuration_phi3.py renamed
+// "su" (and the short-lived "phi3") to "longrope".
+var ropeTypeAliases = map[string]string{"su": "longrope", "phi3": "longrope"}
+
+// hfScaling translates rope_scaling / rope_parameters rp into the spec's
+// scaling mapping, following modeling_rope_utils.py's compute functions.
+// mpeKey/mpe are the config's max_position_embeddings (mpeKey "" when
+// absent).
+func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
+	for _, k := range rp.sortedKeys() {
+		if !ropeKeys[k] {
+			return rp.errf(k, "unknown RoPE scaling key; posenc knows %s", knownRopeKeys())
+		}
+	}
+	tk := rp.first("rope_type", "type")
+	if tk == "" {
+		return rp.errf("rope_type", "required: the RoPE type (default, linear, dynamic, yarn, llama3, longrope)")
+	}
+	rt, err := rp.str(tk)
+	if err != nil {
+		return err
+	}
+	if tk == "rope_type" && rp.has("type") {
+		if old, err := rp.str("type"); err != nil || old != rt {
+			return rp.errf("type", "disagrees with rope_type %q", rt)
+		}
+	}
+	typ := rt
+	if a, ok := ropeTypeAliases[rt]; ok {
+		typ = a
+	}
+	used, ok := ropeTypeKeys[typ]
+	if !ok {
+		return rp.errf(tk, "unknown RoPE type %q; posenc imports default, linear, ntk, dynamic, yarn, llama3, longrope (su, phi3)", rt)
+	}
+	var ignored []string
+	for _, k := range rp.sortedKeys() {
+		switch k {
+		case "rope_type", "type", "rope_theta", "partial_rotary_factor":
+			continue
+		}
+		if !contains(used, k) && rp.has(k) {
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 {
+		d.note("%s keys %s are not read by HF for rope_type %s and are ignored", rp.path, strings.Join(ignored, ", "), rt)
+	}
+	if typ == "default" {
+		d.note("%s rope_type %s: unscaled RoPE", rp.path, rt)
+		return nil
+	}
+
+	factor := func() (float64, error) {
+		if !rp.has("factor") {
+			return 0, rp.errf("factor", "required for rope_type %s", rt)
+		}
+		return rp.positive("factor")
+	}
+	// original returns original_max_position_embeddings from rp, falling
+	// back to config max_position_embeddings as modeling_rope_utils does
+	// for dynamic, yarn and longrope.
+	original := func(fallback bool) (int, string, error) {
+		if rp.has("original_max_position_embeddings") {
+			v, err := rp.integer("original_max_position_embeddings", 1)
+			return v, "config " + rp.field("original_max_position_embeddings"), err
+		}
+		if fallback && mpeKey != "" {
+			return mpe, "config " + mpeKey + " (HF's fallback when " + rp.path + " has no original_max_position_embeddings)", nil
+		}
+		return 0, "", rp.errf("original_max_position_embeddings", "required for rope_type %s (the pre-training context length)", rt)
+	}
+
+	d.note("scaling: %s rope_type %s (transformers modeling_rope_utils.py)", rp.path, rt)
+	d.sc("type", typ)
+	switch typ {
+	case "linear", "ntk":
+		f, err := factor()
+		if err != nil {
+			return err
+		}
+		d.scNum("factor", f)
+	case "dynamic":
+		f, err := factor()
+		if err != nil {
+			return err
+		}
+		o, from, err := original(true)
+		if err != nil {
+			return err
+		}
+		d.note("scaling.original_max_position %d: %s", o, from)
+		d.scNum("factor", f)
+		d.scInt("original_max_position", o)
+	case "llama3":
+		f, err := factor()
+		if err != nil {
+			return err
+		}
+		o, _, err := original(false)
+		if err != nil {
+			return err
+		}
+		var lo, hi float64
+		for _, k := range []string{"low_freq_factor", "high_freq_factor"} {
+			if !rp.has(k) {
+				return rp.errf(k, "required for rope_type llama3")
+			}
+		}
+		if lo, err = rp.positive("low_freq_factor"); err != nil {
+			return err
+		}
+		if hi, err = rp.positive("high_freq_factor"); err != nil {
+			return err
+		}
+		if !(hi > lo) {
+			return rp.errf("high_freq_factor", "must be > low_freq_factor %v, got %v", lo, hi)
+		}
+		d.scNum("factor", f)
+		d.scNum("low_freq_factor", lo)
+		d.scNum("high_freq_factor", hi)
+		d.scInt("original_max_position", o)
+	case "yarn":
+		return hfYaRN(rp, rt, factor, original, d)
+	case "longrope":
+		return hfLongRoPE(cfg, rp, mpeKey, mpe, rotaryDim, original, d)
+	}
+	return nil
+}
+
+// hfYaRN writes YaRN scaling (modeling_rope_utils _compute_yarn_parameters).
+// factor is rope_scaling's own factor, as transformers uses it since PR
+// #40320 (issue #38224); earlier 4.x releases replaced it by
+// max_position_embeddings / original_max_position_embeddings whenever the
+// latter was given.
+func hfYaRN(rp obj, rt string, factor func() (float64, error), original func(bool) (int, string, error), d *doc) error {
+	f, err := factor()
+	if err != nil {
+		return err
+	}
+	o, from, err := original(true)
+	if err != nil {
+		return err
+	}
+	d.note("scaling.original_max_position %d: %s", o, from)
+	d.scNum("factor", f)
+	d.scInt("original_max_position", o)
+	// beta_fast / beta_slow: HF reads them as `get(...) or 32` / `or 1`, so
+	// 0 means the default too.
+	for _, k := range []string{"beta_fast", "beta_slow"} {
+		if rp.has(k) {
+			v, err := rp.num(k)
+			if err != nil {
+				return err
+			}
+			if v != 0 {
+				d.scNum(k, v)
+			}
+		}
+	}
+	// mscale / mscale_all_dim: HF uses their ratio only when both are
+	// truthy (`if mscale and mscale_all_dim`); otherwise they are unused.
+	if rp.has("mscale") && rp.has("mscale_all_dim") {
+		m, err := rp.num("mscale")
+		if err != nil {
+			return err
+		}
+		ma, err := rp.num("mscale_all_dim")
+		if err != nil {
+			return err
+		}
+		if m != 0 && ma != 0 {
+			if !(m > 0) || !(ma > 0) {
+				return rp.errf("mscale", "mscale %v and mscale_all_dim %v must be > 0", m, ma)
+			}
+			d.scNum("mscale", m)
+			d.scNum("mscale_all_dim", ma)
+		}
+	} else if rp.has("mscale") || rp.has("mscale_all_dim") {
+		d.note("%s: mscale without mscale_all_dim (or the reverse) is unused by HF", rp.path)
+	}
+	if rp.has("attention_factor") {
+		a, err := rp.positive("attention_factor")
+		if err != nil {
+			return err
+		}
+		d.scNum("attention_factor", a)
+	}
+	if rp.has("truncate") {
+		t, err := rp.boolean("truncate")
+		if err != nil {
+			return err
+		}
+		d.scBool("truncate", t)
+	}
+	return nil
+}
+
+// hfLongRoPE writes LongRoPE scaling (modeling_rope_utils
+// _compute_longrope_parameters). Phi-3 keeps the pre-training length in a
+// top-level original_max_position_embeddings; HF then uses
+// factor = max_position_embeddings / original_max_position_embeddings and
+// ignores rope_scaling's factor.
+func hfLongRoPE(cfg, rp obj, mpeKey string, mpe, rotaryDim int, original func(bool) (int, string, error), d *doc) error {
+	var f float64
+	hasF := false
+	var o int
+	if cfg.has("original_max_position_embeddings") {
+		var err error
+		if o, err = cfg.integer("original_max_position_embeddings", 1); err != nil {
+			return err
+		}
+		if mpeKey == "" {
+			return cfg.errf("max_position_embeddings", "required with a top-level original_max_position_embeddings: HF's LongRoPE factor is their ratio")
+		}
+		f, hasF = float64(mpe)/float64(o), true
+		if rp.has("original_max_position_embeddings") {
+			if v, err := rp.integer("original_max_position_embeddings", 1); err != nil || v != o {
+				return rp.errf("original_max_position_embeddings", "disagrees with the top-level original_max_position_embeddings %d", o)
+			}
+		}
+		d.note("scaling.factor %s = %s %d / original_max_position_embeddings %d (HF's Phi-3 rule)", fmtNum(f), mpeKey, mpe, o)
+		if rp.has("factor") {
+			d.note("%s.factor is ignored by HF when original_max_position_embeddings is top-level", rp.path)
+		}
+	} else {
+		var from string
+		var err error
+		if o, from, err = original(true); err != nil {
+			return err
+		}
+		d.note("scaling.original_max_position %d: %s", o, from)
+		if rp.has("factor") {
+			if f, err = rp.positive("factor"); err != nil {
+				return err
+			}
+			hasF = true
+		}
+	}
+	lists := map[string][]float64{}
+	for _, k := range []string{"short_factor", "long_factor"} {
+		if !rp.has(k) {
+			return rp.errf(k, "required for rope_type longrope: rotary_dim/2 = %d factors", rotaryDim/2)
+		}
+		v, err := rp.numbers(k)
+		if err != nil {
+			return err
+		}
+		if len(v) != rotaryDim/2 {
+			return rp.errf(k, "has %d entries; rotary_dim %d needs rotary_dim/2 = %d", len(v), rotaryDim, rotaryDim/2)
+		}
+		lists[k] = v
+	}
+	if hasF {
+		d.scNum("factor", f)
+	}
+	d.scInt("original_max_position", o)
+	if rp.has("attention_factor") {
+		a, err := rp.positive("attention_factor")
+		if err != nil {
+			return err
+		}
+		d.scNum("attention_factor", a)
+	}
+	d.scList("short_factor", lists["short_factor"])
+	d.scList("long_factor", lists["long_factor"])
+	return nil
+}
+
+// knownRopeKeys lists ropeKeys sorted, for messages.
+func knownRopeKeys() string {
+	var ks []string
+	for k := range ropeKeys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

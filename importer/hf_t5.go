@@ -1,0 +1,42 @@
+package importer
+
+import (
+	"fmt"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// hfT5 imports T5 / mT5: T5Config(num_heads, relative_attention_num_buckets
+// =32, relative_attention_max_distance=128). The spec describes the
+// encoder's self-attention, whose _relative_position_bucket is
+// bidirectional; decoder self-attention uses the same table rule with
+// bidirectional=False.
+func hfT5(cfg obj, d *doc) error {
+	heads, k, err := hfHeads(cfg, []string{"num_heads", "num_attention_heads"})
+	if err != nil {
+		return err
+	}
+	num, numFrom := 32, "T5Config default"
+	if cfg.has("relative_attention_num_buckets") {
+		if num, err = cfg.integer("relative_attention_num_buckets", 1); err != nil {
+			return err
+		}
+		numFrom = "config relative_attention_num_buckets"
+	}
+	maxDist, distFrom := 128, "T5Config default"
+	if cfg.has("relative_attention_max_distance") {
+		if maxDist, err = cfg.integer("relative_attention_max_distance", 1); err != nil {
+			return err
+		}
+		distFrom = "config relative_attention_max_distance"
+	}
+	d.note("T5 relative attention bias of the encoder self-attention (bidirectional: true); the decoder's self-attention uses bidirectional: false")
+	d.note("heads %d: config %s; buckets.num %d: %s; buckets.max_distance %d: %s", heads, k, num, numFrom, maxDist, distFrom)
+	d.set("encoding", spec.RPEBias)
+	d.setInt("heads", heads)
+	d.block("buckets",
+		kv{key: "num", val: fmt.Sprint(num)},
+		kv{key: "max_distance", val: fmt.Sprint(maxDist)},
+		kv{key: "bidirectional", val: "true"})
+	return nil
+}
