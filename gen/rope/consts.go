@@ -69,7 +69,7 @@ func derive(s *spec.Spec) (*Consts, error) {
 func (c *Consts) derive() error {
 	s := c.Spec
 	r := s.RotaryDim
-	if r < 2 || r%2 != 0 || r > s.HeadDim {
+	if !spec.RotaryDimOK(r, s.HeadDim) {
 		return fmt.Errorf("rope: rotary_dim %d must be even and in [2, head_dim = %d]", r, s.HeadDim)
 	}
 	if !(s.Base > 1) || math.IsInf(s.Base, 0) {
