@@ -1,15 +1,13 @@
 // Package gen turns a parsed spec into the files of its generated package:
 // it derives the constants once (gen/consts) and hands them to every
-// emitter the spec's targets ask for — gen/golang (always), asm/amd64,
-// asm/arm64 and gen/cuda.
+// emitter the spec's targets ask for — gen/golang (always), the assembly
+// programs of asm/ (asmFiles) and gen/cuda.
 package gen
 
 import (
 	"fmt"
 	"sort"
 
-	"github.com/posenc/posenc/asm/amd64"
-	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/gen/consts"
 	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/gen/golang"
@@ -29,39 +27,12 @@ func Generate(s *spec.Spec) ([]emit.File, error) {
 		return nil, err
 	}
 	// Encodings without a backend get no files for it (emit.Backends).
-	hasAsm, hasCUDA := emit.Backends(s.Encoding)
-	if hasAsm && (s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512)) {
-		fs, err := amd64.Files(amd64.Params{
-			Package:   s.Name,
-			Source:    s.File,
-			Encoding:  s.Encoding,
-			HeadDim:   s.HeadDim,
-			RotaryDim: s.RotaryDim,
-			Layout:    s.Layout,
-			DModel:    s.DModel,
-			AVX2:      s.HasTarget(spec.TargetAVX2),
-			AVX512:    s.HasTarget(spec.TargetAVX512),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: amd64: %w", s.File, err)
-		}
-		files = append(files, fs...)
+	_, hasCUDA := emit.Backends(s.Encoding)
+	fs, err := asmFiles(c, s)
+	if err != nil {
+		return nil, err
 	}
-	if hasAsm && s.HasTarget(spec.TargetNEON) {
-		fs, err := arm64.Files(arm64.Params{
-			Package:   s.Name,
-			Source:    s.File,
-			Encoding:  s.Encoding,
-			HeadDim:   s.HeadDim,
-			RotaryDim: s.RotaryDim,
-			Layout:    s.Layout,
-			DModel:    s.DModel,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: arm64: %w", s.File, err)
-		}
-		files = append(files, fs...)
-	}
+	files = append(files, fs...)
 	if s.HasTarget(spec.TargetCUDA) && hasCUDA {
 		fs, err := cuda.Files(c)
 		if err != nil {

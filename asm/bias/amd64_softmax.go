@@ -1,204 +1,33 @@
-package amd64
+package bias
 
 import (
 	"math"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
 )
-
-// Vectorized expf, the one softmaxRow uses.
-//
-// exp(x) = 2^n · exp(r), n = round(x·log2 e), r = x − n·ln 2, |r| ≤ ln2/2.
-//
-// n comes from the "magic number" rounding: t = x·log2e + M with one fused
-// multiply-add, M = 1.5·2^23, leaves round-to-nearest(x·log2e) in the low
-// mantissa bits of t (|x·log2e| < 2^22), and n = t − M exactly. On AVX2, M
-// also carries the float32 exponent bias, M = 1.5·2^23 + 127, so that t's
-// bits shifted left by 23 are the float32 2^n itself (n + 127 ∈ [0, 254]).
-// This is the rounding of Cephes-style SIMD exps such as the SLEEF and
-// "avx_mathfun" ports; it costs an FMA and a subtraction instead of a
-// multiply and a two-µop VROUNDPS/VRNDSCALEPS.
-//
-// The reduction is Cody–Waite's (W. J. Cody and W. Waite, Software Manual for
-// the Elementary Functions, 1980): ln 2 = C1 + C2 with C1 = 0.693359375
-// (= 355/512, 9 significant bits, so n·C1 is exact for |n| < 2^15) and
-// C2 = −2.12194440e−4, each product subtracted with one fused multiply-add.
-// exp(r) is a degree-6 polynomial evaluated by Horner's rule (six fused
-// multiply-adds), 1 + r + c2·r² + … + c6·r⁶, with c2…c6 the minimax fit of
-// the relative error of exp on [−ln2/2, ln2/2] (Lawson's reweighted least
-// squares, in float64; posenc's own fit): 6.2e−8 relative in exact
-// arithmetic, 0.71 ulp evaluated in float32.
-//
-// Scaling by 2^n: VSCALEFPS on AVX-512, which gives IEEE overflow, gradual
-// underflow and a single rounding over the whole float32 range; inputs are
-// clamped to [−104, 89] (exp(−104) < 2^−150 rounds to 0, exp(89) > FLT_MAX
-// overflows). On AVX2, one multiply by the float32 2^n built from t's bits,
-// for n ∈ [−127, 127]: inputs are clamped to [−88, 88], so exp(x) = 0 for
-// every x < −87.68 (x·log2e < −126.5: n = −127 makes the bits 0), results
-// below FLT_MIN (x < −87.34) are within 2^−126 of exp(x), and inputs above
-// 88 give exp(88) (softmaxRow's exponents are never above ~1: they are
-// v − max v). The
-// clamps use VMAXPS/VMINPS ordered so that a NaN input is passed through:
-// exp(NaN) = NaN, exp(−Inf) = 0.
-//
-// Accuracy (every normal result, x ≤ 88 on AVX2): at most expMaxULP float32
-// ulps of the exact result, measured against float64 math.Exp over all 2^32
-// float32 inputs (go test ./asm/amd64 -run TestKernels -args -expstride=1);
-// TestKernels checks every 97th bit pattern and the special values by
-// default.
-const (
-	expLog2e = 1.44269504088896341
-	expC1    = 0.693359375
-	expC2    = -2.12194440e-4
-	expMagic = 0x1.8p23 // 1.5·2^23: adding it rounds to an integer
-)
-
-// expClamp is the input range of the exp of each instruction set (see above).
-var expClamp = map[int][2]float32{
-	16: {-104, 89}, // AVX-512: VSCALEFPS scales over the whole range
-	8:  {-88, 88},  // AVX2: n + 127 must stay in [0, 254]
-}
-
-// expMaxULP bounds the error of the generated expf in float32 ulps of the
-// exact result for normal results: the exhaustive maximum, 0.8942 ulp at
-// x = 5.201929 for both AVX2 and AVX-512 (all 2^32 inputs, 135 s), rounded up.
-const expMaxULP = 0.9
-
-// expPoly are the coefficients c6…c0 of exp(r), highest degree first.
-var expPoly = [7]float32{
-	0.0013814599,
-	0.008368717,
-	0.04166839,
-	0.16666521,
-	0.49999994,
-	1,
-	1,
-}
-
-func f32bits(f float32) uint32 { return math.Float32bits(f) }
-
-// expConsts holds the operands the exp sequence needs: registers on AVX-512
-// (broadcast once per call), 32-byte memory vectors on AVX2 except for the
-// clamp bounds, which VMAXPS/VMINPS need in registers to keep NaN.
-type expConsts struct {
-	lo, hi               reg.Register
-	log2e, c1, c2, magic operand.Op
-	poly                 [7]operand.Op
-}
-
-// newExpConsts prepares the exp operands.
-func (g *gen) newExpConsts() expConsts {
-	var e expConsts
-	clamp := expClamp[g.isa.lanes]
-	e.lo = g.broadcast(f32bits(clamp[0]))
-	e.hi = g.broadcast(f32bits(clamp[1]))
-	k := func(bits uint32) operand.Op {
-		if g.isa.lanes == 16 {
-			return g.broadcast(bits)
-		}
-		return g.pool.vec8(bits)
-	}
-	e.log2e = k(f32bits(expLog2e))
-	e.c1 = k(f32bits(expC1))
-	e.c2 = k(f32bits(expC2))
-	if g.isa.lanes == 16 {
-		e.magic = k(f32bits(expMagic))
-	} else {
-		e.magic = k(f32bits(expMagic + 127))
-	}
-	for i, p := range expPoly {
-		e.poly[i] = k(f32bits(p))
-	}
-	return e
-}
-
-// exp replaces every lane of x by exp(x), as described above.
-func (g *gen) exp(x reg.VecVirtual, e expConsts) {
-	c := g.ctx
-	// Clamp. Intel's MAXPS/MINPS return the second source when either
-	// operand is NaN; in Go operand order that is the first operand, x.
-	c.VMAXPS(x, e.lo, x)
-	c.VMINPS(x, e.hi, x)
-	t := g.vec()
-	c.VMOVUPS(e.magic, t)
-	c.VFMADD231PS(e.log2e, x, t) // t = x·log2e + M, rounded to an integer
-	n := g.vec()
-	c.VSUBPS(e.magic, t, n)    // n = round(x·log2e), exact
-	c.VFNMADD231PS(e.c1, n, x) // x = x − n·C1 (exact: Sterbenz, n·C1 exact)
-	c.VFNMADD231PS(e.c2, n, x) // x = r = x − n·C2
-	p := g.vec()
-	c.VMOVUPS(e.poly[0], p)
-	for _, k := range e.poly[1:] {
-		c.VFMADD213PS(k, x, p) // p = p·r + k; last: p = exp(r)
-	}
-	if g.isa.lanes == 16 {
-		c.VSCALEFPS(n, p, x) // x = p·2^n, IEEE overflow/underflow
-		return
-	}
-	c.VPSLLD(operand.U8(23), t, t) // the float32 2^n (bits (n+127)<<23)
-	c.VMULPS(t, p, x)              // the one rounding
-}
-
-// expRow emits expRow<ISA>(dst, src): dst[j] = exp(src[j]). It is not a
-// kernel of the ABI; Params.ExpTest asks for it so that tests can measure the
-// exp used by softmaxRow.
-func (g *gen) expRow() {
-	c := g.ctx
-	c.Function("expRow" + g.isa.suffix)
-	c.Attributes(attr.NOSPLIT)
-	c.Doc("expRow"+g.isa.suffix+" sets dst[j] = exp(src[j]) with the "+g.isa.name+" expf of softmaxRow"+g.isa.suffix+".",
-		"It exists for tests; len(src) == len(dst).")
-	c.SignatureExpr("func(dst, src []float32)")
-	d, s, n := c.GP64(), c.GP64(), c.GP64()
-	c.Load(c.Param("dst").Base(), d)
-	c.Load(c.Param("src").Base(), s)
-	c.Load(c.Param("dst").Len(), n)
-	e := g.newExpConsts()
-	g.vectorLoop(n, 1, []reg.GPVirtual{d, s}, func(int) {
-		v := g.vec()
-		c.VMOVUPS(mem(s, 0), v)
-		g.exp(v, e)
-		c.VMOVUPS(v, mem(d, 0))
-	}, func(t tail) {
-		v := g.vec()
-		t.load(mem(s, 0), v)
-		g.exp(v, e)
-		t.store(v, mem(d, 0))
-	})
-	c.VZEROUPPER()
-	c.RET()
-}
-
-// softmaxPrefetch is how far ahead of the exp pass softmaxRow prefetches, in
-// bytes. Measured on the [32][512][512] causal ALiBi benchmark (AMD EPYC,
-// AVX-512): no prefetch 15.5 GB/s, 2 KiB 18.2, 4 KiB 20.0, 8 KiB 22.1,
-// 16 KiB 21.3. A prefetch is a hint: it never faults and is not an access of
-// the Go memory model, so reading ahead of the row's slice is harmless.
-const softmaxPrefetch = 8192
 
 // softmaxRow emits softmaxRow<ISA>(row, bias, scale): with
 // v_j = scale·row[j] + bias[j] (one fused multiply-add) and m = max_j v_j,
 // row[j] = exp(v_j − m) / Σ_k exp(v_k − m), the exponent formed as
 // (bias[j] − m) + scale·row[j]. Three passes: the max; exp,
-// store and sum (blocks of unroll vectors summed in float32, the blocks in float64); a multiply by the
+// store and sum (blocks of amd64.Unroll vectors summed in float32, the blocks in float64); a multiply by the
 // reciprocal of the sum (computed in float64, rounded once to float32).
-func (g *gen) softmaxRow() {
-	c := g.ctx
-	L := g.isa.lanes
-	c.Function("softmaxRow" + g.isa.suffix)
-	c.Attributes(attr.NOSPLIT)
-	c.Doc("softmaxRow"+g.isa.suffix+" is the "+g.isa.name+" kernels.softmaxRow.",
+func (g gen) softmaxRow() {
+	c := g.Ctx
+	L := g.ISA.Lanes
+	g.Begin(abi.SoftmaxRow, "softmaxRow"+g.ISA.Suffix+" is the "+g.ISA.Name+" kernels.softmaxRow.",
 		"It trusts its arguments: len(bias) == len(row) >= 1.")
-	c.SignatureExpr("func(row, bias []float32, scale float32)")
 	rowBase, biasBase, length := c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("row").Base(), rowBase)
 	c.Load(c.Param("bias").Base(), biasBase)
 	c.Load(c.Param("row").Len(), length)
 	sx := c.XMM()
 	c.Load(c.Param("scale"), sx)
-	scale := g.vec()
+	scale := g.Vec()
 	c.VBROADCASTSS(sx, scale)
 	negInf := f32bits(float32(math.Inf(-1)))
 
@@ -218,49 +47,49 @@ func (g *gen) softmaxRow() {
 	}
 	// value loads v = scale·row + bias for the vector at r, b.
 	value := func(r, b reg.Register, off int) reg.VecVirtual {
-		v := g.vec()
-		c.VMOVUPS(mem(b, off), v)
-		c.VFMADD231PS(mem(r, off), scale, v)
+		v := g.Vec()
+		c.VMOVUPS(amd64.Mem(b, off), v)
+		c.VFMADD231PS(amd64.Mem(r, off), scale, v)
 		return v
 	}
 
 	// Pass 1: the maximum.
-	var acc [unroll]reg.VecVirtual
+	var acc [amd64.Unroll]reg.VecVirtual
 	for i := range acc {
-		acc[i] = g.broadcast(negInf)
+		acc[i] = g.Broadcast(negInf)
 	}
 	r, b, n := passBias()
-	g.vectorLoop(n, unroll, []reg.GPVirtual{r, b}, func(u int) {
+	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u int) {
 		v := value(r, b, 4*L*u)
 		c.VMAXPS(v, acc[u], acc[u])
-	}, func(t tail) {
-		v, w := g.vec(), g.vec()
-		t.load(mem(b, 0), v)
-		t.load(mem(r, 0), w)
+	}, func(t amd64.Tail) {
+		v, w := g.Vec(), g.Vec()
+		t.Load(amd64.Mem(b, 0), v)
+		t.Load(amd64.Mem(r, 0), w)
 		c.VFMADD231PS(w, scale, v)
-		if t.k != nil {
-			c.VMAXPS(v, acc[0], t.k, acc[0]) // merge-masked: other lanes keep acc
+		if t.K != nil {
+			c.VMAXPS(v, acc[0], t.K, acc[0]) // merge-masked: other lanes keep acc
 			return
 		}
-		ninf := g.broadcast(negInf)
-		c.VBLENDVPS(t.ymsk, v, ninf, v) // lanes outside the tail become −Inf
+		ninf := g.Broadcast(negInf)
+		c.VBLENDVPS(t.YMask, v, ninf, v) // lanes outside the tail become −Inf
 		c.VMAXPS(v, acc[0], acc[0])
 	})
 	c.VMAXPS(acc[1], acc[0], acc[0])
 	c.VMAXPS(acc[3], acc[2], acc[2])
 	c.VMAXPS(acc[2], acc[0], acc[0])
 	mx := g.horizontal(acc[0], false)
-	m := g.vec()
+	m := g.Vec()
 	c.VBROADCASTSS(mx, m)
 
 	// Pass 2: exp(v − m), stored, summed in float64.
 	e := g.newExpConsts()
-	sum := [2]reg.VecVirtual{g.vec(), g.vec()}
+	sum := [2]reg.VecVirtual{g.Vec(), g.Vec()}
 	for _, s := range sum {
 		c.VXORPD(s, s, s)
 	}
 	accumulate := func(v reg.VecVirtual) {
-		lo, hi := g.vec(), g.vec()
+		lo, hi := g.Vec(), g.Vec()
 		if L == 16 {
 			c.VCVTPS2PD(v.AsY(), lo)
 			h := c.YMM()
@@ -293,25 +122,25 @@ func (g *gen) softmaxRow() {
 			c.VSUBPS(m, v, v)
 		}
 	}
-	// Pass 2 works on blocks of unroll vectors: their exps are summed in
+	// Pass 2 works on blocks of amd64.Unroll vectors: their exps are summed in
 	// float32 (a tree of depth 2: error ≤ 2 ulp of the block's sum) and
 	// converted to float64 once per block, which keeps the float64 sum of
 	// arbitrarily long rows while spending about one µop per vector on it.
 	pass2 := func(precise bool) {
 		r, b, n := passBias()
 		var blockSum [2]reg.VecVirtual
-		g.vectorLoopBlocks(n, unroll, []reg.GPVirtual{r, b}, func(u, blk int) {
-			v := g.vec()
-			c.VMOVUPS(mem(b, 4*L*u), v)
-			exponent(precise, v, mem(r, 4*L*u))
+		g.VectorLoopBlocks(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u, blk int) {
+			v := g.Vec()
+			c.VMOVUPS(amd64.Mem(b, 4*L*u), v)
+			exponent(precise, v, amd64.Mem(r, 4*L*u))
 			g.exp(v, e)
-			c.VMOVUPS(v, mem(r, 4*L*u))
+			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
 			if L == 16 || u%2 == 0 {
 				// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
 				// score rows are consecutive in memory ([heads][lq][lk]), so
 				// this brings the rows of the coming calls into cache while
 				// this row's exps keep the vector units busy.
-				c.PREFETCHT0(mem(r, softmaxPrefetch+4*L*u))
+				c.PREFETCHT0(amd64.Mem(r, softmaxPrefetch+4*L*u))
 			}
 			switch {
 			case blk == 1:
@@ -325,18 +154,18 @@ func (g *gen) softmaxRow() {
 				c.VADDPS(blockSum[1], blockSum[0], blockSum[0])
 				accumulate(blockSum[0])
 			}
-		}, func(t tail) {
-			v, w := g.vec(), g.vec()
-			t.load(mem(b, 0), v)
-			t.load(mem(r, 0), w)
+		}, func(t amd64.Tail) {
+			v, w := g.Vec(), g.Vec()
+			t.Load(amd64.Mem(b, 0), v)
+			t.Load(amd64.Mem(r, 0), w)
 			exponent(precise, v, w)
 			g.exp(v, e)
-			t.store(v, mem(r, 0))
-			t.zeroOutside(v)
+			t.Store(v, amd64.Mem(r, 0))
+			t.ZeroOutside(v)
 			accumulate(v)
 		})
 	}
-	huge, summed := g.newLabel("softmax_huge"), g.newLabel("softmax_summed")
+	huge, summed := g.NewLabel("softmax_huge"), g.NewLabel("softmax_summed")
 	bits := c.GP32()
 	c.VMOVD(mx, bits)
 	c.ANDL(operand.U32(0x7fffffff), bits)
@@ -350,23 +179,23 @@ func (g *gen) softmaxRow() {
 	c.VADDPD(sum[1], sum[0], sum[0])
 	total := g.horizontal(sum[0], true)
 	inv := c.XMM()
-	c.VMOVSD(g.pool.add("f64_3ff0000000000000", []operand.Constant{operand.U64(math.Float64bits(1))}), inv)
+	c.VMOVSD(g.Pool.Add("f64_3ff0000000000000", []operand.Constant{operand.U64(math.Float64bits(1))}), inv)
 	c.VDIVSD(total, inv, inv)  // 1/Σ in float64
 	c.VCVTSD2SS(inv, inv, inv) // one rounding to float32
-	f := g.vec()
+	f := g.Vec()
 	c.VBROADCASTSS(inv, f)
 
 	// Pass 3: scale by 1/Σ.
 	r, n = pass()
-	g.vectorLoop(n, unroll, []reg.GPVirtual{r}, func(u int) {
-		v := g.vec()
-		c.VMULPS(mem(r, 4*L*u), f, v)
-		c.VMOVUPS(v, mem(r, 4*L*u))
-	}, func(t tail) {
-		v := g.vec()
-		t.load(mem(r, 0), v)
+	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r}, func(u int) {
+		v := g.Vec()
+		c.VMULPS(amd64.Mem(r, 4*L*u), f, v)
+		c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
+	}, func(t amd64.Tail) {
+		v := g.Vec()
+		t.Load(amd64.Mem(r, 0), v)
 		c.VMULPS(f, v, v)
-		t.store(v, mem(r, 0))
+		t.Store(v, amd64.Mem(r, 0))
 	})
 	c.VZEROUPPER()
 	c.RET()
@@ -374,14 +203,14 @@ func (g *gen) softmaxRow() {
 
 // horizontal reduces the lanes of v (float32 max, or float64 sum when pd)
 // into lane 0 of the returned XMM register.
-func (g *gen) horizontal(v reg.VecVirtual, pd bool) reg.Register {
-	c := g.ctx
+func (g gen) horizontal(v reg.VecVirtual, pd bool) reg.Register {
+	c := g.Ctx
 	op := c.VMAXPS
 	if pd {
 		op = c.VADDPD
 	}
 	y := v.AsY()
-	if g.isa.lanes == 16 {
+	if g.ISA.Lanes == 16 {
 		h := c.YMM()
 		if pd {
 			c.VEXTRACTF64X4(operand.U8(1), v, h)

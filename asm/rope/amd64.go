@@ -1,12 +1,15 @@
-package amd64
+package rope
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
-	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
 )
+
+// gen emits the rope kernel of one AVX variant.
+type gen struct{ *amd64.Gen }
 
 // ropeShape is the compile-time geometry of a rope kernel.
 type ropeShape struct {
@@ -19,12 +22,14 @@ type ropeShape struct {
 	pairOff   int // half: float offset of x_{i+n} from x_i
 }
 
+// newRopeShape derives the geometry from p. Either layout keeps the cos
+// values in the first half of a row and the sin values in the second.
 func newRopeShape(p Params) ropeShape {
 	r := p.RotaryDim
-	if p.Layout == spec.LayoutHalf {
-		return ropeShape{headDim: p.HeadDim, rotaryDim: r, half: true, span: r / 2, rowLen: r, sinOff: r / 2, pairOff: r / 2}
+	if !p.Interleaved {
+		return ropeShape{headDim: p.HeadDim, rotaryDim: r, half: true, span: r / 2, rowLen: p.RowLen, sinOff: p.RowLen / 2, pairOff: r / 2}
 	}
-	return ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: 2 * r, sinOff: r}
+	return ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: p.RowLen, sinOff: p.RowLen / 2}
 }
 
 // ropeRegs are the general-purpose registers of the rotate kernel.
@@ -33,7 +38,7 @@ type ropeRegs struct {
 }
 
 // rotate emits rotate<ISA>(q, qHeads, k, kHeads, table, idx, sign), the rope
-// kernel of docs/internals.md: per token it rotates the first RotaryDim dims
+// kernel (abi.Rotate): per token it rotates the first RotaryDim dims
 // of every q head and then every k head by the table row idx[t].
 //
 // The head body is fully unrolled over the RotaryDim/2 pairs (half) or
@@ -45,16 +50,13 @@ type ropeRegs struct {
 // row as memory operands (see rotateTokens). The sign of sign selects one of two copies of the
 // token loop (forward, or inverse with the sin terms negated), so the inner
 // loop pays nothing for it; per the ABI sign is +1 or −1.
-func (g *gen) rotate(p Params) {
-	c := g.ctx
+func (g gen) rotate(p Params) {
+	c := g.Ctx
 	sh := newRopeShape(p)
-	c.Function("rotate" + g.isa.suffix)
-	c.Attributes(attr.NOSPLIT)
-	c.Doc("rotate"+g.isa.suffix+" is the "+g.isa.name+" rope kernel (kernels.rotate).",
+	g.Begin(abi.Rotate, "rotate"+g.ISA.Suffix+" is the "+g.ISA.Name+" rope kernel (kernels.rotate).",
 		"It trusts its arguments: the caller has checked every length.")
-	c.SignatureExpr("func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)")
 
-	g.setupMasks(sh.span)
+	g.SetupMasks(sh.span)
 	r := ropeRegs{
 		q:      c.GP64(),
 		qHeads: c.GP64(),
@@ -78,8 +80,8 @@ func (g *gen) rotate(p Params) {
 	}
 	c.MOVL(sb.Addr, sign) // the float's bits: only the sign bit is tested
 
-	done := g.newLabel("rope_done")
-	inverse := g.newLabel("rope_inverse")
+	done := g.NewLabel("rope_done")
+	inverse := g.NewLabel("rope_inverse")
 	c.TESTQ(r.tokens, r.tokens)
 	c.JZ(operand.LabelRef(done))
 	c.TESTL(sign, sign)
@@ -94,14 +96,14 @@ func (g *gen) rotate(p Params) {
 }
 
 // holdBudget is how many vector registers may hold table values across the
-// head loop: the rest stay free for the four temporaries of a piece and for
+// head loop: the rest stay free for the four temporaries of a amd64.Piece and for
 // the out-of-order overlap of consecutive pieces (10 of 16 on AVX2, 24 of 32
 // on AVX-512).
-func (g *gen) holdBudget() int {
-	if g.isa.regs == 32 {
-		return g.isa.regs - 8
+func (g gen) holdBudget() int {
+	if g.ISA.Regs == 32 {
+		return g.ISA.Regs - 8
 	}
-	return g.isa.regs - 6
+	return g.ISA.Regs - 6
 }
 
 // ropeGroupedMaxBytes is the largest call (tokens × (qHeads+kHeads) ×
@@ -114,12 +116,12 @@ func (g *gen) holdBudget() int {
 const ropeGroupedMaxBytes = 512 << 10
 
 // rotateTokens emits the loop over tokens (tokens > 0 on entry). When the
-// cos and sin of every piece fit in registers there is one order; otherwise
+// cos and sin of every amd64.Piece fit in registers there is one order; otherwise
 // calls up to ropeGroupedMaxBytes take rotateTokensGrouped and larger ones
 // rotateTokensStreaming.
-func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
-	c := g.ctx
-	pieces := g.split(sh.span)
+func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
+	c := g.Ctx
+	pieces := g.Split(sh.span)
 	hold := min(len(pieces), g.holdBudget()/2) // pieces whose cos and sin fit in registers
 	if hold == len(pieces) {
 		g.rotateTokensStreaming(sh, r, pieces, hold, inv)
@@ -131,7 +133,7 @@ func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), bytes, bytes)
 	c.MOVQ(r.tokens, t)
 	c.IMULQ(t, bytes) // ≤ the slices' total bytes: no overflow
-	stream, done := g.newLabel("rope_stream"), g.newLabel("rope_tokens_done")
+	stream, done := g.NewLabel("rope_stream"), g.NewLabel("rope_tokens_done")
 	c.CMPQ(bytes, operand.U32(ropeGroupedMaxBytes))
 	c.JA(operand.LabelRef(stream))
 	g.rotateTokensGrouped(sh, r, pieces, hold, inv)
@@ -145,12 +147,12 @@ func (g *gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 // groups: the pieces of a head are cut into groups of at most hold pieces,
 // whose cos and sin fit in registers next to the temporaries. For each
 // group the table values are loaded once per token and the group's pieces
-// of every head are rotated, so a piece costs one load and one store of x
+// of every head are rotated, so a amd64.Piece costs one load and one store of x
 // and no table load. Each token's heads are revisited once per group, from
 // cache.
-func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []piece, hold int, inv bool) {
-	c := g.ctx
-	var groups [][]piece
+func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece, hold int, inv bool) {
+	c := g.Ctx
+	var groups [][]amd64.Piece
 	for i := 0; i < len(pieces); i += hold {
 		groups = append(groups, pieces[i:min(i+hold, len(pieces))])
 	}
@@ -158,7 +160,7 @@ func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []piece, hold
 	qStride, kStride := c.GP64(), c.GP64()
 	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), r.qHeads, qStride)
 	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), r.kHeads, kStride)
-	loop := g.newLabel("rope_token")
+	loop := g.NewLabel("rope_token")
 	c.Label(loop)
 	row := g.tableRow(sh, r)
 	for _, grp := range groups {
@@ -182,10 +184,10 @@ func (g *gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []piece, hold
 // in one pass over each token's heads: pieces[:hold] keep cos and sin in
 // registers, the others read them from the table row (an L1 hit) as
 // memory operands. One sequential pass suits data streaming from memory.
-func (g *gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []piece, hold int, inv bool) {
-	c := g.ctx
+func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piece, hold int, inv bool) {
+	c := g.Ctx
 
-	loop := g.newLabel("rope_token")
+	loop := g.NewLabel("rope_token")
 	c.Label(loop)
 	row := g.tableRow(sh, r)
 	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
@@ -197,8 +199,8 @@ func (g *gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []piece, ho
 				if i < hold {
 					cop, sop = cs[i], sn[i]
 				} else {
-					cop = g.operandFor(pc, mem(row, 4*pc.off))
-					sop = g.operandFor(pc, mem(row, 4*(sh.sinOff+pc.off)))
+					cop = g.OperandFor(pc, amd64.Mem(row, 4*pc.Off))
+					sop = g.OperandFor(pc, amd64.Mem(row, 4*(sh.sinOff+pc.Off)))
 				}
 				g.rotatePiece(sh, pc, ptr, cop, sop, inv)
 			}
@@ -212,10 +214,10 @@ func (g *gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []piece, ho
 
 // tableRow emits the address of the token's table row, table + idx[t]·row
 // bytes, into a new register.
-func (g *gen) tableRow(sh ropeShape, r ropeRegs) reg.GPVirtual {
-	c := g.ctx
+func (g gen) tableRow(sh ropeShape, r ropeRegs) reg.GPVirtual {
+	c := g.Ctx
 	row := c.GP64()
-	c.MOVLQSX(mem(r.idx, 0), row)
+	c.MOVLQSX(amd64.Mem(r.idx, 0), row)
 	c.IMUL3Q(operand.U32(uint32(4*sh.rowLen)), row, row)
 	c.ADDQ(r.table, row)
 	return row
@@ -223,13 +225,13 @@ func (g *gen) tableRow(sh ropeShape, r ropeRegs) reg.GPVirtual {
 
 // loadCosSin loads the cos and sin values of pcs from the table row into
 // new registers: cs[i], sn[i] belong to pcs[i].
-func (g *gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []piece) (cs, sn []reg.Register) {
+func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs, sn []reg.Register) {
 	cs = make([]reg.Register, len(pcs))
 	sn = make([]reg.Register, len(pcs))
 	for i, pc := range pcs {
-		cs[i], sn[i] = g.regFor(pc), g.regFor(pc)
-		g.load(pc, mem(row, 4*pc.off), cs[i])
-		g.load(pc, mem(row, 4*(sh.sinOff+pc.off)), sn[i])
+		cs[i], sn[i] = g.RegFor(pc), g.RegFor(pc)
+		g.Load(pc, amd64.Mem(row, 4*pc.Off), cs[i])
+		g.Load(pc, amd64.Mem(row, 4*(sh.sinOff+pc.Off)), sn[i])
 	}
 	return cs, sn
 }
@@ -238,14 +240,14 @@ func (g *gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []piece) (cs, sn [
 // ptr at each head's first float. With fresh, ptr is a new register starting
 // at base and base is left alone; otherwise ptr is base itself, which ends
 // past the last head.
-func (g *gen) headLoop(sh ropeShape, base, heads reg.GPVirtual, fresh bool, body func(ptr reg.GPVirtual)) {
-	c := g.ctx
+func (g gen) headLoop(sh ropeShape, base, heads reg.GPVirtual, fresh bool, body func(ptr reg.GPVirtual)) {
+	c := g.Ctx
 	h, ptr := c.GP64(), base
 	if fresh {
 		ptr = c.GP64()
 	}
-	skip := g.newLabel("rope_heads_done")
-	head := g.newLabel("rope_head")
+	skip := g.NewLabel("rope_heads_done")
+	head := g.NewLabel("rope_head")
 	c.MOVQ(heads, h)
 	c.TESTQ(h, h)
 	c.JZ(operand.LabelRef(skip))
@@ -260,8 +262,8 @@ func (g *gen) headLoop(sh ropeShape, base, heads reg.GPVirtual, fresh bool, body
 	c.Label(skip)
 }
 
-// rotatePiece rotates piece pc of the head at ptr in the layout of sh.
-func (g *gen) rotatePiece(sh ropeShape, pc piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+// rotatePiece rotates amd64.Piece pc of the head at ptr in the layout of sh.
+func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
 	if sh.half {
 		g.rotateHalfPiece(pc, ptr, sh.pairOff, cop, sop, inv)
 	} else {
@@ -269,20 +271,20 @@ func (g *gen) rotatePiece(sh ropeShape, pc piece, ptr reg.Register, cop, sop ope
 	}
 }
 
-// rotateHalfPiece rotates the pairs (x_i, x_{i+n}) for i in the piece:
+// rotateHalfPiece rotates the pairs (x_i, x_{i+n}) for i in the amd64.Piece:
 //
 //	y_i     = x_i·c_i − x_{i+n}·s_i
 //	y_{i+n} = x_{i+n}·c_i + x_i·s_i
 //
 // (the inverse flips the sign of the s terms). Each output is one VMULPS and
 // one fused multiply-add, so it carries two roundings.
-func (g *gen) rotateHalfPiece(pc piece, ptr reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
-	c := g.ctx
-	lo, hi := mem(ptr, 4*pc.off), mem(ptr, 4*(pc.off+pairOff))
-	x0, x1 := g.regFor(pc), g.regFor(pc)
-	g.load(pc, lo, x0)
-	g.load(pc, hi, x1)
-	t, u := g.regFor(pc), g.regFor(pc)
+func (g gen) rotateHalfPiece(pc amd64.Piece, ptr reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
+	c := g.Ctx
+	lo, hi := amd64.Mem(ptr, 4*pc.Off), amd64.Mem(ptr, 4*(pc.Off+pairOff))
+	x0, x1 := g.RegFor(pc), g.RegFor(pc)
+	g.Load(pc, lo, x0)
+	g.Load(pc, hi, x1)
+	t, u := g.RegFor(pc), g.RegFor(pc)
 	c.VMULPS(sop, x1, t) // t = x_{i+n}·s
 	c.VMULPS(sop, x0, u) // u = x_i·s
 	if inv {
@@ -292,11 +294,11 @@ func (g *gen) rotateHalfPiece(pc piece, ptr reg.Register, pairOff int, cop, sop 
 		c.VFMSUB231PS(cop, x0, t) // t = x_i·c − t
 		c.VFMADD231PS(cop, x1, u) // u = x_{i+n}·c + u
 	}
-	g.store(pc, t, lo)
-	g.store(pc, u, hi)
+	g.Store(pc, t, lo)
+	g.Store(pc, u, hi)
 }
 
-// rotateInterleavedPiece rotates the pairs (x_{2i}, x_{2i+1}) in the piece
+// rotateInterleavedPiece rotates the pairs (x_{2i}, x_{2i+1}) in the amd64.Piece
 // with the duplicated row [c_0 c_0 c_1 c_1 …], [s_0 s_0 …]:
 //
 //	y = x·c ∓ swap(x)·s
@@ -304,11 +306,11 @@ func (g *gen) rotateHalfPiece(pc piece, ptr reg.Register, pairOff int, cop, sop 
 // where swap exchanges the lanes of every pair (VPERMILPS $0xB1) and ∓ is −
 // on even lanes and + on odd ones: exactly VFMADDSUB231PS (the inverse uses
 // VFMSUBADD231PS, + on even and − on odd lanes).
-func (g *gen) rotateInterleavedPiece(pc piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
-	c := g.ctx
-	m := mem(ptr, 4*pc.off)
-	x, t := g.regFor(pc), g.regFor(pc)
-	g.load(pc, m, x)
+func (g gen) rotateInterleavedPiece(pc amd64.Piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+	c := g.Ctx
+	m := amd64.Mem(ptr, 4*pc.Off)
+	x, t := g.RegFor(pc), g.RegFor(pc)
+	g.Load(pc, m, x)
 	c.VPERMILPS(operand.U8(0xb1), x, t) // t = [x1 x0 x3 x2 …]
 	c.VMULPS(sop, t, t)
 	if inv {
@@ -316,5 +318,5 @@ func (g *gen) rotateInterleavedPiece(pc piece, ptr reg.Register, cop, sop operan
 	} else {
 		c.VFMADDSUB231PS(cop, x, t)
 	}
-	g.store(pc, t, m)
+	g.Store(pc, t, m)
 }

@@ -12,8 +12,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
-	"github.com/posenc/posenc/asm/amd64"
-	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/asm/relative"
 	"github.com/posenc/posenc/gen/consts"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
@@ -68,15 +67,15 @@ func relPackageFiles(t *testing.T, name string) []emit.File {
 		t.Fatalf("%s: emit.Backends lists no assembly for %s", name, s.Encoding)
 	}
 	if s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512) {
-		fs, err := amd64.Files(amd64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim,
-			AVX2: s.HasTarget(spec.TargetAVX2), AVX512: s.HasTarget(spec.TargetAVX512)})
+		fs, err := relative.AMD64(s.Name, s.File, s.HasTarget(spec.TargetAVX2), s.HasTarget(spec.TargetAVX512),
+			relative.Params{HeadDim: s.HeadDim, XL: s.Encoding == spec.XL})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		files = append(files, fs...)
 	}
 	if s.HasTarget(spec.TargetNEON) {
-		fs, err := arm64.Files(arm64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim})
+		fs, err := relative.NEON(s.Name, s.File, relative.Params{HeadDim: s.HeadDim, XL: s.Encoding == spec.XL})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
