@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,12 +22,15 @@ type QEMUCase struct {
 	Extra    string      // more test helpers (rel_test.go), or ""
 }
 
-// NeedQEMU returns the qemu-aarch64-static path ("" when running natively
-// on arm64), skipping the test when it is missing unless
-// POSENC_REQUIRE_QEMU is set (CI), where it fails.
+// NeedQEMU returns the qemu-aarch64-static path ("" when the go tool's
+// host is arm64, which runs the test binaries natively), skipping the test
+// when it is missing unless POSENC_REQUIRE_QEMU is set (CI), where it
+// fails. The go tool's host decides, not this test's GOARCH: a test run
+// under qemu itself (GOARCH=arm64 go test -exec qemu-aarch64-static) still
+// starts an amd64 go tool, whose test binaries need qemu too.
 func NeedQEMU(t *testing.T) string {
 	t.Helper()
-	if runtime.GOARCH == "arm64" {
+	if out, err := exec.Command(GoTool(t), "env", "GOHOSTARCH").Output(); err == nil && strings.TrimSpace(string(out)) == "arm64" {
 		return ""
 	}
 	q, err := exec.LookPath("qemu-aarch64-static")
