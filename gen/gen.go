@@ -1,7 +1,7 @@
 // Package gen turns a parsed spec into the files of its generated package:
 // the spec's family (families.go) derives the constants once and emits the
-// Go files (always) and the CUDA files; asm/amd64 and asm/arm64 emit the
-// assembly (asm.go). Only the encodings a family says have a backend get
+// Go files (always), the assembly (through the family's programs in asm/)
+// and the CUDA files. Only the encodings a family says have a backend get
 // its files.
 package gen
 
@@ -26,9 +26,9 @@ func Generate(s *spec.Spec) ([]emit.File, error) {
 	}
 	b := Backends(s.Encoding)
 	if b.Assembly {
-		fs, err := asmFiles(c, s)
+		fs, err := c.AsmFiles(s.HasTarget(spec.TargetAVX2), s.HasTarget(spec.TargetAVX512), s.HasTarget(spec.TargetNEON))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
 		files = append(files, fs...)
 	}

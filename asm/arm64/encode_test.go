@@ -1,17 +1,10 @@
 package arm64
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/asm/internal/asmtest"
 )
 
 // allWords returns every WORD encoding the emitter can produce for a
@@ -52,68 +45,6 @@ func allWords(t *testing.T) []Word {
 	return ws
 }
 
-// disassemble assembles src (a complete arm64 .s file) with go tool asm and
-// returns go tool objdump's text for each source line number.
-func disassemble(t *testing.T, src []byte) map[int]string {
-	t.Helper()
-	dir := t.TempDir()
-	s := filepath.Join(dir, "x_arm64.s")
-	o := filepath.Join(dir, "x.o")
-	if err := os.WriteFile(s, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inc := filepath.Join(strings.TrimSpace(string(goroot)), "pkg", "include")
-	asm := exec.Command("go", "tool", "asm", "-p", "x", "-I", inc, "-o", o, s)
-	asm.Env = append(os.Environ(), "GOARCH=arm64", "GOOS=linux")
-	if out, err := asm.CombinedOutput(); err != nil {
-		t.Fatalf("go tool asm: %v\n%s", err, out)
-	}
-	out, err := exec.Command("go", "tool", "objdump", o).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool objdump: %v\n%s", err, out)
-	}
-	// "  x_arm64.s:12\t0x12\t\t4e22d420\t\tFADD V2.S4, V1.S4, V0.S4\t"
-	re := regexp.MustCompile(`^\s*x_arm64\.s:(\d+)\s+0x[0-9a-f]+\s+([0-9a-f]{8})\s+(.*?)\s*$`)
-	lines := map[int]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		m := re.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		if _, dup := lines[n]; !dup { // first instruction of the line
-			lines[n] = m[2] + " " + m[3]
-		}
-	}
-	return lines
-}
-
-// checkWords checks every "WORD $0x… // MNEMONIC" line of src against the
-// disassembly and returns how many it checked.
-func checkWords(t *testing.T, src []byte) int {
-	t.Helper()
-	dis := disassemble(t, src)
-	re := regexp.MustCompile(`^\tWORD \$0x([0-9a-f]{8}) // (.*)$`)
-	n := 0
-	for i, l := range strings.Split(string(src), "\n") {
-		m := re.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n++
-		want := m[1] + " " + m[2]
-		if got := dis[i+1]; got != want {
-			t.Errorf("line %d: %q disassembles as %q", i+1, want, got)
-		}
-	}
-	return n
-}
-
 func TestEncodingsObjdump(t *testing.T) {
 	e := NewEmitter()
 	e.Raw(`#include "textflag.h"`)
@@ -128,29 +59,8 @@ func TestEncodingsObjdump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := checkWords(t, src); n != len(ws) {
+	if n := asmtest.CheckWords(t, src); n != len(ws) {
 		t.Fatalf("checked %d of %d words", n, len(ws))
-	}
-}
-
-// TestGeneratedWordsObjdump checks the WORD comments of real generated
-// files, and that they assemble.
-func TestGeneratedWordsObjdump(t *testing.T) {
-	for _, p := range []Params{
-		{Package: "a", Encoding: spec.RoPE, HeadDim: 64, RotaryDim: 46, Layout: spec.LayoutInterleaved},
-		{Package: "b", Encoding: spec.RoPE, HeadDim: 128, RotaryDim: 110, Layout: spec.LayoutHalf},
-		{Package: "c", Encoding: spec.RPEBias, ExpTest: true},
-		{Package: "d", Encoding: spec.Learned, DModel: 23},
-		{Package: "e", Encoding: spec.RPEFull, HeadDim: 7},
-		{Package: "f", Encoding: spec.XL, HeadDim: 274},
-	} {
-		files, err := Files(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := checkWords(t, files[0].Data); n == 0 {
-			t.Errorf("%s: no WORD lines", p.Package)
-		}
 	}
 }
 
@@ -207,7 +117,7 @@ func TestEmitterChecks(t *testing.T) {
 		{"B16 fmla", func(e *Emitter) { e.VFMLA(V0.B16(), V0.B16(), V0.B16()) }},
 		{"S4 vmov", func(e *Emitter) { e.VMOV(V0.S4(), V0.S4()) }},
 		{"non-consecutive", func(e *Emitter) { e.VLD1(0, true, VReg(1).S4(), VReg(3).S4()) }},
-		{"five regs", func(e *Emitter) { e.VLD1(0, true, vecs(0, 5, 1, S4)...) }},
+		{"five regs", func(e *Emitter) { e.VLD1(0, true, Vecs(0, 5, 1, S4)...) }},
 		{"vld2 mixed", func(e *Emitter) { e.VLD2(0, true, VReg(1).S4(), VReg(2).S2()) }},
 		{"undefined label", func(e *Emitter) { e.B("nowhere") }},
 		{"label twice", func(e *Emitter) { e.Label("a"); e.Label("a") }},
@@ -248,7 +158,7 @@ func TestEmitterText(t *testing.T) {
 	e.Text("f", 52)
 	l := e.NewLabel("loop")
 	e.Label(l)
-	e.VLD1(3, true, vecs(4, 4, 1, S4)...)
+	e.VLD1(3, true, Vecs(4, 4, 1, S4)...)
 	e.VST2(3, true, VReg(31).S2(), V0.S2())
 	e.FMUL(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())
 	e.VFMLS(VReg(1).S4(), VReg(2).S4(), VReg(3).S4())

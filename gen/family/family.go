@@ -41,6 +41,10 @@ type Derived interface {
 	// GoFiles are the Go files of the generated package: the API and
 	// tables, the generic kernels, the variant registry and the test.
 	GoFiles() ([]emit.File, error)
+	// AsmFiles are <name>_amd64.s/.go (when avx2 or avx512) and
+	// <name>_arm64.s/.go (when neon), from the family's programs in asm/;
+	// nil for a member without assembly (Backends.Assembly false).
+	AsmFiles(avx2, avx512, neon bool) ([]emit.File, error)
 	// CUDAFiles are <name>.cu and <name>.cuh (nil when the spec does not
 	// list the cuda target).
 	CUDAFiles() ([]emit.File, error)

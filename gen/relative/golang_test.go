@@ -12,8 +12,6 @@ import (
 
 	"golang.org/x/sys/cpu"
 
-	"github.com/posenc/posenc/asm/amd64"
-	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/gen/gocode/gocodetest"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
@@ -67,21 +65,15 @@ func relPackageFiles(t *testing.T, name string) []emit.File {
 	if !Backends.Assembly {
 		t.Fatalf("%s: the relative family lists no assembly for %s", name, s.Encoding)
 	}
-	if s.HasTarget(spec.TargetAVX2) || s.HasTarget(spec.TargetAVX512) {
-		fs, err := amd64.Files(amd64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim,
-			AVX2: s.HasTarget(spec.TargetAVX2), AVX512: s.HasTarget(spec.TargetAVX512)})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		files = append(files, fs...)
+	c, err := derive(s)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	if s.HasTarget(spec.TargetNEON) {
-		fs, err := arm64.Files(arm64.Params{Package: s.Name, Source: s.File, Encoding: s.Encoding, HeadDim: s.HeadDim})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		files = append(files, fs...)
+	fs, err := c.AsmFiles(s.HasTarget(spec.TargetAVX2), s.HasTarget(spec.TargetAVX512), s.HasTarget(spec.TargetNEON))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
+	files = append(files, fs...)
 	return files
 }
 

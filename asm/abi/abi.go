@@ -1,0 +1,113 @@
+// Package abi declares the kernel ABI of posenc's generated packages once:
+// for every assembly kernel, the field of the generated kernels struct it
+// fills, its parameters and what it computes. The avo (amd64) and NEON
+// (arm64) generators and their Go declaration writers derive from these
+// values the Go signature, the kernels-struct func type and the argument
+// frame layout, instead of spelling them again.
+package abi
+
+import "strings"
+
+// Param is one parameter of a kernel: its name and Go type.
+type Param struct {
+	Name string // Go parameter name, also the asmdecl name of its frame slots
+	Type string // Go type: "[]float32", "[]int32", "int" or "float32"
+}
+
+// Kernel is one assembly kernel of the ABI.
+type Kernel struct {
+	// Field is the kernels-struct field the kernel fills; the generators
+	// name its symbols Field+suffix (rotateAVX2, rotateNEON).
+	Field string
+	// Params are the kernel's parameters, in order. Kernels return nothing.
+	Params []Param
+	// Doc says what the kernel computes.
+	Doc string
+	// Spelled keeps a type on every parameter in Signature (no grouping of
+	// consecutive parameters of one type), the spelling the declarations of
+	// this kernel have always had.
+	Spelled bool
+	// TestOnly marks a kernel that tests call directly; it is not a
+	// kernels-struct field and is never registered.
+	TestOnly bool
+}
+
+// Signature returns the parameter list as Go source, e.g.
+// "(dst, src []float32)": consecutive parameters of one type share it
+// unless k.Spelled.
+func (k Kernel) Signature() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, p := range k.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Name)
+		if k.Spelled || i == len(k.Params)-1 || k.Params[i+1].Type != p.Type {
+			b.WriteString(" " + p.Type)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// FuncType returns the Go func type of the kernel, the type of its
+// kernels-struct field and the expression avo's SignatureExpr parses, e.g.
+// "func(dst, src []float32)".
+func (k Kernel) FuncType() string { return "func" + k.Signature() }
+
+// The kernels, one value each. Two kernels share the field scoresRow: the
+// rpe_full one and the xl one, which have different signatures.
+var (
+	// Rotate is the rope kernel (RoFormer, Su et al. 2021): per token t it
+	// rotates the first RotaryDim dims of every q head and then every k head
+	// by table row idx[t]; sign −1 applies the inverse rotation.
+	Rotate = Kernel{Field: "rotate", Params: []Param{
+		{"q", "[]float32"}, {"qHeads", "int"}, {"k", "[]float32"}, {"kHeads", "int"},
+		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
+	}, Doc: "rotates the rotary dims of every q and k head by the table rows idx selects (sign −1: inverse)"}
+
+	// AddRow adds src to dst element-wise: dst[j] += src[j] (alibi and
+	// rpe_bias: adding a bias row to a score row).
+	AddRow = Kernel{Field: "addRow", Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
+		Doc: "dst[j] += src[j] for j < len(dst); len(src) == len(dst)"}
+
+	// SoftmaxRow replaces row by softmax(scale·row + bias) (alibi and
+	// rpe_bias).
+	SoftmaxRow = Kernel{Field: "softmaxRow", Params: []Param{{"row", "[]float32"}, {"bias", "[]float32"}, {"scale", "float32"}},
+		Doc: "row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1"}
+
+	// AddRows adds table row idx[t] to token t of x (the absolute
+	// encodings: sinusoidal, learned, algebraic, binary).
+	AddRows = Kernel{Field: "addRows", Spelled: true, Params: []Param{{"x", "[]float32"}, {"table", "[]float32"}, {"idx", "[]int32"}},
+		Doc: "x[t·D+i] += table[idx[t]·D+i] with D = DModel"}
+
+	// DotRows is rpe_full's dst[r] = x·rows[r] (Shaw et al. 2018).
+	DotRows = Kernel{Field: "dotRows", Params: []Param{{"dst", "[]float32"}, {"x", "[]float32"}, {"rows", "[]float32"}},
+		Doc: "dst[r] = x·rows[r] for r < len(dst), rows HeadDim floats apart"}
+
+	// ScoresRow is rpe_full's dst[j] = (q·k_j + bias[j])·scale.
+	ScoresRow = Kernel{Field: "scoresRow", Params: []Param{
+		{"dst", "[]float32"}, {"q", "[]float32"}, {"k", "[]float32"}, {"bias", "[]float32"}, {"scale", "float32"},
+	}, Doc: "dst[j] = (q·k_j + bias[j])·scale for j < len(dst)"}
+
+	// XLScoresRow is Transformer-XL's scoresRow (Dai et al. 2019):
+	// dst[j] = qu·k_j + qv·r_j, with qu = q + u and qv = q + v.
+	XLScoresRow = Kernel{Field: "scoresRow", Params: []Param{
+		{"dst", "[]float32"}, {"qu", "[]float32"}, {"k", "[]float32"}, {"qv", "[]float32"}, {"r", "[]float32"},
+	}, Doc: "dst[j] = qu·k_j + qv·r_j for j < len(dst)"}
+
+	// AxpyRows is rpe_full's dst += Σ_r w[r]·rows[r].
+	AxpyRows = Kernel{Field: "axpyRows", Params: []Param{{"dst", "[]float32"}, {"w", "[]float32"}, {"rows", "[]float32"}},
+		Doc: "dst[x] += Σ_r w[r]·rows[r·HeadDim+x] for r < len(w)"}
+
+	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
+	// of softmaxRow, so that tests can measure its error.
+	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
+		Doc: "dst[j] = exp(src[j]) with softmaxRow's expf; len(src) == len(dst)"}
+)
+
+// All lists every kernel of the ABI, the test-only Exp included.
+func All() []Kernel {
+	return []Kernel{Rotate, AddRow, SoftmaxRow, AddRows, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
+}

@@ -1,0 +1,101 @@
+package bias
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
+)
+
+// gen emits the kernels of one AVX variant.
+type gen struct{ *amd64.Gen }
+
+// expConsts holds the operands the exp sequence needs: registers on AVX-512
+// (broadcast once per call), 32-byte memory vectors on AVX2 except for the
+// clamp bounds, which VMAXPS/VMINPS need in registers to keep NaN.
+type expConsts struct {
+	lo, hi               reg.Register
+	log2e, c1, c2, magic operand.Op
+	poly                 [7]operand.Op
+}
+
+// newExpConsts prepares the exp operands.
+func (g gen) newExpConsts() expConsts {
+	var e expConsts
+	clamp := expClamp[g.ISA.Lanes]
+	e.lo = g.Broadcast(f32bits(clamp[0]))
+	e.hi = g.Broadcast(f32bits(clamp[1]))
+	k := func(bits uint32) operand.Op {
+		if g.ISA.Lanes == 16 {
+			return g.Broadcast(bits)
+		}
+		return g.Pool.Vec8(bits)
+	}
+	e.log2e = k(f32bits(expLog2e))
+	e.c1 = k(f32bits(expC1))
+	e.c2 = k(f32bits(expC2))
+	if g.ISA.Lanes == 16 {
+		e.magic = k(f32bits(expMagic))
+	} else {
+		e.magic = k(f32bits(expMagic + 127))
+	}
+	for i, p := range expPoly {
+		e.poly[i] = k(f32bits(p))
+	}
+	return e
+}
+
+// exp replaces every lane of x by exp(x), as described above.
+func (g gen) exp(x reg.VecVirtual, e expConsts) {
+	c := g.Ctx
+	// Clamp. Intel's MAXPS/MINPS return the second source when either
+	// operand is NaN; in Go operand order that is the first operand, x.
+	c.VMAXPS(x, e.lo, x)
+	c.VMINPS(x, e.hi, x)
+	t := g.Vec()
+	c.VMOVUPS(e.magic, t)
+	c.VFMADD231PS(e.log2e, x, t) // t = x·log2e + M, rounded to an integer
+	n := g.Vec()
+	c.VSUBPS(e.magic, t, n)    // n = round(x·log2e), exact
+	c.VFNMADD231PS(e.c1, n, x) // x = x − n·C1 (exact: Sterbenz, n·C1 exact)
+	c.VFNMADD231PS(e.c2, n, x) // x = r = x − n·C2
+	p := g.Vec()
+	c.VMOVUPS(e.poly[0], p)
+	for _, k := range e.poly[1:] {
+		c.VFMADD213PS(k, x, p) // p = p·r + k; last: p = exp(r)
+	}
+	if g.ISA.Lanes == 16 {
+		c.VSCALEFPS(n, p, x) // x = p·2^n, IEEE overflow/underflow
+		return
+	}
+	c.VPSLLD(operand.U8(23), t, t) // the float32 2^n (bits (n+127)<<23)
+	c.VMULPS(t, p, x)              // the one rounding
+}
+
+// expRow emits expRow<ISA>(dst, src): dst[j] = exp(src[j]). It is not a
+// kernel of the ABI; Params.ExpTest asks for it so that tests can measure the
+// exp used by softmaxRow.
+func (g gen) expRow() {
+	c := g.Ctx
+	g.Begin(abi.Exp, "expRow"+g.ISA.Suffix+" sets dst[j] = exp(src[j]) with the "+g.ISA.Name+" expf of softmaxRow"+g.ISA.Suffix+".",
+		"It exists for tests; len(src) == len(dst).")
+	d, s, n := c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("dst").Base(), d)
+	c.Load(c.Param("src").Base(), s)
+	c.Load(c.Param("dst").Len(), n)
+	e := g.newExpConsts()
+	g.VectorLoop(n, 1, []reg.GPVirtual{d, s}, func(int) {
+		v := g.Vec()
+		c.VMOVUPS(amd64.Mem(s, 0), v)
+		g.exp(v, e)
+		c.VMOVUPS(v, amd64.Mem(d, 0))
+	}, func(t amd64.Tail) {
+		v := g.Vec()
+		t.Load(amd64.Mem(s, 0), v)
+		g.exp(v, e)
+		t.Store(v, amd64.Mem(d, 0))
+	})
+	c.VZEROUPPER()
+	c.RET()
+}

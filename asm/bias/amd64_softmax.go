@@ -1,0 +1,237 @@
+package bias
+
+import (
+	"math"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
+)
+
+// softmaxRow emits softmaxRow<ISA>(row, bias, scale): with
+// v_j = scale·row[j] + bias[j] (one fused multiply-add) and m = max_j v_j,
+// row[j] = exp(v_j − m) / Σ_k exp(v_k − m), the exponent formed as
+// (bias[j] − m) + scale·row[j]. Three passes: the max; exp,
+// store and sum (blocks of amd64.Unroll vectors summed in float32, the blocks in float64); a multiply by the
+// reciprocal of the sum (computed in float64, rounded once to float32).
+func (g gen) softmaxRow() {
+	c := g.Ctx
+	L := g.ISA.Lanes
+	g.Begin(abi.SoftmaxRow, "softmaxRow"+g.ISA.Suffix+" is the "+g.ISA.Name+" kernels.softmaxRow.",
+		"It trusts its arguments: len(bias) == len(row) >= 1.")
+	rowBase, biasBase, length := c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("row").Base(), rowBase)
+	c.Load(c.Param("bias").Base(), biasBase)
+	c.Load(c.Param("row").Len(), length)
+	sx := c.XMM()
+	c.Load(c.Param("scale"), sx)
+	scale := g.Vec()
+	c.VBROADCASTSS(sx, scale)
+	negInf := f32bits(float32(math.Inf(-1)))
+
+	// pass restarts the row pointer and count for one pass over the row.
+	pass := func() (r, n reg.GPVirtual) {
+		r, n = c.GP64(), c.GP64()
+		c.MOVQ(rowBase, r)
+		c.MOVQ(length, n)
+		return
+	}
+	// passBias restarts them together with the bias pointer.
+	passBias := func() (r, b, n reg.GPVirtual) {
+		b = c.GP64()
+		c.MOVQ(biasBase, b)
+		r, n = pass()
+		return
+	}
+	// value loads v = scale·row + bias for the vector at r, b.
+	value := func(r, b reg.Register, off int) reg.VecVirtual {
+		v := g.Vec()
+		c.VMOVUPS(amd64.Mem(b, off), v)
+		c.VFMADD231PS(amd64.Mem(r, off), scale, v)
+		return v
+	}
+
+	// Pass 1: the maximum.
+	var acc [amd64.Unroll]reg.VecVirtual
+	for i := range acc {
+		acc[i] = g.Broadcast(negInf)
+	}
+	r, b, n := passBias()
+	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u int) {
+		v := value(r, b, 4*L*u)
+		c.VMAXPS(v, acc[u], acc[u])
+	}, func(t amd64.Tail) {
+		v, w := g.Vec(), g.Vec()
+		t.Load(amd64.Mem(b, 0), v)
+		t.Load(amd64.Mem(r, 0), w)
+		c.VFMADD231PS(w, scale, v)
+		if t.K != nil {
+			c.VMAXPS(v, acc[0], t.K, acc[0]) // merge-masked: other lanes keep acc
+			return
+		}
+		ninf := g.Broadcast(negInf)
+		c.VBLENDVPS(t.YMask, v, ninf, v) // lanes outside the tail become −Inf
+		c.VMAXPS(v, acc[0], acc[0])
+	})
+	c.VMAXPS(acc[1], acc[0], acc[0])
+	c.VMAXPS(acc[3], acc[2], acc[2])
+	c.VMAXPS(acc[2], acc[0], acc[0])
+	mx := g.horizontal(acc[0], false)
+	m := g.Vec()
+	c.VBROADCASTSS(mx, m)
+
+	// Pass 2: exp(v − m), stored, summed in float64.
+	e := g.newExpConsts()
+	sum := [2]reg.VecVirtual{g.Vec(), g.Vec()}
+	for _, s := range sum {
+		c.VXORPD(s, s, s)
+	}
+	accumulate := func(v reg.VecVirtual) {
+		lo, hi := g.Vec(), g.Vec()
+		if L == 16 {
+			c.VCVTPS2PD(v.AsY(), lo)
+			h := c.YMM()
+			c.VEXTRACTF32X8(operand.U8(1), v, h)
+			c.VCVTPS2PD(h, hi)
+		} else {
+			c.VCVTPS2PD(v.AsX(), lo)
+			h := c.XMM()
+			c.VEXTRACTF128(operand.U8(1), v, h)
+			c.VCVTPS2PD(h, hi)
+		}
+		c.VADDPD(lo, sum[0], sum[0])
+		c.VADDPD(hi, sum[1], sum[1])
+	}
+	// exponent sets v to the exponent of the row vector in v (bias) and w
+	// (row, or nil to read it from r). Precise: (bias − m) + scale·row. bias − m
+	// is exact for every bias that matters (Sterbenz: within a factor 2 of m)
+	// and the fused multiply-add rounds once, so a large bias shared by the
+	// competing keys costs no precision; m's own rounding is a constant shift
+	// the normalization cancels — as long as that shift, up to ulp(m)/2, is
+	// small. Robust, for |m| ≥ 2^24 where it is not: fl(scale·row + bias) − m,
+	// exactly 0 for the maximum, so exp neither overflows nor underflows
+	// for the whole row.
+	exponent := func(precise bool, v reg.VecVirtual, row operand.Op) {
+		if precise {
+			c.VSUBPS(m, v, v)
+			c.VFMADD231PS(row, scale, v)
+		} else {
+			c.VFMADD231PS(row, scale, v)
+			c.VSUBPS(m, v, v)
+		}
+	}
+	// Pass 2 works on blocks of amd64.Unroll vectors: their exps are summed in
+	// float32 (a tree of depth 2: error ≤ 2 ulp of the block's sum) and
+	// converted to float64 once per block, which keeps the float64 sum of
+	// arbitrarily long rows while spending about one µop per vector on it.
+	pass2 := func(precise bool) {
+		r, b, n := passBias()
+		var blockSum [2]reg.VecVirtual
+		g.VectorLoopBlocks(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u, blk int) {
+			v := g.Vec()
+			c.VMOVUPS(amd64.Mem(b, 4*L*u), v)
+			exponent(precise, v, amd64.Mem(r, 4*L*u))
+			g.exp(v, e)
+			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
+			if L == 16 || u%2 == 0 {
+				// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
+				// score rows are consecutive in memory ([heads][lq][lk]), so
+				// this brings the rows of the coming calls into cache while
+				// this row's exps keep the vector units busy.
+				c.PREFETCHT0(amd64.Mem(r, softmaxPrefetch+4*L*u))
+			}
+			switch {
+			case blk == 1:
+				accumulate(v)
+			case u < 2:
+				blockSum[u] = v
+			default:
+				c.VADDPS(v, blockSum[u%2], blockSum[u%2])
+			}
+			if blk > 1 && u == blk-1 {
+				c.VADDPS(blockSum[1], blockSum[0], blockSum[0])
+				accumulate(blockSum[0])
+			}
+		}, func(t amd64.Tail) {
+			v, w := g.Vec(), g.Vec()
+			t.Load(amd64.Mem(b, 0), v)
+			t.Load(amd64.Mem(r, 0), w)
+			exponent(precise, v, w)
+			g.exp(v, e)
+			t.Store(v, amd64.Mem(r, 0))
+			t.ZeroOutside(v)
+			accumulate(v)
+		})
+	}
+	huge, summed := g.NewLabel("softmax_huge"), g.NewLabel("softmax_summed")
+	bits := c.GP32()
+	c.VMOVD(mx, bits)
+	c.ANDL(operand.U32(0x7fffffff), bits)
+	c.CMPL(bits, operand.U32(f32bits(1<<24)))
+	c.JAE(operand.LabelRef(huge)) // |m| ≥ 2^24 (or NaN)
+	pass2(true)
+	c.JMP(operand.LabelRef(summed))
+	c.Label(huge)
+	pass2(false)
+	c.Label(summed)
+	c.VADDPD(sum[1], sum[0], sum[0])
+	total := g.horizontal(sum[0], true)
+	inv := c.XMM()
+	c.VMOVSD(g.Pool.Add("f64_3ff0000000000000", []operand.Constant{operand.U64(math.Float64bits(1))}), inv)
+	c.VDIVSD(total, inv, inv)  // 1/Σ in float64
+	c.VCVTSD2SS(inv, inv, inv) // one rounding to float32
+	f := g.Vec()
+	c.VBROADCASTSS(inv, f)
+
+	// Pass 3: scale by 1/Σ.
+	r, n = pass()
+	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r}, func(u int) {
+		v := g.Vec()
+		c.VMULPS(amd64.Mem(r, 4*L*u), f, v)
+		c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
+	}, func(t amd64.Tail) {
+		v := g.Vec()
+		t.Load(amd64.Mem(r, 0), v)
+		c.VMULPS(f, v, v)
+		t.Store(v, amd64.Mem(r, 0))
+	})
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// horizontal reduces the lanes of v (float32 max, or float64 sum when pd)
+// into lane 0 of the returned XMM register.
+func (g gen) horizontal(v reg.VecVirtual, pd bool) reg.Register {
+	c := g.Ctx
+	op := c.VMAXPS
+	if pd {
+		op = c.VADDPD
+	}
+	y := v.AsY()
+	if g.ISA.Lanes == 16 {
+		h := c.YMM()
+		if pd {
+			c.VEXTRACTF64X4(operand.U8(1), v, h)
+		} else {
+			c.VEXTRACTF32X8(operand.U8(1), v, h)
+		}
+		op(h, v.AsY(), h)
+		y = h
+	}
+	x := c.XMM()
+	c.VEXTRACTF128(operand.U8(1), y, x)
+	op(x, y.(reg.VecVirtual).AsX(), x)
+	t := c.XMM()
+	if pd {
+		c.VPERMILPD(operand.U8(1), x, t) // swap the two doubles
+		c.VADDSD(t, x, x)
+		return x
+	}
+	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
+	c.VMAXPS(t, x, x)
+	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
+	c.VMAXPS(t, x, x)
+	return x
+}

@@ -1,0 +1,189 @@
+package bias
+
+import (
+	"math"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/arm64"
+)
+
+// softmaxRow emits softmaxRow(row, bias []float32, scale float32):
+// row[j] = softmax_j(scale·row[j] + bias[j]) in three passes: the max; exp,
+// store and sum; a multiply by 1/Σ. The sum is kept in float64: blocks of
+// four vectors (16 exps) are summed in float32 (a tree of depth 2: error
+// ≤ 2 ulp of the block's sum) and widened to float64 once per block; 1/Σ is
+// computed in float64 and rounded once to float32.
+//
+// General registers: R0 row cursor, R1 bias cursor, R2 length, R3 trip
+// counter, R8 row base, R10 bias base. Vector registers in pass 2: V0..V3
+// exponents (x), V4..V7 row loads and results (t), V8..V15 Horner (p, q),
+// V16 scale (then 1/Σ), V17 and V18 float64 sums, V19 max, V20..V31 the
+// expf constants.
+func softmaxRow(e *arm64.Emitter, name string) {
+	e.Comment("func %s%s", name, abi.SoftmaxRow.Signature())
+	e.Comment("row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1.")
+	e.TextFor(name, abi.SoftmaxRow)
+	e.LoadArg(arm64.R0, e.Arg(abi.SoftmaxRow, "row_base"))
+	e.LoadArg(arm64.R2, e.Arg(abi.SoftmaxRow, "row_len"))
+	e.LoadArg(arm64.R1, e.Arg(abi.SoftmaxRow, "bias_base"))
+	e.LoadArgS(30, e.Arg(abi.SoftmaxRow, "scale"))
+	e.Mov(arm64.R8, arm64.R0)
+	e.VDUPLane(arm64.VReg(30).S4(), 30, 0)
+	e.MovBits(arm64.R9, float32(math.Inf(-1)))
+	for v := arm64.VReg(24); v <= 28; v++ {
+		e.VDUPR(v.S4(), arm64.R9)
+	}
+	e.Mov(arm64.R10, arm64.R1)
+	e.Comment("Pass 1: the max of v[j] = bias[j] + row[j]·scale in V24..V27, F28; row is not written.")
+	e.ForEach("max", arm64.R2, arm64.R3, func() {
+		x, b := arm64.Vecs(0, 4, 1, arm64.S4), arm64.Vecs(4, 4, 1, arm64.S4)
+		e.VLD1(arm64.R0, true, x...)
+		e.VLD1(arm64.R1, true, b...)
+		for i := range b {
+			e.VFMLA(b[i], x[i], arm64.VReg(30).S4())
+		}
+		for i := range b {
+			m := arm64.VReg(24 + i).S4()
+			e.FMAX(m, m, b[i])
+		}
+	}, func() {
+		e.VLD1(arm64.R0, true, arm64.VReg(0).S4())
+		e.VLD1(arm64.R1, true, arm64.VReg(4).S4())
+		e.VFMLA(arm64.VReg(4).S4(), arm64.VReg(0).S4(), arm64.VReg(30).S4())
+		e.FMAX(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(4).S4())
+	}, func() {
+		e.LoadS(0, arm64.R0, 4)
+		e.LoadS(4, arm64.R1, 4)
+		e.VFMLA(arm64.VReg(4).S2(), arm64.VReg(0).S2(), arm64.VReg(30).S2())
+		e.FMAXS(28, 28, 4)
+	})
+	e.FMAX(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(25).S4())
+	e.FMAX(arm64.VReg(26).S4(), arm64.VReg(26).S4(), arm64.VReg(27).S4())
+	e.FMAX(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(26).S4())
+	e.FMAXP(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(24).S4())
+	e.FMAXP(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(24).S4())
+	e.FMAXS(19, 24, 28)
+	e.VDUPLane(arm64.VReg(19).S4(), 19, 0)
+
+	e.Comment("Pass 2: row[j] = e^(exponent), summed in float64 (V17, V18: two lanes each). While")
+	e.Comment("|max| < 2^24 the exponent is (bias[j] − max) + row[j]·scale: bias[j] − max is exact for")
+	e.Comment("the biases that matter (Sterbenz: within a factor 2 of max) and the fused multiply-add")
+	e.Comment("rounds once, so a large bias shared by competing keys costs no precision; max's own")
+	e.Comment("rounding, ≤ ulp(max)/2, is a constant shift softmax cancels. Beyond 2^24 that shift")
+	e.Comment("could reach e^x's range, so the exponent is fl(bias[j] + row[j]·scale) − max, exactly 0")
+	e.Comment("for the maximum. Blocks of 16 exps are summed in float32, then widened to float64.")
+	e.VMOV(arm64.VReg(16).B16(), arm64.VReg(30).B16()) // scale: V30 becomes an exp constant
+	loadExpConsts(e)
+	e.VEOR(arm64.VReg(17).B16(), arm64.VReg(17).B16(), arm64.VReg(17).B16())
+	e.VEOR(arm64.VReg(18).B16(), arm64.VReg(18).B16(), arm64.VReg(18).B16())
+	// exponent turns the bias loaded in x[i] and the row loaded in t[i] into
+	// the exponent in x[i].
+	exponent := func(precise bool, a arm64.Arrangement, x, t []arm64.VReg) {
+		scale, mx := arm64.VReg(16).As(a), arm64.VReg(19).As(a)
+		if precise {
+			for i := range x {
+				e.FSUB(x[i].As(a), x[i].As(a), mx)
+			}
+		}
+		for i := range x {
+			e.VFMLA(x[i].As(a), t[i].As(a), scale)
+		}
+		if !precise {
+			for i := range x {
+				e.FSUB(x[i].As(a), x[i].As(a), mx)
+			}
+		}
+	}
+	regs := func(n int) (x, t, p, q []arm64.VReg) {
+		for i := 0; i < n; i++ {
+			x, t = append(x, arm64.VReg(i)), append(t, arm64.VReg(4+i))
+			p, q = append(p, arm64.VReg(8+i)), append(q, arm64.VReg(12+i))
+		}
+		return
+	}
+	sum0, sum1 := arm64.VReg(17).D2(), arm64.VReg(18).D2()
+	pass2 := func(precise bool, hint string) {
+		e.Mov(arm64.R0, arm64.R8)
+		e.Mov(arm64.R1, arm64.R10)
+		e.ForEach(hint, arm64.R2, arm64.R3, func() {
+			x, t, p, q := regs(4)
+			xs, ts := arm64.Vecs(0, 4, 1, arm64.S4), arm64.Vecs(4, 4, 1, arm64.S4)
+			e.VLD1(arm64.R1, true, xs...)
+			e.VLD1(arm64.R0, false, ts...)
+			// One cache line (64 bytes) per iteration, softmaxPrefetch
+			// bytes ahead: score rows are consecutive in memory
+			// ([heads][lq][lk]), so this brings the rows of the coming
+			// calls into cache while this row's exps keep the vector
+			// units busy.
+			e.PRFM(arm64.R0, softmaxPrefetch)
+			exponent(precise, arm64.S4, x, t)
+			expVecs(e, arm64.S4, x, t, p, q)
+			e.VST1(arm64.R0, true, ts...)
+			e.FADD(arm64.VReg(0).S4(), arm64.VReg(4).S4(), arm64.VReg(5).S4())
+			e.FADD(arm64.VReg(2).S4(), arm64.VReg(6).S4(), arm64.VReg(7).S4())
+			e.FADD(arm64.VReg(0).S4(), arm64.VReg(0).S4(), arm64.VReg(2).S4())
+			e.FCVTL(arm64.VReg(1).D2(), arm64.VReg(0).S2())
+			e.FCVTL(arm64.VReg(2).D2(), arm64.VReg(0).S4())
+			e.FADD(sum0, sum0, arm64.VReg(1).D2())
+			e.FADD(sum1, sum1, arm64.VReg(2).D2())
+		}, func() {
+			x, t, p, q := regs(1)
+			e.VLD1(arm64.R1, true, arm64.VReg(0).S4())
+			e.VLD1(arm64.R0, false, arm64.VReg(4).S4())
+			exponent(precise, arm64.S4, x, t)
+			expVecs(e, arm64.S4, x, t, p, q)
+			e.VST1(arm64.R0, true, arm64.VReg(4).S4())
+			e.FCVTL(arm64.VReg(1).D2(), arm64.VReg(4).S2())
+			e.FCVTL(arm64.VReg(2).D2(), arm64.VReg(4).S4())
+			e.FADD(sum0, sum0, arm64.VReg(1).D2())
+			e.FADD(sum1, sum1, arm64.VReg(2).D2())
+		}, func() {
+			x, t, p, q := regs(1)
+			e.LoadS(0, arm64.R1, 4)
+			e.LoadS(4, arm64.R0, 0)
+			exponent(precise, arm64.S2, x, t)
+			expVecs(e, arm64.S2, x, t, p, q)
+			e.StoreS(4, arm64.R0, 4)
+			e.FCVTSD(1, 4) // zeroes the upper lane of V1.D2
+			e.FADD(sum0, sum0, arm64.VReg(1).D2())
+		})
+	}
+	precise, summed := e.NewLabel("precise"), e.NewLabel("summed")
+	e.VMOVToReg(arm64.R9, arm64.VReg(19), 0)
+	e.AndImm(arm64.R9, arm64.R9, 0x7fffffff)
+	e.LsrImm(arm64.R9, arm64.R9, 23)
+	e.SubsImm(arm64.R9, arm64.R9, 127+24)
+	e.TBNZ(63, arm64.R9, precise) // biased exponent of |max| below 151: |max| < 2^24
+	pass2(false, "exphuge")
+	e.B(summed)
+	e.Label(precise)
+	pass2(true, "exp")
+	e.Label(summed)
+	e.FADD(sum0, sum0, sum1)
+	e.FADDP(sum0, sum0, sum0) // lane 0: the total
+	e.FMOVDOne(16)
+	e.FDIVD(16, 16, 17)
+	e.FCVTDS(16, 16) // 1/Σ rounded once to float32
+	e.VDUPLane(arm64.VReg(16).S4(), 16, 0)
+
+	e.Comment("Pass 3: row[j] ·= 1/sum.")
+	e.Mov(arm64.R0, arm64.R8)
+	e.ForEach("scale", arm64.R2, arm64.R3, func() {
+		x := arm64.Vecs(0, 4, 1, arm64.S4)
+		e.VLD1(arm64.R0, false, x...)
+		for i := range x {
+			e.FMUL(x[i], x[i], arm64.VReg(16).S4())
+		}
+		e.VST1(arm64.R0, true, x...)
+	}, func() {
+		e.VLD1(arm64.R0, false, arm64.VReg(0).S4())
+		e.FMUL(arm64.VReg(0).S4(), arm64.VReg(0).S4(), arm64.VReg(16).S4())
+		e.VST1(arm64.R0, true, arm64.VReg(0).S4())
+	}, func() {
+		e.LoadS(0, arm64.R0, 0)
+		e.FMULS(0, 0, 16)
+		e.StoreS(0, arm64.R0, 4)
+	})
+	e.RET()
+	e.End()
+}

@@ -1,0 +1,366 @@
+package bias
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/internal/asmtest"
+)
+
+var neonExpStride = flag.Int("neonexpstride", 997, "TestKernelsQEMU checks the NEON expf at every neonexpstride-th float32 bit pattern (1: all 2^32, about 15 minutes under qemu; raise -timeout)")
+
+// TestKernelsQEMU runs the NEON addRow, softmaxRow and expf under
+// qemu-aarch64-static against float64 references, and measures the expf's
+// error over every neonexpstride-th float32 bit pattern.
+func TestKernelsQEMU(t *testing.T) {
+	files, err := NEON("bias", "test/bias.yaml", Params{ExpTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := asmtest.RunQEMU(t, []asmtest.QEMUCase{{Package: "bias", Files: files,
+		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow),
+		Test:     fmt.Sprintf(biasTest, "bias", expClamp[4][0], expClamp[4][1], expMaxULP, *neonExpStride)}})
+	if m := regexp.MustCompile(`POSENC-EXP-MAXULP .*`).FindString(out); m != "" {
+		t.Log(m)
+	} else {
+		t.Errorf("exp ULP line missing from output:\n%s", out)
+	}
+	asmtest.LogMatches(t, out, false, `softmax max abs error .*`, `long row: .*`, `\d+ inputs, \d+ differ from AVX2.*`)
+}
+
+// biasTest checks addRow, softmaxRow and the vector expf. Its arguments:
+// package name, the exp clamp (lo, hi), expMaxULP and the exp sweep's stride.
+const biasTest = `package %s
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+const (
+	expLo, expHi = %v, %v // the input range of the vector expf
+	expMaxULP    = %v
+	expStride    = %d
+)
+
+func TestAddRow(t *testing.T) {
+	add := registered["neon"].addRow
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range lengths {
+		d, dbuf := guarded(n)
+		s, sbuf := guarded(n)
+		for i := range d {
+			d[i], s[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*10)
+		}
+		d0 := append([]float32(nil), d...)
+		add(d, s)
+		checkGuards(t, "dst", dbuf)
+		checkGuards(t, "src", sbuf)
+		for i := range d {
+			if d[i] != d0[i]+s[i] {
+				t.Fatalf("len %%d [%%d]: got %%g want %%g", n, i, d[i], d0[i]+s[i])
+			}
+		}
+	}
+}
+
+func TestSoftmaxRow(t *testing.T) {
+	sm := registered["neon"].softmaxRow
+	rng := rand.New(rand.NewPCG(5, 6))
+	worst := 0.0
+	for _, n := range append(lengths[1:], 16, 64, 79, 4099) {
+		for _, scale := range []float32{1, 0.125, 3} {
+			for _, neginf := range []bool{false, true} {
+				r, rbuf := guarded(n)
+				b, bbuf := guarded(n)
+				for i := range r {
+					r[i], b[i] = float32(rng.NormFloat64()*4), float32(-rng.Float64()*20)
+				}
+				if neginf && n > 1 {
+					r[rng.IntN(n)] = float32(math.Inf(-1))
+				}
+				v := make([]float64, n)
+				m := math.Inf(-1)
+				for i := range v {
+					// The kernel forms scale·row+bias with one fused float32 rounding.
+					v[i] = float64(float32(math.FMA(float64(r[i]), float64(scale), float64(b[i]))))
+					m = math.Max(m, v[i])
+				}
+				sum := 0.0
+				for i := range v {
+					v[i] = math.Exp(v[i] - m)
+					sum += v[i]
+				}
+				sm(r, b, scale)
+				checkGuards(t, "row", rbuf)
+				checkGuards(t, "bias", bbuf)
+				for i := range v {
+					e := math.Abs(float64(r[i]) - v[i]/sum)
+					worst = math.Max(worst, e)
+					if !(e <= 1e-6) {
+						t.Fatalf("len %%d scale %%g [%%d]: got %%g want %%g", n, scale, i, r[i], v[i]/sum)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("softmax max abs error %%.3g", worst)
+}
+
+// TestSoftmaxLongSum checks the sum of a long row: one key at 0 and n−1 at
+// −0.1. Summed one float32 add at a time, the n−1 equal terms would lose
+// ~1e−3 of the sum (each add rounds to the spacing of the running sum); the
+// kernel sums blocks of 16 in float32 (exact here: c+c, 2c+2c) and the
+// blocks in float64, so every output is within a few ulps of the exact one.
+func TestSoftmaxLongSum(t *testing.T) {
+	const n = 1<<20 + 7
+	r, rbuf := guarded(n)
+	b, bbuf := guarded(n)
+	for i := range b {
+		r[i], b[i] = 0, -0.1
+	}
+	b[0] = 0
+	registered["neon"].softmaxRow(r, b, 1)
+	checkGuards(t, "row", rbuf)
+	checkGuards(t, "bias", bbuf)
+	c := math.Exp(float64(float32(-0.1)))
+	sum := 1 + float64(n-1)*c
+	worst := 0.0
+	for i, want := range []float64{1 / sum, c / sum} {
+		got := float64(r[i])
+		worst = math.Max(worst, math.Abs(got-want)/want)
+	}
+	for i := 2; i < n; i++ {
+		if r[i] != r[1] {
+			t.Fatalf("[%%d] = %%g differs from [1] = %%g", i, r[i], r[1])
+		}
+	}
+	t.Logf("long row: max relative error %%.3g (%%.2f·2^-24)", worst, worst*0x1p24)
+	if worst > 4*0x1p-24 {
+		t.Errorf("long row: relative error %%.3g > 4·2^-24", worst)
+	}
+}
+
+func TestSoftmaxNaN(t *testing.T) {
+	r := []float32{1, float32(math.NaN()), 2, 3, 4, 5}
+	registered["neon"].softmaxRow(r, make([]float32, len(r)), 1)
+	for i := range r {
+		if !math.IsNaN(float64(r[i])) {
+			t.Fatalf("[%%d] = %%g, want NaN", i, r[i])
+		}
+	}
+}
+
+// ulpError is |got − exp(x)| in float32 ulps of exp(x) (the spacing of
+// float32 numbers at exp(x), 2^-149 for subnormal results), or 0 when got is
+// the correctly rounded result; +Inf for a wrong infinity or NaN. Inputs
+// above expHi must give exp(expHi) or better, and results below FLT_MIN may
+// be off by up to 2^−126 (expLo is above the subnormal range), which counts
+// as 0 ulp. As the AVX tests' ulpError (testdata/kerneltest/bias_test.go).
+func ulpError(x, got float32) float64 {
+	if x > expHi {
+		x = expHi
+	}
+	e := math.Exp(float64(x))
+	want := float32(e)
+	switch {
+	case math.IsNaN(float64(x)):
+		if math.IsNaN(float64(got)) {
+			return 0
+		}
+		return math.Inf(1)
+	case got == want:
+		return 0
+	case math.IsInf(float64(got), 0) || math.IsNaN(float64(got)) || math.IsInf(float64(want), 0):
+		return math.Inf(1)
+	case e < 0x1p-126:
+		if math.Abs(float64(got)-e) <= 0x1p-126 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	_, exp := math.Frexp(e) // e = f·2^exp, f in [0.5, 1)
+	return math.Abs(float64(got)-e) / math.Ldexp(1, exp-24)
+}
+
+// fma32 is the correctly rounded float32 a·b + c: a·b is exact in float64,
+// and when rounding the float64 sum lands on a float32 midpoint the exact
+// remainder (TwoSum, Knuth TAOCP vol. 2 §4.2.2) decides.
+func fma32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	s := p + float64(c)
+	bb := s - p
+	rem := (p - (s - bb)) + (float64(c) - bb) // p + c = s + rem exactly
+	f := float32(s)
+	if rem == 0 || float64(f) == s || math.IsInf(s, 0) {
+		return f
+	}
+	lo, hi := f, math.Nextafter32(f, float32(math.Inf(1)))
+	if float64(f) > s {
+		lo, hi = math.Nextafter32(f, float32(math.Inf(-1))), f
+	}
+	if s == (float64(lo)+float64(hi))/2 {
+		if rem > 0 {
+			return hi
+		}
+		return lo
+	}
+	return f
+}
+
+// avx2Exp is the AVX2 exp of amd64_exp.go, operation by operation: clamp, t =
+// fma(x, log2e, 1.5·2^23+127), n = t − M, Cody–Waite, Horner down to the
+// constant term, times the 2^n of t's bits.
+func avx2Exp(x float32) float32 {
+	const magic = float32(0x1.8p23 + 127)
+	x = max(x, expLo) // Go's max and min keep NaN, as VMAXPS/VMINPS ordered
+	x = min(x, expHi)
+	t := fma32(x, math.Log2E, magic)
+	n := t - magic
+	x = fma32(-n, 0.693359375, x)
+	x = fma32(-n, -2.12194440e-4, x)
+	p := float32(0.0013814599)
+	for _, k := range []float32{0.008368717, 0.04166839, 0.16666521, 0.49999994, 1, 1} {
+		p = fma32(p, x, k)
+	}
+	return p * math.Float32frombits(math.Float32bits(t)<<23)
+}
+
+// TestExpMatchesAVX2 checks that the NEON expf gives AVX2's bits wherever
+// s·r cannot underflow (results above 2^-100): s + (s·r)·q rounds once,
+// like (1 + r·q)·2^n.
+func TestExpMatchesAVX2(t *testing.T) {
+	var src []float32
+	for b := uint64(0); b < 1<<32; b += 9973 {
+		src = append(src, math.Float32frombits(uint32(b)))
+	}
+	dst := make([]float32, len(src))
+	expNEON(dst, src)
+	differ := 0
+	for i, x := range src {
+		want := avx2Exp(x)
+		if math.Float32bits(dst[i]) == math.Float32bits(want) || math.IsNaN(float64(x)) && math.IsNaN(float64(dst[i])) {
+			continue
+		}
+		differ++
+		if !(want < 0x1p-100) {
+			t.Fatalf("exp(%%g) = %%g, AVX2's sequence gives %%g", x, dst[i], want)
+		}
+	}
+	t.Logf("%%d inputs, %%d differ from AVX2's sequence (all below 2^-100)", len(src), differ)
+}
+
+func TestExpULP(t *testing.T) {
+	specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN()),
+		-87.3, -87.34, -87.68, -87.7, -88, -88.1, -100, -103.9, -104, -200, -1e30, 87.9, 88, 88.01, 88.7, 88.72, 88.73, 89, 100, 1e30,
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 1e-10, -1e-10, 0.34657359, -0.34657359}
+	// Special values at every length: every loop and tail position.
+	for n := 1; n <= len(specials); n++ {
+		src, sbuf := guarded(n)
+		dst, dbuf := guarded(n)
+		copy(src, specials[len(specials)-n:])
+		expNEON(dst, src)
+		checkGuards(t, "src", sbuf)
+		checkGuards(t, "dst", dbuf)
+		for i, x := range src {
+			if e := ulpError(x, dst[i]); e > expMaxULP {
+				t.Fatalf("exp(%%g) = %%g, want %%g (%%.3g ulp)", x, dst[i], math.Exp(float64(x)), e)
+			}
+		}
+	}
+	for _, s := range []struct{ x, want float32 }{
+		{float32(math.Inf(-1)), 0}, {-88, 0}, {-200, 0}, {-1e30, 0}, {0, 1}, {float32(math.Copysign(0, -1)), 1},
+	} {
+		d := []float32{0, 0, 0, 0, 0}
+		expNEON(d, []float32{s.x, s.x, s.x, s.x, s.x}) // vector and lane paths
+		for _, got := range d {
+			if got != s.want || math.Signbit(float64(got)) {
+				t.Errorf("exp(%%g) = %%g, want %%g", s.x, got, s.want)
+			}
+		}
+	}
+	// Every expStride-th bit pattern of the whole float32 range.
+	const chunk = 1 << 18
+	src := make([]float32, 0, chunk+3)
+	dst := make([]float32, chunk+3)
+	worst, at, count := 0.0, float32(0), 0
+	flush := func() {
+		expNEON(dst[:len(src)], src)
+		for i, x := range src {
+			if e := ulpError(x, dst[i]); e > worst {
+				worst, at = e, x
+			}
+		}
+		count += len(src)
+		src = src[:0]
+	}
+	for b := uint64(0); b < 1<<32; b += expStride {
+		src = append(src, math.Float32frombits(uint32(b)))
+		if len(src) == chunk {
+			flush()
+		}
+	}
+	// A length not a multiple of 4 exercises the one-lane tail.
+	src = append(src, 0.5, -0.5, 87.5)
+	flush()
+	fmt.Printf("POSENC-EXP-MAXULP %%.4f at %%g over %%d inputs (stride %%d)\n", worst, at, count, expStride)
+	if worst > expMaxULP {
+		t.Errorf("max error %%.4f ulp at %%g, want <= %%v", worst, at, expMaxULP)
+	}
+}
+`
+
+// softmaxCounts returns the instructions per element of the main
+// (16-element) loop of each softmaxRow pass in asm: the max, the exp pass
+// on its precise and huge-max paths, and the scaling.
+func softmaxCounts(t *testing.T, asm string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, hint := range []string{"max", "exp", "exphuge", "scale"} {
+		label := regexp.MustCompile(`(?m)^(` + hint + `_x16_\d+):$`).FindStringSubmatch(asm)
+		if label == nil {
+			t.Fatalf("no %s_x16 loop", hint)
+		}
+		n := asmtest.HotLoop(asm, label[1])
+		if n == 0 {
+			t.Fatalf("%s: loop %s not closed", hint, label[1])
+		}
+		out[hint] = float64(n) / 16
+	}
+	return out
+}
+
+// TestSoftmaxInstructionCounts reports the instructions per element of the
+// main loops of softmaxRow (static counts of the loop bodies, as
+// TestRopeInstructionCounts), and bounds them. A row of length n ≥ 16 runs
+// about n·(max + exp + scale) instructions, plus at most 3 one-vector and 3
+// one-lane iterations per pass.
+func TestSoftmaxInstructionCounts(t *testing.T) {
+	files, err := NEON("p", "p.yaml", Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := softmaxCounts(t, string(files[0].Data))
+	total := c["max"] + c["exp"] + c["scale"]
+	t.Logf("softmaxRow per element: max %.4f, exp %.4f (huge max %.4f), scale %.4f; total %.4f",
+		c["max"], c["exp"], c["exphuge"], c["scale"], total)
+	for _, b := range []struct {
+		what       string
+		got, bound float64
+	}{
+		{"max", c["max"], 0.75},
+		{"exp", c["exp"], 6.32},
+		{"exphuge", c["exphuge"], 6.32},
+		{"scale", c["scale"], 0.5},
+		{"total", total, 7.57},
+	} {
+		if b.got > b.bound {
+			t.Errorf("%s: %.4f instructions per element, want <= %.2f", b.what, b.got, b.bound)
+		}
+	}
+}

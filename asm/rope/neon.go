@@ -1,0 +1,302 @@
+package rope
+
+import (
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/arm64"
+)
+
+// ropeGen emits one rotate kernel for fixed HeadDim, RotaryDim and layout.
+//
+// Registers: R0 q cursor, R1 qHeads, R2 k cursor, R3 kHeads, R4 table,
+// R5 idx cursor, R6 tokens left, R7 row, R8 heads left, R9 row stride in
+// bytes, R10 x load cursor (interleaved), R11 x1 cursor (half), R12 cos
+// cursor, R13 sin cursor, R14 block counter, R15 sign bits.
+type ropeGen struct {
+	e            *arm64.Emitter
+	headDim, rot int // HeadDim, RotaryDim
+	interleaved  bool
+	row          int // RowLen: floats per table row
+}
+
+// rowLen is the number of floats per table row (Params.RowLen).
+func (g *ropeGen) rowLen() int { return g.row }
+
+// text emits the whole TEXT block of the rotate kernel called name.
+func (g *ropeGen) text(name string) {
+	e := g.e
+	e.Comment("func %s%s", name, abi.Rotate.Signature())
+	layout := "half (pairs i, i+n)"
+	if g.interleaved {
+		layout = "interleaved (pairs 2i, 2i+1)"
+	}
+	e.Comment("HeadDim %d, RotaryDim %d, layout %s, row %d floats.", g.headDim, g.rot, layout, g.rowLen())
+	e.TextFor(name, abi.Rotate)
+	e.LoadArg(arm64.R0, e.Arg(abi.Rotate, "q_base"))
+	e.LoadArg(arm64.R1, e.Arg(abi.Rotate, "qHeads"))
+	e.LoadArg(arm64.R2, e.Arg(abi.Rotate, "k_base"))
+	e.LoadArg(arm64.R3, e.Arg(abi.Rotate, "kHeads"))
+	e.LoadArg(arm64.R4, e.Arg(abi.Rotate, "table_base"))
+	e.LoadArg(arm64.R5, e.Arg(abi.Rotate, "idx_base"))
+	e.LoadArg(arm64.R6, e.Arg(abi.Rotate, "idx_len"))
+	e.LoadArgW(arm64.R15, e.Arg(abi.Rotate, "sign"))
+	e.MovImm(arm64.R9, int64(g.rowLen()*4))
+	done := e.NewLabel("done")
+	neg := e.NewLabel("inverse")
+	e.CBZ(arm64.R6, done)
+	e.Comment("sign < 0 (Inverse): the same loops with FMLA and FMLS swapped.")
+	e.TBNZ(31, arm64.R15, neg)
+	g.tokens(false)
+	e.Label(neg)
+	g.tokens(true)
+	e.Label(done)
+	e.RET()
+	e.End()
+}
+
+// tokens emits the loop over tokens for one sign.
+func (g *ropeGen) tokens(neg bool) {
+	e := g.e
+	tok := e.NewLabel("token")
+	e.Label(tok)
+	e.Comment("row = table + idx[t]·RowLen")
+	e.LoadW32Post(arm64.R7, arm64.R5)
+	e.Mul(arm64.R7, arm64.R7, arm64.R9)
+	e.Add(arm64.R7, arm64.R7, arm64.R4)
+	if g.resident() {
+		g.loadRowAll()
+	}
+	g.heads("q", arm64.R0, arm64.R1, neg)
+	g.heads("k", arm64.R2, arm64.R3, neg)
+	e.SubsImm(arm64.R6, arm64.R6, 1)
+	e.BNE(tok)
+	e.RET()
+}
+
+// heads emits the loop over the n heads (register cnt) at cursor x.
+func (g *ropeGen) heads(which string, x, cnt arm64.Reg, neg bool) {
+	e := g.e
+	skip := e.NewLabel(which + "skip")
+	loop := e.NewLabel(which + "head")
+	e.Mov(arm64.R8, cnt)
+	e.CBZ(arm64.R8, skip)
+	e.Label(loop)
+	g.head(x, neg)
+	e.SubsImm(arm64.R8, arm64.R8, 1)
+	e.BNE(loop)
+	e.Label(skip)
+}
+
+// maxResident is the most pairs whose cos and sin stay in registers for all
+// heads of a token (one step of at most four vectors plus tails).
+const maxResident = 16
+
+// resident reports whether the row is loaded once per token instead of once
+// per head.
+func (g *ropeGen) resident() bool { return g.rot/2 <= maxResident }
+
+// steps lists the steps rotating n pairs: 4 for a 16-pair block (repeated
+// blocks times), then one step of 1..3 vectors, −2 (two pairs) and −1 (one
+// pair) for the tail.
+func (g *ropeGen) steps() (blocks int, tail []int) {
+	n := g.rot / 2
+	rem := n % 16
+	if rem >= 4 {
+		tail = append(tail, rem/4)
+	}
+	if rem%4 >= 2 {
+		tail = append(tail, -2)
+	}
+	if rem%2 == 1 {
+		tail = append(tail, -1)
+	}
+	return n / 16, tail
+}
+
+// rowCursors points R12 at the cos half and R13 at the sin half of the row.
+func (g *ropeGen) rowCursors() {
+	g.e.Mov(arm64.R12, arm64.R7)
+	g.e.AddImm(arm64.R13, arm64.R7, g.rowLen()*2)
+}
+
+// loadRowAll loads the whole row into the step registers (resident mode).
+func (g *ropeGen) loadRowAll() {
+	g.e.Comment("cos and sin stay in registers for every head of this token")
+	g.rowCursors()
+	blocks, tail := g.steps()
+	for i := 0; i < blocks; i++ {
+		g.loadRow(4)
+	}
+	for _, v := range tail {
+		g.loadRow(v)
+	}
+}
+
+// head rotates one head at x and advances x by HeadDim floats.
+func (g *ropeGen) head(x arm64.Reg, neg bool) {
+	e := g.e
+	n := g.rot / 2
+	if g.interleaved {
+		e.Mov(arm64.R10, x)
+	} else {
+		e.AddImm(arm64.R11, x, n*4)
+	}
+	if !g.resident() {
+		g.rowCursors()
+	}
+	blocks, tail := g.steps()
+	step := func(v int) {
+		if !g.resident() {
+			g.loadRow(v)
+		}
+		g.rotateStep(x, v, neg)
+	}
+	switch {
+	case blocks > arm64.MaxUnroll:
+		blk := e.NewLabel("blk")
+		e.MovImm(arm64.R14, int64(blocks))
+		e.Label(blk)
+		step(4)
+		e.SubsImm(arm64.R14, arm64.R14, 1)
+		e.BNE(blk)
+	default:
+		for i := 0; i < blocks; i++ {
+			step(4)
+		}
+	}
+	for _, v := range tail {
+		step(v)
+	}
+	gap := (g.headDim - g.rot) * 4
+	switch {
+	case g.interleaved && gap > 0:
+		e.AddImm(x, x, gap)
+	case !g.interleaved && gap > 0:
+		e.AddImm(x, arm64.R11, gap)
+	case !g.interleaved:
+		e.Mov(x, arm64.R11)
+	}
+}
+
+// stepRegs returns the registers of a step: v = 1..4 vectors of 4 pairs, or
+// v = −2, −1 for two pairs and one pair. The tails get their own cos/sin
+// registers so that a resident row never overlaps.
+//
+//	half:        c V0.., s V4.., x0 V8.., x1 V12.., y0 V16.., y1 V20..;
+//	             tails c/s V24/V25 (−2), V26/V27 (−1)
+//	interleaved: c V0.. (+1 scratch), s V5.. (+1 scratch), x0/x1 V10,V11…,
+//	             y0/y1 V18,V19…; tails c V26 (+V27), s V28 (+V29) (−2),
+//	             c/s V30/V31 (−1)
+func (g *ropeGen) stepRegs(v int) (a arm64.Arrangement, nv int, c, s, x0, x1, y0, y1 []arm64.Vec) {
+	a, nv = arm64.S4, v
+	if v < 0 {
+		a, nv = arm64.S2, 1
+	}
+	if g.interleaved {
+		c, s = arm64.Vecs(0, nv, 1, a), arm64.Vecs(5, nv, 1, a)
+		x0, x1 = arm64.Vecs(10, nv, 2, a), arm64.Vecs(11, nv, 2, a)
+		y0, y1 = arm64.Vecs(18, nv, 2, a), arm64.Vecs(19, nv, 2, a)
+		switch v {
+		case -2:
+			c, s = arm64.Vecs(26, 1, 1, a), arm64.Vecs(28, 1, 1, a)
+		case -1:
+			c, s = arm64.Vecs(30, 1, 1, a), arm64.Vecs(31, 1, 1, a)
+		}
+	} else {
+		c, s = arm64.Vecs(0, nv, 1, a), arm64.Vecs(4, nv, 1, a)
+		x0, x1 = arm64.Vecs(8, nv, 1, a), arm64.Vecs(12, nv, 1, a)
+		y0, y1 = arm64.Vecs(16, nv, 1, a), arm64.Vecs(20, nv, 1, a)
+		switch v {
+		case -2:
+			c, s = arm64.Vecs(24, 1, 1, a), arm64.Vecs(25, 1, 1, a)
+		case -1:
+			c, s = arm64.Vecs(26, 1, 1, a), arm64.Vecs(27, 1, 1, a)
+		}
+	}
+	return
+}
+
+// loadRow loads the cos and sin of one step from R12 and R13, advancing both.
+func (g *ropeGen) loadRow(v int) {
+	e := g.e
+	a, nv, c, s, _, _, _, _ := g.stepRegs(v)
+	switch {
+	case v == -1:
+		w := 4
+		if g.interleaved {
+			w = 8 // skip the duplicate
+		}
+		e.LoadS(c[0].R, arm64.R12, w)
+		e.LoadS(s[0].R, arm64.R13, w)
+	case g.interleaved:
+		// Row entries come in equal pairs; a VLD2 keeps one copy in its
+		// first register. The second (discarded) register is the first of
+		// the next load, so nv loads fill nv+1 registers.
+		for i := 0; i < nv; i++ {
+			e.VLD2(arm64.R12, true, c[i], arm64.Vec{R: c[i].R + 1, A: a})
+		}
+		for i := 0; i < nv; i++ {
+			e.VLD2(arm64.R13, true, s[i], arm64.Vec{R: s[i].R + 1, A: a})
+		}
+	case v == -2:
+		e.LoadD(c[0].R, arm64.R12, 8)
+		e.LoadD(s[0].R, arm64.R13, 8)
+	default:
+		e.VLD1(arm64.R12, true, c...)
+		e.VLD1(arm64.R13, true, s...)
+	}
+}
+
+// rotateStep rotates the pairs of one step (see stepRegs) whose cos and sin
+// are loaded, advancing the x cursors.
+func (g *ropeGen) rotateStep(x arm64.Reg, v int, neg bool) {
+	e := g.e
+	_, nv, c, s, x0, x1, y0, y1 := g.stepRegs(v)
+	switch {
+	case g.interleaved && v == -1:
+		e.LoadS(x0[0].R, arm64.R10, 4)
+		e.LoadS(x1[0].R, arm64.R10, 4)
+	case g.interleaved:
+		for i := 0; i < nv; i++ {
+			e.VLD2(arm64.R10, true, x0[i], x1[i])
+		}
+	case v == -1:
+		e.LoadS(x0[0].R, x, 0)
+		e.LoadS(x1[0].R, arm64.R11, 0)
+	case v == -2:
+		e.LoadD(x0[0].R, x, 0)
+		e.LoadD(x1[0].R, arm64.R11, 0)
+	default:
+		e.VLD1(x, false, x0...)
+		e.VLD1(arm64.R11, false, x1...)
+	}
+	for i := 0; i < nv; i++ {
+		e.FMUL(y0[i], x0[i], c[i])
+		e.FMUL(y1[i], x1[i], c[i])
+	}
+	sub, add := e.VFMLS, e.VFMLA
+	if neg {
+		sub, add = add, sub
+	}
+	for i := 0; i < nv; i++ {
+		sub(y0[i], x1[i], s[i])
+		add(y1[i], x0[i], s[i])
+	}
+	switch {
+	case g.interleaved && v == -1:
+		e.StoreS(y0[0].R, x, 4)
+		e.StoreS(y1[0].R, x, 4)
+	case g.interleaved:
+		for i := 0; i < nv; i++ {
+			e.VST2(x, true, y0[i], y1[i])
+		}
+	case v == -1:
+		e.StoreS(y0[0].R, x, 4)
+		e.StoreS(y1[0].R, arm64.R11, 4)
+	case v == -2:
+		e.StoreD(y0[0].R, x, 8)
+		e.StoreD(y1[0].R, arm64.R11, 8)
+	default:
+		e.VST1(x, true, y0...)
+		e.VST1(arm64.R11, true, y1...)
+	}
+}

@@ -1,0 +1,193 @@
+package rope
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/internal/asmtest"
+)
+
+// shape is the Params of a head shape, with RowLen as gen derives it.
+func shape(h, r int, interleaved bool) Params {
+	row := r
+	if interleaved {
+		row = 2 * r
+	}
+	return Params{HeadDim: h, RotaryDim: r, RowLen: row, Interleaved: interleaved}
+}
+
+// qemuShapes are the head shapes TestKernelsQEMU runs: every step kind and
+// tail, resident and streamed rows, the block loop.
+var qemuShapes = []struct {
+	h, r        int
+	interleaved bool
+}{
+	{128, 128, false}, {128, 128, true}, {64, 16, false},
+	{256, 64, true}, {64, 48, true}, {32, 24, false},
+	{6, 6, true}, {10, 2, false}, {200, 196, false}, {256, 160, true},
+	{32, 30, true}, {32, 32, true}, {40, 34, false},
+}
+
+// TestKernelsQEMU runs the NEON rotate of every qemuShapes shape under
+// qemu-aarch64-static against a float64 loop.
+func TestKernelsQEMU(t *testing.T) {
+	var cs []asmtest.QEMUCase
+	for _, s := range qemuShapes {
+		layout := "half"
+		if s.interleaved {
+			layout = "interleaved"
+		}
+		pkg := fmt.Sprintf("rope%s%d_%d", layout[:4], s.h, s.r)
+		files, err := NEON(pkg, "test/"+pkg+".yaml", shape(s.h, s.r, s.interleaved))
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
+			Variants: asmtest.QEMUVariants(pkg, abi.Rotate),
+			Test:     fmt.Sprintf(ropeTest, pkg, s.h, s.r, s.interleaved)})
+	}
+	asmtest.RunQEMU(t, cs)
+}
+
+// ropeTest checks rotate against a float64 loop.
+const ropeTest = `package %s
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+const headDim, rotaryDim, interleaved = %d, %d, %v
+
+func rowLen() int {
+	if interleaved {
+		return 2 * rotaryDim
+	}
+	return rotaryDim
+}
+
+func TestRotate(t *testing.T) {
+	rot := registered["neon"].rotate
+	rng := rand.New(rand.NewPCG(1, 2))
+	const rows = 9
+	n := rotaryDim / 2
+	table := make([]float32, rows*rowLen())
+	for r := 0; r < rows; r++ {
+		row := table[r*rowLen() : (r+1)*rowLen()]
+		for i := 0; i < n; i++ {
+			ang, a := rng.Float64()*2*math.Pi, 0.5+rng.Float64()
+			c, s := float32(a*math.Cos(ang)), float32(a*math.Sin(ang))
+			if interleaved {
+				row[2*i], row[2*i+1], row[rotaryDim+2*i], row[rotaryDim+2*i+1] = c, c, s, s
+			} else {
+				row[i], row[n+i] = c, s
+			}
+		}
+	}
+	tableCopy := append([]float32(nil), table...)
+	for _, tokens := range lengths {
+		for _, hh := range [][2]int{{1, 0}, {3, 2}, {0, 2}, {2, 5}} {
+			if tokens == 512 && hh[0]+hh[1] > 3 {
+				continue
+			}
+			for _, sign := range []float32{1, -1} {
+				idx := make([]int32, tokens)
+				for i := range idx {
+					idx[i] = int32(rng.IntN(rows))
+				}
+				q, qbuf := guarded(tokens * hh[0] * headDim)
+				k, kbuf := guarded(tokens * hh[1] * headDim)
+				for _, x := range [][]float32{q, k} {
+					for i := range x {
+						x[i] = float32(rng.NormFloat64() * 3)
+					}
+				}
+				q0, k0 := append([]float32(nil), q...), append([]float32(nil), k...)
+				rot(q, hh[0], k, hh[1], table, idx, sign)
+				checkGuards(t, "q", qbuf)
+				checkGuards(t, "k", kbuf)
+				for _, c := range []struct {
+					got, in []float32
+					heads   int
+				}{{q, q0, hh[0]}, {k, k0, hh[1]}} {
+					for tk := 0; tk < tokens; tk++ {
+						row := table[int(idx[tk])*rowLen():]
+						for h := 0; h < c.heads; h++ {
+							off := (tk*c.heads + h) * headDim
+							x, y := c.in[off:off+headDim], c.got[off:off+headDim]
+							for i := 0; i < n; i++ {
+								i0, i1, cs, sn := i, i+n, row[i], row[n+i]
+								if interleaved {
+									i0, i1, cs, sn = 2*i, 2*i+1, row[2*i], row[rotaryDim+2*i]
+								}
+								x0, x1 := float64(x[i0]), float64(x[i1])
+								cc, ss := float64(cs), float64(sign)*float64(sn)
+								w0, w1 := x0*cc-x1*ss, x1*cc+x0*ss
+								tol := math.Ldexp(math.Abs(x0*cc)+math.Abs(x1*ss)+math.Abs(x1*cc)+math.Abs(x0*ss), -22) + 1e-30
+								if math.Abs(float64(y[i0])-w0) > tol || math.Abs(float64(y[i1])-w1) > tol {
+									t.Fatalf("tokens %%d heads %%v sign %%v t %%d h %%d pair %%d: got (%%g, %%g) want (%%g, %%g)",
+										tokens, hh, sign, tk, h, i, y[i0], y[i1], w0, w1)
+								}
+							}
+							for i := rotaryDim; i < headDim; i++ {
+								if math.Float32bits(y[i]) != math.Float32bits(x[i]) {
+									t.Fatalf("tokens %%d dim %%d >= RotaryDim changed", tokens, i)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for i := range table {
+		if math.Float32bits(table[i]) != math.Float32bits(tableCopy[i]) {
+			t.Fatal("table modified")
+		}
+	}
+}
+`
+
+// TestRopeInstructionCounts reports the instructions per rotated element of
+// the per-head loop (Apply path), and bounds them.
+func TestRopeInstructionCounts(t *testing.T) {
+	for _, c := range []struct {
+		h, r   int
+		layout string
+		max    float64 // instructions per rotated element
+	}{
+		{128, 128, "half", 0.8},
+		{128, 128, "interleaved", 1.1},
+		{64, 16, "half", 1.05},
+		{256, 64, "interleaved", 1.2},
+		{64, 48, "interleaved", 1.2},
+		{32, 24, "half", 0.9},
+		{256, 256, "half", 0.85},
+	} {
+		files, err := NEON("p", "p.yaml", shape(c.h, c.r, c.layout == "interleaved"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		asm := string(files[0].Data)
+		label := regexp.MustCompile(`(?m)^(qhead\d+):$`).FindStringSubmatch(asm)
+		if label == nil {
+			t.Fatalf("%d/%d %s: no head loop", c.h, c.r, c.layout)
+		}
+		n := asmtest.HotLoop(asm, label[1])
+		if blk := regexp.MustCompile(`(?m)^(blk\d+):$`).FindStringSubmatch(asm); blk != nil {
+			// The block loop's body appears once in the head loop but
+			// runs once per 16 pairs.
+			b := asmtest.HotLoop(asm, blk[1])
+			n += (c.r/32 - 1) * b
+			t.Logf("rope %d/%d %s: inner block loop %d instructions per 32 elements", c.h, c.r, c.layout, b)
+		}
+		per := float64(n) / float64(c.r)
+		t.Logf("rope %d/%d %-11s: %3d instructions per head, %.3f per rotated element", c.h, c.r, c.layout, n, per)
+		if n == 0 || per > c.max {
+			t.Errorf("%d/%d %s: %.3f instructions per element, want <= %.2f", c.h, c.r, c.layout, per, c.max)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+// Package rope generates the assembly kernel of rotary position embeddings
+// (RoFormer, Su et al. 2021): the rotate kernel of abi.Rotate, for AVX2+FMA
+// and AVX-512 (avo, asm/amd64) and for NEON (asm/arm64), fully specialized
+// to a compile-time head shape and table layout.
+package rope
+
+import (
+	"fmt"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
+	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/internal/emit"
+)
+
+// Params is the shape the kernel is generated for: values the caller
+// (gen) derived from a validated spec. They are taken as given, neither
+// re-derived nor re-validated here: RotaryDim is even and in [2, HeadDim],
+// HeadDim is even.
+type Params struct {
+	HeadDim     int  // floats per head
+	RotaryDim   int  // leading dims of a head that rotate
+	RowLen      int  // floats per table row: RotaryDim (half) or 2·RotaryDim (interleaved)
+	Interleaved bool // pairs (2i, 2i+1) as in RoFormer/GPT-J; false: pairs (i, i+RotaryDim/2) as HF transformers' rotate_half
+}
+
+// AMD64 returns <pkg>_amd64.s and <pkg>_amd64.go with the rotate kernel of
+// each asked-for variant; source names the spec in the header line.
+func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error) {
+	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), []amd64.Kernel{
+		{ABI: abi.Rotate, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }},
+	})
+}
+
+// NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel.
+func NEON(pkg, source string, p Params) ([]emit.File, error) {
+	name := arm64.Symbol(abi.Rotate)
+	return arm64.Files(pkg, source, []arm64.Kernel{{
+		ABI:  abi.Rotate,
+		Name: name,
+		Doc:  fmt.Sprintf("rotates the first %d of %d dims of every q and k head by the table rows idx selects (sign −1: inverse).", p.RotaryDim, p.HeadDim),
+		Emit: func(e *arm64.Emitter) {
+			g := &ropeGen{e: e, headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen}
+			g.text(name)
+		},
+	}})
+}

@@ -1,0 +1,235 @@
+// The rope kernel tests of asm/rope (see asmtest.RunAMD64).
+package kerneltest
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+type ropeCase struct {
+	name               string
+	headDim, rotaryDim int
+	half               bool
+	variants           []variant
+}
+
+func TestRotate(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	const rows = 7
+	const amp = 1.25 // stands in for an attention factor ≠ 1
+	for _, rc := range ropeCases {
+		R, n := rc.rotaryDim, rc.rotaryDim/2
+		rowLen := R
+		if !rc.half {
+			rowLen = 2 * R
+		}
+		// The table: row p holds amp·cos(θ_{p,i}), amp·sin(θ_{p,i}) in the
+		// layout's order, with random angles.
+		table, checkTable := guardedF32(t, rows*rowLen)
+		for p := 0; p < rows; p++ {
+			row := table[p*rowLen : (p+1)*rowLen]
+			for i := 0; i < n; i++ {
+				s, c := math.Sincos(2 * math.Pi * r.Float64())
+				if rc.half {
+					row[i], row[n+i] = float32(amp*c), float32(amp*s)
+				} else {
+					row[2*i], row[2*i+1] = float32(amp*c), float32(amp*c)
+					row[R+2*i], row[R+2*i+1] = float32(amp*s), float32(amp*s)
+				}
+			}
+		}
+		tableCopy := append([]float32(nil), table...)
+		for _, v := range rc.variants {
+			if !v.Available {
+				t.Logf("%s/%s: SKIP: CPU lacks the instructions", rc.name, v.Name)
+				continue
+			}
+			maxErr := 0.0
+			// The last two shapes straddle ropeGroupedMaxBytes, so both
+			// token orders of rotateTokens run (small calls grouped, large
+			// ones streaming) when a head has more pieces than registers.
+			perToken := (3 + 2) * rc.headDim * 4
+			atLimit := ropeGroupedMaxBytes / perToken
+			for _, sh := range []struct{ tokens, qHeads, kHeads int }{{5, 3, 2}, {1, 1, 0}, {3, 2, 1}, {0, 2, 2}, {4, 0, 3}, {atLimit, 3, 2}, {atLimit + 1, 3, 2}} {
+				for _, sign := range []float32{1, -1} {
+					name := fmt.Sprintf("%s/%s/t%d_q%d_k%d_sign%v", rc.name, v.Name, sh.tokens, sh.qHeads, sh.kHeads, sign)
+					q, checkQ := guardedF32(t, sh.tokens*sh.qHeads*rc.headDim)
+					k, checkK := guardedF32(t, sh.tokens*sh.kHeads*rc.headDim)
+					idx, checkIdx := guardedI32(t, sh.tokens)
+					fill(r, q, -2, 2)
+					fill(r, k, -2, 2)
+					for i := range idx {
+						idx[i] = int32(r.Intn(rows))
+					}
+					if sh.tokens > 0 {
+						idx[sh.tokens-1] = rows - 1 // the row that ends at the PROT_NONE page
+					}
+					q0, k0 := append([]float32(nil), q...), append([]float32(nil), k...)
+					v.Rotate(q, sh.qHeads, k, sh.kHeads, table, idx, sign)
+					checkQ(name + " q")
+					checkK(name + " k")
+					checkIdx(name + " idx")
+					for _, part := range []struct {
+						got, x []float32
+						heads  int
+					}{{q, q0, sh.qHeads}, {k, k0, sh.kHeads}} {
+						for tok := 0; tok < sh.tokens; tok++ {
+							row := table[int(idx[tok])*rowLen:]
+							for h := 0; h < part.heads; h++ {
+								off := (tok*part.heads + h) * rc.headDim
+								x, got := part.x[off:off+rc.headDim], part.got[off:off+rc.headDim]
+								for i := 0; i < n; i++ {
+									var a, b, c, s float64
+									var ia, ib int
+									if rc.half {
+										ia, ib = i, i+n
+										c, s = float64(row[i]), float64(row[n+i])
+									} else {
+										ia, ib = 2*i, 2*i+1
+										c, s = float64(row[2*i]), float64(row[R+2*i])
+									}
+									s *= float64(sign)
+									a, b = float64(x[ia]), float64(x[ib])
+									wa, wb := a*c-b*s, b*c+a*s
+									// Two roundings (a product, then a fused
+									// multiply-add): ≤ 2^-23·(|a|+|b|)·max(|c|,|s|).
+									bound := 0x1p-23 * (math.Abs(a) + math.Abs(b)) * math.Max(math.Abs(c), math.Abs(s))
+									for _, e := range [][2]float64{{float64(got[ia]), wa}, {float64(got[ib]), wb}} {
+										d := math.Abs(e[0] - e[1])
+										if !(d <= bound) {
+											t.Fatalf("%s: token %d head %d pair %d: got %v want %v (bound %v)", name, tok, h, i, e[0], e[1], bound)
+										}
+										if bound > 0 {
+											maxErr = math.Max(maxErr, d/bound)
+										}
+									}
+								}
+								for i := R; i < rc.headDim; i++ {
+									if math.Float32bits(got[i]) != math.Float32bits(x[i]) {
+										t.Fatalf("%s: token %d head %d: dim %d ≥ RotaryDim changed", name, tok, h, i)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+			for i := range table {
+				if table[i] != tableCopy[i] {
+					t.Fatalf("%s/%s: table changed", rc.name, v.Name)
+				}
+			}
+			checkTable(rc.name + " table")
+			t.Logf("rotate %s/%s: max error %.3f of the bound", rc.name, v.Name, maxErr)
+		}
+	}
+}
+
+// Throughput convention: b.SetBytes is the bytes of x (q) processed per
+// call, so MB/s counts each byte of x once although it is read and written;
+// copy() of the same byte count (one read, one write per byte) is the
+// memory-bound reference.
+
+const (
+	benchHeads   = 32
+	benchHeadDim = 128
+	benchRows    = 4096
+)
+
+func findRope(name string) *ropeCase {
+	for i := range ropeCases {
+		if ropeCases[i].name == name {
+			return &ropeCases[i]
+		}
+	}
+	return nil
+}
+
+// goRotateHalf is the plain Go loop over precomputed float32 cos/sin rows
+// (HeadDim = RotaryDim = 128, half layout).
+func goRotateHalf(x []float32, heads int, table []float32, idx []int32) {
+	for t, p := range idx {
+		row := table[int(p)*128 : int(p)*128+128]
+		c, s := row[:64], row[64:128]
+		for h := 0; h < heads; h++ {
+			v := x[(t*heads+h)*128 : (t*heads+h)*128+128]
+			for i := 0; i < 64; i++ {
+				x0, x1 := v[i], v[i+64]
+				v[i] = x0*c[i] - x1*s[i]
+				v[i+64] = x1*c[i] + x0*s[i]
+			}
+		}
+	}
+}
+
+// goRotateInterleaved is the same for the interleaved layout.
+func goRotateInterleaved(x []float32, heads int, table []float32, idx []int32) {
+	for t, p := range idx {
+		row := table[int(p)*256 : int(p)*256+256]
+		c, s := row[:128], row[128:256]
+		for h := 0; h < heads; h++ {
+			v := x[(t*heads+h)*128 : (t*heads+h)*128+128]
+			for i := 0; i < 128; i += 2 {
+				x0, x1 := v[i], v[i+1]
+				v[i] = x0*c[i] - x1*s[i]
+				v[i+1] = x1*c[i] + x0*s[i]
+			}
+		}
+	}
+}
+
+func BenchmarkRope(b *testing.B) {
+	r := rand.New(rand.NewSource(5))
+	for _, layout := range []struct {
+		pkg    string
+		rowLen int
+		goLoop func(x []float32, heads int, table []float32, idx []int32)
+	}{{"rope128h", 128, goRotateHalf}, {"rope128i", 256, goRotateInterleaved}} {
+		rc := findRope(layout.pkg)
+		if rc == nil {
+			b.Fatalf("no %s package", layout.pkg)
+		}
+		table := make([]float32, benchRows*layout.rowLen)
+		fill(r, table, -1, 1)
+		for _, size := range []struct {
+			name   string
+			tokens int
+		}{{"16tok", 16}, {"64MiB", 64 << 20 / (4 * benchHeads * benchHeadDim)}} {
+			x := make([]float32, size.tokens*benchHeads*benchHeadDim)
+			fill(r, x, -1, 1)
+			idx := make([]int32, size.tokens)
+			for i := range idx {
+				idx[i] = int32(i % benchRows)
+			}
+			bytes := int64(4 * len(x))
+			prefix := layout.pkg + "/" + size.name + "/"
+			for _, v := range rc.variants {
+				if !v.Available {
+					continue
+				}
+				b.Run(prefix+v.Name, func(b *testing.B) {
+					b.SetBytes(bytes)
+					for i := 0; i < b.N; i++ {
+						v.Rotate(x, benchHeads, nil, 0, table, idx, 1)
+					}
+				})
+			}
+			b.Run(prefix+"goloop", func(b *testing.B) {
+				b.SetBytes(bytes)
+				for i := 0; i < b.N; i++ {
+					layout.goLoop(x, benchHeads, table, idx)
+				}
+			})
+			dst := make([]float32, len(x))
+			copy(dst, x) // fault the pages in before timing
+			b.Run(prefix+"copy", func(b *testing.B) {
+				b.SetBytes(bytes)
+				for i := 0; i < b.N; i++ {
+					copy(dst, x)
+				}
+			})
+		}
+	}
+}

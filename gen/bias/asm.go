@@ -1,0 +1,16 @@
+package bias
+
+import (
+	asm "github.com/posenc/posenc/asm/bias"
+	"github.com/posenc/posenc/gen/family"
+	"github.com/posenc/posenc/internal/emit"
+)
+
+// AsmFiles returns the AVX2/AVX-512 and NEON addRow and softmaxRow kernels
+// of asm/bias (shape-free: the same for alibi and rpe_bias).
+func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
+	s := c.Spec
+	return family.AsmFiles(avx2, avx512, neon,
+		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, asm.Params{}) },
+		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, asm.Params{}) })
+}
