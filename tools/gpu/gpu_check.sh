@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# gpu_check.sh: run posenc's CUDA kernels on an NVIDIA GPU and print the
+# figures that matter, within BUDGET seconds (default 560).
+#
+#   bash tools/gpu/gpu_check.sh [POSENC_REPO]     # default: the current directory
+#
+# Needs: an NVIDIA GPU and driver; nvcc (CUDA >= 11.6, or set
+# POSENC_NVCC_ARCH=sm_XY) and g++. Go is needed only where no prebuilt posenc
+# is given: on a GPU machine without Go, build posenc elsewhere
+#
+#   CGO_ENABLED=0 go build -ldflags='-s -w' -o DIR/posenc ./cmd/posenc
+#
+# and run with BIN=DIR. Without Go on PATH, the script puts tools/gpu/go-shim
+# on PATH as `go`: `posenc verify -gpu -targets cuda` and `posenc bench -gpu`
+# use go only for `go env GOMOD` and for the CPU variants' `go test`, which
+# the shim answers (no CPU rows). python3 with torch and transformers is used
+# by the torch stage when present; compute-sanitizer when present.
+#
+# Environment: OUT (default: a new temporary folder), BUDGET, BIN, JOBS
+# (parallel CPU jobs, default nproc), STAGES (default: all of
+# "facts verify bench torch half shapes big sanitize"), VERIFY_ZOO and BENCH_ZOO
+# (space-separated zoo names; default: the whole zoo, bench in the order
+# below), TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
+# (build everything with nvcc --expt-relaxed-constexpr through
+# tools/gpu/nvcc-relaxed-constexpr: nvcc 13.0 rejects the generated RoPE
+# kernels without it; see docs/gpu.md).
+#
+# Stages (each bounded by what is left of the budget; "facts" always runs):
+#   facts    device and toolchain facts; whether nvcc -arch=native works
+#   verify   posenc verify -gpu -targets cuda over the zoo, parallel processes
+#   bench    posenc bench -gpu, one process per spec in turn: the f32 zoo
+#            specs, then f16/bf16 copies of llama31_8b and bf16 ones of
+#            gptj_6b, bloom_7b1 and t5_base
+#   torch    tools/gpu/torch_rope_bench.py (torch.compile of HF's RoPE), f32, bf16
+#   half     tools/gpu/half_check.cu: f16/bf16 kernels vs the f32 kernels of
+#            the same spec on the device, in 16-bit ulps (verify skips them)
+#   shapes   tools/gpu/posenc_shapes.cu: RoPE decode/prefill/GQA, softmax
+#            decode/prefill, hot and cold, against a D2D copy
+#   big      launches over > 2^31 elements vs small launches, bit for bit
+#   sanitize compute-sanitizer memcheck/racecheck/synccheck on small odd shapes
+set -u
+START=$(date +%s)
+BUDGET=${BUDGET:-560}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 8)}
+OUT=${OUT:-$(mktemp -d)}
+REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
+NVCC=${NVCC:-nvcc}
+REPS=${REPS:-200}
+STAGES=" ${STAGES:-facts verify bench torch half shapes big sanitize} "
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
+
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+# lim N: a timeout of at most N seconds that still leaves 15 s of the budget.
+lim() {
+	local w=$1 l
+	l=$(($(left) - 15))
+	((l < w)) && w=$l
+	((w < 5)) && w=5
+	echo "$w"
+}
+stage() { printf '\n=== [%4ds] %s\n' "$(($(date +%s) - START))" "$*"; }
+want() { [[ $STAGES == *" $1 "* ]]; }
+die() {
+	echo "gpu_check: $*" >&2
+	exit 2
+}
+
+[ -f "$REPO/cmd/posenc/main.go" ] || die "$REPO is not the posenc repository (no cmd/posenc/main.go)"
+command -v nvidia-smi >/dev/null || die "nvidia-smi not found: no NVIDIA driver"
+command -v "$NVCC" >/dev/null || die "nvcc not found (set NVCC=/path/to/nvcc)"
+mkdir -p "$OUT"/{logs,bin,specs} || die "cannot create $OUT"
+case ${WORKAROUND:-} in
+"") ;;
+relaxed-constexpr)
+	NVCC_REAL=$(command -v "$NVCC") && export NVCC_REAL NVCC="$HERE/nvcc-relaxed-constexpr" || die "no nvcc"
+	;;
+*) die "WORKAROUND=$WORKAROUND: only relaxed-constexpr is known" ;;
+esac
+LOG=$OUT/logs
+WORK=$(mktemp -d)
+
+# posenc: BIN/posenc, else built here with go.
+BIN=${BIN:-$REPO/.gpu/bin}
+POSENC=$BIN/posenc
+if [ ! -x "$POSENC" ]; then
+	command -v go >/dev/null || die "no $POSENC and no go to build it (see the header of this script)"
+	POSENC=$WORK/posenc
+	(cd "$REPO" && CGO_ENABLED=0 go build -o "$POSENC" ./cmd/posenc) || die "go build ./cmd/posenc failed"
+fi
+# go: the real one, else the shim (go env GOMOD and go test only).
+if ! command -v go >/dev/null; then
+	mkdir -p "$WORK/gobin" && cp "$HERE/go-shim" "$WORK/gobin/go" && chmod +x "$WORK/gobin/go" || die "cannot install the go shim"
+	export PATH=$WORK/gobin:$PATH POSENC_GOMOD=$REPO/go.mod
+	GOSHIM=1
+fi
+
+stage "facts: device and toolchain"
+date -u '+%Y-%m-%d %H:%M:%S UTC'
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,compute_cap,power.limit,persistence_mode \
+	--format=csv 2>/dev/null || nvidia-smi -L
+nvidia-smi 2>/dev/null | sed -n '3p'
+"$NVCC" --version | tail -2
+[ -n "${WORKAROUND:-}" ] && echo "WORKAROUND=$WORKAROUND: every nvcc build (posenc's drivers, the harness) gets --expt-relaxed-constexpr"
+g++ --version | head -1
+python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' 2>/dev/null ||
+	echo "python3 with torch and transformers: not found"
+echo "go: $(if [ -n "${GOSHIM:-}" ]; then echo "none: tools/gpu/go-shim stands in (no CPU rows)"; else go version; fi)"
+echo "posenc: $POSENC"
+command -v clang >/dev/null || echo "clang: not found (verify's cuda-ptx rows will say so)"
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+ARCH=${POSENC_NVCC_ARCH:-sm_${cc:-90}}
+# Does the documented default (-arch=native) work here? posenc uses it
+# unless POSENC_NVCC_ARCH is set.
+cat >"$WORK/t.cu" <<'EOF'
+#include <cstdio>
+__global__ void k(int *p) { *p = 42; }
+int main() { int *d, h = 0; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost); std::printf("%d\n", h); return h != 42; }
+EOF
+if "$NVCC" -arch=native -o "$WORK/t" "$WORK/t.cu" >"$LOG/native.txt" 2>&1 && "$WORK/t" >>"$LOG/native.txt" 2>&1; then
+	echo "nvcc -arch=native: builds and runs"
+else
+	echo "nvcc -arch=native: FAILED (posenc gets POSENC_NVCC_ARCH=$ARCH):"
+	tail -5 "$LOG/native.txt"
+	export POSENC_NVCC_ARCH=$ARCH
+fi
+echo "harness builds: nvcc -arch=$ARCH; budget ${BUDGET}s; $JOBS jobs; stages:$STAGES; output under $OUT"
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>/dev/null
+
+cd "$REPO" || die "cd $REPO"
+
+# f16/bf16 copies of zoo specs, named <zoo>_<dtype>.
+for zd in llama31_8b:f16 llama31_8b:bf16 gptj_6b:bf16 bloom_7b1:bf16 t5_base:bf16; do
+	z=${zd%%:*} dt=${zd##*:}
+	sed "s/^name: $z\$/name: ${z}_$dt/" "spec/zoo/$z.yaml" >"$OUT/specs/${z}_$dt.yaml"
+	printf '\ndtype: %s\n' "$dt" >>"$OUT/specs/${z}_$dt.yaml"
+done
+
+# Harness specs: name -> kind (1 rope, 2 alibi, 3 rpe_bias) and extra flags.
+declare -A KIND=([llama31_8b]=1 [llama31_8b_f16]=1 [llama31_8b_bf16]=1 [gptj_6b]=1 [gptj_6b_bf16]=1 [phi35_mini]=1
+	[bloom_7b1]=2 [bloom_7b1_bf16]=2 [t5_base]=3 [t5_base_bf16]=3)
+declare -A EXTRA=([phi35_mini]=-DPMAXPOS)
+HARNESS_SPECS="llama31_8b llama31_8b_bf16 llama31_8b_f16 gptj_6b gptj_6b_bf16 phi35_mini bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16"
+BG=
+if want half || want shapes || want big || want sanitize; then
+	GEN=$WORK/gen
+	"$POSENC" gen -o "$GEN" -zoo llama31_8b -zoo gptj_6b -zoo phi35_mini -zoo bloom_7b1 -zoo t5_base "$OUT"/specs/*.yaml >"$LOG/gen.txt" 2>&1 ||
+		{ cat "$LOG/gen.txt"; die "posenc gen failed"; }
+	hb() { # one harness binary
+		local n=$1 d=$GEN/$1 dt=f32
+		case $n in *_bf16) dt=bf16 ;; *_f16) dt=f16 ;; esac
+		"$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -DPSPEC="$n" -DPKIND="${KIND[$n]}" -DPDTYPE="$dt" ${EXTRA[$n]:-} \
+			-DPCU="\"$d/$n.cu\"" -o "$OUT/bin/$n" "$HERE/posenc_shapes.cu" >"$LOG/build_$n.txt" 2>&1 ||
+			echo "harness build of $n failed: see $LOG/build_$n.txt"
+	}
+	want shapes || want big || want sanitize || HARNESS_SPECS=
+	(
+		for n in $HARNESS_SPECS; do
+			while (($(jobs -rp | wc -l) >= (JOBS + 1) / 2)); do sleep 0.2; done
+			hb "$n" &
+		done
+		wait
+	) >"$LOG/background.txt" 2>&1 &
+	BG=$!
+fi
+
+if want verify; then
+	VZ=${VERIFY_ZOO:-$(ls spec/zoo/*.yaml | xargs -n1 basename | sed 's/\.yaml$//' | tr '\n' ' ')}
+	VJ=$((JOBS / 2 > 1 ? JOBS / 2 : 1))
+	stage "verify: posenc verify -gpu -targets cuda, $(echo $VZ | wc -w) zoo specs, $VJ processes"
+	VT=$(lim 300)
+	: >"$LOG/verify_rc.txt"
+	echo $VZ | tr ' ' '\n' | timeout "$(lim 320)" xargs -P "$VJ" -I{} sh -c \
+		'timeout '"$VT"' "$0" verify -gpu -targets cuda -zoo {} >"$1/verify_{}.txt" 2>&1; echo "$? {}" >>"$1/verify_rc.txt"' \
+		"$POSENC" "$LOG"
+	printf '%-20s %-18s %6s %14s  %-44s %s\n' SPEC TARGET CASES "MAX ERR/BOUND" "WORST CASE" RESULT
+	grep -hE '^[a-z0-9_]+ +cuda-(gpu|gpu-emulated|host|ptx) ' "$LOG"/verify_*.txt | sort
+	grep -h 'device ' "$LOG"/verify_*.txt | grep cuda-gpu | head -1
+	n=$(wc -l <"$LOG/verify_rc.txt")
+	gpass=$(cat "$LOG"/verify_*.txt | grep -cE '^[a-z0-9_]+ +cuda-gpu(-emulated)? .* ok$')
+	gfail=$(cat "$LOG"/verify_*.txt | grep -E '^[a-z0-9_]+ +cuda-gpu(-emulated)? ' | grep -vc ' ok$')
+	echo "verify: $n of $(echo $VZ | wc -w) specs finished; cuda-gpu rows: $gpass ok, $gfail failed"
+	for z in $VZ; do
+		grep -q " $z\$" "$LOG/verify_rc.txt" || echo "--- $z: did not finish (budget)"
+		f=$LOG/verify_$z.txt
+		# failure lines: the row, the progress lines about cuda-gpu other
+		# than the one naming the device, panics
+		bad=$(grep -E "^$z +cuda-gpu .*FAIL|cuda-gpu: |panic|cudaError" "$f" 2>/dev/null | grep -v 'cuda-gpu: device ' | head -12)
+		[ -n "$bad" ] && printf -- '--- %s (cuda-gpu failure lines of %s)\n%s\n' "$z" "$f" "$bad"
+	done
+fi
+
+if [ -n "$BG" ]; then
+	stage "waiting for the harness builds"
+	while kill -0 "$BG" 2>/dev/null && (($(left) > 120)); do sleep 1; done
+	kill -0 "$BG" 2>/dev/null && echo "harness builds still running; going on with what is built"
+	cat "$LOG/background.txt"
+	grep -h -A1 'Compiling entry function' "$LOG"/build_*.txt 2>/dev/null | grep -E 'registers|spill' | sort | uniq -c | sort -rn | head -8
+	grep -hE '[1-9][0-9]* bytes (spill|stack)' "$LOG"/build_*.txt 2>/dev/null | sort | uniq -c | head
+fi
+
+if want bench; then
+	BZ=${BENCH_ZOO:-llama31_8b gptj_6b phi35_mini qwen25_7b_yarn bloom_7b1 t5_base transformer_base bert_base llama2_7b pythia_1b falcon_7b mistral_7b gpt_oss_20b llama32_1b mixtral_8x7b mpt_7b bloom_176b}
+	stage "bench: posenc bench -gpu -reps $REPS, one process per spec (RoPE 16/4096 tokens x 32 heads, softmax [heads][512][512], add 16/4096 tokens)"
+	: >"$LOG/bench_rows.txt"
+	hdr_done=0
+	for z in $BZ "$OUT/specs/llama31_8b_bf16.yaml" "$OUT/specs/llama31_8b_f16.yaml" "$OUT/specs/gptj_6b_bf16.yaml" \
+		"$OUT/specs/bloom_7b1_bf16.yaml" "$OUT/specs/t5_base_bf16.yaml"; do
+		(($(left) > 40)) || { echo "bench $z: skipped, budget"; continue; }
+		case $z in *.yaml) a=$z n=$(basename "$z" .yaml) ;; *) a="-zoo $z" n=$z ;; esac
+		# shellcheck disable=SC2086
+		timeout "$(lim 90)" "$POSENC" bench -gpu -reps "$REPS" $a >"$LOG/bench_$n.txt" 2>"$LOG/bench_$n.err"
+		rc=$?
+		if ((hdr_done == 0)) && [ $rc = 0 ]; then
+			grep -m1 '^posenc bench -gpu:' "$LOG/bench_$n.txt"
+			grep -m1 '^SPEC ' "$LOG/bench_$n.txt"
+			hdr_done=1
+		fi
+		grep -vE '^(posenc|SPEC |GB/s)' "$LOG/bench_$n.txt" | tee -a "$LOG/bench_rows.txt"
+		grep -h '^posenc: RoPE' "$LOG/bench_$n.txt" | sed "s/^/  $n: /"
+		((rc == 0)) || { echo "  bench $n: exit $rc (124 = timed out):"; tail -5 "$LOG/bench_$n.err"; }
+	done
+fi
+
+if want torch; then
+	stage "torch: torch.compile of HF apply_rotary_pos_emb, q and k of tokens x 32 heads x 128"
+	for dt in ${TORCH_DTYPES:-f32 bf16}; do
+		(($(left) > 60)) || { echo "torch $dt: skipped, budget"; continue; }
+		PYTHONUNBUFFERED=1 timeout "$(lim 120)" python3 "$HERE/torch_rope_bench.py" --tokens 16 4096 --dtype "$dt" --reps "$REPS" \
+			>"$LOG/torch_$dt.txt" 2>&1
+		rc=$?
+		grep -v 'Warning\|warn(' "$LOG/torch_$dt.txt" | tail -8
+		((rc == 0)) || echo "  torch $dt: exit $rc"
+	done
+fi
+
+if want half; then
+	stage "half: f16/bf16 kernels vs the f32 kernels of the same spec, same 16-bit inputs (error in ulps of the 16-bit type)"
+	hc() { # f32 spec, 16-bit spec, kind, storage type, DIM
+		"$NVCC" -O3 -std=c++17 -arch="$ARCH" -DF="$1" -DH="$2" -DKIND="$3" -DHT="$4" -DDIM="$5" -I"$GEN/$1" -I"$GEN/$2" \
+			-o "$OUT/bin/half_$2" "$HERE/half_check.cu" "$GEN/$1/$1.cu" "$GEN/$2/$2.cu" >"$LOG/build_half_$2.txt" 2>&1 ||
+			echo "half_check build of $2 failed: $(head -5 "$LOG/build_half_$2.txt")"
+	}
+	hc llama31_8b llama31_8b_bf16 1 __nv_bfloat16 128 &
+	hc llama31_8b llama31_8b_f16 1 __half 128 &
+	hc gptj_6b gptj_6b_bf16 1 __nv_bfloat16 256 &
+	hc bloom_7b1 bloom_7b1_bf16 2 __nv_bfloat16 32 &
+	wait
+	for n in llama31_8b_bf16 llama31_8b_f16 gptj_6b_bf16 bloom_7b1_bf16; do
+		[ -x "$OUT/bin/half_$n" ] || continue
+		(($(left) > 30)) || { echo "half $n: skipped, budget"; continue; }
+		timeout "$(lim 60)" "$OUT/bin/half_$n" 2>&1 | tee "$LOG/half_$n.txt"
+	done
+fi
+
+if want shapes; then
+	stage "shapes: GB/s counts 2 x tensor bytes (read+write); xcopy = copy time / kernel time; cold = rotating buffers (3x L2)"
+	: >"$LOG/shapes.txt"
+	hdr=0
+	for n in $HARNESS_SPECS; do
+		[ -x "$OUT/bin/$n" ] || { echo "$n: no harness binary (see $LOG/build_$n.txt)"; continue; }
+		(($(left) > 60)) || { echo "$n: skipped, budget"; continue; }
+		timeout "$(lim 60)" "$OUT/bin/$n" bench >"$LOG/shapes_$n.txt" 2>&1
+		rc=$?
+		if ((hdr == 0)); then grep -m1 '^spec ' "$LOG/shapes_$n.txt"; hdr=1; fi
+		grep -vE '^(spec |# )' "$LOG/shapes_$n.txt" | tee -a "$LOG/shapes.txt"
+		((rc == 0)) || echo "  $n: exit $rc (124 = timed out)"
+	done
+fi
+
+if want big; then
+	stage "big: index math beyond 2^31 elements (rows of one launch vs small launches, bit for bit)"
+	for n in llama31_8b llama31_8b_bf16 gptj_6b_bf16 bloom_7b1 t5_base_bf16; do
+		[ -x "$OUT/bin/$n" ] || continue
+		(($(left) > 45)) || { echo "$n: skipped, budget"; continue; }
+		timeout "$(lim 40)" "$OUT/bin/$n" big 2>&1 | tee "$LOG/big_$n.txt"
+	done
+fi
+
+if want sanitize; then
+	if command -v compute-sanitizer >/dev/null; then
+		stage "sanitize: compute-sanitizer on small odd shapes (aligned and misaligned pointers)"
+		for n in llama31_8b_bf16 gptj_6b phi35_mini bloom_7b1 t5_base_bf16; do
+			[ -x "$OUT/bin/$n" ] || continue
+			for tool in memcheck racecheck synccheck; do
+				(($(left) > 30)) || { echo "$n $tool: skipped, budget"; continue; }
+				timeout "$(lim 40)" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 10 "$OUT/bin/$n" sanitize \
+					>"$LOG/sanitize_${n}_$tool.txt" 2>&1
+				rc=$?
+				printf '%-18s %-10s %s\n' "$n" "$tool" "$( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)")"
+				((rc == 0)) || grep -m5 -E 'Error|error|Hazard|Invalid|Barrier' "$LOG/sanitize_${n}_$tool.txt"
+			done
+		done
+	else
+		stage "sanitize: skipped (compute-sanitizer not on PATH)"
+	fi
+fi
+
+stage "summary"
+grep -h '^posenc: RoPE' "$LOG"/bench_*.txt 2>/dev/null | sort | uniq -c
+grep -h '^big: .*: \(ok\|FAILED\)$' "$LOG"/big_*.txt 2>/dev/null
+grep -h '^half_check ' "$LOG"/half_*.txt 2>/dev/null
+grep -h 'MISMATCH\|ERROR' "$LOG"/big_*.txt "$LOG"/shapes_*.txt 2>/dev/null | head
+rm -rf "$WORK"
+echo "logs: $LOG; total $(($(date +%s) - START)) s"
