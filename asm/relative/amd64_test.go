@@ -14,7 +14,7 @@ import (
 // struct has its own fields (scoresRow differs between the two); the
 // registered kernels are exported as RelVariant, with the xl scoresRow in
 // XLScoresRow.
-const relHarnessSrc = `// Test harness standing in for gen/golang's <name>_variants.go.
+const relHarnessSrc = `// Test harness standing in for the <name>_variants.go of gen/gocode's registry.
 
 package %s
 

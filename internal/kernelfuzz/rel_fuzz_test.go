@@ -326,7 +326,7 @@ func checkRelNegative(t *testing.T, what string, n int, in []relInput, call func
 // is written.
 //
 // The zoo has one rpe_full package, so r_max 1 and head dims that are no
-// multiple of the vector widths are not reachable here (gen/golang's
+// multiple of the vector widths are not reachable here (gen/relative's
 // TestRelGeneratedPackages runs the harness on those testdata specs).
 func FuzzRPEFull(f *testing.F) {
 	// r_max > L: lq, lk ≤ 7 at qOffset 0, every distance within r_max−1 = 16.
@@ -477,7 +477,7 @@ func rpeFullOutputExpect(s *spec.Spec, w, v, aV []float32, lq, lk, qOffset int) 
 // element of dst is written, nothing around it, and no input changes.
 //
 // The zoo has one xl package, so head dims 6 and 72 are not reachable here
-// (gen/golang's TestRelGeneratedPackages runs the harness on those).
+// (gen/relative's TestRelGeneratedPackages runs the harness on those).
 func FuzzXL(f *testing.F) {
 	// lq = lk, qOffset 0.
 	f.Add(uint8(0), countArg(4), countArg(4), int64(0), int8(0), uint64(1), []byte{})

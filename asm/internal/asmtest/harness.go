@@ -7,9 +7,9 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 )
 
-// harnessSrc stands in for the <name>_variants.go that gen/golang writes:
+// harnessSrc stands in for the <name>_variants.go that gen/gocode.Registry writes:
 // it defines kernels and registerVariant and exports what was registered.
-const harnessSrc = `// Test harness standing in for gen/golang's <name>_variants.go.
+const harnessSrc = `// Test harness standing in for the <name>_variants.go of gen/gocode's registry.
 
 package %s
 

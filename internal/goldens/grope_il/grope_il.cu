@@ -156,9 +156,11 @@ constexpr int kMaxBlocks = 2048;
 
 // units is the number of work items per head for W-element accesses: W
 // pairs each for the half layout, max(W, 2) consecutive elements (W/2
-// pairs) each for the interleaved layout.
+// pairs) each for the interleaved layout. Host and device: the kernel
+// evaluates it at compile time, and nvcc refuses a host-only constexpr
+// function there (clang accepts it).
 template <int W>
-constexpr int units() {
+__host__ __device__ constexpr int units() {
 	return kRotaryDim / (W > 1 ? W : 2);
 }
 

@@ -189,7 +189,7 @@ namespace {
 
 constexpr int kPairs = 17;
 
-// divisors[i] = base^(2i/HeadDim) (gen/consts deriveXL, float64).
+// divisors[i] = base^(2i/HeadDim) (derived in float64 by gen/relative).
 __constant__ double divisors[kPairs] = {
 	1.0,
 	1.7190722018585745,
