@@ -116,7 +116,7 @@ func (c *Consts) derive() error {
 	case spec.ScaleDynamic:
 		// _compute_dynamic_ntk_parameters: the rescaled base depends on the
 		// call's sequence length, so the generated code rescales at run
-		// time (DynamicBase); the baked frequencies are the unscaled ones,
+		// time (DynamicNTK); the baked frequencies are the unscaled ones,
 		// used while seq_len ≤ original_max_position.
 		if sc.OriginalMaxPosition < 1 {
 			return fmt.Errorf("rope: dynamic scaling needs original_max_position ≥ 1")

@@ -91,12 +91,8 @@ func TestRoPEDynamic(t *testing.T) {
 			t.Fatalf("dynamic Freqs must be unscaled; ω_%d = %v, want %v", i, c.Freqs[i], plain[i])
 		}
 	}
-	if got := DynamicBase(10000, 2, 2048, 2048, 64); got != 10000 {
-		t.Errorf("DynamicBase at seqLen = omp: %v, want 10000", got)
-	}
-	// seqLen = 2·omp: (2·2 − 1)^(64/62) = 3^(32/31).
-	if got, want := DynamicBase(10000, 2, 2048, 4096, 64), 10000*math.Pow(3, 32.0/31); !closeRel(got, want, 1e-15) {
-		t.Errorf("DynamicBase at 2·omp: %v, want %v", got, want)
+	if d := c.Dynamic; d == nil || d.Base != 10000 || d.Factor != 2 || d.OMP != 2048 || d.Dim != 64 {
+		t.Errorf("Dynamic = %+v, want base 10000, factor 2, omp 2048, dim 64", c.Dynamic)
 	}
 }
 

@@ -26,17 +26,6 @@ func NTKBase(base, factor float64, dim int) float64 {
 	return base * exactmath.Pow(factor, float64(dim)/float64(dim-2))
 }
 
-// DynamicBase is the base dynamic NTK scaling uses for a call whose sequence
-// length is seqLen (Hugging Face _compute_dynamic_ntk_parameters):
-// base·((factor·seqLen/omp) − (factor−1))^(dim/(dim−2)) when seqLen > omp,
-// else base unchanged.
-func DynamicBase(base, factor float64, omp, seqLen, dim int) float64 {
-	if seqLen <= omp {
-		return base
-	}
-	return base * exactmath.Pow(factor*float64(seqLen)/float64(omp)-(factor-1), float64(dim)/float64(dim-2))
-}
-
 // yarnMscale is get_mscale from Hugging Face's _compute_yarn_parameters
 // (YaRN paper, Peng et al. 2023, eq. for √(1/t) = 0.1·ln s + 1, with
 // DeepSeek's extra mscale multiplier): 0.1·m·ln(scale) + 1 for scale > 1,
