@@ -1,8 +1,6 @@
 package absolute
 
 import (
-	"bytes"
-	"go/format"
 	"strings"
 	"testing"
 
@@ -44,28 +42,7 @@ func absGenerate(t *testing.T, name string) []emit.File {
 func TestAbsoluteOutput(t *testing.T) {
 	for name := range absSpecs {
 		t.Run(name, func(t *testing.T) {
-			a, b := absGenerate(t, name), absGenerate(t, name)
-			want := []string{name + ".go", name + "_generic.go", name + "_test.go", name + "_variants.go"}
-			if len(a) != len(want) {
-				t.Fatalf("%d files, want %v", len(a), want)
-			}
-			for i, f := range a {
-				if f.Name != want[i] {
-					t.Errorf("file %d is %s, want %s", i, f.Name, want[i])
-				}
-				if !bytes.Equal(f.Data, b[i].Data) {
-					t.Errorf("%s differs between two runs", f.Name)
-				}
-				if !bytes.HasPrefix(f.Data, []byte(emit.Header(name+".yaml")+"\n")) {
-					t.Errorf("%s does not start with the generated-code header", f.Name)
-				}
-				src, err := format.Source(f.Data)
-				if err != nil {
-					t.Errorf("%s: %v", f.Name, err)
-				} else if !bytes.Equal(src, f.Data) {
-					t.Errorf("%s is not gofmt-clean", f.Name)
-				}
-			}
+			gocodetest.CheckGoFiles(t, name, name+".yaml", absGenerate(t, name), absGenerate(t, name))
 		})
 	}
 }
