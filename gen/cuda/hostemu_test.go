@@ -29,7 +29,7 @@ func buildLib(t *testing.T, y string) *cudahost.Lib {
 }
 
 // run checks the host-emulated kernels against the float64 reference
-// with the harness of package verify (the bounds of docs/design.md).
+// with the harness of package verify (the bounds of docs/design/).
 func run(t *testing.T, l *cudahost.Lib, target string) {
 	s := l.Spec()
 	r := l.Verify()
@@ -114,7 +114,7 @@ func randn(l *cudahost.Lib, r *rand.Rand, n int) []float32 {
 // inputs are rounded to the storage type first and the reference is
 // computed from the rounded inputs in float64, so the only extra error is
 // the final rounding of each f32 result to storage. Bound per element:
-// u·|ref| + the f32 bound of docs/design.md (1e-5·(|x_a|+|x_b|)·A for RoPE at
+// u·|ref| + the f32 bound of docs/design/ (1e-5·(|x_a|+|x_b|)·A for RoPE at
 // any position, 1e-6·max|bias| for biases, 1e-6 for softmax, 2e-6·max(1,
 // |ref|) for absolute encodings and xl's Relative, verify's γ_n bounds for
 // rpe_full and xl scores and outputs), u = 2^−11 (f16) or 2^−8 (bf16), the

@@ -239,7 +239,7 @@ func checkRef(x []float32, pos []int32, heads int, sign float64) []float64 {
 	return y
 }
 
-// checkClose applies the verification bound of docs/design.md per element: 1e-6·(|x0|+|x1|)·A up to
+// checkClose applies the verification bound of docs/design/ per element: 1e-6·(|x0|+|x1|)·A up to
 // 2^20, 1e-5 beyond (plus the float32 rounding of want); untouched dims must
 // be exact.
 func checkClose(t *testing.T, what string, x, got []float32, want []float64, pos []int32, heads int) {
