@@ -85,11 +85,11 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 	if err != nil {
 		return nil, err
 	}
-	dir, err := scratchDir(root, "verify")
+	dir, done, err := scratchDir(root, "verify")
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(dir)
+	defer done()
 	want := func(s *spec.Spec, t string) bool {
 		hasAsm := gen.Backends(s.Encoding).Assembly
 		isAsm := t == spec.TargetAVX2 || t == spec.TargetAVX512 || t == spec.TargetNEON

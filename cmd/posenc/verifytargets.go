@@ -10,12 +10,15 @@ import (
 
 // generatedTargets returns the targets of s that its generated package has
 // variants for: go always, the assembly targets when its family has
-// assembly, cuda when it has a CUDA file, each only when s lists it.
+// assembly, cuda when it has a CUDA file, each of these only when s lists
+// it.
 func generatedTargets(s *spec.Spec) []string {
 	b := gen.Backends(s.Encoding)
 	var out []string
 	for _, t := range spec.AllTargets {
 		switch {
+		case t == spec.TargetGo:
+			out = append(out, t)
 		case !s.HasTarget(t):
 		case t == spec.TargetAVX2 || t == spec.TargetAVX512 || t == spec.TargetNEON:
 			if b.Assembly {
@@ -25,8 +28,6 @@ func generatedTargets(s *spec.Spec) []string {
 			if b.CUDA {
 				out = append(out, t)
 			}
-		default:
-			out = append(out, t)
 		}
 	}
 	return out
