@@ -27,10 +27,11 @@ const (
 	// declare (48 KiB); the RoPE kernel stages 16 bytes per rotary pair.
 	CUDASharedBytes = 48 << 10
 	// MaxHeads bounds heads: verification runs every head under qemu for
-	// NEON (16384 heads took over 6 minutes), and the ALiBi slopes are
+	// NEON and CUDA host emulation (16384 heads took over 6 minutes, 1024
+	// over 4 on a shared machine), and the ALiBi slopes are
 	// 4-byte floats in CUDA constant memory (at most 16384). Real models
-	// have at most a few hundred.
-	MaxHeads = 1024
+	// have at most 128 (T5-11B).
+	MaxHeads = 256
 	// MaxPositionLimit bounds max_position, original_max_position and
 	// max_len: positions are int32.
 	MaxPositionLimit = 1<<31 - 1
