@@ -39,6 +39,9 @@ func FromHF(name string, configJSON []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if imp, ok := multiImporters[mt]; ok {
+		return singleFromMulti(imp, name, mt, cfg)
+	}
 	typ := mt
 	if a, ok := modelAliases[mt]; ok {
 		typ = a
@@ -84,6 +87,9 @@ func FromHF(name string, configJSON []byte) ([]byte, error) {
 func supportedModels() string {
 	var names []string
 	for k := range ropeFamilies {
+		names = append(names, k)
+	}
+	for k := range multiImporters {
 		names = append(names, k)
 	}
 	names = append(names, otherModels...)
