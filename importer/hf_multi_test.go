@@ -178,3 +178,41 @@ func TestFromHFSpecsSingle(t *testing.T) {
 		t.Errorf("FromHFSpecs: %v %v", err, all)
 	}
 }
+
+// The zoo's specs of these models are what import-hf gives for their
+// configs, but for max_position (the zoo keeps tables small).
+func TestZooMatchesImport(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		zoo  []string
+	}{
+		{"gemma3_4b.json", []string{"gemma3_4b_local", "gemma3_4b_global"}},
+		{"llama4_scout.json", []string{"llama4_scout"}},
+		{"deepseek_v3.json", []string{"deepseek_v3"}},
+	} {
+		got := importSpecs(t, c.file, "x")
+		if len(got) != len(c.zoo) {
+			t.Fatalf("%s: %d specs, zoo has %d", c.file, len(got), len(c.zoo))
+		}
+		for i, n := range c.zoo {
+			z, err := spec.ZooSpec(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := got[i]
+			if g.HeadDim != z.HeadDim || g.RotaryDim != z.RotaryDim || g.Layout != z.Layout || g.Base != z.Base ||
+				(g.Scaling == nil) != (z.Scaling == nil) || g.Scaling != nil && !sameScaling(*g.Scaling, *z.Scaling) {
+				t.Errorf("%s: imported %+v %+v, zoo %+v %+v", n, g, g.Scaling, z, z.Scaling)
+			}
+		}
+	}
+}
+
+// sameScaling compares the scalar fields of two scalings.
+func sameScaling(a, b spec.Scaling) bool {
+	return a.Type == b.Type && a.Factor == b.Factor && a.OriginalMaxPosition == b.OriginalMaxPosition &&
+		a.LowFreqFactor == b.LowFreqFactor && a.HighFreqFactor == b.HighFreqFactor &&
+		a.BetaFast == b.BetaFast && a.BetaSlow == b.BetaSlow && a.Truncate == b.Truncate &&
+		a.HasMscale == b.HasMscale && a.Mscale == b.Mscale && a.HasMscaleAllDim == b.HasMscaleAllDim &&
+		a.MscaleAllDim == b.MscaleAllDim && a.HasAttentionFactor == b.HasAttentionFactor && a.AttentionFactor == b.AttentionFactor
+}
