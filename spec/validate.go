@@ -252,12 +252,10 @@ func (d *decoder) scalingRules(s *Spec) {
 			return
 		}
 		if !d.has("scaling.high_freq_factor") {
-			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "required for scaling type llama3 (> low_freq_factor)")
+			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "required for scaling type llama3 (≥ low_freq_factor)")
 			return
 		}
-		if !(sc.HighFreqFactor > sc.LowFreqFactor) {
-			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "must be > low_freq_factor (%v), got %v", sc.LowFreqFactor, sc.HighFreqFactor)
-		}
+		d.llama3Band(s)
 	case ScaleYaRN:
 		if !d.has("scaling.beta_fast") {
 			sc.BetaFast = DefaultBetaFast
