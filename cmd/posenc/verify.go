@@ -257,19 +257,3 @@ func targetOrder(t string) int {
 	}
 	return 100
 }
-
-func tail(b []byte, lines int) string {
-	ls := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(ls) > lines {
-		ls = ls[len(ls)-lines:]
-	}
-	return strings.Join(ls, "\n")
-}
-
-func mustRel(base, p string) string {
-	r, err := filepath.Rel(base, p)
-	if err != nil {
-		return p
-	}
-	return r
-}
