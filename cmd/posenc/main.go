@@ -2,11 +2,11 @@
 //
 //	posenc                       generate the embedded zoo into generated/ and verify it
 //	posenc gen [-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]
-//	posenc verify [-targets LIST] [-zoo NAME]... [SPEC.yaml...]
-//	posenc bench [-short] [-zoo NAME]... [SPEC.yaml...]
+//	posenc verify [-targets LIST|auto] [-gpu] [-zoo NAME]... [SPEC.yaml...]
+//	posenc bench [-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
-//	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]
+//	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]  (runs cmd/posenc-plot)
 //	posenc import-hf [-name NAME] [-o SPEC.yaml] config.json
 //	posenc import-gguf [-name NAME] [-o SPEC.yaml] model.gguf
 //
@@ -35,7 +35,7 @@ func init() {
 	commands = []command{
 		{"gen", "[-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]", "write the generated package of each spec (no spec: the whole zoo) into DIR/<name>/", runGen},
 		{"verify", "[-targets LIST] [-gpu] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference (-gpu: also the CUDA kernels on this machine's GPU, built with nvcc)", runVerify},
-		{"bench", "[-short] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
+		{"bench", "[-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
 		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture (runs go run " + plotCommand + ", a separate command so that posenc does not import gonum/plot): RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},
