@@ -5,10 +5,10 @@ go 1.26.0
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/mmcloughlin/avo v0.6.0
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.52.0
 	gonum.org/v1/plot v0.17.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

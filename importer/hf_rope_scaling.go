@@ -90,19 +90,9 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 		}
 		return rp.positive("factor")
 	}
-	// original returns original_max_position_embeddings from rp, falling
-	// back to config max_position_embeddings as modeling_rope_utils does
-	// for dynamic, yarn and longrope.
-	original := func(fallback bool) (int, string, error) {
-		if rp.has("original_max_position_embeddings") {
-			v, err := rp.integer("original_max_position_embeddings", 1)
-			return v, "config " + rp.field("original_max_position_embeddings"), err
-		}
-		if fallback && mpeKey != "" {
-			return mpe, "config " + mpeKey + " (HF's fallback when " + rp.path + " has no original_max_position_embeddings)", nil
-		}
-		return 0, "", rp.errf("original_max_position_embeddings", "required for rope_type %s (the pre-training context length)", rt)
-	}
+	// original is the pre-training length of llama3, yarn and longrope
+	// (hfOriginal).
+	original := func() (int, string, error) { return hfOriginal(cfg, rp, rt, mpeKey, mpe) }
 
 	d.note("scaling: %s rope_type %s (transformers modeling_rope_utils.py)", rp.path, rt)
 	d.sc("type", typ)
@@ -114,26 +104,34 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 		}
 		d.scNum("factor", f)
 	case "dynamic":
+		// _compute_dynamic_ntk_parameters rescales the base against
+		// config.max_position_embeddings; rope_scaling's
+		// original_max_position_embeddings is not read.
 		f, err := factor()
 		if err != nil {
 			return err
 		}
-		o, from, err := original(true)
-		if err != nil {
-			return err
+		if mpeKey == "" {
+			return cfg.errf("max_position_embeddings", "required for rope_type dynamic: transformers' _compute_dynamic_ntk_parameters rescales the base beyond it")
 		}
-		d.note("scaling.original_max_position %d: %s", o, from)
+		d.note("scaling.original_max_position %d: config %s (transformers' _compute_dynamic_ntk_parameters)", mpe, mpeKey)
+		if rp.has("original_max_position_embeddings") {
+			if v, err := rp.integer("original_max_position_embeddings", 1); err != nil || v != mpe {
+				d.note("%s is ignored: _compute_dynamic_ntk_parameters uses %s", rp.field("original_max_position_embeddings"), mpeKey)
+			}
+		}
 		d.scNum("factor", f)
-		d.scInt("original_max_position", o)
+		d.scInt("original_max_position", mpe)
 	case "llama3":
 		f, err := factor()
 		if err != nil {
 			return err
 		}
-		o, _, err := original(false)
+		o, from, err := original()
 		if err != nil {
 			return err
 		}
+		d.note("scaling.original_max_position %d: %s", o, from)
 		var lo, hi float64
 		for _, k := range []string{"low_freq_factor", "high_freq_factor"} {
 			if !rp.has(k) {
@@ -168,12 +166,12 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 // #40320 (issue #38224); earlier 4.x releases replaced it by
 // max_position_embeddings / original_max_position_embeddings whenever the
 // latter was given.
-func hfYaRN(rp obj, rt string, factor func() (float64, error), original func(bool) (int, string, error), d *doc) error {
+func hfYaRN(rp obj, rt string, factor func() (float64, error), original func() (int, string, error), d *doc) error {
 	f, err := factor()
 	if err != nil {
 		return err
 	}
-	o, from, err := original(true)
+	o, from, err := original()
 	if err != nil {
 		return err
 	}
@@ -231,46 +229,30 @@ func hfYaRN(rp obj, rt string, factor func() (float64, error), original func(boo
 	return nil
 }
 
-// hfLongRoPE writes LongRoPE scaling (modeling_rope_utils
-// _compute_longrope_parameters). Phi-3 keeps the pre-training length in a
-// top-level original_max_position_embeddings; HF then uses
-// factor = max_position_embeddings / original_max_position_embeddings and
-// ignores rope_scaling's factor.
-func hfLongRoPE(cfg, rp obj, mpeKey string, mpe, rotaryDim int, original func(bool) (int, string, error), d *doc) error {
+// hfLongRoPE writes LongRoPE scaling as transformers 5's
+// _compute_longrope_parameters computes it: the pre-training length from
+// hfOriginal; factor from rope_parameters when given, else
+// max_position_embeddings / that length; the attention factor, when not
+// given, sqrt(1 + ln factor / ln length) for factor > 1 (the spec derives
+// it from the factor written here).
+func hfLongRoPE(cfg, rp obj, mpeKey string, mpe, rotaryDim int, original func() (int, string, error), d *doc) error {
+	o, from, err := original()
+	if err != nil {
+		return err
+	}
+	d.note("scaling.original_max_position %d: %s", o, from)
 	var f float64
-	hasF := false
-	var o int
-	if cfg.has("original_max_position_embeddings") {
-		var err error
-		if o, err = cfg.integer("original_max_position_embeddings", 1); err != nil {
+	if rp.has("factor") {
+		if f, err = rp.positive("factor"); err != nil {
 			return err
 		}
-		if mpeKey == "" {
-			return cfg.errf("max_position_embeddings", "required with a top-level original_max_position_embeddings: HF's LongRoPE factor is their ratio")
-		}
-		f, hasF = float64(mpe)/float64(o), true
-		if rp.has("original_max_position_embeddings") {
-			if v, err := rp.integer("original_max_position_embeddings", 1); err != nil || v != o {
-				return rp.errf("original_max_position_embeddings", "disagrees with the top-level original_max_position_embeddings %d", o)
-			}
-		}
-		d.note("scaling.factor %s = %s %d / original_max_position_embeddings %d (HF's Phi-3 rule)", fmtNum(f), mpeKey, mpe, o)
-		if rp.has("factor") {
-			d.note("%s.factor is ignored by HF when original_max_position_embeddings is top-level", rp.path)
-		}
+		d.note("scaling.factor %s: %s (used as given, as _compute_longrope_parameters does)", fmtNum(f), rp.field("factor"))
 	} else {
-		var from string
-		var err error
-		if o, from, err = original(true); err != nil {
-			return err
+		if mpeKey == "" {
+			return cfg.errf("max_position_embeddings", "required for rope_type longrope without %s: transformers' factor is max_position_embeddings / original_max_position_embeddings", rp.field("factor"))
 		}
-		d.note("scaling.original_max_position %d: %s", o, from)
-		if rp.has("factor") {
-			if f, err = rp.positive("factor"); err != nil {
-				return err
-			}
-			hasF = true
-		}
+		f = float64(mpe) / float64(o)
+		d.note("scaling.factor %s = %s %d / original_max_position_embeddings %d (_compute_longrope_parameters, no %s)", fmtNum(f), mpeKey, mpe, o, rp.field("factor"))
 	}
 	lists := map[string][]float64{}
 	for _, k := range []string{"short_factor", "long_factor"} {
@@ -286,9 +268,7 @@ func hfLongRoPE(cfg, rp obj, mpeKey string, mpe, rotaryDim int, original func(bo
 		}
 		lists[k] = v
 	}
-	if hasF {
-		d.scNum("factor", f)
-	}
+	d.scNum("factor", f)
 	d.scInt("original_max_position", o)
 	if rp.has("attention_factor") {
 		a, err := rp.positive("attention_factor")

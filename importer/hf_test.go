@@ -192,7 +192,8 @@ func TestFromHFErrors(t *testing.T) {
 		{"type disagrees", `{` + llama + `, "rope_scaling": {"rope_type": "linear", "type": "dynamic", "factor": 2}}`, "rope_scaling.type"},
 		{"linear without factor", `{` + llama + `, "rope_scaling": {"rope_type": "linear"}}`, "rope_scaling.factor"},
 		{"negative factor", `{` + llama + `, "rope_scaling": {"rope_type": "linear", "factor": -2}}`, "rope_scaling.factor"},
-		{"llama3 without original", `{` + llama + `, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4}}`, "rope_scaling.original_max_position_embeddings"},
+		{"llama3 without original or max pos", `{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4}}`, "rope_scaling.original_max_position_embeddings"},
+		{"dynamic without max pos", `{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_scaling": {"rope_type": "dynamic", "factor": 2}}`, "max_position_embeddings"},
 		{"llama3 without low", `{` + llama + `, "rope_scaling": {"rope_type": "llama3", "factor": 8, "high_freq_factor": 4, "original_max_position_embeddings": 8192}}`, "rope_scaling.low_freq_factor"},
 		{"llama3 high ≤ low", `{` + llama + `, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}}`, "rope_scaling.high_freq_factor"},
 		{"longrope short list", `{` + llama + `, "rope_scaling": {"type": "longrope", "short_factor": [1, 1], "long_factor": [1, 1]}}`, "rope_scaling.short_factor"},
@@ -201,7 +202,6 @@ func TestFromHFErrors(t *testing.T) {
 		{"both rope containers", `{` + llama + `, "rope_scaling": {"rope_type": "default"}, "rope_parameters": {"rope_type": "default"}}`, "rope_parameters"},
 		{"theta disagrees", `{` + llama + `, "rope_theta": 10000, "rope_parameters": {"rope_type": "default", "rope_theta": 500000}}`, "rope_parameters.rope_theta"},
 		{"partial disagrees", `{` + llama + `, "partial_rotary_factor": 0.5, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25}}`, "rope_parameters.partial_rotary_factor"},
-		{"longrope originals disagree", `{"model_type": "phi3", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "original_max_position_embeddings": 128, "rope_scaling": {"type": "longrope", "original_max_position_embeddings": 256, "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1]}}`, "rope_scaling.original_max_position_embeddings"},
 		{"odd partial rotary", `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.3}`, "partial_rotary_factor"},
 		{"odd partial rotary in rope_parameters", `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.3}}`, "rope_parameters.partial_rotary_factor"},
 		{"odd rotary_pct", `{"model_type": "gpt_neox", "hidden_size": 2048, "num_attention_heads": 32, "rotary_pct": 0.3}`, "rotary_pct"},
@@ -277,6 +277,28 @@ func TestFromHFScalingVariants(t *testing.T) {
 			func(s *spec.Spec) bool {
 				return s.Scaling.Type == "dynamic" && s.Scaling.Factor == 2 && s.Scaling.OriginalMaxPosition == 16384
 			}},
+		// _compute_dynamic_ntk_parameters reads config.max_position_embeddings only.
+		{"dynamic ignores rope_scaling's original", `{` + base + `, "rope_scaling": {"type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4096}}`,
+			func(s *spec.Spec) bool { return s.Scaling.OriginalMaxPosition == 16384 }},
+		// standardize_rope_params: llama3 falls back to max_position_embeddings.
+		{"llama3 falls back to max_position_embeddings", `{` + base + `, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4}}`,
+			func(s *spec.Spec) bool { return s.Scaling.OriginalMaxPosition == 16384 }},
+		// standardize_rope_params: a top-level original replaces rope_scaling's.
+		{"longrope top-level original wins", `{"model_type": "phi3", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "original_max_position_embeddings": 128, "rope_scaling": {"type": "longrope", "original_max_position_embeddings": 256, "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1]}}`,
+			func(s *spec.Spec) bool { return s.Scaling.OriginalMaxPosition == 128 && s.Scaling.Factor == 8 }},
+		// _compute_longrope_parameters: an explicit factor is used as given
+		// (attention factor sqrt(1 + ln 16 / ln 4096) = 1.1547, not 1.1902 from 131072/4096).
+		{"longrope explicit factor beside a top-level original", `{"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096, "rope_scaling": {"type": "longrope", "factor": 16, "short_factor": [` + ones(48) + `], "long_factor": [` + ones(48) + `]}}`,
+			func(s *spec.Spec) bool {
+				return s.Scaling.Factor == 16 && s.Scaling.OriginalMaxPosition == 4096 && !s.Scaling.HasAttentionFactor
+			}},
+		// Phi3Config's class default original_max_position_embeddings 4096
+		// applies when config.json has none: factor 131072/4096 = 32.
+		{"phi3 class default original", `{"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072, "rope_scaling": {"type": "longrope", "short_factor": [` + ones(48) + `], "long_factor": [` + ones(48) + `]}}`,
+			func(s *spec.Spec) bool { return s.Scaling.Factor == 32 && s.Scaling.OriginalMaxPosition == 4096 }},
+		// Other models have no such default: factor 1, original max_position_embeddings.
+		{"longrope without any original", `{"model_type": "llama", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 1], "long_factor": [1, 1, 1, 1]}}`,
+			func(s *spec.Spec) bool { return s.Scaling.Factor == 1 && s.Scaling.OriginalMaxPosition == 1024 }},
 		{"ntk", `{` + base + `, "rope_scaling": {"rope_type": "ntk", "factor": 2.0}}`,
 			func(s *spec.Spec) bool { return s.Scaling.Type == "ntk" }},
 		{"default ignores factor", `{` + base + `, "rope_scaling": {"rope_type": "default", "factor": 2.0}}`,
@@ -292,7 +314,7 @@ func TestFromHFScalingVariants(t *testing.T) {
 			func(s *spec.Spec) bool {
 				return s.Scaling.HasAttentionFactor && s.Scaling.AttentionFactor == 1.2 && s.Scaling.BetaFast == 32
 			}},
-		{"longrope inside rope_scaling", `{"model_type": "phi3", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "rope_scaling": {"rope_type": "longrope", "factor": 8, "original_max_position_embeddings": 128, "attention_factor": 1.1, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}}`,
+		{"longrope inside rope_scaling", `{"model_type": "llama", "hidden_size": 16, "num_attention_heads": 2, "max_position_embeddings": 1024, "rope_scaling": {"rope_type": "longrope", "factor": 8, "original_max_position_embeddings": 128, "attention_factor": 1.1, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}}`,
 			func(s *spec.Spec) bool {
 				sc := s.Scaling
 				return sc.Factor == 8 && sc.OriginalMaxPosition == 128 && sc.AttentionFactor == 1.1 && sc.LongFactor[3] == 4

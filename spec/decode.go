@@ -6,7 +6,7 @@ package spec
 import (
 	"fmt"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // spec decodes the top-level mapping. Fields are decoded in document order,

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // describe names what a node is, for "got ..." in messages.

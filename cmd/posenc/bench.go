@@ -125,8 +125,24 @@ func parseBench(specName string, out []byte) []benchResult {
 		if rs[i].MBs == 0 {
 			rs[i].NaiveNs = naive[rs[i].Kernel]
 		}
+		if rs[i].Size == "" && rs[i].MBs > 0 {
+			rs[i].Size = bytesPerOp(rs[i].MBs, rs[i].Ns)
+		}
 	}
 	return rs
+}
+
+// bytesPerOp labels a benchmark without a size in its name by the bytes one
+// call moves (its SetBytes), recovered from MB/s × ns/op.
+func bytesPerOp(mbs, ns float64) string {
+	b := mbs * 1e6 * ns * 1e-9
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB/op", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB/op", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B/op", b)
 }
 
 func printBench(w io.Writer, rs []benchResult) {
@@ -259,7 +275,7 @@ func printGPUBench(w io.Writer, rs []cudahost.BenchResult, tc cudahost.Toolchain
 		fmt.Fprintf(w, "posenc bench -gpu: %s (%s); per case %s, then %s, each after a warm-up, timed with cudaEvents in one process\n",
 			device, gpuLabel(tc), countNoun(reps, "launch", "launches"), countNoun(reps, "device-to-device copy", "device-to-device copies"))
 	}
-	fmt.Fprintln(w, "GB/s = bytes moved / time, 1 GB = 1e9 bytes; bytes moved = 2 × the tensor's bytes (MiB column) for the in-place kernel (read + write) and for the copy of the same bytes (read + write); × copy = kernel GB/s ÷ copy GB/s")
+	fmt.Fprintln(w, "GB/s = bytes moved / time, 1 GB = 1e9 bytes; bytes moved = 2 × the bytes the kernel updates (MiB column; RoPE with rotary_dim < head_dim: the rotated dims only) for the in-place kernel (read + write) and for the copy of the same bytes (read + write); × copy = kernel GB/s ÷ copy GB/s")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SPEC\tTARGET\tKERNEL\tSHAPE\tMiB\tKERNEL GB/s\tD2D COPY GB/s\t× copy")
 	for _, r := range rs {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/posenc/posenc/spec"
 )
@@ -31,11 +30,4 @@ func runDefault(stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d variants failed or did not run", bad)
 	}
 	return nil
-}
-
-// removeAll deletes a scratch directory, reporting (not failing on) errors.
-func removeAll(dir string) {
-	if err := os.RemoveAll(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "posenc: cleaning up:", err)
-	}
 }

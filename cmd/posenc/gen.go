@@ -3,11 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-
-	"github.com/posenc/posenc/gen"
-	"github.com/posenc/posenc/internal/emit"
-	"github.com/posenc/posenc/spec"
 )
 
 func runGen(args []string, stdout, stderr io.Writer) error {
@@ -29,26 +24,6 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "posenc: wrote %s into %s\n", plural(n, "package"), *out)
 	return nil
-}
-
-// generateAll generates every spec first and writes only when all
-// succeeded, so a bad spec leaves the disk untouched; each package is then
-// written atomically.
-func generateAll(specs []*spec.Spec, out string, force bool) (int, error) {
-	all := make([][]emit.File, len(specs))
-	for i, s := range specs {
-		files, err := gen.Generate(s)
-		if err != nil {
-			return 0, err
-		}
-		all[i] = files
-	}
-	for i, s := range specs {
-		if err := gen.WritePackage(filepath.Join(out, s.Name), all[i], force); err != nil {
-			return i, err
-		}
-	}
-	return len(specs), nil
 }
 
 // plural formats n with word, adding an s unless n is 1.

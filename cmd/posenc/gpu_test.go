@@ -55,7 +55,7 @@ func TestBenchGPUEmulated(t *testing.T) {
 	num := `\d+\.\d+`
 	for _, re := range []string{
 		`(?m)^posenc bench -gpu: EMULATED on the CPU \(POSENC_GPU_EMULATE=1: .*\); short sizes, 1 launch per case$`,
-		`bytes moved = 2 × the tensor's bytes`,
+		`bytes moved = 2 × the bytes the kernel updates \(MiB column; RoPE with rotary_dim < head_dim: the rotated dims only\)`,
 		`(?m)^SPEC\s+TARGET\s+KERNEL\s+SHAPE\s+MiB\s+KERNEL GB/s\s+D2D COPY GB/s\s+× copy$`,
 		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply\s+tokens=16 heads=32 head_dim=128\s+0\.25\s+` + num + `\s+` + num + `\s+` + num + `$`,
 		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply_qk\s+tokens=16 q_heads=32 k_heads=32 head_dim=128\s+0\.50\s+` + num + `\s+` + num + `\s+` + num + `$`,

@@ -2,11 +2,11 @@
 //
 //	posenc                       generate the embedded zoo into generated/ and verify it
 //	posenc gen [-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]
-//	posenc verify [-targets LIST] [-zoo NAME]... [SPEC.yaml...]
-//	posenc bench [-short] [-zoo NAME]... [SPEC.yaml...]
+//	posenc verify [-targets LIST|auto] [-gpu] [-zoo NAME]... [SPEC.yaml...]
+//	posenc bench [-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
-//	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]
+//	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]  (runs cmd/posenc-plot)
 //	posenc import-hf [-name NAME] [-o SPEC.yaml | DIR/] config.json
 //	posenc import-gguf [-name NAME] [-o SPEC.yaml] model.gguf
 //
@@ -34,18 +34,15 @@ var commands []command
 func init() {
 	commands = []command{
 		{"gen", "[-o DIR] [-force] [-zoo NAME]... [SPEC.yaml...]", "write the generated package of each spec (no spec: the whole zoo) into DIR/<name>/", runGen},
-		{"verify", "[-targets LIST] [-gpu] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference (-gpu: also the CUDA kernels on this machine's GPU, built with nvcc)", runVerify},
-		{"bench", "[-short] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
+		{"verify", "[-targets LIST|auto] [-gpu] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference (-gpu: also the CUDA kernels on this machine's GPU, built with nvcc)", runVerify},
+		{"bench", "[-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
-		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture: RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},
+		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture (runs go run " + plotCommand + ", a separate command so that posenc does not import gonum/plot): RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},
 		{"import-hf", "[-name NAME] [-o SPEC.yaml | DIR/] config.json", "turn a Hugging Face config.json into its spec(s) (Gemma 3: NAME_local and NAME_global; unsupported fields are errors, never a silently different spec)", runImportHF},
 		{"import-gguf", "[-name NAME] [-o SPEC.yaml] model.gguf", "turn a GGUF file's header metadata into a spec (tensor data is never read)", runImportGGUF},
 	}
 }
-
-// errUsage marks an error caused by bad command-line use (exit status 2).
-var errUsage = errors.New("usage")
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -69,7 +66,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		err := c.run(args[1:], stdout, stderr)
+		var status exitStatus
 		switch {
+		case errors.As(err, &status):
+			return int(status)
 		case err == nil:
 			return 0
 		case errors.Is(err, flag.ErrHelp):
@@ -121,20 +121,3 @@ func hasFlags(fs *flag.FlagSet) bool {
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	return n > 0
 }
-
-// parseFlags parses args, turning flag errors into errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return nil
-}
-
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return fmt.Sprint([]string(*m)) }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -151,7 +151,8 @@ BenchmarkPlainSoftmax-2     	      10	 20000000 ns/op	  20.00 MB/s
 BenchmarkCopy-2             	    1000	   100000 ns/op	4000.00 MB/s
 `)
 	rs := parseBench("s", out)
-	if len(rs) != 1 || rs[0].Variant != "avx512" || rs[0].Size != "" || rs[0].PlainMBs != 20 || rs[0].CopyMBs != 4000 {
+	// No size in the names: SIZE is the bytes per call, 400 MB/s × 1 ms.
+	if len(rs) != 1 || rs[0].Variant != "avx512" || rs[0].Size != "390.6 KiB/op" || rs[0].PlainMBs != 20 || rs[0].CopyMBs != 4000 {
 		t.Fatalf("%+v", rs)
 	}
 }

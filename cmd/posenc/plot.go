@@ -1,142 +1,55 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
-
-	"github.com/posenc/posenc/plot"
-	"github.com/posenc/posenc/spec"
 )
 
-// kindPattern is the placeholder of -o that -kind all replaces by each
-// kind's name.
-const kindPattern = "{kind}"
+// plotCommand draws posenc's pictures. It is a command of its own so that
+// the posenc tool does not import gonum/plot and its fonts: a module that
+// depends on posenc for generation vendors none of them.
+const plotCommand = "github.com/posenc/posenc/cmd/posenc-plot"
 
+// exitStatus is an error that only carries a child command's exit status:
+// the child already printed why.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// runPlot runs `go run github.com/posenc/posenc/cmd/posenc-plot ARGS` in the
+// current directory, passing its output and exit status through.
 func runPlot(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("plot", stdout)
-	out := fs.String("o", "", "output image: FILE.png or FILE.svg (with -kind all, a name containing "+kindPattern+")")
-	kind := fs.String("kind", "", "picture to draw (default: the encoding's first): "+strings.Join(plot.AllKinds(), ", ")+", or all")
-	zoo := fs.String("zoo", "", "plot the named zoo spec instead of a SPEC.yaml argument")
-	width := fs.Int("width", 800, "image width in pixels (SVG: ×0.75 points)")
-	height := fs.Int("height", 500, "image height in pixels (SVG: ×0.75 points)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	var s *spec.Spec
-	var err error
+	var errs bytes.Buffer
+	cmd := exec.Command("go", append([]string{"run", plotCommand}, args...)...)
+	cmd.Stdin = os.Stdin
+	cmd.Stdout = stdout
+	cmd.Stderr = io.MultiWriter(stderr, &errs)
+	err := cmd.Run()
+	var ee *exec.ExitError
 	switch {
-	case *zoo != "" && fs.NArg() == 0:
-		s, err = spec.ZooSpec(*zoo)
-	case *zoo == "" && fs.NArg() == 1:
-		s, err = loadOne(fs.Arg(0))
-	default:
-		return fmt.Errorf("%w: plot takes one spec: a SPEC.yaml argument or -zoo NAME", errUsage)
+	case err == nil:
+		return nil
+	case !errors.As(err, &ee):
+		return fmt.Errorf("go run %s: %w", plotCommand, err)
+	case missingModule(errs.String()):
+		return fmt.Errorf("pictures are drawn by %s, which needs gonum/plot: posenc itself does not import it, so this module lacks it. "+
+			"Add it with `go get -tool %s` (then `go tool posenc-plot` or `posenc plot` work here), or run posenc plot in a posenc checkout", plotCommand, plotCommand)
 	}
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return fmt.Errorf("%w: -o FILE.png|FILE.svg is required", errUsage)
-	}
-	if _, err := plot.Format(*out); err != nil {
-		return fmt.Errorf("%w: -o: %v", errUsage, err)
-	}
-	if err := plot.CheckSize(*width, *height); err != nil {
-		return fmt.Errorf("%w: -width, -height: %v", errUsage, err)
-	}
-	kinds, err := plotKinds(s, *kind, *out)
-	if err != nil {
-		return err
-	}
-	// Draw every picture before writing any, so that a failure writes nothing.
-	figs := make([]*plot.Figure, len(kinds))
-	for i, k := range kinds {
-		if figs[i], err = renderKind(s, k, stderr); err != nil {
-			return err
-		}
-	}
-	for i, k := range kinds {
-		path := strings.ReplaceAll(*out, kindPattern, k)
-		if err := plot.Save(figs[i], path, *width, *height); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "posenc: wrote %s (%s %s)\n", path, s.Name, k)
-	}
-	return nil
+	return exitStatus(ee.ExitCode())
 }
 
-// plotKinds resolves -kind for the spec: the default kind when empty,
-// every kind of the encoding for "all" (then -o must hold {kind}).
-func plotKinds(s *spec.Spec, kind, out string) ([]string, error) {
-	switch kind {
-	case "":
-		k, err := plot.DefaultKind(s)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", errUsage, s.Name, err)
+// missingModule reports whether go's stderr says a package of posenc-plot
+// is outside the module's requirements (or its vendor directory).
+func missingModule(stderr string) bool {
+	for _, s := range []string{"no required module provides package", "missing go.sum entry", "-mod=vendor", "cannot find module providing package"} {
+		if strings.Contains(stderr, s) {
+			return true
 		}
-		return []string{k}, nil
-	case "all":
-		ks := plot.Kinds(s.Encoding)
-		if len(ks) == 0 {
-			_, err := plot.DefaultKind(s)
-			return nil, fmt.Errorf("%w: %s: %v", errUsage, s.Name, err)
-		}
-		if !strings.Contains(out, kindPattern) {
-			return nil, fmt.Errorf("%w: -kind all writes one file per kind: -o must contain %s (e.g. -o img/%s-%s.svg)", errUsage, kindPattern, s.Name, kindPattern)
-		}
-		return ks, nil
 	}
-	if err := plot.CheckKind(s, kind); err != nil {
-		return nil, fmt.Errorf("%w: -kind: %s: %v", errUsage, s.Name, err)
-	}
-	if strings.Contains(out, kindPattern) {
-		return nil, fmt.Errorf("%w: -o contains %s, which only -kind all fills in", errUsage, kindPattern)
-	}
-	return []string{kind}, nil
-}
-
-// renderKind draws one kind; the error kind first measures the generated
-// kernels.
-func renderKind(s *spec.Spec, kind string, progress io.Writer) (*plot.Figure, error) {
-	if kind != plot.KindError {
-		return plot.Render(s, kind)
-	}
-	c, err := measureError(s, progress)
-	if err != nil {
-		return nil, err
-	}
-	return plot.RenderError(s, c)
-}
-
-// measureError generates the spec's package into a scratch directory inside
-// the module, adds the measuring test of errorProgram to it, runs that test
-// and parses its lines.
-func measureError(s *spec.Spec, progress io.Writer) (*plot.ErrorCurves, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return nil, fmt.Errorf("-kind error generates and runs the kernels inside the current Go module: %w", err)
-	}
-	dir, done, err := scratchDir(root, "plot")
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	if _, err := generateAll([]*spec.Spec{s}, dir, false); err != nil {
-		return nil, err
-	}
-	pkgDir := filepath.Join(dir, s.Name)
-	positions := plot.ErrorPositions(s)
-	if err := os.WriteFile(filepath.Join(pkgDir, errorProgramFile), errorProgram(s, positions), 0o644); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(progress, "posenc: measuring %s's kernels at %d positions\n", s.Name, len(positions))
-	pkg := "./" + filepath.ToSlash(mustRel(root, pkgDir))
-	out, err := runCapture(goCmd(root, nil, "test", "-count=1", "-v", "-run", "^"+errorProgramTest+"$", pkg))
-	if err != nil {
-		return nil, fmt.Errorf("measuring the error of %s failed:\n%s", s.Name, tail(out, 40))
-	}
-	return parseErrorLines(out, positions)
+	return false
 }

@@ -29,7 +29,7 @@ func (r row) ok() bool { return r.Note == "" && r.Failures == 0 && r.Cases > 0 &
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stdout)
-	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists)")
+	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists); auto: go, neon, cuda and the amd64 assembly targets this CPU runs")
 	gpu := fs.Bool("gpu", false, "also run the CUDA kernels on this machine's GPU (target cuda-gpu; needs nvcc and a CUDA device)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "verify the named zoo spec (repeatable)")
@@ -41,7 +41,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var only map[string]bool
-	if *targets != "" {
+	if *targets == "auto" {
+		only = autoTargets()
+		fmt.Fprintf(stderr, "posenc: -targets auto: %s on this CPU\n", targetList(only))
+	} else if *targets != "" {
 		if only, err = parseTargets(*targets, specs); err != nil {
 			return err
 		}
@@ -258,20 +261,4 @@ func targetOrder(t string) int {
 		}
 	}
 	return 100
-}
-
-func tail(b []byte, lines int) string {
-	ls := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(ls) > lines {
-		ls = ls[len(ls)-lines:]
-	}
-	return strings.Join(ls, "\n")
-}
-
-func mustRel(base, p string) string {
-	r, err := filepath.Rel(base, p)
-	if err != nil {
-		return p
-	}
-	return r
 }

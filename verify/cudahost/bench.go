@@ -10,11 +10,13 @@ import (
 
 // BenchCase is one launcher call to time, with its inputs.
 //
-// Bytes moved: a kernel that updates a tensor of S bytes in place reads and
-// writes it, 2·S bytes; a device-to-device copy of S bytes also reads S and
-// writes S. Both GB/s figures count 2·S (Tensor is S), so their ratio is
-// the ratio of the times. Positions, learned tables and other parameters
-// are not counted.
+// Bytes moved: a kernel that updates S bytes of a tensor in place reads and
+// writes them, 2·S bytes; a device-to-device copy of S bytes also reads S
+// and writes S. Both GB/s figures count 2·S (Tensor is S), so their ratio is
+// the ratio of the times. S counts only what the kernel touches: with a
+// partial rotary (rotary_dim < head_dim) the rotated dims of each head, not
+// the whole tensor. Positions, learned tables and other parameters are not
+// counted.
 type BenchCase struct {
 	// Kernel is the launcher's function name: apply, apply_qk, softmax, add.
 	Kernel string
@@ -23,8 +25,9 @@ type BenchCase struct {
 	// Tokens is the token count of RoPE and absolute cases, the query
 	// count of softmax ones.
 	Tokens int
-	// Tensor is S, the bytes of the tensors the kernel updates in place
-	// (in the storage type); the device-to-device copy copies S bytes.
+	// Tensor is S, the bytes the kernel updates in place (in the storage
+	// type; RoPE: rotary_dim of every head_dim); the device-to-device copy
+	// copies S bytes.
 	Tensor int64
 
 	spec string // the spec's name
@@ -119,19 +122,21 @@ func BenchCases(s *spec.Spec, short bool) []BenchCase {
 	switch s.Encoding {
 	case spec.RoPE:
 		hd := s.HeadDim
+		// The bytes touched per element of x: rotary_dim of every head_dim.
+		touched := func(n int) int64 { return int64(n) * elem * int64(s.RotaryDim) / int64(hd) }
 		for _, n := range tokens {
 			pos := positions(n, n)
 			mp := maxPos(pos)
 			x := randn(n * benchHeads * hd)
 			cs = append(cs, BenchCase{
 				Kernel: "apply", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
-				Tensor: int64(len(x)) * elem,
+				Tensor: touched(len(x)),
 				op:     opApply, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{x}, ia: [][]int32{pos},
 			})
 			q, k := randn(n*benchHeads*hd), randn(n*benchHeads*hd)
 			cs = append(cs, BenchCase{
 				Kernel: "apply_qk", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d head_dim=%d", n, benchHeads, benchHeads, hd),
-				Tensor: int64(len(q)+len(k)) * elem,
+				Tensor: touched(len(q) + len(k)),
 				op:     opApplyQK, ints: []int64{benchHeads, benchHeads, mp}, fa: [][]float32{q, k}, ia: [][]int32{pos},
 			})
 		}

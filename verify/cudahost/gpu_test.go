@@ -61,7 +61,7 @@ func buildEmulated(t *testing.T, s *spec.Spec, cu string) *Lib {
 // through the verify harness for a RoPE, an ALiBi, an rpe_bias and an
 // absolute spec of the zoo, and through the bench op (short cases).
 func TestGPUEmulated(t *testing.T) {
-	for _, name := range []string{"llama2_7b", "bloom_7b1", "t5_base", "transformer_base"} {
+	for _, name := range []string{"llama2_7b", "gptj_6b", "bloom_7b1", "t5_base", "transformer_base"} {
 		t.Run(name, func(t *testing.T) {
 			s, cu := zooCU(t, name)
 			l := buildEmulated(t, s, cu)
@@ -123,7 +123,7 @@ func TestGPUEmulated(t *testing.T) {
 // TestBenchCases checks the shapes and byte counts of the benches.
 func TestBenchCases(t *testing.T) {
 	var got []string
-	for _, name := range []string{"llama2_7b", "bloom_7b1", "t5_base", "transformer_base"} {
+	for _, name := range []string{"llama2_7b", "gptj_6b", "bloom_7b1", "t5_base", "transformer_base"} {
 		s, err := spec.ZooSpec(name)
 		if err != nil {
 			t.Fatal(err)
@@ -141,6 +141,13 @@ func TestBenchCases(t *testing.T) {
 		"llama2_7b false: apply_qk tokens=4096 q_heads=32 k_heads=32 head_dim=128 4096 134217728",
 		"llama2_7b true: apply tokens=16 heads=32 head_dim=128 16 262144",
 		"llama2_7b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
+		// GPT-J rotates 64 of 256 dims: a quarter of the tensor's bytes.
+		"gptj_6b false: apply tokens=16 heads=32 head_dim=256 16 131072",
+		"gptj_6b false: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=256 16 262144",
+		"gptj_6b false: apply tokens=4096 heads=32 head_dim=256 4096 33554432",
+		"gptj_6b false: apply_qk tokens=4096 q_heads=32 k_heads=32 head_dim=256 4096 67108864",
+		"gptj_6b true: apply tokens=16 heads=32 head_dim=256 16 131072",
+		"gptj_6b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=256 16 262144",
 		"bloom_7b1 false: softmax heads=32 lq=512 lk=512 512 33554432",
 		"bloom_7b1 true: softmax heads=32 lq=16 lk=512 16 1048576",
 		"t5_base false: softmax heads=12 lq=512 lk=512 512 12582912",

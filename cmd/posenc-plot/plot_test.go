@@ -69,10 +69,11 @@ func checkImage(t *testing.T, path string, w, h int) {
 	t.Fatalf("%s: one flat color", path)
 }
 
+// Flags may follow the spec argument (t5_base -o FILE).
 func TestPlotCLI(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "t5.svg")
-	if code, stdout, errs := runCLI("plot", "-o", out, "t5_base"); code != 0 || !strings.Contains(stdout, "t5_base buckets") {
+	if code, stdout, errs := runCLI("plot", "t5_base", "-o", out); code != 0 || !strings.Contains(stdout, "t5_base buckets") {
 		t.Fatalf("plot t5_base: code %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 	checkImage(t, out, 0, 0)
