@@ -4,184 +4,308 @@
 
 #include "textflag.h"
 
-// func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
-TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
-	MOVQ   qHeads+24(FP), CX
-	MOVQ   k_base+32(FP), DX
-	MOVQ   kHeads+56(FP), BX
-	MOVQ   table_base+64(FP), SI
-	MOVQ   idx_base+88(FP), DI
-	MOVQ   idx_len+96(FP), R8
-	MOVL   sign+112(FP), R9
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
 	JZ     rope_done1
 	TESTL  R9, R9
 	JS     rope_inverse2
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000400, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
 	JA     rope_stream3
-	IMUL3Q $0x00000400, CX, R9
-	IMUL3Q $0x00000400, BX, R10
 
 rope_token5:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000200, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 256(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 288(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 320(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 352(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 384(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 256(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 288(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 320(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 352(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 384(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
 	JZ      rope_heads_done6
-	MOVQ    AX, R13
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	MOVQ    CX, R12
 
 rope_head7:
-	VMOVUPS        (R13), Y10
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000400, R13
-	DECQ           R12
-	JNZ            rope_head7
+	VMOVUPS        Y11, 128(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place8
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
+
+rope_in_place8:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head7
 
 rope_heads_done6:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done9
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
 	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done8
-	MOVQ  DX, R13
 
-rope_head9:
-	VMOVUPS        (R13), Y10
+rope_head10:
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000400, R13
-	DECQ           R12
-	JNZ            rope_head9
+	VMOVUPS        Y11, 128(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place11
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
 
-rope_heads_done8:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 416(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 448(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 480(R11), Y5
+rope_in_place11:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head10
+
+rope_heads_done9:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 416(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 448(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 480(R9), Y5
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done12
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
 	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done10
-	MOVQ    AX, R12
-
-rope_head11:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000400, R12
-	DECQ           R11
-	JNZ            rope_head11
-
-rope_heads_done10:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done12
-	MOVQ  DX, R12
 
 rope_head13:
-	VMOVUPS        160(R12), Y6
+	VMOVUPS        160(R11), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y1, Y7, Y7
 	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y3, Y7, Y7
 	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
 	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000400, R12
-	DECQ           R11
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
 	JNZ            rope_head13
 
 rope_heads_done12:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done14
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
+
+rope_head15:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head15
+
+rope_heads_done14:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
 	ADDQ R9, AX
-	ADDQ R10, DX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
+rope_token16:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -195,277 +319,245 @@ rope_token14:
 	VMOVUPS 352(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 384(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done15
-
-rope_head16:
-	VMOVUPS        (AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	ADDQ           $0x00000400, AX
-	DECQ           R10
-	JNZ            rope_head16
-
-rope_heads_done15:
-	MOVQ  BX, R10
-	TESTQ R10, R10
-	JZ    rope_heads_done17
+	JZ      rope_heads_done17
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	MOVQ    CX, R12
 
 rope_head18:
-	VMOVUPS        (DX), Y10
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         416(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         448(R9), Y11, Y11
 	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         480(R9), Y11, Y11
 	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	ADDQ           $0x00000400, DX
-	DECQ           R10
-	JNZ            rope_head18
+	VMOVUPS        Y11, 224(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place19
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
+
+rope_in_place19:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head18
 
 rope_heads_done17:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done20
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	MOVQ  BX, R12
+
+rope_head21:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place22
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
+
+rope_in_place22:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head21
+
+rope_heads_done20:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token14
+	JNZ  rope_token16
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000400, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream19
-	IMUL3Q $0x00000400, CX, R9
-	IMUL3Q $0x00000400, BX, R10
+	JA     rope_stream23
 
-rope_token21:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000200, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 256(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 288(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 320(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 352(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 384(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done22
-	MOVQ    AX, R13
-
-rope_head23:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000400, R13
-	DECQ           R12
-	JNZ            rope_head23
-
-rope_heads_done22:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done24
-	MOVQ  DX, R13
-
-rope_head25:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000400, R13
-	DECQ           R12
-	JNZ            rope_head25
-
-rope_heads_done24:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 416(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 448(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 480(R11), Y5
-	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done26
-	MOVQ    AX, R12
-
-rope_head27:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000400, R12
-	DECQ           R11
-	JNZ            rope_head27
-
-rope_heads_done26:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done28
-	MOVQ  DX, R12
-
-rope_head29:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000400, R12
-	DECQ           R11
-	JNZ            rope_head29
-
-rope_heads_done28:
-	ADDQ R9, AX
-	ADDQ R10, DX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token21
-	JMP  rope_tokens_done20
-
-rope_stream19:
-rope_token30:
+rope_token25:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -479,132 +571,532 @@ rope_token30:
 	VMOVUPS 352(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 384(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done31
+	JZ      rope_heads_done26
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	MOVQ    CX, R12
 
-rope_head32:
-	VMOVUPS        (AX), Y10
+rope_head27:
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	ADDQ           $0x00000400, AX
-	DECQ           R10
-	JNZ            rope_head32
+	VMOVUPS        Y11, 128(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place28
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
 
-rope_heads_done31:
-	MOVQ  BX, R10
+rope_in_place28:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head27
+
+rope_heads_done26:
+	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done33
+	JZ    rope_heads_done29
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	MOVQ  BX, R12
 
-rope_head34:
-	VMOVUPS        (DX), Y10
+rope_head30:
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	ADDQ           $0x00000400, DX
-	DECQ           R10
-	JNZ            rope_head34
+	VMOVUPS        Y11, 128(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place31
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
 
-rope_heads_done33:
+rope_in_place31:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head30
+
+rope_heads_done29:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 416(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 448(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 480(R9), Y5
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done32
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
+
+rope_head33:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head33
+
+rope_heads_done32:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done34
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
+
+rope_head35:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head35
+
+rope_heads_done34:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token30
+	JNZ  rope_token25
+	JMP  rope_tokens_done24
 
-rope_tokens_done20:
+rope_stream23:
+rope_token36:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 256(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 288(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 320(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 352(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 384(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done37
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	MOVQ    CX, R12
+
+rope_head38:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place39
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
+
+rope_in_place39:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head38
+
+rope_heads_done37:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done40
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	MOVQ  BX, R12
+
+rope_head41:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	CMPQ           R11, R12
+	JE             rope_in_place42
+	VMOVUPS        256(R12), Y10
+	VMOVUPS        Y10, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VMOVUPS        Y10, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VMOVUPS        Y10, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VMOVUPS        Y10, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VMOVUPS        Y10, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VMOVUPS        Y10, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VMOVUPS        Y10, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VMOVUPS        Y10, 480(R11)
+	VMOVUPS        512(R12), Y10
+	VMOVUPS        Y10, 512(R11)
+	VMOVUPS        544(R12), Y10
+	VMOVUPS        Y10, 544(R11)
+	VMOVUPS        576(R12), Y10
+	VMOVUPS        Y10, 576(R11)
+	VMOVUPS        608(R12), Y10
+	VMOVUPS        Y10, 608(R11)
+	VMOVUPS        640(R12), Y10
+	VMOVUPS        Y10, 640(R11)
+	VMOVUPS        672(R12), Y10
+	VMOVUPS        Y10, 672(R11)
+	VMOVUPS        704(R12), Y10
+	VMOVUPS        Y10, 704(R11)
+	VMOVUPS        736(R12), Y10
+	VMOVUPS        Y10, 736(R11)
+	VMOVUPS        768(R12), Y10
+	VMOVUPS        Y10, 768(R11)
+	VMOVUPS        800(R12), Y10
+	VMOVUPS        Y10, 800(R11)
+	VMOVUPS        832(R12), Y10
+	VMOVUPS        Y10, 832(R11)
+	VMOVUPS        864(R12), Y10
+	VMOVUPS        Y10, 864(R11)
+	VMOVUPS        896(R12), Y10
+	VMOVUPS        Y10, 896(R11)
+	VMOVUPS        928(R12), Y10
+	VMOVUPS        Y10, 928(R11)
+	VMOVUPS        960(R12), Y10
+	VMOVUPS        Y10, 960(R11)
+	VMOVUPS        992(R12), Y10
+	VMOVUPS        Y10, 992(R11)
+
+rope_in_place42:
+	ADDQ R13, R11
+	ADDQ R13, R12
+	DECQ R10
+	JNZ  rope_head41
+
+rope_heads_done40:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token36
+
+rope_tokens_done24:
 rope_done1:
 	VZEROUPPER
 	RET
 
-// func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
-TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done35
+	JZ    rope_done43
 	TESTL R9, R9
-	JS    rope_inverse36
+	JS    rope_inverse44
 
-rope_token37:
+rope_token45:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -616,73 +1108,147 @@ rope_token37:
 	VMOVUPS 384(R9), Z5
 	VMOVUPS 192(R9), Z6
 	VMOVUPS 448(R9), Z7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done38
+	JZ      rope_heads_done46
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
-rope_head39:
-	VMOVUPS        (AX), Z8
+rope_head47:
+	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (AX)
-	VMOVUPS        64(AX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(AX)
-	VMOVUPS        128(AX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(AX)
-	VMOVUPS        192(AX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(AX)
-	ADDQ           $0x00000400, AX
-	DECQ           R9
-	JNZ            rope_head39
+	VMOVUPS        Z9, 192(R10)
+	CMPQ           R10, R11
+	JE             rope_in_place48
+	VMOVUPS        256(R11), Z8
+	VMOVUPS        Z8, 256(R10)
+	VMOVUPS        320(R11), Z8
+	VMOVUPS        Z8, 320(R10)
+	VMOVUPS        384(R11), Z8
+	VMOVUPS        Z8, 384(R10)
+	VMOVUPS        448(R11), Z8
+	VMOVUPS        Z8, 448(R10)
+	VMOVUPS        512(R11), Z8
+	VMOVUPS        Z8, 512(R10)
+	VMOVUPS        576(R11), Z8
+	VMOVUPS        Z8, 576(R10)
+	VMOVUPS        640(R11), Z8
+	VMOVUPS        Z8, 640(R10)
+	VMOVUPS        704(R11), Z8
+	VMOVUPS        Z8, 704(R10)
+	VMOVUPS        768(R11), Z8
+	VMOVUPS        Z8, 768(R10)
+	VMOVUPS        832(R11), Z8
+	VMOVUPS        Z8, 832(R10)
+	VMOVUPS        896(R11), Z8
+	VMOVUPS        Z8, 896(R10)
+	VMOVUPS        960(R11), Z8
+	VMOVUPS        Z8, 960(R10)
 
-rope_heads_done38:
-	MOVQ  BX, R9
+rope_in_place48:
+	ADDQ R12, R10
+	ADDQ R12, R11
+	DECQ R9
+	JNZ  rope_head47
+
+rope_heads_done46:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done40
+	JZ    rope_heads_done49
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
-rope_head41:
-	VMOVUPS        (DX), Z8
+rope_head50:
+	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (DX)
-	VMOVUPS        64(DX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(DX)
-	VMOVUPS        128(DX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(DX)
-	VMOVUPS        192(DX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(DX)
-	ADDQ           $0x00000400, DX
-	DECQ           R9
-	JNZ            rope_head41
+	VMOVUPS        Z9, 192(R10)
+	CMPQ           R10, R11
+	JE             rope_in_place51
+	VMOVUPS        256(R11), Z8
+	VMOVUPS        Z8, 256(R10)
+	VMOVUPS        320(R11), Z8
+	VMOVUPS        Z8, 320(R10)
+	VMOVUPS        384(R11), Z8
+	VMOVUPS        Z8, 384(R10)
+	VMOVUPS        448(R11), Z8
+	VMOVUPS        Z8, 448(R10)
+	VMOVUPS        512(R11), Z8
+	VMOVUPS        Z8, 512(R10)
+	VMOVUPS        576(R11), Z8
+	VMOVUPS        Z8, 576(R10)
+	VMOVUPS        640(R11), Z8
+	VMOVUPS        Z8, 640(R10)
+	VMOVUPS        704(R11), Z8
+	VMOVUPS        Z8, 704(R10)
+	VMOVUPS        768(R11), Z8
+	VMOVUPS        Z8, 768(R10)
+	VMOVUPS        832(R11), Z8
+	VMOVUPS        Z8, 832(R10)
+	VMOVUPS        896(R11), Z8
+	VMOVUPS        Z8, 896(R10)
+	VMOVUPS        960(R11), Z8
+	VMOVUPS        Z8, 960(R10)
 
-rope_heads_done40:
+rope_in_place51:
+	ADDQ R12, R10
+	ADDQ R12, R11
+	DECQ R9
+	JNZ  rope_head50
+
+rope_heads_done49:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token37
-	JMP  rope_done35
+	JNZ  rope_token45
+	JMP  rope_done43
 
-rope_inverse36:
-rope_token42:
+rope_inverse44:
+rope_token52:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -694,70 +1260,144 @@ rope_token42:
 	VMOVUPS 384(R9), Z5
 	VMOVUPS 192(R9), Z6
 	VMOVUPS 448(R9), Z7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done43
+	JZ      rope_heads_done53
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
-rope_head44:
-	VMOVUPS        (AX), Z8
+rope_head54:
+	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (AX)
-	VMOVUPS        64(AX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(AX)
-	VMOVUPS        128(AX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(AX)
-	VMOVUPS        192(AX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(AX)
-	ADDQ           $0x00000400, AX
-	DECQ           R9
-	JNZ            rope_head44
+	VMOVUPS        Z9, 192(R10)
+	CMPQ           R10, R11
+	JE             rope_in_place55
+	VMOVUPS        256(R11), Z8
+	VMOVUPS        Z8, 256(R10)
+	VMOVUPS        320(R11), Z8
+	VMOVUPS        Z8, 320(R10)
+	VMOVUPS        384(R11), Z8
+	VMOVUPS        Z8, 384(R10)
+	VMOVUPS        448(R11), Z8
+	VMOVUPS        Z8, 448(R10)
+	VMOVUPS        512(R11), Z8
+	VMOVUPS        Z8, 512(R10)
+	VMOVUPS        576(R11), Z8
+	VMOVUPS        Z8, 576(R10)
+	VMOVUPS        640(R11), Z8
+	VMOVUPS        Z8, 640(R10)
+	VMOVUPS        704(R11), Z8
+	VMOVUPS        Z8, 704(R10)
+	VMOVUPS        768(R11), Z8
+	VMOVUPS        Z8, 768(R10)
+	VMOVUPS        832(R11), Z8
+	VMOVUPS        Z8, 832(R10)
+	VMOVUPS        896(R11), Z8
+	VMOVUPS        Z8, 896(R10)
+	VMOVUPS        960(R11), Z8
+	VMOVUPS        Z8, 960(R10)
 
-rope_heads_done43:
-	MOVQ  BX, R9
+rope_in_place55:
+	ADDQ R12, R10
+	ADDQ R12, R11
+	DECQ R9
+	JNZ  rope_head54
+
+rope_heads_done53:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done45
+	JZ    rope_heads_done56
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
-rope_head46:
-	VMOVUPS        (DX), Z8
+rope_head57:
+	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (DX)
-	VMOVUPS        64(DX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(DX)
-	VMOVUPS        128(DX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(DX)
-	VMOVUPS        192(DX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(DX)
-	ADDQ           $0x00000400, DX
-	DECQ           R9
-	JNZ            rope_head46
+	VMOVUPS        Z9, 192(R10)
+	CMPQ           R10, R11
+	JE             rope_in_place58
+	VMOVUPS        256(R11), Z8
+	VMOVUPS        Z8, 256(R10)
+	VMOVUPS        320(R11), Z8
+	VMOVUPS        Z8, 320(R10)
+	VMOVUPS        384(R11), Z8
+	VMOVUPS        Z8, 384(R10)
+	VMOVUPS        448(R11), Z8
+	VMOVUPS        Z8, 448(R10)
+	VMOVUPS        512(R11), Z8
+	VMOVUPS        Z8, 512(R10)
+	VMOVUPS        576(R11), Z8
+	VMOVUPS        Z8, 576(R10)
+	VMOVUPS        640(R11), Z8
+	VMOVUPS        Z8, 640(R10)
+	VMOVUPS        704(R11), Z8
+	VMOVUPS        Z8, 704(R10)
+	VMOVUPS        768(R11), Z8
+	VMOVUPS        Z8, 768(R10)
+	VMOVUPS        832(R11), Z8
+	VMOVUPS        Z8, 832(R10)
+	VMOVUPS        896(R11), Z8
+	VMOVUPS        Z8, 896(R10)
+	VMOVUPS        960(R11), Z8
+	VMOVUPS        Z8, 960(R10)
 
-rope_heads_done45:
+rope_in_place58:
+	ADDQ R12, R10
+	ADDQ R12, R11
+	DECQ R9
+	JNZ  rope_head57
+
+rope_heads_done56:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token42
+	JNZ  rope_token52
 
-rope_done35:
+rope_done43:
 	VZEROUPPER
 	RET

@@ -4,17 +4,17 @@
 
 #include "textflag.h"
 
-// func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
-TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
 	JZ    rope_done1
 	TESTL R9, R9
@@ -28,58 +28,76 @@ rope_token3:
 	VMOVUPS 64(R9), Y1
 	VMOVUPS 32(R9), Y2
 	VMOVUPS 96(R9), Y3
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done4
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
 rope_head5:
-	VMOVUPS     (AX), Y4
-	VMOVUPS     64(AX), Y5
+	VMOVUPS     (R11), Y4
+	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
 	VMULPS      Y1, Y4, Y7
 	VFMSUB231PS Y0, Y4, Y6
 	VFMADD231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (AX)
-	VMOVUPS     Y7, 64(AX)
-	VMOVUPS     32(AX), Y4
-	VMOVUPS     96(AX), Y5
+	VMOVUPS     Y6, (R10)
+	VMOVUPS     Y7, 64(R10)
+	VMOVUPS     32(R11), Y4
+	VMOVUPS     96(R11), Y5
 	VMULPS      Y3, Y5, Y6
 	VMULPS      Y3, Y4, Y7
 	VFMSUB231PS Y2, Y4, Y6
 	VFMADD231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(AX)
-	VMOVUPS     Y7, 96(AX)
-	ADDQ        $0x00000080, AX
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     Y7, 96(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head5
 
 rope_heads_done4:
-	MOVQ  BX, R9
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
 	JZ    rope_heads_done6
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
 rope_head7:
-	VMOVUPS     (DX), Y4
-	VMOVUPS     64(DX), Y5
+	VMOVUPS     (R11), Y4
+	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
 	VMULPS      Y1, Y4, Y7
 	VFMSUB231PS Y0, Y4, Y6
 	VFMADD231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (DX)
-	VMOVUPS     Y7, 64(DX)
-	VMOVUPS     32(DX), Y4
-	VMOVUPS     96(DX), Y5
+	VMOVUPS     Y6, (R10)
+	VMOVUPS     Y7, 64(R10)
+	VMOVUPS     32(R11), Y4
+	VMOVUPS     96(R11), Y5
 	VMULPS      Y3, Y5, Y6
 	VMULPS      Y3, Y4, Y7
 	VFMSUB231PS Y2, Y4, Y6
 	VFMADD231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(DX)
-	VMOVUPS     Y7, 96(DX)
-	ADDQ        $0x00000080, DX
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     Y7, 96(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head7
 
 rope_heads_done6:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token3
@@ -94,58 +112,76 @@ rope_token8:
 	VMOVUPS 64(R9), Y1
 	VMOVUPS 32(R9), Y2
 	VMOVUPS 96(R9), Y3
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done9
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
 rope_head10:
-	VMOVUPS     (AX), Y4
-	VMOVUPS     64(AX), Y5
+	VMOVUPS     (R11), Y4
+	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
 	VMULPS      Y1, Y4, Y7
 	VFMADD231PS Y0, Y4, Y6
 	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (AX)
-	VMOVUPS     Y7, 64(AX)
-	VMOVUPS     32(AX), Y4
-	VMOVUPS     96(AX), Y5
+	VMOVUPS     Y6, (R10)
+	VMOVUPS     Y7, 64(R10)
+	VMOVUPS     32(R11), Y4
+	VMOVUPS     96(R11), Y5
 	VMULPS      Y3, Y5, Y6
 	VMULPS      Y3, Y4, Y7
 	VFMADD231PS Y2, Y4, Y6
 	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(AX)
-	VMOVUPS     Y7, 96(AX)
-	ADDQ        $0x00000080, AX
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     Y7, 96(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head10
 
 rope_heads_done9:
-	MOVQ  BX, R9
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
 	JZ    rope_heads_done11
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
 rope_head12:
-	VMOVUPS     (DX), Y4
-	VMOVUPS     64(DX), Y5
+	VMOVUPS     (R11), Y4
+	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
 	VMULPS      Y1, Y4, Y7
 	VFMADD231PS Y0, Y4, Y6
 	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (DX)
-	VMOVUPS     Y7, 64(DX)
-	VMOVUPS     32(DX), Y4
-	VMOVUPS     96(DX), Y5
+	VMOVUPS     Y6, (R10)
+	VMOVUPS     Y7, 64(R10)
+	VMOVUPS     32(R11), Y4
+	VMOVUPS     96(R11), Y5
 	VMULPS      Y3, Y5, Y6
 	VMULPS      Y3, Y4, Y7
 	VFMADD231PS Y2, Y4, Y6
 	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(DX)
-	VMOVUPS     Y7, 96(DX)
-	ADDQ        $0x00000080, DX
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     Y7, 96(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head12
 
 rope_heads_done11:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token8
@@ -154,17 +190,17 @@ rope_done1:
 	VZEROUPPER
 	RET
 
-// func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
-TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
 	JZ    rope_done13
 	TESTL R9, R9
@@ -176,42 +212,60 @@ rope_token15:
 	ADDQ    SI, R9
 	VMOVUPS (R9), Z0
 	VMOVUPS 64(R9), Z1
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done16
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
 rope_head17:
-	VMOVUPS     (AX), Z2
-	VMOVUPS     64(AX), Z3
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
 	VFMSUB231PS Z0, Z2, Z4
 	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (AX)
-	VMOVUPS     Z5, 64(AX)
-	ADDQ        $0x00000080, AX
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head17
 
 rope_heads_done16:
-	MOVQ  BX, R9
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
 	JZ    rope_heads_done18
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
 rope_head19:
-	VMOVUPS     (DX), Z2
-	VMOVUPS     64(DX), Z3
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
 	VFMSUB231PS Z0, Z2, Z4
 	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (DX)
-	VMOVUPS     Z5, 64(DX)
-	ADDQ        $0x00000080, DX
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head19
 
 rope_heads_done18:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token15
@@ -224,42 +278,60 @@ rope_token20:
 	ADDQ    SI, R9
 	VMOVUPS (R9), Z0
 	VMOVUPS 64(R9), Z1
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done21
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    CX, R11
 
 rope_head22:
-	VMOVUPS     (AX), Z2
-	VMOVUPS     64(AX), Z3
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
 	VFMADD231PS Z0, Z2, Z4
 	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (AX)
-	VMOVUPS     Z5, 64(AX)
-	ADDQ        $0x00000080, AX
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head22
 
 rope_heads_done21:
-	MOVQ  BX, R9
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
 	JZ    rope_heads_done23
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  BX, R11
 
 rope_head24:
-	VMOVUPS     (DX), Z2
-	VMOVUPS     64(DX), Z3
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
 	VFMADD231PS Z0, Z2, Z4
 	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (DX)
-	VMOVUPS     Z5, 64(DX)
-	ADDQ        $0x00000080, DX
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head24
 
 rope_heads_done23:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token20
