@@ -269,32 +269,41 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // headLoop emits a loop over the heads of one tensor of the current token
 // (none when its head count is 0), running body with pd and ps at the
 // head's first float in the destination and the source; both advance by the
-// head stride. With pass, a head whose destination is not its source also
-// gets its dims RotaryDim..HeadDim copied (in place they stay untouched).
+// head stride. The loop comes twice: in place (body gets pd for both, as
+// the contiguous Apply always did) and from a separate source, where with
+// pass the dims RotaryDim..HeadDim are also copied.
 func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps reg.GPVirtual)) {
 	c := g.Ctx
 	h, pd, ps, hs := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	skip := g.NewLabel("rope_heads_done")
-	head := g.NewLabel("rope_head")
+	separate := g.NewLabel("rope_heads_from_src")
 	c.MOVQ(g.arg(ts.heads), h)
 	c.TESTQ(h, h)
 	c.JZ(operand.LabelRef(skip))
 	c.MOVQ(g.arg(ts.headStride), hs)
 	c.SHLQ(operand.U8(2), hs)
 	c.MOVQ(ts.dst, pd)
+	c.CMPQ(ts.dst, ts.src)
+	c.JNE(operand.LabelRef(separate))
+	inPlace := g.NewLabel("rope_head")
+	c.Label(inPlace)
+	body(pd, pd)
+	c.ADDQ(hs, pd)
+	c.DECQ(h)
+	c.JNZ(operand.LabelRef(inPlace))
+	c.JMP(operand.LabelRef(skip))
+
+	c.Label(separate)
 	c.MOVQ(ts.src, ps)
+	head := g.NewLabel("rope_head")
 	c.Label(head)
 	body(pd, ps)
 	if gap := sh.headDim - sh.rotaryDim; pass && gap > 0 {
-		same := g.NewLabel("rope_in_place")
-		c.CMPQ(pd, ps)
-		c.JE(operand.LabelRef(same))
 		for _, pc := range g.Split(gap) {
 			v := g.RegFor(pc)
 			g.Load(pc, amd64.Mem(ps, 4*(sh.rotaryDim+pc.Off)), v)
 			g.Store(pc, v, amd64.Mem(pd, 4*(sh.rotaryDim+pc.Off)))
 		}
-		c.Label(same)
 	}
 	c.ADDQ(hs, pd)
 	c.ADDQ(hs, ps)

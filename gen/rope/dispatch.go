@@ -40,7 +40,8 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	//		e := t + 1
 	//		if useTable && inTable(pos[t]) {
 	//			for e < len(pos) && inTable(pos[e]) { e++ }
-	//			rotateRun(q.from(t), k.from(t), tab(), pos[t:e], sign)
+	//			qt, kt := q.from(t), k.from(t)
+	//			active.rotate(qt.dst, qt.src, …, kt.headStride, tab(), pos[t:e], sign)
 	//		} else {
 	//			for e < len(pos) && e-t < exactChunk && !(useTable && inTable(pos[e])) { e++ }
 	//			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
@@ -102,7 +103,9 @@ func ropeDispatch(f *jen.File, c *Consts) {
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("inTable").Call(jen.Id("pos").Index(jen.Id("e")))).Block(
 					jen.Id("e").Op("++"),
 				),
-				jen.Id("rotateRun").Call(from("q"), from("k"), tabCall, jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("sign")),
+				jen.List(jen.Id("qt"), jen.Id("kt")).Op(":=").List(from("q"), from("k")),
+				jen.Comment("The kernel is called directly here, not through rotateRun: one call less per decode token."),
+				jen.Id("active").Dot("rotate").Call(kernelArgs("qt", "kt", tabCall, jen.Id("pos").Index(jen.Id("t"), jen.Id("e")))...),
 			).Else().Block(
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("e").Op("-").Id("t").Op("<").Id("exactChunk").Op("&&").Add(notTable)).Block(
 					jen.Id("e").Op("++"),
@@ -125,6 +128,18 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	).Block(
 		jen.Id("rotateTokensAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), n, jen.Id("sign")),
 	)
+}
+
+// kernelArgs are the arguments of active.rotate for the operands q and k,
+// the table and idx; the sign is the variable sign.
+func kernelArgs(q, k string, table, idx jen.Code) []jen.Code {
+	var args []jen.Code
+	for _, o := range []string{q, k} {
+		for _, fld := range []string{"dst", "src", "heads", "stride", "headStride"} {
+			args = append(args, jen.Id(o).Dot(fld))
+		}
+	}
+	return append(args, table, idx, jen.Id("sign"))
 }
 
 // ropeOperand emits the operand type (one tensor of a kernel call), its
@@ -153,13 +168,7 @@ func ropeOperand(f *jen.File) {
 		jen.Return(jen.Id("operand").Values(jen.Id("dst"), jen.Id("src"), jen.Id("heads"), jen.Id("heads").Op("*").Id("HeadDim"), jen.Id("HeadDim"))),
 	)
 	// func rotateRun(q, k operand, table []float32, idx []int32, sign float32) { active.rotate(...) }
-	args := []jen.Code{}
-	for _, o := range []string{"q", "k"} {
-		for _, fld := range []string{"dst", "src", "heads", "stride", "headStride"} {
-			args = append(args, jen.Id(o).Dot(fld))
-		}
-	}
-	args = append(args, jen.Id("table"), jen.Id("idx"), jen.Id("sign"))
+	args := kernelArgs("q", "k", jen.Id("table"), jen.Id("idx"))
 	f.Comment("rotateRun rotates the len(idx) tokens of q and k with the table rows idx selects.")
 	f.Func().Id("rotateRun").Params(
 		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),

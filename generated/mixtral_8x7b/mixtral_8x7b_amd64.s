@@ -47,43 +47,44 @@ rope_token5:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src7
 
-rope_head7:
-	VMOVUPS     (R12), Y10
-	VMOVUPS     256(R12), Y11
+rope_head8:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
 	VMULPS      Y1, Y10, Y13
 	VFMSUB231PS Y0, Y10, Y12
 	VFMADD231PS Y0, Y11, Y13
 	VMOVUPS     Y12, (R11)
 	VMOVUPS     Y13, 256(R11)
-	VMOVUPS     32(R12), Y10
-	VMOVUPS     288(R12), Y11
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
 	VMULPS      Y3, Y11, Y12
 	VMULPS      Y3, Y10, Y13
 	VFMSUB231PS Y2, Y10, Y12
 	VFMADD231PS Y2, Y11, Y13
 	VMOVUPS     Y12, 32(R11)
 	VMOVUPS     Y13, 288(R11)
-	VMOVUPS     64(R12), Y10
-	VMOVUPS     320(R12), Y11
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
 	VMULPS      Y5, Y11, Y12
 	VMULPS      Y5, Y10, Y13
 	VFMSUB231PS Y4, Y10, Y12
 	VFMADD231PS Y4, Y11, Y13
 	VMOVUPS     Y12, 64(R11)
 	VMOVUPS     Y13, 320(R11)
-	VMOVUPS     96(R12), Y10
-	VMOVUPS     352(R12), Y11
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
 	VMULPS      Y7, Y11, Y12
 	VMULPS      Y7, Y10, Y13
 	VFMSUB231PS Y6, Y10, Y12
 	VFMADD231PS Y6, Y11, Y13
 	VMOVUPS     Y12, 96(R11)
 	VMOVUPS     Y13, 352(R11)
-	VMOVUPS     128(R12), Y10
-	VMOVUPS     384(R12), Y11
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
 	VMULPS      Y9, Y11, Y12
 	VMULPS      Y9, Y10, Y13
 	VFMSUB231PS Y8, Y10, Y12
@@ -91,18 +92,12 @@ rope_head7:
 	VMOVUPS     Y12, 128(R11)
 	VMOVUPS     Y13, 384(R11)
 	ADDQ        R13, R11
-	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head7
+	JNZ         rope_head8
+	JMP         rope_heads_done6
 
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done8
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
-	MOVQ  DX, R11
-	MOVQ  BX, R12
+rope_heads_from_src7:
+	MOVQ CX, R12
 
 rope_head9:
 	VMOVUPS     (R12), Y10
@@ -150,7 +145,112 @@ rope_head9:
 	DECQ        R10
 	JNZ         rope_head9
 
-rope_heads_done8:
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src11
+
+rope_head12:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMSUB231PS Y0, Y10, Y12
+	VFMADD231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMSUB231PS Y2, Y10, Y12
+	VFMADD231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMSUB231PS Y4, Y10, Y12
+	VFMADD231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMSUB231PS Y6, Y10, Y12
+	VFMADD231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMSUB231PS Y8, Y10, Y12
+	VFMADD231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head12
+	JMP         rope_heads_done10
+
+rope_heads_from_src11:
+	MOVQ BX, R12
+
+rope_head13:
+	VMOVUPS     (R12), Y10
+	VMOVUPS     256(R12), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMSUB231PS Y0, Y10, Y12
+	VFMADD231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R12), Y10
+	VMOVUPS     288(R12), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMSUB231PS Y2, Y10, Y12
+	VFMADD231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R12), Y10
+	VMOVUPS     320(R12), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMSUB231PS Y4, Y10, Y12
+	VFMADD231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R12), Y10
+	VMOVUPS     352(R12), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMSUB231PS Y6, Y10, Y12
+	VFMADD231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R12), Y10
+	VMOVUPS     384(R12), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMSUB231PS Y8, Y10, Y12
+	VFMADD231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	ADDQ        R13, R11
+	ADDQ        R13, R12
+	DECQ        R10
+	JNZ         rope_head13
+
+rope_heads_done10:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 416(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -159,13 +259,47 @@ rope_heads_done8:
 	VMOVUPS 480(R9), Y5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done10
+	JZ      rope_heads_done14
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src15
 
-rope_head11:
+rope_head16:
+	VMOVUPS     160(R10), Y6
+	VMOVUPS     416(R10), Y7
+	VMULPS      Y1, Y7, Y8
+	VMULPS      Y1, Y6, Y9
+	VFMSUB231PS Y0, Y6, Y8
+	VFMADD231PS Y0, Y7, Y9
+	VMOVUPS     Y8, 160(R10)
+	VMOVUPS     Y9, 416(R10)
+	VMOVUPS     192(R10), Y6
+	VMOVUPS     448(R10), Y7
+	VMULPS      Y3, Y7, Y8
+	VMULPS      Y3, Y6, Y9
+	VFMSUB231PS Y2, Y6, Y8
+	VFMADD231PS Y2, Y7, Y9
+	VMOVUPS     Y8, 192(R10)
+	VMOVUPS     Y9, 448(R10)
+	VMOVUPS     224(R10), Y6
+	VMOVUPS     480(R10), Y7
+	VMULPS      Y5, Y7, Y8
+	VMULPS      Y5, Y6, Y9
+	VFMSUB231PS Y4, Y6, Y8
+	VFMADD231PS Y4, Y7, Y9
+	VMOVUPS     Y8, 224(R10)
+	VMOVUPS     Y9, 480(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head16
+	JMP         rope_heads_done14
+
+rope_heads_from_src15:
+	MOVQ CX, R11
+
+rope_head17:
 	VMOVUPS     160(R11), Y6
 	VMOVUPS     416(R11), Y7
 	VMULPS      Y1, Y7, Y8
@@ -193,18 +327,52 @@ rope_head11:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head11
+	JNZ         rope_head17
 
-rope_heads_done10:
+rope_heads_done14:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done12
+	JZ    rope_heads_done18
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src19
 
-rope_head13:
+rope_head20:
+	VMOVUPS     160(R10), Y6
+	VMOVUPS     416(R10), Y7
+	VMULPS      Y1, Y7, Y8
+	VMULPS      Y1, Y6, Y9
+	VFMSUB231PS Y0, Y6, Y8
+	VFMADD231PS Y0, Y7, Y9
+	VMOVUPS     Y8, 160(R10)
+	VMOVUPS     Y9, 416(R10)
+	VMOVUPS     192(R10), Y6
+	VMOVUPS     448(R10), Y7
+	VMULPS      Y3, Y7, Y8
+	VMULPS      Y3, Y6, Y9
+	VFMSUB231PS Y2, Y6, Y8
+	VFMADD231PS Y2, Y7, Y9
+	VMOVUPS     Y8, 192(R10)
+	VMOVUPS     Y9, 448(R10)
+	VMOVUPS     224(R10), Y6
+	VMOVUPS     480(R10), Y7
+	VMULPS      Y5, Y7, Y8
+	VMULPS      Y5, Y6, Y9
+	VFMSUB231PS Y4, Y6, Y8
+	VFMADD231PS Y4, Y7, Y9
+	VMOVUPS     Y8, 224(R10)
+	VMOVUPS     Y9, 480(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head20
+	JMP         rope_heads_done18
+
+rope_heads_from_src19:
+	MOVQ BX, R11
+
+rope_head21:
 	VMOVUPS     160(R11), Y6
 	VMOVUPS     416(R11), Y7
 	VMULPS      Y1, Y7, Y8
@@ -232,9 +400,9 @@ rope_head13:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head13
+	JNZ         rope_head21
 
-rope_heads_done12:
+rope_heads_done18:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -249,7 +417,7 @@ rope_heads_done12:
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
+rope_token22:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -265,13 +433,87 @@ rope_token14:
 	VMOVUPS 384(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done15
+	JZ      rope_heads_done23
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src24
 
-rope_head16:
+rope_head25:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMSUB231PS Y0, Y10, Y12
+	VFMADD231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMSUB231PS Y2, Y10, Y12
+	VFMADD231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMSUB231PS Y4, Y10, Y12
+	VFMADD231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMSUB231PS Y6, Y10, Y12
+	VFMADD231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMSUB231PS Y8, Y10, Y12
+	VFMADD231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	VMOVUPS     160(R11), Y10
+	VMOVUPS     416(R11), Y11
+	VMULPS      416(R9), Y11, Y12
+	VMULPS      416(R9), Y10, Y13
+	VFMSUB231PS 160(R9), Y10, Y12
+	VFMADD231PS 160(R9), Y11, Y13
+	VMOVUPS     Y12, 160(R11)
+	VMOVUPS     Y13, 416(R11)
+	VMOVUPS     192(R11), Y10
+	VMOVUPS     448(R11), Y11
+	VMULPS      448(R9), Y11, Y12
+	VMULPS      448(R9), Y10, Y13
+	VFMSUB231PS 192(R9), Y10, Y12
+	VFMADD231PS 192(R9), Y11, Y13
+	VMOVUPS     Y12, 192(R11)
+	VMOVUPS     Y13, 448(R11)
+	VMOVUPS     224(R11), Y10
+	VMOVUPS     480(R11), Y11
+	VMULPS      480(R9), Y11, Y12
+	VMULPS      480(R9), Y10, Y13
+	VFMSUB231PS 224(R9), Y10, Y12
+	VFMADD231PS 224(R9), Y11, Y13
+	VMOVUPS     Y12, 224(R11)
+	VMOVUPS     Y13, 480(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head25
+	JMP         rope_heads_done23
+
+rope_heads_from_src24:
+	MOVQ CX, R12
+
+rope_head26:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -339,18 +581,92 @@ rope_head16:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head16
+	JNZ         rope_head26
 
-rope_heads_done15:
+rope_heads_done23:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done17
+	JZ    rope_heads_done27
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
-	MOVQ  BX, R12
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src28
 
-rope_head18:
+rope_head29:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMSUB231PS Y0, Y10, Y12
+	VFMADD231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMSUB231PS Y2, Y10, Y12
+	VFMADD231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMSUB231PS Y4, Y10, Y12
+	VFMADD231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMSUB231PS Y6, Y10, Y12
+	VFMADD231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMSUB231PS Y8, Y10, Y12
+	VFMADD231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	VMOVUPS     160(R11), Y10
+	VMOVUPS     416(R11), Y11
+	VMULPS      416(R9), Y11, Y12
+	VMULPS      416(R9), Y10, Y13
+	VFMSUB231PS 160(R9), Y10, Y12
+	VFMADD231PS 160(R9), Y11, Y13
+	VMOVUPS     Y12, 160(R11)
+	VMOVUPS     Y13, 416(R11)
+	VMOVUPS     192(R11), Y10
+	VMOVUPS     448(R11), Y11
+	VMULPS      448(R9), Y11, Y12
+	VMULPS      448(R9), Y10, Y13
+	VFMSUB231PS 192(R9), Y10, Y12
+	VFMADD231PS 192(R9), Y11, Y13
+	VMOVUPS     Y12, 192(R11)
+	VMOVUPS     Y13, 448(R11)
+	VMOVUPS     224(R11), Y10
+	VMOVUPS     480(R11), Y11
+	VMULPS      480(R9), Y11, Y12
+	VMULPS      480(R9), Y10, Y13
+	VFMSUB231PS 224(R9), Y10, Y12
+	VFMADD231PS 224(R9), Y11, Y13
+	VMOVUPS     Y12, 224(R11)
+	VMOVUPS     Y13, 480(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head29
+	JMP         rope_heads_done27
+
+rope_heads_from_src28:
+	MOVQ BX, R12
+
+rope_head30:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -418,9 +734,9 @@ rope_head18:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head18
+	JNZ         rope_head30
 
-rope_heads_done17:
+rope_heads_done27:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -431,7 +747,7 @@ rope_heads_done17:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token14
+	JNZ  rope_token22
 
 rope_tokens_done4:
 	JMP rope_done1
@@ -443,9 +759,9 @@ rope_inverse2:
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream19
+	JA     rope_stream31
 
-rope_token21:
+rope_token33:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -461,13 +777,63 @@ rope_token21:
 	VMOVUPS 384(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done22
+	JZ      rope_heads_done34
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src35
 
-rope_head23:
+rope_head36:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMADD231PS Y0, Y10, Y12
+	VFMSUB231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMADD231PS Y2, Y10, Y12
+	VFMSUB231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMADD231PS Y4, Y10, Y12
+	VFMSUB231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMADD231PS Y6, Y10, Y12
+	VFMSUB231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMADD231PS Y8, Y10, Y12
+	VFMSUB231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head36
+	JMP         rope_heads_done34
+
+rope_heads_from_src35:
+	MOVQ CX, R12
+
+rope_head37:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -511,18 +877,68 @@ rope_head23:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head23
+	JNZ         rope_head37
 
-rope_heads_done22:
+rope_heads_done34:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done24
+	JZ    rope_heads_done38
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
-	MOVQ  BX, R12
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src39
 
-rope_head25:
+rope_head40:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMADD231PS Y0, Y10, Y12
+	VFMSUB231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMADD231PS Y2, Y10, Y12
+	VFMSUB231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMADD231PS Y4, Y10, Y12
+	VFMSUB231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMADD231PS Y6, Y10, Y12
+	VFMSUB231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMADD231PS Y8, Y10, Y12
+	VFMSUB231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head40
+	JMP         rope_heads_done38
+
+rope_heads_from_src39:
+	MOVQ BX, R12
+
+rope_head41:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -566,9 +982,9 @@ rope_head25:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head25
+	JNZ         rope_head41
 
-rope_heads_done24:
+rope_heads_done38:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 416(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -577,13 +993,47 @@ rope_heads_done24:
 	VMOVUPS 480(R9), Y5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done26
+	JZ      rope_heads_done42
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src43
 
-rope_head27:
+rope_head44:
+	VMOVUPS     160(R10), Y6
+	VMOVUPS     416(R10), Y7
+	VMULPS      Y1, Y7, Y8
+	VMULPS      Y1, Y6, Y9
+	VFMADD231PS Y0, Y6, Y8
+	VFMSUB231PS Y0, Y7, Y9
+	VMOVUPS     Y8, 160(R10)
+	VMOVUPS     Y9, 416(R10)
+	VMOVUPS     192(R10), Y6
+	VMOVUPS     448(R10), Y7
+	VMULPS      Y3, Y7, Y8
+	VMULPS      Y3, Y6, Y9
+	VFMADD231PS Y2, Y6, Y8
+	VFMSUB231PS Y2, Y7, Y9
+	VMOVUPS     Y8, 192(R10)
+	VMOVUPS     Y9, 448(R10)
+	VMOVUPS     224(R10), Y6
+	VMOVUPS     480(R10), Y7
+	VMULPS      Y5, Y7, Y8
+	VMULPS      Y5, Y6, Y9
+	VFMADD231PS Y4, Y6, Y8
+	VFMSUB231PS Y4, Y7, Y9
+	VMOVUPS     Y8, 224(R10)
+	VMOVUPS     Y9, 480(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head44
+	JMP         rope_heads_done42
+
+rope_heads_from_src43:
+	MOVQ CX, R11
+
+rope_head45:
 	VMOVUPS     160(R11), Y6
 	VMOVUPS     416(R11), Y7
 	VMULPS      Y1, Y7, Y8
@@ -611,18 +1061,52 @@ rope_head27:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head27
+	JNZ         rope_head45
 
-rope_heads_done26:
+rope_heads_done42:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done28
+	JZ    rope_heads_done46
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src47
 
-rope_head29:
+rope_head48:
+	VMOVUPS     160(R10), Y6
+	VMOVUPS     416(R10), Y7
+	VMULPS      Y1, Y7, Y8
+	VMULPS      Y1, Y6, Y9
+	VFMADD231PS Y0, Y6, Y8
+	VFMSUB231PS Y0, Y7, Y9
+	VMOVUPS     Y8, 160(R10)
+	VMOVUPS     Y9, 416(R10)
+	VMOVUPS     192(R10), Y6
+	VMOVUPS     448(R10), Y7
+	VMULPS      Y3, Y7, Y8
+	VMULPS      Y3, Y6, Y9
+	VFMADD231PS Y2, Y6, Y8
+	VFMSUB231PS Y2, Y7, Y9
+	VMOVUPS     Y8, 192(R10)
+	VMOVUPS     Y9, 448(R10)
+	VMOVUPS     224(R10), Y6
+	VMOVUPS     480(R10), Y7
+	VMULPS      Y5, Y7, Y8
+	VMULPS      Y5, Y6, Y9
+	VFMADD231PS Y4, Y6, Y8
+	VFMSUB231PS Y4, Y7, Y9
+	VMOVUPS     Y8, 224(R10)
+	VMOVUPS     Y9, 480(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head48
+	JMP         rope_heads_done46
+
+rope_heads_from_src47:
+	MOVQ BX, R11
+
+rope_head49:
 	VMOVUPS     160(R11), Y6
 	VMOVUPS     416(R11), Y7
 	VMULPS      Y1, Y7, Y8
@@ -650,9 +1134,9 @@ rope_head29:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head29
+	JNZ         rope_head49
 
-rope_heads_done28:
+rope_heads_done46:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -663,11 +1147,11 @@ rope_heads_done28:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token21
-	JMP  rope_tokens_done20
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
 
-rope_stream19:
-rope_token30:
+rope_stream31:
+rope_token50:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -683,13 +1167,87 @@ rope_token30:
 	VMOVUPS 384(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done31
+	JZ      rope_heads_done51
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src52
 
-rope_head32:
+rope_head53:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMADD231PS Y0, Y10, Y12
+	VFMSUB231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMADD231PS Y2, Y10, Y12
+	VFMSUB231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMADD231PS Y4, Y10, Y12
+	VFMSUB231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMADD231PS Y6, Y10, Y12
+	VFMSUB231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMADD231PS Y8, Y10, Y12
+	VFMSUB231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	VMOVUPS     160(R11), Y10
+	VMOVUPS     416(R11), Y11
+	VMULPS      416(R9), Y11, Y12
+	VMULPS      416(R9), Y10, Y13
+	VFMADD231PS 160(R9), Y10, Y12
+	VFMSUB231PS 160(R9), Y11, Y13
+	VMOVUPS     Y12, 160(R11)
+	VMOVUPS     Y13, 416(R11)
+	VMOVUPS     192(R11), Y10
+	VMOVUPS     448(R11), Y11
+	VMULPS      448(R9), Y11, Y12
+	VMULPS      448(R9), Y10, Y13
+	VFMADD231PS 192(R9), Y10, Y12
+	VFMSUB231PS 192(R9), Y11, Y13
+	VMOVUPS     Y12, 192(R11)
+	VMOVUPS     Y13, 448(R11)
+	VMOVUPS     224(R11), Y10
+	VMOVUPS     480(R11), Y11
+	VMULPS      480(R9), Y11, Y12
+	VMULPS      480(R9), Y10, Y13
+	VFMADD231PS 224(R9), Y10, Y12
+	VFMSUB231PS 224(R9), Y11, Y13
+	VMOVUPS     Y12, 224(R11)
+	VMOVUPS     Y13, 480(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head53
+	JMP         rope_heads_done51
+
+rope_heads_from_src52:
+	MOVQ CX, R12
+
+rope_head54:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -757,18 +1315,92 @@ rope_head32:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head32
+	JNZ         rope_head54
 
-rope_heads_done31:
+rope_heads_done51:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done33
+	JZ    rope_heads_done55
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
-	MOVQ  BX, R12
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src56
 
-rope_head34:
+rope_head57:
+	VMOVUPS     (R11), Y10
+	VMOVUPS     256(R11), Y11
+	VMULPS      Y1, Y11, Y12
+	VMULPS      Y1, Y10, Y13
+	VFMADD231PS Y0, Y10, Y12
+	VFMSUB231PS Y0, Y11, Y13
+	VMOVUPS     Y12, (R11)
+	VMOVUPS     Y13, 256(R11)
+	VMOVUPS     32(R11), Y10
+	VMOVUPS     288(R11), Y11
+	VMULPS      Y3, Y11, Y12
+	VMULPS      Y3, Y10, Y13
+	VFMADD231PS Y2, Y10, Y12
+	VFMSUB231PS Y2, Y11, Y13
+	VMOVUPS     Y12, 32(R11)
+	VMOVUPS     Y13, 288(R11)
+	VMOVUPS     64(R11), Y10
+	VMOVUPS     320(R11), Y11
+	VMULPS      Y5, Y11, Y12
+	VMULPS      Y5, Y10, Y13
+	VFMADD231PS Y4, Y10, Y12
+	VFMSUB231PS Y4, Y11, Y13
+	VMOVUPS     Y12, 64(R11)
+	VMOVUPS     Y13, 320(R11)
+	VMOVUPS     96(R11), Y10
+	VMOVUPS     352(R11), Y11
+	VMULPS      Y7, Y11, Y12
+	VMULPS      Y7, Y10, Y13
+	VFMADD231PS Y6, Y10, Y12
+	VFMSUB231PS Y6, Y11, Y13
+	VMOVUPS     Y12, 96(R11)
+	VMOVUPS     Y13, 352(R11)
+	VMOVUPS     128(R11), Y10
+	VMOVUPS     384(R11), Y11
+	VMULPS      Y9, Y11, Y12
+	VMULPS      Y9, Y10, Y13
+	VFMADD231PS Y8, Y10, Y12
+	VFMSUB231PS Y8, Y11, Y13
+	VMOVUPS     Y12, 128(R11)
+	VMOVUPS     Y13, 384(R11)
+	VMOVUPS     160(R11), Y10
+	VMOVUPS     416(R11), Y11
+	VMULPS      416(R9), Y11, Y12
+	VMULPS      416(R9), Y10, Y13
+	VFMADD231PS 160(R9), Y10, Y12
+	VFMSUB231PS 160(R9), Y11, Y13
+	VMOVUPS     Y12, 160(R11)
+	VMOVUPS     Y13, 416(R11)
+	VMOVUPS     192(R11), Y10
+	VMOVUPS     448(R11), Y11
+	VMULPS      448(R9), Y11, Y12
+	VMULPS      448(R9), Y10, Y13
+	VFMADD231PS 192(R9), Y10, Y12
+	VFMSUB231PS 192(R9), Y11, Y13
+	VMOVUPS     Y12, 192(R11)
+	VMOVUPS     Y13, 448(R11)
+	VMOVUPS     224(R11), Y10
+	VMOVUPS     480(R11), Y11
+	VMULPS      480(R9), Y11, Y12
+	VMULPS      480(R9), Y10, Y13
+	VFMADD231PS 224(R9), Y10, Y12
+	VFMSUB231PS 224(R9), Y11, Y13
+	VMOVUPS     Y12, 224(R11)
+	VMOVUPS     Y13, 480(R11)
+	ADDQ        R13, R11
+	DECQ        R10
+	JNZ         rope_head57
+	JMP         rope_heads_done55
+
+rope_heads_from_src56:
+	MOVQ BX, R12
+
+rope_head58:
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -836,9 +1468,9 @@ rope_head34:
 	ADDQ        R13, R11
 	ADDQ        R13, R12
 	DECQ        R10
-	JNZ         rope_head34
+	JNZ         rope_head58
 
-rope_heads_done33:
+rope_heads_done55:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -849,9 +1481,9 @@ rope_heads_done33:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token30
+	JNZ  rope_token50
 
-rope_tokens_done20:
+rope_tokens_done32:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -868,11 +1500,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done35
+	JZ    rope_done59
 	TESTL R9, R9
-	JS    rope_inverse36
+	JS    rope_inverse60
 
-rope_token37:
+rope_token61:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -886,13 +1518,55 @@ rope_token37:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done38
+	JZ      rope_heads_done62
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src63
 
-rope_head39:
+rope_head64:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head64
+	JMP         rope_heads_done62
+
+rope_heads_from_src63:
+	MOVQ CX, R11
+
+rope_head65:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -928,18 +1602,60 @@ rope_head39:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head39
+	JNZ         rope_head65
 
-rope_heads_done38:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done40
+	JZ    rope_heads_done66
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src67
 
-rope_head41:
+rope_head68:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head68
+	JMP         rope_heads_done66
+
+rope_heads_from_src67:
+	MOVQ BX, R11
+
+rope_head69:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -975,9 +1691,9 @@ rope_head41:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head41
+	JNZ         rope_head69
 
-rope_heads_done40:
+rope_heads_done66:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -988,11 +1704,11 @@ rope_heads_done40:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token37
-	JMP  rope_done35
+	JNZ  rope_token61
+	JMP  rope_done59
 
-rope_inverse36:
-rope_token42:
+rope_inverse60:
+rope_token70:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1006,13 +1722,55 @@ rope_token42:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done43
+	JZ      rope_heads_done71
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src72
 
-rope_head44:
+rope_head73:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head73
+	JMP         rope_heads_done71
+
+rope_heads_from_src72:
+	MOVQ CX, R11
+
+rope_head74:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1048,18 +1806,60 @@ rope_head44:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head44
+	JNZ         rope_head74
 
-rope_heads_done43:
+rope_heads_done71:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done45
+	JZ    rope_heads_done75
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src76
 
-rope_head46:
+rope_head77:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head77
+	JMP         rope_heads_done75
+
+rope_heads_from_src76:
+	MOVQ BX, R11
+
+rope_head78:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1095,9 +1895,9 @@ rope_head46:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head46
+	JNZ         rope_head78
 
-rope_heads_done45:
+rope_heads_done75:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1108,8 +1908,8 @@ rope_heads_done45:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token42
+	JNZ  rope_token70
 
-rope_done35:
+rope_done59:
 	VZEROUPPER
 	RET

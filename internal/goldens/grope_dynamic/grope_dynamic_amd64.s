@@ -38,35 +38,36 @@ rope_token3:
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src5
 
-rope_head5:
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
+rope_head6:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
 	VMOVUPS     Y10, (R10)
 	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
 	VMOVUPS     Y10, 32(R10)
 	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
 	VMOVUPS     Y10, 64(R10)
 	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
@@ -74,18 +75,12 @@ rope_head5:
 	VMOVUPS     Y10, 96(R10)
 	VMOVUPS     Y11, 224(R10)
 	ADDQ        R12, R10
-	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head5
+	JNZ         rope_head6
+	JMP         rope_heads_done4
 
-rope_heads_done4:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done6
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  BX, R11
+rope_heads_from_src5:
+	MOVQ CX, R11
 
 rope_head7:
 	VMOVUPS     (R11), Y8
@@ -125,7 +120,96 @@ rope_head7:
 	DECQ        R9
 	JNZ         rope_head7
 
-rope_heads_done6:
+rope_heads_done4:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done8
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src9
+
+rope_head10:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head10
+	JMP         rope_heads_done8
+
+rope_heads_from_src9:
+	MOVQ BX, R11
+
+rope_head11:
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head11
+
+rope_heads_done8:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -140,7 +224,7 @@ rope_heads_done6:
 	JMP  rope_done1
 
 rope_inverse2:
-rope_token8:
+rope_token12:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -154,13 +238,55 @@ rope_token8:
 	VMOVUPS 224(R9), Y7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done9
+	JZ      rope_heads_done13
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src14
 
-rope_head10:
+rope_head15:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head15
+	JMP         rope_heads_done13
+
+rope_heads_from_src14:
+	MOVQ CX, R11
+
+rope_head16:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -196,18 +322,60 @@ rope_head10:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head10
+	JNZ         rope_head16
 
-rope_heads_done9:
+rope_heads_done13:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done11
+	JZ    rope_heads_done17
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src18
 
-rope_head12:
+rope_head19:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head19
+	JMP         rope_heads_done17
+
+rope_heads_from_src18:
+	MOVQ BX, R11
+
+rope_head20:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -243,9 +411,9 @@ rope_head12:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head12
+	JNZ         rope_head20
 
-rope_heads_done11:
+rope_heads_done17:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -256,7 +424,7 @@ rope_heads_done11:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token8
+	JNZ  rope_token12
 
 rope_done1:
 	VZEROUPPER
@@ -274,11 +442,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done13
+	JZ    rope_done21
 	TESTL R9, R9
-	JS    rope_inverse14
+	JS    rope_inverse22
 
-rope_token15:
+rope_token23:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -288,13 +456,39 @@ rope_token15:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done16
+	JZ      rope_heads_done24
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src25
 
-rope_head17:
+rope_head26:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head26
+	JMP         rope_heads_done24
+
+rope_heads_from_src25:
+	MOVQ CX, R11
+
+rope_head27:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -314,18 +508,44 @@ rope_head17:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head17
+	JNZ         rope_head27
 
-rope_heads_done16:
+rope_heads_done24:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done18
+	JZ    rope_heads_done28
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src29
 
-rope_head19:
+rope_head30:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head30
+	JMP         rope_heads_done28
+
+rope_heads_from_src29:
+	MOVQ BX, R11
+
+rope_head31:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -345,9 +565,9 @@ rope_head19:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head19
+	JNZ         rope_head31
 
-rope_heads_done18:
+rope_heads_done28:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -358,11 +578,11 @@ rope_heads_done18:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token15
-	JMP  rope_done13
+	JNZ  rope_token23
+	JMP  rope_done21
 
-rope_inverse14:
-rope_token20:
+rope_inverse22:
+rope_token32:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -372,13 +592,39 @@ rope_token20:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done21
+	JZ      rope_heads_done33
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src34
 
-rope_head22:
+rope_head35:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head35
+	JMP         rope_heads_done33
+
+rope_heads_from_src34:
+	MOVQ CX, R11
+
+rope_head36:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -398,18 +644,44 @@ rope_head22:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head22
+	JNZ         rope_head36
 
-rope_heads_done21:
+rope_heads_done33:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done23
+	JZ    rope_heads_done37
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src38
 
-rope_head24:
+rope_head39:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head39
+	JMP         rope_heads_done37
+
+rope_heads_from_src38:
+	MOVQ BX, R11
+
+rope_head40:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -429,9 +701,9 @@ rope_head24:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head24
+	JNZ         rope_head40
 
-rope_heads_done23:
+rope_heads_done37:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -442,8 +714,8 @@ rope_heads_done23:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token20
+	JNZ  rope_token32
 
-rope_done13:
+rope_done21:
 	VZEROUPPER
 	RET

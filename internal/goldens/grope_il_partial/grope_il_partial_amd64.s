@@ -38,9 +38,39 @@ rope_token3:
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src5
 
-rope_head5:
+rope_head6:
+	VMOVUPS        (R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y1, Y9, Y9
+	VFMADDSUB231PS Y0, Y8, Y9
+	VMOVUPS        Y9, (R10)
+	VMOVUPS        32(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y3, Y9, Y9
+	VFMADDSUB231PS Y2, Y8, Y9
+	VMOVUPS        Y9, 32(R10)
+	VMOVUPS        64(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y5, Y9, Y9
+	VFMADDSUB231PS Y4, Y8, Y9
+	VMOVUPS        Y9, 64(R10)
+	VMOVUPS        96(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y7, Y9, Y9
+	VFMADDSUB231PS Y6, Y8, Y9
+	VMOVUPS        Y9, 96(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head6
+	JMP            rope_heads_done4
+
+rope_heads_from_src5:
+	MOVQ CX, R11
+
+rope_head7:
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -61,8 +91,6 @@ rope_head5:
 	VMULPS         Y7, Y9, Y9
 	VFMADDSUB231PS Y6, Y8, Y9
 	VMOVUPS        Y9, 96(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place6
 	VMOVUPS        128(R11), Y8
 	VMOVUPS        Y8, 128(R10)
 	VMOVUPS        160(R11), Y8
@@ -71,23 +99,51 @@ rope_head5:
 	VMOVUPS        Y8, 192(R10)
 	VMOVUPS        224(R11), Y8
 	VMOVUPS        Y8, 224(R10)
-
-rope_in_place6:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head5
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head7
 
 rope_heads_done4:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done7
+	JZ    rope_heads_done8
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src9
 
-rope_head8:
+rope_head10:
+	VMOVUPS        (R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y1, Y9, Y9
+	VFMADDSUB231PS Y0, Y8, Y9
+	VMOVUPS        Y9, (R10)
+	VMOVUPS        32(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y3, Y9, Y9
+	VFMADDSUB231PS Y2, Y8, Y9
+	VMOVUPS        Y9, 32(R10)
+	VMOVUPS        64(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y5, Y9, Y9
+	VFMADDSUB231PS Y4, Y8, Y9
+	VMOVUPS        Y9, 64(R10)
+	VMOVUPS        96(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y7, Y9, Y9
+	VFMADDSUB231PS Y6, Y8, Y9
+	VMOVUPS        Y9, 96(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head10
+	JMP            rope_heads_done8
+
+rope_heads_from_src9:
+	MOVQ BX, R11
+
+rope_head11:
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -108,8 +164,6 @@ rope_head8:
 	VMULPS         Y7, Y9, Y9
 	VFMADDSUB231PS Y6, Y8, Y9
 	VMOVUPS        Y9, 96(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place9
 	VMOVUPS        128(R11), Y8
 	VMOVUPS        Y8, 128(R10)
 	VMOVUPS        160(R11), Y8
@@ -118,14 +172,12 @@ rope_head8:
 	VMOVUPS        Y8, 192(R10)
 	VMOVUPS        224(R11), Y8
 	VMOVUPS        Y8, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head11
 
-rope_in_place9:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head8
-
-rope_heads_done7:
+rope_heads_done8:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -140,7 +192,7 @@ rope_heads_done7:
 	JMP  rope_done1
 
 rope_inverse2:
-rope_token10:
+rope_token12:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -154,13 +206,43 @@ rope_token10:
 	VMOVUPS 224(R9), Y7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done11
+	JZ      rope_heads_done13
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src14
 
-rope_head12:
+rope_head15:
+	VMOVUPS        (R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y1, Y9, Y9
+	VFMSUBADD231PS Y0, Y8, Y9
+	VMOVUPS        Y9, (R10)
+	VMOVUPS        32(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y3, Y9, Y9
+	VFMSUBADD231PS Y2, Y8, Y9
+	VMOVUPS        Y9, 32(R10)
+	VMOVUPS        64(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y5, Y9, Y9
+	VFMSUBADD231PS Y4, Y8, Y9
+	VMOVUPS        Y9, 64(R10)
+	VMOVUPS        96(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y7, Y9, Y9
+	VFMSUBADD231PS Y6, Y8, Y9
+	VMOVUPS        Y9, 96(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head15
+	JMP            rope_heads_done13
+
+rope_heads_from_src14:
+	MOVQ CX, R11
+
+rope_head16:
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -181,8 +263,6 @@ rope_head12:
 	VMULPS         Y7, Y9, Y9
 	VFMSUBADD231PS Y6, Y8, Y9
 	VMOVUPS        Y9, 96(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place13
 	VMOVUPS        128(R11), Y8
 	VMOVUPS        Y8, 128(R10)
 	VMOVUPS        160(R11), Y8
@@ -191,23 +271,51 @@ rope_head12:
 	VMOVUPS        Y8, 192(R10)
 	VMOVUPS        224(R11), Y8
 	VMOVUPS        Y8, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head16
 
-rope_in_place13:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head12
-
-rope_heads_done11:
+rope_heads_done13:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done14
+	JZ    rope_heads_done17
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src18
 
-rope_head15:
+rope_head19:
+	VMOVUPS        (R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y1, Y9, Y9
+	VFMSUBADD231PS Y0, Y8, Y9
+	VMOVUPS        Y9, (R10)
+	VMOVUPS        32(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y3, Y9, Y9
+	VFMSUBADD231PS Y2, Y8, Y9
+	VMOVUPS        Y9, 32(R10)
+	VMOVUPS        64(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y5, Y9, Y9
+	VFMSUBADD231PS Y4, Y8, Y9
+	VMOVUPS        Y9, 64(R10)
+	VMOVUPS        96(R10), Y8
+	VPERMILPS      $0xb1, Y8, Y9
+	VMULPS         Y7, Y9, Y9
+	VFMSUBADD231PS Y6, Y8, Y9
+	VMOVUPS        Y9, 96(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head19
+	JMP            rope_heads_done17
+
+rope_heads_from_src18:
+	MOVQ BX, R11
+
+rope_head20:
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -228,8 +336,6 @@ rope_head15:
 	VMULPS         Y7, Y9, Y9
 	VFMSUBADD231PS Y6, Y8, Y9
 	VMOVUPS        Y9, 96(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place16
 	VMOVUPS        128(R11), Y8
 	VMOVUPS        Y8, 128(R10)
 	VMOVUPS        160(R11), Y8
@@ -238,14 +344,12 @@ rope_head15:
 	VMOVUPS        Y8, 192(R10)
 	VMOVUPS        224(R11), Y8
 	VMOVUPS        Y8, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head20
 
-rope_in_place16:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head15
-
-rope_heads_done14:
+rope_heads_done17:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -256,7 +360,7 @@ rope_heads_done14:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token10
+	JNZ  rope_token12
 
 rope_done1:
 	VZEROUPPER
@@ -274,11 +378,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done17
+	JZ    rope_done21
 	TESTL R9, R9
-	JS    rope_inverse18
+	JS    rope_inverse22
 
-rope_token19:
+rope_token23:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -288,13 +392,33 @@ rope_token19:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done20
+	JZ      rope_heads_done24
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src25
 
-rope_head21:
+rope_head26:
+	VMOVUPS        (R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z1, Z5, Z5
+	VFMADDSUB231PS Z0, Z4, Z5
+	VMOVUPS        Z5, (R10)
+	VMOVUPS        64(R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z3, Z5, Z5
+	VFMADDSUB231PS Z2, Z4, Z5
+	VMOVUPS        Z5, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head26
+	JMP            rope_heads_done24
+
+rope_heads_from_src25:
+	MOVQ CX, R11
+
+rope_head27:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -305,141 +429,65 @@ rope_head21:
 	VMULPS         Z3, Z5, Z5
 	VFMADDSUB231PS Z2, Z4, Z5
 	VMOVUPS        Z5, 64(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place22
 	VMOVUPS        128(R11), Z4
 	VMOVUPS        Z4, 128(R10)
 	VMOVUPS        192(R11), Z4
 	VMOVUPS        Z4, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head27
 
-rope_in_place22:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head21
-
-rope_heads_done20:
+rope_heads_done24:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done23
+	JZ    rope_heads_done28
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src29
 
-rope_head24:
-	VMOVUPS        (R11), Z4
+rope_head30:
+	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
 	VFMADDSUB231PS Z0, Z4, Z5
 	VMOVUPS        Z5, (R10)
-	VMOVUPS        64(R11), Z4
+	VMOVUPS        64(R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z3, Z5, Z5
 	VFMADDSUB231PS Z2, Z4, Z5
 	VMOVUPS        Z5, 64(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place25
-	VMOVUPS        128(R11), Z4
-	VMOVUPS        Z4, 128(R10)
-	VMOVUPS        192(R11), Z4
-	VMOVUPS        Z4, 192(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head30
+	JMP            rope_heads_done28
 
-rope_in_place25:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head24
-
-rope_heads_done23:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token19
-	JMP  rope_done17
-
-rope_inverse18:
-rope_token26:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done27
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    CX, R11
-
-rope_head28:
-	VMOVUPS        (R11), Z4
-	VPERMILPS      $0xb1, Z4, Z5
-	VMULPS         Z1, Z5, Z5
-	VFMSUBADD231PS Z0, Z4, Z5
-	VMOVUPS        Z5, (R10)
-	VMOVUPS        64(R11), Z4
-	VPERMILPS      $0xb1, Z4, Z5
-	VMULPS         Z3, Z5, Z5
-	VFMSUBADD231PS Z2, Z4, Z5
-	VMOVUPS        Z5, 64(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place29
-	VMOVUPS        128(R11), Z4
-	VMOVUPS        Z4, 128(R10)
-	VMOVUPS        192(R11), Z4
-	VMOVUPS        Z4, 192(R10)
-
-rope_in_place29:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head28
-
-rope_heads_done27:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done30
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  BX, R11
+rope_heads_from_src29:
+	MOVQ BX, R11
 
 rope_head31:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
-	VFMSUBADD231PS Z0, Z4, Z5
+	VFMADDSUB231PS Z0, Z4, Z5
 	VMOVUPS        Z5, (R10)
 	VMOVUPS        64(R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z3, Z5, Z5
-	VFMSUBADD231PS Z2, Z4, Z5
+	VFMADDSUB231PS Z2, Z4, Z5
 	VMOVUPS        Z5, 64(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place32
 	VMOVUPS        128(R11), Z4
 	VMOVUPS        Z4, 128(R10)
 	VMOVUPS        192(R11), Z4
 	VMOVUPS        Z4, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head31
 
-rope_in_place32:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head31
-
-rope_heads_done30:
+rope_heads_done28:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -450,8 +498,128 @@ rope_heads_done30:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token26
+	JNZ  rope_token23
+	JMP  rope_done21
 
-rope_done17:
+rope_inverse22:
+rope_token32:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000100, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 128(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 192(R9), Z3
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done33
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src34
+
+rope_head35:
+	VMOVUPS        (R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z1, Z5, Z5
+	VFMSUBADD231PS Z0, Z4, Z5
+	VMOVUPS        Z5, (R10)
+	VMOVUPS        64(R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z3, Z5, Z5
+	VFMSUBADD231PS Z2, Z4, Z5
+	VMOVUPS        Z5, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head35
+	JMP            rope_heads_done33
+
+rope_heads_from_src34:
+	MOVQ CX, R11
+
+rope_head36:
+	VMOVUPS        (R11), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z1, Z5, Z5
+	VFMSUBADD231PS Z0, Z4, Z5
+	VMOVUPS        Z5, (R10)
+	VMOVUPS        64(R11), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z3, Z5, Z5
+	VFMSUBADD231PS Z2, Z4, Z5
+	VMOVUPS        Z5, 64(R10)
+	VMOVUPS        128(R11), Z4
+	VMOVUPS        Z4, 128(R10)
+	VMOVUPS        192(R11), Z4
+	VMOVUPS        Z4, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head36
+
+rope_heads_done33:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done37
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src38
+
+rope_head39:
+	VMOVUPS        (R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z1, Z5, Z5
+	VFMSUBADD231PS Z0, Z4, Z5
+	VMOVUPS        Z5, (R10)
+	VMOVUPS        64(R10), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z3, Z5, Z5
+	VFMSUBADD231PS Z2, Z4, Z5
+	VMOVUPS        Z5, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head39
+	JMP            rope_heads_done37
+
+rope_heads_from_src38:
+	MOVQ BX, R11
+
+rope_head40:
+	VMOVUPS        (R11), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z1, Z5, Z5
+	VFMSUBADD231PS Z0, Z4, Z5
+	VMOVUPS        Z5, (R10)
+	VMOVUPS        64(R11), Z4
+	VPERMILPS      $0xb1, Z4, Z5
+	VMULPS         Z3, Z5, Z5
+	VFMSUBADD231PS Z2, Z4, Z5
+	VMOVUPS        Z5, 64(R10)
+	VMOVUPS        128(R11), Z4
+	VMOVUPS        Z4, 128(R10)
+	VMOVUPS        192(R11), Z4
+	VMOVUPS        Z4, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head40
+
+rope_heads_done37:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token32
+
+rope_done21:
 	VZEROUPPER
 	RET

@@ -47,9 +47,44 @@ rope_token5:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src7
 
-rope_head7:
+rope_head8:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head8
+	JMP            rope_heads_done6
+
+rope_heads_from_src7:
+	MOVQ CX, R12
+
+rope_head9:
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -75,29 +110,60 @@ rope_head7:
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place8
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
-
-rope_in_place8:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head7
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head9
 
 rope_heads_done6:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done9
+	JZ    rope_heads_done10
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
-	MOVQ  BX, R12
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src11
 
-rope_head10:
+rope_head12:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head12
+	JMP            rope_heads_done10
+
+rope_heads_from_src11:
+	MOVQ BX, R12
+
+rope_head13:
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -123,31 +189,42 @@ rope_head10:
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place11
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head13
 
-rope_in_place11:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head10
-
-rope_heads_done9:
+rope_heads_done10:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 352(R9), Y1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done12
+	JZ      rope_heads_done14
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src15
 
-rope_head13:
+rope_head16:
+	VMOVUPS        160(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMADDSUB231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head16
+	JMP            rope_heads_done14
+
+rope_heads_from_src15:
+	MOVQ CX, R11
+
+rope_head17:
 	VMOVUPS        160(R11), Y2
 	VPERMILPS      $0xb1, Y2, Y3
 	VMULPS         Y1, Y3, Y3
@@ -156,18 +233,33 @@ rope_head13:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head13
+	JNZ            rope_head17
 
-rope_heads_done12:
+rope_heads_done14:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done14
+	JZ    rope_heads_done18
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src19
 
-rope_head15:
+rope_head20:
+	VMOVUPS        160(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMADDSUB231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head20
+	JMP            rope_heads_done18
+
+rope_heads_from_src19:
+	MOVQ BX, R11
+
+rope_head21:
 	VMOVUPS        160(R11), Y2
 	VPERMILPS      $0xb1, Y2, Y3
 	VMULPS         Y1, Y3, Y3
@@ -176,9 +268,9 @@ rope_head15:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head15
+	JNZ            rope_head21
 
-rope_heads_done14:
+rope_heads_done18:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -193,7 +285,7 @@ rope_heads_done14:
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token16:
+rope_token22:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000180, R9, R9
 	ADDQ    SI, R9
@@ -209,13 +301,53 @@ rope_token16:
 	VMOVUPS 320(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done17
+	JZ      rope_heads_done23
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src24
 
-rope_head18:
+rope_head25:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head25
+	JMP            rope_heads_done23
+
+rope_heads_from_src24:
+	MOVQ CX, R12
+
+rope_head26:
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -246,29 +378,65 @@ rope_head18:
 	VMULPS         352(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
 	VMOVUPS        Y11, 160(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place19
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head26
 
-rope_in_place19:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head18
-
-rope_heads_done17:
+rope_heads_done23:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done20
+	JZ    rope_heads_done27
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
-	MOVQ  BX, R12
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src28
 
-rope_head21:
+rope_head29:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head29
+	JMP            rope_heads_done27
+
+rope_heads_from_src28:
+	MOVQ BX, R12
+
+rope_head30:
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -299,20 +467,16 @@ rope_head21:
 	VMULPS         352(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
 	VMOVUPS        Y11, 160(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place22
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head30
 
-rope_in_place22:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head21
-
-rope_heads_done20:
+rope_heads_done27:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -323,7 +487,7 @@ rope_heads_done20:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token16
+	JNZ  rope_token22
 
 rope_tokens_done4:
 	JMP rope_done1
@@ -335,9 +499,9 @@ rope_inverse2:
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream23
+	JA     rope_stream31
 
-rope_token25:
+rope_token33:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000180, R9, R9
 	ADDQ    SI, R9
@@ -353,13 +517,48 @@ rope_token25:
 	VMOVUPS 320(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done26
+	JZ      rope_heads_done34
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
-	MOVQ    CX, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src35
 
-rope_head27:
+rope_head36:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head36
+	JMP            rope_heads_done34
+
+rope_heads_from_src35:
+	MOVQ CX, R12
+
+rope_head37:
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -385,198 +584,58 @@ rope_head27:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place28
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
-
-rope_in_place28:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head27
-
-rope_heads_done26:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done29
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
-	MOVQ  DX, R11
-	MOVQ  BX, R12
-
-rope_head30:
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place31
-	VMOVUPS        192(R12), Y10
-	VMOVUPS        Y10, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VMOVUPS        Y10, 224(R11)
-
-rope_in_place31:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head30
-
-rope_heads_done29:
-	VMOVUPS 160(R9), Y0
-	VMOVUPS 352(R9), Y1
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done32
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    CX, R11
-
-rope_head33:
-	VMOVUPS        160(R11), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 160(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head33
-
-rope_heads_done32:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done34
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  BX, R11
-
-rope_head35:
-	VMOVUPS        160(R11), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 160(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head35
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head37
 
 rope_heads_done34:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token25
-	JMP  rope_tokens_done24
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done38
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src39
 
-rope_stream23:
-rope_token36:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000180, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 192(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 224(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 256(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 288(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 320(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done37
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
-	MOVQ    AX, R11
-	MOVQ    CX, R12
-
-rope_head38:
-	VMOVUPS        (R12), Y10
+rope_head40:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
 	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
 	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
 	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
 	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         352(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place39
-	VMOVUPS        192(R12), Y10
-	VMOVUPS        Y10, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head40
+	JMP            rope_heads_done38
 
-rope_in_place39:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head38
-
-rope_heads_done37:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done40
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
-	MOVQ  DX, R11
-	MOVQ  BX, R12
+rope_heads_from_src39:
+	MOVQ BX, R12
 
 rope_head41:
 	VMOVUPS        (R12), Y10
@@ -604,25 +663,88 @@ rope_head41:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         352(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	CMPQ           R11, R12
-	JE             rope_in_place42
 	VMOVUPS        192(R12), Y10
 	VMOVUPS        Y10, 192(R11)
 	VMOVUPS        224(R12), Y10
 	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head41
 
-rope_in_place42:
-	ADDQ R13, R11
-	ADDQ R13, R12
-	DECQ R10
-	JNZ  rope_head41
+rope_heads_done38:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 352(R9), Y1
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done42
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src43
 
-rope_heads_done40:
+rope_head44:
+	VMOVUPS        160(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head44
+	JMP            rope_heads_done42
+
+rope_heads_from_src43:
+	MOVQ CX, R11
+
+rope_head45:
+	VMOVUPS        160(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head45
+
+rope_heads_done42:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done46
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src47
+
+rope_head48:
+	VMOVUPS        160(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head48
+	JMP            rope_heads_done46
+
+rope_heads_from_src47:
+	MOVQ BX, R11
+
+rope_head49:
+	VMOVUPS        160(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 160(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head49
+
+rope_heads_done46:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -633,9 +755,215 @@ rope_heads_done40:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token36
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
 
-rope_tokens_done24:
+rope_stream31:
+rope_token50:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000180, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 192(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 224(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 256(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 288(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 320(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done51
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src52
+
+rope_head53:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head53
+	JMP            rope_heads_done51
+
+rope_heads_from_src52:
+	MOVQ CX, R12
+
+rope_head54:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VMOVUPS        Y10, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head54
+
+rope_heads_done51:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done55
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src56
+
+rope_head57:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head57
+	JMP            rope_heads_done55
+
+rope_heads_from_src56:
+	MOVQ BX, R12
+
+rope_head58:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         352(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VMOVUPS        Y10, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VMOVUPS        Y10, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head58
+
+rope_heads_done55:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token50
+
+rope_tokens_done32:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -652,11 +980,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done43
+	JZ    rope_done59
 	TESTL R9, R9
-	JS    rope_inverse44
+	JS    rope_inverse60
 
-rope_token45:
+rope_token61:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000180, R9, R9
 	ADDQ    SI, R9
@@ -668,13 +996,38 @@ rope_token45:
 	VMOVUPS 320(R9), Z5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done46
+	JZ      rope_heads_done62
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src63
 
-rope_head47:
+rope_head64:
+	VMOVUPS        (R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VMOVUPS        Z7, (R10)
+	VMOVUPS        64(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VMOVUPS        Z7, 64(R10)
+	VMOVUPS        128(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VMOVUPS        Z7, 128(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head64
+	JMP            rope_heads_done62
+
+rope_heads_from_src63:
+	MOVQ CX, R11
+
+rope_head65:
 	VMOVUPS        (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -690,27 +1043,48 @@ rope_head47:
 	VMULPS         Z5, Z7, Z7
 	VFMADDSUB231PS Z4, Z6, Z7
 	VMOVUPS        Z7, 128(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place48
 	VMOVUPS        192(R11), Z6
 	VMOVUPS        Z6, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head65
 
-rope_in_place48:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head47
-
-rope_heads_done46:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done49
+	JZ    rope_heads_done66
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src67
 
-rope_head50:
+rope_head68:
+	VMOVUPS        (R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VMOVUPS        Z7, (R10)
+	VMOVUPS        64(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VMOVUPS        Z7, 64(R10)
+	VMOVUPS        128(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VMOVUPS        Z7, 128(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head68
+	JMP            rope_heads_done66
+
+rope_heads_from_src67:
+	MOVQ BX, R11
+
+rope_head69:
 	VMOVUPS        (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -726,18 +1100,14 @@ rope_head50:
 	VMULPS         Z5, Z7, Z7
 	VFMADDSUB231PS Z4, Z6, Z7
 	VMOVUPS        Z7, 128(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place51
 	VMOVUPS        192(R11), Z6
 	VMOVUPS        Z6, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head69
 
-rope_in_place51:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head50
-
-rope_heads_done49:
+rope_heads_done66:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -748,11 +1118,11 @@ rope_heads_done49:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token45
-	JMP  rope_done43
+	JNZ  rope_token61
+	JMP  rope_done59
 
-rope_inverse44:
-rope_token52:
+rope_inverse60:
+rope_token70:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000180, R9, R9
 	ADDQ    SI, R9
@@ -764,13 +1134,38 @@ rope_token52:
 	VMOVUPS 320(R9), Z5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done53
+	JZ      rope_heads_done71
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
-	MOVQ    CX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src72
 
-rope_head54:
+rope_head73:
+	VMOVUPS        (R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VMOVUPS        Z7, (R10)
+	VMOVUPS        64(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VMOVUPS        Z7, 64(R10)
+	VMOVUPS        128(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VMOVUPS        Z7, 128(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head73
+	JMP            rope_heads_done71
+
+rope_heads_from_src72:
+	MOVQ CX, R11
+
+rope_head74:
 	VMOVUPS        (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -786,27 +1181,48 @@ rope_head54:
 	VMULPS         Z5, Z7, Z7
 	VFMSUBADD231PS Z4, Z6, Z7
 	VMOVUPS        Z7, 128(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place55
 	VMOVUPS        192(R11), Z6
 	VMOVUPS        Z6, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head74
 
-rope_in_place55:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head54
-
-rope_heads_done53:
+rope_heads_done71:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done56
+	JZ    rope_heads_done75
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
-	MOVQ  BX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src76
 
-rope_head57:
+rope_head77:
+	VMOVUPS        (R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VMOVUPS        Z7, (R10)
+	VMOVUPS        64(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VMOVUPS        Z7, 64(R10)
+	VMOVUPS        128(R10), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VMOVUPS        Z7, 128(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head77
+	JMP            rope_heads_done75
+
+rope_heads_from_src76:
+	MOVQ BX, R11
+
+rope_head78:
 	VMOVUPS        (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -822,18 +1238,14 @@ rope_head57:
 	VMULPS         Z5, Z7, Z7
 	VFMSUBADD231PS Z4, Z6, Z7
 	VMOVUPS        Z7, 128(R10)
-	CMPQ           R10, R11
-	JE             rope_in_place58
 	VMOVUPS        192(R11), Z6
 	VMOVUPS        Z6, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head78
 
-rope_in_place58:
-	ADDQ R12, R10
-	ADDQ R12, R11
-	DECQ R9
-	JNZ  rope_head57
-
-rope_heads_done56:
+rope_heads_done75:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -844,8 +1256,8 @@ rope_heads_done56:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token52
+	JNZ  rope_token70
 
-rope_done43:
+rope_done59:
 	VZEROUPPER
 	RET

@@ -206,7 +206,9 @@ func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 			for e < len(pos) && inTable(pos[e]) {
 				e++
 			}
-			rotateRun(q.from(t), k.from(t), getTable(), pos[t:e], sign)
+			qt, kt := q.from(t), k.from(t)
+			// The kernel is called directly here, not through rotateRun: one call less per decode token.
+			active.rotate(qt.dst, qt.src, qt.heads, qt.stride, qt.headStride, kt.dst, kt.src, kt.heads, kt.stride, kt.headStride, getTable(), pos[t:e], sign)
 		} else {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
