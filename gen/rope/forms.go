@@ -38,8 +38,8 @@ func ropeForms(f *jen.File, c *Consts) {
 	f.Comment("contiguous Apply is stride = heads*HeadDim, headStride = HeadDim; a head-major cache")
 	f.Comment("[heads][capacity][HeadDim] whose tokens start at slot s is x = cache[s*HeadDim:],")
 	f.Comment("stride = HeadDim, headStride = capacity*HeadDim; floats outside the heads are not")
-	f.Comment("touched. It panics, before writing anything, if heads < 1, a stride is negative or")
-	f.Comment("larger than len(x), the heads overlap, or x is too short.")
+	f.Comment("touched. It panics, before writing anything, if heads < 1, a stride is negative, the")
+	f.Comment("heads overlap, or x is too short.")
 	f.Func().Id("ApplyStrided").Params(id("x").Index().Float32(), id("pos").Index().Int32(), ids("heads", "stride", "headStride").Int()).Block(
 		id("checkStrided").Call(jen.Lit("ApplyStrided"), jen.Len(id("x")), jen.Len(id("pos")), id("heads"), id("stride"), id("headStride")),
 		id("rotateTokens").Call(id("operand").Values(id("x"), id("x"), id("heads"), id("stride"), id("headStride")), id("operand").Values(), id("pos"), jen.Lit(1)),
@@ -92,7 +92,7 @@ func ropeCheckStrided(f *jen.File, pkg string) {
 	// }
 	pre := jen.Lit(pkg + ": ").Op("+").Id("fn").Op("+").Lit(": ")
 	strides := jen.Lit("stride = ").Op("+").Add(itoa(id("stride"))).Op("+").Lit(", headStride = ").Op("+").Add(itoa(id("headStride")))
-	f.Comment("checkStrided panics unless heads ≥ 1, both strides are in [0, n], the tokens·heads")
+	f.Comment("checkStrided panics unless heads ≥ 1, the strides that matter are in [0, n], the tokens·heads")
 	f.Comment("heads of HeadDim floats at t·stride + h·headStride do not overlap, and they all lie")
 	f.Comment("in the n floats of x. Two orders are accepted: token-major (heads HeadDim or more")
 	f.Comment("apart, tokens at least a token's heads apart) and head-major (the transpose).")
@@ -100,7 +100,10 @@ func ropeCheckStrided(f *jen.File, pkg string) {
 		jen.If(id("heads").Op("<").Lit(1)).Block(
 			jen.Panic(jen.Add(pre).Op("+").Lit("heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", want heads >= 1")),
 		),
-		jen.If(id("stride").Op("<").Lit(0).Op("||").Id("headStride").Op("<").Lit(0).Op("||").Id("stride").Op(">").Id("n").Op("||").Id("headStride").Op(">").Id("n")).Block(
+		jen.Comment("A stride only matters with more than one token (head); one larger than n"),
+		jen.Comment("then cannot fit, and bounding it keeps the products below in int64."),
+		jen.If(id("stride").Op("<").Lit(0).Op("||").Id("headStride").Op("<").Lit(0).Op("||").
+			Id("tokens").Op(">").Lit(1).Op("&&").Id("stride").Op(">").Id("n").Op("||").Id("heads").Op(">").Lit(1).Op("&&").Id("headStride").Op(">").Id("n")).Block(
 			jen.Panic(jen.Add(pre).Op("+").Add(strides).Op("+").Lit(", want both in [0, len(x)] = [0, ").Op("+").Add(itoa(id("n"))).Op("+").Lit("]")),
 		),
 		jen.If(id("tokens").Op("==").Lit(0)).Block(jen.Return()),

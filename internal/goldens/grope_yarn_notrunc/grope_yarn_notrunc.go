@@ -264,7 +264,7 @@ func Inverse(x []float32, pos []int32, heads int) {
 	rotateTokens(contiguous(x, x, heads), operand{}, pos, -1)
 }
 
-// checkStrided panics unless heads ≥ 1, both strides are in [0, n], the tokens·heads
+// checkStrided panics unless heads ≥ 1, the strides that matter are in [0, n], the tokens·heads
 // heads of HeadDim floats at t·stride + h·headStride do not overlap, and they all lie
 // in the n floats of x. Two orders are accepted: token-major (heads HeadDim or more
 // apart, tokens at least a token's heads apart) and head-major (the transpose).
@@ -272,7 +272,9 @@ func checkStrided(fn string, n, tokens, heads, stride, headStride int) {
 	if heads < 1 {
 		panic("grope_yarn_notrunc: " + fn + ": " + "heads = " + strconv.Itoa(heads) + ", want heads >= 1")
 	}
-	if stride < 0 || headStride < 0 || stride > n || headStride > n {
+	// A stride only matters with more than one token (head); one larger than n
+	// then cannot fit, and bounding it keeps the products below in int64.
+	if stride < 0 || headStride < 0 || tokens > 1 && stride > n || heads > 1 && headStride > n {
 		panic("grope_yarn_notrunc: " + fn + ": " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", want both in [0, len(x)] = [0, " + strconv.Itoa(n) + "]")
 	}
 	if tokens == 0 {
@@ -294,8 +296,8 @@ func checkStrided(fn string, n, tokens, heads, stride, headStride int) {
 // contiguous Apply is stride = heads*HeadDim, headStride = HeadDim; a head-major cache
 // [heads][capacity][HeadDim] whose tokens start at slot s is x = cache[s*HeadDim:],
 // stride = HeadDim, headStride = capacity*HeadDim; floats outside the heads are not
-// touched. It panics, before writing anything, if heads < 1, a stride is negative or
-// larger than len(x), the heads overlap, or x is too short.
+// touched. It panics, before writing anything, if heads < 1, a stride is negative, the
+// heads overlap, or x is too short.
 func ApplyStrided(x []float32, pos []int32, heads, stride, headStride int) {
 	checkStrided("ApplyStrided", len(x), len(pos), heads, stride, headStride)
 	rotateTokens(operand{x, x, heads, stride, headStride}, operand{}, pos, 1)
