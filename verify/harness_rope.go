@@ -19,6 +19,14 @@ type RoPEKernels struct {
 	FrequenciesAt func(seqLen int) []float64
 	// AttentionFactor is the package's AttentionFactor constant.
 	AttentionFactor float64
+
+	// The engine forms (harness_rope_forms.go); a nil one is not checked.
+	ApplyStrided   func(x []float32, pos []int32, heads, stride, headStride int)
+	ApplyHeadMajor func(x []float32, pos []int32, heads int)
+	ApplyQKStrided func(qkv []float32, pos []int32, qHeads, kHeads, stride int)
+	ApplyTo        func(dst, src []float32, pos []int32, heads int)
+	ApplyToSlots   func(cache []float32, slots []int32, src []float32, pos []int32, heads int)
+	Shift          func(x []float32, delta int32, heads, n int)
 }
 
 // ropeTol is the relative RoPE bound of docs/design at position p: 1e-6 up to
@@ -206,6 +214,7 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 	rep.expectPanic("ApplyQK with k one element short", func() { k.ApplyQK(q2.s, kk2.s, pos, 4, 2) }, q2, kk2)
 
 	ropeGolden(rep, s, k)
+	ropeForms(rep, s, k)
 	return rep
 }
 

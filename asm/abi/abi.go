@@ -61,11 +61,20 @@ func (k Kernel) FuncType() string { return "func" + k.Signature() }
 var (
 	// Rotate is the rope kernel (RoFormer, Su et al. 2021): per token t it
 	// rotates the first RotaryDim dims of every q head and then every k head
-	// by table row idx[t]; sign −1 applies the inverse rotation.
+	// by table row idx[t]; sign −1 applies the inverse rotation. Head h of
+	// token t starts at float t·qStride + h·qHeadStride of qSrc, is read
+	// there and written at the same offset of q (the destination); q and
+	// qSrc are the same slice (in place) or do not overlap, and when they
+	// differ dims RotaryDim..HeadDim are copied. One strided kernel serves
+	// the contiguous [token][head][dim] layout (qStride = qHeads·HeadDim,
+	// qHeadStride = HeadDim), vLLM's packed QKV rows (qStride =
+	// (qHeads+2·kvHeads)·HeadDim) and head-major [head][token][dim] tensors
+	// (qStride = HeadDim). The same holds for k.
 	Rotate = Kernel{Field: "rotate", Params: []Param{
-		{"q", "[]float32"}, {"qHeads", "int"}, {"k", "[]float32"}, {"kHeads", "int"},
+		{"q", "[]float32"}, {"qSrc", "[]float32"}, {"qHeads", "int"}, {"qStride", "int"}, {"qHeadStride", "int"},
+		{"k", "[]float32"}, {"kSrc", "[]float32"}, {"kHeads", "int"}, {"kStride", "int"}, {"kHeadStride", "int"},
 		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
-	}, Doc: "rotates the rotary dims of every q and k head by the table rows idx selects (sign −1: inverse)"}
+	}, Doc: "rotates the rotary dims of every q and k head (strided, read from qSrc/kSrc, written to q/k) by the table rows idx selects (sign −1: inverse)"}
 
 	// AddRow adds src to dst element-wise: dst[j] += src[j] (alibi and
 	// rpe_bias: adding a bias row to a score row).

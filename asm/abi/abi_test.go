@@ -62,8 +62,9 @@ func TestKnownFrames(t *testing.T) {
 		off  int
 		size int
 	}{
-		{Rotate, "sign", 112, 116},
-		{Rotate, "idx_len", 96, 116},
+		{Rotate, "sign", 192, 196},
+		{Rotate, "idx_len", 176, 196},
+		{Rotate, "kHeadStride", 136, 196},
 		{SoftmaxRow, "scale", 48, 52},
 		{AddRows, "idx_base", 48, 72},
 		{ScoresRow, "scale", 96, 100},
@@ -87,7 +88,7 @@ func TestSignature(t *testing.T) {
 	if got := AddRows.Signature(); got != "(x []float32, table []float32, idx []int32)" {
 		t.Errorf("AddRows: %s", got)
 	}
-	if got := Rotate.FuncType(); got != "func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)" {
+	if got := Rotate.FuncType(); got != "func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)" {
 		t.Errorf("Rotate: %s", got)
 	}
 }

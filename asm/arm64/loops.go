@@ -24,6 +24,13 @@ const (
 	R15 Reg = 15
 	R16 Reg = 16
 	R17 Reg = 17
+	R19 Reg = 19
+	R20 Reg = 20
+	R21 Reg = 21
+	R22 Reg = 22
+	R23 Reg = 23
+	R24 Reg = 24
+	R25 Reg = 25
 )
 
 // Vecs returns the n registers first, first+step, … with arrangement a.

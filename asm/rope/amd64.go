@@ -32,14 +32,42 @@ func newRopeShape(p Params) ropeShape {
 	return ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: p.RowLen, sinOff: p.RowLen / 2}
 }
 
-// ropeRegs are the general-purpose registers of the rotate kernel.
+// ropeRegs are the general-purpose registers of the rotate kernel: the
+// destination and source cursors of the current token of q and k, the
+// table, the idx cursor and the tokens left. Head counts and strides stay
+// in the argument frame and are read where they are needed.
 type ropeRegs struct {
-	q, qHeads, k, kHeads, table, idx, tokens reg.GPVirtual
+	q, qs, k, ks, table, idx, tokens reg.GPVirtual
 }
 
-// rotate emits rotate<ISA>(q, qHeads, k, kHeads, table, idx, sign), the rope
-// kernel (abi.Rotate): per token it rotates the first RotaryDim dims
-// of every q head and then every k head by the table row idx[t].
+// ropeTensor names one tensor's registers and frame slots.
+type ropeTensor struct {
+	dst, src                  reg.GPVirtual
+	heads, stride, headStride string // argument names
+}
+
+// tensors returns q then k.
+func (r ropeRegs) tensors() [2]ropeTensor {
+	return [2]ropeTensor{
+		{r.q, r.qs, "qHeads", "qStride", "qHeadStride"},
+		{r.k, r.ks, "kHeads", "kStride", "kHeadStride"},
+	}
+}
+
+// arg returns the frame slot of the named scalar argument.
+func (g gen) arg(name string) operand.Mem {
+	b, err := g.Ctx.Param(name).Resolve()
+	if err != nil {
+		panic(err) // the names are abi.Rotate's
+	}
+	return b.Addr
+}
+
+// rotate emits rotate<ISA>(q, qSrc, qHeads, qStride, qHeadStride, k, kSrc,
+// kHeads, kStride, kHeadStride, table, idx, sign), the rope kernel
+// (abi.Rotate): per token it rotates the first RotaryDim dims of every q
+// head and then every k head by the table row idx[t], reading the strided
+// heads of qSrc/kSrc and writing those of q/k.
 //
 // The head body is fully unrolled over the RotaryDim/2 pairs (half) or
 // RotaryDim dims (interleaved). The row's cos and sin vectors are loaded into
@@ -56,29 +84,25 @@ func (g gen) rotate(p Params) {
 	g.Begin(abi.Rotate, "rotate"+g.ISA.Suffix+" is the "+g.ISA.Name+" rope kernel (kernels.rotate).",
 		"It trusts its arguments: the caller has checked every length.")
 
-	g.SetupMasks(sh.span)
+	g.SetupMasks(sh.span, sh.headDim-sh.rotaryDim)
 	r := ropeRegs{
 		q:      c.GP64(),
-		qHeads: c.GP64(),
+		qs:     c.GP64(),
 		k:      c.GP64(),
-		kHeads: c.GP64(),
+		ks:     c.GP64(),
 		table:  c.GP64(),
 		idx:    c.GP64(),
 		tokens: c.GP64(),
 	}
 	c.Load(c.Param("q").Base(), r.q)
-	c.Load(c.Param("qHeads"), r.qHeads)
+	c.Load(c.Param("qSrc").Base(), r.qs)
 	c.Load(c.Param("k").Base(), r.k)
-	c.Load(c.Param("kHeads"), r.kHeads)
+	c.Load(c.Param("kSrc").Base(), r.ks)
 	c.Load(c.Param("table").Base(), r.table)
 	c.Load(c.Param("idx").Base(), r.idx)
 	c.Load(c.Param("idx").Len(), r.tokens)
 	sign := c.GP32()
-	sb, err := c.Param("sign").Resolve()
-	if err != nil {
-		panic(err) // the signature above declares sign float32
-	}
-	c.MOVL(sb.Addr, sign) // the float's bits: only the sign bit is tested
+	c.MOVL(g.arg("sign"), sign) // the float's bits: only the sign bit is tested
 
 	done := g.NewLabel("rope_done")
 	inverse := g.NewLabel("rope_inverse")
@@ -127,9 +151,10 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 		g.rotateTokensStreaming(sh, r, pieces, hold, inv)
 		return
 	}
+	// The bytes the call rotates: tokens·(qHeads+kHeads)·HeadDim·4.
 	bytes, t := c.GP64(), c.GP64()
-	c.MOVQ(r.qHeads, bytes)
-	c.ADDQ(r.kHeads, bytes)
+	c.MOVQ(g.arg("qHeads"), bytes)
+	c.ADDQ(g.arg("kHeads"), bytes)
 	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), bytes, bytes)
 	c.MOVQ(r.tokens, t)
 	c.IMULQ(t, bytes) // ≤ the slices' total bytes: no overflow
@@ -143,41 +168,49 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	c.Label(done)
 }
 
+// nextToken emits the advance of every cursor to the next token (each
+// tensor's dst and src by its stride in bytes) and the loop back to loop.
+func (g gen) nextToken(r ropeRegs, loop string) {
+	c := g.Ctx
+	for _, ts := range r.tensors() {
+		st := c.GP64()
+		c.MOVQ(g.arg(ts.stride), st)
+		c.SHLQ(operand.U8(2), st)
+		c.ADDQ(st, ts.dst)
+		c.ADDQ(st, ts.src)
+	}
+	c.ADDQ(operand.U8(4), r.idx)
+	c.DECQ(r.tokens)
+	c.JNZ(operand.LabelRef(loop))
+}
+
 // rotateTokensGrouped emits the loop over tokens (tokens > 0 on entry) in
 // groups: the pieces of a head are cut into groups of at most hold pieces,
 // whose cos and sin fit in registers next to the temporaries. For each
 // group the table values are loaded once per token and the group's pieces
 // of every head are rotated, so a amd64.Piece costs one load and one store of x
 // and no table load. Each token's heads are revisited once per group, from
-// cache.
+// cache; the first group also copies the dims past RotaryDim.
 func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece, hold int, inv bool) {
 	c := g.Ctx
 	var groups [][]amd64.Piece
 	for i := 0; i < len(pieces); i += hold {
 		groups = append(groups, pieces[i:min(i+hold, len(pieces))])
 	}
-	// Byte strides of one token's q and k heads.
-	qStride, kStride := c.GP64(), c.GP64()
-	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), r.qHeads, qStride)
-	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), r.kHeads, kStride)
 	loop := g.NewLabel("rope_token")
 	c.Label(loop)
 	row := g.tableRow(sh, r)
-	for _, grp := range groups {
+	for gi, grp := range groups {
 		cs, sn := g.loadCosSin(sh, row, grp)
-		for _, hs := range [][2]reg.GPVirtual{{r.q, r.qHeads}, {r.k, r.kHeads}} {
-			g.headLoop(sh, hs[0], hs[1], true, func(ptr reg.GPVirtual) {
+		for _, ts := range r.tensors() {
+			g.headLoop(sh, ts, gi == 0, func(pd, ps reg.GPVirtual) {
 				for i, pc := range grp {
-					g.rotatePiece(sh, pc, ptr, cs[i], sn[i], inv)
+					g.rotatePiece(sh, pc, pd, ps, cs[i], sn[i], inv)
 				}
 			})
 		}
 	}
-	c.ADDQ(qStride, r.q)
-	c.ADDQ(kStride, r.k)
-	c.ADDQ(operand.U8(4), r.idx)
-	c.DECQ(r.tokens)
-	c.JNZ(operand.LabelRef(loop))
+	g.nextToken(r, loop)
 }
 
 // rotateTokensStreaming emits the loop over tokens (tokens > 0 on entry)
@@ -192,8 +225,8 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 	row := g.tableRow(sh, r)
 	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
 
-	for _, hs := range [][2]reg.GPVirtual{{r.q, r.qHeads}, {r.k, r.kHeads}} {
-		g.headLoop(sh, hs[0], hs[1], false, func(ptr reg.GPVirtual) {
+	for _, ts := range r.tensors() {
+		g.headLoop(sh, ts, true, func(pd, ps reg.GPVirtual) {
 			for i, pc := range pieces {
 				var cop, sop operand.Op
 				if i < hold {
@@ -202,14 +235,11 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 					cop = g.OperandFor(pc, amd64.Mem(row, 4*pc.Off))
 					sop = g.OperandFor(pc, amd64.Mem(row, 4*(sh.sinOff+pc.Off)))
 				}
-				g.rotatePiece(sh, pc, ptr, cop, sop, inv)
+				g.rotatePiece(sh, pc, pd, ps, cop, sop, inv)
 			}
 		})
 	}
-
-	c.ADDQ(operand.U8(4), r.idx)
-	c.DECQ(r.tokens)
-	c.JNZ(operand.LabelRef(loop))
+	g.nextToken(r, loop)
 }
 
 // tableRow emits the address of the token's table row, table + idx[t]·row
@@ -236,38 +266,59 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 	return cs, sn
 }
 
-// headLoop emits a loop over heads (none when heads is 0) running body with
-// ptr at each head's first float. With fresh, ptr is a new register starting
-// at base and base is left alone; otherwise ptr is base itself, which ends
-// past the last head.
-func (g gen) headLoop(sh ropeShape, base, heads reg.GPVirtual, fresh bool, body func(ptr reg.GPVirtual)) {
+// headLoop emits a loop over the heads of one tensor of the current token
+// (none when its head count is 0), running body with pd and ps at the
+// head's first float in the destination and the source; both advance by the
+// head stride. The loop comes twice: in place (body gets pd for both, as
+// the contiguous Apply always did) and from a separate source, where with
+// pass the dims RotaryDim..HeadDim are also copied.
+func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps reg.GPVirtual)) {
 	c := g.Ctx
-	h, ptr := c.GP64(), base
-	if fresh {
-		ptr = c.GP64()
-	}
+	h, pd, ps, hs := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	skip := g.NewLabel("rope_heads_done")
-	head := g.NewLabel("rope_head")
-	c.MOVQ(heads, h)
+	separate := g.NewLabel("rope_heads_from_src")
+	c.MOVQ(g.arg(ts.heads), h)
 	c.TESTQ(h, h)
 	c.JZ(operand.LabelRef(skip))
-	if fresh {
-		c.MOVQ(base, ptr)
-	}
+	c.MOVQ(g.arg(ts.headStride), hs)
+	c.SHLQ(operand.U8(2), hs)
+	c.MOVQ(ts.dst, pd)
+	c.CMPQ(ts.dst, ts.src)
+	c.JNE(operand.LabelRef(separate))
+	inPlace := g.NewLabel("rope_head")
+	c.Label(inPlace)
+	body(pd, pd)
+	c.ADDQ(hs, pd)
+	c.DECQ(h)
+	c.JNZ(operand.LabelRef(inPlace))
+	c.JMP(operand.LabelRef(skip))
+
+	c.Label(separate)
+	c.MOVQ(ts.src, ps)
+	head := g.NewLabel("rope_head")
 	c.Label(head)
-	body(ptr)
-	c.ADDQ(operand.U32(uint32(4*sh.headDim)), ptr)
+	body(pd, ps)
+	if gap := sh.headDim - sh.rotaryDim; pass && gap > 0 {
+		for _, pc := range g.Split(gap) {
+			v := g.RegFor(pc)
+			g.Load(pc, amd64.Mem(ps, 4*(sh.rotaryDim+pc.Off)), v)
+			g.Store(pc, v, amd64.Mem(pd, 4*(sh.rotaryDim+pc.Off)))
+		}
+	}
+	c.ADDQ(hs, pd)
+	c.ADDQ(hs, ps)
 	c.DECQ(h)
 	c.JNZ(operand.LabelRef(head))
 	c.Label(skip)
 }
 
-// rotatePiece rotates amd64.Piece pc of the head at ptr in the layout of sh.
-func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+// rotatePiece rotates amd64.Piece pc of the head read at ps and written at
+// pd (the same register in place) in the layout of sh.
+func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
 	if sh.half {
-		g.rotateHalfPiece(pc, ptr, sh.pairOff, cop, sop, inv)
+		g.rotateHalfPiece(pc, pd, ps, sh.pairOff, cop, sop, inv)
 	} else {
-		g.rotateInterleavedPiece(pc, ptr, cop, sop, inv)
+		g.rotateInterleavedPiece(pc, pd, ps, cop, sop, inv)
 	}
 }
 
@@ -278,12 +329,12 @@ func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, ptr reg.Register, cop, so
 //
 // (the inverse flips the sign of the s terms). Each output is one VMULPS and
 // one fused multiply-add, so it carries two roundings.
-func (g gen) rotateHalfPiece(pc amd64.Piece, ptr reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
+func (g gen) rotateHalfPiece(pc amd64.Piece, pd, ps reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
 	c := g.Ctx
-	lo, hi := amd64.Mem(ptr, 4*pc.Off), amd64.Mem(ptr, 4*(pc.Off+pairOff))
+	lo, hi := amd64.Mem(pd, 4*pc.Off), amd64.Mem(pd, 4*(pc.Off+pairOff))
 	x0, x1 := g.RegFor(pc), g.RegFor(pc)
-	g.Load(pc, lo, x0)
-	g.Load(pc, hi, x1)
+	g.Load(pc, amd64.Mem(ps, 4*pc.Off), x0)
+	g.Load(pc, amd64.Mem(ps, 4*(pc.Off+pairOff)), x1)
 	t, u := g.RegFor(pc), g.RegFor(pc)
 	c.VMULPS(sop, x1, t) // t = x_{i+n}·s
 	c.VMULPS(sop, x0, u) // u = x_i·s
@@ -306,11 +357,11 @@ func (g gen) rotateHalfPiece(pc amd64.Piece, ptr reg.Register, pairOff int, cop,
 // where swap exchanges the lanes of every pair (VPERMILPS $0xB1) and ∓ is −
 // on even lanes and + on odd ones: exactly VFMADDSUB231PS (the inverse uses
 // VFMSUBADD231PS, + on even and − on odd lanes).
-func (g gen) rotateInterleavedPiece(pc amd64.Piece, ptr reg.Register, cop, sop operand.Op, inv bool) {
+func (g gen) rotateInterleavedPiece(pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
 	c := g.Ctx
-	m := amd64.Mem(ptr, 4*pc.Off)
+	m := amd64.Mem(pd, 4*pc.Off)
 	x, t := g.RegFor(pc), g.RegFor(pc)
-	g.Load(pc, m, x)
+	g.Load(pc, amd64.Mem(ps, 4*pc.Off), x)
 	c.VPERMILPS(operand.U8(0xb1), x, t) // t = [x1 x0 x3 x2 …]
 	c.VMULPS(sop, t, t)
 	if inv {

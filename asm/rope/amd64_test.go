@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/internal/asmtest"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -78,7 +79,7 @@ func TestFilesNEON(t *testing.T) {
 			t.Fatal(err)
 		}
 		asmtest.CheckNEON(t, files, "llama", "zoo/llama.yaml",
-			[]string{"func rotateNEON(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)"},
+			[]string{"func rotateNEON" + abi.Rotate.Signature()},
 			"kernels{rotate: rotateNEON}")
 		asmtest.Deterministic(t, "llama", func() ([]emit.File, error) { return NEON("llama", "zoo/llama.yaml", p) })
 	}

@@ -7,10 +7,14 @@ import (
 
 // ropeGen emits one rotate kernel for fixed HeadDim, RotaryDim and layout.
 //
-// Registers: R0 q cursor, R1 qHeads, R2 k cursor, R3 kHeads, R4 table,
-// R5 idx cursor, R6 tokens left, R7 row, R8 heads left, R9 row stride in
-// bytes, R10 x load cursor (interleaved), R11 x1 cursor (half), R12 cos
-// cursor, R13 sin cursor, R14 block counter, R15 sign bits.
+// Registers: R0 q (destination) of the token, R19 qSrc of the token, R1
+// qHeads, R20 qStride in bytes, R21 the bytes from where a head's x_i
+// cursors stop to the next head (qHeadStride·4 less what the rotation
+// consumed); R2, R22, R3, R23, R24 the same for k; R4 table, R5 idx cursor,
+// R6 tokens left, R7 row, R8 heads left, R9 row stride in bytes, R25 and
+// R10 the destination and source cursors of x_i (or of the interleaved
+// pairs), R11 and R16 those of x_{i+n} (half), R12 cos cursor, R13 sin
+// cursor, R14 block counter and scratch, R15 sign bits.
 type ropeGen struct {
 	e            *arm64.Emitter
 	headDim, rot int // HeadDim, RotaryDim
@@ -32,9 +36,22 @@ func (g *ropeGen) text(name string) {
 	e.Comment("HeadDim %d, RotaryDim %d, layout %s, row %d floats.", g.headDim, g.rot, layout, g.rowLen())
 	e.TextFor(name, abi.Rotate)
 	e.LoadArg(arm64.R0, e.Arg(abi.Rotate, "q_base"))
+	e.LoadArg(arm64.R19, e.Arg(abi.Rotate, "qSrc_base"))
 	e.LoadArg(arm64.R1, e.Arg(abi.Rotate, "qHeads"))
+	e.LoadArg(arm64.R20, e.Arg(abi.Rotate, "qStride"))
+	e.LoadArg(arm64.R21, e.Arg(abi.Rotate, "qHeadStride"))
 	e.LoadArg(arm64.R2, e.Arg(abi.Rotate, "k_base"))
+	e.LoadArg(arm64.R22, e.Arg(abi.Rotate, "kSrc_base"))
 	e.LoadArg(arm64.R3, e.Arg(abi.Rotate, "kHeads"))
+	e.LoadArg(arm64.R23, e.Arg(abi.Rotate, "kStride"))
+	e.LoadArg(arm64.R24, e.Arg(abi.Rotate, "kHeadStride"))
+	e.Comment("strides in bytes; head strides less the bytes a head's rotation consumes")
+	for _, r := range []arm64.Reg{arm64.R20, arm64.R21, arm64.R23, arm64.R24} {
+		e.LslImm(r, r, 2)
+	}
+	e.MovImm(arm64.R14, int64(g.consumed()))
+	e.Sub(arm64.R21, arm64.R21, arm64.R14)
+	e.Sub(arm64.R24, arm64.R24, arm64.R14)
 	e.LoadArg(arm64.R4, e.Arg(abi.Rotate, "table_base"))
 	e.LoadArg(arm64.R5, e.Arg(abi.Rotate, "idx_base"))
 	e.LoadArg(arm64.R6, e.Arg(abi.Rotate, "idx_len"))
@@ -65,24 +82,56 @@ func (g *ropeGen) tokens(neg bool) {
 	if g.resident() {
 		g.loadRowAll()
 	}
-	g.heads("q", arm64.R0, arm64.R1, neg)
-	g.heads("k", arm64.R2, arm64.R3, neg)
+	g.heads("q", arm64.R0, arm64.R19, arm64.R1, arm64.R21, neg)
+	g.heads("k", arm64.R2, arm64.R22, arm64.R3, arm64.R24, neg)
+	e.Comment("next token: every cursor by its tensor's stride")
+	e.Add(arm64.R0, arm64.R0, arm64.R20)
+	e.Add(arm64.R19, arm64.R19, arm64.R20)
+	e.Add(arm64.R2, arm64.R2, arm64.R23)
+	e.Add(arm64.R22, arm64.R22, arm64.R23)
 	e.SubsImm(arm64.R6, arm64.R6, 1)
 	e.BNE(tok)
 	e.RET()
 }
 
-// heads emits the loop over the n heads (register cnt) at cursor x.
-func (g *ropeGen) heads(which string, x, cnt arm64.Reg, neg bool) {
+// consumed is how far a head's rotation advances the x_i cursors R25 and
+// R10: n pairs' first halves (half) or all RotaryDim dims (interleaved).
+func (g *ropeGen) consumed() int {
+	if g.interleaved {
+		return 4 * g.rot
+	}
+	return 4 * (g.rot / 2)
+}
+
+// heads emits the loop over the cnt heads of one tensor of the token,
+// destination dst and source src; adj is the head stride less consumed().
+// With a partial rotation the loop comes twice: in place, and with the
+// copy of dims RotaryDim..HeadDim when dst and src differ.
+func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg bool) {
 	e := g.e
 	skip := e.NewLabel(which + "skip")
-	loop := e.NewLabel(which + "head")
 	e.Mov(arm64.R8, cnt)
 	e.CBZ(arm64.R8, skip)
-	e.Label(loop)
-	g.head(x, neg)
-	e.SubsImm(arm64.R8, arm64.R8, 1)
-	e.BNE(loop)
+	e.Mov(arm64.R25, dst)
+	e.Mov(arm64.R10, src)
+	loop := func(inPlace bool) {
+		l := e.NewLabel(which + "head")
+		e.Label(l)
+		g.head(neg, inPlace)
+		e.Add(arm64.R25, arm64.R25, adj)
+		if !inPlace {
+			e.Add(arm64.R10, arm64.R10, adj)
+		}
+		e.SubsImm(arm64.R8, arm64.R8, 1)
+		e.BNE(l)
+	}
+	inPlace := e.NewLabel(which + "inplace")
+	e.Sub(arm64.R14, dst, src)
+	e.CBZ(arm64.R14, inPlace)
+	loop(false)
+	e.B(skip)
+	e.Label(inPlace)
+	loop(true)
 	e.Label(skip)
 }
 
@@ -131,14 +180,20 @@ func (g *ropeGen) loadRowAll() {
 	}
 }
 
-// head rotates one head at x and advances x by HeadDim floats.
-func (g *ropeGen) head(x arm64.Reg, neg bool) {
+// head rotates the head whose x_i cursors are R25 (destination) and R10
+// (source; R25 in place), leaving them consumed() bytes further; from a
+// separate source it also copies the head's dims RotaryDim..HeadDim.
+func (g *ropeGen) head(neg, inPlace bool) {
 	e := g.e
 	n := g.rot / 2
-	if g.interleaved {
-		e.Mov(arm64.R10, x)
-	} else {
-		e.AddImm(arm64.R11, x, n*4)
+	switch {
+	case !g.interleaved:
+		e.AddImm(arm64.R11, arm64.R25, n*4)
+		if !inPlace {
+			e.AddImm(arm64.R16, arm64.R10, n*4)
+		}
+	case inPlace:
+		e.Mov(arm64.R10, arm64.R25) // the interleaved loads post-increment their own cursor
 	}
 	if !g.resident() {
 		g.rowCursors()
@@ -148,7 +203,7 @@ func (g *ropeGen) head(x arm64.Reg, neg bool) {
 		if !g.resident() {
 			g.loadRow(v)
 		}
-		g.rotateStep(x, v, neg)
+		g.rotateStep(v, neg, inPlace)
 	}
 	switch {
 	case blocks > arm64.MaxUnroll:
@@ -166,14 +221,36 @@ func (g *ropeGen) head(x arm64.Reg, neg bool) {
 	for _, v := range tail {
 		step(v)
 	}
-	gap := (g.headDim - g.rot) * 4
-	switch {
-	case g.interleaved && gap > 0:
-		e.AddImm(x, x, gap)
-	case !g.interleaved && gap > 0:
-		e.AddImm(x, arm64.R11, gap)
-	case !g.interleaved:
-		e.Mov(x, arm64.R11)
+	if copyRest := !inPlace && g.headDim > g.rot; copyRest {
+		// The cursors past the last rotated dim point at dim RotaryDim;
+		// half copies through the x_{i+n} ones, leaving R25 and R10 alone.
+		if g.interleaved {
+			e.Mov(arm64.R11, arm64.R25)
+			e.Mov(arm64.R16, arm64.R10)
+		}
+		g.copyDims(arm64.R11, arm64.R16, g.headDim-g.rot)
+	}
+}
+
+// copyDims copies n floats (n even) from cursor s to cursor d, advancing
+// both, through V18..V21: temporaries of rotateStep in both layouts, never
+// a resident cos or sin.
+func (g *ropeGen) copyDims(d, s arm64.Reg, n int) {
+	e := g.e
+	for ; n >= 16; n -= 16 {
+		v := arm64.Vecs(18, 4, 1, arm64.S4)
+		e.VLD1(s, true, v...)
+		e.VST1(d, true, v...)
+	}
+	if n >= 4 {
+		v := arm64.Vecs(18, n/4, 1, arm64.S4)
+		e.VLD1(s, true, v...)
+		e.VST1(d, true, v...)
+		n %= 4
+	}
+	if n == 2 {
+		e.LoadD(18, s, 8)
+		e.StoreD(18, d, 8)
 	}
 }
 
@@ -248,8 +325,9 @@ func (g *ropeGen) loadRow(v int) {
 
 // rotateStep rotates the pairs of one step (see stepRegs) whose cos and sin
 // are loaded, advancing the x cursors.
-func (g *ropeGen) rotateStep(x arm64.Reg, v int, neg bool) {
+func (g *ropeGen) rotateStep(v int, neg, inPlace bool) {
 	e := g.e
+	x := arm64.R25 // destination cursor of x_i
 	_, nv, c, s, x0, x1, y0, y1 := g.stepRegs(v)
 	switch {
 	case g.interleaved && v == -1:
@@ -259,15 +337,24 @@ func (g *ropeGen) rotateStep(x arm64.Reg, v int, neg bool) {
 		for i := 0; i < nv; i++ {
 			e.VLD2(arm64.R10, true, x0[i], x1[i])
 		}
-	case v == -1:
+	case inPlace && v == -1:
 		e.LoadS(x0[0].R, x, 0)
 		e.LoadS(x1[0].R, arm64.R11, 0)
-	case v == -2:
+	case inPlace && v == -2:
 		e.LoadD(x0[0].R, x, 0)
 		e.LoadD(x1[0].R, arm64.R11, 0)
-	default:
+	case inPlace:
 		e.VLD1(x, false, x0...)
 		e.VLD1(arm64.R11, false, x1...)
+	case v == -1:
+		e.LoadS(x0[0].R, arm64.R10, 4)
+		e.LoadS(x1[0].R, arm64.R16, 4)
+	case v == -2:
+		e.LoadD(x0[0].R, arm64.R10, 8)
+		e.LoadD(x1[0].R, arm64.R16, 8)
+	default:
+		e.VLD1(arm64.R10, true, x0...)
+		e.VLD1(arm64.R16, true, x1...)
 	}
 	for i := 0; i < nv; i++ {
 		e.FMUL(y0[i], x0[i], c[i])

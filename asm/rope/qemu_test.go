@@ -94,29 +94,60 @@ func TestRotate(t *testing.T) {
 				continue
 			}
 			for _, sign := range []float32{1, -1} {
+			for _, strided := range []bool{false, true} {
+				// In place on the contiguous layout, or from a source to a
+				// separate destination with heads HeadDim+3 floats apart and
+				// tokens 5 floats more than their heads apart.
+				lay := func(heads int) (ts, hs int) {
+					if !strided {
+						return heads * headDim, headDim
+					}
+					return heads*(headDim+3) + 5, headDim + 3
+				}
+				qts, qhs := lay(hh[0])
+				kts, khs := lay(hh[1])
 				idx := make([]int32, tokens)
 				for i := range idx {
 					idx[i] = int32(rng.IntN(rows))
 				}
-				q, qbuf := guarded(tokens * hh[0] * headDim)
-				k, kbuf := guarded(tokens * hh[1] * headDim)
+				q, qbuf := guarded(tokens * qts)
+				k, kbuf := guarded(tokens * kts)
 				for _, x := range [][]float32{q, k} {
 					for i := range x {
 						x[i] = float32(rng.NormFloat64() * 3)
 					}
 				}
 				q0, k0 := append([]float32(nil), q...), append([]float32(nil), k...)
-				rot(q, hh[0], k, hh[1], table, idx, sign)
+				qd, qdbuf, kd, kdbuf := q, qbuf, k, kbuf
+				if strided {
+					qd, qdbuf = guarded(len(q))
+					kd, kdbuf = guarded(len(k))
+				}
+				qd0, kd0 := append([]float32(nil), qd...), append([]float32(nil), kd...)
+				rot(qd, q, hh[0], qts, qhs, kd, k, hh[1], kts, khs, table, idx, sign)
 				checkGuards(t, "q", qbuf)
 				checkGuards(t, "k", kbuf)
+				checkGuards(t, "q dst", qdbuf)
+				checkGuards(t, "k dst", kdbuf)
+				if strided {
+					for i := range q {
+						if math.Float32bits(q[i]) != math.Float32bits(q0[i]) {
+							t.Fatalf("q source changed at %%d", i)
+						}
+					}
+				}
 				for _, c := range []struct {
-					got, in []float32
-					heads   int
-				}{{q, q0, hh[0]}, {k, k0, hh[1]}} {
+					got, in, d0 []float32
+					heads, ts, hs int
+				}{{qd, q0, qd0, hh[0], qts, qhs}, {kd, k0, kd0, hh[1], kts, khs}} {
+					covered := make([]bool, len(c.got))
 					for tk := 0; tk < tokens; tk++ {
 						row := table[int(idx[tk])*rowLen():]
 						for h := 0; h < c.heads; h++ {
-							off := (tk*c.heads + h) * headDim
+							off := tk*c.ts + h*c.hs
+							for i := off; i < off+headDim; i++ {
+								covered[i] = true
+							}
 							x, y := c.in[off:off+headDim], c.got[off:off+headDim]
 							for i := 0; i < n; i++ {
 								i0, i1, cs, sn := i, i+n, row[i], row[n+i]
@@ -128,18 +159,24 @@ func TestRotate(t *testing.T) {
 								w0, w1 := x0*cc-x1*ss, x1*cc+x0*ss
 								tol := math.Ldexp(math.Abs(x0*cc)+math.Abs(x1*ss)+math.Abs(x1*cc)+math.Abs(x0*ss), -22) + 1e-30
 								if math.Abs(float64(y[i0])-w0) > tol || math.Abs(float64(y[i1])-w1) > tol {
-									t.Fatalf("tokens %%d heads %%v sign %%v t %%d h %%d pair %%d: got (%%g, %%g) want (%%g, %%g)",
-										tokens, hh, sign, tk, h, i, y[i0], y[i1], w0, w1)
+									t.Fatalf("tokens %%d heads %%v sign %%v strided %%v t %%d h %%d pair %%d: got (%%g, %%g) want (%%g, %%g)",
+										tokens, hh, sign, strided, tk, h, i, y[i0], y[i1], w0, w1)
 								}
 							}
 							for i := rotaryDim; i < headDim; i++ {
 								if math.Float32bits(y[i]) != math.Float32bits(x[i]) {
-									t.Fatalf("tokens %%d dim %%d >= RotaryDim changed", tokens, i)
+									t.Fatalf("tokens %%d strided %%v dim %%d >= RotaryDim not the source's", tokens, strided, i)
 								}
 							}
 						}
 					}
+					for i, cv := range covered {
+						if !cv && math.Float32bits(c.got[i]) != math.Float32bits(c.d0[i]) {
+							t.Fatalf("tokens %%d strided %%v: element %%d between heads written", tokens, strided, i)
+						}
+					}
 				}
+			}
 			}
 		}
 	}
@@ -172,7 +209,13 @@ func TestRopeInstructionCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		asm := string(files[0].Data)
-		label := regexp.MustCompile(`(?m)^(qhead\d+):$`).FindStringSubmatch(asm)
+		// The in-place head loop follows the one from a separate source
+		// (ApplyTo's).
+		labels := regexp.MustCompile(`(?m)^(qhead\d+):$`).FindAllStringSubmatch(asm, 2)
+		var label []string
+		if len(labels) == 2 {
+			label = labels[1]
+		}
 		if label == nil {
 			t.Fatalf("%d/%d %s: no head loop", c.h, c.r, c.layout)
 		}

@@ -29,20 +29,22 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		)
 	}
 
-	// func rotateTokens(q []float32, qHeads int, k []float32, kHeads int, pos []int32, sign float32) {
+	ropeOperand(f)
+
+	// func rotateTokensAt(q, k operand, pos []int32, n int, sign float32) {
 	//	tab, w, useTable := getTable, &freqs, true
 	//	[dynamic]  var scaled [nFreq]float64
-	//	           if n := seqLen(pos); n > originalMaxPosition { freqsAt(n, &scaled); w, useTable = &scaled, false }
-	//	[longrope] if seqLen(pos) > originalMaxPosition { tab, w = getLongTable, &longFreqs }
-	//	qs, ks := qHeads*HeadDim, kHeads*HeadDim
+	//	           if n > originalMaxPosition { freqsAt(n, &scaled); w, useTable = &scaled, false }
+	//	[longrope] if n > originalMaxPosition { tab, w = getLongTable, &longFreqs }
 	//	for t := 0; t < len(pos); {
 	//		e := t + 1
 	//		if useTable && inTable(pos[t]) {
 	//			for e < len(pos) && inTable(pos[e]) { e++ }
-	//			active.rotate(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, tab(), pos[t:e], sign)
+	//			qt, kt := q.from(t), k.from(t)
+	//			active.rotate(qt.dst, qt.src, …, kt.headStride, tab(), pos[t:e], sign)
 	//		} else {
 	//			for e < len(pos) && e-t < exactChunk && !(useTable && inTable(pos[e])) { e++ }
-	//			rotateExact(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, pos[t:e], w, sign)
+	//			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
 	//		}
 	//		t = e
 	//	}
@@ -56,7 +58,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 			jen.List(jen.Id("w"), jen.Id("useTable")).Op(":=").List(jen.Op("&").Id("freqs"), jen.True()),
 			jen.Var().Id("scaled").Index(jen.Id("nFreq")).Float64(),
 			jen.Comment("A rescaled base changes every angle, so the whole call takes the exact path."),
-			jen.If(jen.Id("n").Op(":=").Id("seqLen").Call(jen.Id("pos")), jen.Id("n").Op(">").Id("originalMaxPosition")).Block(
+			jen.If(jen.Id("n").Op(">").Id("originalMaxPosition")).Block(
 				jen.Id("freqsAt").Call(jen.Id("n"), jen.Op("&").Id("scaled")),
 				jen.List(jen.Id("w"), jen.Id("useTable")).Op("=").List(jen.Op("&").Id("scaled"), jen.False()),
 			),
@@ -67,7 +69,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		setup = []jen.Code{
 			jen.List(jen.Id("tab"), jen.Id("w")).Op(":=").List(jen.Id("getTable"), jen.Op("&").Id("freqs")),
 			jen.Comment("Hugging Face's longrope switch: long_factor once the sequence outgrows original_max_position."),
-			jen.If(jen.Id("seqLen").Call(jen.Id("pos")).Op(">").Id("originalMaxPosition")).Block(
+			jen.If(jen.Id("n").Op(">").Id("originalMaxPosition")).Block(
 				jen.List(jen.Id("tab"), jen.Id("w")).Op("=").List(jen.Id("getLongTable"), jen.Op("&").Id("longFreqs")),
 			),
 		}
@@ -78,41 +80,102 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	if scaling == spec.ScaleLongRoPE {
 		tabCall = jen.Id("tab").Call()
 	}
-	qs := func(a, b string) jen.Code {
-		return jen.Id("q").Index(jen.Id(a).Op("*").Id("qs"), jen.Id(b).Op("*").Id("qs"))
+	from := func(o string) jen.Code { return jen.Id(o).Dot("from").Call(jen.Id("t")) }
+	nParam := jen.Id("n").Int()
+	if !c.RuntimeSwitch() {
+		nParam = jen.Id("_").Int()
 	}
-	ks := func(a, b string) jen.Code {
-		return jen.Id("k").Index(jen.Id(a).Op("*").Id("ks"), jen.Id(b).Op("*").Id("ks"))
-	}
-	f.Comment("rotateTokens rotates the qHeads heads of every token of q and the kHeads heads of")
-	f.Comment("every token of k by the token's position; sign is 1 (Apply) or −1 (Inverse). Maximal")
-	f.Comment("runs of tokens with table rows go to the kernel in one call; the others have their")
-	f.Comment("rows computed exactly, exactChunk tokens at a time.")
-	f.Func().Id("rotateTokens").Params(
-		jen.Id("q").Index().Float32(), jen.Id("qHeads").Int(),
-		jen.Id("k").Index().Float32(), jen.Id("kHeads").Int(),
-		jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
+	f.Comment("rotateTokensAt rotates the heads of every token of q and k by the token's position;")
+	f.Comment("n is the sequence length that picks the frequencies (dynamic NTK and LongRoPE: the")
+	f.Comment("call's max(pos)+1) and sign is 1 (Apply) or −1 (Inverse). Maximal runs of tokens")
+	f.Comment("with table rows go to the kernel in one call; the others have their rows computed")
+	f.Comment("exactly, exactChunk tokens at a time.")
+	f.Func().Id("rotateTokensAt").Params(
+		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
+		jen.Id("pos").Index().Int32(), nParam, jen.Id("sign").Float32(),
 	).BlockFunc(func(g *jen.Group) {
 		for _, st := range setup {
 			g.Add(st)
 		}
-		g.List(jen.Id("qs"), jen.Id("ks")).Op(":=").List(jen.Id("qHeads").Op("*").Id("HeadDim"), jen.Id("kHeads").Op("*").Id("HeadDim"))
 		g.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Len(jen.Id("pos")), jen.Empty()).Block(
 			jen.Id("e").Op(":=").Id("t").Op("+").Lit(1),
 			jen.If(useTable).Block(
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("inTable").Call(jen.Id("pos").Index(jen.Id("e")))).Block(
 					jen.Id("e").Op("++"),
 				),
-				jen.Id("active").Dot("rotate").Call(qs("t", "e"), jen.Id("qHeads"), ks("t", "e"), jen.Id("kHeads"), tabCall, jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("sign")),
+				jen.List(jen.Id("qt"), jen.Id("kt")).Op(":=").List(from("q"), from("k")),
+				jen.Comment("The kernel is called directly here, not through rotateRun: one call less per decode token."),
+				jen.Id("active").Dot("rotate").Call(kernelArgs("qt", "kt", tabCall, jen.Id("pos").Index(jen.Id("t"), jen.Id("e")))...),
 			).Else().Block(
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("e").Op("-").Id("t").Op("<").Id("exactChunk").Op("&&").Add(notTable)).Block(
 					jen.Id("e").Op("++"),
 				),
-				jen.Id("rotateExact").Call(qs("t", "e"), jen.Id("qHeads"), ks("t", "e"), jen.Id("kHeads"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("w"), jen.Id("sign")),
+				jen.Id("rotateExact").Call(from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("w"), jen.Id("sign")),
 			),
 			jen.Id("t").Op("=").Id("e"),
 		)
 	})
+
+	// func rotateTokens(q, k operand, pos []int32, sign float32) { rotateTokensAt(q, k, pos, seqLen(pos) or 0, sign) }
+	n := jen.Lit(0)
+	if c.RuntimeSwitch() {
+		n = jen.Id("seqLen").Call(jen.Id("pos"))
+	}
+	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions.")
+	f.Func().Id("rotateTokens").Params(
+		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
+		jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
+	).Block(
+		jen.Id("rotateTokensAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), n, jen.Id("sign")),
+	)
+}
+
+// kernelArgs are the arguments of active.rotate for the operands q and k,
+// the table and idx; the sign is the variable sign.
+func kernelArgs(q, k string, table, idx jen.Code) []jen.Code {
+	var args []jen.Code
+	for _, o := range []string{q, k} {
+		for _, fld := range []string{"dst", "src", "heads", "stride", "headStride"} {
+			args = append(args, jen.Id(o).Dot(fld))
+		}
+	}
+	return append(args, table, idx, jen.Id("sign"))
+}
+
+// ropeOperand emits the operand type (one tensor of a kernel call), its
+// constructors and rotateRun, the one place that calls the kernel.
+func ropeOperand(f *jen.File) {
+	f.Comment("operand is one tensor of a call: the destination and the source (the same slice")
+	f.Comment("in place) from the current token on, its head count, and the floats between")
+	f.Comment("consecutive tokens (stride) and consecutive heads (headStride). The zero operand")
+	f.Comment("has no heads.")
+	f.Type().Id("operand").Struct(
+		jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(),
+		jen.List(jen.Id("heads"), jen.Id("stride"), jen.Id("headStride")).Int(),
+	)
+	// func (o operand) from(t int) operand { o.dst, o.src = o.dst[t*o.stride:], o.src[t*o.stride:]; return o }
+	f.Comment("from returns o starting at token t.")
+	f.Func().Params(jen.Id("o").Id("operand")).Id("from").Params(jen.Id("t").Int()).Id("operand").Block(
+		jen.List(jen.Id("o").Dot("dst"), jen.Id("o").Dot("src")).Op("=").List(
+			jen.Id("o").Dot("dst").Index(jen.Id("t").Op("*").Id("o").Dot("stride"), jen.Empty()),
+			jen.Id("o").Dot("src").Index(jen.Id("t").Op("*").Id("o").Dot("stride"), jen.Empty()),
+		),
+		jen.Return(jen.Id("o")),
+	)
+	// func contiguous(dst, src []float32, heads int) operand { return operand{dst, src, heads, heads * HeadDim, HeadDim} }
+	f.Comment("contiguous is the [token][heads][HeadDim] operand read from src and written to dst.")
+	f.Func().Id("contiguous").Params(jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(), jen.Id("heads").Int()).Id("operand").Block(
+		jen.Return(jen.Id("operand").Values(jen.Id("dst"), jen.Id("src"), jen.Id("heads"), jen.Id("heads").Op("*").Id("HeadDim"), jen.Id("HeadDim"))),
+	)
+	// func rotateRun(q, k operand, table []float32, idx []int32, sign float32) { active.rotate(...) }
+	args := kernelArgs("q", "k", jen.Id("table"), jen.Id("idx"))
+	f.Comment("rotateRun rotates the len(idx) tokens of q and k with the table rows idx selects.")
+	f.Func().Id("rotateRun").Params(
+		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
+		jen.Id("table").Index().Float32(), jen.Id("idx").Index().Int32(), jen.Id("sign").Float32(),
+	).Block(
+		jen.Id("active").Dot("rotate").Call(args...),
+	)
 }
 
 // ropeExported emits the length check and Apply, ApplyQK, Inverse.
@@ -149,7 +212,7 @@ func ropeExported(f *jen.File, c *Consts) {
 
 	// func Apply(x []float32, pos []int32, heads int) {
 	//	checkShape("Apply", "x", "heads", len(x), len(pos), heads)
-	//	rotateTokens(x, heads, nil, 0, pos, 1)
+	//	rotateTokens(contiguous(x, x, heads), operand{}, pos, 1)
 	// }
 	single := func(name string, doc []string, sign int) {
 		for _, line := range doc {
@@ -158,7 +221,7 @@ func ropeExported(f *jen.File, c *Consts) {
 		f.Comment("It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.")
 		f.Func().Id(name).Params(jen.Id("x").Index().Float32(), jen.Id("pos").Index().Int32(), jen.Id("heads").Int()).Block(
 			jen.Id("checkShape").Call(jen.Lit(name), jen.Lit("x"), jen.Lit("heads"), jen.Len(jen.Id("x")), jen.Len(jen.Id("pos")), jen.Id("heads")),
-			jen.Id("rotateTokens").Call(jen.Id("x"), jen.Id("heads"), jen.Nil(), jen.Lit(0), jen.Id("pos"), jen.Lit(sign)),
+			jen.Id("rotateTokens").Call(jen.Id("contiguous").Call(jen.Id("x"), jen.Id("x"), jen.Id("heads")), jen.Id("operand").Values(), jen.Id("pos"), jen.Lit(sign)),
 		)
 	}
 	single("Apply", []string{
@@ -170,7 +233,7 @@ func ropeExported(f *jen.File, c *Consts) {
 	// func ApplyQK(q, k []float32, pos []int32, qHeads, kHeads int) {
 	//	checkShape("ApplyQK", "q", "qHeads", len(q), len(pos), qHeads)
 	//	checkShape("ApplyQK", "k", "kHeads", len(k), len(pos), kHeads)
-	//	rotateTokens(q, qHeads, k, kHeads, pos, 1)
+	//	rotateTokens(contiguous(q, q, qHeads), contiguous(k, k, kHeads), pos, 1)
 	// }
 	f.Comment("ApplyQK applies the rotary embedding in place to the queries q,")
 	f.Comment("[len(pos)][qHeads][HeadDim], and the keys k, [len(pos)][kHeads][HeadDim], of the same")
@@ -180,10 +243,10 @@ func ropeExported(f *jen.File, c *Consts) {
 	f.Func().Id("ApplyQK").Params(jen.List(jen.Id("q"), jen.Id("k")).Index().Float32(), jen.Id("pos").Index().Int32(), jen.List(jen.Id("qHeads"), jen.Id("kHeads")).Int()).Block(
 		jen.Id("checkShape").Call(jen.Lit("ApplyQK"), jen.Lit("q"), jen.Lit("qHeads"), jen.Len(jen.Id("q")), jen.Len(jen.Id("pos")), jen.Id("qHeads")),
 		jen.Id("checkShape").Call(jen.Lit("ApplyQK"), jen.Lit("k"), jen.Lit("kHeads"), jen.Len(jen.Id("k")), jen.Len(jen.Id("pos")), jen.Id("kHeads")),
-		jen.Id("rotateTokens").Call(jen.Id("q"), jen.Id("qHeads"), jen.Id("k"), jen.Id("kHeads"), jen.Id("pos"), jen.Lit(1)),
+		jen.Id("rotateTokens").Call(jen.Id("contiguous").Call(jen.Id("q"), jen.Id("q"), jen.Id("qHeads")), jen.Id("contiguous").Call(jen.Id("k"), jen.Id("k"), jen.Id("kHeads")), jen.Id("pos"), jen.Lit(1)),
 	)
 
-	// func Inverse(x []float32, pos []int32, heads int) { ...; rotateTokens(x, heads, nil, 0, pos, -1) }
+	// func Inverse(x []float32, pos []int32, heads int) { ...; rotateTokens(contiguous(x, x, heads), operand{}, pos, -1) }
 	single("Inverse", []string{
 		"Inverse rotates x in place by the negated angles −pos[t]·ω_i, scaling by",
 		"AttentionFactor as Apply does: it is the transpose of Apply (its backward pass),",

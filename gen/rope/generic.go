@@ -28,25 +28,32 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 		snLen, sinOff = "RotaryDim", "RotaryDim"
 	}
 
-	// func rotateGeneric(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32) {
-	//	qs, ks := qHeads*HeadDim, kHeads*HeadDim
+	// func rotateGeneric(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32) {
 	//	for t, r := range idx {
 	//		row := (*[rowLen]float32)(table[int(r)*rowLen:])
 	//		var sn [snLen]float32
 	//		for i := range sn { sn[i] = sign * row[sinOff+i] }
-	//		rotateHeads(q[t*qs:(t+1)*qs], row, &sn)
-	//		rotateHeads(k[t*ks:(t+1)*ks], row, &sn)
+	//		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, &sn)
+	//		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, &sn)
 	//	}
 	// }
+	ints := func(names ...string) jen.Code {
+		ids := make([]jen.Code, len(names))
+		for i, n := range names {
+			ids[i] = jen.Id(n)
+		}
+		return jen.List(ids...).Int()
+	}
 	f.Comment("rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for")
 	f.Comment("each token t it rotates the first RotaryDim values of the qHeads heads of q and then")
-	f.Comment("of the kHeads heads of k with table row idx[t]; sign −1 negates the sines.")
+	f.Comment("of the kHeads heads of k with table row idx[t], reading the heads from qSrc and kSrc")
+	f.Comment("(head h of token t at t·stride + h·headStride) and writing them at the same offsets")
+	f.Comment("of q and k; sign −1 negates the sines.")
 	f.Func().Id("rotateGeneric").Params(
-		jen.Id("q").Index().Float32(), jen.Id("qHeads").Int(),
-		jen.Id("k").Index().Float32(), jen.Id("kHeads").Int(),
+		jen.List(jen.Id("q"), jen.Id("qSrc")).Index().Float32(), ints("qHeads", "qStride", "qHeadStride"),
+		jen.List(jen.Id("k"), jen.Id("kSrc")).Index().Float32(), ints("kHeads", "kStride", "kHeadStride"),
 		jen.Id("table").Index().Float32(), jen.Id("idx").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
-		jen.List(jen.Id("qs"), jen.Id("ks")).Op(":=").List(jen.Id("qHeads").Op("*").Id("HeadDim"), jen.Id("kHeads").Op("*").Id("HeadDim")),
 		jen.For(jen.List(jen.Id("t"), jen.Id("r")).Op(":=").Range().Id("idx")).Block(
 			jen.Id("row").Op(":=").Add(ropeRowPtr(jen.Id("table"), jen.Int().Call(jen.Id("r")))),
 			jen.Comment("The sines' sign is applied once per row, for all heads."),
@@ -54,8 +61,8 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 			jen.For(jen.Id("i").Op(":=").Range().Id("sn")).Block(
 				jen.Id("sn").Index(jen.Id("i")).Op("=").Id("sign").Op("*").Id("row").Index(jen.Id(sinOff).Op("+").Id("i")),
 			),
-			jen.Id("rotateHeads").Call(jen.Id("q").Index(jen.Id("t").Op("*").Id("qs"), jen.Parens(jen.Id("t").Op("+").Lit(1)).Op("*").Id("qs")), jen.Id("row"), jen.Op("&").Id("sn")),
-			jen.Id("rotateHeads").Call(jen.Id("k").Index(jen.Id("t").Op("*").Id("ks"), jen.Parens(jen.Id("t").Op("+").Lit(1)).Op("*").Id("ks")), jen.Id("row"), jen.Op("&").Id("sn")),
+			jen.Id("rotateHeads").Call(jen.Id("q"), jen.Id("qSrc"), jen.Id("t").Op("*").Id("qStride"), jen.Id("qHeads"), jen.Id("qHeadStride"), jen.Id("row"), jen.Op("&").Id("sn")),
+			jen.Id("rotateHeads").Call(jen.Id("k"), jen.Id("kSrc"), jen.Id("t").Op("*").Id("kStride"), jen.Id("kHeads"), jen.Id("kHeadStride"), jen.Id("row"), jen.Op("&").Id("sn")),
 		),
 	)
 
@@ -82,26 +89,46 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	}
 	loop.Block(
 		jen.List(jen.Id("c"), jen.Id("s")).Op(":=").List(jen.Id("cs").Index(jen.Id("i")), jen.Id("ss").Index(jen.Id("i"))),
-		jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(jen.Id("h").Index(j0), jen.Id("h").Index(j1)),
-		jen.List(jen.Id("h").Index(j0), jen.Id("h").Index(j1)).Op("=").List(
+		jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(jen.Id("x").Index(j0), jen.Id("x").Index(j1)),
+		jen.List(jen.Id("y").Index(j0), jen.Id("y").Index(j1)).Op("=").List(
 			jen.Id("x0").Op("*").Id("c").Op("-").Id("x1").Op("*").Id("s"),
 			jen.Id("x1").Op("*").Id("c").Op("+").Id("x0").Op("*").Id("s"),
 		),
 	)
 
-	// func rotateHeads(x []float32, row *[rowLen]float32, sn *[snLen]float32) {
+	// func rotateHeads(dst, src []float32, off, heads, headStride int, row *[rowLen]float32, sn *[snLen]float32) {
 	//	// Slices of constant length, taken once: indexing them needs neither
 	//	// bounds checks nor the per-access nil checks of an array pointer.
 	//	cs, ss := row[:snLen:snLen], sn[:]
-	//	for ; len(x) >= HeadDim; x = x[HeadDim:] {
-	//		h := (*[HeadDim]float32)(x)
+	//	for h := 0; h < heads; h++ {
+	//		o := off + h*headStride
+	//		y, x := (*[HeadDim]float32)(dst[o:]), (*[HeadDim]float32)(src[o:])
 	//		<loop>
+	//		[partial rotary] if y != x { copy(y[RotaryDim:], x[RotaryDim:]) }
 	//	}
 	// }
-	f.Comment("rotateHeads rotates every head of x (a whole number of heads) with the cosines of")
-	f.Comment("row and the signed sines sn; values RotaryDim..HeadDim of each head are untouched.")
+	body := []jen.Code{
+		jen.Id("o").Op(":=").Id("off").Op("+").Id("h").Op("*").Id("headStride"),
+		jen.List(jen.Id("y"), jen.Id("x")).Op(":=").List(
+			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Float32()).Call(jen.Id("dst").Index(jen.Id("o"), jen.Empty())),
+			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Float32()).Call(jen.Id("src").Index(jen.Id("o"), jen.Empty())),
+		),
+		loop,
+	}
+	if s.RotaryDim < s.HeadDim {
+		body = append(body,
+			jen.Comment("From a separate source the dims past RotaryDim are copied; in place they stay."),
+			jen.If(jen.Id("y").Op("!=").Id("x")).Block(
+				jen.Copy(jen.Id("y").Index(jen.Id("RotaryDim"), jen.Empty()), jen.Id("x").Index(jen.Id("RotaryDim"), jen.Empty())),
+			))
+	}
+	f.Comment("rotateHeads rotates the heads heads of src starting at off, headStride floats apart,")
+	f.Comment("with the cosines of row and the signed sines sn, writing them at the same offsets of")
+	f.Comment("dst (the same slice in place, else not overlapping src); values RotaryDim..HeadDim")
+	f.Comment("are copied from a separate source and untouched in place.")
 	f.Func().Id("rotateHeads").Params(
-		jen.Id("x").Index().Float32(),
+		jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(),
+		jen.List(jen.Id("off"), jen.Id("heads"), jen.Id("headStride")).Int(),
 		jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(),
 		jen.Id("sn").Op("*").Index(jen.Id(snLen)).Float32(),
 	).Block(
@@ -111,10 +138,7 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 			jen.Id("row").Index(jen.Empty(), jen.Id(snLen), jen.Id(snLen)),
 			jen.Id("sn").Index(jen.Empty(), jen.Empty()),
 		),
-		jen.For(jen.Empty(), jen.Len(jen.Id("x")).Op(">=").Id("HeadDim"), jen.Id("x").Op("=").Id("x").Index(jen.Id("HeadDim"), jen.Empty())).Block(
-			jen.Id("h").Op(":=").Parens(jen.Op("*").Index(jen.Id("HeadDim")).Float32()).Call(jen.Id("x")),
-			loop,
-		),
+		jen.For(jen.Id("h").Op(":=").Lit(0), jen.Id("h").Op("<").Id("heads"), jen.Id("h").Op("++")).Block(body...),
 	)
 	return gocode.Render(s.Name+"_generic.go", f)
 }

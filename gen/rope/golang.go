@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
 // ropeRotateType is the rope kernel's function type (docs/internals.md,
-// kernel ABI).
-const ropeRotateType = "func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)"
+// kernel ABI), declared once in asm/abi.
+var ropeRotateType = abi.Rotate.FuncType()
 
 // ropeExactChunk is the number of tokens whose rows the generated exact path
 // computes into one scratch buffer before calling the kernel.
@@ -237,6 +238,7 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	ropeTables(f, c)
 	ropeDispatch(f, c)
 	ropeExported(f, c)
+	ropeForms(f, c)
 	return gocode.Render(pkg+".go", f)
 }
 

@@ -11,14 +11,11 @@ func ropeTables(f *jen.File, c *Consts) {
 	s := c.Spec
 	scaling := ropeScaling(s)
 	scaled := func(v jen.Code) *jen.Statement {
-		// float32(AttentionFactor * v), or float32(v) when A = 1.
-		if c.AttentionFactor == 1 {
-			return jen.Float32().Call(v)
-		}
-		return jen.Float32().Call(jen.Id("AttentionFactor").Op("*").Add(v))
+		// float32(a * v): a is AttentionFactor for Apply's rows, 1 for Shift's.
+		return jen.Float32().Call(jen.Id("a").Op("*").Add(v))
 	}
 
-	// func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64) {
+	// func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64, a float64) {
 	//	for i, wi := range w {
 	//		s, c := math.Sincos(p * wi)
 	//		half:        row[i], row[nFreq+i] = float32(A*c), float32(A*s)
@@ -39,12 +36,13 @@ func ropeTables(f *jen.File, c *Consts) {
 		}
 	}
 	f.Comment("fillRow computes the table row of position p from the frequencies w: the angle")
-	f.Comment("p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by")
-	f.Comment("AttentionFactor, rounded once to float32.")
+	f.Comment("p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by a")
+	f.Comment("(AttentionFactor for Apply, 1 for Shift's pure rotation), rounded once to float32.")
 	f.Func().Id("fillRow").Params(
 		jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(),
 		jen.Id("p").Float64(),
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
+		jen.Id("a").Float64(),
 	).Block(
 		jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("w")).Block(
 			append([]jen.Code{
@@ -62,7 +60,7 @@ func ropeTables(f *jen.File, c *Consts) {
 	f.Func().Id("buildTable").Params(jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64()).Index().Float32().Block(
 		jen.Id("t").Op(":=").Make(jen.Index().Float32(), jen.Id("MaxPosition").Op("*").Id("rowLen")),
 		jen.For(jen.Id("p").Op(":=").Lit(0), jen.Id("p").Op("<").Id("MaxPosition"), jen.Id("p").Op("++")).Block(
-			jen.Id("fillRow").Call(ropeRowPtr(jen.Id("t"), jen.Id("p")), jen.Float64().Call(jen.Id("p")), jen.Id("w")),
+			jen.Id("fillRow").Call(ropeRowPtr(jen.Id("t"), jen.Id("p")), jen.Float64().Call(jen.Id("p")), jen.Id("w"), jen.Id("AttentionFactor")),
 		),
 		jen.Return(jen.Id("t")),
 	)
@@ -106,24 +104,23 @@ func ropeTables(f *jen.File, c *Consts) {
 		jen.Return(jen.Id("a")),
 	).Call()
 
-	// func rotateExact(q []float32, qHeads int, k []float32, kHeads int, pos []int32, w *[nFreq]float64, sign float32) {
+	// func rotateExact(q, k operand, pos []int32, w *[nFreq]float64, sign float32) {
 	//	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	//	for t, p := range pos { fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w) }
-	//	active.rotate(q, qHeads, k, kHeads, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
+	//	for t, p := range pos { fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor) }
+	//	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	//	exactScratch.Put(rows)
 	// }
 	f.Comment("rotateExact rotates up to exactChunk tokens whose rows it computes from w.")
 	f.Func().Id("rotateExact").Params(
-		jen.Id("q").Index().Float32(), jen.Id("qHeads").Int(),
-		jen.Id("k").Index().Float32(), jen.Id("kHeads").Int(),
+		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
 		jen.Id("pos").Index().Int32(), jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(), jen.Id("sign").Float32(),
 	).Block(
 		jen.Id("rows").Op(":=").Id("exactScratch").Dot("Get").Call().Assert(jen.Op("*").Index(jen.Id("exactChunk").Op("*").Id("rowLen")).Float32()),
 		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
-			jen.Id("fillRow").Call(ropeRowPtr(jen.Id("rows"), jen.Id("t")), jen.Float64().Call(jen.Id("p")), jen.Id("w")),
+			jen.Id("fillRow").Call(ropeRowPtr(jen.Id("rows"), jen.Id("t")), jen.Float64().Call(jen.Id("p")), jen.Id("w"), jen.Id("AttentionFactor")),
 		),
-		jen.Id("active").Dot("rotate").Call(
-			jen.Id("q"), jen.Id("qHeads"), jen.Id("k"), jen.Id("kHeads"),
+		jen.Id("rotateRun").Call(
+			jen.Id("q"), jen.Id("k"),
 			jen.Id("rows").Index(jen.Empty(), jen.Len(jen.Id("pos")).Op("*").Id("rowLen")),
 			jen.Id("chunkIdx").Index(jen.Empty(), jen.Len(jen.Id("pos"))),
 			jen.Id("sign"),

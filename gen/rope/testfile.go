@@ -18,7 +18,8 @@ const ropeBenchHeads = 32
 func ropeTestFile(c *Consts) (emit.File, error) {
 	f := gocode.TestFile(c.Spec)
 	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunRoPE").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
-		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor"} {
+		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor",
+			"ApplyStrided", "ApplyHeadMajor", "ApplyQKStrided", "ApplyTo", "ApplyToSlots", "Shift"} {
 			d[jen.Id(name)] = jen.Id(name)
 		}
 	}))))

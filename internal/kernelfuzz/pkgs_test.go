@@ -58,6 +58,8 @@ type ropePkg struct {
 	attention            float64
 	apply, inverse       func(x []float32, pos []int32, heads int)
 	applyQK              func(q, k []float32, pos []int32, qHeads, kHeads int)
+	applyQKStrided       func(qkv []float32, pos []int32, qHeads, kHeads, stride int)
+	applyTo              func(dst, src []float32, pos []int32, heads int)
 	reg                  registry
 }
 
@@ -110,18 +112,21 @@ var ropePkgs = []ropePkg{
 		name: "llama2_7b", headDim: llama2_7b.HeadDim, maxPosition: llama2_7b.MaxPosition,
 		attention: llama2_7b.AttentionFactor,
 		apply:     llama2_7b.Apply, inverse: llama2_7b.Inverse, applyQK: llama2_7b.ApplyQK,
+		applyQKStrided: llama2_7b.ApplyQKStrided, applyTo: llama2_7b.ApplyTo,
 		reg: registry{llama2_7b.Variants, llama2_7b.VariantAvailable, llama2_7b.UseVariant, llama2_7b.ActiveVariant},
 	},
 	{
 		name: "gptj_6b", headDim: gptj_6b.HeadDim, maxPosition: gptj_6b.MaxPosition,
 		attention: gptj_6b.AttentionFactor,
 		apply:     gptj_6b.Apply, inverse: gptj_6b.Inverse, applyQK: gptj_6b.ApplyQK,
+		applyQKStrided: gptj_6b.ApplyQKStrided, applyTo: gptj_6b.ApplyTo,
 		reg: registry{gptj_6b.Variants, gptj_6b.VariantAvailable, gptj_6b.UseVariant, gptj_6b.ActiveVariant},
 	},
 	{
 		name: "qwen25_7b_yarn", headDim: qwen25_7b_yarn.HeadDim, maxPosition: qwen25_7b_yarn.MaxPosition,
 		attention: qwen25_7b_yarn.AttentionFactor,
 		apply:     qwen25_7b_yarn.Apply, inverse: qwen25_7b_yarn.Inverse, applyQK: qwen25_7b_yarn.ApplyQK,
+		applyQKStrided: qwen25_7b_yarn.ApplyQKStrided, applyTo: qwen25_7b_yarn.ApplyTo,
 		reg: registry{qwen25_7b_yarn.Variants, qwen25_7b_yarn.VariantAvailable, qwen25_7b_yarn.UseVariant, qwen25_7b_yarn.ActiveVariant},
 	},
 }

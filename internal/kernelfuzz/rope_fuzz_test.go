@@ -43,7 +43,8 @@ func positions(r *rand.Rand, n int, mode uint8, start, stride int32, maxPos int)
 	return pos
 }
 
-// FuzzRoPE runs Apply, Inverse and ApplyQK of every runnable variant of the
+// FuzzRoPE runs Apply, Inverse, ApplyQK, ApplyTo and ApplyQKStrided (packed
+// QKV rows) of every runnable variant of the
 // rope packages (llama2_7b: half; gptj_6b: interleaved, rotary_dim <
 // head_dim; qwen25_7b_yarn: YaRN with an attention factor) on fuzzed shapes
 // (0…4097 tokens, 1…67 heads), positions over the whole int32 range and
@@ -96,6 +97,38 @@ func FuzzRoPE(f *testing.F) {
 			p.applyQK(q, k, pos, qh, kh)
 			checkRoPE(t, sp, p, v+" ApplyQK q", x, q, wantApply, pos, qh)
 			checkRoPE(t, sp, p, v+" ApplyQK k", kx, k, wantK, pos, kh)
+
+			// ApplyTo: the same rotation from x into a separate slice.
+			y = make([]float32, len(x))
+			p.applyTo(y, x, pos, qh)
+			checkRoPE(t, sp, p, v+" ApplyTo dst", x, y, wantApply, pos, qh)
+
+			// ApplyQKStrided on vLLM's packed rows [q heads | k heads | v heads],
+			// padded by 0…3 floats so that rows start off vector boundaries.
+			if n == 0 {
+				return
+			}
+			hd := p.headDim
+			stride := (qh+2*kh)*hd + int(seed%4)
+			qkv := randomValues(r, (n-1)*stride+(qh+2*kh)*hd)
+			for tk := range n {
+				copy(qkv[tk*stride:], x[tk*qh*hd:(tk+1)*qh*hd])
+				copy(qkv[tk*stride+qh*hd:], kx[tk*kh*hd:(tk+1)*kh*hd])
+			}
+			in := append([]float32(nil), qkv...)
+			p.applyQKStrided(qkv, pos, qh, kh, stride)
+			gq, gk := make([]float32, 0, len(x)), make([]float32, 0, len(kx))
+			for tk := range n {
+				gq = append(gq, qkv[tk*stride:tk*stride+qh*hd]...)
+				gk = append(gk, qkv[tk*stride+qh*hd:tk*stride+(qh+kh)*hd]...)
+				for i := tk*stride + (qh+kh)*hd; i < min((tk+1)*stride, len(qkv)); i++ {
+					if math.Float32bits(qkv[i]) != math.Float32bits(in[i]) {
+						t.Fatalf("%s %s ApplyQKStrided: token %d: float %d past the k heads changed", p.name, v, tk, i)
+					}
+				}
+			}
+			checkRoPE(t, sp, p, v+" ApplyQKStrided q", x, gq, wantApply, pos, qh)
+			checkRoPE(t, sp, p, v+" ApplyQKStrided k", kx, gk, wantK, pos, kh)
 		})
 	})
 }

@@ -14,7 +14,7 @@ const harnessSrc = `// Test harness standing in for the <name>_variants.go of ge
 package %s
 
 type kernels struct {
-	rotate     func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+	rotate     ROTATE
 	addRow     func(dst, src []float32)
 	softmaxRow func(row, bias []float32, scale float32)
 	addRows    func(x []float32, table []float32, idx []int32)
@@ -24,7 +24,7 @@ type kernels struct {
 type Variant = struct {
 	Name       string
 	Available  bool
-	Rotate     func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+	Rotate     ROTATE
 	AddRow     func(dst, src []float32)
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
@@ -40,7 +40,10 @@ func registerVariant(name string, available bool, k kernels) {
 
 // Harness returns harnessSrc for package pkg: the stand-in of the
 // <name>_variants.go of a rope, bias or absolute package on amd64.
-func Harness(pkg string) string { return fmt.Sprintf(harnessSrc, pkg) }
+// The rotate field's type is abi.Rotate's.
+func Harness(pkg string) string {
+	return strings.ReplaceAll(fmt.Sprintf(harnessSrc, pkg), "ROTATE", abi.Rotate.FuncType())
+}
 
 // KernelsStruct returns the Go declaration of a kernels struct with one
 // field per kernel, typed by the ABI (abi.Kernel.FuncType).

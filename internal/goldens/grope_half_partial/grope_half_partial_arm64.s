@@ -4,17 +4,31 @@
 
 #include "textflag.h"
 
-// func rotateNEON(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 // HeadDim 64, RotaryDim 16, layout half (pairs i, i+n), row 16 floats.
-TEXT ·rotateNEON(SB), NOSPLIT, $0-116
+TEXT ·rotateNEON(SB), NOSPLIT, $0-196
 	MOVD q_base+0(FP), R0
-	MOVD qHeads+24(FP), R1
-	MOVD k_base+32(FP), R2
-	MOVD kHeads+56(FP), R3
-	MOVD table_base+64(FP), R4
-	MOVD idx_base+88(FP), R5
-	MOVD idx_len+96(FP), R6
-	MOVWU sign+112(FP), R15
+	MOVD qSrc_base+24(FP), R19
+	MOVD qHeads+48(FP), R1
+	MOVD qStride+56(FP), R20
+	MOVD qHeadStride+64(FP), R21
+	MOVD k_base+72(FP), R2
+	MOVD kSrc_base+96(FP), R22
+	MOVD kHeads+120(FP), R3
+	MOVD kStride+128(FP), R23
+	MOVD kHeadStride+136(FP), R24
+	// strides in bytes; head strides less the bytes a head's rotation consumes
+	LSL $2, R20, R20
+	LSL $2, R21, R21
+	LSL $2, R23, R23
+	LSL $2, R24, R24
+	MOVD $32, R14
+	SUB R14, R21, R21
+	SUB R14, R24, R24
+	MOVD table_base+144(FP), R4
+	MOVD idx_base+168(FP), R5
+	MOVD idx_len+176(FP), R6
+	MOVWU sign+192(FP), R15
 	MOVD $64, R9
 	CBZ R6, done1
 	// sign < 0 (Inverse): the same loops with FMLA and FMLS swapped.
@@ -31,9 +45,40 @@ token3:
 	VLD1.P 32(R13), [V4.S4, V5.S4]
 	MOVD R1, R8
 	CBZ R8, qskip4
-qhead5:
-	ADD $32, R0, R11
-	VLD1 (R0), [V8.S4, V9.S4]
+	MOVD R0, R25
+	MOVD R19, R10
+	SUB R19, R0, R14
+	CBZ R14, qinplace5
+qhead6:
+	ADD $32, R25, R11
+	ADD $32, R10, R16
+	VLD1.P 32(R10), [V8.S4, V9.S4]
+	VLD1.P 32(R16), [V12.S4, V13.S4]
+	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
+	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
+	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
+	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
+	VFMLS V4.S4, V12.S4, V16.S4
+	VFMLA V4.S4, V8.S4, V20.S4
+	VFMLS V5.S4, V13.S4, V17.S4
+	VFMLA V5.S4, V9.S4, V21.S4
+	VST1.P [V16.S4, V17.S4], 32(R25)
+	VST1.P [V20.S4, V21.S4], 32(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	ADD R21, R25, R25
+	ADD R21, R10, R10
+	SUBS $1, R8, R8
+	BNE qhead6
+	B qskip4
+qinplace5:
+qhead7:
+	ADD $32, R25, R11
+	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
 	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
 	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
@@ -43,17 +88,48 @@ qhead5:
 	VFMLA V4.S4, V8.S4, V20.S4
 	VFMLS V5.S4, V13.S4, V17.S4
 	VFMLA V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R0)
+	VST1.P [V16.S4, V17.S4], 32(R25)
 	VST1.P [V20.S4, V21.S4], 32(R11)
-	ADD $192, R11, R0
+	ADD R21, R25, R25
 	SUBS $1, R8, R8
-	BNE qhead5
+	BNE qhead7
 qskip4:
 	MOVD R3, R8
-	CBZ R8, kskip6
-khead7:
-	ADD $32, R2, R11
-	VLD1 (R2), [V8.S4, V9.S4]
+	CBZ R8, kskip8
+	MOVD R2, R25
+	MOVD R22, R10
+	SUB R22, R2, R14
+	CBZ R14, kinplace9
+khead10:
+	ADD $32, R25, R11
+	ADD $32, R10, R16
+	VLD1.P 32(R10), [V8.S4, V9.S4]
+	VLD1.P 32(R16), [V12.S4, V13.S4]
+	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
+	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
+	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
+	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
+	VFMLS V4.S4, V12.S4, V16.S4
+	VFMLA V4.S4, V8.S4, V20.S4
+	VFMLS V5.S4, V13.S4, V17.S4
+	VFMLA V5.S4, V9.S4, V21.S4
+	VST1.P [V16.S4, V17.S4], 32(R25)
+	VST1.P [V20.S4, V21.S4], 32(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	ADD R24, R25, R25
+	ADD R24, R10, R10
+	SUBS $1, R8, R8
+	BNE khead10
+	B kskip8
+kinplace9:
+khead11:
+	ADD $32, R25, R11
+	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
 	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
 	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
@@ -63,17 +139,22 @@ khead7:
 	VFMLA V4.S4, V8.S4, V20.S4
 	VFMLS V5.S4, V13.S4, V17.S4
 	VFMLA V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R2)
+	VST1.P [V16.S4, V17.S4], 32(R25)
 	VST1.P [V20.S4, V21.S4], 32(R11)
-	ADD $192, R11, R2
+	ADD R24, R25, R25
 	SUBS $1, R8, R8
-	BNE khead7
-kskip6:
+	BNE khead11
+kskip8:
+	// next token: every cursor by its tensor's stride
+	ADD R20, R0, R0
+	ADD R20, R19, R19
+	ADD R23, R2, R2
+	ADD R23, R22, R22
 	SUBS $1, R6, R6
 	BNE token3
 	RET
 inverse2:
-token8:
+token12:
 	// row = table + idx[t]·RowLen
 	MOVW.P 4(R5), R7
 	MUL R9, R7, R7
@@ -84,10 +165,41 @@ token8:
 	VLD1.P 32(R12), [V0.S4, V1.S4]
 	VLD1.P 32(R13), [V4.S4, V5.S4]
 	MOVD R1, R8
-	CBZ R8, qskip9
-qhead10:
-	ADD $32, R0, R11
-	VLD1 (R0), [V8.S4, V9.S4]
+	CBZ R8, qskip13
+	MOVD R0, R25
+	MOVD R19, R10
+	SUB R19, R0, R14
+	CBZ R14, qinplace14
+qhead15:
+	ADD $32, R25, R11
+	ADD $32, R10, R16
+	VLD1.P 32(R10), [V8.S4, V9.S4]
+	VLD1.P 32(R16), [V12.S4, V13.S4]
+	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
+	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
+	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
+	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
+	VFMLA V4.S4, V12.S4, V16.S4
+	VFMLS V4.S4, V8.S4, V20.S4
+	VFMLA V5.S4, V13.S4, V17.S4
+	VFMLS V5.S4, V9.S4, V21.S4
+	VST1.P [V16.S4, V17.S4], 32(R25)
+	VST1.P [V20.S4, V21.S4], 32(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	ADD R21, R25, R25
+	ADD R21, R10, R10
+	SUBS $1, R8, R8
+	BNE qhead15
+	B qskip13
+qinplace14:
+qhead16:
+	ADD $32, R25, R11
+	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
 	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
 	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
@@ -97,17 +209,48 @@ qhead10:
 	VFMLS V4.S4, V8.S4, V20.S4
 	VFMLA V5.S4, V13.S4, V17.S4
 	VFMLS V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R0)
+	VST1.P [V16.S4, V17.S4], 32(R25)
 	VST1.P [V20.S4, V21.S4], 32(R11)
-	ADD $192, R11, R0
+	ADD R21, R25, R25
 	SUBS $1, R8, R8
-	BNE qhead10
-qskip9:
+	BNE qhead16
+qskip13:
 	MOVD R3, R8
-	CBZ R8, kskip11
-khead12:
-	ADD $32, R2, R11
-	VLD1 (R2), [V8.S4, V9.S4]
+	CBZ R8, kskip17
+	MOVD R2, R25
+	MOVD R22, R10
+	SUB R22, R2, R14
+	CBZ R14, kinplace18
+khead19:
+	ADD $32, R25, R11
+	ADD $32, R10, R16
+	VLD1.P 32(R10), [V8.S4, V9.S4]
+	VLD1.P 32(R16), [V12.S4, V13.S4]
+	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
+	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
+	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
+	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
+	VFMLA V4.S4, V12.S4, V16.S4
+	VFMLS V4.S4, V8.S4, V20.S4
+	VFMLA V5.S4, V13.S4, V17.S4
+	VFMLS V5.S4, V9.S4, V21.S4
+	VST1.P [V16.S4, V17.S4], 32(R25)
+	VST1.P [V20.S4, V21.S4], 32(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
+	ADD R24, R25, R25
+	ADD R24, R10, R10
+	SUBS $1, R8, R8
+	BNE khead19
+	B kskip17
+kinplace18:
+khead20:
+	ADD $32, R25, R11
+	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
 	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
 	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
@@ -117,14 +260,19 @@ khead12:
 	VFMLS V4.S4, V8.S4, V20.S4
 	VFMLA V5.S4, V13.S4, V17.S4
 	VFMLS V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R2)
+	VST1.P [V16.S4, V17.S4], 32(R25)
 	VST1.P [V20.S4, V21.S4], 32(R11)
-	ADD $192, R11, R2
+	ADD R24, R25, R25
 	SUBS $1, R8, R8
-	BNE khead12
-kskip11:
+	BNE khead20
+kskip17:
+	// next token: every cursor by its tensor's stride
+	ADD R20, R0, R0
+	ADD R20, R19, R19
+	ADD R23, R2, R2
+	ADD R23, R22, R22
 	SUBS $1, R6, R6
-	BNE token8
+	BNE token12
 	RET
 done1:
 	RET

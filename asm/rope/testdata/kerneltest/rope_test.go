@@ -54,62 +54,111 @@ func TestRotate(t *testing.T) {
 			atLimit := ropeGroupedMaxBytes / perToken
 			for _, sh := range []struct{ tokens, qHeads, kHeads int }{{5, 3, 2}, {1, 1, 0}, {3, 2, 1}, {0, 2, 2}, {4, 0, 3}, {atLimit, 3, 2}, {atLimit + 1, 3, 2}} {
 				for _, sign := range []float32{1, -1} {
-					name := fmt.Sprintf("%s/%s/t%d_q%d_k%d_sign%v", rc.name, v.Name, sh.tokens, sh.qHeads, sh.kHeads, sign)
-					q, checkQ := guardedF32(t, sh.tokens*sh.qHeads*rc.headDim)
-					k, checkK := guardedF32(t, sh.tokens*sh.kHeads*rc.headDim)
-					idx, checkIdx := guardedI32(t, sh.tokens)
-					fill(r, q, -2, 2)
-					fill(r, k, -2, 2)
-					for i := range idx {
-						idx[i] = int32(r.Intn(rows))
-					}
-					if sh.tokens > 0 {
-						idx[sh.tokens-1] = rows - 1 // the row that ends at the PROT_NONE page
-					}
-					q0, k0 := append([]float32(nil), q...), append([]float32(nil), k...)
-					v.Rotate(q, sh.qHeads, k, sh.kHeads, table, idx, sign)
-					checkQ(name + " q")
-					checkK(name + " k")
-					checkIdx(name + " idx")
-					for _, part := range []struct {
-						got, x []float32
-						heads  int
-					}{{q, q0, sh.qHeads}, {k, k0, sh.kHeads}} {
-						for tok := 0; tok < sh.tokens; tok++ {
-							row := table[int(idx[tok])*rowLen:]
-							for h := 0; h < part.heads; h++ {
-								off := (tok*part.heads + h) * rc.headDim
-								x, got := part.x[off:off+rc.headDim], part.got[off:off+rc.headDim]
-								for i := 0; i < n; i++ {
-									var a, b, c, s float64
-									var ia, ib int
-									if rc.half {
-										ia, ib = i, i+n
-										c, s = float64(row[i]), float64(row[n+i])
-									} else {
-										ia, ib = 2*i, 2*i+1
-										c, s = float64(row[2*i]), float64(row[R+2*i])
+					for _, strided := range []bool{false, true} {
+						name := fmt.Sprintf("%s/%s/t%d_q%d_k%d_sign%v_strided%v", rc.name, v.Name, sh.tokens, sh.qHeads, sh.kHeads, sign, strided)
+						if strided && sh.tokens > 64 {
+							continue
+						}
+						// In place on the contiguous layout, or from a source to a
+						// separate destination with heads HeadDim+3 floats apart and
+						// tokens 5 floats more than their heads apart.
+						lay := func(heads int) (ts, hs int) {
+							if !strided {
+								return heads * rc.headDim, rc.headDim
+							}
+							return heads*(rc.headDim+3) + 5, rc.headDim + 3
+						}
+						qts, qhs := lay(sh.qHeads)
+						kts, khs := lay(sh.kHeads)
+						q, checkQ := guardedF32(t, sh.tokens*qts)
+						k, checkK := guardedF32(t, sh.tokens*kts)
+						idx, checkIdx := guardedI32(t, sh.tokens)
+						fill(r, q, -2, 2)
+						fill(r, k, -2, 2)
+						for i := range idx {
+							idx[i] = int32(r.Intn(rows))
+						}
+						if sh.tokens > 0 {
+							idx[sh.tokens-1] = rows - 1 // the row that ends at the PROT_NONE page
+						}
+						q0, k0 := append([]float32(nil), q...), append([]float32(nil), k...)
+						qd, kd := q, k
+						checkQD, checkKD := func(string) {}, func(string) {}
+						if strided {
+							qd, checkQD = guardedF32(t, len(q))
+							kd, checkKD = guardedF32(t, len(k))
+							fill(r, qd, 100, 101)
+							fill(r, kd, 100, 101)
+						}
+						qd0, kd0 := append([]float32(nil), qd...), append([]float32(nil), kd...)
+						v.Rotate(qd, q, sh.qHeads, qts, qhs, kd, k, sh.kHeads, kts, khs, table, idx, sign)
+						checkQ(name + " q")
+						checkK(name + " k")
+						checkIdx(name + " idx")
+						checkQD(name + " q dst")
+						checkKD(name + " k dst")
+						if strided {
+							for i := range q {
+								if math.Float32bits(q[i]) != math.Float32bits(q0[i]) {
+									t.Fatalf("%s: q source changed at %d", name, i)
+								}
+							}
+							for i := range k {
+								if math.Float32bits(k[i]) != math.Float32bits(k0[i]) {
+									t.Fatalf("%s: k source changed at %d", name, i)
+								}
+							}
+						}
+						for _, part := range []struct {
+							got, x, d0 []float32
+							heads      int
+							ts, hs     int
+						}{{qd, q0, qd0, sh.qHeads, qts, qhs}, {kd, k0, kd0, sh.kHeads, kts, khs}} {
+							covered := make([]bool, len(part.got))
+							for tok := 0; tok < sh.tokens; tok++ {
+								row := table[int(idx[tok])*rowLen:]
+								for h := 0; h < part.heads; h++ {
+									off := tok*part.ts + h*part.hs
+									for i := off; i < off+rc.headDim; i++ {
+										covered[i] = true
 									}
-									s *= float64(sign)
-									a, b = float64(x[ia]), float64(x[ib])
-									wa, wb := a*c-b*s, b*c+a*s
-									// Two roundings (a product, then a fused
-									// multiply-add): ≤ 2^-23·(|a|+|b|)·max(|c|,|s|).
-									bound := 0x1p-23 * (math.Abs(a) + math.Abs(b)) * math.Max(math.Abs(c), math.Abs(s))
-									for _, e := range [][2]float64{{float64(got[ia]), wa}, {float64(got[ib]), wb}} {
-										d := math.Abs(e[0] - e[1])
-										if !(d <= bound) {
-											t.Fatalf("%s: token %d head %d pair %d: got %v want %v (bound %v)", name, tok, h, i, e[0], e[1], bound)
+									x, got := part.x[off:off+rc.headDim], part.got[off:off+rc.headDim]
+									for i := 0; i < n; i++ {
+										var a, b, c, s float64
+										var ia, ib int
+										if rc.half {
+											ia, ib = i, i+n
+											c, s = float64(row[i]), float64(row[n+i])
+										} else {
+											ia, ib = 2*i, 2*i+1
+											c, s = float64(row[2*i]), float64(row[R+2*i])
 										}
-										if bound > 0 {
-											maxErr = math.Max(maxErr, d/bound)
+										s *= float64(sign)
+										a, b = float64(x[ia]), float64(x[ib])
+										wa, wb := a*c-b*s, b*c+a*s
+										// Two roundings (a product, then a fused
+										// multiply-add): ≤ 2^-23·(|a|+|b|)·max(|c|,|s|).
+										bound := 0x1p-23 * (math.Abs(a) + math.Abs(b)) * math.Max(math.Abs(c), math.Abs(s))
+										for _, e := range [][2]float64{{float64(got[ia]), wa}, {float64(got[ib]), wb}} {
+											d := math.Abs(e[0] - e[1])
+											if !(d <= bound) {
+												t.Fatalf("%s: token %d head %d pair %d: got %v want %v (bound %v)", name, tok, h, i, e[0], e[1], bound)
+											}
+											if bound > 0 {
+												maxErr = math.Max(maxErr, d/bound)
+											}
+										}
+									}
+									for i := R; i < rc.headDim; i++ {
+										if math.Float32bits(got[i]) != math.Float32bits(x[i]) {
+											t.Fatalf("%s: token %d head %d: dim %d ≥ RotaryDim not the source's", name, tok, h, i)
 										}
 									}
 								}
-								for i := R; i < rc.headDim; i++ {
-									if math.Float32bits(got[i]) != math.Float32bits(x[i]) {
-										t.Fatalf("%s: token %d head %d: dim %d ≥ RotaryDim changed", name, tok, h, i)
-									}
+							}
+							for i, c := range covered {
+								if !c && math.Float32bits(part.got[i]) != math.Float32bits(part.d0[i]) {
+									t.Fatalf("%s: element %d between heads written", name, i)
 								}
 							}
 						}
@@ -212,7 +261,7 @@ func BenchmarkRope(b *testing.B) {
 				b.Run(prefix+v.Name, func(b *testing.B) {
 					b.SetBytes(bytes)
 					for i := 0; i < b.N; i++ {
-						v.Rotate(x, benchHeads, nil, 0, table, idx, 1)
+						v.Rotate(x, x, benchHeads, benchHeads*benchHeadDim, benchHeadDim, nil, nil, 0, 0, 0, table, idx, 1)
 					}
 				})
 			}

@@ -16,7 +16,7 @@ import (
 type variant = struct {
 	Name       string
 	Available  bool
-	Rotate     func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+	Rotate     func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 	AddRow     func(dst, src []float32)
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
