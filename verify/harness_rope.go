@@ -157,7 +157,8 @@ func randomVector(r *rand.Rand, n int) []float32 {
 // RunRoPE checks a rope variant against the reference: the attention
 // factor and frequencies, then Apply, Inverse and ApplyQK on random inputs
 // over the token counts, head counts (including GQA pairs) and position
-// patterns of docs/design ("Verification"), within
+// patterns of docs/design ("Verification"), plus calls larger than
+// GroupedMaxBytes (the assembly's streaming loop order), within
 // |y − ref| ≤ 1e-6·(|x0|+|x1|)·A (1e-5 beyond |p| = 2^20) per element and
 // bit-identical dims ≥ RotaryDim; every call runs on slices inside
 // sentinel-filled buffers, and a slice one element too short must panic
@@ -213,6 +214,7 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 	q2, kk2 := full(4), short(2)
 	rep.expectPanic("ApplyQK with k one element short", func() { k.ApplyQK(q2.s, kk2.s, pos, 4, 2) }, q2, kk2)
 
+	ropeLarge(rep, s, k, rand.New(rand.NewPCG(0x9e3779b9, 2)))
 	ropeGolden(rep, s, k)
 	ropeForms(rep, s, k)
 	return rep

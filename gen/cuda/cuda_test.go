@@ -55,6 +55,7 @@ var testSpecs = []string{
 	"name: alibi_bf16\nencoding: alibi\nheads: 6\ndtype: bf16\n",
 	"name: rpe_f16\nencoding: rpe_bias\nheads: 3\nbuckets: {num: 32, max_distance: 128, bidirectional: false}\ndtype: f16\n",
 	"name: sin_f16\nencoding: sinusoidal\nd_model: 64\ndtype: f16\n",
+	"name: mix_bf16\nencoding: mixture\nd_model: 18\nmax_len: 40\ndtype: bf16\n",
 	// rpe_full and xl: the specs of gen/relative/testdata (rpefull64,
 	// rpefull_r1, rpefull_wide, xl6, xl64; head widths with and without the
 	// 128-bit path, r_max 1) and f16/bf16 storage. hostemu_rel_test.go adds

@@ -2,161 +2,23 @@ package cuda_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/posenc/posenc/gen/cuda"
-	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
 )
 
-// The rpe_full and xl bounds of verify/harness_rel.go (scoreTol,
-// outputTol): a float32 sum of n products is within γ_n·Σ|terms|, γ_n ≈
-// n·2^−24 (Higham, Accuracy and Stability of Numerical Algorithms, §3.1),
-// with 4 extra roundings and a factor 4 of slack.
-func relScoreTol(d int, mag float64) float64 { return 4*float64(d+4)*0x1p-24*mag + 1e-30 }
-func relOutputTol(lk int, mag float64) float64 {
-	return 4*float64(2*lk+4)*0x1p-24*mag + 1e-30
-}
-
-// rpeScoresMag returns Σ_x |q_x|·(|k_x| + |aK_x|)/√d per score, the
-// magnitude relScoreTol scales (verify/harness_rel.go, rpeFullScores).
-func rpeScoresMag(s *spec.Spec, q, k, aK []float32, lq, lk, qOffset int) []float64 {
-	d := s.HeadDim
-	mag := make([]float64, lq*lk)
-	for i := range lq {
-		for j := range lk {
-			b := verify.RPEFullRow(s, qOffset+i-j)
-			var m float64
-			for x := range d {
-				m += math.Abs(float64(q[i*d+x])) * (math.Abs(float64(k[j*d+x])) + math.Abs(float64(aK[b*d+x])))
-			}
-			mag[i*lk+j] = m / math.Sqrt(float64(d))
-		}
+// shapes returns (lq, lk, qOffset) triples as cudahost.RelShapes.
+func shapes(sh ...[3]int) []cudahost.RelShape {
+	out := make([]cudahost.RelShape, len(sh))
+	for i, x := range sh {
+		out[i] = cudahost.RelShape{Lq: x[0], Lk: x[1], QOffset: x[2]}
 	}
-	return mag
-}
-
-// rpeOutputMag returns Σ_j |w_ij|·(|v_jx| + |aV_bx|) per output element
-// (verify/harness_rel.go, rpeFullOutput).
-func rpeOutputMag(s *spec.Spec, w, v, aV []float32, lq, lk, qOffset int) []float64 {
-	d := s.HeadDim
-	mag := make([]float64, lq*d)
-	for i := range lq {
-		for j := range lk {
-			b := verify.RPEFullRow(s, qOffset+i-j)
-			a := math.Abs(float64(w[i*lk+j]))
-			for x := range d {
-				mag[i*d+x] += a * (math.Abs(float64(v[j*d+x])) + math.Abs(float64(aV[b*d+x])))
-			}
-		}
-	}
-	return mag
-}
-
-// xlScoresMag returns Σ_x (|q_x|+|u_x|)·|k_x| + (|q_x|+|v_x|)·|r_x| per
-// score (verify/harness_rel.go, xlScores).
-func xlScoresMag(s *spec.Spec, q, k, r, u, v []float32, lq, lk int) []float64 {
-	d := s.HeadDim
-	mag := make([]float64, lq*lk)
-	for i := range lq {
-		for j := range lk {
-			row := lq - 1 - i + j
-			var m float64
-			for x := range d {
-				qa := math.Abs(float64(q[i*d+x]))
-				m += (qa+math.Abs(float64(u[x])))*math.Abs(float64(k[j*d+x])) + (qa+math.Abs(float64(v[x])))*math.Abs(float64(r[row*d+x]))
-			}
-			mag[i*lk+j] = m
-		}
-	}
-	return mag
-}
-
-// randWeights returns lq rows of lk non-negative weights summing to about
-// 1, rounded to the storage type.
-func randWeights(l *cudahost.Lib, r *rand.Rand, lq, lk int) []float32 {
-	w := make([]float32, lq*lk)
-	for i := range lq {
-		var sum float64
-		for j := range lk {
-			e := r.ExpFloat64()
-			w[i*lk+j] = float32(e)
-			sum += e
-		}
-		for j := range lk {
-			w[i*lk+j] = float32(float64(w[i*lk+j]) / sum)
-		}
-	}
-	return l.RoundTrip(w)
-}
-
-// relShape is one (lq, lk, qOffset) call shape.
-type relShape struct{ lq, lk, qOffset int }
-
-// checkRel runs the spec's kernels (rpe_full Scores and Output, or xl
-// Scores) once per shape on random inputs rounded to the storage type, and
-// xl's Relative for each n, against the float64 reference of package
-// verify, with bound u·|ref| + the f32 bound (u = 0 for f32 storage).
-func checkRel(t *testing.T, l *cudahost.Lib, r *rand.Rand, ck *checker, u float64, shapes []relShape, relN []int) {
-	t.Helper()
-	s := l.Spec()
-	d := s.HeadDim
-	for _, sh := range shapes {
-		lq, lk, qo := sh.lq, sh.lk, sh.qOffset
-		switch s.Encoding {
-		case spec.RPEFull:
-			k := l.RPEFull()
-			rows := 2*s.RMax - 1
-			q, kk, aK := randn(l, r, lq*d), randn(l, r, lk*d), randn(l, r, rows*d)
-			got := make([]float32, lq*lk)
-			k.Scores(got, q, kk, aK, lq, lk, qo)
-			want := verify.RPEFullScores(s, q, kk, aK, lq, lk, qo)
-			mag := rpeScoresMag(s, q, kk, aK, lq, lk, qo)
-			ck.check("scores", got, want, func(i int) float64 { return u*math.Abs(want[i]) + relScoreTol(d, mag[i]) })
-
-			w, v, aV := randWeights(l, r, lq, lk), randn(l, r, lk*d), randn(l, r, rows*d)
-			got = make([]float32, lq*d)
-			for i := range got {
-				got[i] = float32(math.NaN()) // every element must be written
-			}
-			k.Output(got, w, v, aV, lq, lk, qo)
-			want = verify.RPEFullOutput(s, w, v, aV, lq, lk, qo)
-			mag = rpeOutputMag(s, w, v, aV, lq, lk, qo)
-			ck.check("output", got, want, func(i int) float64 { return u*math.Abs(want[i]) + relOutputTol(lk, mag[i]) })
-		case spec.XL:
-			k := l.XL()
-			rows := 0
-			if lq > 0 && lk > 0 {
-				rows = lq + lk - 1
-			}
-			q, kk, rr := randn(l, r, lq*d), randn(l, r, lk*d), randn(l, r, rows*d)
-			uu, vv := randn(l, r, d), randn(l, r, d)
-			got := make([]float32, lq*lk)
-			k.Scores(got, q, kk, rr, uu, vv, lq, lk, qo)
-			want := verify.XLScores(s, q, kk, rr, uu, vv, lq, lk, qo)
-			mag := xlScoresMag(s, q, kk, rr, uu, vv, lq, lk)
-			ck.check("scores", got, want, func(i int) float64 { return u*math.Abs(want[i]) + relScoreTol(d, mag[i]) })
-		}
-	}
-	if s.Encoding == spec.XL {
-		for _, n := range relN {
-			got := make([]float32, n*d)
-			l.XL().Relative(got, n)
-			want := verify.XLRelative(s, n)
-			ck.check("relative", got, want, func(i int) float64 { return u*math.Abs(want[i]) + 2e-6*math.Max(1, math.Abs(want[i])) })
-		}
-	}
-}
-
-// relReducedPrecision is TestHostEmulationReducedPrecision's rpe_full and
-// xl case.
-func relReducedPrecision(t *testing.T, l *cudahost.Lib, r *rand.Rand, ck *checker, u float64) {
-	checkRel(t, l, r, ck, u, []relShape{{1, 1, 0}, {5, 9, 4}, {7, 40, 100}, {3, 300, 0}, {2, 70, 1 << 20}, {0, 5, 0}, {4, 0, 2}}, []int{0, 1, 7, 3000})
+	return out
 }
 
 // relWideSpecs exercise the kernels' paths that verify's shapes (lk ≤ 515,
@@ -168,17 +30,17 @@ func relReducedPrecision(t *testing.T, l *cudahost.Lib, r *rand.Rand, ck *checke
 // divisors come from pow on the device).
 var relWideSpecs = []struct {
 	yaml   string
-	shapes []relShape
+	shapes []cudahost.RelShape
 	relN   []int
 }{
 	{"name: rpefull64\nencoding: rpe_full\nhead_dim: 64\nr_max: 128\n",
-		[]relShape{{3, 2100, 1000}, {2, 1500, 0}, {2, 1100, 5000}, {1, 3000, math.MaxInt32 - 1}}, nil},
+		shapes([3]int{3, 2100, 1000}, [3]int{2, 1500, 0}, [3]int{2, 1100, 5000}, [3]int{1, 3000, math.MaxInt32 - 1}), nil},
 	{"name: rpe_wide300\nencoding: rpe_full\nhead_dim: 300\nr_max: 40\n",
-		[]relShape{{3, 1300, 600}, {2, 0, 0}, {1, 90, 45}}, nil},
+		shapes([3]int{3, 1300, 600}, [3]int{2, 0, 0}, [3]int{1, 90, 45}), nil},
 	{"name: rpe_wide4100\nencoding: rpe_full\nhead_dim: 4100\nr_max: 3\n",
-		[]relShape{{2, 40, 20}, {1, 7, 0}}, nil},
+		shapes([3]int{2, 40, 20}, [3]int{1, 7, 0}), nil},
 	{"name: xl_wide8200\nencoding: xl\nhead_dim: 8200\nbase: 10000\n",
-		[]relShape{{2, 30, 7}, {1, 5, 0}}, []int{0, 1, 3}},
+		shapes([3]int{2, 30, 7}, [3]int{1, 5, 0}), []int{0, 1, 3}},
 }
 
 // TestHostEmulationRelWide runs relWideSpecs' shapes on the host-emulated
@@ -194,17 +56,19 @@ func TestHostEmulationRelWide(t *testing.T) {
 				}
 			}
 			l := buildLib(t, w.yaml)
-			ck := &checker{t: t, name: c.Input().Name}
-			checkRel(t, l, rand.New(rand.NewPCG(7, 11)), ck, 0, w.shapes, w.relN)
-			t.Logf("%s/%s: max error/bound %.3g", c.Input().Name, cudahost.Target, ck.worst)
+			r := l.VerifyShapes(w.shapes, w.relN)
+			verify.Emit(t, r)
+			if r.Cases == 0 {
+				t.Errorf("%s: no cases ran", c.Input().Name)
+			}
 		})
 	}
 }
 
-// relMutations are deliberate bugs in the generated rpe_full and xl
-// kernels, each a replacement of one line of the emitted .cu, that the
-// verify harness (Lib.Verify) must catch.
-var relMutations = []struct {
+// cudaMutations are deliberate bugs in the generated kernels, each a
+// replacement of one line of the emitted .cu, that Lib.Verify (the verify
+// harness, or the storage check for f16 and bf16) must catch.
+var cudaMutations = []struct {
 	name, yaml, old, new string
 }{
 	{"scores middle row sign (p−j read as j−p)", "name: rpefull64\nencoding: rpe_full\nhead_dim: 64\nr_max: 128\n",
@@ -225,16 +89,20 @@ var relMutations = []struct {
 		"const store_t *ri = r + (size_t)(lq - 1 - i) * kHeadDim;", "const store_t *ri = r + (size_t)(lq - i) * kHeadDim;"},
 	{"xl relative angle in f32", "name: xl64\nencoding: xl\nhead_dim: 64\nbase: 10000\n",
 		"sincos_angle((double)(n - 1 - m) / divisor(i), &s, &c);", "sincosf((float)(n - 1 - m) / (float)divisor(i), &s, &c);"},
+	{"bf16 rope Inverse rotates forward", "name: rope_il_bf16\nencoding: rope\nhead_dim: 32\nlayout: interleaved\ndtype: bf16\n",
+		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;"},
+	{"f16 rpe_bias AddBias subtracts the bias", "name: rpe_f16\nencoding: rpe_bias\nheads: 3\nbuckets: {num: 32, max_distance: 128, bidirectional: false}\ndtype: f16\n",
+		"st(row + j, j < nv ? ld(row + j) + b :", "st(row + j, j < nv ? ld(row + j) - b :"},
 }
 
-// TestHostEmulationRelBroken checks that the harness catches each of
-// relMutations: the mutated .cu still builds, and Lib.Verify reports
+// TestHostEmulationBroken checks that Lib.Verify catches each of
+// cudaMutations: the mutated .cu still builds, and Lib.Verify reports
 // failures.
-func TestHostEmulationRelBroken(t *testing.T) {
+func TestHostEmulationBroken(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
 	}
-	for _, m := range relMutations {
+	for _, m := range cudaMutations {
 		t.Run(m.name, func(t *testing.T) {
 			c := derive(t, m.yaml)
 			dir := write(t, c)

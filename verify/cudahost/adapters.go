@@ -242,8 +242,10 @@ func (l *Lib) XL() verify.XLKernels {
 // Verify runs the harness of package verify on the library's kernels for
 // its spec (RoPE, bias, absolute encoding, rpe_full or xl) and returns the
 // report with Target set to the library's target (cuda-host, cuda-gpu or
-// cuda-gpu-emulated). A panic outside the harness's own recovery (a dead
-// driver) becomes a failed report.
+// cuda-gpu-emulated). The harness's bounds are float32 ones, so a spec
+// with f16 or bf16 storage gets VerifyStorage instead. A panic outside the
+// harness's own recovery (a dead driver, a failed launch) becomes a failed
+// report.
 func (l *Lib) Verify() (r *verify.Report) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -252,6 +254,9 @@ func (l *Lib) Verify() (r *verify.Report) {
 		}
 		r.Target = l.target
 	}()
+	if l.spec.DType != "f32" {
+		return l.VerifyStorage()
+	}
 	switch l.spec.Encoding {
 	case spec.RoPE:
 		r = verify.RunRoPE(l.spec, l.RoPE())

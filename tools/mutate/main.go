@@ -1,0 +1,247 @@
+// Command mutate is posenc's mutation suite: it copies the repository into
+// a scratch directory, applies one deliberate single-token bug at a time
+// (mutations.go) to the generated Go, amd64 and arm64 assembly, the CUDA
+// templates or the generator, runs the test or `posenc verify` that should
+// catch it, and restores the file. It prints one line per mutation and the
+// score, and exits 1 unless every mutation was caught and every check
+// passed on the unmutated copy first. The repository itself is never
+// written.
+//
+//	go run ./tools/mutate [-root DIR] [-run REGEXP] [-list] [-v]
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root to copy")
+	run := flag.String("run", "", "only the mutations whose name matches this regular expression")
+	list := flag.Bool("list", false, "list the mutations and their checks, run nothing")
+	verbose := flag.Bool("v", false, "print the output of surviving mutations and failed baselines in full")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := mutate(ctx, os.Stdout, *root, *run, *list, *verbose)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+	}
+	os.Exit(code)
+}
+
+// mutate runs the suite and returns the exit status: 0 when every selected
+// mutation was caught, 1 otherwise. The scratch copy is removed before it
+// returns, also when ctx is cancelled (an interrupt).
+func mutate(ctx context.Context, w io.Writer, root, run string, list, verbose bool) (int, error) {
+	sel, err := selectMutations(mutations, run)
+	if err != nil {
+		return 2, err
+	}
+	if list {
+		for _, m := range sel {
+			fmt.Fprintf(w, "%-40s %-48s %s\n", m.Name, m.File, m.Check)
+		}
+		return 0, nil
+	}
+	scratch, err := os.MkdirTemp("", "posenc-mutate-")
+	if err != nil {
+		return 2, err
+	}
+	defer os.RemoveAll(scratch)
+	if err := copyTree(root, scratch); err != nil {
+		return 2, err
+	}
+
+	// Every check must pass on the unmutated copy, or catching a mutation
+	// means nothing.
+	start := time.Now()
+	for _, name := range checkNames(sel) {
+		t := time.Now()
+		out, err := checks[name].run(ctx, scratch)
+		if ctx.Err() != nil {
+			return 2, ctx.Err()
+		}
+		if err != nil {
+			fmt.Fprintf(w, "BASELINE FAIL %-24s %s\n", name, lastLines(out, verbose))
+			return 1, fmt.Errorf("check %s fails on the unmutated tree", name)
+		}
+		fmt.Fprintf(w, "baseline ok   %-24s %5.1fs\n", name, time.Since(t).Seconds())
+	}
+
+	caught := 0
+	for i, m := range sel {
+		t := time.Now()
+		res, detail := runMutation(ctx, scratch, m)
+		if ctx.Err() != nil {
+			return 2, ctx.Err()
+		}
+		if res == resCaught {
+			caught++
+		}
+		fmt.Fprintf(w, "%2d/%d %-8s %5.1fs %-40s %s [%s]: %s\n", i+1, len(sel), res, time.Since(t).Seconds(), m.Name, m.File, m.Check, lastLines(detail, verbose && res != resCaught))
+	}
+	fmt.Fprintf(w, "score: %d/%d mutations caught (%.0fs)\n", caught, len(sel), time.Since(start).Seconds())
+	if caught != len(sel) {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// Outcomes of one mutation.
+const (
+	resCaught   = "CAUGHT"   // the check failed on the mutated code
+	resSurvived = "SURVIVED" // the check passed: a hole in the tests
+	resInvalid  = "INVALID"  // the mutation did not apply or did not build: fix it
+)
+
+// runMutation applies m in the scratch copy, runs its check and restores
+// the file; it returns the outcome and a line of detail.
+func runMutation(ctx context.Context, scratch string, m Mutation) (string, string) {
+	path := filepath.Join(scratch, filepath.FromSlash(m.File))
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return resInvalid, err.Error()
+	}
+	mutated, err := m.apply(orig)
+	if err != nil {
+		return resInvalid, err.Error()
+	}
+	if err := os.WriteFile(path, mutated, 0o644); err != nil {
+		return resInvalid, err.Error()
+	}
+	defer func() {
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			panic(fmt.Sprintf("mutate: restoring %s in the scratch copy: %v", m.File, err))
+		}
+	}()
+	out, err := checks[m.Check].run(ctx, scratch)
+	switch {
+	case err == nil:
+		return resSurvived, "the check passed"
+	case buildFailed(out):
+		return resInvalid, "build failed: " + firstMatch(out, "")
+	}
+	for _, sub := range []string{"want", "FAIL", ""} {
+		if l := firstMatch(out, sub); l != "" {
+			return resCaught, l
+		}
+	}
+	return resCaught, ""
+}
+
+// apply returns src with m's single replacement made: the first Old after
+// After (After must occur once; without After, Old must occur once).
+func (m Mutation) apply(src []byte) ([]byte, error) {
+	s := string(src)
+	from := 0
+	if m.After != "" {
+		if n := strings.Count(s, m.After); n != 1 {
+			return nil, fmt.Errorf("anchor %q occurs %d times in %s, want 1", m.After, n, m.File)
+		}
+		from = strings.Index(s, m.After) + len(m.After)
+	} else if n := strings.Count(s, m.Old); n != 1 {
+		return nil, fmt.Errorf("%q occurs %d times in %s, want 1 (or give an anchor)", m.Old, n, m.File)
+	}
+	i := strings.Index(s[from:], m.Old)
+	if i < 0 {
+		return nil, fmt.Errorf("%q does not occur in %s after %q", m.Old, m.File, m.After)
+	}
+	i += from
+	return []byte(s[:i] + m.New + s[i+len(m.Old):]), nil
+}
+
+// selectMutations returns the mutations whose name matches run (all for
+// ""), after checking that each names a known check.
+func selectMutations(all []Mutation, run string) ([]Mutation, error) {
+	re, err := regexp.Compile(run)
+	if err != nil {
+		return nil, err
+	}
+	var sel []Mutation
+	for _, m := range all {
+		if _, ok := checks[m.Check]; !ok {
+			return nil, fmt.Errorf("mutation %q: unknown check %q", m.Name, m.Check)
+		}
+		if re.MatchString(m.Name) {
+			sel = append(sel, m)
+		}
+	}
+	if len(sel) == 0 {
+		return nil, errors.New("no mutation matches -run " + run)
+	}
+	return sel, nil
+}
+
+// checkNames lists the checks the mutations use, once each, in order of
+// first use.
+func checkNames(ms []Mutation) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.Check] {
+			seen[m.Check] = true
+			names = append(names, m.Check)
+		}
+	}
+	return names
+}
+
+// run executes the check in dir with its environment added to this
+// process's, and returns the combined output.
+func (c Check) run(ctx context.Context, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// buildFailed reports whether go test or posenc verify failed to build
+// the code rather than ran it and saw wrong results.
+func buildFailed(out string) bool {
+	return strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") ||
+		strings.Contains(out, "# github.com/posenc/posenc")
+}
+
+// firstMatch returns the first line of out containing sub (the first
+// non-empty line for ""), trimmed to 160 bytes, or "" for none.
+func firstMatch(out, sub string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" && strings.Contains(l, sub) {
+			if len(l) > 160 {
+				l = l[:160] + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// lastLines returns detail as it is when full, else its last line.
+func lastLines(detail string, full bool) string {
+	detail = strings.TrimSpace(detail)
+	if full {
+		return "\n" + detail
+	}
+	if i := strings.LastIndexByte(detail, '\n'); i >= 0 {
+		return detail[i+1:]
+	}
+	return detail
+}

@@ -1,0 +1,174 @@
+package main
+
+// Mutation is one deliberate bug: in File (relative to the repository
+// root), the first Old after the one occurrence of After (or the one
+// occurrence of Old when After is empty) becomes New. Check names the
+// entry of checks that must fail on the mutated tree.
+type Mutation struct {
+	Name, File, After, Old, New, Check string
+}
+
+// Check is a command run in the scratch copy's root, with Env added to the
+// environment; a non-zero exit status catches the mutation.
+type Check struct {
+	Env  []string
+	Args []string
+}
+
+// goTest runs a generated package's TestVariants natively (go, AVX2 and
+// AVX-512 variants).
+func goTest(pkg string) Check {
+	return Check{Args: []string{"go", "test", "-count=1", "-run", "^TestVariants$", "./generated/" + pkg}}
+}
+
+// neonTest runs a generated package's TestVariants for arm64 under qemu
+// (go and NEON variants).
+func neonTest(pkg string) Check {
+	return Check{Env: []string{"GOARCH=arm64"},
+		Args: []string{"go", "test", "-count=1", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$", "./generated/" + pkg}}
+}
+
+// verify runs `posenc verify -targets targets` on specs (zoo names, or
+// spec files), which regenerates the packages from the mutated generator
+// and templates first.
+func verify(targets string, specs ...string) Check {
+	args := []string{"go", "run", "./cmd/posenc", "verify", "-targets", targets}
+	for _, s := range specs {
+		if len(s) > 5 && s[len(s)-5:] == ".yaml" {
+			args = append(args, s)
+		} else {
+			args = append(args, "-zoo", s)
+		}
+	}
+	return Check{Args: args}
+}
+
+// checks are the commands the mutations name.
+var checks = map[string]Check{
+	"test llama2_7b":               goTest("llama2_7b"),
+	"test gptj_6b":                 goTest("gptj_6b"),
+	"test bloom_7b1":               goTest("bloom_7b1"),
+	"test t5_base":                 goTest("t5_base"),
+	"test transformer_base":        goTest("transformer_base"),
+	"test shaw2018_base":           goTest("shaw2018_base"),
+	"test transformer_xl_base":     goTest("transformer_xl_base"),
+	"neon llama2_7b":               neonTest("llama2_7b"),
+	"neon gptj_6b":                 neonTest("gptj_6b"),
+	"neon bloom_7b1":               neonTest("bloom_7b1"),
+	"neon transformer_base":        neonTest("transformer_base"),
+	"neon shaw2018_base":           neonTest("shaw2018_base"),
+	"neon transformer_xl_base":     neonTest("transformer_xl_base"),
+	"verify cuda llama2_7b":        verify("cuda", "llama2_7b"),
+	"verify cuda transformer_base": verify("cuda", "transformer_base"),
+	"verify cuda rope_il_bf16":     verify("cuda", "tools/mutate/testdata/rope_il_bf16.yaml"),
+	"verify cuda rpe_f16":          verify("cuda", "tools/mutate/testdata/rpe_f16.yaml"),
+	"verify cuda xl_bf16":          verify("cuda", "tools/mutate/testdata/xl_bf16.yaml"),
+	"verify go llama31_8b":         verify("go", "llama31_8b"),
+	"verify go bloom_176b":         verify("go", "bloom_176b"),
+	"verify go t5_base":            verify("go", "t5_base"),
+	"verify go transformer_base":   verify("go", "transformer_base"),
+	"verify avx2":                  verify("avx2", "llama2_7b"),
+	"verify neon":                  verify("neon", "gptj_6b"),
+}
+
+// mutations is the suite: every kind of source (generated Go, amd64 and
+// arm64 assembly, CUDA templates, the generator) and every family, with
+// the RoPE large-call (streaming) order of the AVX2 kernels, Inverse on
+// every backend, and f16/bf16 CUDA storage.
+var mutations = []Mutation{
+	// Generated Go.
+	{"go: rope generic pair sign", "generated/llama2_7b/llama2_7b_generic.go", "",
+		"x0*c-x1*s, x1*c+x0*s", "x0*c+x1*s, x1*c+x0*s", "test llama2_7b"},
+	{"go: rope generic Inverse sign dropped", "generated/llama2_7b/llama2_7b_generic.go", "",
+		"sn[i] = sign * row[nFreq+i]", "sn[i] = row[nFreq+i]", "test llama2_7b"},
+	{"go: rope table sin sign", "generated/llama2_7b/llama2_7b.go", "",
+		"row[nFreq+i] = float32(s)", "row[nFreq+i] = float32(-s)", "test llama2_7b"},
+	{"go: alibi shifted bias sign", "generated/bloom_7b1/bloom_7b1.go", "",
+		"e[j] = float32(-s * (n - float64(j)))", "e[j] = float32(-s * (n + float64(j)))", "test bloom_7b1"},
+	{"go: rpe_bias distance sign", "generated/t5_base/t5_base.go", "",
+		"d[m] = row[Bucket(relAt(qOffset, k-m))]", "d[m] = row[Bucket(relAt(qOffset, m-k))]", "test t5_base"},
+	{"go: sinusoidal sin sign", "generated/transformer_base/transformer_base.go", "",
+		"dst[2*i] = float32(s)", "dst[2*i] = float32(-s)", "test transformer_base"},
+	{"go: rpe_full key split off by one", "generated/shaw2018_base/shaw2018_base.go", "",
+		"top = max(p-BucketSpan+1, 0)", "top = max(p-BucketSpan, 0)", "test shaw2018_base"},
+	{"go: xl u replaced by v", "generated/transformer_xl_base/transformer_xl_base.go", "",
+		"qu[x], qv[x] = qx+u[x], qx+v[x]", "qu[x], qv[x] = qx+v[x], qx+v[x]", "test transformer_xl_base"},
+
+	// amd64 assembly.
+	{"avx2: rope grouped Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_token5:",
+		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b"},
+	{"avx2: rope grouped Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse2:",
+		"VFMADD231PS", "VFMSUB231PS", "test llama2_7b"},
+	{"avx2: rope large-call Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_stream3:",
+		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b"},
+	{"avx2: rope large-call Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_stream19:",
+		"VFMADD231PS", "VFMSUB231PS", "test llama2_7b"},
+	{"avx2: rope large-call cos from the row", "generated/llama2_7b/llama2_7b_amd64.s", "rope_stream3:",
+		"VFMSUB231PS 192(R9), Y10, Y12", "VFMSUB231PS 196(R9), Y10, Y12", "test llama2_7b"},
+	{"avx2: rope interleaved large-call permute", "generated/gptj_6b/gptj_6b_amd64.s", "rope_stream3:",
+		"$0xb1", "$0x4e", "test gptj_6b"},
+	{"avx512: rope Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·rotateAVX512(SB)",
+		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b"},
+	{"avx512: rope Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse36:",
+		"VFMADD231PS", "VFMSUB231PS", "test llama2_7b"},
+	{"avx2: alibi addRow add→sub", "generated/bloom_7b1/bloom_7b1_amd64.s", "TEXT ·addRowAVX2(SB)",
+		"VADDPS  (CX), Y0, Y0", "VSUBPS  (CX), Y0, Y0", "test bloom_7b1"},
+	{"avx2: softmax exp ln2 constant", "generated/bloom_7b1/bloom_7b1_amd64.s", "",
+		"DATA c32x8_3f318000<>+0(SB)/4, $0x3f318000", "DATA c32x8_3f318000<>+0(SB)/4, $0x3f328000", "test bloom_7b1"},
+	{"avx512: alibi addRow add→sub", "generated/bloom_7b1/bloom_7b1_amd64.s", "TEXT ·addRowAVX512(SB)",
+		"VADDPS  64(CX), Z0, Z0", "VSUBPS  64(CX), Z0, Z0", "test bloom_7b1"},
+	{"avx512: sinusoidal addRows add→sub", "generated/transformer_base/transformer_base_amd64.s", "TEXT ·addRowsAVX512(SB)",
+		"VADDPS  (SI), Z0, Z0", "VSUBPS  (SI), Z0, Z0", "test transformer_base"},
+	{"avx512: rpe_full dotRows wrong q register", "generated/shaw2018_base/shaw2018_base_amd64.s", "TEXT ·dotRowsAVX512(SB)",
+		"VMULPS      512(BX), Z0, Z5", "VMULPS      512(BX), Z1, Z5", "test shaw2018_base"},
+	{"avx2: rpe_full axpyRows add→sub", "generated/shaw2018_base/shaw2018_base_amd64.s", "TEXT ·axpyRowsAVX2(SB)",
+		"VFMADD231PS  (DX), Y8, Y0", "VFNMADD231PS (DX), Y8, Y0", "test shaw2018_base"},
+	{"avx2: xl scoresRow r offset", "generated/transformer_xl_base/transformer_xl_base_amd64.s", "TEXT ·scoresRowAVX2(SB)",
+		"VFMADD231PS 544(BX), Y1, Y7", "VFMADD231PS 548(BX), Y1, Y7", "test transformer_xl_base"},
+
+	// arm64 assembly, run under qemu.
+	{"neon: rope Apply FMLS→FMLA", "generated/llama2_7b/llama2_7b_arm64.s", "token3:",
+		"VFMLS V4.S4, V12.S4, V16.S4", "VFMLA V4.S4, V12.S4, V16.S4", "neon llama2_7b"},
+	{"neon: rope Inverse FMLA→FMLS", "generated/llama2_7b/llama2_7b_arm64.s", "inverse2:",
+		"VFMLA V4.S4, V12.S4, V16.S4", "VFMLS V4.S4, V12.S4, V16.S4", "neon llama2_7b"},
+	{"neon: rope FMUL encoding reads V1", "generated/llama2_7b/llama2_7b_arm64.s", "token3:",
+		"WORD $0x6e20dd10", "WORD $0x6e21dd10", "neon llama2_7b"},
+	{"neon: rope interleaved FMUL encoding", "generated/gptj_6b/gptj_6b_arm64.s", "token3:",
+		"WORD $0x6e20dd52", "WORD $0x6e21dd52", "neon gptj_6b"},
+	{"neon: softmax exp ln2 constant", "generated/bloom_7b1/bloom_7b1_arm64.s", "",
+		"MOVD $0x3f318000, R9", "MOVD $0x3f328000, R9", "neon bloom_7b1"},
+	{"neon: sinusoidal FADD→FSUB encoding", "generated/transformer_base/transformer_base_arm64.s", "TEXT ·addRowsNEON(SB)",
+		"WORD $0x4e24d400", "WORD $0x4ea4d400", "neon transformer_base"},
+	{"neon: rpe_full dotRows FMLA→FMLS", "generated/shaw2018_base/shaw2018_base_arm64.s", "TEXT ·dotRowsNEON(SB)",
+		"VFMLA V8.S4, V21.S4, V0.S4", "VFMLS V8.S4, V21.S4, V0.S4", "neon shaw2018_base"},
+	{"neon: xl scoresRow FMLA→FMLS", "generated/transformer_xl_base/transformer_xl_base_arm64.s", "TEXT ·scoresRowNEON(SB)",
+		"VFMLA V9.S4, V22.S4, V4.S4", "VFMLS V9.S4, V22.S4, V4.S4", "neon transformer_xl_base"},
+
+	// CUDA templates, run by posenc verify through host emulation.
+	{"cuda: rope Inverse sign dropped (f32)", "templates/rope.cu.tmpl", "",
+		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;", "verify cuda llama2_7b"},
+	{"cuda: sinusoidal angle p+1", "templates/absolute.cu.tmpl", "",
+		"sincos_angle((double)p / divisors[i], &s, &c);", "sincos_angle((double)(p + 1) / divisors[i], &s, &c);", "verify cuda transformer_base"},
+	{"cuda: rope Inverse sign dropped (bf16)", "templates/rope.cu.tmpl", "",
+		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;", "verify cuda rope_il_bf16"},
+	{"cuda: rope interleaved odd sign (bf16)", "templates/rope.cu.tmpl", "",
+		"v[2 * j + 1] = fmaf(x1, c, x0 * s);", "v[2 * j + 1] = fmaf(x1, c, -(x0 * s));", "verify cuda rope_il_bf16"},
+	{"cuda: rpe_bias AddBias sign (f16)", "templates/bias.cu.tmpl", "",
+		"st(row + j, j < nv ? ld(row + j) + b :", "st(row + j, j < nv ? ld(row + j) - b :", "verify cuda rpe_f16"},
+	{"cuda: xl u replaced by v (bf16)", "templates/relative.cu.tmpl", "",
+		"s_qu[x] = qx + ld(u + x);", "s_qu[x] = qx + ld(v + x);", "verify cuda xl_bf16"},
+
+	// The generator.
+	{"gen: llama3 low-frequency rule", "gen/rope/scaling.go", "",
+		"f[i] = w / sc.Factor", "f[i] = w * sc.Factor", "verify go llama31_8b"},
+	{"gen: alibi slopes of non-power-of-two heads", "gen/bias/consts.go", "",
+		"for i := 0; len(sl) < n; i += 2 {", "for i := 1; len(sl) < n; i += 2 {", "verify go bloom_176b"},
+	{"gen: t5 bidirectional bucket of distance 0", "gen/bias/consts.go", "",
+		"if relativePosition > 0 {", "if relativePosition >= 0 {", "verify go t5_base"},
+	{"gen: sinusoidal divisor exponent", "gen/absolute/consts.go", "",
+		"exactmath.Pow(base, float64(2*i)/float64(d))", "exactmath.Pow(base, float64(2*i+1)/float64(d))", "verify go transformer_base"},
+	{"asm gen: avx2 large-call Inverse", "asm/rope/amd64.go", "",
+		"g.rotatePiece(sh, pc, ptr, cop, sop, inv)", "g.rotatePiece(sh, pc, ptr, cop, sop, !inv)", "verify avx2"},
+	{"asm gen: neon k heads sign", "asm/rope/neon.go", "",
+		`g.heads("k", arm64.R2, arm64.R3, neg)`, `g.heads("k", arm64.R2, arm64.R3, !neg)`, "verify neon"},
+}

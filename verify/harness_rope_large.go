@@ -1,0 +1,81 @@
+package verify
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// GroupedMaxBytes is the size of the largest RoPE kernel call, in bytes of
+// rotated tensors (tokens × (qHeads+kHeads) × HeadDim × 4), that the AVX2
+// and AVX-512 kernels run in their grouped loop order (asm/rope); larger
+// calls take the streaming order. The harness's large cases make every
+// kernel call above it, so both orders of every variant that has the two
+// are checked.
+const GroupedMaxBytes = 512 << 10
+
+// exactChunkTokens bounds the tokens of one kernel call on the exact path:
+// generated packages compute the rows of positions outside the table into a
+// scratch buffer at most 64 tokens at a time (docs/internals.md, "rope").
+const exactChunkTokens = 64
+
+// largeHeads returns the smallest head count h such that exactChunkTokens
+// tokens of h heads exceed GroupedMaxBytes, so even a call cut into
+// exact-path chunks hands the kernel calls above the grouped limit.
+func largeHeads(headDim int) int {
+	per := exactChunkTokens * headDim * 4 // bytes of one head over a chunk
+	return GroupedMaxBytes/per + 1
+}
+
+// tablePositions returns a generator of positions that take the table path
+// in every generated package: [0, max_position), and below
+// original_max_position for dynamic and longrope, whose calls switch to
+// exact rows once max(pos)+1 exceeds it.
+func tablePositions(s *spec.Spec) func(*rand.Rand) int64 {
+	hi := int64(s.MaxPosition)
+	if hi <= 0 {
+		hi = 4096
+	}
+	if sc := s.Scaling; sc != nil && sc.OriginalMaxPosition > 0 && int64(sc.OriginalMaxPosition) < hi {
+		hi = int64(sc.OriginalMaxPosition)
+	}
+	return uniform(0, hi)
+}
+
+// ropeLarge runs the large cases: Apply, Inverse and ApplyQK calls of more
+// than GroupedMaxBytes, with positions in the table (one kernel call for
+// the whole tensor) and beyond it (kernel calls of exactChunkTokens tokens,
+// each above the grouped limit, plus a shorter last chunk).
+func ropeLarge(rep *Report, s *spec.Spec, k RoPEKernels, r *rand.Rand) {
+	hd := s.HeadDim
+	heads := largeHeads(hd)
+	n := exactChunkTokens + exactChunkTokens/2 + 3 // two exact chunks, the second partial
+	in := tablePositions(s)
+	schemes := []posScheme{
+		{"pos<max_position", func(r *rand.Rand, n int) []int32 { return fill(r, n, nil, in) }},
+		{"pos∈[2^20,2^31)", func(r *rand.Rand, n int) []int32 { return fill(r, n, nil, uniform(1<<20, 1<<31-1)) }},
+	}
+	for _, sch := range schemes {
+		pos := sch.gen(r, n)
+		x := randomVector(r, n*heads*hd)
+		name := fmt.Sprintf("Apply large tokens=%d heads=%d %s", n, heads, sch.name)
+		ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, false, func(o []*guarded, pos []int32) {
+			k.Apply(o[0].s, pos, heads)
+		})
+		x = randomVector(r, n*heads*hd)
+		name = fmt.Sprintf("Inverse large tokens=%d heads=%d %s", n, heads, sch.name)
+		ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, true, func(o []*guarded, pos []int32) {
+			k.Inverse(o[0].s, pos, heads)
+		})
+	}
+	// Grouped-query: the k heads count towards the call's size too.
+	kh := max(1, heads/4)
+	qh := heads - kh + 1
+	pos := fill(r, n, nil, in)
+	q, kk := randomVector(r, n*qh*hd), randomVector(r, n*kh*hd)
+	name := fmt.Sprintf("ApplyQK large tokens=%d qHeads=%d kHeads=%d %s", n, qh, kh, schemes[0].name)
+	ropeCase(rep, s, name, pos, []ropeOperand{{q, qh}, {kk, kh}}, false, func(o []*guarded, pos []int32) {
+		k.ApplyQK(o[0].s, o[1].s, pos, qh, kh)
+	})
+}
