@@ -1,6 +1,7 @@
 package bias
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/mmcloughlin/avo/operand"
@@ -16,20 +17,91 @@ import (
 // (bias[j] − m) + scale·row[j]. Three passes: the max; exp,
 // store and sum (blocks of amd64.Unroll vectors summed in float32, the blocks in float64); a multiply by the
 // reciprocal of the sum (computed in float64, rounded once to float32).
-func (g gen) softmaxRow() {
+func (g gen) softmaxRow() { g.softmax(false) }
+
+// softmaxRamp emits softmaxRamp<ISA>(row, scale, nslope, t0): softmaxRow
+// with the ALiBi bias of Press et al. (2022) computed in registers instead
+// of loaded, bias[j] = nslope·|t0 − j| (nslope = −slope_h, t0 the query
+// position relative to key 0). t0 − j is kept as a vector of float32
+// integers, decreased by the lane count per vector: exact while t0 and the
+// row length stay below 2^24, which the caller guarantees. Each bias is
+// rounded once (the product), as a float32 table entry would be.
+func (g gen) softmaxRamp() { g.softmax(true) }
+
+// softmax emits softmaxRow (ramp false) or softmaxRamp (ramp true).
+func (g gen) softmax(ramp bool) {
 	c := g.Ctx
 	L := g.ISA.Lanes
-	g.Begin(abi.SoftmaxRow, "softmaxRow"+g.ISA.Suffix+" is the "+g.ISA.Name+" kernels.softmaxRow.",
-		"It trusts its arguments: len(bias) == len(row) >= 1.")
+	k, name := abi.SoftmaxRow, "softmaxRow"
+	if ramp {
+		k, name = abi.SoftmaxRamp, "softmaxRamp"
+	}
+	g.Begin(k, name+g.ISA.Suffix+" is the "+g.ISA.Name+" kernels."+name+".",
+		"It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).")
 	rowBase, biasBase, length := c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("row").Base(), rowBase)
-	c.Load(c.Param("bias").Base(), biasBase)
 	c.Load(c.Param("row").Len(), length)
+	if !ramp {
+		c.Load(c.Param("bias").Base(), biasBase)
+	}
 	sx := c.XMM()
 	c.Load(c.Param("scale"), sx)
 	scale := g.Vec()
 	c.VBROADCASTSS(sx, scale)
 	negInf := f32bits(float32(math.Inf(-1)))
+
+	// The ramp's registers: nslope broadcast, the running t0 − j of the
+	// current vector's lanes, and (AVX-512) the abs mask and the lane step.
+	var nslope, tv reg.VecVirtual
+	var absMask, step operand.Op
+	var iota operand.Mem
+	if ramp {
+		nx := c.XMM()
+		c.Load(c.Param("nslope"), nx)
+		nslope = g.Vec()
+		c.VBROADCASTSS(nx, nslope)
+		tv = g.Vec()
+		lanes := make([]operand.Constant, L)
+		for i := range lanes {
+			lanes[i] = operand.U32(f32bits(float32(i)))
+		}
+		iota = g.Pool.Add(fmt.Sprintf("iota%d", L), lanes)
+		if L == 16 {
+			absMask, step = g.Broadcast(0x7fffffff), g.Broadcast(f32bits(float32(L)))
+		} else {
+			absMask, step = g.Pool.Vec8(0x7fffffff), g.Pool.Vec8(f32bits(float32(L)))
+		}
+	}
+	// rampStart sets tv to t0 − lane for a new pass.
+	rampStart := func() {
+		if !ramp {
+			return
+		}
+		t0, err := c.Param("t0").Resolve()
+		if err != nil {
+			panic(err) // abi.SoftmaxRamp has a float32 t0: cannot happen
+		}
+		c.VBROADCASTSS(t0.Addr, tv)
+		c.VSUBPS(iota, tv, tv)
+	}
+	// biasVec writes the bias of the current vector into v: a load at b, or
+	// nslope·|t0 − j| (and the ramp advances one vector).
+	biasVec := func(b reg.Register, off int, v reg.VecVirtual) {
+		if !ramp {
+			c.VMOVUPS(amd64.Mem(b, off), v)
+			return
+		}
+		c.VANDPS(absMask, tv, v)
+		c.VMULPS(nslope, v, v)
+		c.VSUBPS(step, tv, tv)
+	}
+	// ptrs lists the pointers a pass advances.
+	ptrs := func(r, b reg.GPVirtual) []reg.GPVirtual {
+		if ramp {
+			return []reg.GPVirtual{r}
+		}
+		return []reg.GPVirtual{r, b}
+	}
 
 	// pass restarts the row pointer and count for one pass over the row.
 	pass := func() (r, n reg.GPVirtual) {
@@ -38,17 +110,21 @@ func (g gen) softmaxRow() {
 		c.MOVQ(length, n)
 		return
 	}
-	// passBias restarts them together with the bias pointer.
+	// passBias restarts them together with the bias pointer (or the ramp).
 	passBias := func() (r, b, n reg.GPVirtual) {
 		b = c.GP64()
-		c.MOVQ(biasBase, b)
+		if ramp {
+			rampStart()
+		} else {
+			c.MOVQ(biasBase, b)
+		}
 		r, n = pass()
 		return
 	}
 	// value loads v = scale·row + bias for the vector at r, b.
 	value := func(r, b reg.Register, off int) reg.VecVirtual {
 		v := g.Vec()
-		c.VMOVUPS(amd64.Mem(b, off), v)
+		biasVec(b, off, v)
 		c.VFMADD231PS(amd64.Mem(r, off), scale, v)
 		return v
 	}
@@ -59,12 +135,16 @@ func (g gen) softmaxRow() {
 		acc[i] = g.Broadcast(negInf)
 	}
 	r, b, n := passBias()
-	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u int) {
+	g.VectorLoop(n, amd64.Unroll, ptrs(r, b), func(u int) {
 		v := value(r, b, 4*L*u)
 		c.VMAXPS(v, acc[u], acc[u])
 	}, func(t amd64.Tail) {
 		v, w := g.Vec(), g.Vec()
-		t.Load(amd64.Mem(b, 0), v)
+		if ramp {
+			biasVec(b, 0, v)
+		} else {
+			t.Load(amd64.Mem(b, 0), v)
+		}
 		t.Load(amd64.Mem(r, 0), w)
 		c.VFMADD231PS(w, scale, v)
 		if t.K != nil {
@@ -129,9 +209,9 @@ func (g gen) softmaxRow() {
 	pass2 := func(precise bool) {
 		r, b, n := passBias()
 		var blockSum [2]reg.VecVirtual
-		g.VectorLoopBlocks(n, amd64.Unroll, []reg.GPVirtual{r, b}, func(u, blk int) {
+		g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
 			v := g.Vec()
-			c.VMOVUPS(amd64.Mem(b, 4*L*u), v)
+			biasVec(b, 4*L*u, v)
 			exponent(precise, v, amd64.Mem(r, 4*L*u))
 			g.exp(v, e)
 			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
@@ -156,7 +236,11 @@ func (g gen) softmaxRow() {
 			}
 		}, func(t amd64.Tail) {
 			v, w := g.Vec(), g.Vec()
-			t.Load(amd64.Mem(b, 0), v)
+			if ramp {
+				biasVec(b, 0, v)
+			} else {
+				t.Load(amd64.Mem(b, 0), v)
+			}
 			t.Load(amd64.Mem(r, 0), w)
 			exponent(precise, v, w)
 			g.exp(v, e)
