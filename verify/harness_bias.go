@@ -42,6 +42,10 @@ var (
 	biasShapes = []biasShape{
 		{1, 1, 0}, {4, 4, 0}, {7, 11, 4}, {3, 65, 62}, {17, 33, 0},
 		{9, 5, 0}, {5, 40, 1 << 20}, {2, 300, 298}, {1, 1000, 999},
+		// Decode: one or a few query rows against many keys, the query at the
+		// last key, before it (non-causal rows see keys on both sides) and far
+		// beyond it (2^20 and 2^31−1−lq).
+		{1, 4099, 4098}, {1, 517, 100}, {3, 2053, 2050}, {1, 263, 1<<31 - 2}, {2, 129, 1 << 20},
 	}
 	softmaxScales = []float32{1, 0.125, float32(1 / math.Sqrt(128))}
 )

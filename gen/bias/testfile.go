@@ -132,6 +132,55 @@ func biasTest(c *Consts) (emit.File, error) {
 			),
 		),
 	)
+	benchDecode(f, rpe)
 	gocode.BenchCopy(f, jen.Id("Heads").Op("*").Id("benchLQ").Op("*").Id("benchLK"))
 	return gocode.Render(s.Name+"_test.go", f)
+}
+
+// benchDecode emits BenchmarkSoftmaxDecode: the decode shape, one query row
+// at position lk−1 against lk ∈ {512, 4096, 32768} keys, all heads; rows
+// BenchmarkSoftmaxDecode/<variant>/lk<N> with the bytes of the scores.
+func benchDecode(f *jen.File, rpe bool) {
+	var tableArg []jen.Code
+	var tableDecl jen.Code = jen.Null()
+	if rpe {
+		tableArg = []jen.Code{jen.Id("table")}
+		tableDecl = jen.Id("table").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("Buckets"), jen.Lit(2))
+	}
+	// func BenchmarkSoftmaxDecode(b *testing.B) {
+	//	[table := benchRandom(Heads*Buckets, 2)]
+	//	for _, lk := range []int{512, 4096, 32768} {
+	//		scores := benchRandom(Heads*lk, 3)
+	//		for _, name := range Variants() {
+	//			b.Run(fmt.Sprintf("%s/lk%d", name, lk), func(b *testing.B) {
+	//				if !VariantAvailable(name) { b.Skipf(...) }
+	//				defer UseVariant(name)()
+	//				b.SetBytes(int64(4 * len(scores)))
+	//				for b.Loop() { Softmax(scores, [table,] 1, lk, lk-1, benchScale) }
+	//			})
+	//		}
+	//	}
+	// }
+	call := append([]jen.Code{jen.Id("scores")}, tableArg...)
+	call = append(call, jen.Lit(1), jen.Id("lk"), jen.Id("lk").Op("-").Lit(1), jen.Id("benchScale"))
+	f.Comment("BenchmarkSoftmaxDecode times Softmax in the decode shape: one query row at position lk−1")
+	f.Comment("against lk keys, every head, for lk = 512, 4096 and 32768 (in place, as BenchmarkSoftmax).")
+	f.Func().Id("BenchmarkSoftmaxDecode").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		tableDecl,
+		jen.For(jen.List(jen.Id("_"), jen.Id("lk")).Op(":=").Range().Index().Int().Values(jen.Lit(512), jen.Lit(4096), jen.Lit(32768))).Block(
+			jen.Id("scores").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("lk"), jen.Lit(3)),
+			jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("Variants").Call()).Block(
+				jen.Id("b").Dot("Run").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("%s/lk%d"), jen.Id("name"), jen.Id("lk")), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+					jen.If(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
+						jen.Id("b").Dot("Skipf").Call(jen.Lit("variant %s is not available on this CPU"), jen.Id("name")),
+					),
+					jen.Defer().Id("UseVariant").Call(jen.Id("name")).Call(),
+					jen.Id("b").Dot("SetBytes").Call(jen.Int64().Call(jen.Lit(4).Op("*").Len(jen.Id("scores")))),
+					jen.For(jen.Id("b").Dot("Loop").Call()).Block(
+						jen.Id("Softmax").Call(call...),
+					),
+				)),
+			),
+		),
+	)
 }

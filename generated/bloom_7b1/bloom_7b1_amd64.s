@@ -62,8 +62,8 @@ loop_done1:
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·softmaxRowAVX2(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Y0
 	VBROADCASTSS c32_ff800000<>+0(SB), Y1
@@ -534,6 +534,518 @@ loop_done23:
 	VZEROUPPER
 	RET
 
+// func softmaxRampAVX2(row []float32, scale float32, nslope float32, t0 float32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
+TEXT ·softmaxRampAVX2(SB), NOSPLIT, $0-36
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVSS        scale+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVSS        nslope+28(FP), X1
+	VBROADCASTSS X1, Y1
+	VBROADCASTSS c32_ff800000<>+0(SB), Y3
+	VBROADCASTSS c32_ff800000<>+0(SB), Y4
+	VBROADCASTSS c32_ff800000<>+0(SB), Y5
+	VBROADCASTSS c32_ff800000<>+0(SB), Y6
+	VBROADCASTSS t0+32(FP), Y2
+	VSUBPS       iota8<>+0(SB), Y2, Y2
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop29:
+	CMPQ        BX, $0x00000020
+	JB          loop_end30
+	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VMULPS      Y1, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VMULPS      Y1, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS 32(DX), Y0, Y7
+	VMAXPS      Y7, Y4, Y4
+	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VMULPS      Y1, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS 64(DX), Y0, Y7
+	VMAXPS      Y7, Y5, Y5
+	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VMULPS      Y1, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS 96(DX), Y0, Y7
+	VMAXPS      Y7, Y6, Y6
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, BX
+	JMP         loop29
+
+loop_end30:
+loop31:
+	CMPQ        BX, $0x00000008
+	JB          loop_end32
+	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VMULPS      Y1, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, BX
+	JMP         loop31
+
+loop_end32:
+	TESTQ        BX, BX
+	JZ           loop_done28
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y7
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
+	VMULPS       Y1, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VMASKMOVPS   (DX), Y7, Y2
+	VFMADD231PS  Y2, Y0, Y8
+	VBROADCASTSS c32_ff800000<>+0(SB), Y2
+	VBLENDVPS    Y7, Y8, Y2, Y8
+	VMAXPS       Y8, Y3, Y3
+
+loop_done28:
+	VMAXPS       Y4, Y3, Y3
+	VMAXPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VMAXPS       X2, X3, X2
+	VPERMILPS    $0x4e, X2, X3
+	VMAXPS       X3, X2, X2
+	VPERMILPS    $0xb1, X2, X3
+	VMAXPS       X3, X2, X2
+	VBROADCASTSS X2, Y3
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y4
+	VBROADCASTSS c32_42b00000<>+0(SB), Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VMOVD        X2, DX
+	ANDL         $0x7fffffff, DX
+	CMPL         DX, $0x4b800000
+	JAE          softmax_huge33
+	VBROADCASTSS t0+32(FP), Y2
+	VSUBPS       iota8<>+0(SB), Y2, Y2
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop36:
+	CMPQ         BX, $0x00000020
+	JB           loop_end37
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
+	VMULPS       Y1, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VMULPS       Y1, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  32(DX), Y0, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	VMOVUPS      Y9, 32(DX)
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VMULPS       Y1, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  64(DX), Y0, Y10
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VMULPS       Y1, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  96(DX), Y0, Y10
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop36
+
+loop_end37:
+loop38:
+	CMPQ         BX, $0x00000008
+	JB           loop_end39
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
+	VMULPS       Y1, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop38
+
+loop_end39:
+	TESTQ        BX, BX
+	JZ           loop_done35
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VMULPS       Y1, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VMASKMOVPS   (DX), Y8, Y1
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  Y1, Y0, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done35:
+	JMP softmax_summed34
+
+softmax_huge33:
+	VBROADCASTSS t0+32(FP), Y2
+	VSUBPS       iota8<>+0(SB), Y2, Y2
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop41:
+	CMPQ         BX, $0x00000020
+	JB           loop_end42
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
+	VMULPS       Y1, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VMULPS       Y1, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS  32(DX), Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	VMOVUPS      Y9, 32(DX)
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VMULPS       Y1, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS  64(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VMULPS       Y1, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS  96(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop41
+
+loop_end42:
+loop43:
+	CMPQ         BX, $0x00000008
+	JB           loop_end44
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
+	VMULPS       Y1, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop43
+
+loop_end44:
+	TESTQ        BX, BX
+	JZ           loop_done40
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VMULPS       Y1, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VMASKMOVPS   (DX), Y8, Y1
+	VFMADD231PS  Y1, Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done40:
+softmax_summed34:
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPD       X0, X6, X0
+	VPERMILPD    $0x01, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
+	VDIVSD       X0, X1, X1
+	VCVTSD2SS    X1, X1, X1
+	VBROADCASTSS X1, Y0
+	MOVQ         CX, CX
+
+loop46:
+	CMPQ    CX, $0x00000020
+	JB      loop_end47
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VMULPS  32(AX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VMULPS  64(AX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VMULPS  96(AX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop46
+
+loop_end47:
+loop48:
+	CMPQ    CX, $0x00000008
+	JB      loop_end49
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop48
+
+loop_end49:
+	TESTQ      CX, CX
+	JZ         loop_done45
+	LEAQ       tailmask8<>+0(SB), DX
+	NEGQ       CX
+	VMOVDQU    32(DX)(CX*4), Y1
+	VMASKMOVPS (AX), Y1, Y2
+	VMULPS     Y0, Y2, Y2
+	VMASKMOVPS Y2, Y1, (AX)
+
+loop_done45:
+	VZEROUPPER
+	RET
+
 // func addRowAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
@@ -541,9 +1053,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop29:
+loop51:
 	CMPQ    DX, $0x00000040
-	JB      loop_end30
+	JB      loop_end52
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -559,23 +1071,23 @@ loop29:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop29
+	JMP     loop51
 
-loop_end30:
-loop31:
+loop_end52:
+loop53:
 	CMPQ    DX, $0x00000010
-	JB      loop_end32
+	JB      loop_end54
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop31
+	JMP     loop53
 
-loop_end32:
+loop_end54:
 	TESTQ     DX, DX
-	JZ        loop_done28
+	JZ        loop_done50
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -583,7 +1095,7 @@ loop_end32:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done28:
+loop_done50:
 	VZEROUPPER
 	RET
 
@@ -591,8 +1103,8 @@ loop_done28:
 // Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
 TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Z0
 	VBROADCASTSS c32_ff800000<>+0(SB), Z1
@@ -603,9 +1115,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop34:
+loop56:
 	CMPQ        DI, $0x00000040
-	JB          loop_end35
+	JB          loop_end57
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -621,23 +1133,23 @@ loop34:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop34
+	JMP         loop56
 
-loop_end35:
-loop36:
+loop_end57:
+loop58:
 	CMPQ        DI, $0x00000010
-	JB          loop_end37
+	JB          loop_end59
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop36
+	JMP         loop58
 
-loop_end37:
+loop_end59:
 	TESTQ       DI, DI
-	JZ          loop_done33
+	JZ          loop_done55
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -645,7 +1157,7 @@ loop_end37:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done33:
+loop_done55:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -676,13 +1188,13 @@ loop_done33:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge38
+	JAE           softmax_huge60
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop41:
+loop63:
 	CMPQ          SI, $0x00000040
-	JB            loop_end42
+	JB            loop_end64
 	VMOVUPS       (CX), Z1
 	VSUBPS        Z2, Z1, Z1
 	VFMADD231PS   (BX), Z0, Z1
@@ -774,12 +1286,12 @@ loop41:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop41
+	JMP           loop63
 
-loop_end42:
-loop43:
+loop_end64:
+loop65:
 	CMPQ          SI, $0x00000010
-	JB            loop_end44
+	JB            loop_end66
 	VMOVUPS       (CX), Z1
 	VSUBPS        Z2, Z1, Z1
 	VFMADD231PS   (BX), Z0, Z1
@@ -808,11 +1320,11 @@ loop43:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop43
+	JMP           loop65
 
-loop_end44:
+loop_end66:
 	TESTQ         SI, SI
-	JZ            loop_done40
+	JZ            loop_done62
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -842,16 +1354,16 @@ loop_end44:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done40:
-	JMP softmax_summed39
+loop_done62:
+	JMP softmax_summed61
 
-softmax_huge38:
+softmax_huge60:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop46:
+loop68:
 	CMPQ          SI, $0x00000040
-	JB            loop_end47
+	JB            loop_end69
 	VMOVUPS       (CX), Z1
 	VFMADD231PS   (BX), Z0, Z1
 	VSUBPS        Z2, Z1, Z1
@@ -943,12 +1455,12 @@ loop46:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop46
+	JMP           loop68
 
-loop_end47:
-loop48:
+loop_end69:
+loop70:
 	CMPQ          SI, $0x00000010
-	JB            loop_end49
+	JB            loop_end71
 	VMOVUPS       (CX), Z1
 	VFMADD231PS   (BX), Z0, Z1
 	VSUBPS        Z2, Z1, Z1
@@ -977,11 +1489,11 @@ loop48:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop48
+	JMP           loop70
 
-loop_end49:
+loop_end71:
 	TESTQ         SI, SI
-	JZ            loop_done45
+	JZ            loop_done67
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1011,8 +1523,8 @@ loop_end49:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done45:
-softmax_summed39:
+loop_done67:
+softmax_summed61:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -1026,9 +1538,9 @@ softmax_summed39:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop51:
+loop73:
 	CMPQ    CX, $0x00000040
-	JB      loop_end52
+	JB      loop_end74
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1039,28 +1551,543 @@ loop51:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop51
+	JMP     loop73
 
-loop_end52:
-loop53:
+loop_end74:
+loop75:
 	CMPQ    CX, $0x00000010
-	JB      loop_end54
+	JB      loop_end76
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop53
+	JMP     loop75
 
-loop_end54:
+loop_end76:
 	TESTQ     CX, CX
-	JZ        loop_done50
+	JZ        loop_done72
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done50:
+loop_done72:
+	VZEROUPPER
+	RET
+
+// func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
+TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVSS        scale+24(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        nslope+28(FP), X1
+	VBROADCASTSS X1, Z1
+	VBROADCASTSS c32_7fffffff<>+0(SB), Z3
+	VBROADCASTSS c32_41800000<>+0(SB), Z4
+	VBROADCASTSS c32_ff800000<>+0(SB), Z5
+	VBROADCASTSS c32_ff800000<>+0(SB), Z6
+	VBROADCASTSS c32_ff800000<>+0(SB), Z7
+	VBROADCASTSS c32_ff800000<>+0(SB), Z8
+	VBROADCASTSS t0+32(FP), Z2
+	VSUBPS       iota16<>+0(SB), Z2, Z2
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop78:
+	CMPQ        BX, $0x00000040
+	JB          loop_end79
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VFMADD231PS (DX), Z0, Z9
+	VMAXPS      Z9, Z5, Z5
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VFMADD231PS 64(DX), Z0, Z9
+	VMAXPS      Z9, Z6, Z6
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VFMADD231PS 128(DX), Z0, Z9
+	VMAXPS      Z9, Z7, Z7
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VFMADD231PS 192(DX), Z0, Z9
+	VMAXPS      Z9, Z8, Z8
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, BX
+	JMP         loop78
+
+loop_end79:
+loop80:
+	CMPQ        BX, $0x00000010
+	JB          loop_end81
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VFMADD231PS (DX), Z0, Z9
+	VMAXPS      Z9, Z5, Z5
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, BX
+	JMP         loop80
+
+loop_end81:
+	TESTQ       BX, BX
+	JZ          loop_done77
+	LEAQ        tailmask16<>+0(SB), SI
+	KMOVW       (SI)(BX*2), K1
+	VANDPS      Z3, Z2, Z9
+	VMULPS      Z1, Z9, Z9
+	VSUBPS      Z4, Z2, Z2
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z2, Z0, Z9
+	VMAXPS      Z9, Z5, K1, Z5
+
+loop_done77:
+	VMAXPS        Z6, Z5, Z5
+	VMAXPS        Z8, Z7, Z7
+	VMAXPS        Z7, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y2
+	VMAXPS        Y2, Y5, Y2
+	VEXTRACTF128  $0x01, Y2, X5
+	VMAXPS        X5, X2, X5
+	VPERMILPS     $0x4e, X5, X2
+	VMAXPS        X2, X5, X5
+	VPERMILPS     $0xb1, X5, X2
+	VMAXPS        X2, X5, X5
+	VBROADCASTSS  X5, Z6
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z7
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z8
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z9
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z10
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z11
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z12
+	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z13
+	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z14
+	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z15
+	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z16
+	VBROADCASTSS  c32_3efffffe<>+0(SB), Z17
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z18
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z19
+	VXORPD        Z20, Z20, Z20
+	VXORPD        Z21, Z21, Z21
+	VMOVD         X5, DX
+	ANDL          $0x7fffffff, DX
+	CMPL          DX, $0x4b800000
+	JAE           softmax_huge82
+	VBROADCASTSS  t0+32(FP), Z2
+	VSUBPS        iota16<>+0(SB), Z2, Z2
+	MOVQ          AX, DX
+	MOVQ          CX, BX
+
+loop85:
+	CMPQ          BX, $0x00000040
+	JB            loop_end86
+	VANDPS        Z3, Z2, Z5
+	VMULPS        Z1, Z5, Z5
+	VSUBPS        Z4, Z2, Z2
+	VSUBPS        Z6, Z5, Z5
+	VFMADD231PS   (DX), Z0, Z5
+	VMAXPS        Z5, Z7, Z5
+	VMINPS        Z5, Z8, Z5
+	VMOVUPS       Z12, Z22
+	VFMADD231PS   Z9, Z5, Z22
+	VSUBPS        Z12, Z22, Z22
+	VFNMADD231PS  Z10, Z22, Z5
+	VFNMADD231PS  Z11, Z22, Z5
+	VMOVUPS       Z13, Z23
+	VFMADD213PS   Z14, Z5, Z23
+	VFMADD213PS   Z15, Z5, Z23
+	VFMADD213PS   Z16, Z5, Z23
+	VFMADD213PS   Z17, Z5, Z23
+	VFMADD213PS   Z18, Z5, Z23
+	VFMADD213PS   Z19, Z5, Z23
+	VSCALEFPS     Z22, Z23, Z5
+	VMOVUPS       Z5, (DX)
+	PREFETCHT0    8192(DX)
+	VANDPS        Z3, Z2, Z22
+	VMULPS        Z1, Z22, Z22
+	VSUBPS        Z4, Z2, Z2
+	VSUBPS        Z6, Z22, Z22
+	VFMADD231PS   64(DX), Z0, Z22
+	VMAXPS        Z22, Z7, Z22
+	VMINPS        Z22, Z8, Z22
+	VMOVUPS       Z12, Z23
+	VFMADD231PS   Z9, Z22, Z23
+	VSUBPS        Z12, Z23, Z23
+	VFNMADD231PS  Z10, Z23, Z22
+	VFNMADD231PS  Z11, Z23, Z22
+	VMOVUPS       Z13, Z24
+	VFMADD213PS   Z14, Z22, Z24
+	VFMADD213PS   Z15, Z22, Z24
+	VFMADD213PS   Z16, Z22, Z24
+	VFMADD213PS   Z17, Z22, Z24
+	VFMADD213PS   Z18, Z22, Z24
+	VFMADD213PS   Z19, Z22, Z24
+	VSCALEFPS     Z23, Z24, Z22
+	VMOVUPS       Z22, 64(DX)
+	PREFETCHT0    8256(DX)
+	VANDPS        Z3, Z2, Z23
+	VMULPS        Z1, Z23, Z23
+	VSUBPS        Z4, Z2, Z2
+	VSUBPS        Z6, Z23, Z23
+	VFMADD231PS   128(DX), Z0, Z23
+	VMAXPS        Z23, Z7, Z23
+	VMINPS        Z23, Z8, Z23
+	VMOVUPS       Z12, Z24
+	VFMADD231PS   Z9, Z23, Z24
+	VSUBPS        Z12, Z24, Z24
+	VFNMADD231PS  Z10, Z24, Z23
+	VFNMADD231PS  Z11, Z24, Z23
+	VMOVUPS       Z13, Z25
+	VFMADD213PS   Z14, Z23, Z25
+	VFMADD213PS   Z15, Z23, Z25
+	VFMADD213PS   Z16, Z23, Z25
+	VFMADD213PS   Z17, Z23, Z25
+	VFMADD213PS   Z18, Z23, Z25
+	VFMADD213PS   Z19, Z23, Z25
+	VSCALEFPS     Z24, Z25, Z23
+	VMOVUPS       Z23, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z23, Z5, Z5
+	VANDPS        Z3, Z2, Z23
+	VMULPS        Z1, Z23, Z23
+	VSUBPS        Z4, Z2, Z2
+	VSUBPS        Z6, Z23, Z23
+	VFMADD231PS   192(DX), Z0, Z23
+	VMAXPS        Z23, Z7, Z23
+	VMINPS        Z23, Z8, Z23
+	VMOVUPS       Z12, Z24
+	VFMADD231PS   Z9, Z23, Z24
+	VSUBPS        Z12, Z24, Z24
+	VFNMADD231PS  Z10, Z24, Z23
+	VFNMADD231PS  Z11, Z24, Z23
+	VMOVUPS       Z13, Z25
+	VFMADD213PS   Z14, Z23, Z25
+	VFMADD213PS   Z15, Z23, Z25
+	VFMADD213PS   Z16, Z23, Z25
+	VFMADD213PS   Z17, Z23, Z25
+	VFMADD213PS   Z18, Z23, Z25
+	VFMADD213PS   Z19, Z23, Z25
+	VSCALEFPS     Z24, Z25, Z23
+	VMOVUPS       Z23, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z23, Z22, Z22
+	VADDPS        Z22, Z5, Z5
+	VCVTPS2PD     Y5, Z22
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VADDPD        Z22, Z20, Z20
+	VADDPD        Z5, Z21, Z21
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop85
+
+loop_end86:
+loop87:
+	CMPQ          BX, $0x00000010
+	JB            loop_end88
+	VANDPS        Z3, Z2, Z5
+	VMULPS        Z1, Z5, Z5
+	VSUBPS        Z4, Z2, Z2
+	VSUBPS        Z6, Z5, Z5
+	VFMADD231PS   (DX), Z0, Z5
+	VMAXPS        Z5, Z7, Z5
+	VMINPS        Z5, Z8, Z5
+	VMOVUPS       Z12, Z22
+	VFMADD231PS   Z9, Z5, Z22
+	VSUBPS        Z12, Z22, Z22
+	VFNMADD231PS  Z10, Z22, Z5
+	VFNMADD231PS  Z11, Z22, Z5
+	VMOVUPS       Z13, Z23
+	VFMADD213PS   Z14, Z5, Z23
+	VFMADD213PS   Z15, Z5, Z23
+	VFMADD213PS   Z16, Z5, Z23
+	VFMADD213PS   Z17, Z5, Z23
+	VFMADD213PS   Z18, Z5, Z23
+	VFMADD213PS   Z19, Z5, Z23
+	VSCALEFPS     Z22, Z23, Z5
+	VMOVUPS       Z5, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y5, Z22
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VADDPD        Z22, Z20, Z20
+	VADDPD        Z5, Z21, Z21
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop87
+
+loop_end88:
+	TESTQ         BX, BX
+	JZ            loop_done84
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VANDPS        Z3, Z2, Z3
+	VMULPS        Z1, Z3, Z3
+	VSUBPS        Z4, Z2, Z2
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z6, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z7, Z3
+	VMINPS        Z3, Z8, Z3
+	VMOVUPS       Z12, Z0
+	VFMADD231PS   Z9, Z3, Z0
+	VSUBPS        Z12, Z0, Z0
+	VFNMADD231PS  Z10, Z0, Z3
+	VFNMADD231PS  Z11, Z0, Z3
+	VMOVUPS       Z13, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VFMADD213PS   Z18, Z3, Z1
+	VFMADD213PS   Z19, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z20, Z20
+	VADDPD        Z1, Z21, Z21
+
+loop_done84:
+	JMP softmax_summed83
+
+softmax_huge82:
+	VBROADCASTSS t0+32(FP), Z2
+	VSUBPS       iota16<>+0(SB), Z2, Z2
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop90:
+	CMPQ          BX, $0x00000040
+	JB            loop_end91
+	VANDPS        Z3, Z2, Z5
+	VMULPS        Z1, Z5, Z5
+	VSUBPS        Z4, Z2, Z2
+	VFMADD231PS   (DX), Z0, Z5
+	VSUBPS        Z6, Z5, Z5
+	VMAXPS        Z5, Z7, Z5
+	VMINPS        Z5, Z8, Z5
+	VMOVUPS       Z12, Z22
+	VFMADD231PS   Z9, Z5, Z22
+	VSUBPS        Z12, Z22, Z22
+	VFNMADD231PS  Z10, Z22, Z5
+	VFNMADD231PS  Z11, Z22, Z5
+	VMOVUPS       Z13, Z23
+	VFMADD213PS   Z14, Z5, Z23
+	VFMADD213PS   Z15, Z5, Z23
+	VFMADD213PS   Z16, Z5, Z23
+	VFMADD213PS   Z17, Z5, Z23
+	VFMADD213PS   Z18, Z5, Z23
+	VFMADD213PS   Z19, Z5, Z23
+	VSCALEFPS     Z22, Z23, Z5
+	VMOVUPS       Z5, (DX)
+	PREFETCHT0    8192(DX)
+	VANDPS        Z3, Z2, Z22
+	VMULPS        Z1, Z22, Z22
+	VSUBPS        Z4, Z2, Z2
+	VFMADD231PS   64(DX), Z0, Z22
+	VSUBPS        Z6, Z22, Z22
+	VMAXPS        Z22, Z7, Z22
+	VMINPS        Z22, Z8, Z22
+	VMOVUPS       Z12, Z23
+	VFMADD231PS   Z9, Z22, Z23
+	VSUBPS        Z12, Z23, Z23
+	VFNMADD231PS  Z10, Z23, Z22
+	VFNMADD231PS  Z11, Z23, Z22
+	VMOVUPS       Z13, Z24
+	VFMADD213PS   Z14, Z22, Z24
+	VFMADD213PS   Z15, Z22, Z24
+	VFMADD213PS   Z16, Z22, Z24
+	VFMADD213PS   Z17, Z22, Z24
+	VFMADD213PS   Z18, Z22, Z24
+	VFMADD213PS   Z19, Z22, Z24
+	VSCALEFPS     Z23, Z24, Z22
+	VMOVUPS       Z22, 64(DX)
+	PREFETCHT0    8256(DX)
+	VANDPS        Z3, Z2, Z23
+	VMULPS        Z1, Z23, Z23
+	VSUBPS        Z4, Z2, Z2
+	VFMADD231PS   128(DX), Z0, Z23
+	VSUBPS        Z6, Z23, Z23
+	VMAXPS        Z23, Z7, Z23
+	VMINPS        Z23, Z8, Z23
+	VMOVUPS       Z12, Z24
+	VFMADD231PS   Z9, Z23, Z24
+	VSUBPS        Z12, Z24, Z24
+	VFNMADD231PS  Z10, Z24, Z23
+	VFNMADD231PS  Z11, Z24, Z23
+	VMOVUPS       Z13, Z25
+	VFMADD213PS   Z14, Z23, Z25
+	VFMADD213PS   Z15, Z23, Z25
+	VFMADD213PS   Z16, Z23, Z25
+	VFMADD213PS   Z17, Z23, Z25
+	VFMADD213PS   Z18, Z23, Z25
+	VFMADD213PS   Z19, Z23, Z25
+	VSCALEFPS     Z24, Z25, Z23
+	VMOVUPS       Z23, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z23, Z5, Z5
+	VANDPS        Z3, Z2, Z23
+	VMULPS        Z1, Z23, Z23
+	VSUBPS        Z4, Z2, Z2
+	VFMADD231PS   192(DX), Z0, Z23
+	VSUBPS        Z6, Z23, Z23
+	VMAXPS        Z23, Z7, Z23
+	VMINPS        Z23, Z8, Z23
+	VMOVUPS       Z12, Z24
+	VFMADD231PS   Z9, Z23, Z24
+	VSUBPS        Z12, Z24, Z24
+	VFNMADD231PS  Z10, Z24, Z23
+	VFNMADD231PS  Z11, Z24, Z23
+	VMOVUPS       Z13, Z25
+	VFMADD213PS   Z14, Z23, Z25
+	VFMADD213PS   Z15, Z23, Z25
+	VFMADD213PS   Z16, Z23, Z25
+	VFMADD213PS   Z17, Z23, Z25
+	VFMADD213PS   Z18, Z23, Z25
+	VFMADD213PS   Z19, Z23, Z25
+	VSCALEFPS     Z24, Z25, Z23
+	VMOVUPS       Z23, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z23, Z22, Z22
+	VADDPS        Z22, Z5, Z5
+	VCVTPS2PD     Y5, Z22
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VADDPD        Z22, Z20, Z20
+	VADDPD        Z5, Z21, Z21
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop90
+
+loop_end91:
+loop92:
+	CMPQ          BX, $0x00000010
+	JB            loop_end93
+	VANDPS        Z3, Z2, Z5
+	VMULPS        Z1, Z5, Z5
+	VSUBPS        Z4, Z2, Z2
+	VFMADD231PS   (DX), Z0, Z5
+	VSUBPS        Z6, Z5, Z5
+	VMAXPS        Z5, Z7, Z5
+	VMINPS        Z5, Z8, Z5
+	VMOVUPS       Z12, Z22
+	VFMADD231PS   Z9, Z5, Z22
+	VSUBPS        Z12, Z22, Z22
+	VFNMADD231PS  Z10, Z22, Z5
+	VFNMADD231PS  Z11, Z22, Z5
+	VMOVUPS       Z13, Z23
+	VFMADD213PS   Z14, Z5, Z23
+	VFMADD213PS   Z15, Z5, Z23
+	VFMADD213PS   Z16, Z5, Z23
+	VFMADD213PS   Z17, Z5, Z23
+	VFMADD213PS   Z18, Z5, Z23
+	VFMADD213PS   Z19, Z5, Z23
+	VSCALEFPS     Z22, Z23, Z5
+	VMOVUPS       Z5, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y5, Z22
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VADDPD        Z22, Z20, Z20
+	VADDPD        Z5, Z21, Z21
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop92
+
+loop_end93:
+	TESTQ         BX, BX
+	JZ            loop_done89
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VANDPS        Z3, Z2, Z3
+	VMULPS        Z1, Z3, Z3
+	VSUBPS        Z4, Z2, Z2
+	VMOVUPS.Z     (DX), K1, Z1
+	VFMADD231PS   Z1, Z0, Z3
+	VSUBPS        Z6, Z3, Z3
+	VMAXPS        Z3, Z7, Z3
+	VMINPS        Z3, Z8, Z3
+	VMOVUPS       Z12, Z0
+	VFMADD231PS   Z9, Z3, Z0
+	VSUBPS        Z12, Z0, Z0
+	VFNMADD231PS  Z10, Z0, Z3
+	VFNMADD231PS  Z11, Z0, Z3
+	VMOVUPS       Z13, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VFMADD213PS   Z18, Z3, Z1
+	VFMADD213PS   Z19, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z20, Z20
+	VADDPD        Z1, Z21, Z21
+
+loop_done89:
+softmax_summed83:
+	VADDPD        Z21, Z20, Z20
+	VEXTRACTF64X4 $0x01, Z20, Y0
+	VADDPD        Y0, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VPERMILPD     $0x01, X1, X0
+	VADDSD        X0, X1, X1
+	VMOVSD        f64_3ff0000000000000<>+0(SB), X0
+	VDIVSD        X1, X0, X0
+	VCVTSD2SS     X0, X0, X0
+	VBROADCASTSS  X0, Z0
+	MOVQ          CX, CX
+
+loop95:
+	CMPQ    CX, $0x00000040
+	JB      loop_end96
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VMULPS  128(AX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VMULPS  192(AX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	SUBQ    $0x00000040, CX
+	JMP     loop95
+
+loop_end96:
+loop97:
+	CMPQ    CX, $0x00000010
+	JB      loop_end98
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop97
+
+loop_end98:
+	TESTQ     CX, CX
+	JZ        loop_done94
+	LEAQ      tailmask16<>+0(SB), DX
+	KMOVW     (DX)(CX*2), K1
+	VMOVUPS.Z (AX), K1, Z1
+	VMULPS    Z0, Z1, Z1
+	VMOVUPS   Z1, K1, (AX)
+
+loop_done94:
 	VZEROUPPER
 	RET
 
@@ -1194,6 +2221,36 @@ GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 DATA f64_3ff0000000000000<>+0(SB)/8, $0x3ff0000000000000
 GLOBL f64_3ff0000000000000<>(SB), RODATA|NOPTR, $8
 
+DATA iota8<>+0(SB)/4, $0x00000000
+DATA iota8<>+4(SB)/4, $0x3f800000
+DATA iota8<>+8(SB)/4, $0x40000000
+DATA iota8<>+12(SB)/4, $0x40400000
+DATA iota8<>+16(SB)/4, $0x40800000
+DATA iota8<>+20(SB)/4, $0x40a00000
+DATA iota8<>+24(SB)/4, $0x40c00000
+DATA iota8<>+28(SB)/4, $0x40e00000
+GLOBL iota8<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_7fffffff<>+0(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+4(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+8(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+12(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+16(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+20(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+24(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+28(SB)/4, $0x7fffffff
+GLOBL c32x8_7fffffff<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_41000000<>+0(SB)/4, $0x41000000
+DATA c32x8_41000000<>+4(SB)/4, $0x41000000
+DATA c32x8_41000000<>+8(SB)/4, $0x41000000
+DATA c32x8_41000000<>+12(SB)/4, $0x41000000
+DATA c32x8_41000000<>+16(SB)/4, $0x41000000
+DATA c32x8_41000000<>+20(SB)/4, $0x41000000
+DATA c32x8_41000000<>+24(SB)/4, $0x41000000
+DATA c32x8_41000000<>+28(SB)/4, $0x41000000
+GLOBL c32x8_41000000<>(SB), RODATA|NOPTR, $32
+
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001
 DATA tailmask16<>+4(SB)/2, $0x0003
@@ -1247,3 +2304,27 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA iota16<>+0(SB)/4, $0x00000000
+DATA iota16<>+4(SB)/4, $0x3f800000
+DATA iota16<>+8(SB)/4, $0x40000000
+DATA iota16<>+12(SB)/4, $0x40400000
+DATA iota16<>+16(SB)/4, $0x40800000
+DATA iota16<>+20(SB)/4, $0x40a00000
+DATA iota16<>+24(SB)/4, $0x40c00000
+DATA iota16<>+28(SB)/4, $0x40e00000
+DATA iota16<>+32(SB)/4, $0x41000000
+DATA iota16<>+36(SB)/4, $0x41100000
+DATA iota16<>+40(SB)/4, $0x41200000
+DATA iota16<>+44(SB)/4, $0x41300000
+DATA iota16<>+48(SB)/4, $0x41400000
+DATA iota16<>+52(SB)/4, $0x41500000
+DATA iota16<>+56(SB)/4, $0x41600000
+DATA iota16<>+60(SB)/4, $0x41700000
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fffffff<>+0(SB)/4, $0x7fffffff
+GLOBL c32_7fffffff<>(SB), RODATA|NOPTR, $4
+
+DATA c32_41800000<>+0(SB)/4, $0x41800000
+GLOBL c32_41800000<>(SB), RODATA|NOPTR, $4

@@ -93,12 +93,33 @@ func getD(n int) *[]float32 {
 }
 
 // fillD writes one head's bias for every distance a call meets: d[m] is
-// row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row.
+// row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row. Every
+// rel ≥ BucketSpan shares one bucket and every rel ≤ −BucketSpan another, so only the
+// at most 2·BucketSpan−1 distances in between are looked up; the two constant runs are
+// filled by fillConst at copy speed (decode, lq = 1 and lk ≫ BucketSpan, is mostly runs).
 func fillD(d, row []float32, lq, qOffset int) {
 	row = row[:Buckets]
-	k := lq - 1
-	for m := range d {
-		d[m] = row[Bucket(relAt(qOffset, k-m))]
+	top := relAt(qOffset, lq-1)
+	hi := 0
+	if top >= BucketSpan {
+		hi = min(len(d), top-BucketSpan+1)
+	}
+	fillConst(d[:hi], row[Bucket(BucketSpan)])
+	m := hi
+	for ; m < len(d) && top-m > -BucketSpan; m++ {
+		d[m] = row[Bucket(top-m)]
+	}
+	fillConst(d[m:], row[Bucket(-BucketSpan)])
+}
+
+// fillConst sets every element of d to v by doubling copies (memmove speed).
+func fillConst(d []float32, v float32) {
+	if len(d) == 0 {
+		return
+	}
+	d[0] = v
+	for n := 1; n < len(d); n *= 2 {
+		copy(d[n:], d[:n])
 	}
 }
 

@@ -132,8 +132,41 @@ func AddBias(scores []float32, lq, lk, qOffset int) {
 // over memory, the row maximum subtracted before exponentiation.
 // scores is [Heads][lq][lk]; query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
+// rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32
+// integers, exact below 2^24. Longer rows take the table path (eachRow).
+const rampMaxKeys = 1 << 24
+
+// softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with
+// lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the
+// kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the
+// row per head). A row whose query position p is at least lk−1 uses t0 = lk−1, the bias
+// shifted by slope·(p−lk+1): the same softmax, and the ramp stays exact for any p.
+func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
+	if lk == 0 {
+		return
+	}
+	k := active
+	for h := range nh {
+		ns := float32(-slopes[h0+h])
+		for i := range lq {
+			row := scores[(h*lq+i)*lk:][:lk]
+			t0 := lk - 1
+			if qOffset < lk-1-i {
+				t0 = qOffset + i
+			}
+			valid := lk
+			if valid > 0 {
+				k.softmaxRamp(row[:valid], scale, ns, float32(t0))
+			}
+		}
+	}
+}
 func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 	checkShape("Softmax", "scores", len(scores), lq, lk, qOffset)
+	if lk < rampMaxKeys {
+		softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale)
+		return
+	}
 	k := active
 	eachRow(lq, lk, qOffset, true, func(off, valid int, bias []float32) {
 		row := scores[off : off+lk]

@@ -3,6 +3,7 @@
 package galibi40
 
 import (
+	"fmt"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"math"
@@ -142,6 +143,26 @@ func plainSoftmax(scores, bias []float32, scale float32) {
 		}
 		for j := range row {
 			row[j] /= sum
+		}
+	}
+}
+
+// BenchmarkSoftmaxDecode times Softmax in the decode shape: one query row at position lk−1
+// against lk keys, every head, for lk = 512, 4096 and 32768 (in place, as BenchmarkSoftmax).
+func BenchmarkSoftmaxDecode(b *testing.B) {
+	for _, lk := range []int{512, 4096, 32768} {
+		scores := benchRandom(Heads*lk, 3)
+		for _, name := range Variants() {
+			b.Run(fmt.Sprintf("%s/lk%d", name, lk), func(b *testing.B) {
+				if !VariantAvailable(name) {
+					b.Skipf("variant %s is not available on this CPU", name)
+				}
+				defer UseVariant(name)()
+				b.SetBytes(int64(4 * len(scores)))
+				for b.Loop() {
+					Softmax(scores, 1, lk, lk-1, benchScale)
+				}
+			})
 		}
 	}
 }

@@ -62,8 +62,8 @@ loop_done1:
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·softmaxRowAVX2(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Y0
 	VBROADCASTSS c32_ff800000<>+0(SB), Y1
@@ -591,8 +591,8 @@ loop_done28:
 // Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
 TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Z0
 	VBROADCASTSS c32_ff800000<>+0(SB), Z1
