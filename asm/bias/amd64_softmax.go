@@ -50,10 +50,10 @@ func (g gen) softmax(ramp bool) {
 	c.VBROADCASTSS(sx, scale)
 	negInf := f32bits(float32(math.Inf(-1)))
 
-	// The ramp's registers: nslope broadcast, the running t0 − j of the
-	// current vector's lanes, and (AVX-512) the abs mask and the lane step.
+	// The ramp's registers: nslope broadcast and the running t0 − j of the
+	// first vector of the current block; the abs mask and the lane offsets
+	// u·L are memory constants.
 	var nslope, tv reg.VecVirtual
-	var absMask, step operand.Op
 	var iota operand.Mem
 	if ramp {
 		nx := c.XMM()
@@ -66,11 +66,17 @@ func (g gen) softmax(ramp bool) {
 			lanes[i] = operand.U32(f32bits(float32(i)))
 		}
 		iota = g.Pool.Add(fmt.Sprintf("iota%d", L), lanes)
-		if L == 16 {
-			absMask, step = g.Broadcast(0x7fffffff), g.Broadcast(f32bits(float32(L)))
-		} else {
-			absMask, step = g.Pool.Vec8(0x7fffffff), g.Pool.Vec8(f32bits(float32(L)))
+	}
+	// full is a full-width memory vector of L copies of bits.
+	full := func(bits uint32) operand.Mem {
+		if L == 8 {
+			return g.Pool.Vec8(bits)
 		}
+		vals := make([]operand.Constant, L)
+		for i := range vals {
+			vals[i] = operand.U32(bits)
+		}
+		return g.Pool.Add(fmt.Sprintf("c32x16_%08x", bits), vals)
 	}
 	// rampStart sets tv to t0 − lane for a new pass.
 	rampStart := func() {
@@ -84,16 +90,24 @@ func (g gen) softmax(ramp bool) {
 		c.VBROADCASTSS(t0.Addr, tv)
 		c.VSUBPS(iota, tv, tv)
 	}
-	// biasVec writes the bias of the current vector into v: a load at b, or
-	// nslope·|t0 − j| (and the ramp advances one vector).
-	biasVec := func(b reg.Register, off int, v reg.VecVirtual) {
+	// biasVec writes the bias of vector u of a block of blk vectors into v:
+	// a load at b, or nslope·|t0 − j| with t0 − j = tv − u·L (tv itself moves
+	// once per block, so the vectors of a block do not wait on each other).
+	biasVec := func(b reg.Register, u, blk int, v reg.VecVirtual) {
 		if !ramp {
-			c.VMOVUPS(amd64.Mem(b, off), v)
+			c.VMOVUPS(amd64.Mem(b, 4*L*u), v)
 			return
 		}
-		c.VANDPS(absMask, tv, v)
+		if u == 0 {
+			c.VANDPS(full(0x7fffffff), tv, v)
+		} else {
+			c.VSUBPS(full(f32bits(float32(u*L))), tv, v)
+			c.VANDPS(full(0x7fffffff), v, v)
+		}
 		c.VMULPS(nslope, v, v)
-		c.VSUBPS(step, tv, tv)
+		if u == blk-1 {
+			c.VSUBPS(full(f32bits(float32(blk*L))), tv, tv)
+		}
 	}
 	// ptrs lists the pointers a pass advances.
 	ptrs := func(r, b reg.GPVirtual) []reg.GPVirtual {
@@ -122,10 +136,10 @@ func (g gen) softmax(ramp bool) {
 		return
 	}
 	// value loads v = scale·row + bias for the vector at r, b.
-	value := func(r, b reg.Register, off int) reg.VecVirtual {
+	value := func(r, b reg.Register, u, blk int) reg.VecVirtual {
 		v := g.Vec()
-		biasVec(b, off, v)
-		c.VFMADD231PS(amd64.Mem(r, off), scale, v)
+		biasVec(b, u, blk, v)
+		c.VFMADD231PS(amd64.Mem(r, 4*L*u), scale, v)
 		return v
 	}
 
@@ -135,13 +149,13 @@ func (g gen) softmax(ramp bool) {
 		acc[i] = g.Broadcast(negInf)
 	}
 	r, b, n := passBias()
-	g.VectorLoop(n, amd64.Unroll, ptrs(r, b), func(u int) {
-		v := value(r, b, 4*L*u)
+	g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
+		v := value(r, b, u, blk)
 		c.VMAXPS(v, acc[u], acc[u])
 	}, func(t amd64.Tail) {
 		v, w := g.Vec(), g.Vec()
 		if ramp {
-			biasVec(b, 0, v)
+			biasVec(b, 0, 1, v)
 		} else {
 			t.Load(amd64.Mem(b, 0), v)
 		}
@@ -211,9 +225,9 @@ func (g gen) softmax(ramp bool) {
 		var blockSum [2]reg.VecVirtual
 		g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
 			v := g.Vec()
-			biasVec(b, 4*L*u, v)
+			biasVec(b, u, blk, v)
 			exponent(precise, v, amd64.Mem(r, 4*L*u))
-			g.exp(v, e)
+			g.expOrZero(v, e)
 			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
 			if L == 16 || u%2 == 0 {
 				// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
@@ -237,7 +251,7 @@ func (g gen) softmax(ramp bool) {
 		}, func(t amd64.Tail) {
 			v, w := g.Vec(), g.Vec()
 			if ramp {
-				biasVec(b, 0, v)
+				biasVec(b, 0, 1, v)
 			} else {
 				t.Load(amd64.Mem(b, 0), v)
 			}
@@ -283,6 +297,34 @@ func (g gen) softmax(ramp bool) {
 	})
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// expOrZero is g.exp(v, e), skipped when no lane of v is above the exp's
+// lower clamp e.lo (−88 on AVX2, −104 on AVX-512): every such lane's exp is
+// exactly +0 (expconst.go), so the vector is zeroed instead, bit-identical
+// to the exp. Far keys of a long ALiBi row, or keys a large negative bias
+// all but masks, are whole vectors of these, and a softmax row skips about
+// 20 instructions per such vector for 4. NaN lanes count as above the clamp
+// (an unordered compare), so NaN still reaches the exp and propagates.
+func (g gen) expOrZero(v reg.VecVirtual, e expConsts) {
+	c := g.Ctx
+	dead, done := g.NewLabel("exp_dead"), g.NewLabel("exp_done")
+	const nleUQ = 0x06 // not (v ≤ lo), true for NaN
+	if g.ISA.Lanes == 16 {
+		k := c.K()
+		c.VCMPPS(operand.U8(nleUQ), e.lo, v, k)
+		c.KORTESTW(k, k)
+	} else {
+		m := g.Vec()
+		c.VCMPPS(operand.U8(nleUQ), e.lo, v, m)
+		c.VTESTPS(m, m)
+	}
+	c.JZ(operand.LabelRef(dead))
+	g.exp(v, e)
+	c.JMP(operand.LabelRef(done))
+	c.Label(dead)
+	c.VXORPS(v, v, v)
+	c.Label(done)
 }
 
 // horizontal reduces the lanes of v (float32 max, or float64 sum when pd)

@@ -211,8 +211,8 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	f.Comment(checkDoc)
 	smCall := []jen.Code{jen.Id("k").Op(":=").Id("active"), each(true, smBody...)}
 	if !rpe {
-		// if lk < rampMaxKeys { softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale); return }
-		smCall = append([]jen.Code{jen.If(jen.Id("lk").Op("<").Id("rampMaxKeys")).Block(
+		// if lq <= rampMaxRows && lk < rampMaxKeys { softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale); return }
+		smCall = append([]jen.Code{jen.If(jen.Id("lq").Op("<=").Id("rampMaxRows").Op("&&").Id("lk").Op("<").Id("rampMaxKeys")).Block(
 			jen.Id("softmaxRampRows").Call(jen.Id("scores"), jen.Lit(0), jen.Id("Heads"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset"), jen.Id("scale")),
 			jen.Return(),
 		)}, smCall...)
@@ -243,6 +243,10 @@ func biasRampRows(f *jen.File, causal bool) {
 	f.Comment("rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32")
 	f.Comment("integers, exact below 2^24. Longer rows take the table path (eachRow).")
 	f.Const().Id("rampMaxKeys").Op("=").Lit(1).Op("<<").Lit(24)
+	f.Comment("rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode")
+	f.Comment("and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,")
+	f.Comment("is shared by lq rows and a table load is cheaper than forming the bias in registers.")
+	f.Const().Id("rampMaxRows").Op("=").Lit(8)
 	// func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
 	//	k := active
 	//	for h := range nh {

@@ -184,6 +184,11 @@ func AddBias(scores []float32, lq, lk, qOffset int) {
 // integers, exact below 2^24. Longer rows take the table path (eachRow).
 const rampMaxKeys = 1 << 24
 
+// rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode
+// and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,
+// is shared by lq rows and a table load is cheaper than forming the bias in registers.
+const rampMaxRows = 8
+
 // softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with
 // lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the
 // kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the
@@ -212,7 +217,7 @@ func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float3
 }
 func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 	checkShape("Softmax", "scores", len(scores), lq, lk, qOffset)
-	if lk < rampMaxKeys {
+	if lq <= rampMaxRows && lk < rampMaxKeys {
 		softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale)
 		return
 	}

@@ -147,6 +147,9 @@ loop14:
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead16
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -163,11 +166,20 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done17
+
+exp_dead16:
+	VXORPS Y2, Y2, Y2
+
+exp_done17:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VSUBPS       Y1, Y7, Y7
 	VFMADD231PS  32(BX), Y0, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead18
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -184,10 +196,19 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done19
+
+exp_dead18:
+	VXORPS Y7, Y7, Y7
+
+exp_done19:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  64(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead20
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -204,12 +225,21 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done21
+
+exp_dead20:
+	VXORPS Y8, Y8, Y8
+
+exp_done21:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  96(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead22
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -226,6 +256,12 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done23
+
+exp_dead22:
+	VXORPS Y8, Y8, Y8
+
+exp_done23:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -240,12 +276,15 @@ loop14:
 	JMP          loop14
 
 loop_end15:
-loop16:
+loop24:
 	CMPQ         SI, $0x00000008
-	JB           loop_end17
+	JB           loop_end25
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead26
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -262,6 +301,12 @@ loop16:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done27
+
+exp_dead26:
+	VXORPS Y2, Y2, Y2
+
+exp_done27:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -272,9 +317,9 @@ loop16:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop16
+	JMP          loop24
 
-loop_end17:
+loop_end25:
 	TESTQ        SI, SI
 	JZ           loop_done13
 	LEAQ         tailmask8<>+0(SB), DI
@@ -315,12 +360,15 @@ softmax_huge11:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop19:
+loop29:
 	CMPQ         SI, $0x00000020
-	JB           loop_end20
+	JB           loop_end30
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead31
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -337,11 +385,20 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done32
+
+exp_dead31:
+	VXORPS Y2, Y2, Y2
+
+exp_done32:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VFMADD231PS  32(BX), Y0, Y7
 	VSUBPS       Y1, Y7, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead33
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -358,10 +415,19 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done34
+
+exp_dead33:
+	VXORPS Y7, Y7, Y7
+
+exp_done34:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VFMADD231PS  64(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead35
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -378,12 +444,21 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done36
+
+exp_dead35:
+	VXORPS Y8, Y8, Y8
+
+exp_done36:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VFMADD231PS  96(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead37
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -400,6 +475,12 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done38
+
+exp_dead37:
+	VXORPS Y8, Y8, Y8
+
+exp_done38:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -411,15 +492,18 @@ loop19:
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, CX
 	SUBQ         $0x00000020, SI
-	JMP          loop19
+	JMP          loop29
 
-loop_end20:
-loop21:
+loop_end30:
+loop39:
 	CMPQ         SI, $0x00000008
-	JB           loop_end22
+	JB           loop_end40
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead41
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -436,6 +520,12 @@ loop21:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done42
+
+exp_dead41:
+	VXORPS Y2, Y2, Y2
+
+exp_done42:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -446,11 +536,11 @@ loop21:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop21
+	JMP          loop39
 
-loop_end22:
+loop_end40:
 	TESTQ        SI, SI
-	JZ           loop_done18
+	JZ           loop_done28
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
 	VMOVDQU      32(DI)(SI*4), Y2
@@ -482,7 +572,7 @@ loop_end22:
 	VADDPD       Y0, Y5, Y5
 	VADDPD       Y1, Y6, Y6
 
-loop_done18:
+loop_done28:
 softmax_summed12:
 	VADDPD       Y6, Y5, Y5
 	VEXTRACTF128 $0x01, Y5, X0
@@ -495,9 +585,9 @@ softmax_summed12:
 	VBROADCASTSS X1, Y0
 	MOVQ         DX, CX
 
-loop24:
+loop44:
 	CMPQ    CX, $0x00000020
-	JB      loop_end25
+	JB      loop_end45
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -508,21 +598,21 @@ loop24:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop24
+	JMP     loop44
 
-loop_end25:
-loop26:
+loop_end45:
+loop46:
 	CMPQ    CX, $0x00000008
-	JB      loop_end27
+	JB      loop_end47
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop26
+	JMP     loop46
 
-loop_end27:
+loop_end47:
 	TESTQ      CX, CX
-	JZ         loop_done23
+	JZ         loop_done43
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -530,7 +620,7 @@ loop_end27:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done23:
+loop_done43:
 	VZEROUPPER
 	RET
 
@@ -552,37 +642,37 @@ TEXT ·softmaxRampAVX2(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop29:
+loop49:
 	CMPQ        BX, $0x00000020
-	JB          loop_end30
+	JB          loop_end50
 	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
 	VMULPS      Y1, Y7, Y7
-	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS (DX), Y0, Y7
 	VMAXPS      Y7, Y3, Y3
-	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
 	VMULPS      Y1, Y7, Y7
-	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS 32(DX), Y0, Y7
 	VMAXPS      Y7, Y4, Y4
-	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VSUBPS      c32x8_41800000<>+0(SB), Y2, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
 	VMULPS      Y1, Y7, Y7
-	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS 64(DX), Y0, Y7
 	VMAXPS      Y7, Y5, Y5
-	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
+	VSUBPS      c32x8_41c00000<>+0(SB), Y2, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
 	VMULPS      Y1, Y7, Y7
-	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS      c32x8_42000000<>+0(SB), Y2, Y2
 	VFMADD231PS 96(DX), Y0, Y7
 	VMAXPS      Y7, Y6, Y6
 	ADDQ        $0x00000080, DX
 	SUBQ        $0x00000020, BX
-	JMP         loop29
+	JMP         loop49
 
-loop_end30:
-loop31:
+loop_end50:
+loop51:
 	CMPQ        BX, $0x00000008
-	JB          loop_end32
+	JB          loop_end52
 	VANDPS      c32x8_7fffffff<>+0(SB), Y2, Y7
 	VMULPS      Y1, Y7, Y7
 	VSUBPS      c32x8_41000000<>+0(SB), Y2, Y2
@@ -590,11 +680,11 @@ loop31:
 	VMAXPS      Y7, Y3, Y3
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, BX
-	JMP         loop31
+	JMP         loop51
 
-loop_end32:
+loop_end52:
 	TESTQ        BX, BX
-	JZ           loop_done28
+	JZ           loop_done48
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
 	VMOVDQU      32(SI)(BX*4), Y7
@@ -607,7 +697,7 @@ loop_end32:
 	VBLENDVPS    Y7, Y8, Y2, Y8
 	VMAXPS       Y8, Y3, Y3
 
-loop_done28:
+loop_done48:
 	VMAXPS       Y4, Y3, Y3
 	VMAXPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y3, Y3
@@ -625,20 +715,22 @@ loop_done28:
 	VMOVD        X2, DX
 	ANDL         $0x7fffffff, DX
 	CMPL         DX, $0x4b800000
-	JAE          softmax_huge33
+	JAE          softmax_huge53
 	VBROADCASTSS t0+32(FP), Y2
 	VSUBPS       iota8<>+0(SB), Y2, Y2
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop36:
+loop56:
 	CMPQ         BX, $0x00000020
-	JB           loop_end37
+	JB           loop_end57
 	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
 	VMULPS       Y1, Y8, Y8
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VSUBPS       Y3, Y8, Y8
 	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead58
 	VMAXPS       Y8, Y4, Y8
 	VMINPS       Y8, Y5, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -655,13 +747,22 @@ loop36:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done59
+
+exp_dead58:
+	VXORPS Y8, Y8, Y8
+
+exp_done59:
 	VMOVUPS      Y8, (DX)
 	PREFETCHT0   8192(DX)
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y9
+	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
 	VMULPS       Y1, Y9, Y9
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VSUBPS       Y3, Y9, Y9
 	VFMADD231PS  32(DX), Y0, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead60
 	VMAXPS       Y9, Y4, Y9
 	VMINPS       Y9, Y5, Y9
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
@@ -678,12 +779,21 @@ loop36:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
 	VPSLLD       $0x17, Y10, Y10
 	VMULPS       Y10, Y11, Y9
+	JMP          exp_done61
+
+exp_dead60:
+	VXORPS Y9, Y9, Y9
+
+exp_done61:
 	VMOVUPS      Y9, 32(DX)
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VSUBPS       c32x8_41800000<>+0(SB), Y2, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
 	VMULPS       Y1, Y10, Y10
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VSUBPS       Y3, Y10, Y10
 	VFMADD231PS  64(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead62
 	VMAXPS       Y10, Y4, Y10
 	VMINPS       Y10, Y5, Y10
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
@@ -700,14 +810,24 @@ loop36:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
 	VPSLLD       $0x17, Y11, Y11
 	VMULPS       Y11, Y12, Y10
+	JMP          exp_done63
+
+exp_dead62:
+	VXORPS Y10, Y10, Y10
+
+exp_done63:
 	VMOVUPS      Y10, 64(DX)
 	PREFETCHT0   8256(DX)
 	VADDPS       Y10, Y8, Y8
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VSUBPS       c32x8_41c00000<>+0(SB), Y2, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
 	VMULPS       Y1, Y10, Y10
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       c32x8_42000000<>+0(SB), Y2, Y2
 	VSUBPS       Y3, Y10, Y10
 	VFMADD231PS  96(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead64
 	VMAXPS       Y10, Y4, Y10
 	VMINPS       Y10, Y5, Y10
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
@@ -724,6 +844,12 @@ loop36:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
 	VPSLLD       $0x17, Y11, Y11
 	VMULPS       Y11, Y12, Y10
+	JMP          exp_done65
+
+exp_dead64:
+	VXORPS Y10, Y10, Y10
+
+exp_done65:
 	VMOVUPS      Y10, 96(DX)
 	VADDPS       Y10, Y9, Y9
 	VADDPS       Y9, Y8, Y8
@@ -734,17 +860,20 @@ loop36:
 	VADDPD       Y8, Y7, Y7
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop36
+	JMP          loop56
 
-loop_end37:
-loop38:
+loop_end57:
+loop66:
 	CMPQ         BX, $0x00000008
-	JB           loop_end39
+	JB           loop_end67
 	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
 	VMULPS       Y1, Y8, Y8
 	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VSUBPS       Y3, Y8, Y8
 	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead68
 	VMAXPS       Y8, Y4, Y8
 	VMINPS       Y8, Y5, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -761,6 +890,12 @@ loop38:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done69
+
+exp_dead68:
+	VXORPS Y8, Y8, Y8
+
+exp_done69:
 	VMOVUPS      Y8, (DX)
 	PREFETCHT0   8192(DX)
 	VCVTPS2PD    X8, Y9
@@ -770,11 +905,11 @@ loop38:
 	VADDPD       Y8, Y7, Y7
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop38
+	JMP          loop66
 
-loop_end39:
+loop_end67:
 	TESTQ        BX, BX
-	JZ           loop_done35
+	JZ           loop_done55
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
 	VMOVDQU      32(SI)(BX*4), Y8
@@ -808,23 +943,25 @@ loop_end39:
 	VADDPD       Y0, Y6, Y6
 	VADDPD       Y1, Y7, Y7
 
-loop_done35:
-	JMP softmax_summed34
+loop_done55:
+	JMP softmax_summed54
 
-softmax_huge33:
+softmax_huge53:
 	VBROADCASTSS t0+32(FP), Y2
 	VSUBPS       iota8<>+0(SB), Y2, Y2
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop41:
+loop71:
 	CMPQ         BX, $0x00000020
-	JB           loop_end42
+	JB           loop_end72
 	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
 	VMULPS       Y1, Y8, Y8
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS  (DX), Y0, Y8
 	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead73
 	VMAXPS       Y8, Y4, Y8
 	VMINPS       Y8, Y5, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -841,13 +978,22 @@ loop41:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done74
+
+exp_dead73:
+	VXORPS Y8, Y8, Y8
+
+exp_done74:
 	VMOVUPS      Y8, (DX)
 	PREFETCHT0   8192(DX)
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y9
+	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
 	VMULPS       Y1, Y9, Y9
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS  32(DX), Y0, Y9
 	VSUBPS       Y3, Y9, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead75
 	VMAXPS       Y9, Y4, Y9
 	VMINPS       Y9, Y5, Y9
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
@@ -864,12 +1010,21 @@ loop41:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
 	VPSLLD       $0x17, Y10, Y10
 	VMULPS       Y10, Y11, Y9
+	JMP          exp_done76
+
+exp_dead75:
+	VXORPS Y9, Y9, Y9
+
+exp_done76:
 	VMOVUPS      Y9, 32(DX)
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VSUBPS       c32x8_41800000<>+0(SB), Y2, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
 	VMULPS       Y1, Y10, Y10
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS  64(DX), Y0, Y10
 	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead77
 	VMAXPS       Y10, Y4, Y10
 	VMINPS       Y10, Y5, Y10
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
@@ -886,14 +1041,24 @@ loop41:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
 	VPSLLD       $0x17, Y11, Y11
 	VMULPS       Y11, Y12, Y10
+	JMP          exp_done78
+
+exp_dead77:
+	VXORPS Y10, Y10, Y10
+
+exp_done78:
 	VMOVUPS      Y10, 64(DX)
 	PREFETCHT0   8256(DX)
 	VADDPS       Y10, Y8, Y8
-	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y10
+	VSUBPS       c32x8_41c00000<>+0(SB), Y2, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
 	VMULPS       Y1, Y10, Y10
-	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
+	VSUBPS       c32x8_42000000<>+0(SB), Y2, Y2
 	VFMADD231PS  96(DX), Y0, Y10
 	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead79
 	VMAXPS       Y10, Y4, Y10
 	VMINPS       Y10, Y5, Y10
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
@@ -910,6 +1075,12 @@ loop41:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
 	VPSLLD       $0x17, Y11, Y11
 	VMULPS       Y11, Y12, Y10
+	JMP          exp_done80
+
+exp_dead79:
+	VXORPS Y10, Y10, Y10
+
+exp_done80:
 	VMOVUPS      Y10, 96(DX)
 	VADDPS       Y10, Y9, Y9
 	VADDPS       Y9, Y8, Y8
@@ -920,17 +1091,20 @@ loop41:
 	VADDPD       Y8, Y7, Y7
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop41
+	JMP          loop71
 
-loop_end42:
-loop43:
+loop_end72:
+loop81:
 	CMPQ         BX, $0x00000008
-	JB           loop_end44
+	JB           loop_end82
 	VANDPS       c32x8_7fffffff<>+0(SB), Y2, Y8
 	VMULPS       Y1, Y8, Y8
 	VSUBPS       c32x8_41000000<>+0(SB), Y2, Y2
 	VFMADD231PS  (DX), Y0, Y8
 	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead83
 	VMAXPS       Y8, Y4, Y8
 	VMINPS       Y8, Y5, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -947,6 +1121,12 @@ loop43:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done84
+
+exp_dead83:
+	VXORPS Y8, Y8, Y8
+
+exp_done84:
 	VMOVUPS      Y8, (DX)
 	PREFETCHT0   8192(DX)
 	VCVTPS2PD    X8, Y9
@@ -956,11 +1136,11 @@ loop43:
 	VADDPD       Y8, Y7, Y7
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop43
+	JMP          loop81
 
-loop_end44:
+loop_end82:
 	TESTQ        BX, BX
-	JZ           loop_done40
+	JZ           loop_done70
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
 	VMOVDQU      32(SI)(BX*4), Y8
@@ -994,8 +1174,8 @@ loop_end44:
 	VADDPD       Y0, Y6, Y6
 	VADDPD       Y1, Y7, Y7
 
-loop_done40:
-softmax_summed34:
+loop_done70:
+softmax_summed54:
 	VADDPD       Y7, Y6, Y6
 	VEXTRACTF128 $0x01, Y6, X0
 	VADDPD       X0, X6, X0
@@ -1007,9 +1187,9 @@ softmax_summed34:
 	VBROADCASTSS X1, Y0
 	MOVQ         CX, CX
 
-loop46:
+loop86:
 	CMPQ    CX, $0x00000020
-	JB      loop_end47
+	JB      loop_end87
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -1020,21 +1200,21 @@ loop46:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop46
+	JMP     loop86
 
-loop_end47:
-loop48:
+loop_end87:
+loop88:
 	CMPQ    CX, $0x00000008
-	JB      loop_end49
+	JB      loop_end89
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop48
+	JMP     loop88
 
-loop_end49:
+loop_end89:
 	TESTQ      CX, CX
-	JZ         loop_done45
+	JZ         loop_done85
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -1042,7 +1222,7 @@ loop_end49:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done45:
+loop_done85:
 	VZEROUPPER
 	RET
 
@@ -1053,9 +1233,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop51:
+loop91:
 	CMPQ    DX, $0x00000040
-	JB      loop_end52
+	JB      loop_end92
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1071,23 +1251,23 @@ loop51:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop51
+	JMP     loop91
 
-loop_end52:
-loop53:
+loop_end92:
+loop93:
 	CMPQ    DX, $0x00000010
-	JB      loop_end54
+	JB      loop_end94
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop53
+	JMP     loop93
 
-loop_end54:
+loop_end94:
 	TESTQ     DX, DX
-	JZ        loop_done50
+	JZ        loop_done90
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1095,7 +1275,7 @@ loop_end54:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done50:
+loop_done90:
 	VZEROUPPER
 	RET
 
@@ -1115,9 +1295,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop56:
+loop96:
 	CMPQ        DI, $0x00000040
-	JB          loop_end57
+	JB          loop_end97
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1133,23 +1313,23 @@ loop56:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop56
+	JMP         loop96
 
-loop_end57:
-loop58:
+loop_end97:
+loop98:
 	CMPQ        DI, $0x00000010
-	JB          loop_end59
+	JB          loop_end99
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop58
+	JMP         loop98
 
-loop_end59:
+loop_end99:
 	TESTQ       DI, DI
-	JZ          loop_done55
+	JZ          loop_done95
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1157,7 +1337,7 @@ loop_end59:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done55:
+loop_done95:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -1188,92 +1368,128 @@ loop_done55:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge60
+	JAE           softmax_huge100
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop63:
-	CMPQ          SI, $0x00000040
-	JB            loop_end64
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VSUBPS        Z2, Z18, Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop103:
+	CMPQ         SI, $0x00000040
+	JB           loop_end104
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead105
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done106
+
+exp_dead105:
+	VXORPS Z1, Z1, Z1
+
+exp_done106:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VSUBPS       Z2, Z18, Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead107
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done108
+
+exp_dead107:
+	VXORPS Z18, Z18, Z18
+
+exp_done108:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead109
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done110
+
+exp_dead109:
+	VXORPS Z19, Z19, Z19
+
+exp_done110:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead111
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done112
+
+exp_dead111:
+	VXORPS Z19, Z19, Z19
+
+exp_done112:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -1286,30 +1502,39 @@ loop63:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop63
+	JMP           loop103
 
-loop_end64:
-loop65:
-	CMPQ          SI, $0x00000010
-	JB            loop_end66
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end104:
+loop113:
+	CMPQ         SI, $0x00000010
+	JB           loop_end114
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead115
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done116
+
+exp_dead115:
+	VXORPS Z1, Z1, Z1
+
+exp_done116:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -1320,11 +1545,11 @@ loop65:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop65
+	JMP           loop113
 
-loop_end66:
+loop_end114:
 	TESTQ         SI, SI
-	JZ            loop_done62
+	JZ            loop_done102
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1354,95 +1579,131 @@ loop_end66:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done62:
-	JMP softmax_summed61
+loop_done102:
+	JMP softmax_summed101
 
-softmax_huge60:
+softmax_huge100:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop68:
-	CMPQ          SI, $0x00000040
-	JB            loop_end69
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VSUBPS        Z2, Z18, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop118:
+	CMPQ         SI, $0x00000040
+	JB           loop_end119
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead120
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done121
+
+exp_dead120:
+	VXORPS Z1, Z1, Z1
+
+exp_done121:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead122
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done123
+
+exp_dead122:
+	VXORPS Z18, Z18, Z18
+
+exp_done123:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead124
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done125
+
+exp_dead124:
+	VXORPS Z19, Z19, Z19
+
+exp_done125:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead126
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done127
+
+exp_dead126:
+	VXORPS Z19, Z19, Z19
+
+exp_done127:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -1455,30 +1716,39 @@ loop68:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop68
+	JMP           loop118
 
-loop_end69:
-loop70:
-	CMPQ          SI, $0x00000010
-	JB            loop_end71
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end119:
+loop128:
+	CMPQ         SI, $0x00000010
+	JB           loop_end129
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead130
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done131
+
+exp_dead130:
+	VXORPS Z1, Z1, Z1
+
+exp_done131:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -1489,11 +1759,11 @@ loop70:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop70
+	JMP           loop128
 
-loop_end71:
+loop_end129:
 	TESTQ         SI, SI
-	JZ            loop_done67
+	JZ            loop_done117
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1523,8 +1793,8 @@ loop_end71:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done67:
-softmax_summed61:
+loop_done117:
+softmax_summed101:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -1538,9 +1808,9 @@ softmax_summed61:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop73:
+loop133:
 	CMPQ    CX, $0x00000040
-	JB      loop_end74
+	JB      loop_end134
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1551,28 +1821,28 @@ loop73:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop73
+	JMP     loop133
 
-loop_end74:
-loop75:
+loop_end134:
+loop135:
 	CMPQ    CX, $0x00000010
-	JB      loop_end76
+	JB      loop_end136
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop75
+	JMP     loop135
 
-loop_end76:
+loop_end136:
 	TESTQ     CX, CX
-	JZ        loop_done72
+	JZ        loop_done132
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done72:
+loop_done132:
 	VZEROUPPER
 	RET
 
@@ -1585,464 +1855,552 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	VBROADCASTSS X0, Z0
 	MOVSS        nslope+28(FP), X1
 	VBROADCASTSS X1, Z1
-	VBROADCASTSS c32_7fffffff<>+0(SB), Z3
-	VBROADCASTSS c32_41800000<>+0(SB), Z4
+	VBROADCASTSS c32_ff800000<>+0(SB), Z3
+	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
 	VBROADCASTSS c32_ff800000<>+0(SB), Z6
-	VBROADCASTSS c32_ff800000<>+0(SB), Z7
-	VBROADCASTSS c32_ff800000<>+0(SB), Z8
 	VBROADCASTSS t0+32(FP), Z2
 	VSUBPS       iota16<>+0(SB), Z2, Z2
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop78:
+loop138:
 	CMPQ        BX, $0x00000040
-	JB          loop_end79
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
-	VFMADD231PS (DX), Z0, Z9
-	VMAXPS      Z9, Z5, Z5
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
-	VFMADD231PS 64(DX), Z0, Z9
-	VMAXPS      Z9, Z6, Z6
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
-	VFMADD231PS 128(DX), Z0, Z9
-	VMAXPS      Z9, Z7, Z7
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
-	VFMADD231PS 192(DX), Z0, Z9
-	VMAXPS      Z9, Z8, Z8
+	JB          loop_end139
+	VANDPS      c32x16_7fffffff<>+0(SB), Z2, Z7
+	VMULPS      Z1, Z7, Z7
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	VSUBPS      c32x16_41800000<>+0(SB), Z2, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z1, Z7, Z7
+	VFMADD231PS 64(DX), Z0, Z7
+	VMAXPS      Z7, Z4, Z4
+	VSUBPS      c32x16_42000000<>+0(SB), Z2, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z1, Z7, Z7
+	VFMADD231PS 128(DX), Z0, Z7
+	VMAXPS      Z7, Z5, Z5
+	VSUBPS      c32x16_42400000<>+0(SB), Z2, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z1, Z7, Z7
+	VSUBPS      c32x16_42800000<>+0(SB), Z2, Z2
+	VFMADD231PS 192(DX), Z0, Z7
+	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop78
+	JMP         loop138
 
-loop_end79:
-loop80:
+loop_end139:
+loop140:
 	CMPQ        BX, $0x00000010
-	JB          loop_end81
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
-	VFMADD231PS (DX), Z0, Z9
-	VMAXPS      Z9, Z5, Z5
+	JB          loop_end141
+	VANDPS      c32x16_7fffffff<>+0(SB), Z2, Z7
+	VMULPS      Z1, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z2, Z2
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop80
+	JMP         loop140
 
-loop_end81:
+loop_end141:
 	TESTQ       BX, BX
-	JZ          loop_done77
+	JZ          loop_done137
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
-	VANDPS      Z3, Z2, Z9
-	VMULPS      Z1, Z9, Z9
-	VSUBPS      Z4, Z2, Z2
+	VANDPS      c32x16_7fffffff<>+0(SB), Z2, Z7
+	VMULPS      Z1, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z2, Z2
 	VMOVUPS.Z   (DX), K1, Z2
-	VFMADD231PS Z2, Z0, Z9
-	VMAXPS      Z9, Z5, K1, Z5
+	VFMADD231PS Z2, Z0, Z7
+	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done77:
+loop_done137:
+	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
-	VMAXPS        Z8, Z7, Z7
-	VMAXPS        Z7, Z5, Z5
-	VEXTRACTF32X8 $0x01, Z5, Y2
-	VMAXPS        Y2, Y5, Y2
-	VEXTRACTF128  $0x01, Y2, X5
-	VMAXPS        X5, X2, X5
-	VPERMILPS     $0x4e, X5, X2
-	VMAXPS        X2, X5, X5
-	VPERMILPS     $0xb1, X5, X2
-	VMAXPS        X2, X5, X5
-	VBROADCASTSS  X5, Z6
-	VBROADCASTSS  c32_c2d00000<>+0(SB), Z7
-	VBROADCASTSS  c32_42b20000<>+0(SB), Z8
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z9
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z10
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z11
-	VBROADCASTSS  c32_4b400000<>+0(SB), Z12
-	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z13
-	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z14
-	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z15
-	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z16
-	VBROADCASTSS  c32_3efffffe<>+0(SB), Z17
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z18
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z19
-	VXORPD        Z20, Z20, Z20
-	VXORPD        Z21, Z21, Z21
-	VMOVD         X5, DX
+	VMAXPS        Z5, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y2
+	VMAXPS        Y2, Y3, Y2
+	VEXTRACTF128  $0x01, Y2, X3
+	VMAXPS        X3, X2, X3
+	VPERMILPS     $0x4e, X3, X2
+	VMAXPS        X2, X3, X3
+	VPERMILPS     $0xb1, X3, X2
+	VMAXPS        X2, X3, X3
+	VBROADCASTSS  X3, Z4
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z10
+	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z11
+	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z12
+	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z13
+	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z14
+	VBROADCASTSS  c32_3efffffe<>+0(SB), Z15
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z16
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z17
+	VXORPD        Z18, Z18, Z18
+	VXORPD        Z19, Z19, Z19
+	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge82
+	JAE           softmax_huge142
 	VBROADCASTSS  t0+32(FP), Z2
 	VSUBPS        iota16<>+0(SB), Z2, Z2
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop85:
-	CMPQ          BX, $0x00000040
-	JB            loop_end86
-	VANDPS        Z3, Z2, Z5
-	VMULPS        Z1, Z5, Z5
-	VSUBPS        Z4, Z2, Z2
-	VSUBPS        Z6, Z5, Z5
-	VFMADD231PS   (DX), Z0, Z5
-	VMAXPS        Z5, Z7, Z5
-	VMINPS        Z5, Z8, Z5
-	VMOVUPS       Z12, Z22
-	VFMADD231PS   Z9, Z5, Z22
-	VSUBPS        Z12, Z22, Z22
-	VFNMADD231PS  Z10, Z22, Z5
-	VFNMADD231PS  Z11, Z22, Z5
-	VMOVUPS       Z13, Z23
-	VFMADD213PS   Z14, Z5, Z23
-	VFMADD213PS   Z15, Z5, Z23
-	VFMADD213PS   Z16, Z5, Z23
-	VFMADD213PS   Z17, Z5, Z23
-	VFMADD213PS   Z18, Z5, Z23
-	VFMADD213PS   Z19, Z5, Z23
-	VSCALEFPS     Z22, Z23, Z5
-	VMOVUPS       Z5, (DX)
-	PREFETCHT0    8192(DX)
-	VANDPS        Z3, Z2, Z22
-	VMULPS        Z1, Z22, Z22
-	VSUBPS        Z4, Z2, Z2
-	VSUBPS        Z6, Z22, Z22
-	VFMADD231PS   64(DX), Z0, Z22
-	VMAXPS        Z22, Z7, Z22
-	VMINPS        Z22, Z8, Z22
-	VMOVUPS       Z12, Z23
-	VFMADD231PS   Z9, Z22, Z23
-	VSUBPS        Z12, Z23, Z23
-	VFNMADD231PS  Z10, Z23, Z22
-	VFNMADD231PS  Z11, Z23, Z22
-	VMOVUPS       Z13, Z24
-	VFMADD213PS   Z14, Z22, Z24
-	VFMADD213PS   Z15, Z22, Z24
-	VFMADD213PS   Z16, Z22, Z24
-	VFMADD213PS   Z17, Z22, Z24
-	VFMADD213PS   Z18, Z22, Z24
-	VFMADD213PS   Z19, Z22, Z24
-	VSCALEFPS     Z23, Z24, Z22
-	VMOVUPS       Z22, 64(DX)
-	PREFETCHT0    8256(DX)
-	VANDPS        Z3, Z2, Z23
-	VMULPS        Z1, Z23, Z23
-	VSUBPS        Z4, Z2, Z2
-	VSUBPS        Z6, Z23, Z23
-	VFMADD231PS   128(DX), Z0, Z23
-	VMAXPS        Z23, Z7, Z23
-	VMINPS        Z23, Z8, Z23
-	VMOVUPS       Z12, Z24
-	VFMADD231PS   Z9, Z23, Z24
-	VSUBPS        Z12, Z24, Z24
-	VFNMADD231PS  Z10, Z24, Z23
-	VFNMADD231PS  Z11, Z24, Z23
-	VMOVUPS       Z13, Z25
-	VFMADD213PS   Z14, Z23, Z25
-	VFMADD213PS   Z15, Z23, Z25
-	VFMADD213PS   Z16, Z23, Z25
-	VFMADD213PS   Z17, Z23, Z25
-	VFMADD213PS   Z18, Z23, Z25
-	VFMADD213PS   Z19, Z23, Z25
-	VSCALEFPS     Z24, Z25, Z23
-	VMOVUPS       Z23, 128(DX)
-	PREFETCHT0    8320(DX)
-	VADDPS        Z23, Z5, Z5
-	VANDPS        Z3, Z2, Z23
-	VMULPS        Z1, Z23, Z23
-	VSUBPS        Z4, Z2, Z2
-	VSUBPS        Z6, Z23, Z23
-	VFMADD231PS   192(DX), Z0, Z23
-	VMAXPS        Z23, Z7, Z23
-	VMINPS        Z23, Z8, Z23
-	VMOVUPS       Z12, Z24
-	VFMADD231PS   Z9, Z23, Z24
-	VSUBPS        Z12, Z24, Z24
-	VFNMADD231PS  Z10, Z24, Z23
-	VFNMADD231PS  Z11, Z24, Z23
-	VMOVUPS       Z13, Z25
-	VFMADD213PS   Z14, Z23, Z25
-	VFMADD213PS   Z15, Z23, Z25
-	VFMADD213PS   Z16, Z23, Z25
-	VFMADD213PS   Z17, Z23, Z25
-	VFMADD213PS   Z18, Z23, Z25
-	VFMADD213PS   Z19, Z23, Z25
-	VSCALEFPS     Z24, Z25, Z23
-	VMOVUPS       Z23, 192(DX)
+loop145:
+	CMPQ         BX, $0x00000040
+	JB           loop_end146
+	VANDPS       c32x16_7fffffff<>+0(SB), Z2, Z3
+	VMULPS       Z1, Z3, Z3
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead147
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done148
+
+exp_dead147:
+	VXORPS Z3, Z3, Z3
+
+exp_done148:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z2, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
+	VMULPS       Z1, Z20, Z20
+	VSUBPS       Z4, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead149
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done150
+
+exp_dead149:
+	VXORPS Z20, Z20, Z20
+
+exp_done150:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z2, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z1, Z21, Z21
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead151
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done152
+
+exp_dead151:
+	VXORPS Z21, Z21, Z21
+
+exp_done152:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z2, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z1, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z2, Z2
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  192(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead153
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done154
+
+exp_dead153:
+	VXORPS Z21, Z21, Z21
+
+exp_done154:
+	VMOVUPS       Z21, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z23, Z22, Z22
-	VADDPS        Z22, Z5, Z5
-	VCVTPS2PD     Y5, Z22
-	VEXTRACTF32X8 $0x01, Z5, Y5
-	VCVTPS2PD     Y5, Z5
-	VADDPD        Z22, Z20, Z20
-	VADDPD        Z5, Z21, Z21
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop85
+	JMP           loop145
 
-loop_end86:
-loop87:
-	CMPQ          BX, $0x00000010
-	JB            loop_end88
-	VANDPS        Z3, Z2, Z5
-	VMULPS        Z1, Z5, Z5
-	VSUBPS        Z4, Z2, Z2
-	VSUBPS        Z6, Z5, Z5
-	VFMADD231PS   (DX), Z0, Z5
-	VMAXPS        Z5, Z7, Z5
-	VMINPS        Z5, Z8, Z5
-	VMOVUPS       Z12, Z22
-	VFMADD231PS   Z9, Z5, Z22
-	VSUBPS        Z12, Z22, Z22
-	VFNMADD231PS  Z10, Z22, Z5
-	VFNMADD231PS  Z11, Z22, Z5
-	VMOVUPS       Z13, Z23
-	VFMADD213PS   Z14, Z5, Z23
-	VFMADD213PS   Z15, Z5, Z23
-	VFMADD213PS   Z16, Z5, Z23
-	VFMADD213PS   Z17, Z5, Z23
-	VFMADD213PS   Z18, Z5, Z23
-	VFMADD213PS   Z19, Z5, Z23
-	VSCALEFPS     Z22, Z23, Z5
-	VMOVUPS       Z5, (DX)
+loop_end146:
+loop155:
+	CMPQ         BX, $0x00000010
+	JB           loop_end156
+	VANDPS       c32x16_7fffffff<>+0(SB), Z2, Z3
+	VMULPS       Z1, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z2, Z2
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead157
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done158
+
+exp_dead157:
+	VXORPS Z3, Z3, Z3
+
+exp_done158:
+	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y5, Z22
-	VEXTRACTF32X8 $0x01, Z5, Y5
-	VCVTPS2PD     Y5, Z5
-	VADDPD        Z22, Z20, Z20
-	VADDPD        Z5, Z21, Z21
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop87
+	JMP           loop155
 
-loop_end88:
+loop_end156:
 	TESTQ         BX, BX
-	JZ            loop_done84
+	JZ            loop_done144
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
-	VANDPS        Z3, Z2, Z3
+	VANDPS        c32x16_7fffffff<>+0(SB), Z2, Z3
 	VMULPS        Z1, Z3, Z3
-	VSUBPS        Z4, Z2, Z2
+	VSUBPS        c32x16_41800000<>+0(SB), Z2, Z2
 	VMOVUPS.Z     (DX), K1, Z1
-	VSUBPS        Z6, Z3, Z3
+	VSUBPS        Z4, Z3, Z3
 	VFMADD231PS   Z1, Z0, Z3
-	VMAXPS        Z3, Z7, Z3
-	VMINPS        Z3, Z8, Z3
-	VMOVUPS       Z12, Z0
-	VFMADD231PS   Z9, Z3, Z0
-	VSUBPS        Z12, Z0, Z0
-	VFNMADD231PS  Z10, Z0, Z3
-	VFNMADD231PS  Z11, Z0, Z3
-	VMOVUPS       Z13, Z1
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
 	VFMADD213PS   Z16, Z3, Z1
 	VFMADD213PS   Z17, Z3, Z1
-	VFMADD213PS   Z18, Z3, Z1
-	VFMADD213PS   Z19, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z20, Z20
-	VADDPD        Z1, Z21, Z21
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
 
-loop_done84:
-	JMP softmax_summed83
+loop_done144:
+	JMP softmax_summed143
 
-softmax_huge82:
+softmax_huge142:
 	VBROADCASTSS t0+32(FP), Z2
 	VSUBPS       iota16<>+0(SB), Z2, Z2
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop90:
-	CMPQ          BX, $0x00000040
-	JB            loop_end91
-	VANDPS        Z3, Z2, Z5
-	VMULPS        Z1, Z5, Z5
-	VSUBPS        Z4, Z2, Z2
-	VFMADD231PS   (DX), Z0, Z5
-	VSUBPS        Z6, Z5, Z5
-	VMAXPS        Z5, Z7, Z5
-	VMINPS        Z5, Z8, Z5
-	VMOVUPS       Z12, Z22
-	VFMADD231PS   Z9, Z5, Z22
-	VSUBPS        Z12, Z22, Z22
-	VFNMADD231PS  Z10, Z22, Z5
-	VFNMADD231PS  Z11, Z22, Z5
-	VMOVUPS       Z13, Z23
-	VFMADD213PS   Z14, Z5, Z23
-	VFMADD213PS   Z15, Z5, Z23
-	VFMADD213PS   Z16, Z5, Z23
-	VFMADD213PS   Z17, Z5, Z23
-	VFMADD213PS   Z18, Z5, Z23
-	VFMADD213PS   Z19, Z5, Z23
-	VSCALEFPS     Z22, Z23, Z5
-	VMOVUPS       Z5, (DX)
-	PREFETCHT0    8192(DX)
-	VANDPS        Z3, Z2, Z22
-	VMULPS        Z1, Z22, Z22
-	VSUBPS        Z4, Z2, Z2
-	VFMADD231PS   64(DX), Z0, Z22
-	VSUBPS        Z6, Z22, Z22
-	VMAXPS        Z22, Z7, Z22
-	VMINPS        Z22, Z8, Z22
-	VMOVUPS       Z12, Z23
-	VFMADD231PS   Z9, Z22, Z23
-	VSUBPS        Z12, Z23, Z23
-	VFNMADD231PS  Z10, Z23, Z22
-	VFNMADD231PS  Z11, Z23, Z22
-	VMOVUPS       Z13, Z24
-	VFMADD213PS   Z14, Z22, Z24
-	VFMADD213PS   Z15, Z22, Z24
-	VFMADD213PS   Z16, Z22, Z24
-	VFMADD213PS   Z17, Z22, Z24
-	VFMADD213PS   Z18, Z22, Z24
-	VFMADD213PS   Z19, Z22, Z24
-	VSCALEFPS     Z23, Z24, Z22
-	VMOVUPS       Z22, 64(DX)
-	PREFETCHT0    8256(DX)
-	VANDPS        Z3, Z2, Z23
-	VMULPS        Z1, Z23, Z23
-	VSUBPS        Z4, Z2, Z2
-	VFMADD231PS   128(DX), Z0, Z23
-	VSUBPS        Z6, Z23, Z23
-	VMAXPS        Z23, Z7, Z23
-	VMINPS        Z23, Z8, Z23
-	VMOVUPS       Z12, Z24
-	VFMADD231PS   Z9, Z23, Z24
-	VSUBPS        Z12, Z24, Z24
-	VFNMADD231PS  Z10, Z24, Z23
-	VFNMADD231PS  Z11, Z24, Z23
-	VMOVUPS       Z13, Z25
-	VFMADD213PS   Z14, Z23, Z25
-	VFMADD213PS   Z15, Z23, Z25
-	VFMADD213PS   Z16, Z23, Z25
-	VFMADD213PS   Z17, Z23, Z25
-	VFMADD213PS   Z18, Z23, Z25
-	VFMADD213PS   Z19, Z23, Z25
-	VSCALEFPS     Z24, Z25, Z23
-	VMOVUPS       Z23, 128(DX)
-	PREFETCHT0    8320(DX)
-	VADDPS        Z23, Z5, Z5
-	VANDPS        Z3, Z2, Z23
-	VMULPS        Z1, Z23, Z23
-	VSUBPS        Z4, Z2, Z2
-	VFMADD231PS   192(DX), Z0, Z23
-	VSUBPS        Z6, Z23, Z23
-	VMAXPS        Z23, Z7, Z23
-	VMINPS        Z23, Z8, Z23
-	VMOVUPS       Z12, Z24
-	VFMADD231PS   Z9, Z23, Z24
-	VSUBPS        Z12, Z24, Z24
-	VFNMADD231PS  Z10, Z24, Z23
-	VFNMADD231PS  Z11, Z24, Z23
-	VMOVUPS       Z13, Z25
-	VFMADD213PS   Z14, Z23, Z25
-	VFMADD213PS   Z15, Z23, Z25
-	VFMADD213PS   Z16, Z23, Z25
-	VFMADD213PS   Z17, Z23, Z25
-	VFMADD213PS   Z18, Z23, Z25
-	VFMADD213PS   Z19, Z23, Z25
-	VSCALEFPS     Z24, Z25, Z23
-	VMOVUPS       Z23, 192(DX)
+loop160:
+	CMPQ         BX, $0x00000040
+	JB           loop_end161
+	VANDPS       c32x16_7fffffff<>+0(SB), Z2, Z3
+	VMULPS       Z1, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead162
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done163
+
+exp_dead162:
+	VXORPS Z3, Z3, Z3
+
+exp_done163:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z2, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
+	VMULPS       Z1, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead164
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done165
+
+exp_dead164:
+	VXORPS Z20, Z20, Z20
+
+exp_done165:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z2, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z1, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead166
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done167
+
+exp_dead166:
+	VXORPS Z21, Z21, Z21
+
+exp_done167:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z2, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z1, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z2, Z2
+	VFMADD231PS  192(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead168
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done169
+
+exp_dead168:
+	VXORPS Z21, Z21, Z21
+
+exp_done169:
+	VMOVUPS       Z21, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z23, Z22, Z22
-	VADDPS        Z22, Z5, Z5
-	VCVTPS2PD     Y5, Z22
-	VEXTRACTF32X8 $0x01, Z5, Y5
-	VCVTPS2PD     Y5, Z5
-	VADDPD        Z22, Z20, Z20
-	VADDPD        Z5, Z21, Z21
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop90
+	JMP           loop160
 
-loop_end91:
-loop92:
-	CMPQ          BX, $0x00000010
-	JB            loop_end93
-	VANDPS        Z3, Z2, Z5
-	VMULPS        Z1, Z5, Z5
-	VSUBPS        Z4, Z2, Z2
-	VFMADD231PS   (DX), Z0, Z5
-	VSUBPS        Z6, Z5, Z5
-	VMAXPS        Z5, Z7, Z5
-	VMINPS        Z5, Z8, Z5
-	VMOVUPS       Z12, Z22
-	VFMADD231PS   Z9, Z5, Z22
-	VSUBPS        Z12, Z22, Z22
-	VFNMADD231PS  Z10, Z22, Z5
-	VFNMADD231PS  Z11, Z22, Z5
-	VMOVUPS       Z13, Z23
-	VFMADD213PS   Z14, Z5, Z23
-	VFMADD213PS   Z15, Z5, Z23
-	VFMADD213PS   Z16, Z5, Z23
-	VFMADD213PS   Z17, Z5, Z23
-	VFMADD213PS   Z18, Z5, Z23
-	VFMADD213PS   Z19, Z5, Z23
-	VSCALEFPS     Z22, Z23, Z5
-	VMOVUPS       Z5, (DX)
+loop_end161:
+loop170:
+	CMPQ         BX, $0x00000010
+	JB           loop_end171
+	VANDPS       c32x16_7fffffff<>+0(SB), Z2, Z3
+	VMULPS       Z1, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z2, Z2
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead172
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done173
+
+exp_dead172:
+	VXORPS Z3, Z3, Z3
+
+exp_done173:
+	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y5, Z22
-	VEXTRACTF32X8 $0x01, Z5, Y5
-	VCVTPS2PD     Y5, Z5
-	VADDPD        Z22, Z20, Z20
-	VADDPD        Z5, Z21, Z21
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop92
+	JMP           loop170
 
-loop_end93:
+loop_end171:
 	TESTQ         BX, BX
-	JZ            loop_done89
+	JZ            loop_done159
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
-	VANDPS        Z3, Z2, Z3
+	VANDPS        c32x16_7fffffff<>+0(SB), Z2, Z3
 	VMULPS        Z1, Z3, Z3
-	VSUBPS        Z4, Z2, Z2
+	VSUBPS        c32x16_41800000<>+0(SB), Z2, Z2
 	VMOVUPS.Z     (DX), K1, Z1
 	VFMADD231PS   Z1, Z0, Z3
-	VSUBPS        Z6, Z3, Z3
-	VMAXPS        Z3, Z7, Z3
-	VMINPS        Z3, Z8, Z3
-	VMOVUPS       Z12, Z0
-	VFMADD231PS   Z9, Z3, Z0
-	VSUBPS        Z12, Z0, Z0
-	VFNMADD231PS  Z10, Z0, Z3
-	VFNMADD231PS  Z11, Z0, Z3
-	VMOVUPS       Z13, Z1
+	VSUBPS        Z4, Z3, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
 	VFMADD213PS   Z16, Z3, Z1
 	VFMADD213PS   Z17, Z3, Z1
-	VFMADD213PS   Z18, Z3, Z1
-	VFMADD213PS   Z19, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z20, Z20
-	VADDPD        Z1, Z21, Z21
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
 
-loop_done89:
-softmax_summed83:
-	VADDPD        Z21, Z20, Z20
-	VEXTRACTF64X4 $0x01, Z20, Y0
-	VADDPD        Y0, Y20, Y0
+loop_done159:
+softmax_summed143:
+	VADDPD        Z19, Z18, Z18
+	VEXTRACTF64X4 $0x01, Z18, Y0
+	VADDPD        Y0, Y18, Y0
 	VEXTRACTF128  $0x01, Y0, X1
 	VADDPD        X1, X0, X1
 	VPERMILPD     $0x01, X1, X0
@@ -2053,9 +2411,9 @@ softmax_summed83:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop95:
+loop175:
 	CMPQ    CX, $0x00000040
-	JB      loop_end96
+	JB      loop_end176
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2066,28 +2424,28 @@ loop95:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop95
+	JMP     loop175
 
-loop_end96:
-loop97:
+loop_end176:
+loop177:
 	CMPQ    CX, $0x00000010
-	JB      loop_end98
+	JB      loop_end178
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop97
+	JMP     loop177
 
-loop_end98:
+loop_end178:
 	TESTQ     CX, CX
-	JZ        loop_done94
+	JZ        loop_done174
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done94:
+loop_done174:
 	VZEROUPPER
 	RET
 
@@ -2251,6 +2609,36 @@ DATA c32x8_41000000<>+24(SB)/4, $0x41000000
 DATA c32x8_41000000<>+28(SB)/4, $0x41000000
 GLOBL c32x8_41000000<>(SB), RODATA|NOPTR, $32
 
+DATA c32x8_41800000<>+0(SB)/4, $0x41800000
+DATA c32x8_41800000<>+4(SB)/4, $0x41800000
+DATA c32x8_41800000<>+8(SB)/4, $0x41800000
+DATA c32x8_41800000<>+12(SB)/4, $0x41800000
+DATA c32x8_41800000<>+16(SB)/4, $0x41800000
+DATA c32x8_41800000<>+20(SB)/4, $0x41800000
+DATA c32x8_41800000<>+24(SB)/4, $0x41800000
+DATA c32x8_41800000<>+28(SB)/4, $0x41800000
+GLOBL c32x8_41800000<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_41c00000<>+0(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+4(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+8(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+12(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+16(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+20(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+24(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+28(SB)/4, $0x41c00000
+GLOBL c32x8_41c00000<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_42000000<>+0(SB)/4, $0x42000000
+DATA c32x8_42000000<>+4(SB)/4, $0x42000000
+DATA c32x8_42000000<>+8(SB)/4, $0x42000000
+DATA c32x8_42000000<>+12(SB)/4, $0x42000000
+DATA c32x8_42000000<>+16(SB)/4, $0x42000000
+DATA c32x8_42000000<>+20(SB)/4, $0x42000000
+DATA c32x8_42000000<>+24(SB)/4, $0x42000000
+DATA c32x8_42000000<>+28(SB)/4, $0x42000000
+GLOBL c32x8_42000000<>(SB), RODATA|NOPTR, $32
+
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001
 DATA tailmask16<>+4(SB)/2, $0x0003
@@ -2323,8 +2711,92 @@ DATA iota16<>+56(SB)/4, $0x41600000
 DATA iota16<>+60(SB)/4, $0x41700000
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
-DATA c32_7fffffff<>+0(SB)/4, $0x7fffffff
-GLOBL c32_7fffffff<>(SB), RODATA|NOPTR, $4
+DATA c32x16_7fffffff<>+0(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+4(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+8(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+12(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+16(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+20(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+24(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+28(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+32(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+36(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+40(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+44(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+48(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+52(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+56(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+60(SB)/4, $0x7fffffff
+GLOBL c32x16_7fffffff<>(SB), RODATA|NOPTR, $64
 
-DATA c32_41800000<>+0(SB)/4, $0x41800000
-GLOBL c32_41800000<>(SB), RODATA|NOPTR, $4
+DATA c32x16_41800000<>+0(SB)/4, $0x41800000
+DATA c32x16_41800000<>+4(SB)/4, $0x41800000
+DATA c32x16_41800000<>+8(SB)/4, $0x41800000
+DATA c32x16_41800000<>+12(SB)/4, $0x41800000
+DATA c32x16_41800000<>+16(SB)/4, $0x41800000
+DATA c32x16_41800000<>+20(SB)/4, $0x41800000
+DATA c32x16_41800000<>+24(SB)/4, $0x41800000
+DATA c32x16_41800000<>+28(SB)/4, $0x41800000
+DATA c32x16_41800000<>+32(SB)/4, $0x41800000
+DATA c32x16_41800000<>+36(SB)/4, $0x41800000
+DATA c32x16_41800000<>+40(SB)/4, $0x41800000
+DATA c32x16_41800000<>+44(SB)/4, $0x41800000
+DATA c32x16_41800000<>+48(SB)/4, $0x41800000
+DATA c32x16_41800000<>+52(SB)/4, $0x41800000
+DATA c32x16_41800000<>+56(SB)/4, $0x41800000
+DATA c32x16_41800000<>+60(SB)/4, $0x41800000
+GLOBL c32x16_41800000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42000000<>+0(SB)/4, $0x42000000
+DATA c32x16_42000000<>+4(SB)/4, $0x42000000
+DATA c32x16_42000000<>+8(SB)/4, $0x42000000
+DATA c32x16_42000000<>+12(SB)/4, $0x42000000
+DATA c32x16_42000000<>+16(SB)/4, $0x42000000
+DATA c32x16_42000000<>+20(SB)/4, $0x42000000
+DATA c32x16_42000000<>+24(SB)/4, $0x42000000
+DATA c32x16_42000000<>+28(SB)/4, $0x42000000
+DATA c32x16_42000000<>+32(SB)/4, $0x42000000
+DATA c32x16_42000000<>+36(SB)/4, $0x42000000
+DATA c32x16_42000000<>+40(SB)/4, $0x42000000
+DATA c32x16_42000000<>+44(SB)/4, $0x42000000
+DATA c32x16_42000000<>+48(SB)/4, $0x42000000
+DATA c32x16_42000000<>+52(SB)/4, $0x42000000
+DATA c32x16_42000000<>+56(SB)/4, $0x42000000
+DATA c32x16_42000000<>+60(SB)/4, $0x42000000
+GLOBL c32x16_42000000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42400000<>+0(SB)/4, $0x42400000
+DATA c32x16_42400000<>+4(SB)/4, $0x42400000
+DATA c32x16_42400000<>+8(SB)/4, $0x42400000
+DATA c32x16_42400000<>+12(SB)/4, $0x42400000
+DATA c32x16_42400000<>+16(SB)/4, $0x42400000
+DATA c32x16_42400000<>+20(SB)/4, $0x42400000
+DATA c32x16_42400000<>+24(SB)/4, $0x42400000
+DATA c32x16_42400000<>+28(SB)/4, $0x42400000
+DATA c32x16_42400000<>+32(SB)/4, $0x42400000
+DATA c32x16_42400000<>+36(SB)/4, $0x42400000
+DATA c32x16_42400000<>+40(SB)/4, $0x42400000
+DATA c32x16_42400000<>+44(SB)/4, $0x42400000
+DATA c32x16_42400000<>+48(SB)/4, $0x42400000
+DATA c32x16_42400000<>+52(SB)/4, $0x42400000
+DATA c32x16_42400000<>+56(SB)/4, $0x42400000
+DATA c32x16_42400000<>+60(SB)/4, $0x42400000
+GLOBL c32x16_42400000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42800000<>+0(SB)/4, $0x42800000
+DATA c32x16_42800000<>+4(SB)/4, $0x42800000
+DATA c32x16_42800000<>+8(SB)/4, $0x42800000
+DATA c32x16_42800000<>+12(SB)/4, $0x42800000
+DATA c32x16_42800000<>+16(SB)/4, $0x42800000
+DATA c32x16_42800000<>+20(SB)/4, $0x42800000
+DATA c32x16_42800000<>+24(SB)/4, $0x42800000
+DATA c32x16_42800000<>+28(SB)/4, $0x42800000
+DATA c32x16_42800000<>+32(SB)/4, $0x42800000
+DATA c32x16_42800000<>+36(SB)/4, $0x42800000
+DATA c32x16_42800000<>+40(SB)/4, $0x42800000
+DATA c32x16_42800000<>+44(SB)/4, $0x42800000
+DATA c32x16_42800000<>+48(SB)/4, $0x42800000
+DATA c32x16_42800000<>+52(SB)/4, $0x42800000
+DATA c32x16_42800000<>+56(SB)/4, $0x42800000
+DATA c32x16_42800000<>+60(SB)/4, $0x42800000
+GLOBL c32x16_42800000<>(SB), RODATA|NOPTR, $64
