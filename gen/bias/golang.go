@@ -111,6 +111,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 	biasDistance(f, c)
 	biasEachRow(f, rpe, causal)
 	biasExported(f, pkg, rpe, causal)
+	biasPositions(f, pkg, rpe, causal)
 	return gocode.Render(pkg+".go", f)
 }
 
@@ -246,9 +247,14 @@ func biasDistance(f *jen.File, c *Consts) {
 		)
 		return
 	}
-	// func fillD(d, row []float32, lq, qOffset int) {
+	// func fillD(d, row []float32, lq, qOffset int) { fillRel(d, row, relAt(qOffset, lq-1)) }
+	f.Comment("fillD writes one head's bias for every distance a call meets: d[m] is")
+	f.Comment("row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row.")
+	f.Func().Id("fillD").Params(jen.List(jen.Id("d"), jen.Id("row")).Index().Float32(), jen.List(jen.Id("lq"), jen.Id("qOffset")).Int()).Block(
+		jen.Id("fillRel").Call(jen.Id("d"), jen.Id("row"), jen.Id("relAt").Call(jen.Id("qOffset"), jen.Id("lq").Op("-").Lit(1))),
+	)
+	// func fillRel(d, row []float32, top int) {
 	//	row = row[:Buckets]
-	//	top := relAt(qOffset, lq-1)
 	//	hi := 0
 	//	if top >= BucketSpan { hi = min(len(d), top-BucketSpan+1) }
 	//	fillConst(d[:hi], row[Bucket(BucketSpan)])
@@ -256,14 +262,12 @@ func biasDistance(f *jen.File, c *Consts) {
 	//	for ; m < len(d) && top-m > -BucketSpan; m++ { d[m] = row[Bucket(top-m)] }
 	//	fillConst(d[m:], row[Bucket(-BucketSpan)])
 	// }
-	f.Comment("fillD writes one head's bias for every distance a call meets: d[m] is")
-	f.Comment("row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row. Every")
-	f.Comment("rel ≥ BucketSpan shares one bucket and every rel ≤ −BucketSpan another, so only the")
-	f.Comment("at most 2·BucketSpan−1 distances in between are looked up; the two constant runs are")
-	f.Comment("filled by fillConst at copy speed (decode, lq = 1 and lk ≫ BucketSpan, is mostly runs).")
-	f.Func().Id("fillD").Params(jen.List(jen.Id("d"), jen.Id("row")).Index().Float32(), jen.List(jen.Id("lq"), jen.Id("qOffset")).Int()).Block(
+	f.Comment("fillRel sets d[m] = row[Bucket(top−m)], row a head's table row; top−m must not")
+	f.Comment("overflow. Every rel ≥ BucketSpan shares one bucket and every rel ≤ −BucketSpan another,")
+	f.Comment("so only the at most 2·BucketSpan−1 distances in between are looked up; the two constant")
+	f.Comment("runs are filled by fillConst at copy speed (decode, lk ≫ BucketSpan, is mostly runs).")
+	f.Func().Id("fillRel").Params(jen.List(jen.Id("d"), jen.Id("row")).Index().Float32(), jen.Id("top").Int()).Block(
 		jen.Id("row").Op("=").Id("row").Index(jen.Op(":").Id("Buckets")),
-		jen.Id("top").Op(":=").Id("relAt").Call(jen.Id("qOffset"), jen.Id("lq").Op("-").Lit(1)),
 		jen.Id("hi").Op(":=").Lit(0),
 		jen.If(jen.Id("top").Op(">=").Id("BucketSpan")).Block(
 			jen.Id("hi").Op("=").Min(jen.Len(jen.Id("d")), jen.Id("top").Op("-").Id("BucketSpan").Op("+").Lit(1)),

@@ -17,6 +17,10 @@ func biasTest(c *Consts) (emit.File, error) {
 		jen.Id("AddBias"): jen.Id("AddBias"),
 		jen.Id("Softmax"): jen.Id("Softmax"),
 		jen.Id("Bias"):    jen.Id("Bias"),
+
+		jen.Id("SoftmaxPos"): jen.Id("SoftmaxPos"),
+		jen.Id("AddBiasPos"): jen.Id("AddBiasPos"),
+		jen.Id("BiasPos"):    jen.Id("BiasPos"),
 	}
 	if rpe {
 		kern = jen.Dict{
@@ -24,6 +28,10 @@ func biasTest(c *Consts) (emit.File, error) {
 			jen.Id("RPESoftmax"): jen.Id("Softmax"),
 			jen.Id("RPEBias"):    jen.Id("Bias"),
 			jen.Id("Bucket"):     jen.Id("Bucket"),
+
+			jen.Id("RPESoftmaxPos"): jen.Id("SoftmaxPos"),
+			jen.Id("RPEAddBiasPos"): jen.Id("AddBiasPos"),
+			jen.Id("RPEBiasPos"):    jen.Id("BiasPos"),
 		}
 	}
 	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "BiasKernels").Values(kern)))

@@ -42,10 +42,13 @@ func TestVariants(t *testing.T) {
 			}
 			defer UseVariant(name)()
 			r := verify.RunBias(s, verify.BiasKernels{
-				Bucket:     Bucket,
-				RPEAddBias: AddBias,
-				RPEBias:    Bias,
-				RPESoftmax: Softmax,
+				Bucket:        Bucket,
+				RPEAddBias:    AddBias,
+				RPEAddBiasPos: AddBiasPos,
+				RPEBias:       Bias,
+				RPEBiasPos:    BiasPos,
+				RPESoftmax:    Softmax,
+				RPESoftmaxPos: SoftmaxPos,
 			})
 			r.Target = name
 			verify.Emit(t, r)

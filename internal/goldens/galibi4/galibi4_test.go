@@ -42,9 +42,12 @@ func TestVariants(t *testing.T) {
 			}
 			defer UseVariant(name)()
 			r := verify.RunBias(s, verify.BiasKernels{
-				AddBias: AddBias,
-				Bias:    Bias,
-				Softmax: Softmax,
+				AddBias:    AddBias,
+				AddBiasPos: AddBiasPos,
+				Bias:       Bias,
+				BiasPos:    BiasPos,
+				Softmax:    Softmax,
+				SoftmaxPos: SoftmaxPos,
 			})
 			r.Target = name
 			verify.Emit(t, r)
