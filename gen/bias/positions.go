@@ -263,19 +263,27 @@ func posExported(f *jen.File, rpe, causal bool) {
 	//	eachPosRow(qpos, kpos, [table,] h0, nh, true, [true,] func(off, valid int, bias []float32) {
 	//		row := scores[off : off+len(kpos)]
 	//		if valid == 0 { clear(row); return }
+	//		if valid < len(row) { for j, b := range bias { if b == posNegInf { row[j] = 0 } } }
 	//		k.softmaxRow(row, bias, scale)
-	//		if valid < len(row) { for j, v := range bias { if v == posNegInf { row[j] = 0 } } }
+	//		if valid < len(row) { ... the same ... }
 	//	})
 	// }
+	// zeroMasked sets row[j] = 0 where bias[j] is −Inf (a masked key).
+	zeroMasked := func(v jen.Code) jen.Code {
+		return jen.If(id("valid").Op("<").Len(id("row"))).Block(
+			jen.For(jen.List(id("j"), id("b")).Op(":=").Range().Id("bias")).Block(
+				jen.If(id("b").Op("==").Id("posNegInf")).Block(id("row").Index(id("j")).Op("=").Add(v)),
+			),
+		)
+	}
 	smBody := []jen.Code{
 		row("scores"),
 		jen.If(id("valid").Op("==").Lit(0)).Block(jen.Clear(id("row")), jen.Return()),
+		jen.Comment("A masked key's score must not reach the kernel: NaN or ±Inf there would turn its"),
+		jen.Comment("−Inf logit into NaN. Zeroed, it contributes e^−Inf = 0, and 0 is its output."),
+		zeroMasked(lit(0)),
 		id("k").Dot("softmaxRow").Call(id("row"), id("bias"), id("scale")),
-		jen.If(id("valid").Op("<").Len(id("row"))).Block(
-			jen.For(jen.List(id("j"), id("v")).Op(":=").Range().Id("bias")).Block(
-				jen.If(id("v").Op("==").Id("posNegInf")).Block(id("row").Index(id("j")).Op("=").Lit(0)),
-			),
-		),
+		zeroMasked(lit(0)),
 	}
 	var fast jen.Code = jen.Null()
 	if !rpe {
@@ -302,7 +310,11 @@ func posExported(f *jen.File, rpe, causal bool) {
 
 	// func AddBiasPos(scores []float32, [table,] qpos, kpos []int32, h0, nh int) {
 	//	checks; k := active
-	//	eachPosRow(..., true, [false,] func(off, _ int, bias []float32) { k.addRow(scores[off:off+len(kpos)], bias) })
+	//	eachPosRow(..., true, [false,] func(off, valid int, bias []float32) {
+	//		row := scores[off : off+len(kpos)]
+	//		k.addRow(row, bias)
+	//		if valid < len(row) { for j, b := range bias { if b == posNegInf { row[j] = posNegInf } } }
+	//	})
 	// }
 	f.Comment("AddBiasPos adds " + biasDoc + " of head h = h0+t to every score (t, i, j), in")
 	f.Comment("place; masked keys' scores become −Inf, so AddBiasPos followed by any softmax equals")
@@ -311,7 +323,11 @@ func posExported(f *jen.File, rpe, causal bool) {
 	lines(f, checkDoc)
 	f.Func().Id("AddBiasPos").Params(sig("scores")...).Block(append(checks("AddBiasPos", "scores"),
 		id("k").Op(":=").Id("active"),
-		each(true, false, id("k").Dot("addRow").Call(id("scores").Index(id("off"), id("off").Op("+").Len(id("kpos"))), id("bias"))),
+		each(true, false, row("scores"),
+			id("k").Dot("addRow").Call(id("row"), id("bias")),
+			jen.Comment("masked keys become −Inf whatever they held (NaN + −Inf would be NaN)"),
+			zeroMasked(id("posNegInf")),
+		),
 	)...)
 
 	// func BiasPos(dst []float32, [table,] qpos, kpos []int32, h0, nh int) {

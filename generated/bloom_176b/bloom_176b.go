@@ -460,10 +460,19 @@ func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32)
 			clear(row)
 			return
 		}
+		// A masked key's score must not reach the kernel: NaN or ±Inf there would turn its
+		// −Inf logit into NaN. Zeroed, it contributes e^−Inf = 0, and 0 is its output.
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = 0
+				}
+			}
+		}
 		k.softmaxRow(row, bias, scale)
 		if valid < len(row) {
-			for j, v := range bias {
-				if v == posNegInf {
+			for j, b := range bias {
+				if b == posNegInf {
 					row[j] = 0
 				}
 			}
@@ -484,7 +493,16 @@ func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
 	checkPos("AddBiasPos", "scores", len(scores), qpos, kpos, h0, nh)
 	k := active
 	eachPosRow(qpos, kpos, h0, nh, true, false, func(off, valid int, bias []float32) {
-		k.addRow(scores[off:off+len(kpos)], bias)
+		row := scores[off : off+len(kpos)]
+		k.addRow(row, bias)
+		// masked keys become −Inf whatever they held (NaN + −Inf would be NaN)
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = posNegInf
+				}
+			}
+		}
 	})
 }
 
