@@ -56,19 +56,26 @@ func posChecks(f *jen.File, pkg string) {
 
 // posHelpers emits keyRun, keyMasked, absDist (alibi) and posNegInf.
 func posHelpers(f *jen.File, rpe, causal bool) {
-	// func keyRun(kpos []int32) bool {
-	//	if len(kpos) == 0 || kpos[0] < 0 { return false }
-	//	for j, p := range kpos { if int64(p) != int64(kpos[0])+int64(j) { return false } }
-	//	return true
+	// func keyRun(kpos []int32) int {
+	//	if len(kpos) == 0 || kpos[0] < 0 { return 0 }
+	//	n := 1
+	//	for n < len(kpos) && int64(kpos[n]) == int64(kpos[0])+int64(n) { n++ }
+	//	for _, p := range kpos[n:] { if p >= 0 { return 0 } }
+	//	return n
 	// }
-	f.Comment("keyRun reports whether kpos is one run of consecutive non-negative positions")
-	f.Comment("kpos[0], kpos[0]+1, …: one sequence's keys, or a paged cache's contiguous blocks.")
-	f.Func().Id("keyRun").Params(id("kpos").Index().Int32()).Bool().Block(
-		jen.If(jen.Len(id("kpos")).Op("==").Lit(0).Op("||").Id("kpos").Index(lit(0)).Op("<").Lit(0)).Block(jen.Return(jen.False())),
-		jen.For(jen.List(id("j"), id("p")).Op(":=").Range().Id("kpos")).Block(
-			jen.If(jen.Int64().Call(id("p")).Op("!=").Int64().Call(id("kpos").Index(lit(0))).Op("+").Int64().Call(id("j"))).Block(jen.Return(jen.False())),
+	f.Comment("keyRun returns n ≥ 1 when kpos is one run of consecutive non-negative positions")
+	f.Comment("kpos[0], kpos[0]+1, …, kpos[0]+n−1 followed only by padding (one sequence's keys, a paged")
+	f.Comment("cache's contiguous blocks, a padded batch row), and 0 otherwise.")
+	f.Func().Id("keyRun").Params(id("kpos").Index().Int32()).Int().Block(
+		jen.If(jen.Len(id("kpos")).Op("==").Lit(0).Op("||").Id("kpos").Index(lit(0)).Op("<").Lit(0)).Block(jen.Return(lit(0))),
+		id("n").Op(":=").Lit(1),
+		jen.For(id("n").Op("<").Len(id("kpos")).Op("&&").Int64().Call(id("kpos").Index(id("n"))).Op("==").Int64().Call(id("kpos").Index(lit(0))).Op("+").Int64().Call(id("n"))).Block(
+			id("n").Op("++"),
 		),
-		jen.Return(jen.True()),
+		jen.For(jen.List(id("_"), id("p")).Op(":=").Range().Id("kpos").Index(id("n").Op(":"))).Block(
+			jen.If(id("p").Op(">=").Lit(0)).Block(jen.Return(lit(0))),
+		),
+		jen.Return(id("n")),
 	)
 	// func keyMasked(q, p int32) bool { return p < 0 [|| p > q] }
 	cond := id("p").Op("<").Lit(0)
@@ -120,8 +127,8 @@ func posEachRow(f *jen.File, rpe bool) {
 	//	dPool.Put(bp)
 	// }
 	// rpe_bias: (qpos, kpos, table, h0, nh, mask, fn); no shift; per row,
-	// run := keyRun(kpos) once; a run fills b by fillRel(b, row, int(q)-int(kpos[0])),
-	// otherwise b[j] = row[Bucket(int(q)-int(p))] (p ≥ 0).
+	// run := keyRun(kpos) once; a run fills b[:run] by fillRel(b, row, int(q)-int(kpos[0])) and the
+	// padding after it 0 or −Inf; otherwise b[j] = row[Bucket(int(q)-int(p))] (p ≥ 0).
 	params := []jen.Code{jen.List(id("qpos"), id("kpos")).Index().Int32()}
 	if rpe {
 		params = append(params, id("table").Index().Float32())
@@ -139,12 +146,19 @@ func posEachRow(f *jen.File, rpe bool) {
 	)
 	var setup, fill []jen.Code
 	if rpe {
-		setup = []jen.Code{id("run").Op(":=").Id("keyRun").Call(id("kpos"))}
+		setup = []jen.Code{
+			id("run").Op(":=").Id("keyRun").Call(id("kpos")),
+			jen.Var().Id("pad").Float32().Comment("the bias of a padding key"),
+			jen.If(id("mask")).Block(id("pad").Op("=").Id("posNegInf")),
+		}
 		// if run { fillRel(b, row, int(q)-int(kpos[0])) } else { for j, p := range kpos {...} }
 		fill = []jen.Code{
 			id("row").Op(":=").Id("table").Index(jen.Parens(id("h0").Op("+").Id("t")).Op("*").Id("Buckets").Op(":")).Index(jen.Op(":").Id("Buckets")),
-			jen.If(id("run")).Block(
-				jen.Id("fillRel").Call(id("b"), id("row"), jen.Int().Call(id("q")).Op("-").Int().Call(id("kpos").Index(lit(0)))),
+			jen.If(id("run").Op(">").Lit(0)).Block(
+				jen.Id("fillRel").Call(id("b").Index(jen.Op(":").Id("run")), id("row"), jen.Int().Call(id("q")).Op("-").Int().Call(id("kpos").Index(lit(0)))),
+				jen.For(id("j").Op(":=").Id("run"), id("j").Op("<").Id("lk"), id("j").Op("++")).Block(
+					id("b").Index(id("j")).Op("=").Id("pad"),
+				),
 			).Else().Block(
 				jen.For(jen.List(id("j"), id("p")).Op(":=").Range().Id("kpos")).Block(
 					jen.Switch().Block(
@@ -259,7 +273,7 @@ func posExported(f *jen.File, rpe, causal bool) {
 	// func SoftmaxPos(scores []float32, [table []float32,] qpos, kpos []int32, h0, nh int, scale float32) {
 	//	checks
 	//	k := active
-	//	[alibi: if len(kpos) < rampMaxKeys && keyRun(kpos) { softmaxPosRamp(scores, qpos, kpos, h0, nh, scale); return }]
+	//	[alibi: if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys { softmaxPosRamp(scores, qpos, kpos, run, h0, nh, scale); return }]
 	//	eachPosRow(qpos, kpos, [table,] h0, nh, true, [true,] func(off, valid int, bias []float32) {
 	//		row := scores[off : off+len(kpos)]
 	//		if valid == 0 { clear(row); return }
@@ -287,8 +301,8 @@ func posExported(f *jen.File, rpe, causal bool) {
 	}
 	var fast jen.Code = jen.Null()
 	if !rpe {
-		fast = jen.If(jen.Len(id("kpos")).Op("<").Id("rampMaxKeys").Op("&&").Id("keyRun").Call(id("kpos"))).Block(
-			id("softmaxPosRamp").Call(id("scores"), id("qpos"), id("kpos"), id("h0"), id("nh"), id("scale")),
+		fast = jen.If(id("run").Op(":=").Id("keyRun").Call(id("kpos")), id("run").Op(">").Lit(0).Op("&&").Len(id("kpos")).Op("<").Id("rampMaxKeys")).Block(
+			id("softmaxPosRamp").Call(id("scores"), id("qpos"), id("kpos"), id("run"), id("h0"), id("nh"), id("scale")),
 			jen.Return(),
 		)
 		posRamp(f, causal)
@@ -298,8 +312,8 @@ func posExported(f *jen.File, rpe, causal bool) {
 	f.Comment("Masked keys get probability 0, and a row with no unmasked key is all 0.")
 	lines(f, common)
 	if !rpe {
-		f.Comment("Keys that form one run kpos[0], kpos[0]+1, … (fewer than 2^24) take the table-free")
-		f.Comment("softmaxRamp path, as Softmax's decode rows do.")
+		f.Comment("Keys that form one run kpos[0], kpos[0]+1, … (fewer than 2^24), optionally followed by")
+		f.Comment("padding, take the table-free softmaxRamp path, as Softmax's decode rows do.")
 	}
 	lines(f, checkDoc)
 	f.Func().Id("SoftmaxPos").Params(sig("scores", id("scale").Float32())...).Block(append(checks("SoftmaxPos", "scores"),
@@ -348,31 +362,29 @@ func posExported(f *jen.File, rpe, causal bool) {
 
 // posRamp emits softmaxPosRamp, SoftmaxPos for ALiBi when the keys are one run.
 func posRamp(f *jen.File, causal bool) {
-	// func softmaxPosRamp(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+	// func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale float32) {
 	//	lq, lk := len(qpos), len(kpos)
 	//	first := int(kpos[0])
 	//	k := active
 	//	for i, q := range qpos {
-	//		valid := lk                                      // causal: min(lk, max(int(q)-first+1, 0))
+	//		valid := run                                     // causal: min(run, max(int(q)-first+1, 0))
 	//		t0 := min(max(int(q)-first, 0), valid-1)
 	//		for t := range nh {
 	//			row := scores[(t*lq+i)*lk:][:lk]
 	//			if valid > 0 { k.softmaxRamp(row[:valid], scale, float32(-slopes[h0+t]), float32(t0)) }
-	//			clear(row[valid:])                           // causal
+	//			clear(row[valid:])
 	//		}
 	//	}
 	// }
-	valid := id("valid").Op(":=").Id("lk")
-	var clr jen.Code = jen.Null()
+	valid := id("valid").Op(":=").Id("run")
 	if causal {
-		valid = id("valid").Op(":=").Min(id("lk"), jen.Max(jen.Int().Call(id("q")).Op("-").Id("first").Op("+").Lit(1), lit(0)))
-		clr = jen.Clear(id("row").Index(id("valid").Op(":")))
+		valid = id("valid").Op(":=").Min(id("run"), jen.Max(jen.Int().Call(id("q")).Op("-").Id("first").Op("+").Lit(1), lit(0)))
 	}
-	f.Comment("softmaxPosRamp is SoftmaxPos when kpos is one run kpos[0], kpos[0]+1, … of fewer than")
-	f.Comment("2^24 keys: key j is kpos[0]+j, so the bias −slope·|q−kpos[0]−j| is softmaxRamp's with")
-	f.Comment("t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax ignores, which keeps t0")
-	f.Comment("exact in float32 for any q).")
-	f.Func().Id("softmaxPosRamp").Params(id("scores").Index().Float32(), jen.List(id("qpos"), id("kpos")).Index().Int32(), jen.List(id("h0"), id("nh")).Int(), id("scale").Float32()).Block(
+	f.Comment("softmaxPosRamp is SoftmaxPos when kpos[:run] is one run kpos[0], kpos[0]+1, … and the")
+	f.Comment("rest padding, len(kpos) < 2^24: key j < run is kpos[0]+j, so the bias −slope·|q−kpos[0]−j|")
+	f.Comment("is softmaxRamp's with t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax")
+	f.Comment("ignores, which keeps t0 exact in float32 for any q).")
+	f.Func().Id("softmaxPosRamp").Params(id("scores").Index().Float32(), jen.List(id("qpos"), id("kpos")).Index().Int32(), jen.List(id("run"), id("h0"), id("nh")).Int(), id("scale").Float32()).Block(
 		jen.List(id("lq"), id("lk")).Op(":=").List(jen.Len(id("qpos")), jen.Len(id("kpos"))),
 		id("first").Op(":=").Int().Call(id("kpos").Index(lit(0))),
 		id("k").Op(":=").Id("active"),
@@ -384,7 +396,7 @@ func posRamp(f *jen.File, causal bool) {
 				jen.If(id("valid").Op(">").Lit(0)).Block(
 					id("k").Dot("softmaxRamp").Call(id("row").Index(jen.Op(":").Id("valid")), id("scale"), jen.Float32().Call(jen.Op("-").Id("slopes").Index(id("h0").Op("+").Id("t"))), jen.Float32().Call(id("t0"))),
 				),
-				clr,
+				jen.Clear(id("row").Index(id("valid").Op(":"))),
 			),
 		),
 	)

@@ -233,18 +233,23 @@ func checkPos(fn, arg string, n int, qpos, kpos []int32, h0, nh int) {
 	}
 }
 
-// keyRun reports whether kpos is one run of consecutive non-negative positions
-// kpos[0], kpos[0]+1, …: one sequence's keys, or a paged cache's contiguous blocks.
-func keyRun(kpos []int32) bool {
+// keyRun returns n ≥ 1 when kpos is one run of consecutive non-negative positions
+// kpos[0], kpos[0]+1, …, kpos[0]+n−1 followed only by padding (one sequence's keys, a paged
+// cache's contiguous blocks, a padded batch row), and 0 otherwise.
+func keyRun(kpos []int32) int {
 	if len(kpos) == 0 || kpos[0] < 0 {
-		return false
+		return 0
 	}
-	for j, p := range kpos {
-		if int64(p) != int64(kpos[0])+int64(j) {
-			return false
+	n := 1
+	for n < len(kpos) && int64(kpos[n]) == int64(kpos[0])+int64(n) {
+		n++
+	}
+	for _, p := range kpos[n:] {
+		if p >= 0 {
+			return 0
 		}
 	}
-	return true
+	return n
 }
 
 // keyMasked reports whether the key at position p is masked for the query at q: padding
@@ -309,16 +314,16 @@ func eachPosRow(qpos, kpos []int32, h0, nh int, mask, shift bool, fn func(off, v
 	dPool.Put(bp)
 }
 
-// softmaxPosRamp is SoftmaxPos when kpos is one run kpos[0], kpos[0]+1, … of fewer than
-// 2^24 keys: key j is kpos[0]+j, so the bias −slope·|q−kpos[0]−j| is softmaxRamp's with
-// t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax ignores, which keeps t0
-// exact in float32 for any q).
-func softmaxPosRamp(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+// softmaxPosRamp is SoftmaxPos when kpos[:run] is one run kpos[0], kpos[0]+1, … and the
+// rest padding, len(kpos) < 2^24: key j < run is kpos[0]+j, so the bias −slope·|q−kpos[0]−j|
+// is softmaxRamp's with t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax
+// ignores, which keeps t0 exact in float32 for any q).
+func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale float32) {
 	lq, lk := len(qpos), len(kpos)
 	first := int(kpos[0])
 	k := active
 	for i, q := range qpos {
-		valid := min(lk, max(int(q)-first+1, 0))
+		valid := min(run, max(int(q)-first+1, 0))
 		t0 := min(max(int(q)-first, 0), valid-1)
 		for t := range nh {
 			row := scores[(t*lq+i)*lk:][:lk]
@@ -337,14 +342,14 @@ func softmaxPosRamp(scores []float32, qpos, kpos []int32, h0, nh int, scale floa
 // tensor-parallel shard runs heads [h0, h0+nh)), query row i sits at position qpos[i] ≥ 0 and key j
 // at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding, and a key after its query
 // (kpos[j] > qpos[i]) is masked too (causal).
-// Keys that form one run kpos[0], kpos[0]+1, … (fewer than 2^24) take the table-free
-// softmaxRamp path, as Softmax's decode rows do.
+// Keys that form one run kpos[0], kpos[0]+1, … (fewer than 2^24), optionally followed by
+// padding, take the table-free softmaxRamp path, as Softmax's decode rows do.
 // It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
 // length that does not match.
 func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
 	checkPos("SoftmaxPos", "scores", len(scores), qpos, kpos, h0, nh)
-	if len(kpos) < rampMaxKeys && keyRun(kpos) {
-		softmaxPosRamp(scores, qpos, kpos, h0, nh, scale)
+	if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys {
+		softmaxPosRamp(scores, qpos, kpos, run, h0, nh, scale)
 		return
 	}
 	k := active

@@ -188,18 +188,23 @@ func checkPos(fn, arg string, n int, qpos, kpos []int32, h0, nh int) {
 	}
 }
 
-// keyRun reports whether kpos is one run of consecutive non-negative positions
-// kpos[0], kpos[0]+1, …: one sequence's keys, or a paged cache's contiguous blocks.
-func keyRun(kpos []int32) bool {
+// keyRun returns n ≥ 1 when kpos is one run of consecutive non-negative positions
+// kpos[0], kpos[0]+1, …, kpos[0]+n−1 followed only by padding (one sequence's keys, a paged
+// cache's contiguous blocks, a padded batch row), and 0 otherwise.
+func keyRun(kpos []int32) int {
 	if len(kpos) == 0 || kpos[0] < 0 {
-		return false
+		return 0
 	}
-	for j, p := range kpos {
-		if int64(p) != int64(kpos[0])+int64(j) {
-			return false
+	n := 1
+	for n < len(kpos) && int64(kpos[n]) == int64(kpos[0])+int64(n) {
+		n++
+	}
+	for _, p := range kpos[n:] {
+		if p >= 0 {
+			return 0
 		}
 	}
-	return true
+	return n
 }
 
 // keyMasked reports whether the key at position p is masked for the query at q: padding (p < 0).
@@ -223,6 +228,10 @@ func eachPosRow(qpos, kpos []int32, table []float32, h0, nh int, mask bool, fn f
 	bp := getD(lk)
 	b := *bp
 	run := keyRun(kpos)
+	var pad float32 // the bias of a padding key
+	if mask {
+		pad = posNegInf
+	}
 	for i, q := range qpos {
 		valid := 0
 		for _, p := range kpos {
@@ -232,8 +241,11 @@ func eachPosRow(qpos, kpos []int32, table []float32, h0, nh int, mask bool, fn f
 		}
 		for t := range nh {
 			row := table[(h0+t)*Buckets:][:Buckets]
-			if run {
-				fillRel(b, row, int(q)-int(kpos[0]))
+			if run > 0 {
+				fillRel(b[:run], row, int(q)-int(kpos[0]))
+				for j := run; j < lk; j++ {
+					b[j] = pad
+				}
 			} else {
 				for j, p := range kpos {
 					switch {
