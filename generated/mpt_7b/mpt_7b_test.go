@@ -170,6 +170,39 @@ func BenchmarkSoftmaxDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkSoftmaxPos times SoftmaxPos in the decode shape, one query at position 4095
+// against 4096 keys: keys 0…4095 for every head (run) and for heads [Heads/2, Heads) (shard,
+// a tensor-parallel rank), and 16-key pages in reversed order (paged: the general path).
+func BenchmarkSoftmaxPos(b *testing.B) {
+	const lk = 4096
+	run, paged := make([]int32, lk), make([]int32, lk)
+	for j := range run {
+		run[j] = int32(j)
+		paged[j] = int32((lk/16-1-j/16)*16 + j%16)
+	}
+	qpos := []int32{lk - 1}
+	layouts := []struct {
+		name   string
+		kpos   []int32
+		h0, nh int
+	}{{"run", run, 0, Heads}, {"shard", run, Heads / 2, Heads - Heads/2}, {"paged", paged, 0, Heads}}
+	for _, l := range layouts {
+		scores := benchRandom(l.nh*lk, 4)
+		for _, name := range Variants() {
+			b.Run(name+"/"+l.name, func(b *testing.B) {
+				if !VariantAvailable(name) {
+					b.Skipf("variant %s is not available on this CPU", name)
+				}
+				defer UseVariant(name)()
+				b.SetBytes(int64(4 * len(scores)))
+				for b.Loop() {
+					SoftmaxPos(scores, qpos, l.kpos, l.h0, l.nh, benchScale)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkCopy copies as many bytes as the kernel benchmarks touch: the memory-bound floor.
 func BenchmarkCopy(b *testing.B) {
 	src := make([]float32, Heads*benchLQ*benchLK)
