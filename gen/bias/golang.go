@@ -68,7 +68,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 		}
 		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds learned relative-position attention biases to attention\n"+
 			"scores laid out [Heads][lq][lk]: query i sits at position qOffset+i, key j at position j,\n"+
-			"and the bias of head h is table[h][Bucket(qOffset+i−j)].\n%s", pkg, rule))
+			"and the bias of head h is table[h][Bucket(qOffset+i−j)].\n%s\n\n%s", pkg, rule, posDoc))
 	} else {
 		mask := "Keys after the query are not masked."
 		if causal {
@@ -76,7 +76,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 		}
 		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds ALiBi attention biases (Press et al., \"Train Short, Test\n"+
 			"Long\", 2022) to attention scores laid out [Heads][lq][lk]: query i sits at position\n"+
-			"qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.\n%s", pkg, mask))
+			"qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.\n%s\n\n%s", pkg, mask, posDoc))
 	}
 
 	f.Comment("Heads is the number of attention heads.")
@@ -114,6 +114,13 @@ func biasAPI(c *Consts) (emit.File, error) {
 	biasPositions(f, pkg, rpe, causal)
 	return gocode.Render(pkg+".go", f)
 }
+
+// posDoc is the package doc's paragraph on the position forms.
+const posDoc = "The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:\n" +
+	"one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a\n" +
+	"padding key, which is masked), for varlen batches, padded keys and paged KV caches, and\n" +
+	"the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].\n" +
+	"Decode calls (a few query rows) and keys forming one run build no per-call bias table."
 
 // biasBucketDecls emits Buckets, BucketSpan and Bucket (and the bucket map
 // for T5).

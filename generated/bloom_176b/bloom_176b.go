@@ -4,6 +4,12 @@
 // Long", 2022) to attention scores laid out [Heads][lq][lk]: query i sits at position
 // qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.
 // Keys after the query are masked (causal attention).
+//
+// The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:
+// one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a
+// padding key, which is masked), for varlen batches, padded keys and paged KV caches, and
+// the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].
+// Decode calls (a few query rows) and keys forming one run build no per-call bias table.
 package bloom_176b
 
 import (

@@ -5,6 +5,12 @@
 // and the bias of head h is table[h][Bucket(qOffset+i−j)].
 // Buckets follow T5's rule with num = 16, max_distance = 64,
 // bidirectional = false.
+//
+// The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:
+// one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a
+// padding key, which is masked), for varlen batches, padded keys and paged KV caches, and
+// the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].
+// Decode calls (a few query rows) and keys forming one run build no per-call bias table.
 package grpe_t5_uni
 
 import (
