@@ -114,6 +114,16 @@ func posCases(r *rand.Rand, heads int) []posCase {
 			}
 		}
 	}
+	// Queries at 2^31−1 far after keys 0…99 (some padding): biases near
+	// −slope·2^31, which only the per-row shift keeps exact in float32.
+	far := make([]int32, 100)
+	for j := range far {
+		far[j] = int32(j)
+		if j%7 == 3 {
+			far[j] = -1
+		}
+	}
+	cs = append(cs, posCase{name: "queries at 2^31−1 after keys 0…99", qpos: []int32{math.MaxInt32, math.MaxInt32 - 5}, kpos: far, h0: 0, nh: heads})
 	// Every key padding: rows with no valid key.
 	cs = append(cs, posCase{name: "all keys padding", qpos: []int32{5, 0}, kpos: []int32{-1, -1, -7}, h0: 0, nh: heads})
 	return cs
