@@ -55,6 +55,7 @@ func (g gen) softmax(ramp bool) {
 	// u·L are memory constants.
 	var nslope, tv reg.VecVirtual
 	var iota operand.Mem
+	abs := true // biasVec folds t0 − j to |t0 − j|
 	if ramp {
 		nx := c.XMM()
 		c.Load(c.Param("nslope"), nx)
@@ -98,11 +99,16 @@ func (g gen) softmax(ramp bool) {
 			c.VMOVUPS(amd64.Mem(b, 4*L*u), v)
 			return
 		}
-		if u == 0 {
+		switch {
+		case u == 0 && abs:
 			c.VANDPS(full(0x7fffffff), tv, v)
-		} else {
+		case u == 0:
+			c.VMOVAPS(tv, v)
+		default:
 			c.VSUBPS(full(f32bits(float32(u*L))), tv, v)
-			c.VANDPS(full(0x7fffffff), v, v)
+			if abs {
+				c.VANDPS(full(0x7fffffff), v, v)
+			}
 		}
 		c.VMULPS(nslope, v, v)
 		if u == blk-1 {
@@ -143,111 +149,19 @@ func (g gen) softmax(ramp bool) {
 		return v
 	}
 
-	// Pass 1: the maximum.
-	var acc [amd64.Unroll]reg.VecVirtual
-	for i := range acc {
-		acc[i] = g.Broadcast(negInf)
-	}
-	r, b, n := passBias()
-	g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
-		v := value(r, b, u, blk)
-		c.VMAXPS(v, acc[u], acc[u])
-	}, func(t amd64.Tail) {
-		v, w := g.Vec(), g.Vec()
-		if ramp {
-			biasVec(b, 0, 1, v)
-		} else {
-			t.Load(amd64.Mem(b, 0), v)
+	// body emits the three passes and the return. softmaxRamp emits it twice:
+	// with |t0 − j|, and for rows entirely at or before t0 (t0 ≥ len(row)−1,
+	// every decode row) without the abs, the identity there.
+	body := func() {
+		// Pass 1: the maximum.
+		var acc [amd64.Unroll]reg.VecVirtual
+		for i := range acc {
+			acc[i] = g.Broadcast(negInf)
 		}
-		t.Load(amd64.Mem(r, 0), w)
-		c.VFMADD231PS(w, scale, v)
-		if t.K != nil {
-			c.VMAXPS(v, acc[0], t.K, acc[0]) // merge-masked: other lanes keep acc
-			return
-		}
-		ninf := g.Broadcast(negInf)
-		c.VBLENDVPS(t.YMask, v, ninf, v) // lanes outside the tail become −Inf
-		c.VMAXPS(v, acc[0], acc[0])
-	})
-	c.VMAXPS(acc[1], acc[0], acc[0])
-	c.VMAXPS(acc[3], acc[2], acc[2])
-	c.VMAXPS(acc[2], acc[0], acc[0])
-	mx := g.horizontal(acc[0], false)
-	m := g.Vec()
-	c.VBROADCASTSS(mx, m)
-
-	// Pass 2: exp(v − m), stored, summed in float64.
-	e := g.newExpConsts()
-	sum := [2]reg.VecVirtual{g.Vec(), g.Vec()}
-	for _, s := range sum {
-		c.VXORPD(s, s, s)
-	}
-	accumulate := func(v reg.VecVirtual) {
-		lo, hi := g.Vec(), g.Vec()
-		if L == 16 {
-			c.VCVTPS2PD(v.AsY(), lo)
-			h := c.YMM()
-			c.VEXTRACTF32X8(operand.U8(1), v, h)
-			c.VCVTPS2PD(h, hi)
-		} else {
-			c.VCVTPS2PD(v.AsX(), lo)
-			h := c.XMM()
-			c.VEXTRACTF128(operand.U8(1), v, h)
-			c.VCVTPS2PD(h, hi)
-		}
-		c.VADDPD(lo, sum[0], sum[0])
-		c.VADDPD(hi, sum[1], sum[1])
-	}
-	// exponent sets v to the exponent of the row vector in v (bias) and w
-	// (row, or nil to read it from r). Precise: (bias − m) + scale·row. bias − m
-	// is exact for every bias that matters (Sterbenz: within a factor 2 of m)
-	// and the fused multiply-add rounds once, so a large bias shared by the
-	// competing keys costs no precision; m's own rounding is a constant shift
-	// the normalization cancels — as long as that shift, up to ulp(m)/2, is
-	// small. Robust, for |m| ≥ 2^24 where it is not: fl(scale·row + bias) − m,
-	// exactly 0 for the maximum, so exp neither overflows nor underflows
-	// for the whole row.
-	exponent := func(precise bool, v reg.VecVirtual, row operand.Op) {
-		if precise {
-			c.VSUBPS(m, v, v)
-			c.VFMADD231PS(row, scale, v)
-		} else {
-			c.VFMADD231PS(row, scale, v)
-			c.VSUBPS(m, v, v)
-		}
-	}
-	// Pass 2 works on blocks of amd64.Unroll vectors: their exps are summed in
-	// float32 (a tree of depth 2: error ≤ 2 ulp of the block's sum) and
-	// converted to float64 once per block, which keeps the float64 sum of
-	// arbitrarily long rows while spending about one µop per vector on it.
-	pass2 := func(precise bool) {
 		r, b, n := passBias()
-		var blockSum [2]reg.VecVirtual
 		g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
-			v := g.Vec()
-			biasVec(b, u, blk, v)
-			exponent(precise, v, amd64.Mem(r, 4*L*u))
-			g.expOrZero(v, e)
-			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
-			if L == 16 || u%2 == 0 {
-				// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
-				// score rows are consecutive in memory ([heads][lq][lk]), so
-				// this brings the rows of the coming calls into cache while
-				// this row's exps keep the vector units busy.
-				c.PREFETCHT0(amd64.Mem(r, softmaxPrefetch+4*L*u))
-			}
-			switch {
-			case blk == 1:
-				accumulate(v)
-			case u < 2:
-				blockSum[u] = v
-			default:
-				c.VADDPS(v, blockSum[u%2], blockSum[u%2])
-			}
-			if blk > 1 && u == blk-1 {
-				c.VADDPS(blockSum[1], blockSum[0], blockSum[0])
-				accumulate(blockSum[0])
-			}
+			v := value(r, b, u, blk)
+			c.VMAXPS(v, acc[u], acc[u])
 		}, func(t amd64.Tail) {
 			v, w := g.Vec(), g.Vec()
 			if ramp {
@@ -256,47 +170,160 @@ func (g gen) softmax(ramp bool) {
 				t.Load(amd64.Mem(b, 0), v)
 			}
 			t.Load(amd64.Mem(r, 0), w)
-			exponent(precise, v, w)
-			g.exp(v, e)
-			t.Store(v, amd64.Mem(r, 0))
-			t.ZeroOutside(v)
-			accumulate(v)
+			c.VFMADD231PS(w, scale, v)
+			if t.K != nil {
+				c.VMAXPS(v, acc[0], t.K, acc[0]) // merge-masked: other lanes keep acc
+				return
+			}
+			ninf := g.Broadcast(negInf)
+			c.VBLENDVPS(t.YMask, v, ninf, v) // lanes outside the tail become −Inf
+			c.VMAXPS(v, acc[0], acc[0])
 		})
-	}
-	huge, summed := g.NewLabel("softmax_huge"), g.NewLabel("softmax_summed")
-	bits := c.GP32()
-	c.VMOVD(mx, bits)
-	c.ANDL(operand.U32(0x7fffffff), bits)
-	c.CMPL(bits, operand.U32(f32bits(1<<24)))
-	c.JAE(operand.LabelRef(huge)) // |m| ≥ 2^24 (or NaN)
-	pass2(true)
-	c.JMP(operand.LabelRef(summed))
-	c.Label(huge)
-	pass2(false)
-	c.Label(summed)
-	c.VADDPD(sum[1], sum[0], sum[0])
-	total := g.horizontal(sum[0], true)
-	inv := c.XMM()
-	c.VMOVSD(g.Pool.Add("f64_3ff0000000000000", []operand.Constant{operand.U64(math.Float64bits(1))}), inv)
-	c.VDIVSD(total, inv, inv)  // 1/Σ in float64
-	c.VCVTSD2SS(inv, inv, inv) // one rounding to float32
-	f := g.Vec()
-	c.VBROADCASTSS(inv, f)
+		c.VMAXPS(acc[1], acc[0], acc[0])
+		c.VMAXPS(acc[3], acc[2], acc[2])
+		c.VMAXPS(acc[2], acc[0], acc[0])
+		mx := g.horizontal(acc[0], false)
+		m := g.Vec()
+		c.VBROADCASTSS(mx, m)
 
-	// Pass 3: scale by 1/Σ.
-	r, n = pass()
-	g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r}, func(u int) {
-		v := g.Vec()
-		c.VMULPS(amd64.Mem(r, 4*L*u), f, v)
-		c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
-	}, func(t amd64.Tail) {
-		v := g.Vec()
-		t.Load(amd64.Mem(r, 0), v)
-		c.VMULPS(f, v, v)
-		t.Store(v, amd64.Mem(r, 0))
-	})
-	c.VZEROUPPER()
-	c.RET()
+		// Pass 2: exp(v − m), stored, summed in float64.
+		e := g.newExpConsts()
+		sum := [2]reg.VecVirtual{g.Vec(), g.Vec()}
+		for _, s := range sum {
+			c.VXORPD(s, s, s)
+		}
+		accumulate := func(v reg.VecVirtual) {
+			lo, hi := g.Vec(), g.Vec()
+			if L == 16 {
+				c.VCVTPS2PD(v.AsY(), lo)
+				h := c.YMM()
+				c.VEXTRACTF32X8(operand.U8(1), v, h)
+				c.VCVTPS2PD(h, hi)
+			} else {
+				c.VCVTPS2PD(v.AsX(), lo)
+				h := c.XMM()
+				c.VEXTRACTF128(operand.U8(1), v, h)
+				c.VCVTPS2PD(h, hi)
+			}
+			c.VADDPD(lo, sum[0], sum[0])
+			c.VADDPD(hi, sum[1], sum[1])
+		}
+		// exponent sets v to the exponent of the row vector in v (bias) and w
+		// (row, or nil to read it from r). Precise: (bias − m) + scale·row. bias − m
+		// is exact for every bias that matters (Sterbenz: within a factor 2 of m)
+		// and the fused multiply-add rounds once, so a large bias shared by the
+		// competing keys costs no precision; m's own rounding is a constant shift
+		// the normalization cancels — as long as that shift, up to ulp(m)/2, is
+		// small. Robust, for |m| ≥ 2^24 where it is not: fl(scale·row + bias) − m,
+		// exactly 0 for the maximum, so exp neither overflows nor underflows
+		// for the whole row.
+		exponent := func(precise bool, v reg.VecVirtual, row operand.Op) {
+			if precise {
+				c.VSUBPS(m, v, v)
+				c.VFMADD231PS(row, scale, v)
+			} else {
+				c.VFMADD231PS(row, scale, v)
+				c.VSUBPS(m, v, v)
+			}
+		}
+		// Pass 2 works on blocks of amd64.Unroll vectors: their exps are summed in
+		// float32 (a tree of depth 2: error ≤ 2 ulp of the block's sum) and
+		// converted to float64 once per block, which keeps the float64 sum of
+		// arbitrarily long rows while spending about one µop per vector on it.
+		pass2 := func(precise bool) {
+			r, b, n := passBias()
+			var blockSum [2]reg.VecVirtual
+			g.VectorLoopBlocks(n, amd64.Unroll, ptrs(r, b), func(u, blk int) {
+				v := g.Vec()
+				biasVec(b, u, blk, v)
+				exponent(precise, v, amd64.Mem(r, 4*L*u))
+				g.expOrZero(v, e)
+				c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
+				if L == 16 || u%2 == 0 {
+					// One cache line per 64 bytes, softmaxPrefetch bytes ahead:
+					// score rows are consecutive in memory ([heads][lq][lk]), so
+					// this brings the rows of the coming calls into cache while
+					// this row's exps keep the vector units busy.
+					c.PREFETCHT0(amd64.Mem(r, softmaxPrefetch+4*L*u))
+				}
+				switch {
+				case blk == 1:
+					accumulate(v)
+				case u < 2:
+					blockSum[u] = v
+				default:
+					c.VADDPS(v, blockSum[u%2], blockSum[u%2])
+				}
+				if blk > 1 && u == blk-1 {
+					c.VADDPS(blockSum[1], blockSum[0], blockSum[0])
+					accumulate(blockSum[0])
+				}
+			}, func(t amd64.Tail) {
+				v, w := g.Vec(), g.Vec()
+				if ramp {
+					biasVec(b, 0, 1, v)
+				} else {
+					t.Load(amd64.Mem(b, 0), v)
+				}
+				t.Load(amd64.Mem(r, 0), w)
+				exponent(precise, v, w)
+				g.exp(v, e)
+				t.Store(v, amd64.Mem(r, 0))
+				t.ZeroOutside(v)
+				accumulate(v)
+			})
+		}
+		huge, summed := g.NewLabel("softmax_huge"), g.NewLabel("softmax_summed")
+		bits := c.GP32()
+		c.VMOVD(mx, bits)
+		c.ANDL(operand.U32(0x7fffffff), bits)
+		c.CMPL(bits, operand.U32(f32bits(1<<24)))
+		c.JAE(operand.LabelRef(huge)) // |m| ≥ 2^24 (or NaN)
+		pass2(true)
+		c.JMP(operand.LabelRef(summed))
+		c.Label(huge)
+		pass2(false)
+		c.Label(summed)
+		c.VADDPD(sum[1], sum[0], sum[0])
+		total := g.horizontal(sum[0], true)
+		inv := c.XMM()
+		c.VMOVSD(g.Pool.Add("f64_3ff0000000000000", []operand.Constant{operand.U64(math.Float64bits(1))}), inv)
+		c.VDIVSD(total, inv, inv)  // 1/Σ in float64
+		c.VCVTSD2SS(inv, inv, inv) // one rounding to float32
+		f := g.Vec()
+		c.VBROADCASTSS(inv, f)
+
+		// Pass 3: scale by 1/Σ.
+		r, n = pass()
+		g.VectorLoop(n, amd64.Unroll, []reg.GPVirtual{r}, func(u int) {
+			v := g.Vec()
+			c.VMULPS(amd64.Mem(r, 4*L*u), f, v)
+			c.VMOVUPS(v, amd64.Mem(r, 4*L*u))
+		}, func(t amd64.Tail) {
+			v := g.Vec()
+			t.Load(amd64.Mem(r, 0), v)
+			c.VMULPS(f, v, v)
+			t.Store(v, amd64.Mem(r, 0))
+		})
+		c.VZEROUPPER()
+		c.RET()
+	}
+	if !ramp {
+		body()
+		return
+	}
+	oneSided := g.NewLabel("ramp_one_sided")
+	last, lastF, t0x := c.GP64(), c.XMM(), c.XMM()
+	c.MOVQ(length, last)
+	c.DECQ(last)
+	c.CVTSQ2SS(last, lastF)
+	c.Load(c.Param("t0"), t0x)
+	c.UCOMISS(lastF, t0x)
+	c.JAE(operand.LabelRef(oneSided)) // t0 ≥ len(row)−1
+	body()
+	c.Label(oneSided)
+	abs = false
+	body()
 }
 
 // expOrZero is g.exp(v, e), skipped when no lane of v is above the exp's
