@@ -377,13 +377,13 @@ posenc_galibi40_bias_pos_kernel(store_t *__restrict__ out, const int *__restrict
 		// stays small where the mass is. dmin comes from an f32 minimum
 		// reduction: off by up to 2^-24 of itself, which only changes the
 		// constant, since POSENC_DIST(p) − dmin is formed exactly in integers.
-		float e = __int_as_float(0x7f800000);
+		float e = __int_as_float(0xff800000); // max of −distance: −dmin
 		for (int j = tid; j < lk; j += nt) {
 			const long long p = kpos[j];
 			if (!POSENC_MASKED(p))
-				e = fminf(e, (float)POSENC_DIST(p));
+				e = fmaxf(e, -(float)POSENC_DIST(p));
 		}
-		const long long dmin = (long long)-block_max(-e, red);
+		const long long dmin = (long long)-block_max(e, red);
 #define POSENC_BIAS(p) (-slope * (float)(POSENC_DIST(p) - dmin))
 		float m = __int_as_float(0xff800000);
 		for (int j = tid; j < lk; j += nt) {
