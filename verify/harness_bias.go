@@ -25,6 +25,17 @@ type BiasKernels struct {
 	RPESoftmax func(scores, table []float32, lq, lk, qOffset int, scale float32)
 	RPEBias    func(dst, table []float32, lq, lk, qOffset int)
 	Bucket     func(rel int) int
+
+	// The position forms (alibi), checked when set: scores
+	// [nh][len(qpos)][len(kpos)] for heads [h0, h0+nh), query row i at
+	// qpos[i] ≥ 0, key j at kpos[j] (< 0: padding).
+	SoftmaxPos func(scores []float32, qpos, kpos []int32, h0, nh int, scale float32)
+	AddBiasPos func(scores []float32, qpos, kpos []int32, h0, nh int)
+	BiasPos    func(dst []float32, qpos, kpos []int32, h0, nh int)
+	// The rpe_bias position forms, the table second.
+	RPESoftmaxPos func(scores, table []float32, qpos, kpos []int32, h0, nh int, scale float32)
+	RPEAddBiasPos func(scores, table []float32, qpos, kpos []int32, h0, nh int)
+	RPEBiasPos    func(dst, table []float32, qpos, kpos []int32, h0, nh int)
 }
 
 // biasOps is BiasKernels with the table argument made uniform (alibi
@@ -42,6 +53,10 @@ var (
 	biasShapes = []biasShape{
 		{1, 1, 0}, {4, 4, 0}, {7, 11, 4}, {3, 65, 62}, {17, 33, 0},
 		{9, 5, 0}, {5, 40, 1 << 20}, {2, 300, 298}, {1, 1000, 999},
+		// Decode: one or a few query rows against many keys, the query at the
+		// last key, before it (non-causal rows see keys on both sides) and far
+		// beyond it (2^20 and 2^31−1−lq).
+		{1, 4099, 4098}, {1, 517, 100}, {3, 2053, 2050}, {1, 263, 1<<31 - 2}, {2, 129, 1 << 20},
 	}
 	softmaxScales = []float32{1, 0.125, float32(1 / math.Sqrt(128))}
 )
@@ -51,8 +66,9 @@ var (
 // |bias|, |score|), exactly −Inf where causal ALiBi masks), Softmax (≤ 1e-6
 // absolute, exactly 0 where masked) for scales 1, 0.125 and 1/√128 with
 // scores uniform in [−4, 4], over biasShapes (lq ≠ lk, qOffset > 0,
-// qOffset = 2^20, odd lengths), and, for rpe_bias, Bucket over
-// [−3·span, 3·span] and ±(2^31−1).
+// qOffset = 2^20, odd lengths, decode rows), and, for rpe_bias, Bucket over
+// [−3·span, 3·span] and ±(2^31−1). When k has the position forms they are
+// checked too (runBiasPos).
 // Every call runs on slices inside sentinel-filled buffers; a slice one
 // element too short must panic before anything is written. Golden cases
 // named like s are checked too.
@@ -166,6 +182,9 @@ func RunBias(s *spec.Spec, k BiasKernels) *Report {
 		s2, t3 := guard(uniformScores(r, n)), guard(tshort)
 		rep.expectPanic("Softmax with table one element short", func() { ops.softmax(s2.s, t3.s, lq, lk, qo, 1) }, s2, t3)
 		bucketCase(rep, s, k.Bucket)
+	}
+	if pk, ok := posOps(s, k); ok {
+		runBiasPos(rep, s, pk, table)
 	}
 	biasGolden(rep, s, ops)
 	return rep

@@ -86,6 +86,13 @@ var (
 	SoftmaxRow = Kernel{Field: "softmaxRow", Params: []Param{{"row", "[]float32"}, {"bias", "[]float32"}, {"scale", "float32"}},
 		Doc: "row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1"}
 
+	// SoftmaxRamp is SoftmaxRow with the ALiBi bias (Press et al. 2022)
+	// computed in the kernel instead of read from memory:
+	// bias[j] = nslope·|t0 − j|, nslope = −slope_h, t0 the query position
+	// counted from key 0 (alibi only).
+	SoftmaxRamp = Kernel{Field: "softmaxRamp", Params: []Param{{"row", "[]float32"}, {"scale", "float32"}, {"nslope", "float32"}, {"t0", "float32"}},
+		Doc: "row[j] = softmax_j(scale·row[j] + nslope·|t0 − j|); len(row) ≥ 1, t0 and len(row) < 2^24"}
+
 	// AddRows adds table row idx[t] to token t of x (the absolute
 	// encodings: sinusoidal, learned, algebraic, binary).
 	AddRows = Kernel{Field: "addRows", Spelled: true, Params: []Param{{"x", "[]float32"}, {"table", "[]float32"}, {"idx", "[]int32"}},
@@ -118,5 +125,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, AddRow, SoftmaxRow, AddRows, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
+	return []Kernel{Rotate, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
 }

@@ -75,6 +75,19 @@ func (e *Emitter) VMOVToReg(d Reg, n VReg, lane int) {
 	e.ins("VMOV V%d.S[%d], %s", int(n), lane, d)
 }
 
+// VMOVFromReg emits VMOV Rn, Vd.S[lane] (INS): the low 32 bits of a
+// general register into one lane of d, the other lanes kept.
+func (e *Emitter) VMOVFromReg(d VReg, lane int, n Reg) {
+	if !e.inFn("VMOV") || !e.checkR(n) || !e.checkV(d) {
+		return
+	}
+	if lane < 0 || lane > 3 {
+		e.errorf("VMOV lane %d out of range 0..3", lane)
+		return
+	}
+	e.ins("VMOV %s, V%d.S[%d]", n, int(d), lane)
+}
+
 // PRFM emits PRFM off(base), PLDL1KEEP: a hint to bring the cache line at
 // base+off into L1 for a load. It never faults. The offset form takes
 // multiples of 8 in 0..32760 (unsigned 12-bit immediate, scaled by 8).

@@ -23,7 +23,7 @@ var ExpRow = map[string]func(dst, src []float32){"avx2": expRowAVX2, "avx512": e
 // against it: addRow and softmaxRow compared with float64 references, and
 // the exp accuracy sweep.
 func TestKernelsAMD64(t *testing.T) {
-	files, err := AMD64("bias", "bias.yaml", true, true, Params{ExpTest: true})
+	files, err := AMD64("bias", "bias.yaml", true, true, Params{ExpTest: true, Ramp: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,9 @@ type Params struct {
 	// (expRowAVX2/expRowAVX512, expNEON): dst[j] = exp(src[j]) with the exp
 	// of softmaxRow, for accuracy tests. Product packages leave it false.
 	ExpTest bool
+	// Ramp additionally emits softmaxRamp (abi.SoftmaxRamp), the softmax
+	// that computes the ALiBi bias in registers; alibi packages set it.
+	Ramp bool
 }
 
 // expNEONName is the NEON symbol of abi.Exp, the name tests call.
@@ -41,6 +44,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		{ABI: abi.AddRow, Emit: func(g *amd64.Gen) { gen{g}.addRow() }},
 		{ABI: abi.SoftmaxRow, Emit: func(g *amd64.Gen) { gen{g}.softmaxRow() }},
 	}
+	if p.Ramp {
+		ks = append(ks, amd64.Kernel{ABI: abi.SoftmaxRamp, Emit: func(g *amd64.Gen) { gen{g}.softmaxRamp() }})
+	}
 	if p.ExpTest {
 		ks = append(ks, amd64.Kernel{ABI: abi.Exp, Emit: func(g *amd64.Gen) { gen{g}.expRow() }})
 	}
@@ -56,6 +62,11 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Emit: func(e *arm64.Emitter) { addRow(e, add) }},
 		{ABI: abi.SoftmaxRow, Name: soft, Doc: "replaces row by softmax(scale·row + bias).",
 			Emit: func(e *arm64.Emitter) { softmaxRow(e, soft) }},
+	}
+	if p.Ramp {
+		ramp := arm64.Symbol(abi.SoftmaxRamp)
+		ks = append(ks, arm64.Kernel{ABI: abi.SoftmaxRamp, Name: ramp, Doc: "replaces row by softmax(scale·row + nslope·|t0 − j|).",
+			Emit: func(e *arm64.Emitter) { softmaxRamp(e, ramp) }})
 	}
 	if p.ExpTest {
 		ks = append(ks, arm64.Kernel{ABI: abi.Exp, Name: expNEONName,

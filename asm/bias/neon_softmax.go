@@ -19,26 +19,92 @@ import (
 // exponents (x), V4..V7 row loads and results (t), V8..V15 Horner (p, q),
 // V16 scale (then 1/Σ), V17 and V18 float64 sums, V19 max, V20..V31 the
 // expf constants.
-func softmaxRow(e *arm64.Emitter, name string) {
-	e.Comment("func %s%s", name, abi.SoftmaxRow.Signature())
-	e.Comment("row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1.")
-	e.TextFor(name, abi.SoftmaxRow)
-	e.LoadArg(arm64.R0, e.Arg(abi.SoftmaxRow, "row_base"))
-	e.LoadArg(arm64.R2, e.Arg(abi.SoftmaxRow, "row_len"))
-	e.LoadArg(arm64.R1, e.Arg(abi.SoftmaxRow, "bias_base"))
-	e.LoadArgS(30, e.Arg(abi.SoftmaxRow, "scale"))
+func softmaxRow(e *arm64.Emitter, name string) { softmax(e, name, false) }
+
+// softmaxRamp emits softmaxRamp(row []float32, scale, nslope, t0 float32):
+// softmaxRow with the ALiBi bias (Press et al. 2022) computed in registers,
+// bias[j] = nslope·|t0 − j|. V18 holds t0 − j for the lanes of the current
+// vector as float32 integers (exact below 2^24), decreased by 4 per vector
+// (by 1 in the one-lane loop); |x| is max(x, 0 − x). Pass 2 sums into V17
+// alone, which frees V18; the step and nslope are broadcast from R4 and R5
+// into V8 and V9 and V10 is zeroed at the top of every loop body, before the Horner
+// registers are needed.
+func softmaxRamp(e *arm64.Emitter, name string) { softmax(e, name, true) }
+
+// softmax emits softmaxRow (ramp false) or softmaxRamp (ramp true).
+func softmax(e *arm64.Emitter, name string, ramp bool) {
+	k := abi.SoftmaxRow
+	if ramp {
+		k = abi.SoftmaxRamp
+	}
+	e.Comment("func %s%s", name, k.Signature())
+	if ramp {
+		e.Comment("row[j] = softmax_j(scale·row[j] + nslope·|t0 − j|); len(row) ≥ 1, t0 and len(row) < 2^24.")
+	} else {
+		e.Comment("row[j] = softmax_j(scale·row[j] + bias[j]); len(bias) == len(row) ≥ 1.")
+	}
+	e.TextFor(name, k)
+	e.LoadArg(arm64.R0, e.Arg(k, "row_base"))
+	e.LoadArg(arm64.R2, e.Arg(k, "row_len"))
+	if ramp {
+		e.LoadArgW(arm64.R5, e.Arg(k, "nslope"))
+	} else {
+		e.LoadArg(arm64.R1, e.Arg(k, "bias_base"))
+	}
+	e.LoadArgS(30, e.Arg(k, "scale"))
+	// rampStart sets V18 to t0 − lane (lanes 0..3) for a new pass.
+	rampStart := func() {
+		if !ramp {
+			return
+		}
+		e.VEOR(arm64.VReg(11).B16(), arm64.VReg(11).B16(), arm64.VReg(11).B16())
+		for lane := 1; lane < 4; lane++ {
+			e.MovBits(arm64.R9, float32(lane))
+			e.VMOVFromReg(11, lane, arm64.R9)
+		}
+		e.LoadArgS(18, e.Arg(k, "t0"))
+		e.VDUPLane(arm64.VReg(18).S4(), 18, 0)
+		e.FSUB(arm64.VReg(18).S4(), arm64.VReg(18).S4(), arm64.VReg(11).S4())
+	}
+	// rampConsts broadcasts the step (4 lanes, or 1 in the one-lane loop),
+	// nslope and zero into V8, V9, V10.
+	rampConsts := func(step float32) {
+		e.MovBits(arm64.R4, step)
+		e.VDUPR(arm64.VReg(8).S4(), arm64.R4)
+		e.VDUPR(arm64.VReg(9).S4(), arm64.R5)
+		e.VEOR(arm64.VReg(10).B16(), arm64.VReg(10).B16(), arm64.VReg(10).B16())
+	}
+	// rampBias writes nslope·|t0 − j| of the next vector into b (V11 is
+	// scratch) and advances V18.
+	rampBias := func(a arm64.Arrangement, b arm64.VReg) {
+		tv, t := arm64.VReg(18).As(a), arm64.VReg(11).As(a)
+		e.FSUB(t, arm64.VReg(10).As(a), tv)
+		e.FMAX(b.As(a), tv, t)
+		e.FMUL(b.As(a), b.As(a), arm64.VReg(9).As(a))
+		e.FSUB(tv, tv, arm64.VReg(8).As(a))
+	}
 	e.Mov(arm64.R8, arm64.R0)
 	e.VDUPLane(arm64.VReg(30).S4(), 30, 0)
 	e.MovBits(arm64.R9, float32(math.Inf(-1)))
 	for v := arm64.VReg(24); v <= 28; v++ {
 		e.VDUPR(v.S4(), arm64.R9)
 	}
-	e.Mov(arm64.R10, arm64.R1)
+	if !ramp {
+		e.Mov(arm64.R10, arm64.R1)
+	}
+	rampStart()
 	e.Comment("Pass 1: the max of v[j] = bias[j] + row[j]·scale in V24..V27, F28; row is not written.")
 	e.ForEach("max", arm64.R2, arm64.R3, func() {
 		x, b := arm64.Vecs(0, 4, 1, arm64.S4), arm64.Vecs(4, 4, 1, arm64.S4)
 		e.VLD1(arm64.R0, true, x...)
-		e.VLD1(arm64.R1, true, b...)
+		if ramp {
+			rampConsts(4)
+			for i := range b {
+				rampBias(arm64.S4, b[i].R)
+			}
+		} else {
+			e.VLD1(arm64.R1, true, b...)
+		}
 		for i := range b {
 			e.VFMLA(b[i], x[i], arm64.VReg(30).S4())
 		}
@@ -48,12 +114,22 @@ func softmaxRow(e *arm64.Emitter, name string) {
 		}
 	}, func() {
 		e.VLD1(arm64.R0, true, arm64.VReg(0).S4())
-		e.VLD1(arm64.R1, true, arm64.VReg(4).S4())
+		if ramp {
+			rampConsts(4)
+			rampBias(arm64.S4, 4)
+		} else {
+			e.VLD1(arm64.R1, true, arm64.VReg(4).S4())
+		}
 		e.VFMLA(arm64.VReg(4).S4(), arm64.VReg(0).S4(), arm64.VReg(30).S4())
 		e.FMAX(arm64.VReg(24).S4(), arm64.VReg(24).S4(), arm64.VReg(4).S4())
 	}, func() {
 		e.LoadS(0, arm64.R0, 4)
-		e.LoadS(4, arm64.R1, 4)
+		if ramp {
+			rampConsts(1)
+			rampBias(arm64.S2, 4)
+		} else {
+			e.LoadS(4, arm64.R1, 4)
+		}
 		e.VFMLA(arm64.VReg(4).S2(), arm64.VReg(0).S2(), arm64.VReg(30).S2())
 		e.FMAXS(28, 28, 4)
 	})
@@ -102,13 +178,35 @@ func softmaxRow(e *arm64.Emitter, name string) {
 		return
 	}
 	sum0, sum1 := arm64.VReg(17).D2(), arm64.VReg(18).D2()
+	// addSums adds the float64 pairs in V1 and V2 to the sums: V17 and V18,
+	// or V17 alone for the ramp (V18 is its running t0 − j).
+	addSums := func() {
+		if ramp {
+			e.FADD(arm64.VReg(1).D2(), arm64.VReg(1).D2(), arm64.VReg(2).D2())
+			e.FADD(sum0, sum0, arm64.VReg(1).D2())
+			return
+		}
+		e.FADD(sum0, sum0, arm64.VReg(1).D2())
+		e.FADD(sum1, sum1, arm64.VReg(2).D2())
+	}
 	pass2 := func(precise bool, hint string) {
 		e.Mov(arm64.R0, arm64.R8)
-		e.Mov(arm64.R1, arm64.R10)
+		if ramp {
+			rampStart()
+		} else {
+			e.Mov(arm64.R1, arm64.R10)
+		}
 		e.ForEach(hint, arm64.R2, arm64.R3, func() {
 			x, t, p, q := regs(4)
 			xs, ts := arm64.Vecs(0, 4, 1, arm64.S4), arm64.Vecs(4, 4, 1, arm64.S4)
-			e.VLD1(arm64.R1, true, xs...)
+			if ramp {
+				rampConsts(4)
+				for i := range x {
+					rampBias(arm64.S4, x[i])
+				}
+			} else {
+				e.VLD1(arm64.R1, true, xs...)
+			}
 			e.VLD1(arm64.R0, false, ts...)
 			// One cache line (64 bytes) per iteration, softmaxPrefetch
 			// bytes ahead: score rows are consecutive in memory
@@ -124,22 +222,30 @@ func softmaxRow(e *arm64.Emitter, name string) {
 			e.FADD(arm64.VReg(0).S4(), arm64.VReg(0).S4(), arm64.VReg(2).S4())
 			e.FCVTL(arm64.VReg(1).D2(), arm64.VReg(0).S2())
 			e.FCVTL(arm64.VReg(2).D2(), arm64.VReg(0).S4())
-			e.FADD(sum0, sum0, arm64.VReg(1).D2())
-			e.FADD(sum1, sum1, arm64.VReg(2).D2())
+			addSums()
 		}, func() {
 			x, t, p, q := regs(1)
-			e.VLD1(arm64.R1, true, arm64.VReg(0).S4())
+			if ramp {
+				rampConsts(4)
+				rampBias(arm64.S4, 0)
+			} else {
+				e.VLD1(arm64.R1, true, arm64.VReg(0).S4())
+			}
 			e.VLD1(arm64.R0, false, arm64.VReg(4).S4())
 			exponent(precise, arm64.S4, x, t)
 			expVecs(e, arm64.S4, x, t, p, q)
 			e.VST1(arm64.R0, true, arm64.VReg(4).S4())
 			e.FCVTL(arm64.VReg(1).D2(), arm64.VReg(4).S2())
 			e.FCVTL(arm64.VReg(2).D2(), arm64.VReg(4).S4())
-			e.FADD(sum0, sum0, arm64.VReg(1).D2())
-			e.FADD(sum1, sum1, arm64.VReg(2).D2())
+			addSums()
 		}, func() {
 			x, t, p, q := regs(1)
-			e.LoadS(0, arm64.R1, 4)
+			if ramp {
+				rampConsts(1)
+				rampBias(arm64.S2, 0)
+			} else {
+				e.LoadS(0, arm64.R1, 4)
+			}
 			e.LoadS(4, arm64.R0, 0)
 			exponent(precise, arm64.S2, x, t)
 			expVecs(e, arm64.S2, x, t, p, q)
@@ -159,7 +265,9 @@ func softmaxRow(e *arm64.Emitter, name string) {
 	e.Label(precise)
 	pass2(true, "exp")
 	e.Label(summed)
-	e.FADD(sum0, sum0, sum1)
+	if !ramp {
+		e.FADD(sum0, sum0, sum1)
+	}
 	e.FADDP(sum0, sum0, sum0) // lane 0: the total
 	e.FMOVDOne(16)
 	e.FDIVD(16, 16, 17)

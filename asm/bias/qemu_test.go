@@ -16,19 +16,19 @@ var neonExpStride = flag.Int("neonexpstride", 997, "TestKernelsQEMU checks the N
 // qemu-aarch64-static against float64 references, and measures the expf's
 // error over every neonexpstride-th float32 bit pattern.
 func TestKernelsQEMU(t *testing.T) {
-	files, err := NEON("bias", "test/bias.yaml", Params{ExpTest: true})
+	files, err := NEON("bias", "test/bias.yaml", Params{ExpTest: true, Ramp: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := asmtest.RunQEMU(t, []asmtest.QEMUCase{{Package: "bias", Files: files,
-		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow),
+		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp),
 		Test:     fmt.Sprintf(biasTest, "bias", expClamp[4][0], expClamp[4][1], expMaxULP, *neonExpStride)}})
 	if m := regexp.MustCompile(`POSENC-EXP-MAXULP .*`).FindString(out); m != "" {
 		t.Log(m)
 	} else {
 		t.Errorf("exp ULP line missing from output:\n%s", out)
 	}
-	asmtest.LogMatches(t, out, false, `softmax max abs error .*`, `long row: .*`, `\d+ inputs, \d+ differ from AVX2.*`)
+	asmtest.LogMatches(t, out, false, `softmax max abs error .*`, `softmaxRamp max abs error .*`, `long row: .*`, `\d+ inputs, \d+ differ from AVX2.*`)
 }
 
 // biasTest checks addRow, softmaxRow and the vector expf. Its arguments:
@@ -110,6 +110,50 @@ func TestSoftmaxRow(t *testing.T) {
 		}
 	}
 	t.Logf("softmax max abs error %%.3g", worst)
+}
+
+// TestSoftmaxRamp checks softmaxRamp (the in-register ALiBi bias) against
+// the float64 softmax of its float32 logits: bias_j = float32(nslope·|t0−j|)
+// (one rounding, as the kernel), v_j = scale·row[j] + bias_j unrounded
+// (the kernel's exponent (bias_j − max) + scale·row[j] is exact but for one rounding); t0 before,
+// inside and after the row and up to 2^24−1; every loop (16, 4, 1 lanes).
+func TestSoftmaxRamp(t *testing.T) {
+	sm := registered["neon"].softmaxRamp
+	rng := rand.New(rand.NewPCG(7, 8))
+	worst := 0.0
+	for _, n := range append(lengths[1:], 16, 64, 79, 4099) {
+		for _, t0 := range []int{0, n - 1, n / 2, n + 3, 1 << 20, 1<<24 - 1} {
+			for _, nslope := range []float32{-0.5, -1.0 / 256, -0.0234375} {
+				scale := float32(0.125)
+				r, rbuf := guarded(n)
+				for i := range r {
+					r[i] = float32(rng.NormFloat64() * 4)
+				}
+				v := make([]float64, n)
+				m := math.Inf(-1)
+				for j := range v {
+					b := float32(float64(nslope) * math.Abs(float64(t0-j)))
+					v[j] = float64(scale)*float64(r[j]) + float64(b) // the precise exponent: (b − max) + scale·row, fused
+					m = math.Max(m, v[j])
+				}
+				sum := 0.0
+				for j := range v {
+					v[j] = math.Exp(v[j] - m)
+					sum += v[j]
+				}
+				sm(r, scale, nslope, float32(t0))
+				checkGuards(t, "row", rbuf)
+				for j := range v {
+					e := math.Abs(float64(r[j]) - v[j]/sum)
+					worst = math.Max(worst, e)
+					if !(e <= 1e-6) {
+						t.Fatalf("len %%d t0 %%d nslope %%g [%%d]: got %%g want %%g", n, t0, nslope, j, r[j], v[j]/sum)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("softmaxRamp max abs error %%.3g", worst)
 }
 
 // TestSoftmaxLongSum checks the sum of a long row: one key at 0 and n−1 at

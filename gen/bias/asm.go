@@ -7,10 +7,12 @@ import (
 )
 
 // AsmFiles returns the AVX2/AVX-512 and NEON addRow and softmaxRow kernels
-// of asm/bias (shape-free: the same for alibi and rpe_bias).
+// of asm/bias (shape-free: the same for alibi and rpe_bias), and for alibi
+// softmaxRamp, the softmax computing the ALiBi bias in registers.
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
+	p := asm.Params{Ramp: !isRPE(s)}
 	return family.AsmFiles(avx2, avx512, neon,
-		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, asm.Params{}) },
-		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, asm.Params{}) })
+		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, p) },
+		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, p) })
 }

@@ -80,5 +80,20 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		params(T+" *scores", "float scale")...)
 	d.AddLauncher("bias", "Bias: dst[HEADS][lq][lk] = the bias, unmasked."+tabDoc,
 		params(T+" *dst")...)
+	// The position forms: qpos[lq] and kpos[lk] (device int32; kpos < 0 is a
+	// padding key), heads [h0, h0+nh).
+	pos := func(first string, extra ...string) []string {
+		p := append([]string{first}, tab...)
+		p = append(p, "const int *qpos", "const int *kpos", "int lq", "int lk", "int h0", "int nh")
+		p = append(p, extra...)
+		return append(p, cuda.Stream)
+	}
+	posDoc := " scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked)." + tabDoc
+	d.AddLauncher("add_bias_pos", "AddBiasPos: scores += bias; masked keys get −Inf."+posDoc,
+		pos(T+" *scores")...)
+	d.AddLauncher("softmax_pos", "SoftmaxPos: the position form of softmax (masked keys and empty rows give 0)."+posDoc,
+		pos(T+" *scores", "float scale")...)
+	d.AddLauncher("bias_pos", "BiasPos: dst = the bias, 0 on padding keys."+posDoc,
+		pos(T+" *dst")...)
 	return d, nil
 }

@@ -209,10 +209,16 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	}
 	f.Comment(common)
 	f.Comment(checkDoc)
-	f.Func().Id("Softmax").Params(sig("scores", jen.Id("scale").Float32())...).Block(append(checks("Softmax", "scores"),
-		jen.Id("k").Op(":=").Id("active"),
-		each(true, smBody...),
-	)...)
+	smCall := []jen.Code{jen.Id("k").Op(":=").Id("active"), each(true, smBody...)}
+	if !rpe {
+		// if lq <= rampMaxRows && lk < rampMaxKeys { softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale); return }
+		smCall = append([]jen.Code{jen.If(jen.Id("lq").Op("<=").Id("rampMaxRows").Op("&&").Id("lk").Op("<").Id("rampMaxKeys")).Block(
+			jen.Id("softmaxRampRows").Call(jen.Id("scores"), jen.Lit(0), jen.Id("Heads"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset"), jen.Id("scale")),
+			jen.Return(),
+		)}, smCall...)
+		biasRampRows(f, causal)
+	}
+	f.Func().Id("Softmax").Params(sig("scores", jen.Id("scale").Float32())...).Block(append(checks("Softmax", "scores"), smCall...)...)
 
 	// func Bias(dst []float32, [table []float32,] lq, lk, qOffset int) {
 	//	checkShape("Bias", "dst", len(dst), lq, lk, qOffset)
@@ -229,4 +235,60 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	f.Func().Id("Bias").Params(sig("dst")...).Block(append(checks("Bias", "dst"),
 		each(false, jen.Copy(jen.Id("dst").Index(jen.Id("off"), jen.Id("off").Op("+").Id("lk")), jen.Id("bias"))),
 	)...)
+}
+
+// biasRampRows emits rampMaxKeys and softmaxRampRows, the ALiBi Softmax
+// without a bias table: each row is one softmaxRamp call.
+func biasRampRows(f *jen.File, causal bool) {
+	f.Comment("rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32")
+	f.Comment("integers, exact below 2^24. Longer rows take the table path (eachRow).")
+	f.Const().Id("rampMaxKeys").Op("=").Lit(1).Op("<<").Lit(24)
+	f.Comment("rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode")
+	f.Comment("and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,")
+	f.Comment("is shared by lq rows and a table load is cheaper than forming the bias in registers.")
+	f.Const().Id("rampMaxRows").Op("=").Lit(8)
+	// func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
+	//	k := active
+	//	for h := range nh {
+	//		ns := float32(-slopes[h0+h])
+	//		for i := range lq {
+	//			row := scores[(h*lq+i)*lk:][:lk]
+	//			t0 := lk - 1
+	//			if qOffset < lk-1-i { t0 = qOffset + i }
+	//			valid := lk                         // causal: validKeys(lk, qOffset, i)
+	//			if valid > 0 { k.softmaxRamp(row[:valid], scale, ns, float32(t0)) }
+	//			clear(row[valid:])                  // causal
+	//		}
+	//	}
+	// }
+	valid := jen.Id("valid").Op(":=").Id("lk")
+	var clr jen.Code = jen.Null()
+	if causal {
+		valid = jen.Id("valid").Op(":=").Id("validKeys").Call(jen.Id("lk"), jen.Id("qOffset"), jen.Id("i"))
+		clr = jen.Clear(jen.Id("row").Index(jen.Id("valid").Op(":")))
+	}
+	f.Comment("softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with")
+	f.Comment("lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the")
+	f.Comment("kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the")
+	f.Comment("row per head). A row whose query position p is at least lk−1 uses t0 = lk−1, the bias")
+	f.Comment("shifted by slope·(p−lk+1): the same softmax, and the ramp stays exact for any p.")
+	f.Func().Id("softmaxRampRows").Params(jen.Id("scores").Index().Float32(), jen.List(jen.Id("h0"), jen.Id("nh"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset")).Int(), jen.Id("scale").Float32()).Block(
+		jen.If(jen.Id("lk").Op("==").Lit(0)).Block(jen.Return()),
+		jen.Id("k").Op(":=").Id("active"),
+		jen.For(jen.Id("h").Op(":=").Range().Id("nh")).Block(
+			jen.Id("ns").Op(":=").Float32().Call(jen.Op("-").Id("slopes").Index(jen.Id("h0").Op("+").Id("h"))),
+			jen.For(jen.Id("i").Op(":=").Range().Id("lq")).Block(
+				jen.Id("row").Op(":=").Id("scores").Index(jen.Parens(jen.Id("h").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
+				jen.Id("t0").Op(":=").Id("lk").Op("-").Lit(1),
+				jen.If(jen.Id("qOffset").Op("<").Id("lk").Op("-").Lit(1).Op("-").Id("i")).Block(
+					jen.Id("t0").Op("=").Id("qOffset").Op("+").Id("i"),
+				),
+				valid,
+				jen.If(jen.Id("valid").Op(">").Lit(0)).Block(
+					jen.Id("k").Dot("softmaxRamp").Call(jen.Id("row").Index(jen.Op(":").Id("valid")), jen.Id("scale"), jen.Id("ns"), jen.Float32().Call(jen.Id("t0"))),
+				),
+				clr,
+			),
+		),
+	)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
+	"github.com/posenc/posenc/spec"
 )
 
 // biasFields is the kernels struct of alibi and rpe_bias packages
@@ -13,6 +14,17 @@ import (
 var biasFields = []gocode.KernelField{
 	{Name: "addRow", Type: "func(dst, src []float32)"},
 	{Name: "softmaxRow", Type: "func(row, bias []float32, scale float32)"},
+}
+
+// rampField is the alibi packages' third kernel, softmaxRamp (abi.SoftmaxRamp).
+var rampField = gocode.KernelField{Name: "softmaxRamp", Type: "func(row []float32, scale, nslope, t0 float32)"}
+
+// fields returns the kernels struct of s: biasFields, and softmaxRamp for alibi.
+func fields(s *spec.Spec) []gocode.KernelField {
+	if isRPE(s) {
+		return biasFields
+	}
+	return append(append([]gocode.KernelField(nil), biasFields...), rampField)
 }
 
 // GoFiles returns the Go files of an alibi or rpe_bias package: the API
@@ -34,7 +46,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 		}
 		files = append(files, f)
 	}
-	reg, err := gocode.Registry(s.Name, s.File, biasFields)
+	reg, err := gocode.Registry(s.Name, s.File, fields(s))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +68,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 		}
 		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds learned relative-position attention biases to attention\n"+
 			"scores laid out [Heads][lq][lk]: query i sits at position qOffset+i, key j at position j,\n"+
-			"and the bias of head h is table[h][Bucket(qOffset+i−j)].\n%s", pkg, rule))
+			"and the bias of head h is table[h][Bucket(qOffset+i−j)].\n%s\n\n%s", pkg, rule, posDoc))
 	} else {
 		mask := "Keys after the query are not masked."
 		if causal {
@@ -64,7 +76,7 @@ func biasAPI(c *Consts) (emit.File, error) {
 		}
 		gocode.PackageDoc(f, fmt.Sprintf("Package %s adds ALiBi attention biases (Press et al., \"Train Short, Test\n"+
 			"Long\", 2022) to attention scores laid out [Heads][lq][lk]: query i sits at position\n"+
-			"qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.\n%s", pkg, mask))
+			"qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.\n%s\n\n%s", pkg, mask, posDoc))
 	}
 
 	f.Comment("Heads is the number of attention heads.")
@@ -99,8 +111,16 @@ func biasAPI(c *Consts) (emit.File, error) {
 	biasDistance(f, c)
 	biasEachRow(f, rpe, causal)
 	biasExported(f, pkg, rpe, causal)
+	biasPositions(f, pkg, rpe, causal)
 	return gocode.Render(pkg+".go", f)
 }
+
+// posDoc is the package doc's paragraph on the position forms.
+const posDoc = "The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:\n" +
+	"one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a\n" +
+	"padding key, which is masked), for varlen batches, padded keys and paged KV caches, and\n" +
+	"the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].\n" +
+	"Decode calls (a few query rows) and keys forming one run build no per-call bias table."
 
 // biasBucketDecls emits Buckets, BucketSpan and Bucket (and the bucket map
 // for T5).
@@ -234,19 +254,49 @@ func biasDistance(f *jen.File, c *Consts) {
 		)
 		return
 	}
-	// func fillD(d, row []float32, lq, qOffset int) {
-	//	k := lq - 1
-	//	for m := range d { d[m] = row[Bucket(relAt(qOffset, k-m))] }
-	// }
+	// func fillD(d, row []float32, lq, qOffset int) { fillRel(d, row, relAt(qOffset, lq-1)) }
 	f.Comment("fillD writes one head's bias for every distance a call meets: d[m] is")
 	f.Comment("row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row.")
 	f.Func().Id("fillD").Params(jen.List(jen.Id("d"), jen.Id("row")).Index().Float32(), jen.List(jen.Id("lq"), jen.Id("qOffset")).Int()).Block(
+		jen.Id("fillRel").Call(jen.Id("d"), jen.Id("row"), jen.Id("relAt").Call(jen.Id("qOffset"), jen.Id("lq").Op("-").Lit(1))),
+	)
+	// func fillRel(d, row []float32, top int) {
+	//	row = row[:Buckets]
+	//	hi := 0
+	//	if top >= BucketSpan { hi = min(len(d), top-BucketSpan+1) }
+	//	fillConst(d[:hi], row[Bucket(BucketSpan)])
+	//	m := hi
+	//	for ; m < len(d) && top-m > -BucketSpan; m++ { d[m] = row[Bucket(top-m)] }
+	//	fillConst(d[m:], row[Bucket(-BucketSpan)])
+	// }
+	f.Comment("fillRel sets d[m] = row[Bucket(top−m)], row a head's table row; top−m must not")
+	f.Comment("overflow. Every rel ≥ BucketSpan shares one bucket and every rel ≤ −BucketSpan another,")
+	f.Comment("so only the at most 2·BucketSpan−1 distances in between are looked up; the two constant")
+	f.Comment("runs are filled by fillConst at copy speed (decode, lk ≫ BucketSpan, is mostly runs).")
+	f.Func().Id("fillRel").Params(jen.List(jen.Id("d"), jen.Id("row")).Index().Float32(), jen.Id("top").Int()).Block(
 		jen.Id("row").Op("=").Id("row").Index(jen.Op(":").Id("Buckets")),
-		jen.Id("k").Op(":=").Id("lq").Op("-").Lit(1),
-		jen.For(jen.Id("m").Op(":=").Range().Id("d")).Block(
-			jen.Id("d").Index(jen.Id("m")).Op("=").Id("row").Index(
-				jen.Id("Bucket").Call(jen.Id("relAt").Call(jen.Id("qOffset"), jen.Id("k").Op("-").Id("m"))),
-			),
+		jen.Id("hi").Op(":=").Lit(0),
+		jen.If(jen.Id("top").Op(">=").Id("BucketSpan")).Block(
+			jen.Id("hi").Op("=").Min(jen.Len(jen.Id("d")), jen.Id("top").Op("-").Id("BucketSpan").Op("+").Lit(1)),
+		),
+		jen.Id("fillConst").Call(jen.Id("d").Index(jen.Op(":").Id("hi")), jen.Id("row").Index(jen.Id("Bucket").Call(jen.Id("BucketSpan")))),
+		jen.Id("m").Op(":=").Id("hi"),
+		jen.For(jen.Op(";").Id("m").Op("<").Len(jen.Id("d")).Op("&&").Id("top").Op("-").Id("m").Op(">").Op("-").Id("BucketSpan"), jen.Id("m").Op("++")).Block(
+			jen.Id("d").Index(jen.Id("m")).Op("=").Id("row").Index(jen.Id("Bucket").Call(jen.Id("top").Op("-").Id("m"))),
+		),
+		jen.Id("fillConst").Call(jen.Id("d").Index(jen.Id("m").Op(":")), jen.Id("row").Index(jen.Id("Bucket").Call(jen.Op("-").Id("BucketSpan")))),
+	)
+	// func fillConst(d []float32, v float32) {
+	//	if len(d) == 0 { return }
+	//	d[0] = v
+	//	for n := 1; n < len(d); n *= 2 { copy(d[n:], d[:n]) }
+	// }
+	f.Comment("fillConst sets every element of d to v by doubling copies (memmove speed).")
+	f.Func().Id("fillConst").Params(jen.Id("d").Index().Float32(), jen.Id("v").Float32()).Block(
+		jen.If(jen.Len(jen.Id("d")).Op("==").Lit(0)).Block(jen.Return()),
+		jen.Id("d").Index(jen.Lit(0)).Op("=").Id("v"),
+		jen.For(jen.Id("n").Op(":=").Lit(1), jen.Id("n").Op("<").Len(jen.Id("d")), jen.Id("n").Op("*=").Lit(2)).Block(
+			jen.Copy(jen.Id("d").Index(jen.Id("n").Op(":")), jen.Id("d").Index(jen.Op(":").Id("n"))),
 		),
 	)
 	// func relAt(qOffset, k int) int {
@@ -270,10 +320,14 @@ func biasGeneric(c *Consts) (emit.File, error) {
 
 	// var genericKernels = kernels{addRow: addRowGeneric, softmaxRow: softmaxRowGeneric}
 	f.Comment("genericKernels is the portable Go implementation, always available.")
-	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
+	kd := jen.Dict{
 		jen.Id("addRow"):     jen.Id("addRowGeneric"),
 		jen.Id("softmaxRow"): jen.Id("softmaxRowGeneric"),
-	})
+	}
+	if !isRPE(c.Spec) {
+		kd[jen.Id("softmaxRamp")] = jen.Id("softmaxRampGeneric")
+	}
+	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(kd)
 
 	// func addRowGeneric(dst, src []float32) {
 	//	src = src[:len(dst)]
@@ -326,8 +380,46 @@ func biasGeneric(c *Consts) (emit.File, error) {
 			jen.Id("row").Index(jen.Id("j")).Op("*=").Id("inv"),
 		),
 	)
+	if !isRPE(c.Spec) {
+		biasRampGeneric(f)
+	}
 	biasExpNeg(f)
 	return gocode.Render(pkg+"_generic.go", f)
+}
+
+// biasRampGeneric emits softmaxRampGeneric, the portable softmaxRamp.
+func biasRampGeneric(f *jen.File) {
+	// func softmaxRampGeneric(row []float32, scale, nslope, t0 float32) {
+	//	sc, ns, t := float64(scale), float64(nslope), float64(t0)
+	//	mx := math.Inf(-1)
+	//	for j, v := range row { mx = max(mx, sc*float64(v)+ns*math.Abs(t-float64(j))) }
+	//	var sum float64
+	//	for j, v := range row { e := expNeg(sc*float64(v) + ns*math.Abs(t-float64(j)) - mx); row[j] = float32(e); sum += e }
+	//	inv := float32(1 / sum)
+	//	for j := range row { row[j] *= inv }
+	// }
+	logit := func() *jen.Statement {
+		return jen.Id("sc").Op("*").Float64().Call(jen.Id("v")).Op("+").Id("ns").Op("*").Qual("math", "Abs").Call(jen.Id("t").Op("-").Float64().Call(jen.Id("j")))
+	}
+	f.Comment("softmaxRampGeneric sets row[j] = softmax_j(scale·row[j] + nslope·|t0 − j|): softmaxRowGeneric")
+	f.Comment("with the ALiBi bias (Press et al. 2022) formed in float64 instead of read from a table.")
+	f.Func().Id("softmaxRampGeneric").Params(jen.Id("row").Index().Float32(), jen.List(jen.Id("scale"), jen.Id("nslope"), jen.Id("t0")).Float32()).Block(
+		jen.List(jen.Id("sc"), jen.Id("ns"), jen.Id("t")).Op(":=").List(jen.Float64().Call(jen.Id("scale")), jen.Float64().Call(jen.Id("nslope")), jen.Float64().Call(jen.Id("t0"))),
+		jen.Id("mx").Op(":=").Qual("math", "Inf").Call(jen.Lit(-1)),
+		jen.For(jen.List(jen.Id("j"), jen.Id("v")).Op(":=").Range().Id("row")).Block(
+			jen.Id("mx").Op("=").Max(jen.Id("mx"), logit()),
+		),
+		jen.Var().Id("sum").Float64(),
+		jen.For(jen.List(jen.Id("j"), jen.Id("v")).Op(":=").Range().Id("row")).Block(
+			jen.Id("e").Op(":=").Id("expNeg").Call(logit().Op("-").Id("mx")),
+			jen.Id("row").Index(jen.Id("j")).Op("=").Float32().Call(jen.Id("e")),
+			jen.Id("sum").Op("+=").Id("e"),
+		),
+		jen.Id("inv").Op(":=").Float32().Call(jen.Lit(1).Op("/").Id("sum")),
+		jen.For(jen.Id("j").Op(":=").Range().Id("row")).Block(
+			jen.Id("row").Index(jen.Id("j")).Op("*=").Id("inv"),
+		),
+	)
 }
 
 // biasExpNeg emits expNeg, e^x for x ≤ 0: Cody–Waite reduction

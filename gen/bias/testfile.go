@@ -17,6 +17,10 @@ func biasTest(c *Consts) (emit.File, error) {
 		jen.Id("AddBias"): jen.Id("AddBias"),
 		jen.Id("Softmax"): jen.Id("Softmax"),
 		jen.Id("Bias"):    jen.Id("Bias"),
+
+		jen.Id("SoftmaxPos"): jen.Id("SoftmaxPos"),
+		jen.Id("AddBiasPos"): jen.Id("AddBiasPos"),
+		jen.Id("BiasPos"):    jen.Id("BiasPos"),
 	}
 	if rpe {
 		kern = jen.Dict{
@@ -24,6 +28,10 @@ func biasTest(c *Consts) (emit.File, error) {
 			jen.Id("RPESoftmax"): jen.Id("Softmax"),
 			jen.Id("RPEBias"):    jen.Id("Bias"),
 			jen.Id("Bucket"):     jen.Id("Bucket"),
+
+			jen.Id("RPESoftmaxPos"): jen.Id("SoftmaxPos"),
+			jen.Id("RPEAddBiasPos"): jen.Id("AddBiasPos"),
+			jen.Id("RPEBiasPos"):    jen.Id("BiasPos"),
 		}
 	}
 	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "BiasKernels").Values(kern)))
@@ -132,6 +140,131 @@ func biasTest(c *Consts) (emit.File, error) {
 			),
 		),
 	)
+	benchDecode(f, rpe)
+	benchPos(f, rpe)
 	gocode.BenchCopy(f, jen.Id("Heads").Op("*").Id("benchLQ").Op("*").Id("benchLK"))
 	return gocode.Render(s.Name+"_test.go", f)
+}
+
+// benchDecode emits BenchmarkSoftmaxDecode: the decode shape, one query row
+// at position lk−1 against lk ∈ {512, 4096, 32768} keys, all heads; rows
+// BenchmarkSoftmaxDecode/<variant>/lk<N> with the bytes of the scores.
+func benchDecode(f *jen.File, rpe bool) {
+	var tableArg []jen.Code
+	var tableDecl jen.Code = jen.Null()
+	if rpe {
+		tableArg = []jen.Code{jen.Id("table")}
+		tableDecl = jen.Id("table").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("Buckets"), jen.Lit(2))
+	}
+	// func BenchmarkSoftmaxDecode(b *testing.B) {
+	//	[table := benchRandom(Heads*Buckets, 2)]
+	//	for _, lk := range []int{512, 4096, 32768} {
+	//		scores := benchRandom(Heads*lk, 3)
+	//		for _, name := range Variants() {
+	//			b.Run(fmt.Sprintf("%s/lk%d", name, lk), func(b *testing.B) {
+	//				if !VariantAvailable(name) { b.Skipf(...) }
+	//				defer UseVariant(name)()
+	//				b.SetBytes(int64(4 * len(scores)))
+	//				for b.Loop() { Softmax(scores, [table,] 1, lk, lk-1, benchScale) }
+	//			})
+	//		}
+	//	}
+	// }
+	call := append([]jen.Code{jen.Id("scores")}, tableArg...)
+	call = append(call, jen.Lit(1), jen.Id("lk"), jen.Id("lk").Op("-").Lit(1), jen.Id("benchScale"))
+	f.Comment("BenchmarkSoftmaxDecode times Softmax in the decode shape: one query row at position lk−1")
+	f.Comment("against lk keys, every head, for lk = 512, 4096 and 32768 (in place, as BenchmarkSoftmax).")
+	f.Func().Id("BenchmarkSoftmaxDecode").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		tableDecl,
+		jen.For(jen.List(jen.Id("_"), jen.Id("lk")).Op(":=").Range().Index().Int().Values(jen.Lit(512), jen.Lit(4096), jen.Lit(32768))).Block(
+			jen.Id("scores").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("lk"), jen.Lit(3)),
+			jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("Variants").Call()).Block(
+				jen.Id("b").Dot("Run").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("%s/lk%d"), jen.Id("name"), jen.Id("lk")), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+					jen.If(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
+						jen.Id("b").Dot("Skipf").Call(jen.Lit("variant %s is not available on this CPU"), jen.Id("name")),
+					),
+					jen.Defer().Id("UseVariant").Call(jen.Id("name")).Call(),
+					jen.Id("b").Dot("SetBytes").Call(jen.Int64().Call(jen.Lit(4).Op("*").Len(jen.Id("scores")))),
+					jen.For(jen.Id("b").Dot("Loop").Call()).Block(
+						jen.Id("Softmax").Call(call...),
+					),
+				)),
+			),
+		),
+	)
+}
+
+// benchPos emits BenchmarkSoftmaxPos: SoftmaxPos in the decode shape (one
+// query at position 4095, 4096 keys) for three key layouts: "run" (keys
+// 0…4095, every head), "shard" (the same keys, heads [Heads/2, Heads) as a
+// tensor-parallel rank) and "paged" (16-key pages in reversed order: the
+// general path). Rows BenchmarkSoftmaxPos/<variant>/<layout>.
+func benchPos(f *jen.File, rpe bool) {
+	var tableArg []jen.Code
+	var tableDecl jen.Code = jen.Null()
+	if rpe {
+		tableArg = []jen.Code{jen.Id("table")}
+		tableDecl = jen.Id("table").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("Buckets"), jen.Lit(2))
+	}
+	// func BenchmarkSoftmaxPos(b *testing.B) {
+	//	const lk = 4096
+	//	[table := ...]
+	//	run, paged := make([]int32, lk), make([]int32, lk)
+	//	for j := range run { run[j] = int32(j); paged[j] = int32((lk/16-1-j/16)*16 + j%16) }
+	//	qpos := []int32{lk - 1}
+	//	layouts := []struct{ name string; kpos []int32; h0, nh int }{{"run", run, 0, Heads}, {"shard", run, Heads / 2, Heads - Heads/2}, {"paged", paged, 0, Heads}}
+	//	for _, l := range layouts {
+	//		scores := benchRandom(l.nh*lk, 4)
+	//		for _, name := range Variants() {
+	//			b.Run(name+"/"+l.name, func(b *testing.B) {
+	//				if !VariantAvailable(name) { b.Skipf(...) }
+	//				defer UseVariant(name)()
+	//				b.SetBytes(int64(4 * len(scores)))
+	//				for b.Loop() { SoftmaxPos(scores, [table,] qpos, l.kpos, l.h0, l.nh, benchScale) }
+	//			})
+	//		}
+	//	}
+	// }
+	call := append([]jen.Code{jen.Id("scores")}, tableArg...)
+	call = append(call, jen.Id("qpos"), jen.Id("l").Dot("kpos"), jen.Id("l").Dot("h0"), jen.Id("l").Dot("nh"), jen.Id("benchScale"))
+	layout := func(name string, kpos string, h0, nh jen.Code) jen.Code {
+		return jen.Values(jen.Lit(name), jen.Id(kpos), h0, nh)
+	}
+	f.Comment("BenchmarkSoftmaxPos times SoftmaxPos in the decode shape, one query at position 4095")
+	f.Comment("against 4096 keys: keys 0…4095 for every head (run) and for heads [Heads/2, Heads) (shard,")
+	f.Comment("a tensor-parallel rank), and 16-key pages in reversed order (paged: the general path).")
+	f.Func().Id("BenchmarkSoftmaxPos").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.Const().Id("lk").Op("=").Lit(4096),
+		tableDecl,
+		jen.List(jen.Id("run"), jen.Id("paged")).Op(":=").List(jen.Make(jen.Index().Int32(), jen.Id("lk")), jen.Make(jen.Index().Int32(), jen.Id("lk"))),
+		jen.For(jen.Id("j").Op(":=").Range().Id("run")).Block(
+			jen.Id("run").Index(jen.Id("j")).Op("=").Int32().Call(jen.Id("j")),
+			jen.Id("paged").Index(jen.Id("j")).Op("=").Int32().Call(jen.Parens(jen.Id("lk").Op("/").Lit(16).Op("-").Lit(1).Op("-").Id("j").Op("/").Lit(16)).Op("*").Lit(16).Op("+").Id("j").Op("%").Lit(16)),
+		),
+		jen.Id("qpos").Op(":=").Index().Int32().Values(jen.Id("lk").Op("-").Lit(1)),
+		jen.Id("layouts").Op(":=").Index().Struct(
+			jen.Id("name").String(),
+			jen.Id("kpos").Index().Int32(),
+			jen.List(jen.Id("h0"), jen.Id("nh")).Int(),
+		).Values(
+			layout("run", "run", jen.Lit(0), jen.Id("Heads")),
+			layout("shard", "run", jen.Id("Heads").Op("/").Lit(2), jen.Id("Heads").Op("-").Id("Heads").Op("/").Lit(2)),
+			layout("paged", "paged", jen.Lit(0), jen.Id("Heads")),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("l")).Op(":=").Range().Id("layouts")).Block(
+			jen.Id("scores").Op(":=").Id("benchRandom").Call(jen.Id("l").Dot("nh").Op("*").Id("lk"), jen.Lit(4)),
+			jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("Variants").Call()).Block(
+				jen.Id("b").Dot("Run").Call(jen.Id("name").Op("+").Lit("/").Op("+").Id("l").Dot("name"), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+					jen.If(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
+						jen.Id("b").Dot("Skipf").Call(jen.Lit("variant %s is not available on this CPU"), jen.Id("name")),
+					),
+					jen.Defer().Id("UseVariant").Call(jen.Id("name")).Call(),
+					jen.Id("b").Dot("SetBytes").Call(jen.Int64().Call(jen.Lit(4).Op("*").Len(jen.Id("scores")))),
+					jen.For(jen.Id("b").Dot("Loop").Call()).Block(
+						jen.Id("SoftmaxPos").Call(call...),
+					),
+				)),
+			),
+		),
+	)
 }

@@ -13,10 +13,16 @@ import "golang.org/x/sys/cpu"
 func addRowAVX2(dst []float32, src []float32)
 
 // softmaxRowAVX2 is the AVX2+FMA kernels.softmaxRow.
-// It trusts its arguments: len(bias) == len(row) >= 1.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
 //
 //go:noescape
 func softmaxRowAVX2(row []float32, bias []float32, scale float32)
+
+// softmaxRampAVX2 is the AVX2+FMA kernels.softmaxRamp.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
+//
+//go:noescape
+func softmaxRampAVX2(row []float32, scale float32, nslope float32, t0 float32)
 
 // addRowAVX512 is the AVX-512 kernels.addRow: dst[j] += src[j].
 // It trusts its arguments: len(src) == len(dst).
@@ -25,12 +31,18 @@ func softmaxRowAVX2(row []float32, bias []float32, scale float32)
 func addRowAVX512(dst []float32, src []float32)
 
 // softmaxRowAVX512 is the AVX-512 kernels.softmaxRow.
-// It trusts its arguments: len(bias) == len(row) >= 1.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
 //
 //go:noescape
 func softmaxRowAVX512(row []float32, bias []float32, scale float32)
 
+// softmaxRampAVX512 is the AVX-512 kernels.softmaxRamp.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
+//
+//go:noescape
+func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{addRow: addRowAVX2, softmaxRow: softmaxRowAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{addRow: addRowAVX512, softmaxRow: softmaxRowAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{addRow: addRowAVX2, softmaxRow: softmaxRowAVX2, softmaxRamp: softmaxRampAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{addRow: addRowAVX512, softmaxRow: softmaxRowAVX512, softmaxRamp: softmaxRampAVX512})
 }

@@ -16,7 +16,13 @@ func addRowNEON(dst, src []float32)
 //go:noescape
 func softmaxRowNEON(row, bias []float32, scale float32)
 
+// softmaxRampNEON replaces row by softmax(scale·row + nslope·|t0 − j|).
+// Implemented in bloom_7b1_arm64.s.
+//
+//go:noescape
+func softmaxRampNEON(row []float32, scale, nslope, t0 float32)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON})
 }

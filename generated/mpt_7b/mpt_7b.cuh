@@ -34,6 +34,15 @@ cudaError_t posenc_mpt_7b_softmax(posenc_mpt_7b_t *scores, int lq, int lk, int q
 // Bias: dst[HEADS][lq][lk] = the bias, unmasked.
 cudaError_t posenc_mpt_7b_bias(posenc_mpt_7b_t *dst, int lq, int lk, int q_offset, cudaStream_t stream);
 
+// AddBiasPos: scores += bias; masked keys get −Inf. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked).
+cudaError_t posenc_mpt_7b_add_bias_pos(posenc_mpt_7b_t *scores, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
+// SoftmaxPos: the position form of softmax (masked keys and empty rows give 0). scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked).
+cudaError_t posenc_mpt_7b_softmax_pos(posenc_mpt_7b_t *scores, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream);
+
+// BiasPos: dst = the bias, 0 on padding keys. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked).
+cudaError_t posenc_mpt_7b_bias_pos(posenc_mpt_7b_t *dst, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,15 @@ cudaError_t posenc_t5_base_softmax(posenc_t5_base_t *scores, const posenc_t5_bas
 // Bias: dst[HEADS][lq][lk] = the bias, unmasked. table is [HEADS][BUCKETS].
 cudaError_t posenc_t5_base_bias(posenc_t5_base_t *dst, const posenc_t5_base_t *table, int lq, int lk, int q_offset, cudaStream_t stream);
 
+// AddBiasPos: scores += bias; masked keys get −Inf. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked). table is [HEADS][BUCKETS].
+cudaError_t posenc_t5_base_add_bias_pos(posenc_t5_base_t *scores, const posenc_t5_base_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
+// SoftmaxPos: the position form of softmax (masked keys and empty rows give 0). scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked). table is [HEADS][BUCKETS].
+cudaError_t posenc_t5_base_softmax_pos(posenc_t5_base_t *scores, const posenc_t5_base_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream);
+
+// BiasPos: dst = the bias, 0 on padding keys. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked). table is [HEADS][BUCKETS].
+cudaError_t posenc_t5_base_bias_pos(posenc_t5_base_t *dst, const posenc_t5_base_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

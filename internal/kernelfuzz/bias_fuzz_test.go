@@ -60,7 +60,8 @@ var softmaxScales = []float32{1, 0.125, float32(1 / math.Sqrt(128)), 0}
 //   - the table (t5) is never written.
 //
 // A negative qOffset must panic with a message naming qOffset before
-// anything is written.
+// anything is written. When the positions fit in int32, the position forms
+// run too (fuzzPos).
 func FuzzBias(f *testing.F) {
 	f.Add(uint8(0), uint16(4), uint16(4), int64(0), float32(1), uint64(1), []byte{})
 	f.Add(uint8(1), uint16(7), uint16(11), int64(4), float32(0.125), uint64(2), []byte{0, 3, 12})
@@ -156,6 +157,98 @@ func FuzzBias(f *testing.F) {
 				t.Fatalf("%s %s: the table was written", p.name, v)
 			}
 		})
+		if qo <= math.MaxInt32-lq-lk {
+			fuzzPos(t, p, sp, seed, lq, lk, qo, scale, scores, table)
+		}
+	})
+}
+
+// fuzzPos runs the position forms (BiasPos, AddBiasPos, SoftmaxPos) of
+// every variant on the fuzzed shape with positions derived from seed: the
+// queries at qOffset+i, the keys one run ending at the last query (the
+// implicit form's layout shifted), a run with a padded tail, 16-key pages in
+// shuffled order, or random positions with padding; heads [h0, h0+nh) a
+// fuzzed subset. Checked as FuzzBias checks the implicit forms, against
+// verify.PosBias and PosMask.
+func fuzzPos(t *testing.T, p biasPkg, sp *spec.Spec, seed uint64, lq, lk, qo int, scale float32, scores, table []float32) {
+	r := rand.New(rand.NewPCG(seed, 17))
+	h0 := int(seed>>8) % p.heads
+	nh := 1 + int(seed>>20)%(p.heads-h0)
+	qpos := make([]int32, lq)
+	for i := range qpos {
+		qpos[i] = int32(qo + i)
+	}
+	kpos := make([]int32, lk)
+	base := max(qo+lq-lk, 0)
+	kind := seed % 4
+	pages := r.Perm((lk + 15) / 16)
+	for j := range kpos {
+		switch kind {
+		case 0:
+			kpos[j] = int32(base + j)
+		case 1:
+			kpos[j] = int32(base + j)
+			if j >= lk-lk/3 {
+				kpos[j] = -1
+			}
+		case 2:
+			kpos[j] = int32(base + 16*pages[j/16] + j%16)
+		default:
+			kpos[j] = int32(base + r.IntN(2*lk+1))
+			if r.IntN(4) == 0 {
+				kpos[j] = -1
+			}
+		}
+	}
+	n := nh * lq * lk
+	sc := scores[:n]
+	bias := verify.PosBias(sp, table, qpos, kpos, h0, nh)
+	mb := 0.0
+	for _, b := range bias {
+		mb = math.Max(mb, math.Abs(b))
+	}
+	mask := verify.PosMask(sp, qpos, kpos)
+	wantAdd := verify.AddBias(sc, bias, mask, nh, lq, lk)
+	wantSoftmax := verify.Softmax(sc, bias, mask, nh, lq, lk, float64(scale))
+	where := func(v, op string, k int) string {
+		return fmt.Sprintf("%s %s %s lq=%d lk=%d qOffset=%d kind %d heads [%d,+%d): element %d", p.name, v, op, lq, lk, qo, kind, h0, nh, k)
+	}
+	p.reg.each(t, func(v string) {
+		dst := make([]float32, n)
+		for i := range dst {
+			dst[i] = float32(math.NaN())
+		}
+		p.biasPos(dst, table, qpos, kpos, h0, nh)
+		for k, w := range bias {
+			exact := p.buckets > 0 && dst[k] != float32(w)
+			if exact || !(math.Abs(float64(dst[k])-w) <= 1e-6*mb+1e-30) {
+				t.Fatalf("%s: got %g, want %g", where(v, "BiasPos", k), dst[k], w)
+			}
+		}
+		y := append([]float32(nil), sc...)
+		p.addPos(y, table, qpos, kpos, h0, nh)
+		for k, w := range wantAdd {
+			g := float64(y[k])
+			ok := false
+			switch {
+			case math.IsNaN(w):
+				ok = math.IsNaN(g)
+			case math.IsInf(w, 0):
+				ok = g == w
+			default:
+				ok = math.Abs(g-w) <= 1e-6*math.Max(mb, math.Abs(float64(sc[k])))+1e-30
+			}
+			if !ok {
+				t.Fatalf("%s: score %g, got %g, want %g", where(v, "AddBiasPos", k), sc[k], g, w)
+			}
+		}
+		y = append([]float32(nil), sc...)
+		p.softmaxPos(y, table, qpos, kpos, h0, nh, scale)
+		for row := 0; row < nh*lq; row++ {
+			if msg := checkSoftmaxRow(y, sc, wantSoftmax, mask, row, lq, lk, scale, true, v); msg != "" {
+				t.Fatalf("%s: %s", where(v, fmt.Sprintf("SoftmaxPos scale=%g", scale), row*lk), msg)
+			}
+		}
 	})
 }
 

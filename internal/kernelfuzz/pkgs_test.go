@@ -72,7 +72,12 @@ type biasPkg struct {
 	add     func(scores, table []float32, lq, lk, qOffset int)
 	softmax func(scores, table []float32, lq, lk, qOffset int, scale float32)
 	bias    func(dst, table []float32, lq, lk, qOffset int)
-	reg     registry
+	// The position forms (heads [h0, h0+nh), query i at qpos[i], key j at
+	// kpos[j], < 0: padding).
+	softmaxPos func(scores, table []float32, qpos, kpos []int32, h0, nh int, scale float32)
+	addPos     func(scores, table []float32, qpos, kpos []int32, h0, nh int)
+	biasPos    func(dst, table []float32, qpos, kpos []int32, h0, nh int)
+	reg        registry
 }
 
 // absPkg adapts a generated sinusoidal (table == nil) or learned package.
@@ -137,11 +142,17 @@ var biasPkgs = []biasPkg{
 		add:     func(sc, _ []float32, lq, lk, qo int) { bloom_176b.AddBias(sc, lq, lk, qo) },
 		softmax: func(sc, _ []float32, lq, lk, qo int, scale float32) { bloom_176b.Softmax(sc, lq, lk, qo, scale) },
 		bias:    func(dst, _ []float32, lq, lk, qo int) { bloom_176b.Bias(dst, lq, lk, qo) },
+		softmaxPos: func(sc, _ []float32, q, k []int32, h0, nh int, scale float32) {
+			bloom_176b.SoftmaxPos(sc, q, k, h0, nh, scale)
+		},
+		addPos:  func(sc, _ []float32, q, k []int32, h0, nh int) { bloom_176b.AddBiasPos(sc, q, k, h0, nh) },
+		biasPos: func(d, _ []float32, q, k []int32, h0, nh int) { bloom_176b.BiasPos(d, q, k, h0, nh) },
 		reg:     registry{bloom_176b.Variants, bloom_176b.VariantAvailable, bloom_176b.UseVariant, bloom_176b.ActiveVariant},
 	},
 	{
 		name: "t5_base", heads: t5_base.Heads, buckets: t5_base.Buckets,
 		add: t5_base.AddBias, softmax: t5_base.Softmax, bias: t5_base.Bias,
+		softmaxPos: t5_base.SoftmaxPos, addPos: t5_base.AddBiasPos, biasPos: t5_base.BiasPos,
 		reg: registry{t5_base.Variants, t5_base.VariantAvailable, t5_base.UseVariant, t5_base.ActiveVariant},
 	},
 }

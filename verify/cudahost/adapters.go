@@ -62,7 +62,7 @@ func (l *Lib) Bias() verify.BiasKernels {
 	switch s.Encoding {
 	case spec.ALiBi:
 		n := func(lq, lk int) int { return h * lq * lk }
-		return verify.BiasKernels{
+		k := verify.BiasKernels{
 			AddBias: func(scores []float32, lq, lk, qOffset int) {
 				checkLen("AddBias", "scores", len(scores), n(lq, lk))
 				l.mustCall("add_bias", opAddBias, []int64{int64(lq), int64(lk), int64(qOffset)}, 0, [][]float32{scores}, nil)
@@ -76,6 +76,16 @@ func (l *Lib) Bias() verify.BiasKernels {
 				l.mustCall("bias", opBias, []int64{int64(lq), int64(lk), int64(qOffset)}, 0, [][]float32{dst}, nil)
 			},
 		}
+		k.SoftmaxPos = func(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+			l.posCall("softmax_pos", opSoftmaxPos, scores, nil, qpos, kpos, h0, nh, scale)
+		}
+		k.AddBiasPos = func(scores []float32, qpos, kpos []int32, h0, nh int) {
+			l.posCall("add_bias_pos", opAddBiasPos, scores, nil, qpos, kpos, h0, nh, 0)
+		}
+		k.BiasPos = func(dst []float32, qpos, kpos []int32, h0, nh int) {
+			l.posCall("bias_pos", opBiasPos, dst, nil, qpos, kpos, h0, nh, 0)
+		}
+		return k
 	case spec.RPEBias:
 		nb := s.NumBuckets()
 		n := func(lq, lk int) int { return h * lq * lk }
@@ -98,6 +108,18 @@ func (l *Lib) Bias() verify.BiasKernels {
 				l.mustCall("bias", opBias, []int64{int64(lq), int64(lk), int64(qOffset)}, 0, [][]float32{dst, tab(table)}, nil)
 			},
 		}
+		k.RPESoftmaxPos = func(scores, table []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+			checkLen("SoftmaxPos", "table", len(table), h*nb)
+			l.posCall("softmax_pos", opSoftmaxPos, scores, tab(table), qpos, kpos, h0, nh, scale)
+		}
+		k.RPEAddBiasPos = func(scores, table []float32, qpos, kpos []int32, h0, nh int) {
+			checkLen("AddBiasPos", "table", len(table), h*nb)
+			l.posCall("add_bias_pos", opAddBiasPos, scores, tab(table), qpos, kpos, h0, nh, 0)
+		}
+		k.RPEBiasPos = func(dst, table []float32, qpos, kpos []int32, h0, nh int) {
+			checkLen("BiasPos", "table", len(table), h*nb)
+			l.posCall("bias_pos", opBiasPos, dst, tab(table), qpos, kpos, h0, nh, 0)
+		}
 		ident := make([]float32, h*nb)
 		for i := range ident {
 			ident[i] = float32(i % nb)
@@ -110,6 +132,30 @@ func (l *Lib) Bias() verify.BiasKernels {
 		return k
 	}
 	panic("cudahost: Bias on a " + s.Encoding + " spec")
+}
+
+// posCall checks a position-form call as the generated Go API does (heads
+// within [0, HEADS), buf of nh·len(qpos)·len(kpos), no negative qpos:
+// the device does not check qpos) and runs launcher name with the
+// positions as the int arrays P0, P1 and table (rpe_bias) as F1.
+func (l *Lib) posCall(name string, op int32, buf, table []float32, qpos, kpos []int32, h0, nh int, f float32) {
+	if h0 < 0 || nh < 0 || h0 > l.spec.Heads-nh {
+		panic(fmt.Sprintf("cudahost: %s: heads [%d, %d+%d) outside [0, %d)", name, h0, h0, nh, l.spec.Heads))
+	}
+	checkLen(name, "scores", len(buf), nh*len(qpos)*len(kpos))
+	for i, q := range qpos {
+		if q < 0 {
+			panic(fmt.Sprintf("cudahost: %s: qpos[%d] = %d is negative", name, i, q))
+		}
+	}
+	if len(buf) == 0 {
+		return
+	}
+	fa := [][]float32{buf}
+	if table != nil {
+		fa = append(fa, table)
+	}
+	l.mustCall(name, op, []int64{int64(h0), int64(nh)}, f, fa, [][]int32{qpos, kpos})
 }
 
 // Absolute returns the host-emulated CUDA launchers of an absolute-encoding

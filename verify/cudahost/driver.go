@@ -21,6 +21,10 @@ const (
 	opScores    = 10 // rpe_full, xl
 	opOutput    = 11 // rpe_full
 	opRelative  = 12 // xl
+	// The bias position forms: P0 qpos, P1 kpos, I[0] h0, I[1] nh.
+	opAddBiasPos = 13
+	opSoftmaxPos = 14
+	opBiasPos    = 15
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -83,6 +87,9 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_add_bias(F0,%s (int)I[0], (int)I[1], (int)I[2], 0);", opAddBias, n, tab),
 			fmt.Sprintf("case %d: return posenc_%s_softmax(F0,%s (int)I[0], (int)I[1], (int)I[2], F, 0);", opSoftmax, n, tab),
 			fmt.Sprintf("case %d: return posenc_%s_bias(F0,%s (int)I[0], (int)I[1], (int)I[2], 0);", opBias, n, tab),
+			fmt.Sprintf("case %d: return posenc_%s_add_bias_pos(F0,%s P0, P1, (int)NP, (int)NP1, (int)I[0], (int)I[1], 0);", opAddBiasPos, n, tab),
+			fmt.Sprintf("case %d: return posenc_%s_softmax_pos(F0,%s P0, P1, (int)NP, (int)NP1, (int)I[0], (int)I[1], F, 0);", opSoftmaxPos, n, tab),
+			fmt.Sprintf("case %d: return posenc_%s_bias_pos(F0,%s P0, P1, (int)NP, (int)NP1, (int)I[0], (int)I[1], 0);", opBiasPos, n, tab),
 		}
 	case spec.Sinusoidal, spec.Algebraic, spec.Binary:
 		ops = []string{

@@ -18,6 +18,7 @@ type kernels struct {
 	addRow     func(dst, src []float32)
 	softmaxRow func(row, bias []float32, scale float32)
 	addRows    func(x []float32, table []float32, idx []int32)
+	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 }
 
 // Variant is one registered variant, with exported fields.
@@ -28,13 +29,14 @@ type Variant = struct {
 	AddRow     func(dst, src []float32)
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
+	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp})
 }
 `
 

@@ -4,8 +4,9 @@ package galibi4
 
 // kernels holds one variant's kernel functions (docs/internals.md, kernel ABI).
 type kernels struct {
-	addRow     func(dst, src []float32)
-	softmaxRow func(row, bias []float32, scale float32)
+	addRow      func(dst, src []float32)
+	softmaxRow  func(row, bias []float32, scale float32)
+	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 }
 
 // variant is one registered implementation of the kernels.

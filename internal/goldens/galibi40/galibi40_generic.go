@@ -6,8 +6,9 @@ import "math"
 
 // genericKernels is the portable Go implementation, always available.
 var genericKernels = kernels{
-	addRow:     addRowGeneric,
-	softmaxRow: softmaxRowGeneric,
+	addRow:      addRowGeneric,
+	softmaxRamp: softmaxRampGeneric,
+	softmaxRow:  softmaxRowGeneric,
 }
 
 // addRowGeneric adds src to dst element by element; len(src) == len(dst).
@@ -32,6 +33,26 @@ func softmaxRowGeneric(row, bias []float32, scale float32) {
 	var sum float64
 	for j, v := range row {
 		e := expNeg(sc*float64(v) + float64(bias[j]) - mx)
+		row[j] = float32(e)
+		sum += e
+	}
+	inv := float32(1 / sum)
+	for j := range row {
+		row[j] *= inv
+	}
+}
+
+// softmaxRampGeneric sets row[j] = softmax_j(scale·row[j] + nslope·|t0 − j|): softmaxRowGeneric
+// with the ALiBi bias (Press et al. 2022) formed in float64 instead of read from a table.
+func softmaxRampGeneric(row []float32, scale, nslope, t0 float32) {
+	sc, ns, t := float64(scale), float64(nslope), float64(t0)
+	mx := math.Inf(-1)
+	for j, v := range row {
+		mx = max(mx, sc*float64(v)+ns*math.Abs(t-float64(j)))
+	}
+	var sum float64
+	for j, v := range row {
+		e := expNeg(sc*float64(v) + ns*math.Abs(t-float64(j)) - mx)
 		row[j] = float32(e)
 		sum += e
 	}

@@ -295,6 +295,87 @@ posenc_galibi6_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_offs
 	}
 }
 
+// posenc_galibi6_bias_pos_kernel is the position form of the kernel above:
+// rows (t, i) of [nh][lq][lk] for the model's heads h = h0+t, query i at
+// position qpos[i], key j at kpos[j] (kpos[j] < 0: padding, masked, as
+// are keys after their query). kBias writes 0 on padding keys. Softmax
+// is three passes over the row (max, sum, store), the exponents recomputed.
+template <int OP>
+__global__ void __launch_bounds__(256)
+posenc_galibi6_bias_pos_kernel(store_t *__restrict__ out, const int *__restrict__ qpos, const int *__restrict__ kpos, int lq, int lk, int h0, int nh, float scale) {
+	__shared__ float red[32];
+	const long long rows = (long long)nh * lq;
+	const int tid = threadIdx.x, nt = blockDim.x;
+	for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+		const int t = (int)(r / lq);
+		const long long q = qpos[r - (long long)t * lq];
+		store_t *row = out + r * lk;
+		const float slope = slopes[h0 + t];
+#define POSENC_DIST(p) ((q - (p)) < 0 ? (p) - q : q - (p))
+#define POSENC_MASKED(p) ((p) < 0 || (p) > q)
+		if (OP == kBias) {
+			for (int j = tid; j < lk; j += nt) {
+				const long long p = kpos[j];
+				st(row + j, p < 0 ? 0.0f : -slope * (float)POSENC_DIST(p));
+			}
+			continue;
+		}
+		if (OP == kAddBias) {
+			for (int j = tid; j < lk; j += nt) {
+				const long long p = kpos[j];
+				const float b = -slope * (float)POSENC_DIST(p);
+				st(row + j, POSENC_MASKED(p) ? __int_as_float(0xff800000) : ld(row + j) + b);
+			}
+			continue;
+		}
+		// Softmax: the number of unmasked keys (exact in f32 below 2^24).
+		float nv = 0.0f;
+		for (int j = tid; j < lk; j += nt)
+			nv += POSENC_MASKED((long long)kpos[j]) ? 0.0f : 1.0f;
+		nv = block_sum(nv, red);
+		if (nv == 0.0f) {
+			for (int j = tid; j < lk; j += nt)
+				st(row + j, 0.0f);
+			continue;
+		}
+		// Every distance is taken relative to dmin, about the nearest unmasked
+		// key's (a per-row constant softmax ignores), so that the f32 bias
+		// stays small where the mass is. dmin comes from an f32 minimum
+		// reduction: off by up to 2^-24 of itself, which only changes the
+		// constant, since POSENC_DIST(p) − dmin is formed exactly in integers.
+		float e = __int_as_float(0xff800000); // max of −distance: −dmin
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			if (!POSENC_MASKED(p))
+				e = fmaxf(e, -(float)POSENC_DIST(p));
+		}
+		const long long dmin = (long long)-block_max(e, red);
+#define POSENC_BIAS(p) (-slope * (float)(POSENC_DIST(p) - dmin))
+		float m = __int_as_float(0xff800000);
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			if (!POSENC_MASKED(p))
+				m = fmaxf(m, fmaf(scale, ld(row + j), POSENC_BIAS(p)));
+		}
+		m = block_max(m, red);
+		float sum = 0.0f;
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			if (!POSENC_MASKED(p))
+				sum += expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(p), m));
+		}
+		const float inv = 1.0f / block_sum(sum, red);
+		// Each thread rereads only its own keys, so the in-place store is safe.
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			st(row + j, POSENC_MASKED(p) ? 0.0f : expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(p), m)) * inv);
+		}
+#undef POSENC_BIAS
+	}
+#undef POSENC_MASKED
+#undef POSENC_DIST
+}
+
 namespace {
 
 // bias_launch validates the extents and launches operation OP.
@@ -311,6 +392,21 @@ cudaError_t bias_launch(store_t *out, int lq, int lk, int q_offset, float scale,
 	return cudaGetLastError();
 }
 
+// bias_pos_launch validates the extents and the head range and launches the
+// position form of operation OP.
+template <int OP>
+cudaError_t bias_pos_launch(store_t *out, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream) {
+	if (lq < 0 || lk < 0 || h0 < 0 || nh < 0 || h0 > kHeads - nh)
+		return cudaErrorInvalidValue;
+	if (lq == 0 || lk == 0 || nh == 0)
+		return cudaSuccess;
+	const long long rows = (long long)nh * lq;
+	const dim3 grid((unsigned int)(rows < kMaxBlocks ? rows : kMaxBlocks));
+	const dim3 block(threads_for(lk));
+	POSENC_LAUNCH(posenc_galibi6_bias_pos_kernel<OP>, grid, block, 0, stream, out, qpos, kpos, lq, lk, h0, nh, scale);
+	return cudaGetLastError();
+}
+
 } // namespace
 
 extern "C" cudaError_t posenc_galibi6_add_bias(posenc_galibi6_t *scores, int lq, int lk, int q_offset, cudaStream_t stream) {
@@ -323,5 +419,17 @@ extern "C" cudaError_t posenc_galibi6_softmax(posenc_galibi6_t *scores, int lq, 
 
 extern "C" cudaError_t posenc_galibi6_bias(posenc_galibi6_t *dst, int lq, int lk, int q_offset, cudaStream_t stream) {
 	return bias_launch<kBias>(dst, lq, lk, q_offset, 1.0f, stream);
+}
+
+extern "C" cudaError_t posenc_galibi6_add_bias_pos(posenc_galibi6_t *scores, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream) {
+	return bias_pos_launch<kAddBias>(scores, qpos, kpos, lq, lk, h0, nh, 1.0f, stream);
+}
+
+extern "C" cudaError_t posenc_galibi6_softmax_pos(posenc_galibi6_t *scores, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream) {
+	return bias_pos_launch<kSoftmax>(scores, qpos, kpos, lq, lk, h0, nh, scale, stream);
+}
+
+extern "C" cudaError_t posenc_galibi6_bias_pos(posenc_galibi6_t *dst, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream) {
+	return bias_pos_launch<kBias>(dst, qpos, kpos, lq, lk, h0, nh, 1.0f, stream);
 }
 

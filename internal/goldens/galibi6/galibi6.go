@@ -4,6 +4,12 @@
 // Long", 2022) to attention scores laid out [Heads][lq][lk]: query i sits at position
 // qOffset+i, key j at position j, and the bias of head h is −slope_h·|qOffset+i−j|.
 // Keys after the query are masked (causal attention).
+//
+// The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:
+// one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a
+// padding key, which is masked), for varlen batches, padded keys and paged KV caches, and
+// the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].
+// Decode calls (a few query rows) and keys forming one run build no per-call bias table.
 package galibi6
 
 import (
@@ -154,8 +160,47 @@ func AddBias(scores []float32, lq, lk, qOffset int) {
 // Masked keys (j > qOffset+i) get probability 0.
 // scores is [Heads][lq][lk]; query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
+// rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32
+// integers, exact below 2^24. Longer rows take the table path (eachRow).
+const rampMaxKeys = 1 << 24
+
+// rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode
+// and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,
+// is shared by lq rows and a table load is cheaper than forming the bias in registers.
+const rampMaxRows = 8
+
+// softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with
+// lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the
+// kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the
+// row per head). A row whose query position p is at least lk−1 uses t0 = lk−1, the bias
+// shifted by slope·(p−lk+1): the same softmax, and the ramp stays exact for any p.
+func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
+	if lk == 0 {
+		return
+	}
+	k := active
+	for h := range nh {
+		ns := float32(-slopes[h0+h])
+		for i := range lq {
+			row := scores[(h*lq+i)*lk:][:lk]
+			t0 := lk - 1
+			if qOffset < lk-1-i {
+				t0 = qOffset + i
+			}
+			valid := validKeys(lk, qOffset, i)
+			if valid > 0 {
+				k.softmaxRamp(row[:valid], scale, ns, float32(t0))
+			}
+			clear(row[valid:])
+		}
+	}
+}
 func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 	checkShape("Softmax", "scores", len(scores), lq, lk, qOffset)
+	if lq <= rampMaxRows && lk < rampMaxKeys {
+		softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale)
+		return
+	}
 	k := active
 	eachRow(lq, lk, qOffset, true, func(off, valid int, bias []float32) {
 		row := scores[off : off+lk]
@@ -174,5 +219,206 @@ func Bias(dst []float32, lq, lk, qOffset int) {
 	checkShape("Bias", "dst", len(dst), lq, lk, qOffset)
 	eachRow(lq, lk, qOffset, false, func(off, valid int, bias []float32) {
 		copy(dst[off:off+lk], bias)
+	})
+}
+
+// checkPos panics unless [h0, h0+nh) is a range of heads, n, the length of argument arg
+// of function fn, is nh·len(qpos)·len(kpos), and no query position is negative.
+func checkPos(fn, arg string, n int, qpos, kpos []int32, h0, nh int) {
+	if h0 < 0 || nh < 0 || h0 > Heads-nh {
+		panic(fmt.Sprintf("galibi6: %s: heads [%d, %d+%d) are not within [0, Heads = %d)", fn, h0, h0, nh, Heads))
+	}
+	lq, lk := len(qpos), len(kpos)
+	if (lk != 0 && lq > math.MaxInt/Heads/lk) || n != nh*lq*lk {
+		panic(fmt.Sprintf("galibi6: %s: len(%s) = %d, want nh·len(qpos)·len(kpos) = %d·%d·%d", fn, arg, n, nh, lq, lk))
+	}
+	for i, q := range qpos {
+		if q < 0 {
+			panic(fmt.Sprintf("galibi6: %s: qpos[%d] = %d is negative", fn, i, q))
+		}
+	}
+}
+
+// keyRun returns n ≥ 1 when kpos is one run of consecutive non-negative positions
+// kpos[0], kpos[0]+1, …, kpos[0]+n−1 followed only by padding (one sequence's keys, a paged
+// cache's contiguous blocks, a padded batch row), and 0 otherwise.
+func keyRun(kpos []int32) int {
+	if len(kpos) == 0 || kpos[0] < 0 {
+		return 0
+	}
+	n := 1
+	for n < len(kpos) && int64(kpos[n]) == int64(kpos[0])+int64(n) {
+		n++
+	}
+	for _, p := range kpos[n:] {
+		if p >= 0 {
+			return 0
+		}
+	}
+	return n
+}
+
+// keyMasked reports whether the key at position p is masked for the query at q: padding
+// (p < 0) or after the query (causal).
+func keyMasked(q, p int32) bool {
+	return p < 0 || p > q
+}
+
+// posNegInf is the bias of a masked key in the position forms.
+var posNegInf = float32(math.Inf(-1))
+
+// absDist is |q−p|, exact in int64 for any int32 positions.
+func absDist(q, p int32) int64 {
+	d := int64(q) - int64(p)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// eachPosRow calls fn for every row (t, i) of a [nh][len(qpos)][len(kpos)] buffer (head
+// h0+t, query at qpos[i]) with the row's offset, its number of unmasked keys and its bias
+// over the keys: −Inf on masked keys when mask is set, else 0 on padding keys (kpos < 0).
+// The bias of key j is −slope·|qpos[i]−kpos[j]|; with shift (SoftmaxPos), the distances
+// are taken relative to the row's nearest unmasked key, a per-row constant softmax ignores,
+// so that float32 rounding of large distances costs nothing where the mass is.
+func eachPosRow(qpos, kpos []int32, h0, nh int, mask, shift bool, fn func(off, valid int, bias []float32)) {
+	lq, lk := len(qpos), len(kpos)
+	if lq == 0 || lk == 0 || nh == 0 {
+		return
+	}
+	bp := getD(lk)
+	b := *bp
+	for i, q := range qpos {
+		dmin, valid := int64(0), 0
+		if shift {
+			dmin = math.MaxInt64
+		}
+		for _, p := range kpos {
+			if !keyMasked(q, p) {
+				valid++
+				if shift {
+					dmin = min(dmin, absDist(q, p))
+				}
+			}
+		}
+		for t := range nh {
+			ns := -slopes[h0+t]
+			for j, p := range kpos {
+				switch {
+				case mask && keyMasked(q, p):
+					b[j] = posNegInf
+				case p < 0:
+					b[j] = 0
+				default:
+					b[j] = float32(ns * float64(absDist(q, p)-dmin))
+				}
+			}
+			fn((t*lq+i)*lk, valid, b)
+		}
+	}
+	dPool.Put(bp)
+}
+
+// softmaxPosRamp is SoftmaxPos when kpos[:run] is one run kpos[0], kpos[0]+1, … and the
+// rest padding, len(kpos) < 2^24: key j < run is kpos[0]+j, so the bias −slope·|q−kpos[0]−j|
+// is softmaxRamp's with t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax
+// ignores, which keeps t0 exact in float32 for any q).
+func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale float32) {
+	lq, lk := len(qpos), len(kpos)
+	first := int(kpos[0])
+	k := active
+	for i, q := range qpos {
+		valid := min(run, max(int(q)-first+1, 0))
+		t0 := min(max(int(q)-first, 0), valid-1)
+		for t := range nh {
+			row := scores[(t*lq+i)*lk:][:lk]
+			if valid > 0 {
+				k.softmaxRamp(row[:valid], scale, float32(-slopes[h0+t]), float32(t0))
+			}
+			clear(row[valid:])
+		}
+	}
+}
+
+// SoftmaxPos replaces every row (t, i) of scores by softmax_j(scale·scores[t][i][j] + bias),
+// bias −slope_h·|qpos[i]−kpos[j]| of head h = h0+t: the position form of Softmax.
+// Masked keys get probability 0, and a row with no unmasked key is all 0.
+// scores is [nh][len(qpos)][len(kpos)]: its head t is the model's head h = h0+t (a
+// tensor-parallel shard runs heads [h0, h0+nh)), query row i sits at position qpos[i] ≥ 0 and key j
+// at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding, and a key after its query
+// (kpos[j] > qpos[i]) is masked too (causal).
+// Keys that form one run kpos[0], kpos[0]+1, … (fewer than 2^24), optionally followed by
+// padding, take the table-free softmaxRamp path, as Softmax's decode rows do.
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+	checkPos("SoftmaxPos", "scores", len(scores), qpos, kpos, h0, nh)
+	if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys {
+		softmaxPosRamp(scores, qpos, kpos, run, h0, nh, scale)
+		return
+	}
+	k := active
+	eachPosRow(qpos, kpos, h0, nh, true, true, func(off, valid int, bias []float32) {
+		row := scores[off : off+len(kpos)]
+		if valid == 0 {
+			clear(row)
+			return
+		}
+		// A masked key's score must not reach the kernel: NaN or ±Inf there would turn its
+		// −Inf logit into NaN. Zeroed, it contributes e^−Inf = 0, and 0 is its output.
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = 0
+				}
+			}
+		}
+		k.softmaxRow(row, bias, scale)
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = 0
+				}
+			}
+		}
+	})
+}
+
+// AddBiasPos adds −slope_h·|qpos[i]−kpos[j]| of head h = h0+t to every score (t, i, j), in
+// place; masked keys' scores become −Inf, so AddBiasPos followed by any softmax equals
+// SoftmaxPos.
+// scores is [nh][len(qpos)][len(kpos)]: its head t is the model's head h = h0+t (a
+// tensor-parallel shard runs heads [h0, h0+nh)), query row i sits at position qpos[i] ≥ 0 and key j
+// at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding, and a key after its query
+// (kpos[j] > qpos[i]) is masked too (causal).
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
+	checkPos("AddBiasPos", "scores", len(scores), qpos, kpos, h0, nh)
+	k := active
+	eachPosRow(qpos, kpos, h0, nh, true, false, func(off, valid int, bias []float32) {
+		row := scores[off : off+len(kpos)]
+		k.addRow(row, bias)
+		// masked keys become −Inf whatever they held (NaN + −Inf would be NaN)
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = posNegInf
+				}
+			}
+		}
+	})
+}
+
+// BiasPos writes −slope_h·|qpos[i]−kpos[j]| of head h = h0+t for every (t, i, j) to dst,
+// [nh][len(qpos)][len(kpos)], unmasked but for padding keys (kpos[j] < 0), which get 0:
+// the position form of Bias. Query row i sits at position qpos[i] ≥ 0.
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func BiasPos(dst []float32, qpos, kpos []int32, h0, nh int) {
+	checkPos("BiasPos", "dst", len(dst), qpos, kpos, h0, nh)
+	eachPosRow(qpos, kpos, h0, nh, false, false, func(off, valid int, bias []float32) {
+		copy(dst[off:off+len(kpos)], bias)
 	})
 }

@@ -62,8 +62,8 @@ loop_done1:
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·softmaxRowAVX2(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Y0
 	VBROADCASTSS c32_ff800000<>+0(SB), Y1
@@ -147,6 +147,9 @@ loop14:
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead16
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -163,11 +166,20 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done17
+
+exp_dead16:
+	VXORPS Y2, Y2, Y2
+
+exp_done17:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VSUBPS       Y1, Y7, Y7
 	VFMADD231PS  32(BX), Y0, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead18
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -184,10 +196,19 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done19
+
+exp_dead18:
+	VXORPS Y7, Y7, Y7
+
+exp_done19:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  64(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead20
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -204,12 +225,21 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done21
+
+exp_dead20:
+	VXORPS Y8, Y8, Y8
+
+exp_done21:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  96(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead22
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -226,6 +256,12 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done23
+
+exp_dead22:
+	VXORPS Y8, Y8, Y8
+
+exp_done23:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -240,12 +276,15 @@ loop14:
 	JMP          loop14
 
 loop_end15:
-loop16:
+loop24:
 	CMPQ         SI, $0x00000008
-	JB           loop_end17
+	JB           loop_end25
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead26
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -262,6 +301,12 @@ loop16:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done27
+
+exp_dead26:
+	VXORPS Y2, Y2, Y2
+
+exp_done27:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -272,9 +317,9 @@ loop16:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop16
+	JMP          loop24
 
-loop_end17:
+loop_end25:
 	TESTQ        SI, SI
 	JZ           loop_done13
 	LEAQ         tailmask8<>+0(SB), DI
@@ -315,12 +360,15 @@ softmax_huge11:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop19:
+loop29:
 	CMPQ         SI, $0x00000020
-	JB           loop_end20
+	JB           loop_end30
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead31
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -337,11 +385,20 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done32
+
+exp_dead31:
+	VXORPS Y2, Y2, Y2
+
+exp_done32:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VFMADD231PS  32(BX), Y0, Y7
 	VSUBPS       Y1, Y7, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead33
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -358,10 +415,19 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done34
+
+exp_dead33:
+	VXORPS Y7, Y7, Y7
+
+exp_done34:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VFMADD231PS  64(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead35
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -378,12 +444,21 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done36
+
+exp_dead35:
+	VXORPS Y8, Y8, Y8
+
+exp_done36:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VFMADD231PS  96(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead37
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -400,6 +475,12 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done38
+
+exp_dead37:
+	VXORPS Y8, Y8, Y8
+
+exp_done38:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -411,15 +492,18 @@ loop19:
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, CX
 	SUBQ         $0x00000020, SI
-	JMP          loop19
+	JMP          loop29
 
-loop_end20:
-loop21:
+loop_end30:
+loop39:
 	CMPQ         SI, $0x00000008
-	JB           loop_end22
+	JB           loop_end40
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead41
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -436,6 +520,12 @@ loop21:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done42
+
+exp_dead41:
+	VXORPS Y2, Y2, Y2
+
+exp_done42:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -446,11 +536,11 @@ loop21:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop21
+	JMP          loop39
 
-loop_end22:
+loop_end40:
 	TESTQ        SI, SI
-	JZ           loop_done18
+	JZ           loop_done28
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
 	VMOVDQU      32(DI)(SI*4), Y2
@@ -482,7 +572,7 @@ loop_end22:
 	VADDPD       Y0, Y5, Y5
 	VADDPD       Y1, Y6, Y6
 
-loop_done18:
+loop_done28:
 softmax_summed12:
 	VADDPD       Y6, Y5, Y5
 	VEXTRACTF128 $0x01, Y5, X0
@@ -495,9 +585,9 @@ softmax_summed12:
 	VBROADCASTSS X1, Y0
 	MOVQ         DX, CX
 
-loop24:
+loop44:
 	CMPQ    CX, $0x00000020
-	JB      loop_end25
+	JB      loop_end45
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -508,21 +598,21 @@ loop24:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop24
+	JMP     loop44
 
-loop_end25:
-loop26:
+loop_end45:
+loop46:
 	CMPQ    CX, $0x00000008
-	JB      loop_end27
+	JB      loop_end47
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop26
+	JMP     loop46
 
-loop_end27:
+loop_end47:
 	TESTQ      CX, CX
-	JZ         loop_done23
+	JZ         loop_done43
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -530,7 +620,1200 @@ loop_end27:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done23:
+loop_done43:
+	VZEROUPPER
+	RET
+
+// func softmaxRampAVX2(row []float32, scale float32, nslope float32, t0 float32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
+TEXT ·softmaxRampAVX2(SB), NOSPLIT, $0-36
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVSS        scale+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVSS        nslope+28(FP), X2
+	VBROADCASTSS X2, Y2
+	MOVQ         CX, DX
+	DECQ         DX
+	CVTSQ2SS     DX, X1
+	MOVSS        t0+32(FP), X3
+	UCOMISS      X1, X3
+	JAE          ramp_one_sided48
+	VBROADCASTSS c32_ff800000<>+0(SB), Y3
+	VBROADCASTSS c32_ff800000<>+0(SB), Y4
+	VBROADCASTSS c32_ff800000<>+0(SB), Y5
+	VBROADCASTSS c32_ff800000<>+0(SB), Y6
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop50:
+	CMPQ        BX, $0x00000020
+	JB          loop_end51
+	VANDPS      c32x8_7fffffff<>+0(SB), Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS 32(DX), Y0, Y7
+	VMAXPS      Y7, Y4, Y4
+	VSUBPS      c32x8_41800000<>+0(SB), Y1, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS 64(DX), Y0, Y7
+	VMAXPS      Y7, Y5, Y5
+	VSUBPS      c32x8_41c00000<>+0(SB), Y1, Y7
+	VANDPS      c32x8_7fffffff<>+0(SB), Y7, Y7
+	VMULPS      Y2, Y7, Y7
+	VSUBPS      c32x8_42000000<>+0(SB), Y1, Y1
+	VFMADD231PS 96(DX), Y0, Y7
+	VMAXPS      Y7, Y6, Y6
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, BX
+	JMP         loop50
+
+loop_end51:
+loop52:
+	CMPQ        BX, $0x00000008
+	JB          loop_end53
+	VANDPS      c32x8_7fffffff<>+0(SB), Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y1
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, BX
+	JMP         loop52
+
+loop_end53:
+	TESTQ        BX, BX
+	JZ           loop_done49
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y7
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y7, Y1
+	VFMADD231PS  Y1, Y0, Y8
+	VBROADCASTSS c32_ff800000<>+0(SB), Y1
+	VBLENDVPS    Y7, Y8, Y1, Y8
+	VMAXPS       Y8, Y3, Y3
+
+loop_done49:
+	VMAXPS       Y4, Y3, Y3
+	VMAXPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VMAXPS       X1, X3, X1
+	VPERMILPS    $0x4e, X1, X3
+	VMAXPS       X3, X1, X1
+	VPERMILPS    $0xb1, X1, X3
+	VMAXPS       X3, X1, X1
+	VBROADCASTSS X1, Y3
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y4
+	VBROADCASTSS c32_42b00000<>+0(SB), Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VMOVD        X1, DX
+	ANDL         $0x7fffffff, DX
+	CMPL         DX, $0x4b800000
+	JAE          softmax_huge54
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop57:
+	CMPQ         BX, $0x00000020
+	JB           loop_end58
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead59
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done60
+
+exp_dead59:
+	VXORPS Y8, Y8, Y8
+
+exp_done60:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y9
+	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  32(DX), Y0, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead61
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	JMP          exp_done62
+
+exp_dead61:
+	VXORPS Y9, Y9, Y9
+
+exp_done62:
+	VMOVUPS      Y9, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  64(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead63
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done64
+
+exp_dead63:
+	VXORPS Y10, Y10, Y10
+
+exp_done64:
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  96(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead65
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done66
+
+exp_dead65:
+	VXORPS Y10, Y10, Y10
+
+exp_done66:
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop57
+
+loop_end58:
+loop67:
+	CMPQ         BX, $0x00000008
+	JB           loop_end68
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead69
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done70
+
+exp_dead69:
+	VXORPS Y8, Y8, Y8
+
+exp_done70:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop67
+
+loop_end68:
+	TESTQ        BX, BX
+	JZ           loop_done56
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y8, Y1
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  Y1, Y0, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done56:
+	JMP softmax_summed55
+
+softmax_huge54:
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop72:
+	CMPQ         BX, $0x00000020
+	JB           loop_end73
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead74
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done75
+
+exp_dead74:
+	VXORPS Y8, Y8, Y8
+
+exp_done75:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y9
+	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
+	VMULPS       Y2, Y9, Y9
+	VFMADD231PS  32(DX), Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead76
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	JMP          exp_done77
+
+exp_dead76:
+	VXORPS Y9, Y9, Y9
+
+exp_done77:
+	VMOVUPS      Y9, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD231PS  64(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead78
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done79
+
+exp_dead78:
+	VXORPS Y10, Y10, Y10
+
+exp_done79:
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y10, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
+	VFMADD231PS  96(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead80
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done81
+
+exp_dead80:
+	VXORPS Y10, Y10, Y10
+
+exp_done81:
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop72
+
+loop_end73:
+loop82:
+	CMPQ         BX, $0x00000008
+	JB           loop_end83
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead84
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done85
+
+exp_dead84:
+	VXORPS Y8, Y8, Y8
+
+exp_done85:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop82
+
+loop_end83:
+	TESTQ        BX, BX
+	JZ           loop_done71
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y8, Y1
+	VFMADD231PS  Y1, Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done71:
+softmax_summed55:
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPD       X0, X6, X0
+	VPERMILPD    $0x01, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
+	VDIVSD       X0, X1, X1
+	VCVTSD2SS    X1, X1, X1
+	VBROADCASTSS X1, Y0
+	MOVQ         CX, CX
+
+loop87:
+	CMPQ    CX, $0x00000020
+	JB      loop_end88
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VMULPS  32(AX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VMULPS  64(AX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VMULPS  96(AX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop87
+
+loop_end88:
+loop89:
+	CMPQ    CX, $0x00000008
+	JB      loop_end90
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop89
+
+loop_end90:
+	TESTQ      CX, CX
+	JZ         loop_done86
+	LEAQ       tailmask8<>+0(SB), DX
+	NEGQ       CX
+	VMOVDQU    32(DX)(CX*4), Y1
+	VMASKMOVPS (AX), Y1, Y2
+	VMULPS     Y0, Y2, Y2
+	VMASKMOVPS Y2, Y1, (AX)
+
+loop_done86:
+	VZEROUPPER
+	RET
+
+ramp_one_sided48:
+	VBROADCASTSS c32_ff800000<>+0(SB), Y3
+	VBROADCASTSS c32_ff800000<>+0(SB), Y4
+	VBROADCASTSS c32_ff800000<>+0(SB), Y5
+	VBROADCASTSS c32_ff800000<>+0(SB), Y6
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop92:
+	CMPQ        BX, $0x00000020
+	JB          loop_end93
+	VMOVAPS     Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS 32(DX), Y0, Y7
+	VMAXPS      Y7, Y4, Y4
+	VSUBPS      c32x8_41800000<>+0(SB), Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VFMADD231PS 64(DX), Y0, Y7
+	VMAXPS      Y7, Y5, Y5
+	VSUBPS      c32x8_41c00000<>+0(SB), Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VSUBPS      c32x8_42000000<>+0(SB), Y1, Y1
+	VFMADD231PS 96(DX), Y0, Y7
+	VMAXPS      Y7, Y6, Y6
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, BX
+	JMP         loop92
+
+loop_end93:
+loop94:
+	CMPQ        BX, $0x00000008
+	JB          loop_end95
+	VMOVAPS     Y1, Y7
+	VMULPS      Y2, Y7, Y7
+	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y1
+	VFMADD231PS (DX), Y0, Y7
+	VMAXPS      Y7, Y3, Y3
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, BX
+	JMP         loop94
+
+loop_end95:
+	TESTQ        BX, BX
+	JZ           loop_done91
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y7
+	VMOVAPS      Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y7, Y1
+	VFMADD231PS  Y1, Y0, Y8
+	VBROADCASTSS c32_ff800000<>+0(SB), Y1
+	VBLENDVPS    Y7, Y8, Y1, Y8
+	VMAXPS       Y8, Y3, Y3
+
+loop_done91:
+	VMAXPS       Y4, Y3, Y3
+	VMAXPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VMAXPS       X1, X3, X1
+	VPERMILPS    $0x4e, X1, X3
+	VMAXPS       X3, X1, X1
+	VPERMILPS    $0xb1, X1, X3
+	VMAXPS       X3, X1, X1
+	VBROADCASTSS X1, Y3
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y4
+	VBROADCASTSS c32_42b00000<>+0(SB), Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VMOVD        X1, DX
+	ANDL         $0x7fffffff, DX
+	CMPL         DX, $0x4b800000
+	JAE          softmax_huge96
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop99:
+	CMPQ         BX, $0x00000020
+	JB           loop_end100
+	VMOVAPS      Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead101
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done102
+
+exp_dead101:
+	VXORPS Y8, Y8, Y8
+
+exp_done102:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  32(DX), Y0, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead103
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	JMP          exp_done104
+
+exp_dead103:
+	VXORPS Y9, Y9, Y9
+
+exp_done104:
+	VMOVUPS      Y9, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  64(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead105
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done106
+
+exp_dead105:
+	VXORPS Y10, Y10, Y10
+
+exp_done106:
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  96(DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead107
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done108
+
+exp_dead107:
+	VXORPS Y10, Y10, Y10
+
+exp_done108:
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop99
+
+loop_end100:
+loop109:
+	CMPQ         BX, $0x00000008
+	JB           loop_end110
+	VMOVAPS      Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VSUBPS       Y3, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead111
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done112
+
+exp_dead111:
+	VXORPS Y8, Y8, Y8
+
+exp_done112:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop109
+
+loop_end110:
+	TESTQ        BX, BX
+	JZ           loop_done98
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VMOVAPS      Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y8, Y1
+	VSUBPS       Y3, Y9, Y9
+	VFMADD231PS  Y1, Y0, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done98:
+	JMP softmax_summed97
+
+softmax_huge96:
+	VBROADCASTSS t0+32(FP), Y1
+	VSUBPS       iota8<>+0(SB), Y1, Y1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop114:
+	CMPQ         BX, $0x00000020
+	JB           loop_end115
+	VMOVAPS      Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead116
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done117
+
+exp_dead116:
+	VXORPS Y8, Y8, Y8
+
+exp_done117:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VFMADD231PS  32(DX), Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VCMPPS       $0x06, Y4, Y9, Y10
+	VTESTPS      Y10, Y10
+	JZ           exp_dead118
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y10, Y11, Y9
+	JMP          exp_done119
+
+exp_dead118:
+	VXORPS Y9, Y9, Y9
+
+exp_done119:
+	VMOVUPS      Y9, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD231PS  64(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead120
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done121
+
+exp_dead120:
+	VXORPS Y10, Y10, Y10
+
+exp_done121:
+	VMOVUPS      Y10, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y10, Y8, Y8
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
+	VFMADD231PS  96(DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead122
+	VMAXPS       Y10, Y4, Y10
+	VMINPS       Y10, Y5, Y10
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y11
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y10, Y11
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y11, Y12
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done123
+
+exp_dead122:
+	VXORPS Y10, Y10, Y10
+
+exp_done123:
+	VMOVUPS      Y10, 96(DX)
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000080, DX
+	SUBQ         $0x00000020, BX
+	JMP          loop114
+
+loop_end115:
+loop124:
+	CMPQ         BX, $0x00000008
+	JB           loop_end125
+	VMOVAPS      Y1, Y8
+	VMULPS       Y2, Y8, Y8
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VFMADD231PS  (DX), Y0, Y8
+	VSUBPS       Y3, Y8, Y8
+	VCMPPS       $0x06, Y4, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead126
+	VMAXPS       Y8, Y4, Y8
+	VMINPS       Y8, Y5, Y8
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y9, Y10, Y8
+	JMP          exp_done127
+
+exp_dead126:
+	VXORPS Y8, Y8, Y8
+
+exp_done127:
+	VMOVUPS      Y8, (DX)
+	PREFETCHT0   8192(DX)
+	VCVTPS2PD    X8, Y9
+	VEXTRACTF128 $0x01, Y8, X8
+	VCVTPS2PD    X8, Y8
+	VADDPD       Y9, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $0x00000020, DX
+	SUBQ         $0x00000008, BX
+	JMP          loop124
+
+loop_end125:
+	TESTQ        BX, BX
+	JZ           loop_done113
+	LEAQ         tailmask8<>+0(SB), SI
+	NEGQ         BX
+	VMOVDQU      32(SI)(BX*4), Y8
+	VMOVAPS      Y1, Y9
+	VMULPS       Y2, Y9, Y9
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
+	VMASKMOVPS   (DX), Y8, Y1
+	VFMADD231PS  Y1, Y0, Y9
+	VSUBPS       Y3, Y9, Y9
+	VMAXPS       Y9, Y4, Y9
+	VMINPS       Y9, Y5, Y9
+	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
+	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y0
+	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
+	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y8, (DX)
+	VANDPS       Y8, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
+	VCVTPS2PD    X1, Y1
+	VADDPD       Y0, Y6, Y6
+	VADDPD       Y1, Y7, Y7
+
+loop_done113:
+softmax_summed97:
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPD       X0, X6, X0
+	VPERMILPD    $0x01, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
+	VDIVSD       X0, X1, X1
+	VCVTSD2SS    X1, X1, X1
+	VBROADCASTSS X1, Y0
+	MOVQ         CX, CX
+
+loop129:
+	CMPQ    CX, $0x00000020
+	JB      loop_end130
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VMULPS  32(AX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VMULPS  64(AX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VMULPS  96(AX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop129
+
+loop_end130:
+loop131:
+	CMPQ    CX, $0x00000008
+	JB      loop_end132
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop131
+
+loop_end132:
+	TESTQ      CX, CX
+	JZ         loop_done128
+	LEAQ       tailmask8<>+0(SB), DX
+	NEGQ       CX
+	VMOVDQU    32(DX)(CX*4), Y1
+	VMASKMOVPS (AX), Y1, Y2
+	VMULPS     Y0, Y2, Y2
+	VMASKMOVPS Y2, Y1, (AX)
+
+loop_done128:
 	VZEROUPPER
 	RET
 
@@ -541,9 +1824,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop29:
+loop134:
 	CMPQ    DX, $0x00000040
-	JB      loop_end30
+	JB      loop_end135
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -559,23 +1842,23 @@ loop29:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop29
+	JMP     loop134
 
-loop_end30:
-loop31:
+loop_end135:
+loop136:
 	CMPQ    DX, $0x00000010
-	JB      loop_end32
+	JB      loop_end137
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop31
+	JMP     loop136
 
-loop_end32:
+loop_end137:
 	TESTQ     DX, DX
-	JZ        loop_done28
+	JZ        loop_done133
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -583,7 +1866,7 @@ loop_end32:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done28:
+loop_done133:
 	VZEROUPPER
 	RET
 
@@ -591,8 +1874,8 @@ loop_done28:
 // Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
 TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Z0
 	VBROADCASTSS c32_ff800000<>+0(SB), Z1
@@ -603,9 +1886,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop34:
+loop139:
 	CMPQ        DI, $0x00000040
-	JB          loop_end35
+	JB          loop_end140
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -621,23 +1904,23 @@ loop34:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop34
+	JMP         loop139
 
-loop_end35:
-loop36:
+loop_end140:
+loop141:
 	CMPQ        DI, $0x00000010
-	JB          loop_end37
+	JB          loop_end142
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop36
+	JMP         loop141
 
-loop_end37:
+loop_end142:
 	TESTQ       DI, DI
-	JZ          loop_done33
+	JZ          loop_done138
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -645,7 +1928,7 @@ loop_end37:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done33:
+loop_done138:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -676,92 +1959,128 @@ loop_done33:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge38
+	JAE           softmax_huge143
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop41:
-	CMPQ          SI, $0x00000040
-	JB            loop_end42
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VSUBPS        Z2, Z18, Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop146:
+	CMPQ         SI, $0x00000040
+	JB           loop_end147
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead148
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done149
+
+exp_dead148:
+	VXORPS Z1, Z1, Z1
+
+exp_done149:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VSUBPS       Z2, Z18, Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead150
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done151
+
+exp_dead150:
+	VXORPS Z18, Z18, Z18
+
+exp_done151:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead152
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done153
+
+exp_dead152:
+	VXORPS Z19, Z19, Z19
+
+exp_done153:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead154
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done155
+
+exp_dead154:
+	VXORPS Z19, Z19, Z19
+
+exp_done155:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -774,30 +2093,39 @@ loop41:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop41
+	JMP           loop146
 
-loop_end42:
-loop43:
-	CMPQ          SI, $0x00000010
-	JB            loop_end44
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end147:
+loop156:
+	CMPQ         SI, $0x00000010
+	JB           loop_end157
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead158
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done159
+
+exp_dead158:
+	VXORPS Z1, Z1, Z1
+
+exp_done159:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -808,11 +2136,11 @@ loop43:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop43
+	JMP           loop156
 
-loop_end44:
+loop_end157:
 	TESTQ         SI, SI
-	JZ            loop_done40
+	JZ            loop_done145
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -842,95 +2170,131 @@ loop_end44:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done40:
-	JMP softmax_summed39
+loop_done145:
+	JMP softmax_summed144
 
-softmax_huge38:
+softmax_huge143:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop46:
-	CMPQ          SI, $0x00000040
-	JB            loop_end47
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VSUBPS        Z2, Z18, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop161:
+	CMPQ         SI, $0x00000040
+	JB           loop_end162
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead163
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done164
+
+exp_dead163:
+	VXORPS Z1, Z1, Z1
+
+exp_done164:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead165
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done166
+
+exp_dead165:
+	VXORPS Z18, Z18, Z18
+
+exp_done166:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead167
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done168
+
+exp_dead167:
+	VXORPS Z19, Z19, Z19
+
+exp_done168:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead169
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done170
+
+exp_dead169:
+	VXORPS Z19, Z19, Z19
+
+exp_done170:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -943,30 +2307,39 @@ loop46:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop46
+	JMP           loop161
 
-loop_end47:
-loop48:
-	CMPQ          SI, $0x00000010
-	JB            loop_end49
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end162:
+loop171:
+	CMPQ         SI, $0x00000010
+	JB           loop_end172
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead173
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done174
+
+exp_dead173:
+	VXORPS Z1, Z1, Z1
+
+exp_done174:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -977,11 +2350,11 @@ loop48:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop48
+	JMP           loop171
 
-loop_end49:
+loop_end172:
 	TESTQ         SI, SI
-	JZ            loop_done45
+	JZ            loop_done160
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1011,8 +2384,8 @@ loop_end49:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done45:
-softmax_summed39:
+loop_done160:
+softmax_summed144:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -1026,9 +2399,9 @@ softmax_summed39:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop51:
+loop176:
 	CMPQ    CX, $0x00000040
-	JB      loop_end52
+	JB      loop_end177
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1039,28 +2412,1223 @@ loop51:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop51
+	JMP     loop176
 
-loop_end52:
-loop53:
+loop_end177:
+loop178:
 	CMPQ    CX, $0x00000010
-	JB      loop_end54
+	JB      loop_end179
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop53
+	JMP     loop178
 
-loop_end54:
+loop_end179:
 	TESTQ     CX, CX
-	JZ        loop_done50
+	JZ        loop_done175
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done50:
+loop_done175:
+	VZEROUPPER
+	RET
+
+// func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
+TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVSS        scale+24(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        nslope+28(FP), X2
+	VBROADCASTSS X2, Z2
+	MOVQ         CX, DX
+	DECQ         DX
+	CVTSQ2SS     DX, X1
+	MOVSS        t0+32(FP), X3
+	UCOMISS      X1, X3
+	JAE          ramp_one_sided180
+	VBROADCASTSS c32_ff800000<>+0(SB), Z3
+	VBROADCASTSS c32_ff800000<>+0(SB), Z4
+	VBROADCASTSS c32_ff800000<>+0(SB), Z5
+	VBROADCASTSS c32_ff800000<>+0(SB), Z6
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop182:
+	CMPQ        BX, $0x00000040
+	JB          loop_end183
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 64(DX), Z0, Z7
+	VMAXPS      Z7, Z4, Z4
+	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 128(DX), Z0, Z7
+	VMAXPS      Z7, Z5, Z5
+	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS 192(DX), Z0, Z7
+	VMAXPS      Z7, Z6, Z6
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, BX
+	JMP         loop182
+
+loop_end183:
+loop184:
+	CMPQ        BX, $0x00000010
+	JB          loop_end185
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, BX
+	JMP         loop184
+
+loop_end185:
+	TESTQ       BX, BX
+	JZ          loop_done181
+	LEAQ        tailmask16<>+0(SB), SI
+	KMOVW       (SI)(BX*2), K1
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z1
+	VFMADD231PS Z1, Z0, Z7
+	VMAXPS      Z7, Z3, K1, Z3
+
+loop_done181:
+	VMAXPS        Z4, Z3, Z3
+	VMAXPS        Z6, Z5, Z5
+	VMAXPS        Z5, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VMAXPS        Y1, Y3, Y1
+	VEXTRACTF128  $0x01, Y1, X3
+	VMAXPS        X3, X1, X3
+	VPERMILPS     $0x4e, X3, X1
+	VMAXPS        X1, X3, X3
+	VPERMILPS     $0xb1, X3, X1
+	VMAXPS        X1, X3, X3
+	VBROADCASTSS  X3, Z4
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z10
+	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z11
+	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z12
+	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z13
+	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z14
+	VBROADCASTSS  c32_3efffffe<>+0(SB), Z15
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z16
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z17
+	VXORPD        Z18, Z18, Z18
+	VXORPD        Z19, Z19, Z19
+	VMOVD         X3, DX
+	ANDL          $0x7fffffff, DX
+	CMPL          DX, $0x4b800000
+	JAE           softmax_huge186
+	VBROADCASTSS  t0+32(FP), Z1
+	VSUBPS        iota16<>+0(SB), Z1, Z1
+	MOVQ          AX, DX
+	MOVQ          CX, BX
+
+loop189:
+	CMPQ         BX, $0x00000040
+	JB           loop_end190
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead191
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done192
+
+exp_dead191:
+	VXORPS Z3, Z3, Z3
+
+exp_done192:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
+	VMULPS       Z2, Z20, Z20
+	VSUBPS       Z4, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead193
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done194
+
+exp_dead193:
+	VXORPS Z20, Z20, Z20
+
+exp_done194:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead195
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done196
+
+exp_dead195:
+	VXORPS Z21, Z21, Z21
+
+exp_done196:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  192(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead197
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done198
+
+exp_dead197:
+	VXORPS Z21, Z21, Z21
+
+exp_done198:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop189
+
+loop_end190:
+loop199:
+	CMPQ         BX, $0x00000010
+	JB           loop_end200
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead201
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done202
+
+exp_dead201:
+	VXORPS Z3, Z3, Z3
+
+exp_done202:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop199
+
+loop_end200:
+	TESTQ         BX, BX
+	JZ            loop_done188
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z4, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done188:
+	JMP softmax_summed187
+
+softmax_huge186:
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop204:
+	CMPQ         BX, $0x00000040
+	JB           loop_end205
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead206
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done207
+
+exp_dead206:
+	VXORPS Z3, Z3, Z3
+
+exp_done207:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
+	VMULPS       Z2, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead208
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done209
+
+exp_dead208:
+	VXORPS Z20, Z20, Z20
+
+exp_done209:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead210
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done211
+
+exp_dead210:
+	VXORPS Z21, Z21, Z21
+
+exp_done211:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS  192(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead212
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done213
+
+exp_dead212:
+	VXORPS Z21, Z21, Z21
+
+exp_done213:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop204
+
+loop_end205:
+loop214:
+	CMPQ         BX, $0x00000010
+	JB           loop_end215
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead216
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done217
+
+exp_dead216:
+	VXORPS Z3, Z3, Z3
+
+exp_done217:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop214
+
+loop_end215:
+	TESTQ         BX, BX
+	JZ            loop_done203
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VFMADD231PS   Z1, Z0, Z3
+	VSUBPS        Z4, Z3, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done203:
+softmax_summed187:
+	VADDPD        Z19, Z18, Z18
+	VEXTRACTF64X4 $0x01, Z18, Y0
+	VADDPD        Y0, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VPERMILPD     $0x01, X1, X0
+	VADDSD        X0, X1, X1
+	VMOVSD        f64_3ff0000000000000<>+0(SB), X0
+	VDIVSD        X1, X0, X0
+	VCVTSD2SS     X0, X0, X0
+	VBROADCASTSS  X0, Z0
+	MOVQ          CX, CX
+
+loop219:
+	CMPQ    CX, $0x00000040
+	JB      loop_end220
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VMULPS  128(AX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VMULPS  192(AX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	SUBQ    $0x00000040, CX
+	JMP     loop219
+
+loop_end220:
+loop221:
+	CMPQ    CX, $0x00000010
+	JB      loop_end222
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop221
+
+loop_end222:
+	TESTQ     CX, CX
+	JZ        loop_done218
+	LEAQ      tailmask16<>+0(SB), DX
+	KMOVW     (DX)(CX*2), K1
+	VMOVUPS.Z (AX), K1, Z1
+	VMULPS    Z0, Z1, Z1
+	VMOVUPS   Z1, K1, (AX)
+
+loop_done218:
+	VZEROUPPER
+	RET
+
+ramp_one_sided180:
+	VBROADCASTSS c32_ff800000<>+0(SB), Z3
+	VBROADCASTSS c32_ff800000<>+0(SB), Z4
+	VBROADCASTSS c32_ff800000<>+0(SB), Z5
+	VBROADCASTSS c32_ff800000<>+0(SB), Z6
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop224:
+	CMPQ        BX, $0x00000040
+	JB          loop_end225
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 64(DX), Z0, Z7
+	VMAXPS      Z7, Z4, Z4
+	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 128(DX), Z0, Z7
+	VMAXPS      Z7, Z5, Z5
+	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS 192(DX), Z0, Z7
+	VMAXPS      Z7, Z6, Z6
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, BX
+	JMP         loop224
+
+loop_end225:
+loop226:
+	CMPQ        BX, $0x00000010
+	JB          loop_end227
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, BX
+	JMP         loop226
+
+loop_end227:
+	TESTQ       BX, BX
+	JZ          loop_done223
+	LEAQ        tailmask16<>+0(SB), SI
+	KMOVW       (SI)(BX*2), K1
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z1
+	VFMADD231PS Z1, Z0, Z7
+	VMAXPS      Z7, Z3, K1, Z3
+
+loop_done223:
+	VMAXPS        Z4, Z3, Z3
+	VMAXPS        Z6, Z5, Z5
+	VMAXPS        Z5, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VMAXPS        Y1, Y3, Y1
+	VEXTRACTF128  $0x01, Y1, X3
+	VMAXPS        X3, X1, X3
+	VPERMILPS     $0x4e, X3, X1
+	VMAXPS        X1, X3, X3
+	VPERMILPS     $0xb1, X3, X1
+	VMAXPS        X1, X3, X3
+	VBROADCASTSS  X3, Z4
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z10
+	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z11
+	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z12
+	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z13
+	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z14
+	VBROADCASTSS  c32_3efffffe<>+0(SB), Z15
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z16
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z17
+	VXORPD        Z18, Z18, Z18
+	VXORPD        Z19, Z19, Z19
+	VMOVD         X3, DX
+	ANDL          $0x7fffffff, DX
+	CMPL          DX, $0x4b800000
+	JAE           softmax_huge228
+	VBROADCASTSS  t0+32(FP), Z1
+	VSUBPS        iota16<>+0(SB), Z1, Z1
+	MOVQ          AX, DX
+	MOVQ          CX, BX
+
+loop231:
+	CMPQ         BX, $0x00000040
+	JB           loop_end232
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead233
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done234
+
+exp_dead233:
+	VXORPS Z3, Z3, Z3
+
+exp_done234:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VMULPS       Z2, Z20, Z20
+	VSUBPS       Z4, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead235
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done236
+
+exp_dead235:
+	VXORPS Z20, Z20, Z20
+
+exp_done236:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead237
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done238
+
+exp_dead237:
+	VXORPS Z21, Z21, Z21
+
+exp_done238:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z21, Z21
+	VFMADD231PS  192(DX), Z0, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead239
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done240
+
+exp_dead239:
+	VXORPS Z21, Z21, Z21
+
+exp_done240:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop231
+
+loop_end232:
+loop241:
+	CMPQ         BX, $0x00000010
+	JB           loop_end242
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead243
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done244
+
+exp_dead243:
+	VXORPS Z3, Z3, Z3
+
+exp_done244:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop241
+
+loop_end242:
+	TESTQ         BX, BX
+	JZ            loop_done230
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VMOVAPS       Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z4, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done230:
+	JMP softmax_summed229
+
+softmax_huge228:
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop246:
+	CMPQ         BX, $0x00000040
+	JB           loop_end247
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead248
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done249
+
+exp_dead248:
+	VXORPS Z3, Z3, Z3
+
+exp_done249:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VMULPS       Z2, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead250
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done251
+
+exp_dead250:
+	VXORPS Z20, Z20, Z20
+
+exp_done251:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead252
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done253
+
+exp_dead252:
+	VXORPS Z21, Z21, Z21
+
+exp_done253:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS  192(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead254
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done255
+
+exp_dead254:
+	VXORPS Z21, Z21, Z21
+
+exp_done255:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop246
+
+loop_end247:
+loop256:
+	CMPQ         BX, $0x00000010
+	JB           loop_end257
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead258
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done259
+
+exp_dead258:
+	VXORPS Z3, Z3, Z3
+
+exp_done259:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop256
+
+loop_end257:
+	TESTQ         BX, BX
+	JZ            loop_done245
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VMOVAPS       Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VFMADD231PS   Z1, Z0, Z3
+	VSUBPS        Z4, Z3, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done245:
+softmax_summed229:
+	VADDPD        Z19, Z18, Z18
+	VEXTRACTF64X4 $0x01, Z18, Y0
+	VADDPD        Y0, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VPERMILPD     $0x01, X1, X0
+	VADDSD        X0, X1, X1
+	VMOVSD        f64_3ff0000000000000<>+0(SB), X0
+	VDIVSD        X1, X0, X0
+	VCVTSD2SS     X0, X0, X0
+	VBROADCASTSS  X0, Z0
+	MOVQ          CX, CX
+
+loop261:
+	CMPQ    CX, $0x00000040
+	JB      loop_end262
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VMULPS  128(AX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VMULPS  192(AX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	SUBQ    $0x00000040, CX
+	JMP     loop261
+
+loop_end262:
+loop263:
+	CMPQ    CX, $0x00000010
+	JB      loop_end264
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop263
+
+loop_end264:
+	TESTQ     CX, CX
+	JZ        loop_done260
+	LEAQ      tailmask16<>+0(SB), DX
+	KMOVW     (DX)(CX*2), K1
+	VMOVUPS.Z (AX), K1, Z1
+	VMULPS    Z0, Z1, Z1
+	VMOVUPS   Z1, K1, (AX)
+
+loop_done260:
 	VZEROUPPER
 	RET
 
@@ -1194,6 +3762,66 @@ GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 DATA f64_3ff0000000000000<>+0(SB)/8, $0x3ff0000000000000
 GLOBL f64_3ff0000000000000<>(SB), RODATA|NOPTR, $8
 
+DATA iota8<>+0(SB)/4, $0x00000000
+DATA iota8<>+4(SB)/4, $0x3f800000
+DATA iota8<>+8(SB)/4, $0x40000000
+DATA iota8<>+12(SB)/4, $0x40400000
+DATA iota8<>+16(SB)/4, $0x40800000
+DATA iota8<>+20(SB)/4, $0x40a00000
+DATA iota8<>+24(SB)/4, $0x40c00000
+DATA iota8<>+28(SB)/4, $0x40e00000
+GLOBL iota8<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_7fffffff<>+0(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+4(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+8(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+12(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+16(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+20(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+24(SB)/4, $0x7fffffff
+DATA c32x8_7fffffff<>+28(SB)/4, $0x7fffffff
+GLOBL c32x8_7fffffff<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_41000000<>+0(SB)/4, $0x41000000
+DATA c32x8_41000000<>+4(SB)/4, $0x41000000
+DATA c32x8_41000000<>+8(SB)/4, $0x41000000
+DATA c32x8_41000000<>+12(SB)/4, $0x41000000
+DATA c32x8_41000000<>+16(SB)/4, $0x41000000
+DATA c32x8_41000000<>+20(SB)/4, $0x41000000
+DATA c32x8_41000000<>+24(SB)/4, $0x41000000
+DATA c32x8_41000000<>+28(SB)/4, $0x41000000
+GLOBL c32x8_41000000<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_41800000<>+0(SB)/4, $0x41800000
+DATA c32x8_41800000<>+4(SB)/4, $0x41800000
+DATA c32x8_41800000<>+8(SB)/4, $0x41800000
+DATA c32x8_41800000<>+12(SB)/4, $0x41800000
+DATA c32x8_41800000<>+16(SB)/4, $0x41800000
+DATA c32x8_41800000<>+20(SB)/4, $0x41800000
+DATA c32x8_41800000<>+24(SB)/4, $0x41800000
+DATA c32x8_41800000<>+28(SB)/4, $0x41800000
+GLOBL c32x8_41800000<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_41c00000<>+0(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+4(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+8(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+12(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+16(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+20(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+24(SB)/4, $0x41c00000
+DATA c32x8_41c00000<>+28(SB)/4, $0x41c00000
+GLOBL c32x8_41c00000<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_42000000<>+0(SB)/4, $0x42000000
+DATA c32x8_42000000<>+4(SB)/4, $0x42000000
+DATA c32x8_42000000<>+8(SB)/4, $0x42000000
+DATA c32x8_42000000<>+12(SB)/4, $0x42000000
+DATA c32x8_42000000<>+16(SB)/4, $0x42000000
+DATA c32x8_42000000<>+20(SB)/4, $0x42000000
+DATA c32x8_42000000<>+24(SB)/4, $0x42000000
+DATA c32x8_42000000<>+28(SB)/4, $0x42000000
+GLOBL c32x8_42000000<>(SB), RODATA|NOPTR, $32
+
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001
 DATA tailmask16<>+4(SB)/2, $0x0003
@@ -1247,3 +3875,111 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA iota16<>+0(SB)/4, $0x00000000
+DATA iota16<>+4(SB)/4, $0x3f800000
+DATA iota16<>+8(SB)/4, $0x40000000
+DATA iota16<>+12(SB)/4, $0x40400000
+DATA iota16<>+16(SB)/4, $0x40800000
+DATA iota16<>+20(SB)/4, $0x40a00000
+DATA iota16<>+24(SB)/4, $0x40c00000
+DATA iota16<>+28(SB)/4, $0x40e00000
+DATA iota16<>+32(SB)/4, $0x41000000
+DATA iota16<>+36(SB)/4, $0x41100000
+DATA iota16<>+40(SB)/4, $0x41200000
+DATA iota16<>+44(SB)/4, $0x41300000
+DATA iota16<>+48(SB)/4, $0x41400000
+DATA iota16<>+52(SB)/4, $0x41500000
+DATA iota16<>+56(SB)/4, $0x41600000
+DATA iota16<>+60(SB)/4, $0x41700000
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_7fffffff<>+0(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+4(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+8(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+12(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+16(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+20(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+24(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+28(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+32(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+36(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+40(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+44(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+48(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+52(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+56(SB)/4, $0x7fffffff
+DATA c32x16_7fffffff<>+60(SB)/4, $0x7fffffff
+GLOBL c32x16_7fffffff<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_41800000<>+0(SB)/4, $0x41800000
+DATA c32x16_41800000<>+4(SB)/4, $0x41800000
+DATA c32x16_41800000<>+8(SB)/4, $0x41800000
+DATA c32x16_41800000<>+12(SB)/4, $0x41800000
+DATA c32x16_41800000<>+16(SB)/4, $0x41800000
+DATA c32x16_41800000<>+20(SB)/4, $0x41800000
+DATA c32x16_41800000<>+24(SB)/4, $0x41800000
+DATA c32x16_41800000<>+28(SB)/4, $0x41800000
+DATA c32x16_41800000<>+32(SB)/4, $0x41800000
+DATA c32x16_41800000<>+36(SB)/4, $0x41800000
+DATA c32x16_41800000<>+40(SB)/4, $0x41800000
+DATA c32x16_41800000<>+44(SB)/4, $0x41800000
+DATA c32x16_41800000<>+48(SB)/4, $0x41800000
+DATA c32x16_41800000<>+52(SB)/4, $0x41800000
+DATA c32x16_41800000<>+56(SB)/4, $0x41800000
+DATA c32x16_41800000<>+60(SB)/4, $0x41800000
+GLOBL c32x16_41800000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42000000<>+0(SB)/4, $0x42000000
+DATA c32x16_42000000<>+4(SB)/4, $0x42000000
+DATA c32x16_42000000<>+8(SB)/4, $0x42000000
+DATA c32x16_42000000<>+12(SB)/4, $0x42000000
+DATA c32x16_42000000<>+16(SB)/4, $0x42000000
+DATA c32x16_42000000<>+20(SB)/4, $0x42000000
+DATA c32x16_42000000<>+24(SB)/4, $0x42000000
+DATA c32x16_42000000<>+28(SB)/4, $0x42000000
+DATA c32x16_42000000<>+32(SB)/4, $0x42000000
+DATA c32x16_42000000<>+36(SB)/4, $0x42000000
+DATA c32x16_42000000<>+40(SB)/4, $0x42000000
+DATA c32x16_42000000<>+44(SB)/4, $0x42000000
+DATA c32x16_42000000<>+48(SB)/4, $0x42000000
+DATA c32x16_42000000<>+52(SB)/4, $0x42000000
+DATA c32x16_42000000<>+56(SB)/4, $0x42000000
+DATA c32x16_42000000<>+60(SB)/4, $0x42000000
+GLOBL c32x16_42000000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42400000<>+0(SB)/4, $0x42400000
+DATA c32x16_42400000<>+4(SB)/4, $0x42400000
+DATA c32x16_42400000<>+8(SB)/4, $0x42400000
+DATA c32x16_42400000<>+12(SB)/4, $0x42400000
+DATA c32x16_42400000<>+16(SB)/4, $0x42400000
+DATA c32x16_42400000<>+20(SB)/4, $0x42400000
+DATA c32x16_42400000<>+24(SB)/4, $0x42400000
+DATA c32x16_42400000<>+28(SB)/4, $0x42400000
+DATA c32x16_42400000<>+32(SB)/4, $0x42400000
+DATA c32x16_42400000<>+36(SB)/4, $0x42400000
+DATA c32x16_42400000<>+40(SB)/4, $0x42400000
+DATA c32x16_42400000<>+44(SB)/4, $0x42400000
+DATA c32x16_42400000<>+48(SB)/4, $0x42400000
+DATA c32x16_42400000<>+52(SB)/4, $0x42400000
+DATA c32x16_42400000<>+56(SB)/4, $0x42400000
+DATA c32x16_42400000<>+60(SB)/4, $0x42400000
+GLOBL c32x16_42400000<>(SB), RODATA|NOPTR, $64
+
+DATA c32x16_42800000<>+0(SB)/4, $0x42800000
+DATA c32x16_42800000<>+4(SB)/4, $0x42800000
+DATA c32x16_42800000<>+8(SB)/4, $0x42800000
+DATA c32x16_42800000<>+12(SB)/4, $0x42800000
+DATA c32x16_42800000<>+16(SB)/4, $0x42800000
+DATA c32x16_42800000<>+20(SB)/4, $0x42800000
+DATA c32x16_42800000<>+24(SB)/4, $0x42800000
+DATA c32x16_42800000<>+28(SB)/4, $0x42800000
+DATA c32x16_42800000<>+32(SB)/4, $0x42800000
+DATA c32x16_42800000<>+36(SB)/4, $0x42800000
+DATA c32x16_42800000<>+40(SB)/4, $0x42800000
+DATA c32x16_42800000<>+44(SB)/4, $0x42800000
+DATA c32x16_42800000<>+48(SB)/4, $0x42800000
+DATA c32x16_42800000<>+52(SB)/4, $0x42800000
+DATA c32x16_42800000<>+56(SB)/4, $0x42800000
+DATA c32x16_42800000<>+60(SB)/4, $0x42800000
+GLOBL c32x16_42800000<>(SB), RODATA|NOPTR, $64

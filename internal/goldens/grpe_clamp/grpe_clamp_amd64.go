@@ -13,7 +13,7 @@ import "golang.org/x/sys/cpu"
 func addRowAVX2(dst []float32, src []float32)
 
 // softmaxRowAVX2 is the AVX2+FMA kernels.softmaxRow.
-// It trusts its arguments: len(bias) == len(row) >= 1.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
 //
 //go:noescape
 func softmaxRowAVX2(row []float32, bias []float32, scale float32)
@@ -25,7 +25,7 @@ func softmaxRowAVX2(row []float32, bias []float32, scale float32)
 func addRowAVX512(dst []float32, src []float32)
 
 // softmaxRowAVX512 is the AVX-512 kernels.softmaxRow.
-// It trusts its arguments: len(bias) == len(row) >= 1.
+// It trusts its arguments: len(bias) == len(row) >= 1 (softmaxRamp: len(row) >= 1, t0 and len(row) < 2^24).
 //
 //go:noescape
 func softmaxRowAVX512(row []float32, bias []float32, scale float32)

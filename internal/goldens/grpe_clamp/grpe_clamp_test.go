@@ -3,6 +3,7 @@
 package grpe_clamp
 
 import (
+	"fmt"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 	"math"
@@ -41,10 +42,13 @@ func TestVariants(t *testing.T) {
 			}
 			defer UseVariant(name)()
 			r := verify.RunBias(s, verify.BiasKernels{
-				Bucket:     Bucket,
-				RPEAddBias: AddBias,
-				RPEBias:    Bias,
-				RPESoftmax: Softmax,
+				Bucket:        Bucket,
+				RPEAddBias:    AddBias,
+				RPEAddBiasPos: AddBiasPos,
+				RPEBias:       Bias,
+				RPEBiasPos:    BiasPos,
+				RPESoftmax:    Softmax,
+				RPESoftmaxPos: SoftmaxPos,
 			})
 			r.Target = name
 			verify.Emit(t, r)
@@ -145,6 +149,61 @@ func plainSoftmax(scores, bias []float32, scale float32) {
 		}
 		for j := range row {
 			row[j] /= sum
+		}
+	}
+}
+
+// BenchmarkSoftmaxDecode times Softmax in the decode shape: one query row at position lk−1
+// against lk keys, every head, for lk = 512, 4096 and 32768 (in place, as BenchmarkSoftmax).
+func BenchmarkSoftmaxDecode(b *testing.B) {
+	table := benchRandom(Heads*Buckets, 2)
+	for _, lk := range []int{512, 4096, 32768} {
+		scores := benchRandom(Heads*lk, 3)
+		for _, name := range Variants() {
+			b.Run(fmt.Sprintf("%s/lk%d", name, lk), func(b *testing.B) {
+				if !VariantAvailable(name) {
+					b.Skipf("variant %s is not available on this CPU", name)
+				}
+				defer UseVariant(name)()
+				b.SetBytes(int64(4 * len(scores)))
+				for b.Loop() {
+					Softmax(scores, table, 1, lk, lk-1, benchScale)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSoftmaxPos times SoftmaxPos in the decode shape, one query at position 4095
+// against 4096 keys: keys 0…4095 for every head (run) and for heads [Heads/2, Heads) (shard,
+// a tensor-parallel rank), and 16-key pages in reversed order (paged: the general path).
+func BenchmarkSoftmaxPos(b *testing.B) {
+	const lk = 4096
+	table := benchRandom(Heads*Buckets, 2)
+	run, paged := make([]int32, lk), make([]int32, lk)
+	for j := range run {
+		run[j] = int32(j)
+		paged[j] = int32((lk/16-1-j/16)*16 + j%16)
+	}
+	qpos := []int32{lk - 1}
+	layouts := []struct {
+		name   string
+		kpos   []int32
+		h0, nh int
+	}{{"run", run, 0, Heads}, {"shard", run, Heads / 2, Heads - Heads/2}, {"paged", paged, 0, Heads}}
+	for _, l := range layouts {
+		scores := benchRandom(l.nh*lk, 4)
+		for _, name := range Variants() {
+			b.Run(name+"/"+l.name, func(b *testing.B) {
+				if !VariantAvailable(name) {
+					b.Skipf("variant %s is not available on this CPU", name)
+				}
+				defer UseVariant(name)()
+				b.SetBytes(int64(4 * len(scores)))
+				for b.Loop() {
+					SoftmaxPos(scores, table, qpos, l.kpos, l.h0, l.nh, benchScale)
+				}
+			})
 		}
 	}
 }

@@ -545,6 +545,72 @@ posenc_grpe_t5_bias_kernel(store_t *__restrict__ out, const store_t *__restrict_
 	}
 }
 
+// posenc_grpe_t5_bias_pos_kernel is the position form of the kernel above:
+// rows (t, i) of [nh][lq][lk] for the model's heads h = h0+t, query i at
+// position qpos[i], key j at kpos[j] (kpos[j] < 0: padding, masked). kBias writes 0 on padding keys. Softmax
+// is three passes over the row (max, sum, store), the exponents recomputed.
+template <int OP>
+__global__ void __launch_bounds__(256)
+posenc_grpe_t5_bias_pos_kernel(store_t *__restrict__ out, const store_t *__restrict__ table, const int *__restrict__ qpos, const int *__restrict__ kpos, int lq, int lk, int h0, int nh, float scale) {
+	__shared__ float red[32];
+	const long long rows = (long long)nh * lq;
+	const int tid = threadIdx.x, nt = blockDim.x;
+	for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+		const int t = (int)(r / lq);
+		const long long q = qpos[r - (long long)t * lq];
+		store_t *row = out + r * lk;
+		const store_t *trow = table + (size_t)(h0 + t) * kBuckets;
+#define POSENC_MASKED(p) ((p) < 0)
+		if (OP == kBias) {
+			for (int j = tid; j < lk; j += nt) {
+				const long long p = kpos[j];
+				st(row + j, p < 0 ? 0.0f : ld(trow + bucket(q - p)));
+			}
+			continue;
+		}
+		if (OP == kAddBias) {
+			for (int j = tid; j < lk; j += nt) {
+				const long long p = kpos[j];
+				const float b = p < 0 ? 0.0f : ld(trow + bucket(q - p));
+				st(row + j, POSENC_MASKED(p) ? __int_as_float(0xff800000) : ld(row + j) + b);
+			}
+			continue;
+		}
+		// Softmax: the number of unmasked keys (exact in f32 below 2^24).
+		float nv = 0.0f;
+		for (int j = tid; j < lk; j += nt)
+			nv += POSENC_MASKED((long long)kpos[j]) ? 0.0f : 1.0f;
+		nv = block_sum(nv, red);
+		if (nv == 0.0f) {
+			for (int j = tid; j < lk; j += nt)
+				st(row + j, 0.0f);
+			continue;
+		}
+#define POSENC_BIAS(p) ld(trow + bucket(q - (p)))
+		float m = __int_as_float(0xff800000);
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			if (!POSENC_MASKED(p))
+				m = fmaxf(m, fmaf(scale, ld(row + j), POSENC_BIAS(p)));
+		}
+		m = block_max(m, red);
+		float sum = 0.0f;
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			if (!POSENC_MASKED(p))
+				sum += expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(p), m));
+		}
+		const float inv = 1.0f / block_sum(sum, red);
+		// Each thread rereads only its own keys, so the in-place store is safe.
+		for (int j = tid; j < lk; j += nt) {
+			const long long p = kpos[j];
+			st(row + j, POSENC_MASKED(p) ? 0.0f : expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(p), m)) * inv);
+		}
+#undef POSENC_BIAS
+	}
+#undef POSENC_MASKED
+}
+
 namespace {
 
 // bias_launch validates the extents and launches operation OP.
@@ -561,6 +627,21 @@ cudaError_t bias_launch(store_t *out, const store_t *table, int lq, int lk, int 
 	return cudaGetLastError();
 }
 
+// bias_pos_launch validates the extents and the head range and launches the
+// position form of operation OP.
+template <int OP>
+cudaError_t bias_pos_launch(store_t *out, const store_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream) {
+	if (lq < 0 || lk < 0 || h0 < 0 || nh < 0 || h0 > kHeads - nh)
+		return cudaErrorInvalidValue;
+	if (lq == 0 || lk == 0 || nh == 0)
+		return cudaSuccess;
+	const long long rows = (long long)nh * lq;
+	const dim3 grid((unsigned int)(rows < kMaxBlocks ? rows : kMaxBlocks));
+	const dim3 block(threads_for(lk));
+	POSENC_LAUNCH(posenc_grpe_t5_bias_pos_kernel<OP>, grid, block, 0, stream, out, table, qpos, kpos, lq, lk, h0, nh, scale);
+	return cudaGetLastError();
+}
+
 } // namespace
 
 extern "C" cudaError_t posenc_grpe_t5_add_bias(posenc_grpe_t5_t *scores, const posenc_grpe_t5_t *table, int lq, int lk, int q_offset, cudaStream_t stream) {
@@ -573,5 +654,17 @@ extern "C" cudaError_t posenc_grpe_t5_softmax(posenc_grpe_t5_t *scores, const po
 
 extern "C" cudaError_t posenc_grpe_t5_bias(posenc_grpe_t5_t *dst, const posenc_grpe_t5_t *table, int lq, int lk, int q_offset, cudaStream_t stream) {
 	return bias_launch<kBias>(dst, table, lq, lk, q_offset, 1.0f, stream);
+}
+
+extern "C" cudaError_t posenc_grpe_t5_add_bias_pos(posenc_grpe_t5_t *scores, const posenc_grpe_t5_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream) {
+	return bias_pos_launch<kAddBias>(scores, table, qpos, kpos, lq, lk, h0, nh, 1.0f, stream);
+}
+
+extern "C" cudaError_t posenc_grpe_t5_softmax_pos(posenc_grpe_t5_t *scores, const posenc_grpe_t5_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, float scale, cudaStream_t stream) {
+	return bias_pos_launch<kSoftmax>(scores, table, qpos, kpos, lq, lk, h0, nh, scale, stream);
+}
+
+extern "C" cudaError_t posenc_grpe_t5_bias_pos(posenc_grpe_t5_t *dst, const posenc_grpe_t5_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream) {
+	return bias_pos_launch<kBias>(dst, table, qpos, kpos, lq, lk, h0, nh, 1.0f, stream);
 }
 

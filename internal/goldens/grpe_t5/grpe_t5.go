@@ -5,6 +5,12 @@
 // and the bias of head h is table[h][Bucket(qOffset+i−j)].
 // Buckets follow T5's rule with num = 32, max_distance = 128,
 // bidirectional = true.
+//
+// The position forms SoftmaxPos, AddBiasPos and BiasPos take explicit positions instead:
+// one int32 per query row (qpos, ≥ 0) and per key (kpos, in any order; negative for a
+// padding key, which is masked), for varlen batches, padded keys and paged KV caches, and
+// the heads [h0, h0+nh) of a tensor-parallel shard; their buffers are [nh][len(qpos)][len(kpos)].
+// Decode calls (a few query rows) and keys forming one run build no per-call bias table.
 package grpe_t5
 
 import (
@@ -95,10 +101,35 @@ func getD(n int) *[]float32 {
 // fillD writes one head's bias for every distance a call meets: d[m] is
 // row[Bucket(rel)] for rel = qOffset+lq−1−m, where row is the head's table row.
 func fillD(d, row []float32, lq, qOffset int) {
+	fillRel(d, row, relAt(qOffset, lq-1))
+}
+
+// fillRel sets d[m] = row[Bucket(top−m)], row a head's table row; top−m must not
+// overflow. Every rel ≥ BucketSpan shares one bucket and every rel ≤ −BucketSpan another,
+// so only the at most 2·BucketSpan−1 distances in between are looked up; the two constant
+// runs are filled by fillConst at copy speed (decode, lk ≫ BucketSpan, is mostly runs).
+func fillRel(d, row []float32, top int) {
 	row = row[:Buckets]
-	k := lq - 1
-	for m := range d {
-		d[m] = row[Bucket(relAt(qOffset, k-m))]
+	hi := 0
+	if top >= BucketSpan {
+		hi = min(len(d), top-BucketSpan+1)
+	}
+	fillConst(d[:hi], row[Bucket(BucketSpan)])
+	m := hi
+	for ; m < len(d) && top-m > -BucketSpan; m++ {
+		d[m] = row[Bucket(top-m)]
+	}
+	fillConst(d[m:], row[Bucket(-BucketSpan)])
+}
+
+// fillConst sets every element of d to v by doubling copies (memmove speed).
+func fillConst(d []float32, v float32) {
+	if len(d) == 0 {
+		return
+	}
+	d[0] = v
+	for n := 1; n < len(d); n *= 2 {
+		copy(d[n:], d[:n])
 	}
 }
 
@@ -168,5 +199,178 @@ func Bias(dst []float32, table []float32, lq, lk, qOffset int) {
 	checkTable("Bias", table)
 	eachRow(lq, lk, qOffset, table, func(off, valid int, bias []float32) {
 		copy(dst[off:off+lk], bias)
+	})
+}
+
+// checkPos panics unless [h0, h0+nh) is a range of heads, n, the length of argument arg
+// of function fn, is nh·len(qpos)·len(kpos), and no query position is negative.
+func checkPos(fn, arg string, n int, qpos, kpos []int32, h0, nh int) {
+	if h0 < 0 || nh < 0 || h0 > Heads-nh {
+		panic(fmt.Sprintf("grpe_t5: %s: heads [%d, %d+%d) are not within [0, Heads = %d)", fn, h0, h0, nh, Heads))
+	}
+	lq, lk := len(qpos), len(kpos)
+	if (lk != 0 && lq > math.MaxInt/Heads/lk) || n != nh*lq*lk {
+		panic(fmt.Sprintf("grpe_t5: %s: len(%s) = %d, want nh·len(qpos)·len(kpos) = %d·%d·%d", fn, arg, n, nh, lq, lk))
+	}
+	for i, q := range qpos {
+		if q < 0 {
+			panic(fmt.Sprintf("grpe_t5: %s: qpos[%d] = %d is negative", fn, i, q))
+		}
+	}
+}
+
+// keyRun returns n ≥ 1 when kpos is one run of consecutive non-negative positions
+// kpos[0], kpos[0]+1, …, kpos[0]+n−1 followed only by padding (one sequence's keys, a paged
+// cache's contiguous blocks, a padded batch row), and 0 otherwise.
+func keyRun(kpos []int32) int {
+	if len(kpos) == 0 || kpos[0] < 0 {
+		return 0
+	}
+	n := 1
+	for n < len(kpos) && int64(kpos[n]) == int64(kpos[0])+int64(n) {
+		n++
+	}
+	for _, p := range kpos[n:] {
+		if p >= 0 {
+			return 0
+		}
+	}
+	return n
+}
+
+// keyMasked reports whether the key at position p is masked for the query at q: padding (p < 0).
+func keyMasked(q, p int32) bool {
+	return p < 0
+}
+
+// posNegInf is the bias of a masked key in the position forms.
+var posNegInf = float32(math.Inf(-1))
+
+// eachPosRow calls fn for every row (t, i) of a [nh][len(qpos)][len(kpos)] buffer (head
+// h0+t, query at qpos[i]) with the row's offset, its number of unmasked keys and its bias
+// over the keys: −Inf on masked keys when mask is set, else 0 on padding keys (kpos < 0).
+// The bias of key j is the head's table[Bucket(qpos[i]−kpos[j])]; a run of keys
+// (keyRun) fills it by fillRel, looking up only the distances within ±BucketSpan.
+func eachPosRow(qpos, kpos []int32, table []float32, h0, nh int, mask bool, fn func(off, valid int, bias []float32)) {
+	lq, lk := len(qpos), len(kpos)
+	if lq == 0 || lk == 0 || nh == 0 {
+		return
+	}
+	bp := getD(lk)
+	b := *bp
+	run := keyRun(kpos)
+	var pad float32 // the bias of a padding key
+	if mask {
+		pad = posNegInf
+	}
+	for i, q := range qpos {
+		valid := 0
+		for _, p := range kpos {
+			if !keyMasked(q, p) {
+				valid++
+			}
+		}
+		for t := range nh {
+			row := table[(h0+t)*Buckets:][:Buckets]
+			if run > 0 {
+				fillRel(b[:run], row, int(q)-int(kpos[0]))
+				for j := run; j < lk; j++ {
+					b[j] = pad
+				}
+			} else {
+				for j, p := range kpos {
+					switch {
+					case p < 0 && mask:
+						b[j] = posNegInf
+					case p < 0:
+						b[j] = 0
+					default:
+						b[j] = row[Bucket(int(q)-int(p))]
+					}
+				}
+			}
+			fn((t*lq+i)*lk, valid, b)
+		}
+	}
+	dPool.Put(bp)
+}
+
+// SoftmaxPos replaces every row (t, i) of scores by softmax_j(scale·scores[t][i][j] + bias),
+// bias table[h][Bucket(qpos[i]−kpos[j])] of head h = h0+t: the position form of Softmax.
+// Masked keys get probability 0, and a row with no unmasked key is all 0.
+// scores is [nh][len(qpos)][len(kpos)]: its head t is the model's head h = h0+t (a
+// tensor-parallel shard runs heads [h0, h0+nh)), query row i sits at position qpos[i] ≥ 0 and key j
+// at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding: masked.
+// table is the whole model's [Heads][Buckets].
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func SoftmaxPos(scores []float32, table []float32, qpos, kpos []int32, h0, nh int, scale float32) {
+	checkPos("SoftmaxPos", "scores", len(scores), qpos, kpos, h0, nh)
+	checkTable("SoftmaxPos", table)
+	k := active
+	eachPosRow(qpos, kpos, table, h0, nh, true, func(off, valid int, bias []float32) {
+		row := scores[off : off+len(kpos)]
+		if valid == 0 {
+			clear(row)
+			return
+		}
+		// A masked key's score must not reach the kernel: NaN or ±Inf there would turn its
+		// −Inf logit into NaN. Zeroed, it contributes e^−Inf = 0, and 0 is its output.
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = 0
+				}
+			}
+		}
+		k.softmaxRow(row, bias, scale)
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = 0
+				}
+			}
+		}
+	})
+}
+
+// AddBiasPos adds table[h][Bucket(qpos[i]−kpos[j])] of head h = h0+t to every score (t, i, j), in
+// place; masked keys' scores become −Inf, so AddBiasPos followed by any softmax equals
+// SoftmaxPos.
+// scores is [nh][len(qpos)][len(kpos)]: its head t is the model's head h = h0+t (a
+// tensor-parallel shard runs heads [h0, h0+nh)), query row i sits at position qpos[i] ≥ 0 and key j
+// at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding: masked.
+// table is the whole model's [Heads][Buckets].
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func AddBiasPos(scores []float32, table []float32, qpos, kpos []int32, h0, nh int) {
+	checkPos("AddBiasPos", "scores", len(scores), qpos, kpos, h0, nh)
+	checkTable("AddBiasPos", table)
+	k := active
+	eachPosRow(qpos, kpos, table, h0, nh, true, func(off, valid int, bias []float32) {
+		row := scores[off : off+len(kpos)]
+		k.addRow(row, bias)
+		// masked keys become −Inf whatever they held (NaN + −Inf would be NaN)
+		if valid < len(row) {
+			for j, b := range bias {
+				if b == posNegInf {
+					row[j] = posNegInf
+				}
+			}
+		}
+	})
+}
+
+// BiasPos writes table[h][Bucket(qpos[i]−kpos[j])] of head h = h0+t for every (t, i, j) to dst,
+// [nh][len(qpos)][len(kpos)], unmasked but for padding keys (kpos[j] < 0), which get 0:
+// the position form of Bias. Query row i sits at position qpos[i] ≥ 0.
+// table is the whole model's [Heads][Buckets].
+// It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
+// length that does not match.
+func BiasPos(dst []float32, table []float32, qpos, kpos []int32, h0, nh int) {
+	checkPos("BiasPos", "dst", len(dst), qpos, kpos, h0, nh)
+	checkTable("BiasPos", table)
+	eachPosRow(qpos, kpos, table, h0, nh, false, func(off, valid int, bias []float32) {
+		copy(dst[off:off+len(kpos)], bias)
 	})
 }

@@ -62,8 +62,8 @@ loop_done1:
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·softmaxRowAVX2(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Y0
 	VBROADCASTSS c32_ff800000<>+0(SB), Y1
@@ -147,6 +147,9 @@ loop14:
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead16
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -163,11 +166,20 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done17
+
+exp_dead16:
+	VXORPS Y2, Y2, Y2
+
+exp_done17:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VSUBPS       Y1, Y7, Y7
 	VFMADD231PS  32(BX), Y0, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead18
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -184,10 +196,19 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done19
+
+exp_dead18:
+	VXORPS Y7, Y7, Y7
+
+exp_done19:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  64(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead20
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -204,12 +225,21 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done21
+
+exp_dead20:
+	VXORPS Y8, Y8, Y8
+
+exp_done21:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VSUBPS       Y1, Y8, Y8
 	VFMADD231PS  96(BX), Y0, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead22
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -226,6 +256,12 @@ loop14:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done23
+
+exp_dead22:
+	VXORPS Y8, Y8, Y8
+
+exp_done23:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -240,12 +276,15 @@ loop14:
 	JMP          loop14
 
 loop_end15:
-loop16:
+loop24:
 	CMPQ         SI, $0x00000008
-	JB           loop_end17
+	JB           loop_end25
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead26
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -262,6 +301,12 @@ loop16:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done27
+
+exp_dead26:
+	VXORPS Y2, Y2, Y2
+
+exp_done27:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -272,9 +317,9 @@ loop16:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop16
+	JMP          loop24
 
-loop_end17:
+loop_end25:
 	TESTQ        SI, SI
 	JZ           loop_done13
 	LEAQ         tailmask8<>+0(SB), DI
@@ -315,12 +360,15 @@ softmax_huge11:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop19:
+loop29:
 	CMPQ         SI, $0x00000020
-	JB           loop_end20
+	JB           loop_end30
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead31
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -337,11 +385,20 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done32
+
+exp_dead31:
+	VXORPS Y2, Y2, Y2
+
+exp_done32:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      32(CX), Y7
 	VFMADD231PS  32(BX), Y0, Y7
 	VSUBPS       Y1, Y7, Y7
+	VCMPPS       $0x06, Y3, Y7, Y8
+	VTESTPS      Y8, Y8
+	JZ           exp_dead33
 	VMAXPS       Y7, Y3, Y7
 	VMINPS       Y7, Y4, Y7
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
@@ -358,10 +415,19 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMULPS       Y8, Y9, Y7
+	JMP          exp_done34
+
+exp_dead33:
+	VXORPS Y7, Y7, Y7
+
+exp_done34:
 	VMOVUPS      Y7, 32(BX)
 	VMOVUPS      64(CX), Y8
 	VFMADD231PS  64(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead35
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -378,12 +444,21 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done36
+
+exp_dead35:
+	VXORPS Y8, Y8, Y8
+
+exp_done36:
 	VMOVUPS      Y8, 64(BX)
 	PREFETCHT0   8256(BX)
 	VADDPS       Y8, Y2, Y2
 	VMOVUPS      96(CX), Y8
 	VFMADD231PS  96(BX), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
+	VCMPPS       $0x06, Y3, Y8, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead37
 	VMAXPS       Y8, Y3, Y8
 	VMINPS       Y8, Y4, Y8
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
@@ -400,6 +475,12 @@ loop19:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
 	VPSLLD       $0x17, Y9, Y9
 	VMULPS       Y9, Y10, Y8
+	JMP          exp_done38
+
+exp_dead37:
+	VXORPS Y8, Y8, Y8
+
+exp_done38:
 	VMOVUPS      Y8, 96(BX)
 	VADDPS       Y8, Y7, Y7
 	VADDPS       Y7, Y2, Y2
@@ -411,15 +492,18 @@ loop19:
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, CX
 	SUBQ         $0x00000020, SI
-	JMP          loop19
+	JMP          loop29
 
-loop_end20:
-loop21:
+loop_end30:
+loop39:
 	CMPQ         SI, $0x00000008
-	JB           loop_end22
+	JB           loop_end40
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
+	VCMPPS       $0x06, Y3, Y2, Y7
+	VTESTPS      Y7, Y7
+	JZ           exp_dead41
 	VMAXPS       Y2, Y3, Y2
 	VMINPS       Y2, Y4, Y2
 	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
@@ -436,6 +520,12 @@ loop21:
 	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y8
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y8, Y2
+	JMP          exp_done42
+
+exp_dead41:
+	VXORPS Y2, Y2, Y2
+
+exp_done42:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
 	VCVTPS2PD    X2, Y7
@@ -446,11 +536,11 @@ loop21:
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop21
+	JMP          loop39
 
-loop_end22:
+loop_end40:
 	TESTQ        SI, SI
-	JZ           loop_done18
+	JZ           loop_done28
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
 	VMOVDQU      32(DI)(SI*4), Y2
@@ -482,7 +572,7 @@ loop_end22:
 	VADDPD       Y0, Y5, Y5
 	VADDPD       Y1, Y6, Y6
 
-loop_done18:
+loop_done28:
 softmax_summed12:
 	VADDPD       Y6, Y5, Y5
 	VEXTRACTF128 $0x01, Y5, X0
@@ -495,9 +585,9 @@ softmax_summed12:
 	VBROADCASTSS X1, Y0
 	MOVQ         DX, CX
 
-loop24:
+loop44:
 	CMPQ    CX, $0x00000020
-	JB      loop_end25
+	JB      loop_end45
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -508,21 +598,21 @@ loop24:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop24
+	JMP     loop44
 
-loop_end25:
-loop26:
+loop_end45:
+loop46:
 	CMPQ    CX, $0x00000008
-	JB      loop_end27
+	JB      loop_end47
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop26
+	JMP     loop46
 
-loop_end27:
+loop_end47:
 	TESTQ      CX, CX
-	JZ         loop_done23
+	JZ         loop_done43
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -530,7 +620,7 @@ loop_end27:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done23:
+loop_done43:
 	VZEROUPPER
 	RET
 
@@ -541,9 +631,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop29:
+loop49:
 	CMPQ    DX, $0x00000040
-	JB      loop_end30
+	JB      loop_end50
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -559,23 +649,23 @@ loop29:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop29
+	JMP     loop49
 
-loop_end30:
-loop31:
+loop_end50:
+loop51:
 	CMPQ    DX, $0x00000010
-	JB      loop_end32
+	JB      loop_end52
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop31
+	JMP     loop51
 
-loop_end32:
+loop_end52:
 	TESTQ     DX, DX
-	JZ        loop_done28
+	JZ        loop_done48
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -583,7 +673,7 @@ loop_end32:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done28:
+loop_done48:
 	VZEROUPPER
 	RET
 
@@ -591,8 +681,8 @@ loop_done28:
 // Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
 TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         row_base+0(FP), AX
-	MOVQ         bias_base+24(FP), CX
 	MOVQ         row_len+8(FP), DX
+	MOVQ         bias_base+24(FP), CX
 	MOVSS        scale+48(FP), X0
 	VBROADCASTSS X0, Z0
 	VBROADCASTSS c32_ff800000<>+0(SB), Z1
@@ -603,9 +693,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop34:
+loop54:
 	CMPQ        DI, $0x00000040
-	JB          loop_end35
+	JB          loop_end55
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -621,23 +711,23 @@ loop34:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop34
+	JMP         loop54
 
-loop_end35:
-loop36:
+loop_end55:
+loop56:
 	CMPQ        DI, $0x00000010
-	JB          loop_end37
+	JB          loop_end57
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop36
+	JMP         loop56
 
-loop_end37:
+loop_end57:
 	TESTQ       DI, DI
-	JZ          loop_done33
+	JZ          loop_done53
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -645,7 +735,7 @@ loop_end37:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done33:
+loop_done53:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -676,92 +766,128 @@ loop_done33:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge38
+	JAE           softmax_huge58
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop41:
-	CMPQ          SI, $0x00000040
-	JB            loop_end42
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VSUBPS        Z2, Z18, Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VSUBPS        Z2, Z19, Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop61:
+	CMPQ         SI, $0x00000040
+	JB           loop_end62
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead63
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done64
+
+exp_dead63:
+	VXORPS Z1, Z1, Z1
+
+exp_done64:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VSUBPS       Z2, Z18, Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead65
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done66
+
+exp_dead65:
+	VXORPS Z18, Z18, Z18
+
+exp_done66:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead67
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done68
+
+exp_dead67:
+	VXORPS Z19, Z19, Z19
+
+exp_done68:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VSUBPS       Z2, Z19, Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead69
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done70
+
+exp_dead69:
+	VXORPS Z19, Z19, Z19
+
+exp_done70:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -774,30 +900,39 @@ loop41:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop41
+	JMP           loop61
 
-loop_end42:
-loop43:
-	CMPQ          SI, $0x00000010
-	JB            loop_end44
-	VMOVUPS       (CX), Z1
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end62:
+loop71:
+	CMPQ         SI, $0x00000010
+	JB           loop_end72
+	VMOVUPS      (CX), Z1
+	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead73
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done74
+
+exp_dead73:
+	VXORPS Z1, Z1, Z1
+
+exp_done74:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -808,11 +943,11 @@ loop43:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop43
+	JMP           loop71
 
-loop_end44:
+loop_end72:
 	TESTQ         SI, SI
-	JZ            loop_done40
+	JZ            loop_done60
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -842,95 +977,131 @@ loop_end44:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done40:
-	JMP softmax_summed39
+loop_done60:
+	JMP softmax_summed59
 
-softmax_huge38:
+softmax_huge58:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop46:
-	CMPQ          SI, $0x00000040
-	JB            loop_end47
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VMOVUPS       64(CX), Z18
-	VFMADD231PS   64(BX), Z0, Z18
-	VSUBPS        Z2, Z18, Z18
-	VMAXPS        Z18, Z3, Z18
-	VMINPS        Z18, Z4, Z18
-	VMOVUPS       Z8, Z19
-	VFMADD231PS   Z5, Z18, Z19
-	VSUBPS        Z8, Z19, Z19
-	VFNMADD231PS  Z6, Z19, Z18
-	VFNMADD231PS  Z7, Z19, Z18
-	VMOVUPS       Z9, Z20
-	VFMADD213PS   Z10, Z18, Z20
-	VFMADD213PS   Z11, Z18, Z20
-	VFMADD213PS   Z12, Z18, Z20
-	VFMADD213PS   Z13, Z18, Z20
-	VFMADD213PS   Z14, Z18, Z20
-	VFMADD213PS   Z15, Z18, Z20
-	VSCALEFPS     Z19, Z20, Z18
-	VMOVUPS       Z18, 64(BX)
-	PREFETCHT0    8256(BX)
-	VMOVUPS       128(CX), Z19
-	VFMADD231PS   128(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
-	VMOVUPS       Z19, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z19, Z1, Z1
-	VMOVUPS       192(CX), Z19
-	VFMADD231PS   192(BX), Z0, Z19
-	VSUBPS        Z2, Z19, Z19
-	VMAXPS        Z19, Z3, Z19
-	VMINPS        Z19, Z4, Z19
-	VMOVUPS       Z8, Z20
-	VFMADD231PS   Z5, Z19, Z20
-	VSUBPS        Z8, Z20, Z20
-	VFNMADD231PS  Z6, Z20, Z19
-	VFNMADD231PS  Z7, Z20, Z19
-	VMOVUPS       Z9, Z21
-	VFMADD213PS   Z10, Z19, Z21
-	VFMADD213PS   Z11, Z19, Z21
-	VFMADD213PS   Z12, Z19, Z21
-	VFMADD213PS   Z13, Z19, Z21
-	VFMADD213PS   Z14, Z19, Z21
-	VFMADD213PS   Z15, Z19, Z21
-	VSCALEFPS     Z20, Z21, Z19
+loop76:
+	CMPQ         SI, $0x00000040
+	JB           loop_end77
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead78
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done79
+
+exp_dead78:
+	VXORPS Z1, Z1, Z1
+
+exp_done79:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead80
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done81
+
+exp_dead80:
+	VXORPS Z18, Z18, Z18
+
+exp_done81:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead82
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done83
+
+exp_dead82:
+	VXORPS Z19, Z19, Z19
+
+exp_done83:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead84
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done85
+
+exp_dead84:
+	VXORPS Z19, Z19, Z19
+
+exp_done85:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -943,30 +1114,39 @@ loop46:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop46
+	JMP           loop76
 
-loop_end47:
-loop48:
-	CMPQ          SI, $0x00000010
-	JB            loop_end49
-	VMOVUPS       (CX), Z1
-	VFMADD231PS   (BX), Z0, Z1
-	VSUBPS        Z2, Z1, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z18
-	VFMADD231PS   Z5, Z1, Z18
-	VSUBPS        Z8, Z18, Z18
-	VFNMADD231PS  Z6, Z18, Z1
-	VFNMADD231PS  Z7, Z18, Z1
-	VMOVUPS       Z9, Z19
-	VFMADD213PS   Z10, Z1, Z19
-	VFMADD213PS   Z11, Z1, Z19
-	VFMADD213PS   Z12, Z1, Z19
-	VFMADD213PS   Z13, Z1, Z19
-	VFMADD213PS   Z14, Z1, Z19
-	VFMADD213PS   Z15, Z1, Z19
-	VSCALEFPS     Z18, Z19, Z1
+loop_end77:
+loop86:
+	CMPQ         SI, $0x00000010
+	JB           loop_end87
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead88
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done89
+
+exp_dead88:
+	VXORPS Z1, Z1, Z1
+
+exp_done89:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -977,11 +1157,11 @@ loop48:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop48
+	JMP           loop86
 
-loop_end49:
+loop_end87:
 	TESTQ         SI, SI
-	JZ            loop_done45
+	JZ            loop_done75
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1011,8 +1191,8 @@ loop_end49:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done45:
-softmax_summed39:
+loop_done75:
+softmax_summed59:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -1026,9 +1206,9 @@ softmax_summed39:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop51:
+loop91:
 	CMPQ    CX, $0x00000040
-	JB      loop_end52
+	JB      loop_end92
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1039,28 +1219,28 @@ loop51:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop51
+	JMP     loop91
 
-loop_end52:
-loop53:
+loop_end92:
+loop93:
 	CMPQ    CX, $0x00000010
-	JB      loop_end54
+	JB      loop_end94
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop53
+	JMP     loop93
 
-loop_end54:
+loop_end94:
 	TESTQ     CX, CX
-	JZ        loop_done50
+	JZ        loop_done90
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done50:
+loop_done90:
 	VZEROUPPER
 	RET
 

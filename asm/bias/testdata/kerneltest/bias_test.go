@@ -105,6 +105,68 @@ func TestSoftmaxRow(t *testing.T) {
 	}
 }
 
+// rampCheck runs one softmaxRamp call on a guarded row of n scores and
+// compares it with the float64 softmax of the kernel's float32 logits:
+// bias_j = float32(nslope·|t0 − j|) (the product of two float32 is exact in
+// float64, so this is the kernel's one rounding) and v_j = scale·row[j] +
+// bias_j unrounded (the kernel forms (bias_j − max) + scale·row[j] fused). It returns the largest absolute error.
+func rampCheck(t *testing.T, name string, f func(row []float32, scale, nslope, t0 float32), r *rand.Rand, n int, scale, nslope float32, t0 int) float64 {
+	t.Helper()
+	row, checkRow := guardedF32(t, n)
+	fill(r, row, -4, 4)
+	vals := make([]float64, n)
+	m := math.Inf(-1)
+	for j := range vals {
+		d := float64(t0 - j)
+		b := float32(float64(nslope) * math.Abs(d))
+		vals[j] = float64(scale)*float64(row[j]) + float64(b) // the precise exponent: (b − max) + scale·row, fused
+		m = math.Max(m, vals[j])
+	}
+	sum := 0.0
+	for j := range vals {
+		vals[j] = math.Exp(vals[j] - m)
+		sum += vals[j]
+	}
+	f(row, scale, nslope, float32(t0))
+	checkRow(name)
+	worst := 0.0
+	for j := range vals {
+		d := math.Abs(float64(row[j]) - vals[j]/sum)
+		if !(d <= 1e-6) {
+			t.Fatalf("%s: element %d: got %v want %v", name, j, row[j], vals[j]/sum)
+		}
+		worst = math.Max(worst, d)
+	}
+	return worst
+}
+
+// TestSoftmaxRamp checks softmaxRamp (the in-register ALiBi bias) on every
+// row length, with t0 before, inside and after the row (the |t0 − j| fold)
+// and up to 2^24−1, for steep and shallow slopes.
+func TestSoftmaxRamp(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for _, bc := range biasCases {
+		for _, v := range bc.variants {
+			if !v.Available || v.SoftmaxRamp == nil {
+				t.Logf("%s/%s: SKIP: CPU lacks the instructions or no softmaxRamp", bc.name, v.Name)
+				continue
+			}
+			worst := 0.0
+			for _, n := range append(rowLens[1:], 4099) {
+				for _, t0 := range []int{0, n - 1, n / 2, n + 3, 1 << 20, 1<<24 - 1} {
+					for _, sl := range []float32{-0.5, -1.0 / 256, -0.0078125 * 3} {
+						for _, scale := range []float32{0.125, 1} {
+							name := fmt.Sprintf("softmaxRamp %s/%s/len%d/t0=%d/nslope%v/scale%v", bc.name, v.Name, n, t0, sl, scale)
+							worst = math.Max(worst, rampCheck(t, name, v.SoftmaxRamp, r, n, scale, sl, t0))
+						}
+					}
+				}
+			}
+			t.Logf("softmaxRamp %s/%s: max error %.3g (absolute)", bc.name, v.Name, worst)
+		}
+	}
+}
+
 // ulpError is |got − exp(x)| in float32 ulps of exp(x) (the spacing of
 // float32 numbers at exp(x), 2^-149 for subnormal results), or 0 when got is
 // the correctly rounded result; +Inf for a wrong infinity or NaN. clamp is

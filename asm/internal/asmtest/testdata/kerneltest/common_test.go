@@ -14,12 +14,13 @@ import (
 
 // variant is the harness's Variant (an alias of the same struct type).
 type variant = struct {
-	Name       string
-	Available  bool
-	Rotate     func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
-	AddRow     func(dst, src []float32)
-	SoftmaxRow func(row, bias []float32, scale float32)
-	AddRows    func(x []float32, table []float32, idx []int32)
+	Name        string
+	Available   bool
+	Rotate      func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
+	AddRow      func(dst, src []float32)
+	SoftmaxRow  func(row, bias []float32, scale float32)
+	AddRows     func(x []float32, table []float32, idx []int32)
+	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
 }
 
 // guardFloats is how many sentinel elements precede every guarded slice.
