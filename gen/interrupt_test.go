@@ -36,9 +36,10 @@ const tempPrefix = ".posenc-new-"
 // (gen.Generate's output), never a mix, and no package may be missing (on
 // Linux the swap is one renameat2(RENAME_EXCHANGE)). Temporary directories
 // (".posenc-new-*") are not packages: a SIGKILL can leave them behind, since
-// nothing runs the deferred cleanup, and they stay until removed by hand; the
-// test keeps them and requires a final, uninterrupted `posenc gen` to succeed
-// beside them and to leave every package new.
+// nothing runs the deferred cleanup; the next write into the directory
+// removes those whose owner has exited. The test requires a final,
+// uninterrupted `posenc gen` to succeed, to leave every package new and no
+// temporary directory behind.
 func TestInterruptedGen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the posenc binary; skipped under -short")
@@ -121,8 +122,12 @@ func TestInterruptedGen(t *testing.T) {
 	if out, err := exec.Command(bin, "gen", "-force", "-o", dir).CombinedOutput(); err != nil {
 		t.Fatalf("posenc gen after the interrupted runs: %v\n%s", err, out)
 	}
-	if nOld, _, _ := checkPackages(t, dir, oldGen, newGen, -1); nOld != 0 {
+	nOld, _, tmps := checkPackages(t, dir, oldGen, newGen, -1)
+	if nOld != 0 {
 		t.Errorf("after a complete posenc gen, %d packages are still old", nOld)
+	}
+	if tmps != 0 {
+		t.Errorf("after a complete posenc gen, %d temporary directories of killed runs are left", tmps)
 	}
 }
 

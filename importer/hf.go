@@ -21,7 +21,10 @@ var otherModels = []string{"bert", "bloom", "mpt", "mt5", "t5"}
 // GPT-NeoX, GPT-J, Falcon, GPT-OSS, …) including every rope_scaling /
 // rope_parameters type of transformers' modeling_rope_utils.py, the ALiBi
 // models BLOOM, MPT and Falcon with alibi: true, T5's bucketed relative bias
-// and BERT's learned absolute embeddings. The YAML starts with the comment
+// and BERT's learned absolute embeddings, and through hf_multi.go Llama 4
+// and DeepSeek V2/V3; a config that needs several specs (Gemma 3) is an
+// error naming model_type: FromHFSpecs returns them all. The YAML starts
+// with the comment
 // "# imported from Hugging Face config.json (model_type X)" followed by
 // comments that say where each value came from.
 func FromHF(name string, configJSON []byte) ([]byte, error) {
@@ -38,6 +41,9 @@ func FromHF(name string, configJSON []byte) ([]byte, error) {
 	mt, err := cfg.str("model_type")
 	if err != nil {
 		return nil, err
+	}
+	if imp, ok := multiImporters[mt]; ok {
+		return singleFromMulti(imp, name, mt, cfg)
 	}
 	typ := mt
 	if a, ok := modelAliases[mt]; ok {
@@ -84,6 +90,9 @@ func FromHF(name string, configJSON []byte) ([]byte, error) {
 func supportedModels() string {
 	var names []string
 	for k := range ropeFamilies {
+		names = append(names, k)
+	}
+	for k := range multiImporters {
 		names = append(names, k)
 	}
 	names = append(names, otherModels...)

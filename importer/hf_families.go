@@ -28,6 +28,24 @@ type ropeFamily struct {
 	rotaryDimKey string
 	// noScaling marks models whose HF implementation has no rope_scaling.
 	noScaling bool
+
+	// The fields below serve the model types of hf_multi.go, whose one
+	// config yields several specs or whose rotary sub-head is not head_dim.
+
+	// headDimKey, when set, holds the rotary head size and takes the place
+	// of head_dim (DeepSeek's qk_rope_head_dim); headDim is the class
+	// default head_dim used when the config has neither (Gemma 3: 256).
+	headDimKey string
+	headDim    int
+	// handles are rejectedKeys this family's importer accounts for.
+	handles []string
+	// dropScaling, when set, says why the config's rope_scaling does not
+	// apply to this spec (Gemma 3's sliding-window layers).
+	dropScaling string
+	// layerType names the transformers-5 per-layer-type rope_parameters
+	// entry ("sliding_attention", "full_attention") this spec uses, when
+	// rope_parameters is keyed by layer type.
+	layerType string
 }
 
 // Common config.json key lists.

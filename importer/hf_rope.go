@@ -22,7 +22,7 @@ var rejectedKeys = map[string]string{
 // hfRoPE imports a rotary model of family fam.
 func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 	for _, k := range cfg.sortedKeys() {
-		if why, bad := rejectedKeys[k]; bad && cfg.has(k) {
+		if why, bad := rejectedKeys[k]; bad && cfg.has(k) && !contains(fam.handles, k) {
 			return cfg.errf(k, "not supported: %s", why)
 		}
 	}
@@ -46,6 +46,16 @@ func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 			return err
 		}
 		rp = &o
+		if key == "rope_scaling" && fam.dropScaling != "" {
+			d.note("rope_scaling is not applied: %s", fam.dropScaling)
+			rp = nil
+		} else if fam.layerType != "" && o.has(fam.layerType) {
+			lt, err := o.object(fam.layerType)
+			if err != nil {
+				return err
+			}
+			rp = &lt
+		}
 	}
 
 	d.set("encoding", spec.RoPE)
@@ -53,12 +63,21 @@ func hfRoPE(cfg obj, fam *ropeFamily, d *doc) error {
 	// head_dim: modeling_rope_utils uses getattr(config, "head_dim", None)
 	// or hidden_size // num_attention_heads.
 	var headDim int
-	if cfg.has("head_dim") {
+	if fam.headDimKey != "" && cfg.has(fam.headDimKey) {
+		var err error
+		if headDim, err = cfg.integer(fam.headDimKey, 1); err != nil {
+			return err
+		}
+		d.note("head_dim %d: config %s (the rotary part of each head)", headDim, cfg.field(fam.headDimKey))
+	} else if cfg.has("head_dim") {
 		var err error
 		if headDim, err = cfg.integer("head_dim", 1); err != nil {
 			return err
 		}
 		d.note("head_dim %d: config head_dim", headDim)
+	} else if fam.headDim > 0 {
+		headDim = fam.headDim
+		d.note("head_dim %d: class default in %s", headDim, fam.source)
 	} else {
 		hk := cfg.first(fam.hiddenKeys...)
 		if hk == "" {

@@ -146,8 +146,10 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 		if hi, err = rp.positive("high_freq_factor"); err != nil {
 			return err
 		}
-		if !(hi > lo) {
-			return rp.errf("high_freq_factor", "must be > low_freq_factor %v, got %v", lo, hi)
+		// Equal factors are Llama 4 Scout's empty smoothing band, which
+		// transformers' _compute_llama3_parameters accepts.
+		if hi < lo {
+			return rp.errf("high_freq_factor", "must be ≥ low_freq_factor %v, got %v", lo, hi)
 		}
 		d.scNum("factor", f)
 		d.scNum("low_freq_factor", lo)

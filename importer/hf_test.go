@@ -362,13 +362,15 @@ func TestPackageName(t *testing.T) {
 // spec.Parse as the same float64, including exponent forms.
 func TestFmtNumRoundTrip(t *testing.T) {
 	for _, v := range []float64{1, 0.5, 1.0800000429153442, 1e-5, 3.3e-9, 1e15, 1.5e300, 123456.789, 0.1 + 0.2, 5e-324} {
-		src := "name: x\nencoding: alibi\nheads: 1\nslopes: [" + fmtNum(v) + "]\n"
+		// longrope's factor takes any positive number (ALiBi slopes are
+		// bounded to normal float32s).
+		src := "name: x\nencoding: rope\nhead_dim: 2\nlayout: half\nscaling:\n  type: longrope\n  original_max_position: 8\n  short_factor: [1]\n  long_factor: [1]\n  factor: " + fmtNum(v) + "\n"
 		s, err := spec.Parse("x.yaml", []byte(src))
 		if err != nil {
 			t.Fatalf("%v: %v", v, err)
 		}
-		if s.Slopes[0] != v {
-			t.Errorf("fmtNum(%v) = %q reads back as %v", v, fmtNum(v), s.Slopes[0])
+		if s.Scaling.Factor != v {
+			t.Errorf("fmtNum(%v) = %q reads back as %v", v, fmtNum(v), s.Scaling.Factor)
 		}
 	}
 }

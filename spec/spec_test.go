@@ -221,7 +221,9 @@ func TestErrors(t *testing.T) {
 		{"factor missing", rope + "scaling:\n  type: linear\n", "scaling.factor", 5, "required"},
 		{"factor negative", rope + "scaling:\n  type: ntk\n  factor: -2\n", "scaling.factor", 7, "> 0"},
 		{"original missing", rope + "scaling: {type: dynamic, factor: 2}\n", "scaling.original_max_position", 5, "required"},
-		{"llama3 high ≤ low", rope + "scaling:\n  type: llama3\n  factor: 8\n  original_max_position: 8192\n  low_freq_factor: 4\n  high_freq_factor: 4\n", "scaling.high_freq_factor", 10, "> low_freq_factor"},
+		{"llama3 high < low", rope + "scaling:\n  type: llama3\n  factor: 8\n  original_max_position: 8192\n  low_freq_factor: 4\n  high_freq_factor: 2\n", "scaling.high_freq_factor", 10, "≥ low_freq_factor"},
+		// 8192/1303.797294 ≈ 2π: pair 0's wavelength sits on the empty band's edge.
+		{"llama3 empty band edge", rope + "scaling:\n  type: llama3\n  factor: 8\n  original_max_position: 8192\n  low_freq_factor: 1303.797294\n  high_freq_factor: 1303.797294\n", "scaling.high_freq_factor", 10, "pair 0's wavelength"},
 		{"llama3 low missing", rope + "scaling:\n  type: llama3\n  factor: 8\n  original_max_position: 8192\n  high_freq_factor: 4\n", "scaling.low_freq_factor", 5, "required"},
 		{"yarn betas", rope + "scaling:\n  type: yarn\n  factor: 8\n  original_max_position: 8192\n  beta_fast: 1\n", "scaling.beta_fast", 9, "beta_fast > beta_slow"},
 		{"yarn mscale zero", rope + "scaling:\n  type: yarn\n  factor: 8\n  original_max_position: 8192\n  mscale: 0\n", "scaling.mscale", 9, "> 0"},

@@ -6,26 +6,6 @@ import (
 	"strings"
 )
 
-// Limits that keep every derived size well inside int32 and memory.
-const (
-	// MaxTableBytes bounds any float32 table a generated package builds
-	// (RoPE cos/sin rows, sinusoidal/algebraic/binary encodings).
-	MaxTableBytes = 256 << 20
-	// MaxDim bounds head_dim and d_model.
-	MaxDim = 1 << 16
-	// MaxHeads bounds heads.
-	MaxHeads = 1 << 16
-	// MaxPositionLimit bounds max_position, original_max_position, max_len
-	// and buckets.max_distance: positions are int32.
-	MaxPositionLimit = 1<<31 - 1
-	// MaxRMax bounds r_max, so that 2·r_max−1 fits an int32.
-	MaxRMax = 1 << 30
-	// MaxBucketNum bounds buckets.num.
-	MaxBucketNum = 1 << 20
-	// MaxNameLen bounds the length of name.
-	MaxNameLen = 64
-)
-
 // Defaults applied by Parse.
 const (
 	DefaultDType       = "f32"
@@ -92,10 +72,14 @@ func (d *decoder) validate(s *Spec) {
 		// mixture takes no base key.
 		d.absolute(s, 1, 1, false)
 	case RPEFull:
-		d.intIn(s.HeadDim, "head_dim", 1, MaxDim, true, "the per-head dimension")
-		d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "relative distances are clipped to ±(r_max−1)")
+		if d.intIn(s.HeadDim, "head_dim", 1, MaxDim, true, "the per-head dimension") &&
+			d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "relative distances are clipped to ±(r_max−1)") {
+			d.table(2*s.RMax-1, s.HeadDim, "r_max", "the relative tables a^K and a^V ([2·r_max−1][head_dim])")
+		}
 	case XL:
-		d.evenDim(s.HeadDim, "head_dim")
+		if d.evenDim(s.HeadDim, "head_dim", MaxDim) {
+			d.cudaConst(s.HeadDim/2, 8, "head_dim", "the CUDA divisor table (head_dim/2 doubles)")
+		}
 		d.base(s)
 	}
 }
@@ -147,9 +131,9 @@ func (d *decoder) positive(v float64, path string) bool {
 	return false
 }
 
-// evenDim requires an even head dimension.
-func (d *decoder) evenDim(v int, path string) bool {
-	if !d.intIn(v, path, 2, MaxDim, true, "the per-head dimension, even") {
+// evenDim requires an even head dimension of at most hi.
+func (d *decoder) evenDim(v int, path string, hi int) bool {
+	if !d.intIn(v, path, 2, hi, true, "the per-head dimension, even") {
 		return false
 	}
 	if v%2 != 0 {
@@ -176,9 +160,19 @@ func tableBytes(rows, cols int) float64 {
 	return float64(rows) * float64(cols) * 4
 }
 
+// table requires a rows × cols float32 table, sized by the field at path,
+// to fit MaxTableBytes.
+func (d *decoder) table(rows, cols int, path, what string) bool {
+	if b := tableBytes(rows, cols); b > MaxTableBytes {
+		d.fail(d.line(path), path, "%s (%d × %d floats × 4 bytes = %.0f MiB) exceeds %d MiB", what, rows, cols, b/(1<<20), MaxTableBytes>>20)
+		return false
+	}
+	return true
+}
+
 // rope checks a RoPE spec and applies its defaults.
 func (d *decoder) rope(s *Spec) {
-	if !d.evenDim(s.HeadDim, "head_dim") {
+	if !d.evenDim(s.HeadDim, "head_dim", MaxRoPEHeadDim) {
 		return
 	}
 	if !d.has("rotary_dim") {
@@ -212,6 +206,9 @@ func (d *decoder) rope(s *Spec) {
 	}
 	if s.Scaling != nil {
 		d.scalingRules(s)
+	}
+	if d.err == nil {
+		d.ropeRanges(s)
 	}
 }
 
@@ -255,12 +252,10 @@ func (d *decoder) scalingRules(s *Spec) {
 			return
 		}
 		if !d.has("scaling.high_freq_factor") {
-			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "required for scaling type llama3 (> low_freq_factor)")
+			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "required for scaling type llama3 (≥ low_freq_factor)")
 			return
 		}
-		if !(sc.HighFreqFactor > sc.LowFreqFactor) {
-			d.fail(d.line("scaling.high_freq_factor"), "scaling.high_freq_factor", "must be > low_freq_factor (%v), got %v", sc.LowFreqFactor, sc.HighFreqFactor)
-		}
+		d.llama3Band(s)
 	case ScaleYaRN:
 		if !d.has("scaling.beta_fast") {
 			sc.BetaFast = DefaultBetaFast
@@ -337,13 +332,17 @@ func (d *decoder) alibi(s *Spec) {
 			return
 		}
 		for i, v := range s.Slopes {
-			if !d.positive(v, fmt.Sprintf("slopes[%d]", i)) {
+			p := fmt.Sprintf("slopes[%d]", i)
+			if !d.positive(v, p) || !d.normal32(v, MaxSlope, p, "slope", "the bias −slope·|p−q| at distances up to 2^31 must be a finite float32, and the slope a normal one") {
 				return
 			}
 		}
 	} else if !d.has("max_bias") {
 		s.MaxBias = DefaultMaxBias
 	} else if !d.positive(s.MaxBias, "max_bias") {
+		return
+	} else if s.MaxBias > MaxMaxBias {
+		d.fail(d.line("max_bias"), "max_bias", "must be ≤ %d, got %v: the smallest slope 2^−max_bias must be a normal float32", MaxMaxBias, s.MaxBias)
 		return
 	}
 	if !d.has("causal") {
@@ -367,25 +366,30 @@ func (d *decoder) rpeBias(s *Spec) {
 	case !hasR && !hasB:
 		d.fail(d.rootLine, "r_max", "rpe_bias needs exactly one of r_max (clamp rule, an integer ≥ 1) and buckets (T5 rule: num, max_distance, bidirectional)")
 	case hasR:
-		d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "")
+		if d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "") {
+			d.table(s.Heads, 2*s.RMax-1, "r_max", "the bias table ([heads][2·r_max−1])")
+		}
 	default:
-		d.t5(s.Buckets)
+		if d.t5(s.Buckets) {
+			d.table(s.Heads, s.Buckets.Num, "buckets.num", "the bias table ([heads][num])")
+		}
 	}
 }
 
-// t5 checks the T5 bucketing rule and applies its default.
-func (d *decoder) t5(b *Buckets) {
+// t5 checks the T5 bucketing rule and applies its default; it reports
+// whether the rule is valid.
+func (d *decoder) t5(b *Buckets) bool {
 	if !d.has("buckets.bidirectional") {
 		b.Bidirectional = true
 	}
 	if !d.intIn(b.Num, "buckets.num", 2, MaxBucketNum, true, "the number of buckets") {
-		return
+		return false
 	}
 	n := b.Num
 	if b.Bidirectional {
 		if b.Num%2 != 0 || b.Num < 4 {
 			d.fail(d.line("buckets.num"), "buckets.num", "must be even and ≥ 4 when bidirectional (each direction gets num/2 ≥ 2 buckets), got %d", b.Num)
-			return
+			return false
 		}
 		n = b.Num / 2
 	}
@@ -393,9 +397,9 @@ func (d *decoder) t5(b *Buckets) {
 	if d.has("buckets.max_distance") && b.MaxDistance <= maxExact {
 		d.fail(d.line("buckets.max_distance"), "buckets.max_distance",
 			"must be > %d, the number of exact buckets per direction (half of %d), got %d", maxExact, n, b.MaxDistance)
-		return
+		return false
 	}
-	d.intIn(b.MaxDistance, "buckets.max_distance", maxExact+1, MaxPositionLimit, true,
+	return d.intIn(b.MaxDistance, "buckets.max_distance", maxExact+1, MaxBucketSpan, true,
 		"the distance from which all keys share the last bucket")
 }
 
@@ -422,10 +426,17 @@ func (d *decoder) absolute(s *Spec, minDModel, minMaxLen int, defaultLen bool) {
 	if !d.intIn(s.MaxLen, "max_len", minMaxLen, MaxPositionLimit, !defaultLen, what) {
 		return
 	}
+	tw := "the encoding table (max_len × d_model)"
 	if s.Encoding == Learned || s.Encoding == Mixture {
+		tw = "the caller's table (max_len × d_model)"
+	}
+	if !d.table(s.MaxLen, s.DModel, "max_len", tw) {
 		return
 	}
-	if b := tableBytes(s.MaxLen, s.DModel); b > MaxTableBytes {
-		d.fail(d.line("max_len"), "max_len", "the encoding table (max_len %d × d_model %d × 4 bytes = %.0f MiB) exceeds %d MiB", s.MaxLen, s.DModel, b/(1<<20), MaxTableBytes>>20)
+	switch s.Encoding {
+	case Sinusoidal, Mixture:
+		d.cudaConst(s.DModel/2, 8, "d_model", "the CUDA divisor table (d_model/2 doubles)")
+	case Algebraic:
+		d.cudaConst(s.DModel, 8, "d_model", "the CUDA divisor table (d_model doubles)")
 	}
 }

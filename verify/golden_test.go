@@ -25,8 +25,8 @@ func TestReferenceReproducesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) != 20 {
-		t.Errorf("%d golden cases, want 20", len(cases))
+	if len(cases) != 22 {
+		t.Errorf("%d golden cases, want 22", len(cases))
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {

@@ -152,7 +152,11 @@ func yarnFrequencies(s *spec.Spec, base float64, r int) []float64 {
 }
 
 // llama3Frequencies follows _compute_llama3_parameters of
-// modeling_rope_utils.py, applied to the unscaled ω.
+// modeling_rope_utils.py, applied to the unscaled ω. An empty band
+// (low_freq_factor == high_freq_factor, Llama 4 Scout) leaves only the two
+// torch.where cases: wavelengths below omp/low kept, above it divided by
+// factor; a wavelength on the edge, where HF's smoothing is 0/0 = NaN, is
+// refused by spec.Parse.
 func llama3Frequencies(sc *spec.Scaling, w []float64) []float64 {
 	old := float64(sc.OriginalMaxPosition)
 	lowFreqWavelen := old / sc.LowFreqFactor

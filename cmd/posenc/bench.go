@@ -43,11 +43,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir, err := scratchDir(root, "bench")
+	dir, done, err := scratchDir(root, "bench")
 	if err != nil {
 		return err
 	}
-	defer removeAll(dir)
+	defer done()
 	if tc != nil {
 		return benchGPU(specs, dir, *tc, *short, *reps, stdout, stderr)
 	}

@@ -10,14 +10,79 @@ import (
 	"github.com/posenc/posenc/importer"
 )
 
+// runImportHF writes every spec importer.FromHFSpecs returns: one spec as
+// before (to -o FILE or stdout); several (Gemma 3's local and global
+// layers) to -o DIR as DIR/<name>.yaml each, or to stdout as YAML
+// documents separated by "---" (which posenc gen and verify read).
 func runImportHF(args []string, stdout, stderr io.Writer) error {
-	return runImport("import-hf", args, stdout, func(name, path string) ([]byte, error) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
+	fs := newFlags("import-hf", stdout)
+	out := fs.String("o", "", "write the spec to this file (several specs: into this directory, as NAME.yaml) instead of stdout")
+	name := fs.String("name", "", "package name of the spec, or prefix of several (default: from the input's directory or file name)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: import-hf takes one input file", errUsage)
+	}
+	path := fs.Arg(0)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	specs, err := importer.FromHFSpecs(importName(*name, path), data)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 1 {
+		if *out == "" {
+			_, err = stdout.Write(specs[0].YAML)
+			return err
 		}
-		return importer.FromHF(name, data)
-	})
+		return writeFileAtomic(*out, specs[0].YAML)
+	}
+	if *out == "" {
+		for i, s := range specs {
+			if i > 0 {
+				if _, err := io.WriteString(stdout, "---\n"); err != nil {
+					return err
+				}
+			}
+			if _, err := stdout.Write(s.YAML); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	if st, err := os.Stat(*out); err == nil && !st.IsDir() || err != nil && !strings.HasSuffix(*out, "/") {
+		return fmt.Errorf("%w: %s needs %d specs (%s): -o must name a directory (an existing one, or a path ending in /)", errUsage, path, len(specs), strings.Join(names, ", "))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	for _, s := range specs {
+		if err := writeFileAtomic(filepath.Join(*out, s.Name+".yaml"), s.YAML); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importName is -name, or a name derived from the input path: its file
+// name without extension, or for a checkpoint's config.json its directory.
+func importName(flag, path string) string {
+	if flag != "" {
+		return flag
+	}
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if base == "config" { // a checkpoint directory's config.json: use the directory
+		abs, _ := filepath.Abs(path)
+		base = filepath.Base(filepath.Dir(abs))
+	}
+	return importer.PackageName(base)
 }
 
 func runImportGGUF(args []string, stdout, stderr io.Writer) error {
@@ -45,16 +110,7 @@ func runImport(cmd string, args []string, stdout io.Writer, convert func(name, p
 		return fmt.Errorf("%w: %s takes one input file", errUsage, cmd)
 	}
 	path := fs.Arg(0)
-	n := *name
-	if n == "" {
-		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		if base == "config" { // a checkpoint directory's config.json: use the directory
-			abs, _ := filepath.Abs(path)
-			base = filepath.Base(filepath.Dir(abs))
-		}
-		n = importer.PackageName(base)
-	}
-	yaml, err := convert(n, path)
+	yaml, err := convert(importName(*name, path), path)
 	if err != nil {
 		return err
 	}

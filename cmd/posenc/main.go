@@ -7,7 +7,7 @@
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
 //	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]
-//	posenc import-hf [-name NAME] [-o SPEC.yaml] config.json
+//	posenc import-hf [-name NAME] [-o SPEC.yaml | DIR/] config.json
 //	posenc import-gguf [-name NAME] [-o SPEC.yaml] model.gguf
 //
 // Every command takes -h.
@@ -39,7 +39,7 @@ func init() {
 		{"list", "", "list the embedded zoo of real-model specs", runList},
 		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
 		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture: RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},
-		{"import-hf", "[-name NAME] [-o SPEC.yaml] config.json", "turn a Hugging Face config.json into a spec (unsupported fields are errors, never a silently different spec)", runImportHF},
+		{"import-hf", "[-name NAME] [-o SPEC.yaml | DIR/] config.json", "turn a Hugging Face config.json into its spec(s) (Gemma 3: NAME_local and NAME_global; unsupported fields are errors, never a silently different spec)", runImportHF},
 		{"import-gguf", "[-name NAME] [-o SPEC.yaml] model.gguf", "turn a GGUF file's header metadata into a spec (tensor data is never read)", runImportGGUF},
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"github.com/posenc/posenc/internal/scratch"
 )
 
 // moduleRoot returns the directory of the Go module enclosing the current
@@ -24,10 +28,50 @@ func moduleRoot() (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// scratchDir makes a temporary directory inside the module root. Its name
-// starts with "_" so that ./... patterns never pick it up.
-func scratchDir(root, what string) (string, error) {
-	return os.MkdirTemp(root, "_posenc-"+what+"-")
+// scratchDir makes a temporary directory inside the module root: the
+// generated packages must sit inside the module to import its verify
+// package through the module's own requirements (a directory elsewhere
+// would need a go.mod of its own naming posenc's version or path). Its name,
+// "_posenc-<what>-<pid>-<random>", starts with "_" so that ./... patterns
+// never pick it up. Directories of the same kind left by killed runs (their
+// process is gone) are removed first. Until done is called, SIGINT or
+// SIGTERM removes the directory and exits (status 130 or 143), so an
+// interrupted run leaves nothing in the module root; done stops that and
+// removes the directory.
+func scratchDir(root, what string) (dir string, done func(), err error) {
+	prefix := "_posenc-" + what + "-"
+	scratch.RemoveStale(root, prefix)
+	// Catch the signals before the directory exists, so none can kill the
+	// run between the two.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	dir, err = scratch.Dir(root, prefix, "")
+	if err != nil {
+		signal.Stop(sig)
+		return "", nil, err
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case s := <-sig:
+			removeAll(dir)
+			fmt.Fprintf(os.Stderr, "posenc: %v: removed %s\n", s, dir)
+			code := 130
+			if s == syscall.SIGTERM {
+				code = 143
+			}
+			os.Exit(code)
+		case <-stop:
+		}
+	}()
+	return dir, func() {
+		signal.Stop(sig)
+		close(stop)
+		<-finished
+		removeAll(dir)
+	}, nil
 }
 
 // goCmd builds a go command running in dir with extra environment entries.

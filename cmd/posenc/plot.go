@@ -119,11 +119,11 @@ func measureError(s *spec.Spec, progress io.Writer) (*plot.ErrorCurves, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-kind error generates and runs the kernels inside the current Go module: %w", err)
 	}
-	dir, err := scratchDir(root, "plot")
+	dir, done, err := scratchDir(root, "plot")
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(dir)
+	defer done()
 	if _, err := generateAll([]*spec.Spec{s}, dir, false); err != nil {
 		return nil, err
 	}

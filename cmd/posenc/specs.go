@@ -24,11 +24,11 @@ func loadSpecs(zoo []string, args []string) ([]*spec.Spec, error) {
 		out = append(out, s)
 	}
 	for _, a := range args {
-		s, err := loadOne(a)
+		ss, err := loadFile(a)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, ss...)
 	}
 	seen := map[string]string{}
 	for _, s := range out {
@@ -48,4 +48,16 @@ func loadOne(arg string) (*spec.Spec, error) {
 		}
 	}
 	return spec.Load(arg)
+}
+
+// loadFile loads every spec of a file (several YAML documents, as
+// import-hf writes for Gemma 3, give several), or a zoo spec by name when
+// no such file exists.
+func loadFile(arg string) ([]*spec.Spec, error) {
+	if _, err := os.Stat(arg); err != nil {
+		if s, zerr := spec.ZooSpec(arg); zerr == nil {
+			return []*spec.Spec{s}, nil
+		}
+	}
+	return spec.LoadAll(arg)
 }

@@ -42,9 +42,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	var only map[string]bool
 	if *targets != "" {
-		only = map[string]bool{}
-		for _, t := range strings.Split(*targets, ",") {
-			only[strings.TrimSpace(t)] = true
+		if only, err = parseTargets(*targets, specs); err != nil {
+			return err
 		}
 	}
 	tc, err := checkGPU(*gpu)
@@ -58,6 +57,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	printRows(stdout, rows)
 	if tc != nil && tc.Emulated {
 		fmt.Fprintf(stdout, "posenc: %s rows: %s\n", tc.Target, gpuLabel(*tc))
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("no variant was verified")
 	}
 	if bad := failed(rows); bad > 0 {
 		return fmt.Errorf("%d of %d variants failed or did not run", bad, len(rows))
@@ -83,11 +85,11 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 	if err != nil {
 		return nil, err
 	}
-	dir, err := scratchDir(root, "verify")
+	dir, done, err := scratchDir(root, "verify")
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(dir)
+	defer done()
 	want := func(s *spec.Spec, t string) bool {
 		hasAsm := gen.Backends(s.Encoding).Assembly
 		isAsm := t == spec.TargetAVX2 || t == spec.TargetAVX512 || t == spec.TargetNEON

@@ -129,10 +129,13 @@ func (c *Consts) derive() error {
 		}
 		c.Freqs, c.AttentionFactor = yarn(s.Base, r, sc)
 	case spec.ScaleLlama3:
-		if sc.OriginalMaxPosition < 1 || !(sc.HighFreqFactor > sc.LowFreqFactor) || !(sc.LowFreqFactor > 0) {
-			return fmt.Errorf("rope: llama3 scaling needs original_max_position ≥ 1 and 0 < low_freq_factor < high_freq_factor")
+		if sc.OriginalMaxPosition < 1 || !(sc.HighFreqFactor >= sc.LowFreqFactor) || !(sc.LowFreqFactor > 0) {
+			return fmt.Errorf("rope: llama3 scaling needs original_max_position ≥ 1 and 0 < low_freq_factor ≤ high_freq_factor")
 		}
-		c.Freqs = llama3(s.Base, r, sc)
+		var err error
+		if c.Freqs, err = llama3(s.Base, r, sc); err != nil {
+			return err
+		}
 	case spec.ScaleLongRoPE:
 		if sc.OriginalMaxPosition < 2 {
 			// ln(original_max_position) divides in the default attention factor.

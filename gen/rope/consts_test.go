@@ -213,3 +213,28 @@ func TestRoPELongRoPE(t *testing.T) {
 		t.Errorf("short long_factor list: err = %v", err)
 	}
 }
+
+// An empty smoothing band (low_freq_factor = high_freq_factor, Llama 4
+// Scout): HF's _compute_llama3_parameters keeps ω when 2π/ω < omp/low and
+// divides it by factor when 2π/ω > omp/low.
+func TestRoPELlama3EmptyBand(t *testing.T) {
+	sc := &spec.Scaling{Type: spec.ScaleLlama3, Factor: 16, OriginalMaxPosition: 8192, LowFreqFactor: 1, HighFreqFactor: 1}
+	c := mustDerive(t, ropeSpec(spec.LayoutInterleaved, 128, 128, 500000, sc))
+	plain := BaseFreqs(500000, 128)
+	var kept, divided int
+	for i, w := range plain {
+		want := w
+		if 2*math.Pi/w > 8192 {
+			want = w / 16
+			divided++
+		} else {
+			kept++
+		}
+		if c.Freqs[i] != want {
+			t.Errorf("ω_%d = %v, want %v", i, c.Freqs[i], want)
+		}
+	}
+	if kept == 0 || divided == 0 {
+		t.Errorf("kept %d, divided %d: the spec should have both", kept, divided)
+	}
+}

@@ -90,8 +90,13 @@ func yarn(base float64, dim int, sc *spec.Scaling) ([]float64, float64) {
 // llama3 follows Hugging Face's _compute_llama3_parameters (Llama 3.1's
 // apply_scaling): wavelengths shorter than omp/high_freq_factor are kept,
 // longer than omp/low_freq_factor are divided by factor, and those between
-// are interpolated with smooth = (omp/wavelen − low)/(high − low).
-func llama3(base float64, dim int, sc *spec.Scaling) []float64 {
+// are interpolated with smooth = (omp/wavelen − low)/(high − low). With
+// low_freq_factor == high_freq_factor (Llama 4 Scout) the band is empty:
+// every wavelength below omp/low is kept and every one above it divided,
+// as torch.where does in HF; spec.Parse rejects a wavelength on the edge
+// itself (HF's smoothing divides 0 by 0 there); llama3 returns an error
+// if the smoothing branch meets high == low all the same.
+func llama3(base float64, dim int, sc *spec.Scaling) ([]float64, error) {
 	f := BaseFreqs(base, dim)
 	omp := float64(sc.OriginalMaxPosition)
 	lowWavelen := omp / sc.LowFreqFactor
@@ -103,12 +108,14 @@ func llama3(base float64, dim int, sc *spec.Scaling) []float64 {
 			// high frequency: unchanged
 		case wavelen > lowWavelen:
 			f[i] = w / sc.Factor
+		case sc.HighFreqFactor == sc.LowFreqFactor:
+			return nil, fmt.Errorf("rope: llama3 scaling: pair %d's wavelength %v is the edge of the empty band low_freq_factor = high_freq_factor = %v (HF's smoothing would be 0/0)", i, wavelen, sc.LowFreqFactor)
 		default:
 			smooth := (omp/wavelen - sc.LowFreqFactor) / (sc.HighFreqFactor - sc.LowFreqFactor)
 			f[i] = float64((1-smooth)*w/sc.Factor) + float64(smooth*w) // no FMA fusion (see yarn)
 		}
 	}
-	return f
+	return f, nil
 }
 
 // longrope follows Hugging Face's _compute_longrope_parameters: one
