@@ -4,184 +4,324 @@
 
 #include "textflag.h"
 
-// func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
-TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
-	MOVQ   qHeads+24(FP), CX
-	MOVQ   k_base+32(FP), DX
-	MOVQ   kHeads+56(FP), BX
-	MOVQ   table_base+64(FP), SI
-	MOVQ   idx_base+88(FP), DI
-	MOVQ   idx_len+96(FP), R8
-	MOVL   sign+112(FP), R9
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
 	JZ     rope_done1
 	TESTL  R9, R9
 	JS     rope_inverse2
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
 	JA     rope_stream3
-	IMUL3Q $0x00000100, CX, R9
-	IMUL3Q $0x00000100, BX, R10
 
 rope_token5:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000200, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 256(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 288(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 320(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 352(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 384(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 256(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 288(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 320(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 352(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 384(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
 	JZ      rope_heads_done6
-	MOVQ    AX, R13
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src7
 
-rope_head7:
-	VMOVUPS        (R13), Y10
+rope_head8:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000100, R13
-	DECQ           R12
-	JNZ            rope_head7
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head8
+	JMP            rope_heads_done6
 
-rope_heads_done6:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done8
-	MOVQ  DX, R13
+rope_heads_from_src7:
+	MOVQ CX, R12
 
 rope_head9:
-	VMOVUPS        (R13), Y10
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000100, R13
-	DECQ           R12
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
 	JNZ            rope_head9
 
-rope_heads_done8:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 416(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 448(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 480(R11), Y5
-	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done10
-	MOVQ    AX, R12
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src11
 
-rope_head11:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000100, R12
-	DECQ           R11
-	JNZ            rope_head11
+rope_head12:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head12
+	JMP            rope_heads_done10
 
-rope_heads_done10:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done12
-	MOVQ  DX, R12
+rope_heads_from_src11:
+	MOVQ BX, R12
 
 rope_head13:
-	VMOVUPS        160(R12), Y6
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head13
+
+rope_heads_done10:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 416(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 448(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 480(R9), Y5
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done14
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src15
+
+rope_head16:
+	VMOVUPS        160(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y1, Y7, Y7
 	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y3, Y7, Y7
 	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
 	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000100, R12
-	DECQ           R11
-	JNZ            rope_head13
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head16
+	JMP            rope_heads_done14
 
-rope_heads_done12:
+rope_heads_from_src15:
+	MOVQ CX, R11
+
+rope_head17:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head17
+
+rope_heads_done14:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done18
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src19
+
+rope_head20:
+	VMOVUPS        160(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head20
+	JMP            rope_heads_done18
+
+rope_heads_from_src19:
+	MOVQ BX, R11
+
+rope_head21:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head21
+
+rope_heads_done18:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
 	ADDQ R9, AX
-	ADDQ R10, DX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
+rope_token22:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -195,277 +335,241 @@ rope_token14:
 	VMOVUPS 352(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 384(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done15
+	JZ      rope_heads_done23
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src24
 
-rope_head16:
-	VMOVUPS        (AX), Y10
+rope_head25:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         416(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         448(R9), Y11, Y11
 	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         480(R9), Y11, Y11
 	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	ADDQ           $0x00000100, AX
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head16
+	JNZ            rope_head25
+	JMP            rope_heads_done23
 
-rope_heads_done15:
-	MOVQ  BX, R10
+rope_heads_from_src24:
+	MOVQ CX, R12
+
+rope_head26:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head26
+
+rope_heads_done23:
+	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done17
+	JZ    rope_heads_done27
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src28
 
-rope_head18:
-	VMOVUPS        (DX), Y10
+rope_head29:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         416(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         448(R9), Y11, Y11
 	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         480(R9), Y11, Y11
 	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	ADDQ           $0x00000100, DX
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head18
+	JNZ            rope_head29
+	JMP            rope_heads_done27
 
-rope_heads_done17:
+rope_heads_from_src28:
+	MOVQ BX, R12
+
+rope_head30:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head30
+
+rope_heads_done27:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token14
+	JNZ  rope_token22
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream19
-	IMUL3Q $0x00000100, CX, R9
-	IMUL3Q $0x00000100, BX, R10
+	JA     rope_stream31
 
-rope_token21:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000200, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 256(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 288(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 320(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 352(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 384(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done22
-	MOVQ    AX, R13
-
-rope_head23:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000100, R13
-	DECQ           R12
-	JNZ            rope_head23
-
-rope_heads_done22:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done24
-	MOVQ  DX, R13
-
-rope_head25:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000100, R13
-	DECQ           R12
-	JNZ            rope_head25
-
-rope_heads_done24:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 416(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 448(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 480(R11), Y5
-	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done26
-	MOVQ    AX, R12
-
-rope_head27:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000100, R12
-	DECQ           R11
-	JNZ            rope_head27
-
-rope_heads_done26:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done28
-	MOVQ  DX, R12
-
-rope_head29:
-	VMOVUPS        160(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R12)
-	VMOVUPS        192(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R12)
-	VMOVUPS        224(R12), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R12)
-	ADDQ           $0x00000100, R12
-	DECQ           R11
-	JNZ            rope_head29
-
-rope_heads_done28:
-	ADDQ R9, AX
-	ADDQ R10, DX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token21
-	JMP  rope_tokens_done20
-
-rope_stream19:
-rope_token30:
+rope_token33:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -479,132 +583,544 @@ rope_token30:
 	VMOVUPS 352(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 384(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done31
+	JZ      rope_heads_done34
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src35
 
-rope_head32:
-	VMOVUPS        (AX), Y10
+rope_head36:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	ADDQ           $0x00000100, AX
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head32
+	JNZ            rope_head36
+	JMP            rope_heads_done34
 
-rope_heads_done31:
-	MOVQ  BX, R10
+rope_heads_from_src35:
+	MOVQ CX, R12
+
+rope_head37:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head37
+
+rope_heads_done34:
+	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done33
+	JZ    rope_heads_done38
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src39
 
-rope_head34:
-	VMOVUPS        (DX), Y10
+rope_head40:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	ADDQ           $0x00000100, DX
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head34
+	JNZ            rope_head40
+	JMP            rope_heads_done38
 
-rope_heads_done33:
+rope_heads_from_src39:
+	MOVQ BX, R12
+
+rope_head41:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head41
+
+rope_heads_done38:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 416(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 448(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 480(R9), Y5
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done42
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src43
+
+rope_head44:
+	VMOVUPS        160(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head44
+	JMP            rope_heads_done42
+
+rope_heads_from_src43:
+	MOVQ CX, R11
+
+rope_head45:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head45
+
+rope_heads_done42:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done46
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src47
+
+rope_head48:
+	VMOVUPS        160(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R10), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head48
+	JMP            rope_heads_done46
+
+rope_heads_from_src47:
+	MOVQ BX, R11
+
+rope_head49:
+	VMOVUPS        160(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMSUBADD231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        192(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMSUBADD231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        224(R11), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMSUBADD231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head49
+
+rope_heads_done46:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token30
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
 
-rope_tokens_done20:
+rope_stream31:
+rope_token50:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 256(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 288(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 320(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 352(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 384(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done51
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src52
+
+rope_head53:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head53
+	JMP            rope_heads_done51
+
+rope_heads_from_src52:
+	MOVQ CX, R12
+
+rope_head54:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head54
+
+rope_heads_done51:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done55
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src56
+
+rope_head57:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head57
+	JMP            rope_heads_done55
+
+rope_heads_from_src56:
+	MOVQ BX, R12
+
+rope_head58:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head58
+
+rope_heads_done55:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token50
+
+rope_tokens_done32:
 rope_done1:
 	VZEROUPPER
 	RET
 
-// func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
-TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done35
+	JZ    rope_done59
 	TESTL R9, R9
-	JS    rope_inverse36
+	JS    rope_inverse60
 
-rope_token37:
+rope_token61:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -616,73 +1132,151 @@ rope_token37:
 	VMOVUPS 384(R9), Z5
 	VMOVUPS 192(R9), Z6
 	VMOVUPS 448(R9), Z7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done38
+	JZ      rope_heads_done62
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src63
 
-rope_head39:
-	VMOVUPS        (AX), Z8
+rope_head64:
+	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (AX)
-	VMOVUPS        64(AX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(AX)
-	VMOVUPS        128(AX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(AX)
-	VMOVUPS        192(AX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(AX)
-	ADDQ           $0x00000100, AX
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head39
+	JNZ            rope_head64
+	JMP            rope_heads_done62
 
-rope_heads_done38:
-	MOVQ  BX, R9
+rope_heads_from_src63:
+	MOVQ CX, R11
+
+rope_head65:
+	VMOVUPS        (R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head65
+
+rope_heads_done62:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done40
+	JZ    rope_heads_done66
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src67
 
-rope_head41:
-	VMOVUPS        (DX), Z8
+rope_head68:
+	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (DX)
-	VMOVUPS        64(DX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(DX)
-	VMOVUPS        128(DX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(DX)
-	VMOVUPS        192(DX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(DX)
-	ADDQ           $0x00000100, DX
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head41
+	JNZ            rope_head68
+	JMP            rope_heads_done66
 
-rope_heads_done40:
+rope_heads_from_src67:
+	MOVQ BX, R11
+
+rope_head69:
+	VMOVUPS        (R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head69
+
+rope_heads_done66:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token37
-	JMP  rope_done35
+	JNZ  rope_token61
+	JMP  rope_done59
 
-rope_inverse36:
-rope_token42:
+rope_inverse60:
+rope_token70:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -694,70 +1288,148 @@ rope_token42:
 	VMOVUPS 384(R9), Z5
 	VMOVUPS 192(R9), Z6
 	VMOVUPS 448(R9), Z7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done43
+	JZ      rope_heads_done71
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src72
 
-rope_head44:
-	VMOVUPS        (AX), Z8
+rope_head73:
+	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (AX)
-	VMOVUPS        64(AX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(AX)
-	VMOVUPS        128(AX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(AX)
-	VMOVUPS        192(AX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(AX)
-	ADDQ           $0x00000100, AX
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head44
+	JNZ            rope_head73
+	JMP            rope_heads_done71
 
-rope_heads_done43:
-	MOVQ  BX, R9
+rope_heads_from_src72:
+	MOVQ CX, R11
+
+rope_head74:
+	VMOVUPS        (R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMSUBADD231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMSUBADD231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMSUBADD231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMSUBADD231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head74
+
+rope_heads_done71:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done45
+	JZ    rope_heads_done75
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src76
 
-rope_head46:
-	VMOVUPS        (DX), Z8
+rope_head77:
+	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (DX)
-	VMOVUPS        64(DX), Z8
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(DX)
-	VMOVUPS        128(DX), Z8
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(DX)
-	VMOVUPS        192(DX), Z8
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(DX)
-	ADDQ           $0x00000100, DX
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head46
+	JNZ            rope_head77
+	JMP            rope_heads_done75
 
-rope_heads_done45:
+rope_heads_from_src76:
+	MOVQ BX, R11
+
+rope_head78:
+	VMOVUPS        (R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMSUBADD231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R10)
+	VMOVUPS        64(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMSUBADD231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R10)
+	VMOVUPS        128(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMSUBADD231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R10)
+	VMOVUPS        192(R11), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMSUBADD231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head78
+
+rope_heads_done75:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token42
+	JNZ  rope_token70
 
-rope_done35:
+rope_done59:
 	VZEROUPPER
 	RET

@@ -42,11 +42,17 @@ func TestVariants(t *testing.T) {
 			defer UseVariant(name)()
 			r := verify.RunRoPE(s, verify.RoPEKernels{
 				Apply:           Apply,
+				ApplyHeadMajor:  ApplyHeadMajor,
 				ApplyQK:         ApplyQK,
+				ApplyQKStrided:  ApplyQKStrided,
+				ApplyStrided:    ApplyStrided,
+				ApplyTo:         ApplyTo,
+				ApplyToSlots:    ApplyToSlots,
 				AttentionFactor: AttentionFactor,
 				Frequencies:     Frequencies,
 				FrequenciesAt:   FrequenciesAt,
 				Inverse:         Inverse,
+				Shift:           Shift,
 			})
 			r.Target = name
 			verify.Emit(t, r)

@@ -4,324 +4,600 @@
 
 #include "textflag.h"
 
-// func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
-TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
-	MOVQ   qHeads+24(FP), CX
-	MOVQ   k_base+32(FP), DX
-	MOVQ   kHeads+56(FP), BX
-	MOVQ   table_base+64(FP), SI
-	MOVQ   idx_base+88(FP), DI
-	MOVQ   idx_len+96(FP), R8
-	MOVL   sign+112(FP), R9
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
 	JZ     rope_done1
 	TESTL  R9, R9
 	JS     rope_inverse2
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
 	JA     rope_stream3
-	IMUL3Q $0x00000200, CX, R9
-	IMUL3Q $0x00000200, BX, R10
 
 rope_token5:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000400, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 512(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 544(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 576(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 608(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 640(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 512(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 544(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 576(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 608(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 640(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
 	JZ      rope_heads_done6
-	MOVQ    AX, R13
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src7
 
-rope_head7:
-	VMOVUPS        (R13), Y10
+rope_head8:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head7
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head8
+	JMP            rope_heads_done6
 
-rope_heads_done6:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done8
-	MOVQ  DX, R13
+rope_heads_from_src7:
+	MOVQ CX, R12
 
 rope_head9:
-	VMOVUPS        (R13), Y10
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
 	JNZ            rope_head9
 
-rope_heads_done8:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 672(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 704(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 736(R11), Y5
-	VMOVUPS 256(R11), Y6
-	VMOVUPS 768(R11), Y7
-	VMOVUPS 288(R11), Y8
-	VMOVUPS 800(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done10
-	MOVQ    AX, R13
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src11
 
-rope_head11:
-	VMOVUPS        160(R13), Y10
+rope_head12:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R13)
-	VMOVUPS        192(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R13)
-	VMOVUPS        224(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R13)
-	VMOVUPS        256(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R13)
-	VMOVUPS        288(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head12
+	JMP            rope_heads_done10
 
-rope_heads_done10:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done12
-	MOVQ  DX, R13
+rope_heads_from_src11:
+	MOVQ BX, R12
 
 rope_head13:
-	VMOVUPS        160(R13), Y10
+	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R13)
-	VMOVUPS        192(R13), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R13)
-	VMOVUPS        224(R13), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R13)
-	VMOVUPS        256(R13), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R13)
-	VMOVUPS        288(R13), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
 	JNZ            rope_head13
 
-rope_heads_done12:
-	VMOVUPS 320(R11), Y0
-	VMOVUPS 832(R11), Y1
-	VMOVUPS 352(R11), Y2
-	VMOVUPS 864(R11), Y3
-	VMOVUPS 384(R11), Y4
-	VMOVUPS 896(R11), Y5
-	VMOVUPS 416(R11), Y6
-	VMOVUPS 928(R11), Y7
-	VMOVUPS 448(R11), Y8
-	VMOVUPS 960(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
+rope_heads_done10:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 672(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 704(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 736(R9), Y5
+	VMOVUPS 256(R9), Y6
+	VMOVUPS 768(R9), Y7
+	VMOVUPS 288(R9), Y8
+	VMOVUPS 800(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
 	JZ      rope_heads_done14
-	MOVQ    AX, R13
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src15
 
-rope_head15:
-	VMOVUPS        320(R13), Y10
+rope_head16:
+	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R13)
-	VMOVUPS        352(R13), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R13)
-	VMOVUPS        384(R13), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R13)
-	VMOVUPS        416(R13), Y10
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R13)
-	VMOVUPS        448(R13), Y10
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head15
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head16
+	JMP            rope_heads_done14
 
-rope_heads_done14:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done16
-	MOVQ  DX, R13
+rope_heads_from_src15:
+	MOVQ CX, R12
 
 rope_head17:
-	VMOVUPS        320(R13), Y10
+	VMOVUPS        160(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R13)
-	VMOVUPS        352(R13), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R13)
-	VMOVUPS        384(R13), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R13)
-	VMOVUPS        416(R13), Y10
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R13)
-	VMOVUPS        448(R13), Y10
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
 	JNZ            rope_head17
 
-rope_heads_done16:
-	VMOVUPS 480(R11), Y0
-	VMOVUPS 992(R11), Y1
-	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done18
-	MOVQ    AX, R12
+rope_heads_done14:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done18
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src19
 
-rope_head19:
-	VMOVUPS        480(R12), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMADDSUB231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R12)
-	ADDQ           $0x00000200, R12
-	DECQ           R11
-	JNZ            rope_head19
+rope_head20:
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head20
+	JMP            rope_heads_done18
 
-rope_heads_done18:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done20
-	MOVQ  DX, R12
+rope_heads_from_src19:
+	MOVQ BX, R12
 
 rope_head21:
-	VMOVUPS        480(R12), Y2
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head21
+
+rope_heads_done18:
+	VMOVUPS 320(R9), Y0
+	VMOVUPS 832(R9), Y1
+	VMOVUPS 352(R9), Y2
+	VMOVUPS 864(R9), Y3
+	VMOVUPS 384(R9), Y4
+	VMOVUPS 896(R9), Y5
+	VMOVUPS 416(R9), Y6
+	VMOVUPS 928(R9), Y7
+	VMOVUPS 448(R9), Y8
+	VMOVUPS 960(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done22
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src23
+
+rope_head24:
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head24
+	JMP            rope_heads_done22
+
+rope_heads_from_src23:
+	MOVQ CX, R12
+
+rope_head25:
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head25
+
+rope_heads_done22:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done26
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src27
+
+rope_head28:
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head28
+	JMP            rope_heads_done26
+
+rope_heads_from_src27:
+	MOVQ BX, R12
+
+rope_head29:
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head29
+
+rope_heads_done26:
+	VMOVUPS 480(R9), Y0
+	VMOVUPS 992(R9), Y1
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done30
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src31
+
+rope_head32:
+	VMOVUPS        480(R10), Y2
 	VPERMILPS      $0xb1, Y2, Y3
 	VMULPS         Y1, Y3, Y3
 	VFMADDSUB231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R12)
-	ADDQ           $0x00000200, R12
-	DECQ           R11
-	JNZ            rope_head21
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head32
+	JMP            rope_heads_done30
 
-rope_heads_done20:
+rope_heads_from_src31:
+	MOVQ CX, R11
+
+rope_head33:
+	VMOVUPS        480(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMADDSUB231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head33
+
+rope_heads_done30:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done34
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src35
+
+rope_head36:
+	VMOVUPS        480(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMADDSUB231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head36
+	JMP            rope_heads_done34
+
+rope_heads_from_src35:
+	MOVQ BX, R11
+
+rope_head37:
+	VMOVUPS        480(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMADDSUB231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head37
+
+rope_heads_done34:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
 	ADDQ R9, AX
-	ADDQ R10, DX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token22:
+rope_token38:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -335,497 +611,401 @@ rope_token22:
 	VMOVUPS 608(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 640(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done23
+	JZ      rope_heads_done39
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src40
 
-rope_head24:
-	VMOVUPS        (AX), Y10
+rope_head41:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         672(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         704(R9), Y11, Y11
 	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         736(R9), Y11, Y11
 	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	VMOVUPS        256(AX), Y10
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         768(R9), Y11, Y11
 	VFMADDSUB231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(AX)
-	VMOVUPS        288(AX), Y10
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         800(R9), Y11, Y11
 	VFMADDSUB231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(AX)
-	VMOVUPS        320(AX), Y10
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         832(R9), Y11, Y11
 	VFMADDSUB231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(AX)
-	VMOVUPS        352(AX), Y10
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         864(R9), Y11, Y11
 	VFMADDSUB231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(AX)
-	VMOVUPS        384(AX), Y10
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         896(R9), Y11, Y11
 	VFMADDSUB231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(AX)
-	VMOVUPS        416(AX), Y10
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         928(R9), Y11, Y11
 	VFMADDSUB231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(AX)
-	VMOVUPS        448(AX), Y10
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         960(R9), Y11, Y11
 	VFMADDSUB231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(AX)
-	VMOVUPS        480(AX), Y10
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         992(R9), Y11, Y11
 	VFMADDSUB231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(AX)
-	ADDQ           $0x00000200, AX
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head24
+	JNZ            rope_head41
+	JMP            rope_heads_done39
 
-rope_heads_done23:
-	MOVQ  BX, R10
+rope_heads_from_src40:
+	MOVQ CX, R12
+
+rope_head42:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMADDSUB231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMADDSUB231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMADDSUB231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMADDSUB231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMADDSUB231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMADDSUB231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMADDSUB231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMADDSUB231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head42
+
+rope_heads_done39:
+	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done25
+	JZ    rope_heads_done43
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src44
 
-rope_head26:
-	VMOVUPS        (DX), Y10
+rope_head45:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         672(R9), Y11, Y11
 	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         704(R9), Y11, Y11
 	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         736(R9), Y11, Y11
 	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	VMOVUPS        256(DX), Y10
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         768(R9), Y11, Y11
 	VFMADDSUB231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(DX)
-	VMOVUPS        288(DX), Y10
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         800(R9), Y11, Y11
 	VFMADDSUB231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(DX)
-	VMOVUPS        320(DX), Y10
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         832(R9), Y11, Y11
 	VFMADDSUB231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(DX)
-	VMOVUPS        352(DX), Y10
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         864(R9), Y11, Y11
 	VFMADDSUB231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(DX)
-	VMOVUPS        384(DX), Y10
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         896(R9), Y11, Y11
 	VFMADDSUB231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(DX)
-	VMOVUPS        416(DX), Y10
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         928(R9), Y11, Y11
 	VFMADDSUB231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(DX)
-	VMOVUPS        448(DX), Y10
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         960(R9), Y11, Y11
 	VFMADDSUB231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(DX)
-	VMOVUPS        480(DX), Y10
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         992(R9), Y11, Y11
 	VFMADDSUB231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(DX)
-	ADDQ           $0x00000200, DX
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head26
+	JNZ            rope_head45
+	JMP            rope_heads_done43
 
-rope_heads_done25:
+rope_heads_from_src44:
+	MOVQ BX, R12
+
+rope_head46:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMADDSUB231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMADDSUB231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMADDSUB231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMADDSUB231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMADDSUB231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMADDSUB231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMADDSUB231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMADDSUB231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head46
+
+rope_heads_done43:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token22
+	JNZ  rope_token38
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   CX, R9
-	ADDQ   BX, R9
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream27
-	IMUL3Q $0x00000200, CX, R9
-	IMUL3Q $0x00000200, BX, R10
+	JA     rope_stream47
 
-rope_token29:
-	MOVLQSX (DI), R11
-	IMUL3Q  $0x00000400, R11, R11
-	ADDQ    SI, R11
-	VMOVUPS (R11), Y0
-	VMOVUPS 512(R11), Y1
-	VMOVUPS 32(R11), Y2
-	VMOVUPS 544(R11), Y3
-	VMOVUPS 64(R11), Y4
-	VMOVUPS 576(R11), Y5
-	VMOVUPS 96(R11), Y6
-	VMOVUPS 608(R11), Y7
-	VMOVUPS 128(R11), Y8
-	VMOVUPS 640(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done30
-	MOVQ    AX, R13
-
-rope_head31:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head31
-
-rope_heads_done30:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done32
-	MOVQ  DX, R13
-
-rope_head33:
-	VMOVUPS        (R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R13)
-	VMOVUPS        32(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R13)
-	VMOVUPS        64(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R13)
-	VMOVUPS        96(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R13)
-	VMOVUPS        128(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head33
-
-rope_heads_done32:
-	VMOVUPS 160(R11), Y0
-	VMOVUPS 672(R11), Y1
-	VMOVUPS 192(R11), Y2
-	VMOVUPS 704(R11), Y3
-	VMOVUPS 224(R11), Y4
-	VMOVUPS 736(R11), Y5
-	VMOVUPS 256(R11), Y6
-	VMOVUPS 768(R11), Y7
-	VMOVUPS 288(R11), Y8
-	VMOVUPS 800(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done34
-	MOVQ    AX, R13
-
-rope_head35:
-	VMOVUPS        160(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R13)
-	VMOVUPS        192(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R13)
-	VMOVUPS        224(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R13)
-	VMOVUPS        256(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R13)
-	VMOVUPS        288(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head35
-
-rope_heads_done34:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done36
-	MOVQ  DX, R13
-
-rope_head37:
-	VMOVUPS        160(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R13)
-	VMOVUPS        192(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R13)
-	VMOVUPS        224(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R13)
-	VMOVUPS        256(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R13)
-	VMOVUPS        288(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head37
-
-rope_heads_done36:
-	VMOVUPS 320(R11), Y0
-	VMOVUPS 832(R11), Y1
-	VMOVUPS 352(R11), Y2
-	VMOVUPS 864(R11), Y3
-	VMOVUPS 384(R11), Y4
-	VMOVUPS 896(R11), Y5
-	VMOVUPS 416(R11), Y6
-	VMOVUPS 928(R11), Y7
-	VMOVUPS 448(R11), Y8
-	VMOVUPS 960(R11), Y9
-	MOVQ    CX, R12
-	TESTQ   R12, R12
-	JZ      rope_heads_done38
-	MOVQ    AX, R13
-
-rope_head39:
-	VMOVUPS        320(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R13)
-	VMOVUPS        352(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R13)
-	VMOVUPS        384(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R13)
-	VMOVUPS        416(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R13)
-	VMOVUPS        448(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head39
-
-rope_heads_done38:
-	MOVQ  BX, R12
-	TESTQ R12, R12
-	JZ    rope_heads_done40
-	MOVQ  DX, R13
-
-rope_head41:
-	VMOVUPS        320(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R13)
-	VMOVUPS        352(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R13)
-	VMOVUPS        384(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R13)
-	VMOVUPS        416(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R13)
-	VMOVUPS        448(R13), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R13)
-	ADDQ           $0x00000200, R13
-	DECQ           R12
-	JNZ            rope_head41
-
-rope_heads_done40:
-	VMOVUPS 480(R11), Y0
-	VMOVUPS 992(R11), Y1
-	MOVQ    CX, R11
-	TESTQ   R11, R11
-	JZ      rope_heads_done42
-	MOVQ    AX, R12
-
-rope_head43:
-	VMOVUPS        480(R12), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R12)
-	ADDQ           $0x00000200, R12
-	DECQ           R11
-	JNZ            rope_head43
-
-rope_heads_done42:
-	MOVQ  BX, R11
-	TESTQ R11, R11
-	JZ    rope_heads_done44
-	MOVQ  DX, R12
-
-rope_head45:
-	VMOVUPS        480(R12), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R12)
-	ADDQ           $0x00000200, R12
-	DECQ           R11
-	JNZ            rope_head45
-
-rope_heads_done44:
-	ADDQ R9, AX
-	ADDQ R10, DX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token29
-	JMP  rope_tokens_done28
-
-rope_stream27:
-rope_token46:
+rope_token49:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -839,212 +1019,980 @@ rope_token46:
 	VMOVUPS 608(R9), Y7
 	VMOVUPS 128(R9), Y8
 	VMOVUPS 640(R9), Y9
-	MOVQ    CX, R10
+	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done47
+	JZ      rope_heads_done50
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src51
 
-rope_head48:
-	VMOVUPS        (AX), Y10
+rope_head52:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (AX)
-	VMOVUPS        32(AX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(AX)
-	VMOVUPS        64(AX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(AX)
-	VMOVUPS        96(AX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(AX)
-	VMOVUPS        128(AX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(AX)
-	VMOVUPS        160(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(AX)
-	VMOVUPS        192(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(AX)
-	VMOVUPS        224(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(AX)
-	VMOVUPS        256(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(AX)
-	VMOVUPS        288(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(AX)
-	VMOVUPS        320(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(AX)
-	VMOVUPS        352(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(AX)
-	VMOVUPS        384(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(AX)
-	VMOVUPS        416(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(AX)
-	VMOVUPS        448(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(AX)
-	VMOVUPS        480(AX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(AX)
-	ADDQ           $0x00000200, AX
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head48
+	JNZ            rope_head52
+	JMP            rope_heads_done50
 
-rope_heads_done47:
-	MOVQ  BX, R10
+rope_heads_from_src51:
+	MOVQ CX, R12
+
+rope_head53:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head53
+
+rope_heads_done50:
+	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done49
+	JZ    rope_heads_done54
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src55
 
-rope_head50:
-	VMOVUPS        (DX), Y10
+rope_head56:
+	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (DX)
-	VMOVUPS        32(DX), Y10
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(DX)
-	VMOVUPS        64(DX), Y10
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(DX)
-	VMOVUPS        96(DX), Y10
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(DX)
-	VMOVUPS        128(DX), Y10
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(DX)
-	VMOVUPS        160(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(DX)
-	VMOVUPS        192(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(DX)
-	VMOVUPS        224(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(DX)
-	VMOVUPS        256(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(DX)
-	VMOVUPS        288(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(DX)
-	VMOVUPS        320(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(DX)
-	VMOVUPS        352(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(DX)
-	VMOVUPS        384(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(DX)
-	VMOVUPS        416(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(DX)
-	VMOVUPS        448(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(DX)
-	VMOVUPS        480(DX), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(DX)
-	ADDQ           $0x00000200, DX
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
 	DECQ           R10
-	JNZ            rope_head50
+	JNZ            rope_head56
+	JMP            rope_heads_done54
 
-rope_heads_done49:
+rope_heads_from_src55:
+	MOVQ BX, R12
+
+rope_head57:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head57
+
+rope_heads_done54:
+	VMOVUPS 160(R9), Y0
+	VMOVUPS 672(R9), Y1
+	VMOVUPS 192(R9), Y2
+	VMOVUPS 704(R9), Y3
+	VMOVUPS 224(R9), Y4
+	VMOVUPS 736(R9), Y5
+	VMOVUPS 256(R9), Y6
+	VMOVUPS 768(R9), Y7
+	VMOVUPS 288(R9), Y8
+	VMOVUPS 800(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done58
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src59
+
+rope_head60:
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head60
+	JMP            rope_heads_done58
+
+rope_heads_from_src59:
+	MOVQ CX, R12
+
+rope_head61:
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head61
+
+rope_heads_done58:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done62
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src63
+
+rope_head64:
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head64
+	JMP            rope_heads_done62
+
+rope_heads_from_src63:
+	MOVQ BX, R12
+
+rope_head65:
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head65
+
+rope_heads_done62:
+	VMOVUPS 320(R9), Y0
+	VMOVUPS 832(R9), Y1
+	VMOVUPS 352(R9), Y2
+	VMOVUPS 864(R9), Y3
+	VMOVUPS 384(R9), Y4
+	VMOVUPS 896(R9), Y5
+	VMOVUPS 416(R9), Y6
+	VMOVUPS 928(R9), Y7
+	VMOVUPS 448(R9), Y8
+	VMOVUPS 960(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done66
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src67
+
+rope_head68:
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head68
+	JMP            rope_heads_done66
+
+rope_heads_from_src67:
+	MOVQ CX, R12
+
+rope_head69:
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head69
+
+rope_heads_done66:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done70
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src71
+
+rope_head72:
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head72
+	JMP            rope_heads_done70
+
+rope_heads_from_src71:
+	MOVQ BX, R12
+
+rope_head73:
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head73
+
+rope_heads_done70:
+	VMOVUPS 480(R9), Y0
+	VMOVUPS 992(R9), Y1
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done74
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src75
+
+rope_head76:
+	VMOVUPS        480(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head76
+	JMP            rope_heads_done74
+
+rope_heads_from_src75:
+	MOVQ CX, R11
+
+rope_head77:
+	VMOVUPS        480(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head77
+
+rope_heads_done74:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done78
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src79
+
+rope_head80:
+	VMOVUPS        480(R10), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head80
+	JMP            rope_heads_done78
+
+rope_heads_from_src79:
+	MOVQ BX, R11
+
+rope_head81:
+	VMOVUPS        480(R11), Y2
+	VPERMILPS      $0xb1, Y2, Y3
+	VMULPS         Y1, Y3, Y3
+	VFMSUBADD231PS Y0, Y2, Y3
+	VMOVUPS        Y3, 480(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head81
+
+rope_heads_done78:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token46
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
 
-rope_tokens_done28:
+rope_stream47:
+rope_token82:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 512(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 544(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 576(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 608(R9), Y7
+	VMOVUPS 128(R9), Y8
+	VMOVUPS 640(R9), Y9
+	MOVQ    qHeads+48(FP), R10
+	TESTQ   R10, R10
+	JZ      rope_heads_done83
+	MOVQ    qHeadStride+64(FP), R13
+	SHLQ    $0x02, R13
+	MOVQ    AX, R11
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src84
+
+rope_head85:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMSUBADD231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMSUBADD231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMSUBADD231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMSUBADD231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMSUBADD231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMSUBADD231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMSUBADD231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMSUBADD231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head85
+	JMP            rope_heads_done83
+
+rope_heads_from_src84:
+	MOVQ CX, R12
+
+rope_head86:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMSUBADD231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMSUBADD231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMSUBADD231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMSUBADD231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMSUBADD231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMSUBADD231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMSUBADD231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMSUBADD231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head86
+
+rope_heads_done83:
+	MOVQ  kHeads+120(FP), R10
+	TESTQ R10, R10
+	JZ    rope_heads_done87
+	MOVQ  kHeadStride+136(FP), R13
+	SHLQ  $0x02, R13
+	MOVQ  DX, R11
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src88
+
+rope_head89:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMSUBADD231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMSUBADD231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMSUBADD231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMSUBADD231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMSUBADD231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMSUBADD231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMSUBADD231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMSUBADD231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	DECQ           R10
+	JNZ            rope_head89
+	JMP            rope_heads_done87
+
+rope_heads_from_src88:
+	MOVQ BX, R12
+
+rope_head90:
+	VMOVUPS        (R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMSUBADD231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R11)
+	VMOVUPS        32(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMSUBADD231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        64(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMSUBADD231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        96(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMSUBADD231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        128(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMSUBADD231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        160(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R9), Y11, Y11
+	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMOVUPS        Y11, 160(R11)
+	VMOVUPS        192(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R9), Y11, Y11
+	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMOVUPS        Y11, 192(R11)
+	VMOVUPS        224(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R9), Y11, Y11
+	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMOVUPS        Y11, 224(R11)
+	VMOVUPS        256(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R9), Y11, Y11
+	VFMSUBADD231PS 256(R9), Y10, Y11
+	VMOVUPS        Y11, 256(R11)
+	VMOVUPS        288(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R9), Y11, Y11
+	VFMSUBADD231PS 288(R9), Y10, Y11
+	VMOVUPS        Y11, 288(R11)
+	VMOVUPS        320(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R9), Y11, Y11
+	VFMSUBADD231PS 320(R9), Y10, Y11
+	VMOVUPS        Y11, 320(R11)
+	VMOVUPS        352(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R9), Y11, Y11
+	VFMSUBADD231PS 352(R9), Y10, Y11
+	VMOVUPS        Y11, 352(R11)
+	VMOVUPS        384(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R9), Y11, Y11
+	VFMSUBADD231PS 384(R9), Y10, Y11
+	VMOVUPS        Y11, 384(R11)
+	VMOVUPS        416(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R9), Y11, Y11
+	VFMSUBADD231PS 416(R9), Y10, Y11
+	VMOVUPS        Y11, 416(R11)
+	VMOVUPS        448(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R9), Y11, Y11
+	VFMSUBADD231PS 448(R9), Y10, Y11
+	VMOVUPS        Y11, 448(R11)
+	VMOVUPS        480(R12), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R9), Y11, Y11
+	VFMSUBADD231PS 480(R9), Y10, Y11
+	VMOVUPS        Y11, 480(R11)
+	ADDQ           R13, R11
+	ADDQ           R13, R12
+	DECQ           R10
+	JNZ            rope_head90
+
+rope_heads_done87:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token82
+
+rope_tokens_done48:
 rope_done1:
 	VZEROUPPER
 	RET
 
-// func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
-TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done51
+	JZ    rope_done91
 	TESTL R9, R9
-	JS    rope_inverse52
+	JS    rope_inverse92
 
-rope_token53:
+rope_token93:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -1064,113 +2012,231 @@ rope_token53:
 	VMOVUPS 896(R9), Z13
 	VMOVUPS 448(R9), Z14
 	VMOVUPS 960(R9), Z15
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done54
+	JZ      rope_heads_done94
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src95
 
-rope_head55:
-	VMOVUPS        (AX), Z16
+rope_head96:
+	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
 	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (AX)
-	VMOVUPS        64(AX), Z16
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
 	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(AX)
-	VMOVUPS        128(AX), Z16
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
 	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(AX)
-	VMOVUPS        192(AX), Z16
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
 	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(AX)
-	VMOVUPS        256(AX), Z16
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
 	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(AX)
-	VMOVUPS        320(AX), Z16
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
 	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(AX)
-	VMOVUPS        384(AX), Z16
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
 	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(AX)
-	VMOVUPS        448(AX), Z16
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
 	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(AX)
-	ADDQ           $0x00000200, AX
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head55
+	JNZ            rope_head96
+	JMP            rope_heads_done94
 
-rope_heads_done54:
-	MOVQ  BX, R9
+rope_heads_from_src95:
+	MOVQ CX, R11
+
+rope_head97:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head97
+
+rope_heads_done94:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done56
+	JZ    rope_heads_done98
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src99
 
-rope_head57:
-	VMOVUPS        (DX), Z16
+rope_head100:
+	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
 	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (DX)
-	VMOVUPS        64(DX), Z16
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
 	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(DX)
-	VMOVUPS        128(DX), Z16
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
 	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(DX)
-	VMOVUPS        192(DX), Z16
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
 	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(DX)
-	VMOVUPS        256(DX), Z16
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
 	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(DX)
-	VMOVUPS        320(DX), Z16
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
 	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(DX)
-	VMOVUPS        384(DX), Z16
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
 	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(DX)
-	VMOVUPS        448(DX), Z16
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
 	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(DX)
-	ADDQ           $0x00000200, DX
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head57
+	JNZ            rope_head100
+	JMP            rope_heads_done98
 
-rope_heads_done56:
+rope_heads_from_src99:
+	MOVQ BX, R11
+
+rope_head101:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head101
+
+rope_heads_done98:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token53
-	JMP  rope_done51
+	JNZ  rope_token93
+	JMP  rope_done91
 
-rope_inverse52:
-rope_token58:
+rope_inverse92:
+rope_token102:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -1190,110 +2256,228 @@ rope_token58:
 	VMOVUPS 896(R9), Z13
 	VMOVUPS 448(R9), Z14
 	VMOVUPS 960(R9), Z15
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done59
+	JZ      rope_heads_done103
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src104
 
-rope_head60:
-	VMOVUPS        (AX), Z16
+rope_head105:
+	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
 	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (AX)
-	VMOVUPS        64(AX), Z16
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
 	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(AX)
-	VMOVUPS        128(AX), Z16
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
 	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(AX)
-	VMOVUPS        192(AX), Z16
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
 	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(AX)
-	VMOVUPS        256(AX), Z16
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
 	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(AX)
-	VMOVUPS        320(AX), Z16
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
 	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(AX)
-	VMOVUPS        384(AX), Z16
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
 	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(AX)
-	VMOVUPS        448(AX), Z16
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
 	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(AX)
-	ADDQ           $0x00000200, AX
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head60
+	JNZ            rope_head105
+	JMP            rope_heads_done103
 
-rope_heads_done59:
-	MOVQ  BX, R9
+rope_heads_from_src104:
+	MOVQ CX, R11
+
+rope_head106:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head106
+
+rope_heads_done103:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done61
+	JZ    rope_heads_done107
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src108
 
-rope_head62:
-	VMOVUPS        (DX), Z16
+rope_head109:
+	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
 	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (DX)
-	VMOVUPS        64(DX), Z16
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
 	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(DX)
-	VMOVUPS        128(DX), Z16
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
 	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(DX)
-	VMOVUPS        192(DX), Z16
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
 	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(DX)
-	VMOVUPS        256(DX), Z16
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
 	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(DX)
-	VMOVUPS        320(DX), Z16
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
 	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(DX)
-	VMOVUPS        384(DX), Z16
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
 	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(DX)
-	VMOVUPS        448(DX), Z16
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
 	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(DX)
-	ADDQ           $0x00000200, DX
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head62
+	JNZ            rope_head109
+	JMP            rope_heads_done107
 
-rope_heads_done61:
+rope_heads_from_src108:
+	MOVQ BX, R11
+
+rope_head110:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head110
+
+rope_heads_done107:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token58
+	JNZ  rope_token102
 
-rope_done51:
+rope_done91:
 	VZEROUPPER
 	RET

@@ -138,12 +138,12 @@ func FrequenciesAt(seqLen int) []float64 {
 }
 
 // fillRow computes the table row of position p from the frequencies w: the angle
-// p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by
-// AttentionFactor, rounded once to float32.
-func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64) {
+// p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by a
+// (AttentionFactor for Apply, 1 for Shift's pure rotation), rounded once to float32.
+func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64, a float64) {
 	for i, wi := range w {
 		s, c := math.Sincos(p * wi)
-		cf, sf := float32(c), float32(s)
+		cf, sf := float32(a*c), float32(a*s)
 		row[2*i], row[2*i+1] = cf, cf
 		row[RotaryDim+2*i], row[RotaryDim+2*i+1] = sf, sf
 	}
@@ -153,7 +153,7 @@ func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64) {
 func buildTable(w *[nFreq]float64) []float32 {
 	t := make([]float32, MaxPosition*rowLen)
 	for p := 0; p < MaxPosition; p++ {
-		fillRow((*[rowLen]float32)(t[p*rowLen:]), float64(p), w)
+		fillRow((*[rowLen]float32)(t[p*rowLen:]), float64(p), w, AttentionFactor)
 	}
 	return t
 }
@@ -186,12 +186,12 @@ var chunkIdx = func() (a [exactChunk]int32) {
 }()
 
 // rotateExact rotates up to exactChunk tokens whose rows it computes from w.
-func rotateExact(q []float32, qHeads int, k []float32, kHeads int, pos []int32, w *[nFreq]float64, sign float32) {
+func rotateExact(q, k operand, pos []int32, w *[nFreq]float64, sign float32) {
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
 	for t, p := range pos {
-		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w)
+		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor)
 	}
-	active.rotate(q, qHeads, k, kHeads, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
+	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	exactScratch.Put(rows)
 }
 
@@ -200,28 +200,60 @@ func inTable(p int32) bool {
 	return uint(p) < MaxPosition
 }
 
-// rotateTokens rotates the qHeads heads of every token of q and the kHeads heads of
-// every token of k by the token's position; sign is 1 (Apply) or −1 (Inverse). Maximal
-// runs of tokens with table rows go to the kernel in one call; the others have their
-// rows computed exactly, exactChunk tokens at a time.
-func rotateTokens(q []float32, qHeads int, k []float32, kHeads int, pos []int32, sign float32) {
+// operand is one tensor of a call: the destination and the source (the same slice
+// in place) from the current token on, its head count, and the floats between
+// consecutive tokens (stride) and consecutive heads (headStride). The zero operand
+// has no heads.
+type operand struct {
+	dst, src                  []float32
+	heads, stride, headStride int
+}
+
+// from returns o starting at token t.
+func (o operand) from(t int) operand {
+	o.dst, o.src = o.dst[t*o.stride:], o.src[t*o.stride:]
+	return o
+}
+
+// contiguous is the [token][heads][HeadDim] operand read from src and written to dst.
+func contiguous(dst, src []float32, heads int) operand {
+	return operand{dst, src, heads, heads * HeadDim, HeadDim}
+}
+
+// rotateRun rotates the len(idx) tokens of q and k with the table rows idx selects.
+func rotateRun(q, k operand, table []float32, idx []int32, sign float32) {
+	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, table, idx, sign)
+}
+
+// rotateTokensAt rotates the heads of every token of q and k by the token's position;
+// n is the sequence length that picks the frequencies (dynamic NTK and LongRoPE: the
+// call's max(pos)+1) and sign is 1 (Apply) or −1 (Inverse). Maximal runs of tokens
+// with table rows go to the kernel in one call; the others have their rows computed
+// exactly, exactChunk tokens at a time.
+func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 	w := &freqs
-	qs, ks := qHeads*HeadDim, kHeads*HeadDim
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if inTable(pos[t]) {
 			for e < len(pos) && inTable(pos[e]) {
 				e++
 			}
-			active.rotate(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, getTable(), pos[t:e], sign)
+			qt, kt := q.from(t), k.from(t)
+			// The kernel is called directly here, not through rotateRun: one call less per decode token.
+			active.rotate(qt.dst, qt.src, qt.heads, qt.stride, qt.headStride, kt.dst, kt.src, kt.heads, kt.stride, kt.headStride, getTable(), pos[t:e], sign)
 		} else {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
 			}
-			rotateExact(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, pos[t:e], w, sign)
+			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
 		}
 		t = e
 	}
+}
+
+// rotateTokens is rotateTokensAt with the frequencies of the call's own positions.
+func rotateTokens(q, k operand, pos []int32, sign float32) {
+	rotateTokensAt(q, k, pos, 0, sign)
 }
 
 // checkShape panics unless h ≥ 1 and n == tokens·h·HeadDim, naming the function,
@@ -242,7 +274,7 @@ func checkShape(fn, arg, heads string, n, tokens, h int) {
 // It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
 func Apply(x []float32, pos []int32, heads int) {
 	checkShape("Apply", "x", "heads", len(x), len(pos), heads)
-	rotateTokens(x, heads, nil, 0, pos, 1)
+	rotateTokens(contiguous(x, x, heads), operand{}, pos, 1)
 }
 
 // ApplyQK applies the rotary embedding in place to the queries q,
@@ -253,7 +285,7 @@ func Apply(x []float32, pos []int32, heads int) {
 func ApplyQK(q, k []float32, pos []int32, qHeads, kHeads int) {
 	checkShape("ApplyQK", "q", "qHeads", len(q), len(pos), qHeads)
 	checkShape("ApplyQK", "k", "kHeads", len(k), len(pos), kHeads)
-	rotateTokens(q, qHeads, k, kHeads, pos, 1)
+	rotateTokens(contiguous(q, q, qHeads), contiguous(k, k, kHeads), pos, 1)
 }
 
 // Inverse rotates x in place by the negated angles −pos[t]·ω_i, scaling by
@@ -262,5 +294,154 @@ func ApplyQK(q, k []float32, pos []int32, qHeads, kHeads int) {
 // It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
 func Inverse(x []float32, pos []int32, heads int) {
 	checkShape("Inverse", "x", "heads", len(x), len(pos), heads)
-	rotateTokens(x, heads, nil, 0, pos, -1)
+	rotateTokens(contiguous(x, x, heads), operand{}, pos, -1)
+}
+
+// checkStrided panics unless heads ≥ 1, the strides that matter are in [0, n], the tokens·heads
+// heads of HeadDim floats at t·stride + h·headStride do not overlap, and they all lie
+// in the n floats of x. Two orders are accepted: token-major (heads HeadDim or more
+// apart, tokens at least a token's heads apart) and head-major (the transpose).
+func checkStrided(fn string, n, tokens, heads, stride, headStride int) {
+	if heads < 1 {
+		panic("grope_llama3_empty: " + fn + ": " + "heads = " + strconv.Itoa(heads) + ", want heads >= 1")
+	}
+	// A stride only matters with more than one token (head); one larger than n
+	// then cannot fit, and bounding it keeps the products below in int64.
+	if stride < 0 || headStride < 0 || tokens > 1 && stride > n || heads > 1 && headStride > n {
+		panic("grope_llama3_empty: " + fn + ": " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", want both in [0, len(x)] = [0, " + strconv.Itoa(n) + "]")
+	}
+	if tokens == 0 {
+		return
+	}
+	tokenMajor := (heads == 1 || headStride >= HeadDim) && (tokens == 1 || stride >= (heads-1)*headStride+HeadDim)
+	headMajor := (tokens == 1 || stride >= HeadDim) && (heads == 1 || headStride >= (tokens-1)*stride+HeadDim)
+	if !tokenMajor && !headMajor {
+		panic("grope_llama3_empty: " + fn + ": " + "heads overlap: " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", HeadDim = " + strconv.Itoa(HeadDim))
+	}
+	// int64: (tokens−1)·stride ≤ 2^31·n does not overflow.
+	if need := int64(tokens-1)*int64(stride) + int64(heads-1)*int64(headStride) + HeadDim; int64(n) < need {
+		panic("grope_llama3_empty: " + fn + ": " + "len(x) = " + strconv.Itoa(n) + ", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim = " + strconv.FormatInt(need, 10))
+	}
+}
+
+// ApplyStrided applies the rotary embedding in place to heads heads of len(pos) tokens
+// laid out with strides: head h of token t is x[t*stride+h*headStride:][:HeadDim]. The
+// contiguous Apply is stride = heads*HeadDim, headStride = HeadDim; a head-major cache
+// [heads][capacity][HeadDim] whose tokens start at slot s is x = cache[s*HeadDim:],
+// stride = HeadDim, headStride = capacity*HeadDim; floats outside the heads are not
+// touched. It panics, before writing anything, if heads < 1, a stride is negative, the
+// heads overlap, or x is too short.
+func ApplyStrided(x []float32, pos []int32, heads, stride, headStride int) {
+	checkStrided("ApplyStrided", len(x), len(pos), heads, stride, headStride)
+	rotateTokens(operand{x, x, heads, stride, headStride}, operand{}, pos, 1)
+}
+
+// ApplyHeadMajor applies the rotary embedding in place to x laid out head-major,
+// [heads][len(pos)][HeadDim] (the per-head layout of attention kernels); it equals
+// ApplyStrided(x, pos, heads, HeadDim, len(pos)*HeadDim). It panics, before writing
+// anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
+func ApplyHeadMajor(x []float32, pos []int32, heads int) {
+	checkShape("ApplyHeadMajor", "x", "heads", len(x), len(pos), heads)
+	rotateTokens(operand{x, x, heads, HeadDim, len(pos) * HeadDim}, operand{}, pos, 1)
+}
+
+// ApplyQKStrided applies the rotary embedding in place to the queries and keys of a
+// packed QKV projection (vLLM's layout): token t's row starts at qkv[t*stride] and
+// holds qHeads query heads, then kHeads key heads, each HeadDim floats, then anything
+// else (the values), which is not touched; stride is usually
+// (qHeads+2*kHeads)*HeadDim. It equals ApplyQK on the gathered q and k. It panics,
+// before writing anything, if a head count is < 1, stride < (qHeads+kHeads)*HeadDim, or
+// len(qkv) < (len(pos)-1)*stride + (qHeads+kHeads)*HeadDim.
+func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
+	if qHeads < 1 || kHeads < 1 {
+		panic("grope_llama3_empty: ApplyQKStrided: " + "qHeads = " + strconv.Itoa(qHeads) + ", kHeads = " + strconv.Itoa(kHeads) + ", want both >= 1")
+	}
+	if stride < (qHeads+kHeads)*HeadDim {
+		panic("grope_llama3_empty: ApplyQKStrided: " + "stride = " + strconv.Itoa(stride) + ", want stride >= (qHeads+kHeads)*HeadDim = " + strconv.Itoa((qHeads+kHeads)*HeadDim))
+	}
+	if len(pos) == 0 {
+		return
+	}
+	if need := int64(len(pos)-1)*int64(stride) + int64((qHeads+kHeads)*HeadDim); int64(len(qkv)) < need {
+		panic("grope_llama3_empty: ApplyQKStrided: " + "len(qkv) = " + strconv.Itoa(len(qkv)) + ", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim = " + strconv.FormatInt(need, 10))
+	}
+	kv := qkv[qHeads*HeadDim:]
+	rotateTokens(operand{qkv, qkv, qHeads, stride, HeadDim}, operand{kv, kv, kHeads, stride, HeadDim}, pos, 1)
+}
+
+// ApplyTo writes to dst the rotary embedding of src, both [len(pos)][heads][HeadDim],
+// in one pass: src is read once and not modified, values RotaryDim..HeadDim are copied.
+// dst and src must be the same slice (then it is Apply) or not overlap. It panics,
+// before writing anything, if heads < 1 or a length is not len(pos)*heads*HeadDim.
+func ApplyTo(dst, src []float32, pos []int32, heads int) {
+	checkShape("ApplyTo", "src", "heads", len(src), len(pos), heads)
+	checkShape("ApplyTo", "dst", "heads", len(dst), len(pos), heads)
+	rotateTokens(contiguous(dst, src, heads), operand{}, pos, 1)
+}
+
+// ApplyToSlots rotates token t of src ([len(pos)][heads][HeadDim]) by pos[t] and writes
+// it to slot slots[t] of cache, [len(cache)/(heads*HeadDim)][heads][HeadDim]: the
+// KV-cache append of paged attention (FlashInfer's append_paged_kv_cache; a slot is
+// page*pageSize + offset), without an intermediate copy. Runs of consecutive slots
+// go to the kernel in one call; the frequencies are those of the whole call,
+// FrequenciesAt(max(pos)+1). A slot given twice holds the later token. src is not
+// modified and must not overlap cache. It panics, before writing anything, if heads < 1,
+// len(src) != len(pos)*heads*HeadDim, len(slots) != len(pos), len(cache) is not a
+// multiple of heads*HeadDim, or a slot is outside the cache.
+func ApplyToSlots(cache []float32, slots []int32, src []float32, pos []int32, heads int) {
+	checkShape("ApplyToSlots", "src", "heads", len(src), len(pos), heads)
+	if len(slots) != len(pos) {
+		panic("grope_llama3_empty: ApplyToSlots: len(slots) = " + strconv.Itoa(len(slots)) + ", want len(pos) = " + strconv.Itoa(len(pos)))
+	}
+	row := heads * HeadDim
+	if len(cache)%row != 0 {
+		panic("grope_llama3_empty: ApplyToSlots: len(cache) = " + strconv.Itoa(len(cache)) + ", want a multiple of heads*HeadDim = " + strconv.Itoa(row))
+	}
+	for t, s := range slots {
+		if uint(s) >= uint(len(cache)/row) {
+			panic("grope_llama3_empty: ApplyToSlots: slots[" + strconv.Itoa(t) + "] = " + strconv.Itoa(int(s)) + ", want a slot in [0, " + strconv.Itoa(len(cache)/row) + ")")
+		}
+	}
+	n := 0
+	for t := 0; t < len(slots); {
+		e := t + 1
+		for e < len(slots) && slots[e] == slots[e-1]+1 {
+			e++
+		}
+		o := operand{cache[int(slots[t])*row:], src[t*row:], heads, row, HeadDim}
+		rotateTokensAt(o, operand{}, pos[t:e], n, 1)
+		t = e
+	}
+}
+
+// zeroIdx selects row 0 for every token of a chunk: Shift's one row.
+var zeroIdx [exactChunk]int32
+
+// Shift rotates every head of x, [tokens][heads][HeadDim] with tokens =
+// len(x)/(heads*HeadDim), in place by the angles delta·ω_i, without AttentionFactor:
+// the pure rotation that moves cached keys delta positions (ggml's context shift,
+// llama_kv_cache seq_add). The frequencies are FrequenciesAt(n); the row is computed
+// exactly, the angle float64(delta)·ω_i in float64, for any delta.
+//
+// RoPE rotations compose (RoFormer, Su et al. 2021: R(a)R(b) = R(a+b)), so for a key
+// rotated by Apply at position p, Shift(x, d, heads, n) gives Apply at p+d, up to
+// float32 rounding, whenever both Apply calls use FrequenciesAt(n): always for rules
+// without a run-time switch; for dynamic NTK when the calls' max(pos)+1 and n are all
+// ≤ original_max_position (or all equal); for LongRoPE when they are on the same side
+// of original_max_position (short or long factors). AttentionFactor is not applied
+// again, so Shift(Apply(x, p), d) = Apply(x, p+d) also for YaRN and LongRoPE. It panics,
+// before writing anything, if heads < 1 or len(x) is not a multiple of heads*HeadDim.
+func Shift(x []float32, delta int32, heads, n int) {
+	if heads < 1 || len(x)%(heads*HeadDim) != 0 {
+		panic("grope_llama3_empty: Shift: heads = " + strconv.Itoa(heads) + ", len(x) = " + strconv.Itoa(len(x)) + ", want heads >= 1 and len(x) a multiple of heads*HeadDim")
+	}
+	var w [nFreq]float64
+	freqsAt(n, &w)
+	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
+	fillRow((*[rowLen]float32)(rows[:]), float64(delta), &w, 1)
+	o, tokens := contiguous(x, x, heads), len(x)/(heads*HeadDim)
+	for t := 0; t < tokens; t += exactChunk {
+		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
+	}
+	exactScratch.Put(rows)
 }
