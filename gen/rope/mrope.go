@@ -2,6 +2,7 @@ package rope
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/spec"
@@ -283,4 +284,22 @@ func mropeDoc(c *Consts) string {
 	return fmt.Sprintf("Multimodal RoPE: mrope_section %v splits the pairs among Axes = %d position axes in %s, with %s. "+
 		"ApplyMRoPE, ApplyQKMRoPE and InverseMRoPE take Axes positions per token; Apply and the other forms turn every pair by one position (a text token).",
 		s.MRoPESection, c.MRoPE.Axes, how, freqs)
+}
+
+// explainMRoPE prints the axis runs of an M-RoPE spec (`posenc explain`).
+func (c *Consts) explainMRoPE(w io.Writer) {
+	m := c.MRoPE
+	if m == nil {
+		return
+	}
+	s := c.Spec
+	fmt.Fprintf(w, "mrope: section %v over %d axes, interleaved %v, frequencies %s; pairs by axis:", s.MRoPESection, m.Axes, s.MRoPEInterleaved, s.MRoPEFreqs)
+	for _, r := range m.Runs() {
+		if r.Hi-r.Lo == 1 {
+			fmt.Fprintf(w, " %d:a%d", r.Lo, r.Axis)
+		} else {
+			fmt.Fprintf(w, " %d-%d:a%d", r.Lo, r.Hi-1, r.Axis)
+		}
+	}
+	fmt.Fprintln(w)
 }
