@@ -30,6 +30,11 @@ var multiImporters = map[string]multiImporter{
 	"llama4":      textConfig("llama4_text", hfLlama4),
 	"deepseek_v2": hfDeepSeek,
 	"deepseek_v3": hfDeepSeek,
+	// hf_qwen2vl.go: multimodal RoPE.
+	"qwen2_vl":   hfQwenVL,
+	"qwen2_5_vl": hfQwenVL,
+	"qwen3_vl":   hfQwenVL,
+	"pixtral":    hfPixtral,
 }
 
 // FromHFSpecs converts a Hugging Face config.json into every spec the
@@ -45,6 +50,10 @@ var multiImporters = map[string]multiImporter{
 //     temperature tuning is noted in the YAML, not computed);
 //   - deepseek_v2 / deepseek_v3: <name>, the rotary sub-head of multi-head
 //     latent attention (head_dim = qk_rope_head_dim);
+//   - qwen2_vl / qwen2_5_vl: <name>, the text model's M-RoPE
+//     (mrope_section), and <name>_vision, the vision tower's 2D RoPE;
+//     qwen3_vl: <name>, interleaved M-RoPE; pixtral: <name>, the vision
+//     encoder's 2D RoPE (hf_qwen2vl.go);
 //   - every other model type: the one spec FromHF returns, named name.
 func FromHFSpecs(name string, configJSON []byte) ([]Spec, error) {
 	if err := checkName(hfSource, name); err != nil {

@@ -58,6 +58,12 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 		case "scaling":
 			d.lines[key] = k.Line
 			s.Scaling = d.scaling(v)
+		case "mrope_section":
+			s.MRoPESection = d.integers(v, key)
+		case "mrope_interleaved":
+			s.MRoPEInterleaved = d.boolean(v, key)
+		case "mrope_freqs":
+			s.MRoPEFreqs = d.str(v, key)
 		case "heads":
 			s.Heads = d.integer(v, key)
 		case "max_bias":

@@ -70,6 +70,12 @@ type Spec struct {
 	MaxPosition int     // rope: default 4096; positions below it may come from a table
 	Scaling     *Scaling
 
+	// Multimodal RoPE (spec/mrope.go): rotary pairs per position axis,
+	// Qwen3-VL's interleaved sections, and the frequency assignment.
+	MRoPESection     []int  // rope: mrope_section; sums to RotaryDim/2
+	MRoPEInterleaved bool   // rope: mrope_interleaved (Qwen3-VL)
+	MRoPEFreqs       string // rope: mrope_freqs, default MRoPEFreqsShared with mrope_section
+
 	// ALiBi, rpe_bias
 	Heads   int       // ≥ 1
 	MaxBias float64   // alibi: default 8

@@ -208,6 +208,9 @@ func (d *decoder) rope(s *Spec) {
 		d.scalingRules(s)
 	}
 	if d.err == nil {
+		d.mrope(s)
+	}
+	if d.err == nil {
 		d.ropeRanges(s)
 	}
 }

@@ -25,8 +25,8 @@ func TestReferenceReproducesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) != 22 {
-		t.Errorf("%d golden cases, want 22", len(cases))
+	if len(cases) != 26 {
+		t.Errorf("%d golden cases, want 26", len(cases))
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
@@ -61,6 +61,8 @@ func TestReferenceReproducesGolden(t *testing.T) {
 						}
 					}
 				}
+			case "mrope":
+				mropeGoldenCheck(s, c, check)
 			case "alibi":
 				bias := ALiBiBias(s, c.LQ, c.LK, c.QOffset)
 				mb := maxAbs(bias)

@@ -27,6 +27,12 @@ type RoPEKernels struct {
 	ApplyTo        func(dst, src []float32, pos []int32, heads int)
 	ApplyToSlots   func(cache []float32, slots []int32, src []float32, pos []int32, heads int)
 	Shift          func(x []float32, delta int32, heads, n int)
+
+	// The M-RoPE forms of a spec with mrope_section (harness_mrope.go);
+	// required for such a spec, ignored otherwise.
+	ApplyMRoPE   func(x []float32, pos []int32, heads int)
+	ApplyQKMRoPE func(q, k []float32, pos []int32, qHeads, kHeads int)
+	InverseMRoPE func(x []float32, pos []int32, heads int)
 }
 
 // ropeTol is the relative RoPE bound of docs/design at position p: 1e-6 up to
@@ -217,6 +223,9 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 	ropeLarge(rep, s, k, rand.New(rand.NewPCG(0x9e3779b9, 2)))
 	ropeGolden(rep, s, k)
 	ropeForms(rep, s, k)
+	if s.IsMRoPE() {
+		mropeCases(rep, s, k)
+	}
 	return rep
 }
 

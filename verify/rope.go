@@ -79,6 +79,9 @@ func unscaledFrequencies(base float64, r int) []float64 {
 //
 // seqLen only matters for dynamic and longrope; 0 means "no runtime switch".
 func RoPEFrequencies(s *spec.Spec, seqLen int) []float64 {
+	if isMRoPEVision(s) {
+		return mropeVisionFrequencies(s)
+	}
 	r := rotaryDim(s)
 	base := ropeBase(s)
 	sc := s.Scaling

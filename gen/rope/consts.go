@@ -29,6 +29,10 @@ type Consts struct {
 	// Dynamic holds the constant pieces of dynamic NTK scaling's run-time
 	// base (nil unless scaling.type is dynamic).
 	Dynamic *DynamicNTK
+
+	// MRoPE holds the axis of every pair of a multimodal RoPE spec
+	// (mrope_section; nil otherwise). Freqs are then per pair (mrope.go).
+	MRoPE *MRoPE
 }
 
 // DynamicNTK are the constants of Hugging Face's
@@ -60,6 +64,9 @@ func (c *Consts) RuntimeSwitch() bool {
 func derive(s *spec.Spec) (*Consts, error) {
 	c := &Consts{Spec: s}
 	if err := c.derive(); err != nil {
+		return nil, err
+	}
+	if err := c.deriveMRoPE(); err != nil {
 		return nil, err
 	}
 	return c, nil

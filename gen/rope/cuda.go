@@ -20,6 +20,7 @@ type cudaData struct {
 	Base, Factor              string // dynamic NTK (DynamicNTK)
 	OMP                       int
 	SeqArg                    string
+	mropeCUDA
 }
 
 // CUDAFiles returns <name>.cu and <name>.cuh (nil without the cuda target).
@@ -90,5 +91,6 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		cat([]string{T + " *q", T + " *k", "const int *pos", "int tokens", "int q_heads", "int k_heads"}, seq, []string{cuda.Stream})...)
 	d.AddLauncher("inverse", "Inverse: rotation by −angle (the backward pass), in place.",
 		cat([]string{T + " *x", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
+	c.cudaMRoPE(d)
 	return d, nil
 }

@@ -22,6 +22,7 @@ func (c *Consts) Explain(w io.Writer) {
 	if c.LongFreqs != nil {
 		family.PrintFreqs(w, "long frequencies ω_i (max(pos)+1 > original_max_position)", c.LongFreqs)
 	}
+	c.explainMRoPE(w)
 	if d := c.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: a call with max(pos)+1 = L > %d uses base·((factor·L/%d) − (factor−1))^(R/(R−2))\n", d.OMP, d.OMP)
 	}

@@ -110,11 +110,15 @@ func ropeDoc(c *Consts) []string {
 			"their cos/sin row from a table built once in float64 and rounded to float32; " +
 			"every other position (negative, ≥ MaxPosition, or rescaled at run time) has " +
 			"its row computed exactly, the angle float64(p)·ω_i in float64.",
+		mropeDoc(c),
 		"The exported functions dispatch to the fastest kernel variant the CPU " +
 			"supports; Variants and UseVariant reach each one by name.",
 	}
 	var doc []string
 	for i, p := range paragraphs {
+		if p == "" {
+			continue
+		}
 		if i > 0 {
 			doc = append(doc, "")
 		}
@@ -239,6 +243,7 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	ropeDispatch(f, c)
 	ropeExported(f, c)
 	ropeForms(f, c)
+	ropeMRoPE(f, c)
 	return gocode.Render(pkg+".go", f)
 }
 

@@ -22,6 +22,11 @@ func ropeTestFile(c *Consts) (emit.File, error) {
 			"ApplyStrided", "ApplyHeadMajor", "ApplyQKStrided", "ApplyTo", "ApplyToSlots", "Shift"} {
 			d[jen.Id(name)] = jen.Id(name)
 		}
+		if c.MRoPE != nil {
+			for _, name := range []string{"ApplyMRoPE", "ApplyQKMRoPE", "InverseMRoPE"} {
+				d[jen.Id(name)] = jen.Id(name)
+			}
+		}
 	}))))
 	ropeBenchmarks(f, c)
 	return gocode.Render(c.Spec.Name+"_test.go", f)

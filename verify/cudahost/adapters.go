@@ -32,7 +32,7 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		panic("cudahost: RoPE on a " + s.Encoding + " spec")
 	}
 	hd := s.HeadDim
-	return verify.RoPEKernels{
+	k := verify.RoPEKernels{
 		Apply: func(x []float32, pos []int32, heads int) {
 			checkLen("Apply", "x", len(x), len(pos)*heads*hd)
 			l.mustCall("apply", opApply, []int64{int64(heads), 0, maxPos(pos)}, 0, [][]float32{x}, [][]int32{pos})
@@ -50,6 +50,8 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		FrequenciesAt:   func(seqLen int) []float64 { return verify.RoPEFrequencies(s, seqLen) },
 		AttentionFactor: verify.RoPEAttentionFactor(s),
 	}
+	l.addMRoPE(&k)
+	return k
 }
 
 // Bias returns the host-emulated CUDA launchers of an alibi or rpe_bias

@@ -78,6 +78,7 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_apply_qk(F0, F1, P0, NP, (int)I[0], (int)I[1]%s, 0);", opApplyQK, n, seq),
 			fmt.Sprintf("case %d: return posenc_%s_inverse(F0, P0, NP, (int)I[0]%s, 0);", opInverse, n, seq),
 		}
+		ops = append(ops, mropeOps(s)...)
 	case spec.ALiBi, spec.RPEBias:
 		tab := ""
 		if s.Encoding == spec.RPEBias {

@@ -163,6 +163,14 @@ __constant__ double freqs[kPairs] = {
 	3.33380358040831e-05,
 };
 
+// pos_axis is the axis of pair i's position among the axes positions of
+// a token (0: this spec has one axis).
+__device__ __forceinline__ int pos_axis(int i, int axes) {
+	(void)i;
+	(void)axes;
+	return 0;
+}
+
 // kAttention is the attention factor A folded into cos and sin.
 constexpr float kAttention = 1.0f;
 
@@ -193,11 +201,13 @@ __device__ __forceinline__ double freq(int i, int max_pos) {
 // heads (of k) of every token: one block per token (blocks stride over
 // tokens), the block's threads over heads × units. The pairs' cos and sin
 // are computed once per token into shared memory and shared by all heads.
-// sign is +1 (apply) or −1 (inverse: the sines are negated).
+// sign is +1 (apply) or −1 (inverse: the sines are negated). Token t has
+// axes positions at pos[t·axes]; pair i turns by the one pos_axis(i, axes)
+// selects (axes = 1: every pair by pos[t]).
 template <int W>
 __global__ void __launch_bounds__(256)
 posenc_grope_linear_rope_kernel(store_t *__restrict__ q, int qh, store_t *__restrict__ k, int kh,
-                      const int *__restrict__ pos, int tokens, float sign, int max_pos) {
+                      const int *__restrict__ pos, int axes, int tokens, float sign, int max_pos) {
 	__shared__ double s_w[kPairs];
 	__shared__ float s_c[kPairs];
 	__shared__ float s_s[kPairs];
@@ -207,8 +217,8 @@ posenc_grope_linear_rope_kernel(store_t *__restrict__ q, int qh, store_t *__rest
 	const int work = (qh + kh) * kUnits;
 	for (int t = blockIdx.x; t < tokens; t += gridDim.x) {
 		__syncthreads(); // s_w written; the previous token is done with s_c, s_s
-		const double p = (double)pos[t];
 		for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
+			const double p = (double)pos[(size_t)t * axes + pos_axis(i, axes)];
 			float s, c;
 			sincos_angle(p * s_w[i], &s, &c);
 			s_c[i] = kAttention * c;
@@ -240,7 +250,7 @@ namespace {
 
 // rope_launch validates the extents and launches the 128-bit kernel when
 // the layout and the pointers allow it, the scalar one otherwise.
-cudaError_t rope_launch(store_t *q, int qh, store_t *k, int kh, const int *pos, int tokens,
+cudaError_t rope_launch(store_t *q, int qh, store_t *k, int kh, const int *pos, int axes, int tokens,
                         float sign, int max_pos, cudaStream_t stream) {
 	if (tokens < 0 || qh < 0 || kh < 0)
 		return cudaErrorInvalidValue;
@@ -249,25 +259,25 @@ cudaError_t rope_launch(store_t *q, int qh, store_t *k, int kh, const int *pos, 
 	const dim3 grid((unsigned int)(tokens < kMaxBlocks ? tokens : kMaxBlocks));
 	if (aligned16(q) && (kh == 0 || aligned16(k))) {
 		const dim3 block(threads_for((long long)(qh + kh) * units<kVec>()));
-		POSENC_LAUNCH(posenc_grope_linear_rope_kernel<kVec>, grid, block, 0, stream, q, qh, k, kh, pos, tokens, sign, max_pos);
+		POSENC_LAUNCH(posenc_grope_linear_rope_kernel<kVec>, grid, block, 0, stream, q, qh, k, kh, pos, axes, tokens, sign, max_pos);
 		return cudaGetLastError();
 	}
 	const dim3 block(threads_for((long long)(qh + kh) * units<1>()));
-	POSENC_LAUNCH(posenc_grope_linear_rope_kernel<1>, grid, block, 0, stream, q, qh, k, kh, pos, tokens, sign, max_pos);
+	POSENC_LAUNCH(posenc_grope_linear_rope_kernel<1>, grid, block, 0, stream, q, qh, k, kh, pos, axes, tokens, sign, max_pos);
 	return cudaGetLastError();
 }
 
 } // namespace
 
 extern "C" cudaError_t posenc_grope_linear_apply(posenc_grope_linear_t *x, const int *pos, int tokens, int heads, cudaStream_t stream) {
-	return rope_launch(x, heads, (store_t *)0, 0, pos, tokens, 1.0f, 0, stream);
+	return rope_launch(x, heads, (store_t *)0, 0, pos, 1, tokens, 1.0f, 0, stream);
 }
 
 extern "C" cudaError_t posenc_grope_linear_apply_qk(posenc_grope_linear_t *q, posenc_grope_linear_t *k, const int *pos, int tokens, int q_heads, int k_heads, cudaStream_t stream) {
-	return rope_launch(q, q_heads, k, k_heads, pos, tokens, 1.0f, 0, stream);
+	return rope_launch(q, q_heads, k, k_heads, pos, 1, tokens, 1.0f, 0, stream);
 }
 
 extern "C" cudaError_t posenc_grope_linear_inverse(posenc_grope_linear_t *x, const int *pos, int tokens, int heads, cudaStream_t stream) {
-	return rope_launch(x, heads, (store_t *)0, 0, pos, tokens, -1.0f, 0, stream);
+	return rope_launch(x, heads, (store_t *)0, 0, pos, 1, tokens, -1.0f, 0, stream);
 }
 

@@ -1,0 +1,285 @@
+package importer
+
+// Multimodal RoPE models: Qwen2-VL, Qwen2.5-VL and Qwen3-VL (text: M-RoPE
+// over the t, h, w position ids; vision: 2D RoPE over patch rows and
+// columns) and Pixtral's vision encoder (2D RoPE). The spec keys are
+// mrope_section, mrope_interleaved and mrope_freqs (spec/mrope.go).
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// qwenVLText describes the text rotary of one multimodal Qwen model type.
+type qwenVLText struct {
+	dir         string  // transformers models/<dir>
+	theta       float64 // the text config's class default rope_theta
+	interleaved bool    // Qwen3-VL's apply_interleaved_mrope
+	defSection  []int   // class default mrope_section (nil: required)
+	vision      string  // vision_config key of the embedding width ("" : no vision spec)
+}
+
+// qwenVLTypes are the model types hfQwenVL imports.
+var qwenVLTypes = map[string]qwenVLText{
+	// Qwen2VLTextConfig(rope_theta=1000000.0); the attention reads
+	// self.rope_scaling["mrope_section"] (no default).
+	"qwen2_vl": {dir: "qwen2_vl", theta: 1e6, vision: "embed_dim"},
+	// Qwen2_5_VLTextConfig(rope_theta=1000000.0); vision_config.hidden_size.
+	"qwen2_5_vl": {dir: "qwen2_5_vl", theta: 1e6, vision: "hidden_size"},
+	// Qwen3VLTextConfig(rope_theta=5000000.0); Qwen3VLTextRotaryEmbedding:
+	// rope_scaling.get("mrope_section", [24, 20, 20]), always interleaved.
+	"qwen3_vl": {dir: "qwen3_vl", theta: 5e6, interleaved: true, defSection: []int{24, 20, 20}},
+}
+
+// hfQwenVL imports a qwen2_vl, qwen2_5_vl or qwen3_vl config: NAME, the
+// text model's M-RoPE, and for Qwen2-VL and Qwen2.5-VL NAME_vision, the
+// vision tower's 2D RoPE. The text parameters are read from text_config
+// when present (transformers ≥ 4.52), else from the top level.
+func hfQwenVL(name, mt string, cfg obj) ([]Spec, error) {
+	kind := qwenVLTypes[mt]
+	text := cfg
+	if cfg.has("text_config") {
+		var err error
+		if text, err = cfg.object("text_config"); err != nil {
+			return nil, err
+		}
+	}
+	key := text.first("rope_scaling", "rope_parameters")
+	if key == "" {
+		if kind.defSection == nil {
+			return nil, text.errf("rope_scaling", "required for model_type %s: its mrope_section splits the rotary pairs among the t, h, w positions", mt)
+		}
+		text = withRoPE(text, "rope_scaling", map[string]any{"rope_type": "default"})
+		key = "rope_scaling"
+	}
+	rp, err := text.object(key)
+	if err != nil {
+		return nil, err
+	}
+	section := kind.defSection
+	secFrom := "class default in transformers models/" + kind.dir
+	if rp.has("mrope_section") {
+		if section, err = intList(rp, "mrope_section"); err != nil {
+			return nil, err
+		}
+		secFrom = "config " + rp.field("mrope_section")
+	} else if section == nil {
+		return nil, rp.errf("mrope_section", "required for model_type %s (apply_multimodal_rotary_pos_emb reads it)", mt)
+	}
+	var notes []string
+	if rp.has("mrope_interleaved") {
+		v, err := rp.boolean("mrope_interleaved")
+		if err != nil {
+			return nil, err
+		}
+		if v != kind.interleaved {
+			notes = append(notes, fmt.Sprintf("%s %v is not read: transformers' %s always uses %s", rp.field("mrope_interleaved"), v, kind.dir, layoutName(kind.interleaved)))
+		}
+	}
+	// The rope object without the M-RoPE keys, which hfScaling does not
+	// know; Qwen2VLConfig renames rope type "mrope" to "default".
+	stripped := map[string]any{}
+	for k, v := range rp.m {
+		if k == "mrope_section" || k == "mrope_interleaved" {
+			continue
+		}
+		if (k == "type" || k == "rope_type") && v == "mrope" {
+			v = "default"
+		}
+		stripped[k] = v
+	}
+	text = withRoPE(text, key, stripped)
+
+	how := "consecutive sections (apply_multimodal_rotary_pos_emb: cos.split(mrope_section·2), chunk j from axis j%3)"
+	if kind.interleaved {
+		how = "interleaved (apply_interleaved_mrope: h at pairs 1, 4, … below 3·section[1], w at 2, 5, … below 3·section[2], every other pair, the tail included, t — as transformers and vLLM; ggml leaves the tail unrotated)"
+	}
+	d := &doc{}
+	d.note("imported from Hugging Face config.json (model_type %s)", mt)
+	d.note("multimodal RoPE: mrope_section %s (%s) over the t, h, w position ids of get_rope_index, %s", intsYAML(section), secFrom, how)
+	for _, n := range notes {
+		d.note("%s", n)
+	}
+	if err := checkName(hfSource, name); err != nil {
+		return nil, err
+	}
+	d.set("name", name)
+	if err := hfRoPE(text, llamaLike(kind.dir, kind.theta, 1), d); err != nil {
+		return nil, err
+	}
+	d.set("mrope_section", intsYAML(section))
+	if kind.interleaved {
+		d.setBool("mrope_interleaved", true)
+	}
+	y, err := finish(hfSource, name, d)
+	if err != nil {
+		return nil, err
+	}
+	specs := []Spec{{Name: name, YAML: y}}
+	if kind.vision != "" && cfg.has("vision_config") {
+		v, err := qwenVisionSpec(name+"_vision", mt, cfg, kind)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, v)
+	}
+	return specs, nil
+}
+
+// qwenVisionSpec imports the vision tower of Qwen2-VL / Qwen2.5-VL: its
+// VisionRotaryEmbedding(head_dim/2) with the fixed θ = 10000, gathered by
+// rot_pos_emb at the patch's row id (first head_dim/4 pairs) and column id
+// (last head_dim/4 pairs): mrope_section [head_dim/4, head_dim/4] with
+// mrope_freqs per_axis.
+func qwenVisionSpec(name, mt string, cfg obj, kind qwenVLText) (Spec, error) {
+	vc, err := cfg.object("vision_config")
+	if err != nil {
+		return Spec{}, err
+	}
+	if err := checkName(hfSource, name); err != nil {
+		return Spec{}, err
+	}
+	dim, err := vc.integer(kind.vision, 1)
+	if err != nil {
+		return Spec{}, err
+	}
+	heads, err := vc.integer("num_heads", 1)
+	if err != nil {
+		return Spec{}, err
+	}
+	if dim%heads != 0 || (dim/heads)%4 != 0 {
+		return Spec{}, vc.errf(kind.vision, "%d / num_heads %d must be a head_dim divisible by 4 (two sections of head_dim/4 pairs)", dim, heads)
+	}
+	hd := dim / heads
+	d := &doc{}
+	d.note("imported from Hugging Face config.json (model_type %s): the vision tower", mt)
+	d.note("head_dim %d = vision_config.%s %d / num_heads %d", hd, kind.vision, dim, heads)
+	d.note("2D RoPE: VisionRotaryEmbedding(head_dim/2 = %d, theta 10000) gathered by rot_pos_emb at the row id (pairs 0..%d) and the column id (pairs %d..%d); positions (row, column) per patch", hd/2, hd/4-1, hd/4, hd/2-1)
+	d.set("name", name)
+	d.set("encoding", "rope")
+	d.setInt("head_dim", hd)
+	d.set("layout", "half")
+	d.setNum("base", 10000)
+	d.set("mrope_section", intsYAML([]int{hd / 4, hd / 4}))
+	d.set("mrope_freqs", "per_axis")
+	y, err := finish(hfSource, name, d)
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{Name: name, YAML: y}, nil
+}
+
+// hfPixtral imports a Pixtral vision config (model_type pixtral; the
+// vision_config of mistral-community/pixtral-12b): PixtralRotaryEmbedding
+// gives the rows freqs[::2] and the columns freqs[1::2] of
+// 1/θ^(arange(0, head_dim, 2)/head_dim), concatenated, then rotate_half:
+// mrope_section [head_dim/4, head_dim/4] with mrope_freqs alternate. Patch
+// rows and columns are below image_size/patch_size, the table size.
+func hfPixtral(name, mt string, cfg obj) ([]Spec, error) {
+	if err := checkName(hfSource, name); err != nil {
+		return nil, err
+	}
+	hd := 0
+	var err error
+	if cfg.has("head_dim") {
+		if hd, err = cfg.integer("head_dim", 1); err != nil {
+			return nil, err
+		}
+	} else {
+		hidden, err := cfg.integer("hidden_size", 1)
+		if err != nil {
+			return nil, err
+		}
+		heads, err := cfg.integer("num_attention_heads", 1)
+		if err != nil {
+			return nil, err
+		}
+		hd = hidden / heads
+	}
+	if hd%4 != 0 {
+		return nil, cfg.errf("head_dim", "%d is not divisible by 4: Pixtral gives half of the head_dim/2 frequencies to rows, half to columns", hd)
+	}
+	theta := 10000.0 // PixtralVisionConfig(rope_theta=10000.0)
+	if k := cfg.first("rope_theta"); k != "" {
+		if theta, err = cfg.num(k); err != nil {
+			return nil, err
+		}
+	}
+	side := 0
+	if cfg.has("image_size") && cfg.has("patch_size") {
+		img, err := cfg.integer("image_size", 1)
+		if err != nil {
+			return nil, err
+		}
+		patch, err := cfg.integer("patch_size", 1)
+		if err != nil {
+			return nil, err
+		}
+		side = img / patch
+	}
+	d := &doc{}
+	d.note("imported from Hugging Face config.json (model_type %s): the vision encoder", mt)
+	d.note("2D RoPE: PixtralRotaryEmbedding, freqs = 1/theta^(arange(0, %d, 2)/%d); rows turn pairs 0..%d by freqs[::2], columns pairs %d..%d by freqs[1::2]; rotate_half", hd, hd, hd/4-1, hd/4, hd/2-1)
+	d.set("name", name)
+	d.set("encoding", "rope")
+	d.setInt("head_dim", hd)
+	d.set("layout", "half")
+	d.setNum("base", theta)
+	if side > 0 {
+		d.note("max_position %d = image_size / patch_size (patches per side)", side)
+		d.setInt("max_position", side)
+	}
+	d.set("mrope_section", intsYAML([]int{hd / 4, hd / 4}))
+	d.set("mrope_freqs", "alternate")
+	y, err := finish(hfSource, name, d)
+	if err != nil {
+		return nil, err
+	}
+	return []Spec{{Name: name, YAML: y}}, nil
+}
+
+// withRoPE returns cfg with its key replaced by the rope object m.
+func withRoPE(cfg obj, key string, m map[string]any) obj {
+	c := make(map[string]any, len(cfg.m)+1)
+	for k, v := range cfg.m {
+		c[k] = v
+	}
+	c[key] = m
+	return obj{path: cfg.path, m: c}
+}
+
+// intList reads a list of positive integers.
+func intList(o obj, key string) ([]int, error) {
+	list, ok := o.m[key].([]any)
+	if !ok {
+		return nil, o.errf(key, "must be a list of integers, got %s", jsonKind(o.m[key]))
+	}
+	out := make([]int, len(list))
+	for i, it := range list {
+		n, ok := it.(json.Number)
+		v, err := n.Int64()
+		if !ok || err != nil || v < 1 || v > 1<<20 {
+			return nil, o.errf(fmt.Sprintf("%s[%d]", key, i), "must be an integer ≥ 1, got %v", it)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// intsYAML formats a flow list of integers.
+func intsYAML(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// layoutName names an M-RoPE section layout.
+func layoutName(interleaved bool) string {
+	if interleaved {
+		return "interleaved sections"
+	}
+	return "consecutive sections"
+}
