@@ -3,7 +3,7 @@ package spec
 import (
 	"fmt"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Multimodal RoPE (M-RoPE): the rotary pairs of a head are split among

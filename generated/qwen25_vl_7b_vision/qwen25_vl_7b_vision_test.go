@@ -127,7 +127,14 @@ func benchInput(tokens int) (x []float32, pos []int32) {
 	return
 }
 
-// BenchmarkApply measures Apply with each available variant; SetBytes is the size of x.
+// benchBytes is the bytes a call on tokens tokens reads and writes back: the RotaryDim
+// rotated dims of every head (a partial rotary leaves the rest untouched), as float32.
+func benchBytes(tokens int) int64 {
+	return int64(tokens * benchHeads * RotaryDim * 4)
+}
+
+// BenchmarkApply measures Apply with each available variant; SetBytes counts the
+// rotated dims only (benchBytes).
 func BenchmarkApply(b *testing.B) {
 	for _, v := range Variants() {
 		b.Run(v, func(b *testing.B) {
@@ -138,7 +145,7 @@ func BenchmarkApply(b *testing.B) {
 			benchSizes(b, func(b *testing.B, n int) {
 				x, pos := benchInput(n)
 				Apply(x, pos, benchHeads) // builds the table outside the timed loop
-				b.SetBytes(int64(len(x) * 4))
+				b.SetBytes(benchBytes(n))
 				b.ResetTimer()
 				for b.Loop() {
 					Apply(x, pos, benchHeads)
@@ -148,14 +155,15 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
-// BenchmarkCopy copies as many bytes as BenchmarkApply rotates: the memory-bandwidth
-// bound for the large size.
+// BenchmarkCopy copies as many bytes as BenchmarkApply rotates (benchBytes): the
+// memory-bandwidth bound for the large size.
 func BenchmarkCopy(b *testing.B) {
 	benchSizes(b, func(b *testing.B, n int) {
 		x, _ := benchInput(n)
+		x = x[:benchBytes(n)/4]
 		dst := make([]float32, len(x))
 		copy(dst, x) // fault the pages in outside the timed loop
-		b.SetBytes(int64(len(x) * 4))
+		b.SetBytes(benchBytes(n))
 		b.ResetTimer()
 		for b.Loop() {
 			copy(dst, x)
@@ -199,7 +207,7 @@ func BenchmarkPlainLoop(b *testing.B) {
 	cos, sin := plainTables()
 	benchSizes(b, func(b *testing.B, n int) {
 		x, pos := benchInput(n)
-		b.SetBytes(int64(len(x) * 4))
+		b.SetBytes(benchBytes(n))
 		b.ResetTimer()
 		for b.Loop() {
 			plainApply(x, pos, benchHeads, cos, sin)

@@ -25,6 +25,12 @@ const (
 	opAddBiasPos = 13
 	opSoftmaxPos = 14
 	opBiasPos    = 15
+	// The M-RoPE launchers (templates/mrope.cu.tmpl): I[0] heads (q_heads),
+	// I[1] k_heads, I[2] tokens; P0 the token-major positions, tokens·Axes
+	// of them.
+	opApplyMRoPE   = 16
+	opApplyQKMRoPE = 17
+	opInverseMRoPE = 18
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves

@@ -7,15 +7,6 @@ import (
 	"github.com/posenc/posenc/verify"
 )
 
-// Driver ops of the M-RoPE launchers (templates/mrope.cu.tmpl):
-// I[0] heads (q_heads), I[1] k_heads, I[2] tokens; P0 the token-major
-// positions, tokens·Axes of them.
-const (
-	opApplyMRoPE   = 13
-	opApplyQKMRoPE = 14
-	opInverseMRoPE = 15
-)
-
 // mropeOps are the driver's op cases of an M-RoPE spec (none otherwise).
 func mropeOps(s *spec.Spec) []string {
 	if !s.IsMRoPE() {
