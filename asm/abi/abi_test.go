@@ -66,6 +66,7 @@ func TestKnownFrames(t *testing.T) {
 		{Rotate, "idx_len", 96, 116},
 		{SoftmaxRow, "scale", 48, 52},
 		{AddRows, "idx_base", 48, 72},
+		{AddRows64, "table_len", 32, 72},
 		{ScoresRow, "scale", 96, 100},
 		{XLScoresRow, "r_base", 96, 120},
 		{AxpyRows, "w_len", 32, 72},
