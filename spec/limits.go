@@ -8,7 +8,9 @@ package spec
 const (
 	// MaxTableBytes bounds any float32 table a generated package builds or
 	// its verification allocates: RoPE cos/sin rows, the sinusoidal,
-	// algebraic and binary encodings, the caller's learned and mixture
+	// algebraic and binary encodings (max_len × d_model × 4 bytes; their
+	// packages cache at most 64 MiB of it, float64 values for algebraic,
+	// and compute the other rows exactly), the caller's learned and mixture
 	// tables, the rpe_bias [heads][buckets] and rpe_full [2·r_max−1][head_dim]
 	// tables.
 	MaxTableBytes = 256 << 20

@@ -31,8 +31,9 @@ var mixtureAlphas = []float32{0, 0.25, 1}
 // variant against the reference within 2e-6·max(1, |expected|): Add over
 // the token counts of the RoPE cases (tokenCounts) with positions 0,
 // max_len−1, max_len, 2^20, 2^31−1, negative and random ones (learned and
-// mixture: table rows only, with a [MaxLen][DModel] table), and Encode at
-// those positions. Every call runs on slices inside sentinel-filled
+// mixture: table rows only, with a [MaxLen][DModel] table), Add with x
+// cancelling the added encoding (x ≈ −PE, so that rounding PE to float32
+// before the add fails the bound), and Encode at those positions. Every call runs on slices inside sentinel-filled
 // buffers; a slice one element too short must panic before anything is
 // written. Golden cases named like s are checked too.
 func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
@@ -63,6 +64,7 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 				}, func() []float64 { return AbsoluteAdd(s, x, pos) })
 			}
 		}
+		absCancelCases(rep, r, s, k.Add)
 		for _, p := range special {
 			c := rep.begin(fmt.Sprintf("Encode pos=%d", p))
 			dst := guardUnset(d)
@@ -113,6 +115,9 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 					return LearnedAdd(s, x, table, pos)
 				})
 			}
+		}
+		for _, alpha := range alphas {
+			tableCancelCase(rep, r, s, table, alpha, mixture, add)
 		}
 		pos := []int32{0, int32(ml) - 1}
 		xs, tf := guard(randomVector(r, 2*d-1)), guard(table)
