@@ -207,10 +207,21 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	return rep
 }
 
+// xlBigRelative is the row count of the largest Relative case: 5000, or
+// fewer for wide heads so that the case stays near 2^21 (row, pair) items,
+// past the 2^20 at which the CUDA kernel's grid (4096 blocks of 256
+// threads) strides, instead of 5000·HeadDim values (82 M at HeadDim
+// 16384: over a GiB of output and reference, and minutes under qemu).
+func xlBigRelative(headDim int) int {
+	pairs := max(1, headDim/2)
+	return min(5000, max(65, (1<<21+pairs-1)/pairs))
+}
+
 // RunXL checks an xl variant against the float64 reference of Dai et al.
 // (2019): Scores within scoreTol over relShapes on random q, k, r, u, v
 // (r is the caller's projected table, so any values), and Relative within
-// 2e-6·max(1, |ref|) for n = 0, 1, 2, 7, 64 and 5000 rows, with the guards,
+// 2e-6·max(1, |ref|) for n = 0, 1, 2, 7, 64 and xlBigRelative(HeadDim)
+// rows, with the guards,
 // untouched inputs and short-argument panics of RunRPEFull, and the
 // golden_rel case named like the spec, if any.
 func RunXL(s *spec.Spec, k XLKernels) *Report {
@@ -241,7 +252,7 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 			}
 		}
 	}
-	for _, n := range []int{0, 1, 2, 7, 64, 5000} {
+	for _, n := range []int{0, 1, 2, 7, 64, xlBigRelative(d)} {
 		c := rep.begin(fmt.Sprintf("Relative n=%d", n))
 		got := relCall(c, n*d, nil, nil, func(dst []float32, _ [][]float32) { k.Relative(dst, n) })
 		if got != nil {
