@@ -98,33 +98,44 @@ func randomWeights(r *rand.Rand, lq, lk int) []float32 {
 	return w
 }
 
-// relCall runs one kernel call on guarded copies of ins with a fresh
-// guarded output of n elements, checks the guards and that no input
-// changed, and returns the output (nil when the call panicked).
-func relCall(c *check, n int, ins [][]float32, names []string, f func(dst []float32, in [][]float32)) []float32 {
+// relCall runs one kernel call on the guarded inputs gs (fresh copies, or
+// a table guarded once and shared by every call) with a fresh guarded
+// output of n elements, checks the guards and that no input changed, and
+// returns the output (nil when the call panicked).
+func relCall(c *check, n int, gs []*guarded, names []string, f func(dst []float32, in [][]float32)) []float32 {
 	dst := guardUnset(n)
-	gs := make([]*guarded, len(ins))
-	args := make([][]float32, len(ins))
-	snaps := make([][]float32, len(ins))
-	for i, in := range ins {
-		gs[i] = guard(in)
-		args[i] = gs[i].s
-		snaps[i] = gs[i].snapshot()
+	args := make([][]float32, len(gs))
+	prints := make([]fingerprint, len(gs))
+	for i, g := range gs {
+		args[i] = g.s
+		prints[i] = g.fingerprint()
 	}
 	if !c.call(func() { f(dst.s, args) }) {
 		return nil
 	}
 	dst.intact(c, "dst")
 	for i, g := range gs {
-		g.unchanged(c, names[i], snaps[i])
+		g.unchanged(c, names[i], prints[i])
 	}
 	return dst.s
+}
+
+// guardAll guards each of vs.
+func guardAll(vs ...[]float32) []*guarded {
+	gs := make([]*guarded, len(vs))
+	for i, v := range vs {
+		gs[i] = guard(v)
+	}
+	return gs
 }
 
 // shortPanics checks, for each argument in turn, that a call with that
 // argument one element short panics before writing anything. lens are the
 // correct lengths (the first is dst's); an argument of length 0 is skipped.
-func shortPanics(rep *Report, fn string, r *rand.Rand, names []string, lens []int, call func(args [][]float32)) {
+// Inputs are copied from the front of pool (random values) when it is long
+// enough, else drawn from r: redrawing a 256 MiB table per argument took
+// longer than the whole rest of the harness.
+func shortPanics(rep *Report, fn string, r *rand.Rand, pool []float32, names []string, lens []int, call func(args [][]float32)) {
 	for a := range lens {
 		if lens[a] == 0 {
 			continue
@@ -135,9 +146,12 @@ func shortPanics(rep *Report, fn string, r *rand.Rand, names []string, lens []in
 			if i == a {
 				n--
 			}
-			if i == 0 {
+			switch {
+			case i == 0:
 				gs[i] = guardUnset(n)
-			} else {
+			case n <= len(pool):
+				gs[i] = guard(pool[:n])
+			default:
 				gs[i] = guard(randomVector(r, n))
 			}
 			args[i] = gs[i].s
@@ -165,14 +179,17 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	}
 	d, rows := s.HeadDim, 2*s.RMax-1
 	r := rand.New(rand.NewPCG(0x5a4e, 2018))
-	aK, aV := randomVector(r, rows*d), randomVector(r, rows*d)
+	// The tables are guarded once and shared by every call (each is up to
+	// 256 MiB); relCall checks after each call that they are unchanged.
+	aKg, aVg := guard(randomVector(r, rows*d)), guard(randomVector(r, rows*d))
+	aK, aV := aKg.s, aVg.s
 	for _, sh := range relShapes {
 		lq, lk, qo := sh.lq, sh.lk, sh.qOffset
 		shape := fmt.Sprintf("lq=%d lk=%d qOffset=%d", lq, lk, qo)
 		q, kk := randomVector(r, lq*d), randomVector(r, lk*d)
 
 		c := rep.begin("Scores " + shape)
-		got := relCall(c, lq*lk, [][]float32{q, kk, aK}, []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
+		got := relCall(c, lq*lk, append(guardAll(q, kk), aKg), []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
 			k.Scores(dst, in[0], in[1], in[2], lq, lk, qo)
 		})
 		if got != nil {
@@ -184,7 +201,7 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 
 		wts, v := randomWeights(r, lq, lk), randomVector(r, lk*d)
 		c = rep.begin("Output " + shape)
-		got = relCall(c, lq*d, [][]float32{wts, v, aV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
+		got = relCall(c, lq*d, append(guardAll(wts, v), aVg), []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
 			k.Output(dst, in[0], in[1], in[2], lq, lk, qo)
 		})
 		if got != nil {
@@ -198,10 +215,10 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	rpeFullGolden(rep, s, k)
 
 	const lq, lk, qo = 3, 5, 2
-	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "aK"}, []int{lq * lk, lq * d, lk * d, rows * d}, func(a [][]float32) {
+	shortPanics(rep, "Scores", r, aK, []string{"dst", "q", "k", "aK"}, []int{lq * lk, lq * d, lk * d, rows * d}, func(a [][]float32) {
 		k.Scores(a[0], a[1], a[2], a[3], lq, lk, qo)
 	})
-	shortPanics(rep, "Output", r, []string{"dst", "weights", "v", "aV"}, []int{lq * d, lq * lk, lk * d, rows * d}, func(a [][]float32) {
+	shortPanics(rep, "Output", r, aV, []string{"dst", "weights", "v", "aV"}, []int{lq * d, lq * lk, lk * d, rows * d}, func(a [][]float32) {
 		k.Output(a[0], a[1], a[2], a[3], lq, lk, qo)
 	})
 	return rep
@@ -242,7 +259,7 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 		shape := fmt.Sprintf("lq=%d lk=%d qOffset=%d", lq, lk, qo)
 		q, kk, rr := randomVector(r, lq*d), randomVector(r, lk*d), randomVector(r, xlRows(lq, lk)*d)
 		c := rep.begin("Scores " + shape)
-		got := relCall(c, lq*lk, [][]float32{q, kk, rr, u, v}, []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
+		got := relCall(c, lq*lk, guardAll(q, kk, rr, u, v), []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
 			k.Scores(dst, in[0], in[1], in[2], in[3], in[4], lq, lk, qo)
 		})
 		if got != nil {
@@ -265,11 +282,11 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 	xlGolden(rep, s, k)
 
 	const lq, lk, qo = 3, 5, 2
-	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "r", "u", "v"},
+	shortPanics(rep, "Scores", r, nil, []string{"dst", "q", "k", "r", "u", "v"},
 		[]int{lq * lk, lq * d, lk * d, xlRows(lq, lk) * d, d, d}, func(a [][]float32) {
 			k.Scores(a[0], a[1], a[2], a[3], a[4], a[5], lq, lk, qo)
 		})
-	shortPanics(rep, "Relative", r, []string{"dst"}, []int{7 * d}, func(a [][]float32) { k.Relative(a[0], 7) })
+	shortPanics(rep, "Relative", r, nil, []string{"dst"}, []int{7 * d}, func(a [][]float32) { k.Relative(a[0], 7) })
 	return rep
 }
 
@@ -303,7 +320,7 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 	}
 	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
 	c := rep.begin("golden:" + gc.Name + " Scores")
-	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.AK}, []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
+	got := relCall(c, lq*lk, guardAll(gc.Q, gc.K, gc.AK), []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
 		k.Scores(dst, in[0], in[1], in[2], lq, lk, qo)
 	})
 	if got != nil {
@@ -311,7 +328,7 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 		nearOracle(c, got, gc.WantScores, func(x int) float64 { return scoreTol(d, mag[x]) })
 	}
 	c = rep.begin("golden:" + gc.Name + " Output")
-	got = relCall(c, lq*d, [][]float32{gc.Weights, gc.V, gc.AV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
+	got = relCall(c, lq*d, guardAll(gc.Weights, gc.V, gc.AV), []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
 		k.Output(dst, in[0], in[1], in[2], lq, lk, qo)
 	})
 	if got != nil {
@@ -338,7 +355,7 @@ func xlGolden(rep *Report, s *spec.Spec, k XLKernels) {
 	}
 	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
 	c := rep.begin("golden:" + gc.Name + " Scores")
-	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.R, gc.U, gc.V}, []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
+	got := relCall(c, lq*lk, guardAll(gc.Q, gc.K, gc.R, gc.U, gc.V), []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
 		k.Scores(dst, in[0], in[1], in[2], in[3], in[4], lq, lk, qo)
 	})
 	if got != nil {
