@@ -86,7 +86,10 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 			rep.begin("kernels").fail("AbsoluteKernels lacks the %s Add", s.Encoding)
 			return rep
 		}
-		table := randomVector(r, ml*d)
+		// The table (up to 256 MiB) is guarded once and shared by every
+		// call; absCase checks after each call that it is unchanged.
+		tg := guard(randomVector(r, ml*d))
+		table := tg.s
 		add := func(x, table []float32, pos []int32, alpha float32) {
 			if mixture {
 				k.MixtureAdd(x, table, pos, alpha)
@@ -106,7 +109,7 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 				if mixture {
 					name += fmt.Sprintf(" alpha=%g", alpha)
 				}
-				absCase(rep, name, x, pos, table, func(xg *guarded, tb []float32, p []int32) {
+				absCase(rep, name, x, pos, tg, func(xg *guarded, tb []float32, p []int32) {
 					add(xg.s, tb, p, alpha)
 				}, func() []float64 {
 					if mixture {
@@ -117,10 +120,10 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 			}
 		}
 		for _, alpha := range alphas {
-			tableCancelCase(rep, r, s, table, alpha, mixture, add)
+			tableCancelCase(rep, r, s, tg, alpha, mixture, add)
 		}
 		pos := []int32{0, int32(ml) - 1}
-		xs, tf := guard(randomVector(r, 2*d-1)), guard(table)
+		xs, tf := guard(randomVector(r, 2*d-1)), tg
 		rep.expectPanic("Add with x one element short", func() { add(xs.s, tf.s, pos, 0.5) }, xs, tf)
 		xf, ts := guard(randomVector(r, 2*d)), guard(table[:len(table)-1])
 		rep.expectPanic("Add with table one element short", func() { add(xf.s, ts.s, pos, 0.5) }, xf, ts)
@@ -132,16 +135,15 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 	return rep
 }
 
-// absCase runs one Add call on guarded copies of x (and of table when not
-// nil) and compares x with want().
-func absCase(rep *Report, name string, x []float32, pos []int32, table []float32, run func(*guarded, []float32, []int32), want func() []float64) {
+// absCase runs one Add call on a guarded copy of x (and on the guarded
+// table tg when not nil, checked unchanged after the call) and compares x
+// with want().
+func absCase(rep *Report, name string, x []float32, pos []int32, tg *guarded, run func(*guarded, []float32, []int32), want func() []float64) {
 	c := rep.begin(name)
 	xg := guard(x)
-	var tg *guarded
 	var tb []float32
 	var tfp fingerprint
-	if table != nil {
-		tg = guard(table)
+	if tg != nil {
 		tb = tg.s
 		tfp = tg.fingerprint()
 	}

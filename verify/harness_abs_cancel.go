@@ -54,10 +54,12 @@ func absCancelCases(rep *Report, r *rand.Rand, s *spec.Spec, add func(x []float3
 }
 
 // tableCancelCase runs one learned or mixture Add with x ≈ −(the added
-// value), α·PE_sin + (1−α)·table[pos] (α = 0 for learned: the table row).
-func tableCancelCase(rep *Report, r *rand.Rand, s *spec.Spec, table []float32, alpha float32, mixture bool,
+// value), α·PE_sin + (1−α)·table[pos] (learned: the table row), on the
+// guarded table tg.
+func tableCancelCase(rep *Report, r *rand.Rand, s *spec.Spec, tg *guarded, alpha float32, mixture bool,
 	add func(x, table []float32, pos []int32, alpha float32)) {
 	d, n := s.DModel, cancelTokens[len(cancelTokens)-1]
+	table := tg.s
 	pos := fill(r, n, []int64{int64(s.MaxLen) - 1, 0}, uniform(0, int64(s.MaxLen)))
 	zero := make([]float32, n*d)
 	var added []float64
@@ -75,7 +77,7 @@ func tableCancelCase(rep *Report, r *rand.Rand, s *spec.Spec, table []float32, a
 	if mixture {
 		name += fmt.Sprintf(" alpha=%g", alpha)
 	}
-	absCase(rep, name, x, pos, table, func(xg *guarded, tb []float32, p []int32) {
+	absCase(rep, name, x, pos, tg, func(xg *guarded, tb []float32, p []int32) {
 		add(xg.s, tb, p, alpha)
 	}, func() []float64 {
 		if mixture {
