@@ -220,7 +220,6 @@ func (g *guarded) intact(c *check, what string) {
 	}
 }
 
-
 // intsUnchanged checks an int32 input was not modified.
 func intsUnchanged(c *check, what string, got, want []int32) {
 	for i := range want {

@@ -88,7 +88,7 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 		}
 		// The table (up to 256 MiB) is guarded once and shared by every
 		// call; absCase checks after each call that it is unchanged.
-		tg := guard(randomVector(r, ml*d))
+		tg := guardRandom(r, ml*d)
 		table := tg.s
 		add := func(x, table []float32, pos []int32, alpha float32) {
 			if mixture {

@@ -120,6 +120,14 @@ func relCall(c *check, n int, gs []*guarded, names []string, f func(dst []float3
 	return dst.s
 }
 
+// guardRandom returns a guarded slice of n randomVector values, drawn in
+// place (no second copy of a large table).
+func guardRandom(r *rand.Rand, n int) *guarded {
+	g := guard(make([]float32, n))
+	fillRandom(r, g.s)
+	return g
+}
+
 // guardAll guards each of vs.
 func guardAll(vs ...[]float32) []*guarded {
 	gs := make([]*guarded, len(vs))
@@ -181,7 +189,7 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	r := rand.New(rand.NewPCG(0x5a4e, 2018))
 	// The tables are guarded once and shared by every call (each is up to
 	// 256 MiB); relCall checks after each call that they are unchanged.
-	aKg, aVg := guard(randomVector(r, rows*d)), guard(randomVector(r, rows*d))
+	aKg, aVg := guardRandom(r, rows*d), guardRandom(r, rows*d)
 	aK, aV := aKg.s, aVg.s
 	for _, sh := range relShapes {
 		lq, lk, qo := sh.lq, sh.lk, sh.qOffset
