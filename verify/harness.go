@@ -181,6 +181,11 @@ const (
 type guarded struct {
 	buf []float32
 	s   []float32 // buf[guardPad : guardPad+n : guardPad+n]
+	// shared marks a large input guarded once and passed to many calls;
+	// its owner checks it unchanged once after them (relCall does not
+	// fingerprint it per call: hashing 256 MiB twice per call dominated
+	// the rpe_full harness under qemu).
+	shared bool
 }
 
 // guard copies src into a fresh guarded slice.
