@@ -14,8 +14,8 @@ var cancelTokens = []int{1, 5, 33}
 // cancelling returns x with x[t·d+i] = float32(−float32(pe_t[i]) + ε),
 // ε uniform in ±2^−11: x + PE is then small, so the bound
 // 2e-6·max(1, |x + PE|) is absolute, and an Add that rounds PE to float32
-// before adding it (an error of up to half an ulp of PE) fails it as soon
-// as |PE| ≥ 32 and its low bits are not zero.
+// before adding it (an error of up to half an ulp of PE, 3.8e-6 from
+// |PE| ≥ 32) fails it wherever that rounding exceeds 2e-6.
 func cancelling(r *rand.Rand, d int, pes [][]float64) []float32 {
 	x := make([]float32, len(pes)*d)
 	for t, pe := range pes {
