@@ -1,9 +1,12 @@
 package gen_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/posenc/posenc/gen"
@@ -96,6 +99,80 @@ func FuzzFromHFGenerate(f *testing.F) {
 		}
 		checkGenerate(t, out)
 	})
+}
+
+// ggufCorpus returns the inputs of importer's checked-in FuzzFromGGUF seed
+// corpus (the GGUF headers its tests encode: every architecture branch,
+// big-endian, truncated), each file a "go test fuzz v1" []byte(...) entry.
+func ggufCorpus(t testing.TB) [][]byte {
+	paths, _ := filepath.Glob("../importer/testdata/fuzz/FuzzFromGGUF/*")
+	var out [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, body, ok := strings.Cut(string(data), "\n")
+		body = strings.TrimSpace(body)
+		if !ok || header != "go test fuzz v1" || !strings.HasPrefix(body, "[]byte(") || !strings.HasSuffix(body, ")") {
+			t.Fatalf("%s: not a one-value []byte fuzz corpus entry", p)
+		}
+		v, err := strconv.Unquote(body[len("[]byte(") : len(body)-1])
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, []byte(v))
+	}
+	if len(out) == 0 {
+		t.Fatal("no FuzzFromGGUF seeds under ../importer/testdata/fuzz")
+	}
+	return out
+}
+
+// FuzzFromGGUFGenerate runs a GGUF header through the importer and the
+// result through Parse → Generate, seeded with importer's GGUF seeds: the
+// importer must refuse what the generator cannot build.
+func FuzzFromGGUFGenerate(f *testing.F) {
+	for _, s := range ggufCorpus(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := importer.FromGGUF("fuzz", bytes.NewReader(data))
+		if err != nil {
+			return // importer.FuzzFromGGUF checks the error's type
+		}
+		checkGenerate(t, out)
+	})
+}
+
+// TestGGUFCorpusImports: the GGUF seeds of FuzzFromGGUFGenerate include
+// headers the importer accepts and whose specs are cheap enough for
+// checkGenerate to generate, so the fuzzer starts from inputs that reach
+// Generate rather than only from refusals.
+func TestGGUFCorpusImports(t *testing.T) {
+	generated := 0
+	for _, seed := range ggufCorpus(t) {
+		out, err := importer.FromGGUF("seed", bytes.NewReader(seed))
+		if err != nil {
+			continue
+		}
+		s, err := spec.Parse("seed.yaml", out)
+		if err != nil {
+			t.Errorf("imported spec does not parse: %v\n%s", err, out)
+			continue
+		}
+		if !cheap(s) {
+			continue
+		}
+		if _, err := gen.Generate(s); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		generated++
+	}
+	if generated == 0 {
+		t.Error("no FuzzFromGGUF seed imports to a spec checkGenerate generates")
+	}
+	t.Logf("%d seeds reach Generate", generated)
 }
 
 // TestHostileSpecsRefused: every hostile seed is refused by Parse, so the

@@ -8,10 +8,18 @@ package spec
 const (
 	// MaxTableBytes bounds any float32 table a generated package builds or
 	// its verification allocates: RoPE cos/sin rows, the sinusoidal,
-	// algebraic and binary encodings, the caller's learned and mixture
-	// tables, the rpe_bias [heads][buckets] and rpe_full [2·r_max−1][head_dim]
-	// tables.
+	// algebraic and binary encodings (max_len × d_model × 4 bytes; their
+	// packages cache at most 64 MiB of it, float64 values for algebraic,
+	// and compute the other rows exactly), the caller's learned and mixture
+	// tables, the rpe_bias [heads][buckets] table (rpe_full's tables have
+	// the lower MaxRPEFullTableBytes).
 	MaxTableBytes = 256 << 20
+	// MaxRPEFullTableBytes bounds each of rpe_full's [2·r_max−1][head_dim]
+	// tables a^K and a^V: verification draws both, runs every variant on
+	// them natively, under qemu and through CUDA host emulation, which took
+	// minutes and over 2 GiB at 256 MiB per table. Shaw et al.'s models use
+	// r_max 16 at head_dim 64 (8 KiB).
+	MaxRPEFullTableBytes = 64 << 20
 	// MaxDim bounds d_model and the head_dim of rpe_full.
 	MaxDim = 1 << 16
 	// MaxRoPEHeadDim bounds rope's head_dim: the AVX2/AVX-512 kernels are

@@ -49,6 +49,7 @@ func TestLimitsRefused(t *testing.T) {
 		{"rpe_bias r_max 2^24", "name: b\nencoding: rpe_bias\nheads: 2\nr_max: 16777216\n", "r_max", 4, "[1, 8192]"},
 		{"rpe_full r_max", "name: f\nencoding: rpe_full\nhead_dim: 8\nr_max: 8193\n", "r_max", 4, "[1, 8192]"},
 		{"rpe_full tables", "name: f\nencoding: rpe_full\nhead_dim: 65536\nr_max: 8192\n", "r_max", 4, "relative tables"},
+		{"rpe_full tables 256 MiB", "name: f\nencoding: rpe_full\nhead_dim: 4096\nr_max: 8192\n", "r_max", 4, "exceeds 64 MiB"},
 		{"learned table", "name: l\nencoding: learned\nd_model: 65536\nmax_len: 2147483647\n", "max_len", 4, "caller's table"},
 		{"mixture table", "name: m\nencoding: mixture\nd_model: 1024\nmax_len: 1000000\n", "max_len", 4, "caller's table"},
 		{"sinusoidal constant memory", "name: s\nencoding: sinusoidal\nd_model: 16386\nmax_len: 16\n", "d_model", 3, "64 KiB of constant memory"},

@@ -74,7 +74,7 @@ func (d *decoder) validate(s *Spec) {
 	case RPEFull:
 		if d.intIn(s.HeadDim, "head_dim", 1, MaxDim, true, "the per-head dimension") &&
 			d.intIn(s.RMax, "r_max", 1, MaxRMax, true, "relative distances are clipped to ±(r_max−1)") {
-			d.table(2*s.RMax-1, s.HeadDim, "r_max", "the relative tables a^K and a^V ([2·r_max−1][head_dim])")
+			d.tableMax(2*s.RMax-1, s.HeadDim, MaxRPEFullTableBytes, "r_max", "each of the relative tables a^K and a^V ([2·r_max−1][head_dim])")
 		}
 	case XL:
 		if d.evenDim(s.HeadDim, "head_dim", MaxDim) {
@@ -163,8 +163,14 @@ func tableBytes(rows, cols int) float64 {
 // table requires a rows × cols float32 table, sized by the field at path,
 // to fit MaxTableBytes.
 func (d *decoder) table(rows, cols int, path, what string) bool {
-	if b := tableBytes(rows, cols); b > MaxTableBytes {
-		d.fail(d.line(path), path, "%s (%d × %d floats × 4 bytes = %.0f MiB) exceeds %d MiB", what, rows, cols, b/(1<<20), MaxTableBytes>>20)
+	return d.tableMax(rows, cols, MaxTableBytes, path, what)
+}
+
+// tableMax requires a rows × cols float32 table, sized by the field at
+// path, to fit limit bytes.
+func (d *decoder) tableMax(rows, cols, limit int, path, what string) bool {
+	if b := tableBytes(rows, cols); b > float64(limit) {
+		d.fail(d.line(path), path, "%s (%d × %d floats × 4 bytes = %.0f MiB) exceeds %d MiB", what, rows, cols, b/(1<<20), limit>>20)
 		return false
 	}
 	return true

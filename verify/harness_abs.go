@@ -31,8 +31,9 @@ var mixtureAlphas = []float32{0, 0.25, 1}
 // variant against the reference within 2e-6·max(1, |expected|): Add over
 // the token counts of the RoPE cases (tokenCounts) with positions 0,
 // max_len−1, max_len, 2^20, 2^31−1, negative and random ones (learned and
-// mixture: table rows only, with a [MaxLen][DModel] table), and Encode at
-// those positions. Every call runs on slices inside sentinel-filled
+// mixture: table rows only, with a [MaxLen][DModel] table), Add with x
+// cancelling the added encoding (x ≈ −PE, so that rounding PE to float32
+// before the add fails the bound), and Encode at those positions. Every call runs on slices inside sentinel-filled
 // buffers; a slice one element too short must panic before anything is
 // written. Golden cases named like s are checked too.
 func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
@@ -63,6 +64,7 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 				}, func() []float64 { return AbsoluteAdd(s, x, pos) })
 			}
 		}
+		absCancelCases(rep, r, s, k.Add)
 		for _, p := range special {
 			c := rep.begin(fmt.Sprintf("Encode pos=%d", p))
 			dst := guardUnset(d)
@@ -84,7 +86,12 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 			rep.begin("kernels").fail("AbsoluteKernels lacks the %s Add", s.Encoding)
 			return rep
 		}
-		table := randomVector(r, ml*d)
+		// The table (up to 256 MiB) is guarded once and shared by every
+		// call; absCase checks its sentinels after each call, and its
+		// contents are checked once after all the Add cases.
+		tg := guardRandom(r, ml*d)
+		table := tg.s
+		tfp := tg.fingerprint()
 		add := func(x, table []float32, pos []int32, alpha float32) {
 			if mixture {
 				k.MixtureAdd(x, table, pos, alpha)
@@ -104,7 +111,7 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 				if mixture {
 					name += fmt.Sprintf(" alpha=%g", alpha)
 				}
-				absCase(rep, name, x, pos, table, func(xg *guarded, tb []float32, p []int32) {
+				absCase(rep, name, x, pos, tg, func(xg *guarded, tb []float32, p []int32) {
 					add(xg.s, tb, p, alpha)
 				}, func() []float64 {
 					if mixture {
@@ -114,8 +121,16 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 				})
 			}
 		}
+		for _, alpha := range alphas {
+			tableCancelCase(rep, r, s, tg, alpha, mixture, add)
+		}
+		c := rep.begin("table unchanged by every Add")
+		tg.unchanged(c, "table", tfp)
+		if c.fails == 0 {
+			rep.ratio(0, c.name)
+		}
 		pos := []int32{0, int32(ml) - 1}
-		xs, tf := guard(randomVector(r, 2*d-1)), guard(table)
+		xs, tf := guard(randomVector(r, 2*d-1)), tg
 		rep.expectPanic("Add with x one element short", func() { add(xs.s, tf.s, pos, 0.5) }, xs, tf)
 		xf, ts := guard(randomVector(r, 2*d)), guard(table[:len(table)-1])
 		rep.expectPanic("Add with table one element short", func() { add(xf.s, ts.s, pos, 0.5) }, xf, ts)
@@ -127,15 +142,15 @@ func RunAbsolute(s *spec.Spec, k AbsoluteKernels) *Report {
 	return rep
 }
 
-// absCase runs one Add call on guarded copies of x (and of table when not
-// nil) and compares x with want().
-func absCase(rep *Report, name string, x []float32, pos []int32, table []float32, run func(*guarded, []float32, []int32), want func() []float64) {
+// absCase runs one Add call on a guarded copy of x (and on the shared
+// guarded table tg when not nil, whose sentinels it checks after the call;
+// the caller checks its contents after all the cases) and compares x with
+// want().
+func absCase(rep *Report, name string, x []float32, pos []int32, tg *guarded, run func(*guarded, []float32, []int32), want func() []float64) {
 	c := rep.begin(name)
 	xg := guard(x)
-	var tg *guarded
 	var tb []float32
-	if table != nil {
-		tg = guard(table)
+	if tg != nil {
 		tb = tg.s
 	}
 	pcopy := append([]int32(nil), pos...)
@@ -145,7 +160,7 @@ func absCase(rep *Report, name string, x []float32, pos []int32, table []float32
 	xg.intact(c, "x")
 	intsUnchanged(c, "pos", pcopy, pos)
 	if tg != nil {
-		tg.unchanged(c, "table", guard(table).buf)
+		tg.intact(c, "table")
 	}
 	for i, w := range want() {
 		c.near("x", i, float64(xg.s[i]), w, absTol(w))

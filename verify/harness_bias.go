@@ -121,9 +121,10 @@ func RunBias(s *spec.Spec, k BiasKernels) *Report {
 		c := rep.begin("Bias " + shape)
 		dst := guardUnset(n)
 		tg := guard(table)
+		tfp := tg.fingerprint()
 		if c.call(func() { ops.bias(dst.s, tg.s, lq, lk, qo) }) {
 			dst.intact(c, "dst")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", tfp)
 			for i, w := range bias {
 				c.near("dst", i, float64(dst.s[i]), w, 1e-6*mb+1e-30)
 			}
@@ -133,9 +134,10 @@ func RunBias(s *spec.Spec, k BiasKernels) *Report {
 		scores := uniformScores(r, n)
 		c = rep.begin("AddBias " + shape)
 		sg, tg := guard(scores), guard(table)
+		tfp = tg.fingerprint()
 		if c.call(func() { ops.add(sg.s, tg.s, lq, lk, qo) }) {
 			sg.intact(c, "scores")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", tfp)
 			want := AddBias(scores, bias, mask, heads, lq, lk)
 			for i, w := range want {
 				if math.IsInf(w, -1) {
@@ -154,11 +156,12 @@ func RunBias(s *spec.Spec, k BiasKernels) *Report {
 			scores := uniformScores(r, n)
 			c := rep.begin(fmt.Sprintf("Softmax %s scale=%.4g", shape, scale))
 			sg, tg := guard(scores), guard(table)
+			tfp := tg.fingerprint()
 			if !c.call(func() { ops.softmax(sg.s, tg.s, lq, lk, qo, scale) }) {
 				continue
 			}
 			sg.intact(c, "scores")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", tfp)
 			want := Softmax(scores, bias, mask, heads, lq, lk, float64(scale))
 			checkSoftmax(c, sg.s, want, mask, heads, lq, lk)
 		}

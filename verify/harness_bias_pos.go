@@ -148,7 +148,7 @@ func runBiasPos(rep *Report, s *spec.Spec, k BiasPosKernels, table []float32) {
 		dst, tg := guardUnset(n), guard(table)
 		if c.call(func() { k.Bias(dst.s, tg.s, pc.qpos, pc.kpos, pc.h0, pc.nh) }) {
 			dst.intact(c, "dst")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", guard(table).fingerprint())
 			for i, w := range bias {
 				c.near("dst", i, float64(dst.s[i]), w, 1e-6*mb+1e-30)
 			}
@@ -159,7 +159,7 @@ func runBiasPos(rep *Report, s *spec.Spec, k BiasPosKernels, table []float32) {
 		sg, tg := guard(scores), guard(table)
 		if c.call(func() { k.AddBias(sg.s, tg.s, pc.qpos, pc.kpos, pc.h0, pc.nh) }) {
 			sg.intact(c, "scores")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", guard(table).fingerprint())
 			for i, w := range AddBias(scores, bias, mask, pc.nh, lq, lk) {
 				if math.IsInf(w, -1) {
 					if !math.IsInf(float64(sg.s[i]), -1) {
@@ -176,7 +176,7 @@ func runBiasPos(rep *Report, s *spec.Spec, k BiasPosKernels, table []float32) {
 		sg, tg = guard(scores), guard(table)
 		if c.call(func() { k.Softmax(sg.s, tg.s, pc.qpos, pc.kpos, pc.h0, pc.nh, 0.125) }) {
 			sg.intact(c, "scores")
-			tg.unchanged(c, "table", guard(table).buf)
+			tg.unchanged(c, "table", guard(table).fingerprint())
 			checkSoftmax(c, sg.s, Softmax(scores, bias, mask, pc.nh, lq, lk, 0.125), mask, pc.nh, lq, lk)
 		}
 		intsUnchanged(c, "qpos", pc.qpos, q0)

@@ -98,33 +98,58 @@ func randomWeights(r *rand.Rand, lq, lk int) []float32 {
 	return w
 }
 
-// relCall runs one kernel call on guarded copies of ins with a fresh
-// guarded output of n elements, checks the guards and that no input
-// changed, and returns the output (nil when the call panicked).
-func relCall(c *check, n int, ins [][]float32, names []string, f func(dst []float32, in [][]float32)) []float32 {
+// relCall runs one kernel call on the guarded inputs gs (fresh copies, or
+// a table guarded once and shared by every call) with a fresh guarded
+// output of n elements, checks the guards and that no input changed, and
+// returns the output (nil when the call panicked).
+func relCall(c *check, n int, gs []*guarded, names []string, f func(dst []float32, in [][]float32)) []float32 {
 	dst := guardUnset(n)
-	gs := make([]*guarded, len(ins))
-	args := make([][]float32, len(ins))
-	snaps := make([][]float32, len(ins))
-	for i, in := range ins {
-		gs[i] = guard(in)
-		args[i] = gs[i].s
-		snaps[i] = gs[i].snapshot()
+	args := make([][]float32, len(gs))
+	prints := make([]fingerprint, len(gs))
+	for i, g := range gs {
+		args[i] = g.s
+		if !g.shared {
+			prints[i] = g.fingerprint()
+		}
 	}
 	if !c.call(func() { f(dst.s, args) }) {
 		return nil
 	}
 	dst.intact(c, "dst")
 	for i, g := range gs {
-		g.unchanged(c, names[i], snaps[i])
+		if g.shared {
+			g.intact(c, names[i])
+		} else {
+			g.unchanged(c, names[i], prints[i])
+		}
 	}
 	return dst.s
+}
+
+// guardRandom returns a guarded slice of n randomVector values, drawn in
+// place (no second copy of a large table).
+func guardRandom(r *rand.Rand, n int) *guarded {
+	g := guard(make([]float32, n))
+	fillRandom(r, g.s)
+	return g
+}
+
+// guardAll guards each of vs.
+func guardAll(vs ...[]float32) []*guarded {
+	gs := make([]*guarded, len(vs))
+	for i, v := range vs {
+		gs[i] = guard(v)
+	}
+	return gs
 }
 
 // shortPanics checks, for each argument in turn, that a call with that
 // argument one element short panics before writing anything. lens are the
 // correct lengths (the first is dst's); an argument of length 0 is skipped.
-func shortPanics(rep *Report, fn string, r *rand.Rand, names []string, lens []int, call func(args [][]float32)) {
+// Inputs are copied from the front of pool (random values) when it is long
+// enough, else drawn from r: redrawing a 256 MiB table per argument took
+// longer than the whole rest of the harness.
+func shortPanics(rep *Report, fn string, r *rand.Rand, pool []float32, names []string, lens []int, call func(args [][]float32)) {
 	for a := range lens {
 		if lens[a] == 0 {
 			continue
@@ -135,9 +160,12 @@ func shortPanics(rep *Report, fn string, r *rand.Rand, names []string, lens []in
 			if i == a {
 				n--
 			}
-			if i == 0 {
+			switch {
+			case i == 0:
 				gs[i] = guardUnset(n)
-			} else {
+			case n <= len(pool):
+				gs[i] = guard(pool[:n])
+			default:
 				gs[i] = guard(randomVector(r, n))
 			}
 			args[i] = gs[i].s
@@ -165,14 +193,20 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 	}
 	d, rows := s.HeadDim, 2*s.RMax-1
 	r := rand.New(rand.NewPCG(0x5a4e, 2018))
-	aK, aV := randomVector(r, rows*d), randomVector(r, rows*d)
+	// The tables are guarded once and shared by every call (each is up to
+	// 256 MiB); relCall checks their sentinels after each call, and their
+	// contents are checked once after all the calls.
+	aKg, aVg := guardRandom(r, rows*d), guardRandom(r, rows*d)
+	aK, aV := aKg.s, aVg.s
+	aKg.shared, aVg.shared = true, true
+	aKfp, aVfp := aKg.fingerprint(), aVg.fingerprint()
 	for _, sh := range relShapes {
 		lq, lk, qo := sh.lq, sh.lk, sh.qOffset
 		shape := fmt.Sprintf("lq=%d lk=%d qOffset=%d", lq, lk, qo)
 		q, kk := randomVector(r, lq*d), randomVector(r, lk*d)
 
 		c := rep.begin("Scores " + shape)
-		got := relCall(c, lq*lk, [][]float32{q, kk, aK}, []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
+		got := relCall(c, lq*lk, append(guardAll(q, kk), aKg), []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
 			k.Scores(dst, in[0], in[1], in[2], lq, lk, qo)
 		})
 		if got != nil {
@@ -184,7 +218,7 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 
 		wts, v := randomWeights(r, lq, lk), randomVector(r, lk*d)
 		c = rep.begin("Output " + shape)
-		got = relCall(c, lq*d, [][]float32{wts, v, aV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
+		got = relCall(c, lq*d, append(guardAll(wts, v), aVg), []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
 			k.Output(dst, in[0], in[1], in[2], lq, lk, qo)
 		})
 		if got != nil {
@@ -195,22 +229,40 @@ func RunRPEFull(s *spec.Spec, k RPEFullKernels) *Report {
 		}
 	}
 
+	c := rep.begin("aK and aV unchanged by every Scores and Output call")
+	aKg.unchanged(c, "aK", aKfp)
+	aVg.unchanged(c, "aV", aVfp)
+	if c.fails == 0 {
+		rep.ratio(0, c.name)
+	}
+
 	rpeFullGolden(rep, s, k)
 
 	const lq, lk, qo = 3, 5, 2
-	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "aK"}, []int{lq * lk, lq * d, lk * d, rows * d}, func(a [][]float32) {
+	shortPanics(rep, "Scores", r, aK, []string{"dst", "q", "k", "aK"}, []int{lq * lk, lq * d, lk * d, rows * d}, func(a [][]float32) {
 		k.Scores(a[0], a[1], a[2], a[3], lq, lk, qo)
 	})
-	shortPanics(rep, "Output", r, []string{"dst", "weights", "v", "aV"}, []int{lq * d, lq * lk, lk * d, rows * d}, func(a [][]float32) {
+	shortPanics(rep, "Output", r, aV, []string{"dst", "weights", "v", "aV"}, []int{lq * d, lq * lk, lk * d, rows * d}, func(a [][]float32) {
 		k.Output(a[0], a[1], a[2], a[3], lq, lk, qo)
 	})
 	return rep
 }
 
+// xlBigRelative is the row count of the largest Relative case: 5000, or
+// fewer for wide heads so that the case stays near 2^21 (row, pair) items,
+// past the 2^20 at which the CUDA kernel's grid (4096 blocks of 256
+// threads) strides, instead of 5000·HeadDim values (82 M at HeadDim
+// 16384: over a GiB of output and reference, and minutes under qemu).
+func xlBigRelative(headDim int) int {
+	pairs := max(1, headDim/2)
+	return min(5000, max(65, (1<<21+pairs-1)/pairs))
+}
+
 // RunXL checks an xl variant against the float64 reference of Dai et al.
 // (2019): Scores within scoreTol over relShapes on random q, k, r, u, v
 // (r is the caller's projected table, so any values), and Relative within
-// 2e-6·max(1, |ref|) for n = 0, 1, 2, 7, 64 and 5000 rows, with the guards,
+// 2e-6·max(1, |ref|) for n = 0, 1, 2, 7, 64 and xlBigRelative(HeadDim)
+// rows, with the guards,
 // untouched inputs and short-argument panics of RunRPEFull, and the
 // golden_rel case named like the spec, if any.
 func RunXL(s *spec.Spec, k XLKernels) *Report {
@@ -231,7 +283,7 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 		shape := fmt.Sprintf("lq=%d lk=%d qOffset=%d", lq, lk, qo)
 		q, kk, rr := randomVector(r, lq*d), randomVector(r, lk*d), randomVector(r, xlRows(lq, lk)*d)
 		c := rep.begin("Scores " + shape)
-		got := relCall(c, lq*lk, [][]float32{q, kk, rr, u, v}, []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
+		got := relCall(c, lq*lk, guardAll(q, kk, rr, u, v), []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
 			k.Scores(dst, in[0], in[1], in[2], in[3], in[4], lq, lk, qo)
 		})
 		if got != nil {
@@ -241,7 +293,7 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 			}
 		}
 	}
-	for _, n := range []int{0, 1, 2, 7, 64, 5000} {
+	for _, n := range []int{0, 1, 2, 7, 64, xlBigRelative(d)} {
 		c := rep.begin(fmt.Sprintf("Relative n=%d", n))
 		got := relCall(c, n*d, nil, nil, func(dst []float32, _ [][]float32) { k.Relative(dst, n) })
 		if got != nil {
@@ -254,11 +306,11 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 	xlGolden(rep, s, k)
 
 	const lq, lk, qo = 3, 5, 2
-	shortPanics(rep, "Scores", r, []string{"dst", "q", "k", "r", "u", "v"},
+	shortPanics(rep, "Scores", r, nil, []string{"dst", "q", "k", "r", "u", "v"},
 		[]int{lq * lk, lq * d, lk * d, xlRows(lq, lk) * d, d, d}, func(a [][]float32) {
 			k.Scores(a[0], a[1], a[2], a[3], a[4], a[5], lq, lk, qo)
 		})
-	shortPanics(rep, "Relative", r, []string{"dst"}, []int{7 * d}, func(a [][]float32) { k.Relative(a[0], 7) })
+	shortPanics(rep, "Relative", r, nil, []string{"dst"}, []int{7 * d}, func(a [][]float32) { k.Relative(a[0], 7) })
 	return rep
 }
 
@@ -292,7 +344,7 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 	}
 	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
 	c := rep.begin("golden:" + gc.Name + " Scores")
-	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.AK}, []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
+	got := relCall(c, lq*lk, guardAll(gc.Q, gc.K, gc.AK), []string{"q", "k", "aK"}, func(dst []float32, in [][]float32) {
 		k.Scores(dst, in[0], in[1], in[2], lq, lk, qo)
 	})
 	if got != nil {
@@ -300,7 +352,7 @@ func rpeFullGolden(rep *Report, s *spec.Spec, k RPEFullKernels) {
 		nearOracle(c, got, gc.WantScores, func(x int) float64 { return scoreTol(d, mag[x]) })
 	}
 	c = rep.begin("golden:" + gc.Name + " Output")
-	got = relCall(c, lq*d, [][]float32{gc.Weights, gc.V, gc.AV}, []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
+	got = relCall(c, lq*d, guardAll(gc.Weights, gc.V, gc.AV), []string{"weights", "v", "aV"}, func(dst []float32, in [][]float32) {
 		k.Output(dst, in[0], in[1], in[2], lq, lk, qo)
 	})
 	if got != nil {
@@ -327,7 +379,7 @@ func xlGolden(rep *Report, s *spec.Spec, k XLKernels) {
 	}
 	lq, lk, qo, d := gc.LQ, gc.LK, gc.QOffset, s.HeadDim
 	c := rep.begin("golden:" + gc.Name + " Scores")
-	got := relCall(c, lq*lk, [][]float32{gc.Q, gc.K, gc.R, gc.U, gc.V}, []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
+	got := relCall(c, lq*lk, guardAll(gc.Q, gc.K, gc.R, gc.U, gc.V), []string{"q", "k", "r", "u", "v"}, func(dst []float32, in [][]float32) {
 		k.Scores(dst, in[0], in[1], in[2], in[3], in[4], lq, lk, qo)
 	})
 	if got != nil {

@@ -210,6 +210,22 @@ func TestHarnessRelWrong(t *testing.T) {
 		}
 		expectFail(t, RunXL(xl, k), "q modified")
 	})
+	t.Run("Output writes into aV", func(t *testing.T) {
+		k := rpeFullKernels(rf, nil, 0)
+		k.Output = func(dst, w, v, aV []float32, lq, lk, qo int) {
+			rpeFullKernels(rf, nil, 0).Output(dst, w, v, aV, lq, lk, qo)
+			aV[len(aV)/2]++
+		}
+		expectFail(t, RunRPEFull(rf, k), "aV modified")
+	})
+	t.Run("Scores writes before aK", func(t *testing.T) {
+		k := rpeFullKernels(rf, nil, 0)
+		k.Scores = func(dst, q, kk, aK []float32, lq, lk, qo int) {
+			rpeFullKernels(rf, nil, 0).Scores(dst, q, kk, aK, lq, lk, qo)
+			unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(aK)), -4)), 1)[0] = 0
+		}
+		expectFail(t, RunRPEFull(rf, k), "aK out of bounds")
+	})
 }
 
 func TestRelReference(t *testing.T) {

@@ -145,6 +145,12 @@ func ropeSchemes(s *spec.Spec) []posScheme {
 // of tiny magnitude, some exactly zero.
 func randomVector(r *rand.Rand, n int) []float32 {
 	v := make([]float32, n)
+	fillRandom(r, v)
+	return v
+}
+
+// fillRandom fills v with randomVector's values.
+func fillRandom(r *rand.Rand, v []float32) {
 	for i := range v {
 		x := r.NormFloat64()
 		switch u := r.IntN(100); {
@@ -157,7 +163,6 @@ func randomVector(r *rand.Rand, n int) []float32 {
 		}
 		v[i] = float32(x)
 	}
-	return v
 }
 
 // RunRoPE checks a rope variant against the reference: the attention

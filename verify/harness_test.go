@@ -453,6 +453,26 @@ func TestHarnessAbsolute(t *testing.T) {
 		}
 		expectFail(t, RunAbsolute(s, k), "Encode pos=-")
 	})
+	t.Run("learned Add writes into the table", func(t *testing.T) {
+		s := specs["learned"]
+		k := absKernels(s)
+		add := k.LearnedAdd
+		k.LearnedAdd = func(x, table []float32, pos []int32) {
+			add(x, table, pos)
+			table[len(table)-1] = 0
+		}
+		expectFail(t, RunAbsolute(s, k), "table modified")
+	})
+	t.Run("learned Add writes past the table", func(t *testing.T) {
+		s := specs["learned"]
+		k := absKernels(s)
+		add := k.LearnedAdd
+		k.LearnedAdd = func(x, table []float32, pos []int32) {
+			add(x, table, pos)
+			unsafe.Slice(unsafe.SliceData(table), len(table)+1)[len(table)] = 0 // the harness pads every slice
+		}
+		expectFail(t, RunAbsolute(s, k), "wrote table out of bounds")
+	})
 }
 
 func TestEmit(t *testing.T) {

@@ -11,7 +11,7 @@ import "strings"
 // Param is one parameter of a kernel: its name and Go type.
 type Param struct {
 	Name string // Go parameter name, also the asmdecl name of its frame slots
-	Type string // Go type: "[]float32", "[]int32", "int" or "float32"
+	Type string // Go type: "[]float32", "[]float64", "[]int32", "int" or "float32"
 }
 
 // Kernel is one assembly kernel of the ABI.
@@ -98,6 +98,12 @@ var (
 	AddRows = Kernel{Field: "addRows", Spelled: true, Params: []Param{{"x", "[]float32"}, {"table", "[]float32"}, {"idx", "[]int32"}},
 		Doc: "x[t·D+i] += table[idx[t]·D+i] with D = DModel"}
 
+	// AddRows64 adds float64 table row idx[t] to float32 token t of x with
+	// one rounding, x = float32(float64(x) + row): the algebraic encoding,
+	// whose PE needs more than float32 precision when x ≈ −PE cancels it.
+	AddRows64 = Kernel{Field: "addRows64", Spelled: true, Params: []Param{{"x", "[]float32"}, {"table", "[]float64"}, {"idx", "[]int32"}},
+		Doc: "x[t·D+i] = float32(float64(x[t·D+i]) + table[idx[t]·D+i]) with D = DModel"}
+
 	// DotRows is rpe_full's dst[r] = x·rows[r] (Shaw et al. 2018).
 	DotRows = Kernel{Field: "dotRows", Params: []Param{{"dst", "[]float32"}, {"x", "[]float32"}, {"rows", "[]float32"}},
 		Doc: "dst[r] = x·rows[r] for r < len(dst), rows HeadDim floats apart"}
@@ -125,5 +131,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
+	return []Kernel{Rotate, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
 }

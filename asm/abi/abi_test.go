@@ -67,6 +67,7 @@ func TestKnownFrames(t *testing.T) {
 		{Rotate, "kHeadStride", 136, 196},
 		{SoftmaxRow, "scale", 48, 52},
 		{AddRows, "idx_base", 48, 72},
+		{AddRows64, "table_len", 32, 72},
 		{ScoresRow, "scale", 96, 100},
 		{XLScoresRow, "r_base", 96, 120},
 		{AxpyRows, "w_len", 32, 72},

@@ -16,6 +16,7 @@ const (
 	OpFADDP               // FADDP Vd.T, Vn.T, Vm.T
 	OpFMAXP               // FMAXP Vd.T, Vn.T, Vm.T
 	OpFCVTL               // FCVTL Vd.2D, Vn.2S and FCVTL2 Vd.2D, Vn.4S
+	OpFCVTN               // FCVTN Vd.2S, Vn.2D and FCVTN2 Vd.4S, Vn.2D
 )
 
 // opInfo is the fixed bits of an encoding (Q = 0, sz = 0: single precision)
@@ -35,6 +36,7 @@ var ops = map[Op]opInfo{
 	OpFADDP: {0x2e20d400, "VFADDP"}, // U=1 opcode 11010
 	OpFMAXP: {0x2e20f400, "VFMAXP"}, // U=1 opcode 11110
 	OpFCVTL: {0x0e617800, "VFCVTL"}, // two-reg misc U=0 opcode 10111 sz=1 (double results)
+	OpFCVTN: {0x0e616800, "VFCVTN"}, // two-reg misc U=0 opcode 10110 sz=1 (double sources)
 }
 
 // Word is one encoded instruction: its bits and its disassembly in the
@@ -70,7 +72,7 @@ func sizeQ(op string, vs ...Vec) (uint32, error) {
 // Encode3 encodes a three-register operation d = op(n, m); S4, S2 or D2.
 func Encode3(op Op, d, n, m Vec) (Word, error) {
 	info, ok := ops[op]
-	if !ok || op == OpFCVTL {
+	if !ok || op == OpFCVTL || op == OpFCVTN {
 		return Word{}, fmt.Errorf("Encode3: op %d is not a three-register operation", int(op))
 	}
 	qb, err := sizeQ(info.name, d, n, m)
@@ -94,6 +96,25 @@ func EncodeFCVTL(d, n Vec) (Word, error) {
 	}
 	name, bits := info.name, info.base|uint32(n.R)<<5|uint32(d.R)
 	if n.A == S4 {
+		name, bits = name+"2", bits|1<<30
+	}
+	return Word{bits, fmt.Sprintf("%s %s, %s", name, n, d)}, nil
+}
+
+// EncodeFCVTN encodes the narrowing conversion of the two float64 lanes of
+// n (D2) to two float32 lanes of d, rounding to nearest even: FCVTN writes
+// the low half (d S2) and zeroes the high one, FCVTN2 writes the high half
+// (d S4, Q set) and keeps the low one.
+func EncodeFCVTN(d, n Vec) (Word, error) {
+	info := ops[OpFCVTN]
+	if d.R < 0 || d.R > 31 || n.R < 0 || n.R > 31 {
+		return Word{}, fmt.Errorf("%s: vector register out of range 0..31 (V%d, V%d)", info.name, int(d.R), int(n.R))
+	}
+	if n.A != D2 || (d.A != S2 && d.A != S4) {
+		return Word{}, fmt.Errorf("%s: arrangements %s, %s; want S2 (low half) or S4 (high half) from D2", info.name, d.A, n.A)
+	}
+	name, bits := info.name, info.base|uint32(n.R)<<5|uint32(d.R)
+	if d.A == S4 {
 		name, bits = name+"2", bits|1<<30
 	}
 	return Word{bits, fmt.Sprintf("%s %s, %s", name, n, d)}, nil

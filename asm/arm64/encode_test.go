@@ -29,6 +29,11 @@ func allWords(t *testing.T) []Word {
 				t.Fatal(err)
 			}
 			ws = append(ws, w)
+			// Narrowing: into the low half (S2) or the high half (S4).
+			if w, err = EncodeFCVTN(d, r[1].D2()); err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
 		}
 	}
 	// The three-register operations on float64 lanes.
@@ -78,6 +83,10 @@ func TestEncodeErrors(t *testing.T) {
 		{"fcvtl as three", func() error { _, err := Encode3(OpFCVTL, V0.D2(), V0.S2(), V0.S2()); return err }},
 		{"fcvtl to S4", func() error { _, err := EncodeFCVTL(V0.S4(), V0.S2()); return err }},
 		{"fcvtl from D2", func() error { _, err := EncodeFCVTL(V0.D2(), V0.D2()); return err }},
+		{"fcvtn from S4", func() error { _, err := EncodeFCVTN(V0.S2(), V0.S4()); return err }},
+		{"fcvtn to D2", func() error { _, err := EncodeFCVTN(V0.D2(), V0.D2()); return err }},
+		{"fcvtn register 32", func() error { _, err := EncodeFCVTN(VReg(32).S2(), V0.D2()); return err }},
+		{"fcvtn as three", func() error { _, err := Encode3(OpFCVTN, V0.S2(), V0.D2(), V0.D2()); return err }},
 		{"fcvtl register 32", func() error { _, err := EncodeFCVTL(V0.D2(), VReg(32).S4()); return err }},
 	} {
 		if c.err() == nil {

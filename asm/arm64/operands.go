@@ -16,8 +16,8 @@ type VReg int
 type Arrangement int
 
 // The arrangements the emitter knows. The float WORD encodings accept S4
-// and S2; the three-register ones (FADD, FMUL, …) also D2, and FCVTL
-// widens S2/S4 halves to D2.
+// and S2; the three-register ones (FADD, FMUL, …) also D2, FCVTL
+// widens S2/S4 halves to D2 and FCVTN narrows D2 into S2/S4 halves.
 const (
 	S4  Arrangement = iota + 1 // four 32-bit lanes (128 bits)
 	S2                         // two 32-bit lanes (64 bits)

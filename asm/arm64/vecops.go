@@ -119,6 +119,9 @@ func (e *Emitter) FMULS(d, n, m VReg) { e.scalar3("FMULS", d, n, m) }
 // FMAXS emits Fd = max(Fn, Fm) (NaN if either is NaN).
 func (e *Emitter) FMAXS(d, n, m VReg) { e.scalar3("FMAXS", d, n, m) }
 
+// FADDD emits Dd = Dn + Dm (float64).
+func (e *Emitter) FADDD(d, n, m VReg) { e.scalar3("FADDD", d, n, m) }
+
 // FDIVD emits Dd = Dn / Dm (float64).
 func (e *Emitter) FDIVD(d, n, m VReg) { e.scalar3("FDIVD", d, n, m) }
 
@@ -184,3 +187,8 @@ func (e *Emitter) FMAXP(d, n, m Vec) { e.word(Encode3(OpFMAXP, d, n, m)) }
 // float64 lanes of d (D2): the low half when n is S2 (FCVTL), the high half
 // when n is S4 (FCVTL2).
 func (e *Emitter) FCVTL(d, n Vec) { e.word(EncodeFCVTL(d, n)) }
+
+// FCVTN emits the narrowing conversion of the two float64 lanes of n (D2)
+// to float32: into the low half of d when d is S2 (FCVTN, the high half
+// zeroed), into the high half when d is S4 (FCVTN2, the low half kept).
+func (e *Emitter) FCVTN(d, n Vec) { e.word(EncodeFCVTN(d, n)) }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -39,6 +41,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	specs, err := loadSpecs(zoo, fs.Args())
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The CUDA rows run the harness in this process, with the tables of
+		// specs at the size limits (up to 2 × 256 MiB) and their copies.
+		debug.SetMemoryLimit(1 << 30)
 	}
 	var only map[string]bool
 	if *targets == "auto" {
@@ -190,6 +197,12 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 // failures. A build failure is.
 func goTestRows(root string, env, pkgs []string, p *progress, what string, extra ...string) ([]row, error) {
 	p.Step("testing %d packages (%s)", len(pkgs), what)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The tests of specs at the size limits hold up to about 800 MiB of
+		// tables; without a limit the Go heap may grow to twice its live
+		// size before collecting, past verify's budget of 2 GiB.
+		env = append(env[:len(env):len(env)], "GOMEMLIMIT="+testMemLimit)
+	}
 	args := append([]string{"test", "-count=1", "-v", "-run", "^TestVariants$"}, extra...)
 	args = append(args, pkgs...)
 	out, err := runCapture(goCmd(root, env, args...))
@@ -202,6 +215,11 @@ func goTestRows(root string, env, pkgs []string, p *progress, what string, extra
 	}
 	return rows, nil
 }
+
+// testMemLimit is the GOMEMLIMIT of the go test runs (unless the caller's
+// environment sets one): a soft limit that makes the Go collector of the
+// test binaries (and of go and the compiler) run before the heap reaches it.
+const testMemLimit = "1GiB"
 
 // parseRows extracts the POSENC-ROW lines of go test output.
 func parseRows(out []byte) []row {

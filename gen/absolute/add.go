@@ -6,8 +6,15 @@ import (
 )
 
 // absFormulaAdd emits Add and Encode of sinusoidal, algebraic and binary.
+// A wide member (algebraic) has a float64 table, encodeRow64 for its rows
+// and the addRows64 kernel; the others a float32 table and addRows.
 func absFormulaAdd(f *jen.File, c *Consts) {
 	pkg := c.Spec.Name
+	wide := memberOf(c.Spec).wide()
+	elt, addK, enc := jen.Float32(), "addRows", "encodeRow"
+	if wide {
+		elt, addK, enc = jen.Float64(), "addRows64", "encodeRow64"
+	}
 	f.Comment("chunk is the number of tokens handed to the kernel at a time.")
 	f.Const().Id("chunk").Op("=").Lit(absChunk)
 
@@ -23,6 +30,10 @@ func absFormulaAdd(f *jen.File, c *Consts) {
 	// }
 	f.Comment("Add adds PE(pos[t]) to token t of x, [len(pos)][DModel], in place. Every int32 position")
 	f.Comment("is valid: those in [0, TableRows) are read from the table, the others computed exactly.")
+	if wide {
+		f.Comment("The sum is formed in float64 from float64 PE values and rounded once to float32, so")
+		f.Comment("it stays within the bound when x ≈ −PE cancels (a float32 PE would lose half an ulp).")
+	}
 	f.Comment("It panics, before writing anything, if len(x) is not len(pos)·DModel.")
 	f.Func().Id("Add").Params(jen.Id("x").Index().Float32(), jen.Id("pos").Index().Int32()).Block(
 		absCheckX(pkg),
@@ -36,7 +47,7 @@ func absFormulaAdd(f *jen.File, c *Consts) {
 				jen.Id("x").Index(jen.Id("t0").Op("*").Id("DModel"), jen.Id("t1").Op("*").Id("DModel")),
 			),
 			jen.If(jen.Id("inTable").Call(jen.Id("ps"))).Block(
-				jen.Id("k").Dot("addRows").Call(jen.Id("xs"), jen.Id("tab"), jen.Id("ps")),
+				jen.Id("k").Dot(addK).Call(jen.Id("xs"), jen.Id("tab"), jen.Id("ps")),
 			).Else().Block(
 				jen.Id("addExact").Call(jen.Id("k"), jen.Id("xs"), jen.Id("tab"), jen.Id("ps")),
 			),
@@ -56,38 +67,44 @@ func absFormulaAdd(f *jen.File, c *Consts) {
 	)
 
 	// func addExact(k kernels, x, tab []float32, pos []int32) {
-	//	rows := make([]float32, len(pos)*DModel)
+	//	rows := make([]float32 (wide: float64), len(pos)*DModel)
 	//	idx := make([]int32, len(pos))
 	//	for t, p := range pos {
 	//		row := rows[t*DModel : (t+1)*DModel]
-	//		if p >= 0 && int(p) < TableRows { copy(row, tab[int(p)*DModel:]) } else { encodeRow(row, int(p)) }
+	//		if p >= 0 && int(p) < TableRows { copy(row, tab[int(p)*DModel:]) } else { encodeRow[64](row, int(p)) }
 	//		idx[t] = int32(t)
 	//	}
-	//	k.addRows(x, rows, idx)
+	//	k.addRows[64](x, rows, idx)
 	// }
 	f.Comment("addExact adds a chunk with positions outside the table: each token's row is copied")
 	f.Comment("from the table or computed exactly into a scratch table that the kernel reads by token.")
-	f.Func().Id("addExact").Params(jen.Id("k").Id("kernels"), jen.List(jen.Id("x"), jen.Id("tab")).Index().Float32(), jen.Id("pos").Index().Int32()).Block(
-		jen.Id("rows").Op(":=").Make(jen.Index().Float32(), jen.Len(jen.Id("pos")).Op("*").Id("DModel")),
+	f.Func().Id("addExact").Params(jen.Id("k").Id("kernels"), jen.Id("x").Index().Float32(), jen.Id("tab").Index().Add(elt), jen.Id("pos").Index().Int32()).Block(
+		jen.Id("rows").Op(":=").Make(jen.Index().Add(elt), jen.Len(jen.Id("pos")).Op("*").Id("DModel")),
 		jen.Id("idx").Op(":=").Make(jen.Index().Int32(), jen.Len(jen.Id("pos"))),
 		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
 			jen.Id("row").Op(":=").Id("rows").Index(jen.Id("t").Op("*").Id("DModel"), jen.Parens(jen.Id("t").Op("+").Lit(1)).Op("*").Id("DModel")),
 			jen.If(jen.Id("p").Op(">=").Lit(0).Op("&&").Int().Call(jen.Id("p")).Op("<").Id("TableRows")).Block(
 				jen.Copy(jen.Id("row"), jen.Id("tab").Index(jen.Int().Call(jen.Id("p")).Op("*").Id("DModel").Op(":"))),
 			).Else().Block(
-				jen.Id("encodeRow").Call(jen.Id("row"), jen.Int().Call(jen.Id("p"))),
+				jen.Id(enc).Call(jen.Id("row"), jen.Int().Call(jen.Id("p"))),
 			),
 			jen.Id("idx").Index(jen.Id("t")).Op("=").Int32().Call(jen.Id("t")),
 		),
-		jen.Id("k").Dot("addRows").Call(jen.Id("x"), jen.Id("rows"), jen.Id("idx")),
+		jen.Id("k").Dot(addK).Call(jen.Id("x"), jen.Id("rows"), jen.Id("idx")),
 	)
 
 	// func Encode(dst []float32, pos int) {
 	//	if len(dst) != DModel { panic(...) }
 	//	encodeRow(dst, pos)
 	// }
-	f.Comment("Encode writes PE(pos) to dst, DModel floats, computed exactly for any position (the")
-	f.Comment("same values Add reads from its table). It panics if len(dst) is not DModel.")
+	if wide {
+		f.Comment("Encode writes PE(pos) to dst, DModel floats, computed exactly for any position (the")
+		f.Comment("values Add reads from its float64 table, rounded to float32). It panics if len(dst)")
+		f.Comment("is not DModel.")
+	} else {
+		f.Comment("Encode writes PE(pos) to dst, DModel floats, computed exactly for any position (the")
+		f.Comment("same values Add reads from its table). It panics if len(dst) is not DModel.")
+	}
 	f.Func().Id("Encode").Params(jen.Id("dst").Index().Float32(), jen.Id("pos").Int()).Block(
 		jen.If(jen.Len(jen.Id("dst")).Op("!=").Id("DModel")).Block(
 			gocode.Panicf(pkg, "Encode: len(dst) = %d, want DModel = %d", jen.Len(jen.Id("dst")), jen.Id("DModel")),

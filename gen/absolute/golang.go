@@ -4,14 +4,16 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
-// absTableFloats caps the lazily built table of the formula encodings at
-// 16 Mi floats (64 MiB); positions past the capped rows take the exact path.
-const absTableFloats = 1 << 24
+// absTableBytes caps the lazily built table of the formula encodings at
+// 64 MiB: 16 Mi float32 values, or 8 Mi float64 values for a wide member
+// (algebraic); positions past the capped rows take the exact path.
+const absTableBytes = 64 << 20
 
 // absChunk is the number of tokens Add hands to the kernel at a time.
 const absChunk = 256
@@ -19,6 +21,10 @@ const absChunk = 256
 // absAddRowsField is the kernels field of sinusoidal, algebraic, binary and
 // learned packages (docs/internals.md, kernel ABI "absolute").
 var absAddRowsField = gocode.KernelField{Name: "addRows", Type: "func(x, table []float32, idx []int32)"}
+
+// absAddRows64Field is the kernels field of algebraic packages: addRows64
+// adds float64 rows with one rounding (abi.AddRows64).
+var absAddRows64Field = gocode.KernelField{Name: abi.AddRows64.Field, Type: abi.AddRows64.FuncType()}
 
 // absMixRowsField is the kernels field of mixture packages (generic only):
 // x[t] += α·pe[idx[t]] + (1−α)·table[idx[t]].
@@ -50,8 +56,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 		files = append(files, f)
 	}
 	field := absAddRowsField
-	if memberOf(s) == mixture {
+	switch {
+	case memberOf(s) == mixture:
 		field = absMixRowsField
+	case memberOf(s).wide():
+		field = absAddRows64Field
 	}
 	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{field})
 	if err != nil {
@@ -64,10 +73,19 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 // but learned).
 func absHasFormula(s *spec.Spec) bool { return memberOf(s) != learned }
 
+// absTableElem is the byte size of one formula table value: 8 (float64)
+// for a wide member, else 4.
+func absTableElem(s *spec.Spec) int {
+	if memberOf(s).wide() {
+		return 8
+	}
+	return 4
+}
+
 // absTableRows is the number of rows of the formula table: MaxLen, capped at
-// absTableFloats floats.
+// absTableBytes.
 func absTableRows(s *spec.Spec) int {
-	return max(1, min(s.MaxLen, absTableFloats/s.DModel))
+	return max(1, min(s.MaxLen, absTableBytes/(absTableElem(s)*s.DModel)))
 }
 
 // absAPI emits <name>.go.
@@ -117,8 +135,8 @@ func absPackageDoc(c *Consts) string {
 			"PE(p, 2i+1) = cos(p/base^(2i/DModel)), computed in float64 and rounded to float32.", pkg, s.Base)
 	case algebraic:
 		return fmt.Sprintf("Package %s adds the algebraic absolute positional encoding:\n"+
-			"PE(p, i) = p / (max_len−1)^(i/(d_model−1)), computed in float64 and\n"+
-			"rounded to float32.", pkg)
+			"PE(p, i) = p / (max_len−1)^(i/(d_model−1)), computed in float64; Add sums x\n"+
+			"and PE in float64 and rounds once to float32, Encode rounds PE to float32.", pkg)
 	case binary:
 		return fmt.Sprintf("Package %s adds the binary absolute positional encoding:\n"+
 			"PE(p, i) = (p >> i) & 1 for i < BinBits = min(d_model,\n"+
@@ -184,6 +202,18 @@ func absFormula(f *jen.File, c *Consts) {
 				jen.Id("dst").Index(jen.Id("i")).Op("=").Float32().Call(jen.Float64().Call(jen.Id("p")).Op("/").Id("div")),
 			),
 		)
+		// func encodeRow64(dst []float64, p int) {
+		//	dst = dst[:DModel]
+		//	for i, div := range divisors { dst[i] = float64(p) / div }
+		// }
+		f.Comment("encodeRow64 writes PE(p) = p/divisors[i] to dst[:DModel] in float64: the rows Add sums")
+		f.Comment("with x before its one rounding.")
+		f.Func().Id("encodeRow64").Params(jen.Id("dst").Index().Float64(), jen.Id("p").Int()).Block(
+			dst,
+			jen.For(jen.List(jen.Id("i"), jen.Id("div")).Op(":=").Range().Id("divisors")).Block(
+				jen.Id("dst").Index(jen.Id("i")).Op("=").Float64().Call(jen.Id("p")).Op("/").Id("div"),
+			),
+		)
 	case binary:
 		// const BinBits = ...
 		f.Comment("BinBits is the number of dims that carry a bit of the position: min(DModel, bitlen(MaxLen)).")
@@ -207,17 +237,23 @@ func absFormula(f *jen.File, c *Consts) {
 	}
 }
 
-// absTable emits TableRows and the lazily built table.
+// absTable emits TableRows and the lazily built table: float32 rows from
+// encodeRow, or float64 rows from encodeRow64 for a wide member.
 func absTable(f *jen.File, c *Consts) {
+	wide := memberOf(c.Spec).wide()
+	elt, enc, kind := jen.Float32(), "encodeRow", "float32"
+	if wide {
+		elt, enc, kind = jen.Float64(), "encodeRow64", "float64"
+	}
 	// const TableRows = ...
 	f.Comment("TableRows is the number of precomputed rows: positions in [0, TableRows) are read from")
-	f.Comment("a table built on first use (MaxLen rows, capped at 64 MiB).")
+	f.Comment("a table of " + kind + " values built on first use (MaxLen rows, capped at 64 MiB).")
 	f.Const().Id("TableRows").Op("=").Lit(absTableRows(c.Spec))
-	// var (tableOnce sync.Once; table []float32)
+	// var (tableOnce sync.Once; table []float32 (wide: float64))
 	f.Var().Defs(
 		jen.Id("tableOnce").Qual("sync", "Once"),
 		jen.Comment("table is [TableRows][DModel], PE(p) in row p."),
-		jen.Id("table").Index().Float32(),
+		jen.Id("table").Index().Add(elt),
 	)
 	// func posTable() []float32 {
 	//	tableOnce.Do(func() {
@@ -227,12 +263,13 @@ func absTable(f *jen.File, c *Consts) {
 	//	})
 	//	return table
 	// }
+	// (wide: []float64 and encodeRow64)
 	f.Comment("posTable returns the table, building it on the first call.")
-	f.Func().Id("posTable").Params().Index().Float32().Block(
+	f.Func().Id("posTable").Params().Index().Add(elt).Block(
 		jen.Id("tableOnce").Dot("Do").Call(jen.Func().Params().Block(
-			jen.Id("t").Op(":=").Make(jen.Index().Float32(), jen.Id("TableRows").Op("*").Id("DModel")),
+			jen.Id("t").Op(":=").Make(jen.Index().Add(elt), jen.Id("TableRows").Op("*").Id("DModel")),
 			jen.For(jen.Id("p").Op(":=").Range().Id("TableRows")).Block(
-				jen.Id("encodeRow").Call(jen.Id("t").Index(jen.Id("p").Op("*").Id("DModel").Op(":")), jen.Id("p")),
+				jen.Id(enc).Call(jen.Id("t").Index(jen.Id("p").Op("*").Id("DModel").Op(":")), jen.Id("p")),
 			),
 			jen.Id("table").Op("=").Id("t"),
 		)),
@@ -282,6 +319,30 @@ func absGeneric(c *Consts) (emit.File, error) {
 							Op("+").Id("a").Op("*").Float64().Call(jen.Id("sr").Index(jen.Id("i"))).
 							Op("+").Id("b").Op("*").Float64().Call(jen.Id("lr").Index(jen.Id("i"))),
 					),
+				),
+			),
+		)
+		return gocode.Render(s.Name+"_generic.go", f)
+	}
+	if memberOf(s).wide() {
+		// var genericKernels = kernels{addRows64: addRows64Generic}
+		f.Comment("genericKernels is the portable Go implementation, always available.")
+		f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{jen.Id("addRows64"): jen.Id("addRows64Generic")})
+		// func addRows64Generic(x []float32, table []float64, idx []int32) {
+		//	for t, p := range idx {
+		//		xt := (*[DModel]float32)(x[t*DModel:])
+		//		row := (*[DModel]float64)(table[int(p)*DModel:])
+		//		for i, v := range row { xt[i] = float32(float64(xt[i]) + v) }
+		//	}
+		// }
+		f.Comment("addRows64Generic adds float64 table row idx[t] to token t of x, rounding each sum")
+		f.Comment("once to float32; the fixed-size array views give the inner loop a constant trip count.")
+		f.Func().Id("addRows64Generic").Params(jen.Id("x").Index().Float32(), jen.Id("table").Index().Float64(), jen.Id("idx").Index().Int32()).Block(
+			jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("idx")).Block(
+				xt,
+				jen.Id("row").Op(":=").Parens(jen.Op("*").Index(jen.Id("DModel")).Float64()).Call(jen.Id("table").Index(jen.Int().Call(jen.Id("p")).Op("*").Id("DModel").Op(":"))),
+				jen.For(jen.List(jen.Id("i"), jen.Id("v")).Op(":=").Range().Id("row")).Block(
+					jen.Id("xt").Index(jen.Id("i")).Op("=").Float32().Call(jen.Float64().Call(jen.Id("xt").Index(jen.Id("i"))).Op("+").Id("v")),
 				),
 			),
 		)

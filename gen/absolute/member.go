@@ -40,3 +40,10 @@ func memberOf(s *spec.Spec) member {
 func (m member) backends() family.Backends {
 	return family.Backends{Assembly: m != mixture, CUDA: true}
 }
+
+// wide reports whether the member's Add sums in float64 from a float64
+// table (abi.AddRows64): algebraic, whose PE reaches 2^31 and loses up to
+// half a float32 ulp of PE, more than the bound 2e-6, when x ≈ −PE
+// cancels it. The others' PE is exact (binary) or at most 1 in magnitude
+// (sinusoidal: half an ulp ≤ 3e-8), so a float32 table is enough.
+func (m member) wide() bool { return m == algebraic }

@@ -290,7 +290,7 @@ func encodeRow(dst []float32, p int) {
 }
 
 // TableRows is the number of precomputed rows: positions in [0, TableRows) are read from
-// a table built on first use (MaxLen rows, capped at 64 MiB).
+// a table of float32 values built on first use (MaxLen rows, capped at 64 MiB).
 const TableRows = 4096
 
 var (
@@ -349,7 +349,7 @@ func inTable(pos []int32) bool {
 
 // addExact adds a chunk with positions outside the table: each token's row is copied
 // from the table or computed exactly into a scratch table that the kernel reads by token.
-func addExact(k kernels, x, tab []float32, pos []int32) {
+func addExact(k kernels, x []float32, tab []float32, pos []int32) {
 	rows := make([]float32, len(pos)*DModel)
 	idx := make([]int32, len(pos))
 	for t, p := range pos {

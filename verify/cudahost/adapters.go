@@ -56,8 +56,8 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 
 // Bias returns the host-emulated CUDA launchers of an alibi or rpe_bias
 // spec as the harness's kernels. Bucket (rpe_bias) is answered by the CUDA
-// code too: Bias with lq = lk = 1, q_offset = rel and an identity table
-// (table[h][b] = b) returns bucket(rel).
+// code too: Bias with lq = 1 and an identity table (table[h][b] = b)
+// returns the buckets of a window of distances (bucketWindows).
 func (l *Lib) Bias() verify.BiasKernels {
 	s := l.spec
 	h := s.Heads
@@ -126,11 +126,11 @@ func (l *Lib) Bias() verify.BiasKernels {
 		for i := range ident {
 			ident[i] = float32(i % nb)
 		}
-		k.Bucket = func(rel int) int {
-			dst := make([]float32, h)
-			k.RPEBias(dst, ident, 1, 1, rel)
-			return int(dst[0])
-		}
+		k.Bucket = bucketWindows(func(lk, qOffset int) []float32 {
+			dst := make([]float32, h*lk)
+			k.RPEBias(dst, ident, 1, lk, qOffset)
+			return dst[:lk] // head 0
+		})
 		return k
 	}
 	panic("cudahost: Bias on a " + s.Encoding + " spec")

@@ -337,20 +337,12 @@ func (l *Lib) request(op int32, ints []int64, f float32, reps, copyBytes int64, 
 	put32(uint32(len(fa)))
 	for _, a := range fa {
 		put64(uint64(len(a)))
-		buf := make([]byte, 4*len(a))
-		for i, v := range a {
-			le.PutUint32(buf[4*i:], math.Float32bits(v))
-		}
-		w.Write(buf)
+		writeWords(w, len(a), func(i int) uint32 { return math.Float32bits(a[i]) })
 	}
 	put32(uint32(len(ia)))
 	for _, a := range ia {
 		put64(uint64(len(a)))
-		buf := make([]byte, 4*len(a))
-		for i, v := range a {
-			le.PutUint32(buf[4*i:], uint32(v))
-		}
-		w.Write(buf)
+		writeWords(w, len(a), func(i int) uint32 { return uint32(a[i]) })
 	}
 	if err := w.Flush(); err != nil {
 		return l.broken(err)
@@ -385,16 +377,46 @@ func (l *Lib) call(op int32, ints []int64, f float32, fa [][]float32, ia [][]int
 		return 0, l.broken(err)
 	}
 	status := int32(le.Uint32(b[:]))
+	buf := make([]byte, 4*min(wordChunk, maxLen(fa)))
 	for _, a := range fa {
-		buf := make([]byte, 4*len(a))
-		if _, err := io.ReadFull(l.out, buf); err != nil {
-			return 0, l.broken(err)
-		}
-		for i := range a {
-			a[i] = math.Float32frombits(le.Uint32(buf[4*i:]))
+		for lo := 0; lo < len(a); lo += wordChunk {
+			part := a[lo:min(lo+wordChunk, len(a))]
+			if _, err := io.ReadFull(l.out, buf[:4*len(part)]); err != nil {
+				return 0, l.broken(err)
+			}
+			for i := range part {
+				part[i] = math.Float32frombits(le.Uint32(buf[4*i:]))
+			}
 		}
 	}
 	return status, nil
+}
+
+// wordChunk is the number of 4-byte words requests and responses encode at
+// a time: arrays of a 256 MiB table are streamed through a 1 MiB buffer
+// instead of a second copy of the table.
+const wordChunk = 1 << 18
+
+// writeWords writes n little-endian words word(0) … word(n−1) to w, a
+// chunk at a time.
+func writeWords(w io.Writer, n int, word func(i int) uint32) {
+	buf := make([]byte, 4*min(wordChunk, n))
+	for lo := 0; lo < n; lo += wordChunk {
+		hi := min(lo+wordChunk, n)
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint32(buf[4*(i-lo):], word(i))
+		}
+		w.Write(buf[:4*(hi-lo)])
+	}
+}
+
+// maxLen is the length of the longest of fa (0 for none).
+func maxLen(fa [][]float32) int {
+	n := 0
+	for _, a := range fa {
+		n = max(n, len(a))
+	}
+	return n
 }
 
 // bench performs one bench request (see driverSource) and returns the

@@ -62,8 +62,17 @@ func TestEmulator(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exe := filepath.Join(dir, "emu")
-	if msg, err := exec.Command(cxx, "-std=c++20", "-O1", "-I", dir, "-o", exe, filepath.Join(dir, "emu.cpp")).CombinedOutput(); err != nil {
+	// Both fiber switches: the x86-64 one (where it applies) and ucontext.
+	for _, def := range []string{"-DPOSENC_HOST_DEFAULT_SWITCH", "-DPOSENC_HOST_UCONTEXT"} {
+		t.Run(def, func(t *testing.T) { runEmuProgram(t, cxx, dir, def) })
+	}
+}
+
+// runEmuProgram builds emu.cpp in dir with the extra flag def and checks its
+// output.
+func runEmuProgram(t *testing.T, cxx, dir, def string) {
+	exe := filepath.Join(dir, "emu"+def)
+	if msg, err := exec.Command(cxx, "-std=c++20", "-O1", def, "-I", dir, "-o", exe, filepath.Join(dir, "emu.cpp")).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
 	got, err := exec.Command(exe).Output()

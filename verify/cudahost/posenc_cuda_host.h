@@ -5,8 +5,12 @@
 // POSENC_CUDA_HOST, which makes the .cu launch through posenc_host::launch.
 //
 // Execution model: a launch runs its blocks one after another; the threads
-// of a block run as fibers (ucontext, one OS thread) scheduled round-robin
-// between barriers. __syncthreads() switches back to the scheduler, which
+// of a block run as fibers (one OS thread) scheduled round-robin between
+// barriers. On x86-64 a fiber switch is posenc_host_switch below (callee-
+// saved registers and the stack pointer only); elsewhere, or with
+// POSENC_HOST_UCONTEXT defined, it is ucontext's swapcontext, which also
+// saves the signal mask with a system call on every switch (the 256-head
+// ALiBi and r_max 8192 specs make tens of millions of switches). __syncthreads() switches back to the scheduler, which
 // resumes every unfinished thread once per round, so a round ends when all
 // threads reached the barrier or exited (CUDA's semantics for
 // block-uniform barriers). __shared__ is `static`: blocks never overlap, so
@@ -73,11 +77,37 @@ typedef enum {
 // Device math: the C library's fmaf, fmaxf, fabsf, expf, fma, rint, pow and
 // the GNU sincosf from <math.h>, in the global namespace as in CUDA.
 
+#if defined(__x86_64__) && !defined(POSENC_HOST_UCONTEXT)
+#define POSENC_HOST_FAST_SWITCH 1
+// posenc_host_switch(save, load) pushes the System V callee-saved registers
+// (rbp, rbx, r12–r15) on the running stack, stores its stack pointer in
+// *save, switches to the stack pointer load and pops the registers saved
+// there, returning into the other fiber (or, on a new fiber's stack, into
+// posenc_host::fiber_entry). MXCSR and the x87 control word are left
+// alone: no kernel changes them.
+extern "C" void posenc_host_switch(void **save, void *load);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl posenc_host_switch\n"
+        ".type posenc_host_switch,@function\n"
+        "posenc_host_switch:\n"
+        "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+        "\tmovq %rsp, (%rdi)\n"
+        "\tmovq %rsi, %rsp\n"
+        "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+        "\tret\n"
+        ".size posenc_host_switch, .-posenc_host_switch\n");
+#endif
+
 namespace posenc_host {
 
 // Fiber is one emulated CUDA thread.
 struct Fiber {
+#ifdef POSENC_HOST_FAST_SWITCH
+	void *sp; // saved stack pointer while switched out
+#else
 	ucontext_t ctx;
+#endif
 	std::vector<char> stack;
 	uint3 idx;
 	bool done;
@@ -85,7 +115,11 @@ struct Fiber {
 
 // State of the running launch (one at a time: the emulator is
 // single-threaded and not reentrant).
+#ifdef POSENC_HOST_FAST_SWITCH
+inline void *sched_sp; // the scheduler's stack pointer while a fiber runs
+#else
 inline ucontext_t sched_ctx;
+#endif
 inline std::vector<Fiber> fibers;
 inline Fiber *current;
 inline const std::function<void()> *body;
@@ -98,10 +132,55 @@ inline cudaError_t last_error = cudaSuccess;
 // and small arrays.
 constexpr size_t kStack = 64 * 1024;
 
+#ifdef POSENC_HOST_FAST_SWITCH
+// fiber_entry is where a new fiber's stack returns to: it runs the kernel
+// body, marks the fiber done and switches to the scheduler for good.
+[[noreturn]] inline void fiber_entry() {
+	(*body)();
+	current->done = true;
+	posenc_host_switch(&current->sp, sched_sp);
+	std::abort(); // never resumed
+}
+
+// start_fiber prepares f's stack so that switching to f.sp enters
+// fiber_entry: six zero callee-saved slots, then fiber_entry as the return
+// address, then a null one; with the stack top 16-byte aligned, fiber_entry
+// starts with rsp ≡ 8 (mod 16), as after a call.
+inline void start_fiber(Fiber &f) {
+	const std::uintptr_t top = (std::uintptr_t)(f.stack.data() + f.stack.size()) & ~(std::uintptr_t)15;
+	void **sp = (void **)(top - 64);
+	for (int i = 0; i < 6; ++i)
+		sp[i] = nullptr;
+	sp[6] = (void *)&fiber_entry;
+	sp[7] = nullptr;
+	f.sp = sp;
+}
+
+// resume switches from the scheduler to f until it yields or finishes.
+inline void resume(Fiber &f) { posenc_host_switch(&sched_sp, f.sp); }
+
+// yield switches from the running fiber back to the scheduler.
+inline void yield() { posenc_host_switch(&current->sp, sched_sp); }
+#else
 inline void fiber_main() {
 	(*body)();
 	current->done = true;
 	// returning resumes uc_link, the scheduler
+}
+
+inline void start_fiber(Fiber &f) {
+	getcontext(&f.ctx);
+	f.ctx.uc_stack.ss_sp = f.stack.data();
+	f.ctx.uc_stack.ss_size = f.stack.size();
+	f.ctx.uc_link = &sched_ctx;
+	makecontext(&f.ctx, fiber_main, 0);
+}
+
+inline void resume(Fiber &f) {
+	if (swapcontext(&sched_ctx, &f.ctx) != 0) {
+		std::perror("posenc_cuda_host: swapcontext");
+		std::abort();
+	}
 }
 
 // yield switches from the running fiber back to the scheduler.
@@ -111,6 +190,7 @@ inline void yield() {
 		std::abort();
 	}
 }
+#endif
 
 // launch runs body for every thread of every block of grid.
 inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
@@ -139,11 +219,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							Fiber &f = fibers[n++];
 							f.idx = uint3{tx, ty, tz};
 							f.done = false;
-							getcontext(&f.ctx);
-							f.ctx.uc_stack.ss_sp = f.stack.data();
-							f.ctx.uc_stack.ss_size = f.stack.size();
-							f.ctx.uc_link = &sched_ctx;
-							makecontext(&f.ctx, fiber_main, 0);
+							start_fiber(f);
 						}
 				for (bool running = true; running;) {
 					running = false;
@@ -153,10 +229,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 						running = true;
 						current = &f;
 						thread_idx = f.idx;
-						if (swapcontext(&sched_ctx, &f.ctx) != 0) {
-							std::perror("posenc_cuda_host: swapcontext");
-							std::abort();
-						}
+						resume(f);
 					}
 				}
 			}
