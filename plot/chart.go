@@ -6,28 +6,31 @@ import (
 
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
 // series is one line of a line chart.
 type series struct {
-	label string
-	x, y  []float64
-	color color.Color // nil: the chart's next color
-	dash  bool        // dashed (reference lines)
-	step  bool        // drawn as steps (integer-valued data)
+	label  string
+	x, y   []float64
+	color  color.Color // nil: the chart's next colour of lineColors
+	dashes []vg.Length // dash pattern; nil: solid
+	step   bool        // drawn as steps (integer-valued data)
+	dim    int         // components: the encoding dimension drawn
 }
 
 // axes says which axes of a line chart are logarithmic.
 type axes struct{ logX, logY bool }
 
-// maxInsideLegend is the most legend entries drawn inside a line chart;
-// longer legends go to the right of the plot.
-const maxInsideLegend = 4
+// maxBelowLegend is the most legend entries drawn below a line chart;
+// longer legends go to its right. Either way the legend is outside the data
+// area and clear of the title (Figure.layout).
+const maxBelowLegend = 4
 
 // lineChart draws the series in one plot with a legend (series without a
-// label stay out of it). Values must be positive on a log axis.
+// label stay out of it). Series without a colour take the next one of
+// lineColors; more of them than lineColors holds is an error, so that no
+// two lines share a colour. Values must be positive on a log axis.
 func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, error) {
 	p := gonum.New()
 	p.Title.Text = title
@@ -41,12 +44,10 @@ func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, err
 		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	legend := &p.Legend
-	var side *gonum.Legend
-	if labelled(ss) > maxInsideLegend {
+	f := &Figure{Plot: p}
+	if n := labelled(ss); n > 0 {
 		l := gonum.NewLegend()
-		side, legend = &l, &l
+		f.Legend, f.legendBelow = &l, n <= maxBelowLegend
 	}
 	next := 0
 	for _, s := range ss {
@@ -67,21 +68,23 @@ func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, err
 		l.Width = vg.Points(1.25)
 		l.Color = s.color
 		if l.Color == nil {
-			l.Color = plotutil.DarkColors[next%len(plotutil.DarkColors)]
+			if next == len(lineColors) {
+				return nil, fmt.Errorf("plot: more than %d series to colour: give them colours of a colour map", len(lineColors))
+			}
+			l.Color = lineColors[next]
 			next++
 		}
-		if s.dash {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
+		l.Dashes = s.dashes
 		if s.step {
 			l.StepStyle = plotter.MidStep
 		}
 		p.Add(l)
+		f.lines = append(f.lines, l)
 		if s.label != "" {
-			legend.Add(s.label, l)
+			f.Legend.Add(s.label, l)
 		}
 	}
-	return &Figure{Plot: p, Legend: side}, nil
+	return f, nil
 }
 
 // labelled counts the series with a legend label.
@@ -103,9 +106,3 @@ func ints(lo, hi int) []float64 {
 	}
 	return v
 }
-
-// gray is the color of reference lines.
-var gray = color.Gray{Y: 96}
-
-// naiveRed is the color of the naive float32 baseline.
-var naiveRed = color.RGBA{R: 204, G: 37, B: 41, A: 255}
