@@ -22,9 +22,10 @@ type series struct {
 // axes says which axes of a line chart are logarithmic.
 type axes struct{ logX, logY bool }
 
-// maxBelowLegend is the most legend entries drawn below a line chart;
-// longer legends go to its right. Either way the legend is outside the data
-// area and clear of the title (Figure.layout).
+// maxBelowLegend is the most legend entries drawn below a line chart, in
+// two columns when there are more than two; longer legends go to its right
+// in one column. Either way the legend is outside the data area and clear
+// of the title (Figure.layout).
 const maxBelowLegend = 4
 
 // lineChart draws the series in one plot with a legend (series without a
@@ -35,20 +36,25 @@ func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, err
 	p := gonum.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	if ax.logX {
 		p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, logTicks{}
 	}
+	f := &Figure{Plot: p}
 	if ax.logY {
 		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
+		f.yLabel = yLabel // see Figure.yLabel
+	} else {
+		p.Y.Label.Text = yLabel
 	}
 	p.Add(plotter.NewGrid())
-	f := &Figure{Plot: p}
-	if n := labelled(ss); n > 0 {
-		l := gonum.NewLegend()
-		f.Legend, f.legendBelow = &l, n <= maxBelowLegend
+	n := labelled(ss)
+	f.legendBelow = n <= maxBelowLegend
+	rows := n // entries per legend column
+	if f.legendBelow && n > 2 {
+		rows = (n + 1) / 2
 	}
+	entries := 0
 	next := 0
 	for _, s := range ss {
 		if len(s.x) != len(s.y) || len(s.x) == 0 {
@@ -81,7 +87,12 @@ func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, err
 		p.Add(l)
 		f.lines = append(f.lines, l)
 		if s.label != "" {
-			f.Legend.Add(s.label, l)
+			if entries%rows == 0 {
+				col := gonum.NewLegend()
+				f.legend = append(f.legend, &col)
+			}
+			f.legend[len(f.legend)-1].Add(s.label, l)
+			entries++
 		}
 	}
 	return f, nil

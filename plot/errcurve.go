@@ -108,7 +108,7 @@ func RenderError(s *spec.Spec, c *ErrorCurves) (*Figure, error) {
 	}
 	ss = append(ss, boundSeries(c.Positions))
 	title := fmt.Sprintf("%s: RoPE error against the float64 reference", s.Name)
-	f, err := lineChart(title, "position", "max |y−ref| / ((|x0|+|x1|)·A)",
+	f, err := lineChart(title, "position", "max |y−ref| / ((|x₀|+|x₁|)·A)",
 		axes{logX: true, logY: true}, ss)
 	if err != nil {
 		return nil, err
