@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
-		"testing"
+	"testing"
 
 	"github.com/posenc/posenc/spec"
 )
