@@ -5,6 +5,7 @@ import (
 
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
+	"gonum.org/v1/plot/palette"
 )
 
 // absPositions is the number of positions of the absolute-encoding
@@ -65,21 +66,37 @@ func heatmapFigure(s *spec.Spec) *Figure {
 }
 
 // componentSeries returns PE(p, i) against p for the dims i = 0, k, 2k, …
-// with k = max(1, d/10).
-func componentSeries(s *spec.Spec) []series {
+// with k = max(1, d/10), each coloured by its dimension on the colour map
+// cm (indexRamp over [0, d−1]), and that map.
+func componentSeries(s *spec.Spec) ([]series, palette.ColorMap) {
 	rows, d := encodingRows(s, absPositions)
+	cm := indexRamp()
+	cm.SetMin(0)
+	cm.SetMax(float64(max(d-1, 1)))
 	var ss []series
 	for i := 0; i < d; i += max(1, d/10) {
 		y := make([]float64, len(rows))
 		for p, row := range rows {
 			y[p] = row[i]
 		}
-		ss = append(ss, series{label: fmt.Sprintf("dim %d", i), x: ints(0, len(rows)-1), y: y})
+		c, err := cm.At(float64(i))
+		if err != nil {
+			panic(err) // i is within [0, d−1]
+		}
+		ss = append(ss, series{dim: i, x: ints(0, len(rows)-1), y: y, color: c})
 	}
-	return ss
+	return ss, cm
 }
 
-// componentsFigure plots componentSeries.
+// componentsFigure plots componentSeries, with a colour bar from dimension
+// to colour in place of a legend: a categorical palette runs out of
+// distinguishable colours long before d/10 + 1 lines.
 func componentsFigure(s *spec.Spec) (*Figure, error) {
-	return lineChart(encodingTitle(s)+", components", positionLabel(s), "PE", axes{}, componentSeries(s))
+	ss, cm := componentSeries(s)
+	f, err := lineChart(encodingTitle(s)+", components", positionLabel(s), "PE", axes{}, ss)
+	if err != nil {
+		return nil, err
+	}
+	f.ColorBar = colorBar(cm, "encoding dimension")
+	return f, nil
 }

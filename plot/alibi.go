@@ -40,7 +40,7 @@ func alibiBias(s *spec.Spec, maxDist int) [][]float64 {
 func alibiFigure(s *spec.Spec) (*Figure, error) {
 	bias := alibiBias(s, alibiDistance)
 	sl := verify.ALiBiSlopes(s)
-	title := fmt.Sprintf("%s: ALiBi bias −m_h·|i−j|, %d heads", s.Name, len(sl))
+	title := fmt.Sprintf("%s: ALiBi bias −m·|i−j|, slope m per head, %d heads", s.Name, len(sl))
 	dist := ints(0, alibiDistance)
 	if len(bias) > alibiMaxLines {
 		g := newGrid(dist, ints(0, len(bias)-1))
@@ -51,16 +51,12 @@ func alibiFigure(s *spec.Spec) (*Figure, error) {
 		}
 		return heatmapChart(title, "distance |i−j|", "head h", "bias", g), nil
 	}
-	cm := coolwarm()
-	cm.SetMax(float64(max(len(sl)-1, 1)))
-	cm.SetMin(0)
+	// Heads in order of slope, from a colour map dark enough throughout
+	// to show on white (a diverging map's white middle does not).
+	cs := indexColors(len(bias))
 	var ss []series
 	for h, row := range bias {
-		c, err := cm.At(float64(h))
-		if err != nil {
-			return nil, err
-		}
-		ss = append(ss, series{label: fmt.Sprintf("head %d, m = %.4g", h, sl[h]), x: dist, y: row, color: c})
+		ss = append(ss, series{label: fmt.Sprintf("head %d, m = %.4g", h, sl[h]), x: dist, y: row, color: cs[h]})
 	}
 	return lineChart(title, "distance |i−j|", "bias", axes{}, ss)
 }

@@ -6,48 +6,55 @@ import (
 
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
 // series is one line of a line chart.
 type series struct {
-	label string
-	x, y  []float64
-	color color.Color // nil: the chart's next color
-	dash  bool        // dashed (reference lines)
-	step  bool        // drawn as steps (integer-valued data)
+	label  string
+	x, y   []float64
+	color  color.Color // nil: the chart's next colour of lineColors
+	dashes []vg.Length // dash pattern; nil: solid
+	step   bool        // drawn as steps (integer-valued data)
+	dim    int         // components: the encoding dimension drawn
 }
 
 // axes says which axes of a line chart are logarithmic.
 type axes struct{ logX, logY bool }
 
-// maxInsideLegend is the most legend entries drawn inside a line chart;
-// longer legends go to the right of the plot.
-const maxInsideLegend = 4
+// maxBelowLegend is the most legend entries drawn below a line chart, in
+// two columns when there are more than two; longer legends go to its right
+// in one column. Either way the legend is outside the data area and clear
+// of the title (Figure.layout).
+const maxBelowLegend = 4
 
 // lineChart draws the series in one plot with a legend (series without a
-// label stay out of it). Values must be positive on a log axis.
+// label stay out of it). Series without a colour take the next one of
+// lineColors; more of them than lineColors holds is an error, so that no
+// two lines share a colour. Values must be positive on a log axis.
 func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, error) {
 	p := gonum.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	if ax.logX {
 		p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, logTicks{}
 	}
+	f := &Figure{Plot: p}
 	if ax.logY {
 		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
+		f.yLabel = yLabel // see Figure.yLabel
+	} else {
+		p.Y.Label.Text = yLabel
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	legend := &p.Legend
-	var side *gonum.Legend
-	if labelled(ss) > maxInsideLegend {
-		l := gonum.NewLegend()
-		side, legend = &l, &l
+	n := labelled(ss)
+	f.legendBelow = n <= maxBelowLegend
+	rows := n // entries per legend column
+	if f.legendBelow && n > 2 {
+		rows = (n + 1) / 2
 	}
+	entries := 0
 	next := 0
 	for _, s := range ss {
 		if len(s.x) != len(s.y) || len(s.x) == 0 {
@@ -67,21 +74,28 @@ func lineChart(title, xLabel, yLabel string, ax axes, ss []series) (*Figure, err
 		l.Width = vg.Points(1.25)
 		l.Color = s.color
 		if l.Color == nil {
-			l.Color = plotutil.DarkColors[next%len(plotutil.DarkColors)]
+			if next == len(lineColors) {
+				return nil, fmt.Errorf("plot: more than %d series to colour: give them colours of a colour map", len(lineColors))
+			}
+			l.Color = lineColors[next]
 			next++
 		}
-		if s.dash {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
+		l.Dashes = s.dashes
 		if s.step {
 			l.StepStyle = plotter.MidStep
 		}
 		p.Add(l)
+		f.lines = append(f.lines, l)
 		if s.label != "" {
-			legend.Add(s.label, l)
+			if entries%rows == 0 {
+				col := gonum.NewLegend()
+				f.legend = append(f.legend, &col)
+			}
+			f.legend[len(f.legend)-1].Add(s.label, l)
+			entries++
 		}
 	}
-	return &Figure{Plot: p, Legend: side}, nil
+	return f, nil
 }
 
 // labelled counts the series with a legend label.
@@ -103,9 +117,3 @@ func ints(lo, hi int) []float64 {
 	}
 	return v
 }
-
-// gray is the color of reference lines.
-var gray = color.Gray{Y: 96}
-
-// naiveRed is the color of the naive float32 baseline.
-var naiveRed = color.RGBA{R: 204, G: 37, B: 41, A: 255}

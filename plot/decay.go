@@ -66,5 +66,5 @@ func decaySeries(s *spec.Spec) []series {
 // decayFigure plots decaySeries with a log distance axis.
 func decayFigure(s *spec.Spec) (*Figure, error) {
 	title := fmt.Sprintf("%s: RoPE long-term decay (RoFormer §3.4.3, d/2 = %d)", s.Name, rotary(s)/2)
-	return lineChart(title, "relative distance m−n", "(1/(d/2)) Σ_j |S_j|", axes{logX: true}, decaySeries(s))
+	return lineChart(title, "relative distance m−n", "(2/d) Σᵢ |Sᵢ|", axes{logX: true}, decaySeries(s))
 }

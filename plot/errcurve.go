@@ -7,6 +7,7 @@ import (
 
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
+	"gonum.org/v1/plot/vg"
 )
 
 // ErrorCurve is one implementation's error at each of ErrorCurves.Positions.
@@ -57,8 +58,14 @@ func boundSeries(pos []int64) series {
 		x = append(x, float64(p))
 		y = append(y, verify.RoPEBound(p))
 	}
-	return series{label: "verification bound", x: x, y: y, color: gray, dash: true, step: true}
+	return series{label: "verification bound", x: x, y: y, color: gray, dashes: dashed, step: true}
 }
+
+// generatedDashes are the dash patterns of the generated curves in order
+// (the generic variant, then the active one); the naive baseline is
+// dash-dotted and the bound dashed, so that every line differs from the
+// others in dash pattern as well as colour.
+var generatedDashes = [][]vg.Length{solid, dotted, longDot}
 
 // RenderError draws the error curves against position (both axes
 // logarithmic) with the verification bound as a third, dashed line.
@@ -77,6 +84,7 @@ func RenderError(s *spec.Spec, c *ErrorCurves) (*Figure, error) {
 		x[i] = float64(p)
 	}
 	var ss []series
+	generated := 0
 	for _, cv := range c.Curves {
 		if len(cv.Err) != len(x) {
 			return nil, fmt.Errorf("plot: curve %q has %d values for %d positions", cv.Label, len(cv.Err), len(x))
@@ -88,19 +96,22 @@ func RenderError(s *spec.Spec, c *ErrorCurves) (*Figure, error) {
 			}
 			y[i] = max(e, ErrorFloor)
 		}
-		sr := series{label: cv.Label, x: x, y: y}
-		if cv.Naive {
-			sr.color, sr.dash = naiveRed, true
+		sr := series{label: cv.Label, x: x, y: y, dashes: dashDot}
+		if !cv.Naive {
+			if generated == len(generatedDashes) {
+				return nil, fmt.Errorf("plot: more than %d generated curves", len(generatedDashes))
+			}
+			sr.dashes = generatedDashes[generated]
+			generated++
 		}
 		ss = append(ss, sr)
 	}
 	ss = append(ss, boundSeries(c.Positions))
 	title := fmt.Sprintf("%s: RoPE error against the float64 reference", s.Name)
-	f, err := lineChart(title, "position", "max |y−ref| / ((|x0|+|x1|)·A)",
+	f, err := lineChart(title, "position", "max |y−ref| / ((|x₀|+|x₁|)·A)",
 		axes{logX: true, logY: true}, ss)
 	if err != nil {
 		return nil, err
 	}
-	f.Plot.Legend.Left = true
 	return f, nil
 }

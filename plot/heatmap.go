@@ -84,11 +84,17 @@ func heatmapChart(title, xLabel, yLabel, zLabel string, g *grid) *Figure {
 	h.Rasterized = true
 	p.Add(h)
 
+	return &Figure{Plot: p, ColorBar: colorBar(cm, zLabel)}
+}
+
+// colorBar returns the plot of a vertical color bar of cm over its range,
+// labelled label.
+func colorBar(cm palette.ColorMap, label string) *gonum.Plot {
 	bar := gonum.New()
 	bar.HideX()
 	bar.X.Padding, bar.Y.Padding = 0, 0
-	bar.Y.Label.Text = zLabel
+	bar.Y.Label.Text = label
 	bar.Y.Tick.Marker = plainTicks{}
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 256})
-	return &Figure{Plot: p, ColorBar: bar}
+	return bar
 }

@@ -41,11 +41,11 @@ func ropeFreqSets(s *spec.Spec) []freqSet {
 	switch sc.Type {
 	case spec.ScaleDynamic:
 		l := ropeContext(s)
-		sets = append(sets, freqSet{fmt.Sprintf("dynamic, seq_len %d", l), verify.RoPEFrequencies(s, l)})
+		sets = append(sets, freqSet{fmt.Sprintf("dynamic, at %d tokens", l), verify.RoPEFrequencies(s, l)})
 	case spec.ScaleLongRoPE:
 		sets = append(sets,
-			freqSet{"longrope short_factor", verify.RoPEFrequencies(s, 0)},
-			freqSet{"longrope long_factor", verify.RoPEFrequencies(s, sc.OriginalMaxPosition+1)})
+			freqSet{"longrope, short factors", verify.RoPEFrequencies(s, 0)},
+			freqSet{"longrope, long factors", verify.RoPEFrequencies(s, sc.OriginalMaxPosition+1)})
 	default:
 		sets = append(sets, freqSet{fmt.Sprintf("%s, factor %g", sc.Type, sc.Factor), verify.RoPEFrequencies(s, 0)})
 	}

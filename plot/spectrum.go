@@ -28,7 +28,7 @@ func spectrumSeries(s *spec.Spec) []series {
 	ss = append(ss, series{
 		label: fmt.Sprintf("θ = 2π/%d (one turn per context)", ctx),
 		x:     []float64{0, float64(n - 1)}, y: []float64{ref, ref},
-		color: gray, dash: true,
+		color: gray, dashes: dashed,
 	})
 	return ss
 }
@@ -36,7 +36,7 @@ func spectrumSeries(s *spec.Spec) []series {
 // spectrumFigure plots spectrumSeries with a log θ axis.
 func spectrumFigure(s *spec.Spec) (*Figure, error) {
 	title := fmt.Sprintf("%s: RoPE frequency spectrum (R = %d, %s layout)", s.Name, rotary(s), s.Layout)
-	return lineChart(title, "pair index i", "θ_i (rad/token)", axes{logY: true}, spectrumSeries(s))
+	return lineChart(title, "pair index i", "θᵢ (rad/token)", axes{logY: true}, spectrumSeries(s))
 }
 
 // rotary is the spec's rotary dimension R.
