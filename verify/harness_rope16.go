@@ -100,6 +100,9 @@ func RunRoPE16(s *spec.Spec, k RoPE16Kernels) *Report {
 		}
 	}
 	rep := runRoPE(s, k32, st)
+	if k32.Apply != nil && k32.Inverse != nil {
+		ropeExactNarrowing(rep, s, st, k32)
+	}
 	rep.Target = string(st) // replaced by the variant name in the generated test
 	return rep
 }
@@ -179,4 +182,70 @@ func (st Storage) near(c *check, what string, idx int, got, want, b float64) {
 	u := st.ULP(w)
 	bound := u/2 + st.ULP(math.Abs(w)+u+b)/2 + b
 	c.near(what, idx, got, w, bound)
+}
+
+// ropeExactNarrowing checks the narrowing bit for bit where the float32
+// result of the kernel is known exactly: at position 0 the row is
+// cos = float32(A), sin = 0 (any frequency, any scaling), so y0 =
+// x0·float32(A) − x1·0 and y1 = x1·float32(A) + x0·0, each rounded once to
+// float32 (one product of a 16-bit value and a float32 is exact in
+// float64). Every output must then be round(y) of the storage type, ties to
+// even, bit for bit (a NaN any NaN). The inputs are every encoding of the
+// storage type (subnormals, ±0, ±Inf and NaN included) so that the
+// attention factors of the spec (1.25, say) produce exact ties; Inverse
+// (sin −0) is checked the same way.
+func ropeExactNarrowing(rep *Report, s *spec.Spec, st Storage, k RoPEKernels) {
+	hd, rd := s.HeadDim, rotaryDim(s)
+	heads := (1<<16 + hd - 1) / hd
+	x := make([]float32, heads*hd)
+	for i := range x {
+		x[i] = float32(st.Value(uint16(i)))
+	}
+	ca := float64(float32(RoPEAttentionFactor(s)))
+	pa, pb := RoPEPairs(s)
+	for _, inv := range []bool{false, true} {
+		name, fn := "Apply", k.Apply
+		if inv {
+			name, fn = "Inverse", k.Inverse
+		}
+		c := rep.begin(fmt.Sprintf("%s at position 0 of every %s encoding: round to nearest even", name, st))
+		g := guard(x)
+		if !c.call(func() { fn(g.s, []int32{0}, heads) }) {
+			continue
+		}
+		g.intact(c, "x")
+		sn := 0.0 // sign·sin(0): −0 for Inverse, which decides the sign of zero results
+		if inv {
+			sn = math.Copysign(0, -1)
+		}
+		for h := range heads {
+			o := h * hd
+			for i := range pa {
+				x0, x1 := float64(x[o+pa[i]]), float64(x[o+pb[i]])
+				y0 := float64(float32(x0*ca - x1*sn))
+				y1 := float64(float32(x1*ca + x0*sn))
+				for _, e := range []struct {
+					at   int
+					want float64
+				}{{o + pa[i], y0}, {o + pb[i], y1}} {
+					got, want := float64(g.s[e.at]), st.Round(e.want)
+					if math.IsNaN(got) && math.IsNaN(want) {
+						continue
+					}
+					if st.Bits(got) != st.Bits(want) || math.IsNaN(got) != math.IsNaN(want) {
+						c.fail("x[%d] = %v (%#04x), want %v (%#04x) from the exact float32 result %v",
+							e.at, got, st.Bits(got), want, st.Bits(want), e.want)
+					}
+				}
+			}
+			for d := o + rd; d < o+hd; d++ {
+				if !math.IsNaN(float64(x[d])) { // the adapter makes NaNs canonical
+					c.same("x", d, g.s[d], x[d])
+				}
+			}
+		}
+		if c.fails == 0 {
+			rep.ratio(0, c.name)
+		}
+	}
 }
