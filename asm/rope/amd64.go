@@ -16,10 +16,10 @@ type ropeShape struct {
 	headDim   int
 	rotaryDim int
 	half      bool
-	span      int // elements covered by one set of pieces: R/2 (half) or R (interleaved)
-	rowLen    int // floats per table row: R (half) or 2R (interleaved)
-	sinOff    int // float offset of the sin values within a row
-	pairOff   int // half: float offset of x_{i+n} from x_i
+	span      int        // elements covered by one set of pieces: R/2 (half) or R (interleaved)
+	rowLen    int        // floats per table row: R (half) or 2R (interleaved)
+	sinOff    int        // float offset of the sin values within a row
+	pairOff   int        // half: float offset of x_{i+n} from x_i
 	storage   string     // "" (float32), "f16" or "bf16": the tensors' element type
 	es        int        // bytes per tensor element: 4, or 2 for 16-bit storage
 	kernel    abi.Kernel // abi.Rotate, or abi.Rotate16 for 16-bit storage
