@@ -17,10 +17,15 @@ import (
 //     F16C on AVX2, AVX-512F at 16 lanes.
 //   - bf16 (bfloat16, the upper half of a float32): VPMOVZXWD and VPSLLD
 //     $16 to widen; to narrow, the float32 bits plus 0x7FFF plus their bit
-//     16 (round to nearest even as an integer carry), a NaN replaced by its
-//     bits with the quiet bit 0x00400000 set (the addition could carry a
-//     NaN into an infinity), shifted right by 16 and packed to words
-//     (VPACKUSDW on AVX2, VPMOVDW on AVX-512).
+//     16 (round to nearest even as an integer carry), shifted right by 16
+//     and packed to words (VPACKUSDW on AVX2, VPMOVDW on AVX-512). NaNs
+//     need no special case here: every NaN the kernel produces has zero low
+//     16 bits (an input NaN is a widened bf16, which x86 arithmetic
+//     propagates with its payload, only setting the quiet bit; an invalid
+//     operation such as Inf·0 gives the default NaN 0xFFC00000; the table
+//     holds finite values), so the addition cannot carry it into an
+//     infinity. The generic Go narrow, which may see any float32, tests for
+//     NaN instead.
 //
 // AVX2 tails of 4, 2 and 1 elements move 8, 4 and 2 bytes (VMOVQ or the
 // converting instruction's own 64-bit form, VMOVD, MOVWLZX/VPEXTRW);
@@ -158,8 +163,7 @@ func (g gen) storeLowWords(pc amd64.Piece, w reg.Register, m operand.Mem) {
 
 // bf16Bits returns a new register holding, in each 32-bit lane, the
 // bfloat16 nearest (ties to even) to the float32 lane of y, in the low 16
-// bits: (bits + 0x7FFF + bit 16 of bits) >> 16, or for a NaN
-// (bits | 0x00400000) >> 16.
+// bits: (bits + 0x7FFF + bit 16 of bits) >> 16.
 func (g gen) bf16Bits(pc amd64.Piece, y reg.Register) reg.Register {
 	c := g.Ctx
 	p := g.Pool
@@ -168,20 +172,11 @@ func (g gen) bf16Bits(pc amd64.Piece, y reg.Register) reg.Register {
 	if g.ISA.Lanes == 16 {
 		c.VPANDD_BCST(p.Scalar(1), t, t)
 		c.VPADDD_BCST(p.Scalar(0x7fff), t, t)
-		c.VPADDD(y, t, t)
-		nan := c.K()
-		c.VCMPPS(operand.U8(3), y, y, nan) // unordered: y is NaN
-		c.VPORD_BCST(p.Scalar(0x00400000), y, nan, t)
-		c.VPSRLD(operand.U8(16), t, t)
-		return t
+	} else {
+		c.VPAND(p.Vec8(1), t, t)
+		c.VPADDD(p.Vec8(0x7fff), t, t)
 	}
-	c.VPAND(p.Vec8(1), t, t)
-	c.VPADDD(p.Vec8(0x7fff), t, t)
 	c.VPADDD(y, t, t)
-	nan, q := g.RegFor(pc), g.RegFor(pc)
-	c.VCMPPS(operand.U8(3), y, y, nan) // all ones where y is NaN
-	c.VPOR(p.Vec8(0x00400000), y, q)
-	c.VBLENDVPS(nan, q, t, t)
 	c.VPSRLD(operand.U8(16), t, t)
 	return t
 }

@@ -60,9 +60,6 @@ rope_head8:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -76,9 +73,6 @@ rope_head8:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -92,9 +86,6 @@ rope_head8:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -108,9 +99,6 @@ rope_head8:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -124,9 +112,6 @@ rope_head8:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -148,9 +133,6 @@ rope_head9:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -164,9 +146,6 @@ rope_head9:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -180,9 +159,6 @@ rope_head9:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -196,9 +172,6 @@ rope_head9:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -212,9 +185,6 @@ rope_head9:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -249,9 +219,6 @@ rope_head12:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -265,9 +232,6 @@ rope_head12:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -281,9 +245,6 @@ rope_head12:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -297,9 +258,6 @@ rope_head12:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -313,9 +271,6 @@ rope_head12:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -337,9 +292,6 @@ rope_head13:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -353,9 +305,6 @@ rope_head13:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -369,9 +318,6 @@ rope_head13:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -385,9 +331,6 @@ rope_head13:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -401,9 +344,6 @@ rope_head13:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -441,9 +381,6 @@ rope_head16:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -466,9 +403,6 @@ rope_head17:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -498,9 +432,6 @@ rope_head20:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -523,9 +454,6 @@ rope_head21:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -582,9 +510,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -598,9 +523,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -614,9 +536,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -630,9 +549,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -646,9 +562,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -664,9 +577,6 @@ rope_head25:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -688,9 +598,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -704,9 +611,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -720,9 +624,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -736,9 +637,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -752,9 +650,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -770,9 +665,6 @@ rope_head26:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -807,9 +699,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -823,9 +712,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -839,9 +725,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -855,9 +738,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -871,9 +751,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -889,9 +766,6 @@ rope_head29:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -913,9 +787,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -929,9 +800,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -945,9 +813,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -961,9 +826,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -977,9 +839,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -995,9 +854,6 @@ rope_head30:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -1070,9 +926,6 @@ rope_head36:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1086,9 +939,6 @@ rope_head36:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1102,9 +952,6 @@ rope_head36:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1118,9 +965,6 @@ rope_head36:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1134,9 +978,6 @@ rope_head36:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1158,9 +999,6 @@ rope_head37:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1174,9 +1012,6 @@ rope_head37:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1190,9 +1025,6 @@ rope_head37:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1206,9 +1038,6 @@ rope_head37:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1222,9 +1051,6 @@ rope_head37:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1259,9 +1085,6 @@ rope_head40:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1275,9 +1098,6 @@ rope_head40:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1291,9 +1111,6 @@ rope_head40:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1307,9 +1124,6 @@ rope_head40:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1323,9 +1137,6 @@ rope_head40:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1347,9 +1158,6 @@ rope_head41:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1363,9 +1171,6 @@ rope_head41:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1379,9 +1184,6 @@ rope_head41:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1395,9 +1197,6 @@ rope_head41:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1411,9 +1210,6 @@ rope_head41:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1451,9 +1247,6 @@ rope_head44:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -1476,9 +1269,6 @@ rope_head45:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -1508,9 +1298,6 @@ rope_head48:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -1533,9 +1320,6 @@ rope_head49:
 	VPAND          c32x8_00000001<>+0(SB), X2, X2
 	VPADDD         c32x8_00007fff<>+0(SB), X2, X2
 	VPADDD         X3, X2, X2
-	VCMPPS         $0x03, X3, X3, X4
-	VPOR           c32x8_00400000<>+0(SB), X3, X3
-	VBLENDVPS      X4, X3, X2, X2
 	VPSRLD         $0x10, X2, X2
 	VPACKUSDW      X2, X2, X2
 	VMOVD          X2, 72(R10)
@@ -1592,9 +1376,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1608,9 +1389,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1624,9 +1402,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1640,9 +1415,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1656,9 +1428,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1674,9 +1443,6 @@ rope_head53:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -1698,9 +1464,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1714,9 +1477,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1730,9 +1490,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1746,9 +1503,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1762,9 +1516,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1780,9 +1531,6 @@ rope_head54:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -1817,9 +1565,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1833,9 +1578,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1849,9 +1591,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1865,9 +1604,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1881,9 +1617,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -1899,9 +1632,6 @@ rope_head57:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -1923,9 +1653,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1939,9 +1666,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1955,9 +1679,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1971,9 +1692,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
 	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
 	VPADDD         Y11, Y10, Y10
-	VCMPPS         $0x03, Y11, Y11, Y12
-	VPOR           c32x8_00400000<>+0(SB), Y11, Y11
-	VBLENDVPS      Y12, Y11, Y10, Y10
 	VPSRLD         $0x10, Y10, Y10
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
@@ -1987,9 +1705,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
-	VCMPPS         $0x03, X11, X11, X12
-	VPOR           c32x8_00400000<>+0(SB), X11, X11
-	VBLENDVPS      X12, X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVQ          X10, 64(R11)
@@ -2005,9 +1720,6 @@ rope_head58:
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
-	VCMPPS         $0x03, X13, X13, X11
-	VPOR           c32x8_00400000<>+0(SB), X13, X12
-	VBLENDVPS      X11, X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
 	VMOVD          X10, 72(R11)
@@ -2089,8 +1801,6 @@ rope_head64:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R10), Z6
@@ -2102,8 +1812,6 @@ rope_head64:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R10), K1, Y6
@@ -2116,8 +1824,6 @@ rope_head64:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
@@ -2138,8 +1844,6 @@ rope_head65:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R11), Z6
@@ -2151,8 +1855,6 @@ rope_head65:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R11), K1, Y6
@@ -2165,8 +1867,6 @@ rope_head65:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	VMOVUPS        76(R11), Z6
@@ -2198,8 +1898,6 @@ rope_head68:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R10), Z6
@@ -2211,8 +1909,6 @@ rope_head68:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R10), K1, Y6
@@ -2225,8 +1921,6 @@ rope_head68:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
@@ -2247,8 +1941,6 @@ rope_head69:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R11), Z6
@@ -2260,8 +1952,6 @@ rope_head69:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R11), K1, Y6
@@ -2274,8 +1964,6 @@ rope_head69:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	VMOVUPS        76(R11), Z6
@@ -2331,8 +2019,6 @@ rope_head73:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R10), Z6
@@ -2344,8 +2030,6 @@ rope_head73:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R10), K1, Y6
@@ -2358,8 +2042,6 @@ rope_head73:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
@@ -2380,8 +2062,6 @@ rope_head74:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R11), Z6
@@ -2393,8 +2073,6 @@ rope_head74:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R11), K1, Y6
@@ -2407,8 +2085,6 @@ rope_head74:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	VMOVUPS        76(R11), Z6
@@ -2440,8 +2116,6 @@ rope_head77:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R10), Z6
@@ -2453,8 +2127,6 @@ rope_head77:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R10), K1, Y6
@@ -2467,8 +2139,6 @@ rope_head77:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
@@ -2489,8 +2159,6 @@ rope_head78:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, (R10)
 	VPMOVZXWD      32(R11), Z6
@@ -2502,8 +2170,6 @@ rope_head78:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, 32(R10)
 	VMOVDQU16.Z    64(R11), K1, Y6
@@ -2516,8 +2182,6 @@ rope_head78:
 	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD         Z7, Z6, Z6
-	VCMPPS         $0x03, Z7, Z7, K3
-	VPORD.BCST     c32_00400000<>+0(SB), Z7, K3, Z6
 	VPSRLD         $0x10, Z6, Z6
 	VPMOVDW        Z6, K1, 64(R10)
 	VMOVUPS        76(R11), Z6
@@ -2566,21 +2230,8 @@ DATA c32x8_00007fff<>+24(SB)/4, $0x00007fff
 DATA c32x8_00007fff<>+28(SB)/4, $0x00007fff
 GLOBL c32x8_00007fff<>(SB), RODATA|NOPTR, $32
 
-DATA c32x8_00400000<>+0(SB)/4, $0x00400000
-DATA c32x8_00400000<>+4(SB)/4, $0x00400000
-DATA c32x8_00400000<>+8(SB)/4, $0x00400000
-DATA c32x8_00400000<>+12(SB)/4, $0x00400000
-DATA c32x8_00400000<>+16(SB)/4, $0x00400000
-DATA c32x8_00400000<>+20(SB)/4, $0x00400000
-DATA c32x8_00400000<>+24(SB)/4, $0x00400000
-DATA c32x8_00400000<>+28(SB)/4, $0x00400000
-GLOBL c32x8_00400000<>(SB), RODATA|NOPTR, $32
-
 DATA c32_00000001<>+0(SB)/4, $0x00000001
 GLOBL c32_00000001<>(SB), RODATA|NOPTR, $4
 
 DATA c32_00007fff<>+0(SB)/4, $0x00007fff
 GLOBL c32_00007fff<>(SB), RODATA|NOPTR, $4
-
-DATA c32_00400000<>+0(SB)/4, $0x00400000
-GLOBL c32_00400000<>(SB), RODATA|NOPTR, $4
