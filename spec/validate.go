@@ -43,7 +43,8 @@ func init() {
 // validate applies defaults and checks every rule, in a fixed order.
 func (d *decoder) validate(s *Spec) {
 	d.checkName(s)
-	if s.Targets == nil {
+	defaultTargets := s.Targets == nil
+	if defaultTargets {
 		s.Targets = append([]string(nil), AllTargets...)
 	}
 	if !d.has("dtype") {
@@ -51,6 +52,7 @@ func (d *decoder) validate(s *Spec) {
 	} else if !contains(DTypes, s.DType) {
 		d.fail(d.line("dtype"), "dtype", "unknown dtype %q; %s", s.DType, oneOf(DTypes))
 	}
+	d.storage16Targets(s, defaultTargets)
 	switch s.Encoding {
 	case RoPE:
 		d.rope(s)

@@ -174,7 +174,11 @@ func fillRandom(r *rand.Rand, v []float32) {
 // bit-identical dims ≥ RotaryDim; every call runs on slices inside
 // sentinel-filled buffers, and a slice one element too short must panic
 // before anything is written. Golden cases named like s are checked too.
-func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
+func RunRoPE(s *spec.Spec, k RoPEKernels) *Report { return runRoPE(s, k, StorageF32) }
+
+// runRoPE is RunRoPE for kernels that store st: inputs are values of st and
+// every rotated output is checked with st.near (harness_rope16.go).
+func runRoPE(s *spec.Spec, k RoPEKernels, st Storage) *Report {
 	rep := &Report{Spec: s.Name}
 	if k.Apply == nil || k.ApplyQK == nil || k.Inverse == nil || k.Frequencies == nil || k.FrequenciesAt == nil {
 		rep.begin("kernels").fail("RoPEKernels has a nil function")
@@ -188,16 +192,16 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 		for ti, n := range tokenCounts {
 			heads := headCounts[(si+ti)%len(headCounts)]
 			pos := sch.gen(r, n)
-			x := randomVector(r, n*heads*hd)
+			x := st.vector(r, n*heads*hd)
 			name := fmt.Sprintf("Apply tokens=%d heads=%d %s", n, heads, sch.name)
-			ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, false, func(o []*guarded, pos []int32) {
+			ropeCase(rep, s, st, name, pos, []ropeOperand{{x, heads}}, false, func(o []*guarded, pos []int32) {
 				k.Apply(o[0].s, pos, heads)
 			})
 			if ti%2 == 0 {
 				heads = headCounts[(si+ti+2)%len(headCounts)]
-				x = randomVector(r, n*heads*hd)
+				x = st.vector(r, n*heads*hd)
 				name = fmt.Sprintf("Inverse tokens=%d heads=%d %s", n, heads, sch.name)
-				ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, true, func(o []*guarded, pos []int32) {
+				ropeCase(rep, s, st, name, pos, []ropeOperand{{x, heads}}, true, func(o []*guarded, pos []int32) {
 					k.Inverse(o[0].s, pos, heads)
 				})
 			}
@@ -205,17 +209,17 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 		for gi, hk := range gqaHeads {
 			n := tokenCounts[(si*len(gqaHeads)+gi)%len(tokenCounts)]
 			pos := sch.gen(r, n)
-			q, kk := randomVector(r, n*hk[0]*hd), randomVector(r, n*hk[1]*hd)
+			q, kk := st.vector(r, n*hk[0]*hd), st.vector(r, n*hk[1]*hd)
 			name := fmt.Sprintf("ApplyQK tokens=%d qHeads=%d kHeads=%d %s", n, hk[0], hk[1], sch.name)
-			ropeCase(rep, s, name, pos, []ropeOperand{{q, hk[0]}, {kk, hk[1]}}, false, func(o []*guarded, pos []int32) {
+			ropeCase(rep, s, st, name, pos, []ropeOperand{{q, hk[0]}, {kk, hk[1]}}, false, func(o []*guarded, pos []int32) {
 				k.ApplyQK(o[0].s, o[1].s, pos, hk[0], hk[1])
 			})
 		}
 	}
 	// Length mismatches: one element too short.
 	pos := []int32{0, 5, int32(s.MaxPosition) + 3}
-	short := func(heads int) *guarded { return guard(randomVector(r, len(pos)*heads*hd-1)) }
-	full := func(heads int) *guarded { return guard(randomVector(r, len(pos)*heads*hd)) }
+	short := func(heads int) *guarded { return guard(st.vector(r, len(pos)*heads*hd-1)) }
+	full := func(heads int) *guarded { return guard(st.vector(r, len(pos)*heads*hd)) }
 	g := short(3)
 	rep.expectPanic("Apply with x one element short", func() { k.Apply(g.s, pos, 3) }, g)
 	g2 := short(3)
@@ -225,9 +229,12 @@ func RunRoPE(s *spec.Spec, k RoPEKernels) *Report {
 	q2, kk2 := full(4), short(2)
 	rep.expectPanic("ApplyQK with k one element short", func() { k.ApplyQK(q2.s, kk2.s, pos, 4, 2) }, q2, kk2)
 
-	ropeLarge(rep, s, k, rand.New(rand.NewPCG(0x9e3779b9, 2)))
-	ropeGolden(rep, s, k)
-	ropeForms(rep, s, k)
+	ropeLarge(rep, s, st, k, rand.New(rand.NewPCG(0x9e3779b9, 2)))
+	if st == StorageF32 {
+		// The golden inputs are float32 values; a 16-bit package cannot hold them.
+		ropeGolden(rep, s, k)
+	}
+	ropeForms(rep, s, k, st)
 	if s.IsMRoPE() {
 		mropeCases(rep, s, k)
 	}
@@ -268,7 +275,7 @@ type ropeOperand struct {
 
 // ropeCase runs one RoPE call on guarded copies of the operands and checks
 // every element against RoPEApply.
-func ropeCase(rep *Report, s *spec.Spec, name string, pos []int32, ops []ropeOperand, inverse bool, run func([]*guarded, []int32)) {
+func ropeCase(rep *Report, s *spec.Spec, st Storage, name string, pos []int32, ops []ropeOperand, inverse bool, run func([]*guarded, []int32)) {
 	c := rep.begin(name)
 	gs := make([]*guarded, len(ops))
 	for i, o := range ops {
@@ -286,14 +293,14 @@ func ropeCase(rep *Report, s *spec.Spec, name string, pos []int32, ops []ropeOpe
 		}
 		gs[i].intact(c, what)
 		want := RoPEApply(s, o.x, pos, o.heads, inverse)
-		checkRotated(c, s, what, o.x, gs[i].s, want, pos, o.heads)
+		checkRotated(c, s, st, what, o.x, gs[i].s, want, pos, o.heads)
 	}
 }
 
 // checkRotated compares a kernel's rotated output with the reference under
 // the per-pair bound of docs/design; dims ≥ RotaryDim must equal the
 // input bits.
-func checkRotated(c *check, s *spec.Spec, what string, in, got []float32, want []float64, pos []int32, heads int) {
+func checkRotated(c *check, s *spec.Spec, st Storage, what string, in, got []float32, want []float64, pos []int32, heads int) {
 	hd, rd := s.HeadDim, rotaryDim(s)
 	a := RoPEAttentionFactor(s)
 	pa, pb := RoPEPairs(s)
@@ -304,8 +311,8 @@ func checkRotated(c *check, s *spec.Spec, what string, in, got []float32, want [
 			for i := range pa {
 				ia, ib := o+pa[i], o+pb[i]
 				b := tol*(math.Abs(float64(in[ia]))+math.Abs(float64(in[ib]))) + 1e-30
-				c.near(what, ia, float64(got[ia]), want[ia], b)
-				c.near(what, ib, float64(got[ib]), want[ib], b)
+				st.near(c, what, ia, float64(got[ia]), want[ia], b)
+				st.near(c, what, ib, float64(got[ib]), want[ib], b)
 			}
 			for d := o + rd; d < o+hd; d++ {
 				c.same(what, d, got[d], in[d])
@@ -334,5 +341,5 @@ func ropeGolden(rep *Report, s *spec.Spec, k RoPEKernels) {
 	for i, v := range gc.Want {
 		want[i] = float64(v)
 	}
-	checkRotated(c, s, "x", gc.X, g.s, want, gc.Pos, gc.Heads)
+	checkRotated(c, s, StorageF32, "x", gc.X, g.s, want, gc.Pos, gc.Heads)
 }

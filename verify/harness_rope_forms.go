@@ -35,7 +35,7 @@ func gather(hd int, x []float32, tokens, heads int, at headAt) []float32 {
 // of the gathered source heads xs) at the heads at places, under the bound
 // tol(t)·(|x_a|+|x_b|) per pair; dims ≥ RotaryDim must be the source's bits
 // and every float of got at no head must equal before's.
-func checkLaid(c *check, s *spec.Spec, what string, got, before, xs []float32, want []float64, tokens, heads int, at headAt, tol func(t int) float64) {
+func checkLaid(c *check, s *spec.Spec, st Storage, what string, got, before, xs []float32, want []float64, tokens, heads int, at headAt, tol func(t int) float64) {
 	hd, rd := s.HeadDim, rotaryDim(s)
 	pa, pb := RoPEPairs(s)
 	covered := make([]bool, len(got))
@@ -47,8 +47,8 @@ func checkLaid(c *check, s *spec.Spec, what string, got, before, xs []float32, w
 			}
 			for i := range pa {
 				b := tol(t)*(math.Abs(float64(xs[g+pa[i]]))+math.Abs(float64(xs[g+pb[i]]))) + 1e-30
-				c.near(what, o+pa[i], float64(got[o+pa[i]]), want[g+pa[i]], b)
-				c.near(what, o+pb[i], float64(got[o+pb[i]]), want[g+pb[i]], b)
+				st.near(c, what, o+pa[i], float64(got[o+pa[i]]), want[g+pa[i]], b)
+				st.near(c, what, o+pb[i], float64(got[o+pb[i]]), want[g+pb[i]], b)
 			}
 			for d := rd; d < hd; d++ {
 				c.same(what, o+d, got[o+d], xs[g+d])
@@ -71,7 +71,7 @@ func applyTol(s *spec.Spec, pos []int32) func(int) float64 {
 
 // ropeForms runs every engine form the package has (a nil field is a form
 // it lacks) over the position schemes of RunRoPE.
-func ropeForms(rep *Report, s *spec.Spec, k RoPEKernels) {
+func ropeForms(rep *Report, s *spec.Spec, k RoPEKernels, st Storage) {
 	r := rand.New(rand.NewPCG(0x5eed14, 14))
 	hd := s.HeadDim
 	for si, sch := range ropeSchemes(s) {
@@ -82,27 +82,27 @@ func ropeForms(rep *Report, s *spec.Spec, k RoPEKernels) {
 			if k.ApplyStrided != nil {
 				// Token-major with gaps between heads and tokens.
 				hs := hd + gap
-				st := heads*hs + 5
-				stridedCase(rep, s, r, fmt.Sprintf("ApplyStrided token-major tokens=%d heads=%d stride=%d headStride=%d %s", n, heads, st, hs, sch.name),
-					pos, heads, st, hs, 0, k.ApplyStrided)
+				stride := heads*hs + 5
+				stridedCase(rep, s, st, r, fmt.Sprintf("ApplyStrided token-major tokens=%d heads=%d stride=%d headStride=%d %s", n, heads, stride, hs, sch.name),
+					pos, heads, stride, hs, 0, k.ApplyStrided)
 				// Head-major inside a cache of capacity n+3, starting at slot 2.
 				cp := n + 3
-				stridedCase(rep, s, r, fmt.Sprintf("ApplyStrided head-major tokens=%d heads=%d capacity=%d %s", n, heads, cp, sch.name),
+				stridedCase(rep, s, st, r, fmt.Sprintf("ApplyStrided head-major tokens=%d heads=%d capacity=%d %s", n, heads, cp, sch.name),
 					pos, heads, hd, cp*hd, 2*hd, k.ApplyStrided)
 			}
 			if k.ApplyHeadMajor != nil {
 				at := func(t, h int) int { return (h*n + t) * hd }
-				x := randomVector(r, n*heads*hd)
+				x := st.vector(r, n*heads*hd)
 				c := rep.begin(fmt.Sprintf("ApplyHeadMajor tokens=%d heads=%d %s", n, heads, sch.name))
 				g := guard(x)
 				if c.call(func() { k.ApplyHeadMajor(g.s, append([]int32(nil), pos...), heads) }) {
 					g.intact(c, "x")
 					xs := gather(hd, x, n, heads, at)
-					checkLaid(c, s, "x", g.s, x, xs, RoPEApply(s, xs, pos, heads, false), n, heads, at, applyTol(s, pos))
+					checkLaid(c, s, st, "x", g.s, x, xs, RoPEApply(s, xs, pos, heads, false), n, heads, at, applyTol(s, pos))
 				}
 			}
 			if k.ApplyTo != nil {
-				src := randomVector(r, n*heads*hd)
+				src := st.vector(r, n*heads*hd)
 				c := rep.begin(fmt.Sprintf("ApplyTo tokens=%d heads=%d %s", n, heads, sch.name))
 				gs, gd := guard(src), guardUnset(len(src))
 				if c.call(func() { k.ApplyTo(gd.s, gs.s, append([]int32(nil), pos...), heads) }) {
@@ -112,39 +112,39 @@ func ropeForms(rep *Report, s *spec.Spec, k RoPEKernels) {
 						c.same("src", i, gs.s[i], src[i])
 					}
 					at := func(t, h int) int { return (t*heads + h) * hd }
-					checkLaid(c, s, "dst", gd.s, gd.s, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
+					checkLaid(c, s, st, "dst", gd.s, gd.s, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
 				}
 			}
 			if k.ApplyToSlots != nil {
-				slotsCase(rep, s, r, fmt.Sprintf("ApplyToSlots tokens=%d heads=%d %s", n, heads, sch.name), pos, heads, k.ApplyToSlots)
+				slotsCase(rep, s, st, r, fmt.Sprintf("ApplyToSlots tokens=%d heads=%d %s", n, heads, sch.name), pos, heads, k.ApplyToSlots)
 			}
 		}
 		if k.ApplyQKStrided != nil {
 			for gi, hk := range gqaHeads {
 				n := tokenCounts[(si*len(gqaHeads)+gi)%len(tokenCounts)]
 				pos := sch.gen(r, n)
-				st := (hk[0] + 2*hk[1]) * hd // vLLM's packed row: q, k, v
+				stride := (hk[0] + 2*hk[1]) * hd // vLLM's packed row: q, k, v
 				if gi%2 == 1 {
-					st += 3 // rows padded to an odd stride
+					stride += 3 // rows padded to an odd stride
 				}
-				packedCase(rep, s, r, fmt.Sprintf("ApplyQKStrided tokens=%d qHeads=%d kHeads=%d stride=%d %s", n, hk[0], hk[1], st, sch.name),
-					pos, hk[0], hk[1], st, k.ApplyQKStrided)
+				packedCase(rep, s, st, r, fmt.Sprintf("ApplyQKStrided tokens=%d qHeads=%d kHeads=%d stride=%d %s", n, hk[0], hk[1], stride, sch.name),
+					pos, hk[0], hk[1], stride, k.ApplyQKStrided)
 			}
 		}
 	}
 	if k.Shift != nil {
-		shiftCases(rep, s, r, k.Shift)
+		shiftCases(rep, s, st, r, k.Shift)
 	}
-	formPanics(rep, s, r, k)
+	formPanics(rep, s, st, r, k)
 }
 
 // stridedCase runs ApplyStrided on heads at off + t·stride + h·headStride of
 // a random buffer.
-func stridedCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int32, heads, stride, headStride, off int, fn func([]float32, []int32, int, int, int)) {
+func stridedCase(rep *Report, s *spec.Spec, st Storage, r *rand.Rand, name string, pos []int32, heads, stride, headStride, off int, fn func([]float32, []int32, int, int, int)) {
 	hd, n := s.HeadDim, len(pos)
 	at := func(t, h int) int { return off + t*stride + h*headStride }
 	size := at(n-1, heads-1) + hd + 3
-	x := randomVector(r, size)
+	x := st.vector(r, size)
 	c := rep.begin(name)
 	g := guard(x)
 	if !c.call(func() { fn(g.s[off:], append([]int32(nil), pos...), heads, stride, headStride) }) {
@@ -152,14 +152,14 @@ func stridedCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int
 	}
 	g.intact(c, "x")
 	xs := gather(hd, x, n, heads, at)
-	checkLaid(c, s, "x", g.s, x, xs, RoPEApply(s, xs, pos, heads, false), n, heads, at, applyTol(s, pos))
+	checkLaid(c, s, st, "x", g.s, x, xs, RoPEApply(s, xs, pos, heads, false), n, heads, at, applyTol(s, pos))
 }
 
 // packedCase runs ApplyQKStrided on packed [token][q heads | k heads | v heads]
 // rows stride floats apart; the v heads must keep their bits.
-func packedCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int32, qh, kh, stride int, fn func([]float32, []int32, int, int, int)) {
+func packedCase(rep *Report, s *spec.Spec, st Storage, r *rand.Rand, name string, pos []int32, qh, kh, stride int, fn func([]float32, []int32, int, int, int)) {
 	hd, n := s.HeadDim, len(pos)
-	x := randomVector(r, (n-1)*stride+(qh+2*kh)*hd)
+	x := st.vector(r, (n-1)*stride+(qh+2*kh)*hd)
 	qAt := func(t, h int) int { return t*stride + h*hd }
 	kAt := func(t, h int) int { return t*stride + (qh+h)*hd }
 	c := rep.begin(name)
@@ -178,13 +178,13 @@ func packedCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int3
 			copy(before[kAt(t, h):kAt(t, h)+hd], g.s[kAt(t, h):kAt(t, h)+hd])
 		}
 	}
-	checkLaid(c, s, "q", g.s, before, qs, RoPEApply(s, qs, pos, qh, false), n, qh, qAt, applyTol(s, pos))
-	checkLaid(c, s, "k", g.s, g.s, ks, RoPEApply(s, ks, pos, kh, false), n, kh, kAt, applyTol(s, pos))
+	checkLaid(c, s, st, "q", g.s, before, qs, RoPEApply(s, qs, pos, qh, false), n, qh, qAt, applyTol(s, pos))
+	checkLaid(c, s, st, "k", g.s, g.s, ks, RoPEApply(s, ks, pos, kh, false), n, kh, kAt, applyTol(s, pos))
 }
 
 // slotsCase runs ApplyToSlots into a cache of len(pos)+5 slots; the slots
 // come in runs of consecutive slots (as within a page) and single ones.
-func slotsCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int32, heads int, fn func(cache []float32, slots []int32, src []float32, pos []int32, heads int)) {
+func slotsCase(rep *Report, s *spec.Spec, st Storage, r *rand.Rand, name string, pos []int32, heads int, fn func(cache []float32, slots []int32, src []float32, pos []int32, heads int)) {
 	hd, n := s.HeadDim, len(pos)
 	nSlots := n + 5
 	// Runs of consecutive slots (as within a page) and jumps to unused ones.
@@ -203,8 +203,8 @@ func slotsCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int32
 		}
 		slots[t], taken[free[0]] = int32(free[0]), true
 	}
-	src := randomVector(r, n*heads*hd)
-	cache := randomVector(r, nSlots*heads*hd)
+	src := st.vector(r, n*heads*hd)
+	cache := st.vector(r, nSlots*heads*hd)
 	c := rep.begin(name)
 	gc, gs := guard(cache), guard(src)
 	sl := append([]int32(nil), slots...)
@@ -217,12 +217,12 @@ func slotsCase(rep *Report, s *spec.Spec, r *rand.Rand, name string, pos []int32
 		c.same("src", i, gs.s[i], src[i])
 	}
 	at := func(t, h int) int { return (int(slots[t])*heads + h) * hd }
-	checkLaid(c, s, "cache", gc.s, cache, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
+	checkLaid(c, s, st, "cache", gc.s, cache, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
 }
 
 // shiftCases runs Shift for deltas in every band and sequence lengths on
 // both sides of original_max_position.
-func shiftCases(rep *Report, s *spec.Spec, r *rand.Rand, fn func(x []float32, delta int32, heads, n int)) {
+func shiftCases(rep *Report, s *spec.Spec, st Storage, r *rand.Rand, fn func(x []float32, delta int32, heads, n int)) {
 	hd := s.HeadDim
 	lens := []int{0, s.MaxPosition + 1}
 	if sc := s.Scaling; sc != nil && sc.OriginalMaxPosition > 0 {
@@ -233,7 +233,7 @@ func shiftCases(rep *Report, s *spec.Spec, r *rand.Rand, fn func(x []float32, de
 		ln := lens[i%len(lens)]
 		heads := headCounts[i%len(headCounts)]
 		tokens := []int{1, 5, 64, 65, 130}[i%5]
-		x := randomVector(r, tokens*heads*hd)
+		x := st.vector(r, tokens*heads*hd)
 		c := rep.begin(fmt.Sprintf("Shift tokens=%d heads=%d delta=%d n=%d", tokens, heads, d, ln))
 		g := guard(x)
 		if !c.call(func() { fn(g.s, d, heads, ln) }) {
@@ -242,39 +242,39 @@ func shiftCases(rep *Report, s *spec.Spec, r *rand.Rand, fn func(x []float32, de
 		g.intact(c, "x")
 		at := func(t, h int) int { return (t*heads + h) * hd }
 		tol := func(int) float64 { return ropeTol(int64(d)) }
-		checkLaid(c, s, "x", g.s, x, x, RoPEShift(s, x, d, heads, ln), tokens, heads, at, tol)
+		checkLaid(c, s, st, "x", g.s, x, x, RoPEShift(s, x, d, heads, ln), tokens, heads, at, tol)
 	}
 }
 
 // formPanics checks that bad arguments panic before anything is written.
-func formPanics(rep *Report, s *spec.Spec, r *rand.Rand, k RoPEKernels) {
+func formPanics(rep *Report, s *spec.Spec, st Storage, r *rand.Rand, k RoPEKernels) {
 	hd := s.HeadDim
 	pos := []int32{0, 5, int32(s.MaxPosition) + 3}
 	if k.ApplyStrided != nil {
-		g := guard(randomVector(r, 3*2*hd))
+		g := guard(st.vector(r, 3*2*hd))
 		rep.expectPanic("ApplyStrided with overlapping heads", func() { k.ApplyStrided(g.s, pos, 2, 2*hd, hd-1) }, g)
-		g2 := guard(randomVector(r, 3*2*hd-1))
+		g2 := guard(st.vector(r, 3*2*hd-1))
 		rep.expectPanic("ApplyStrided with x one element short", func() { k.ApplyStrided(g2.s, pos, 2, 2*hd, hd) }, g2)
 	}
 	if k.ApplyQKStrided != nil {
-		st := (3 + 2*1) * hd
-		g := guard(randomVector(r, 2*st+4*hd-1))
-		rep.expectPanic("ApplyQKStrided with qkv one element short", func() { k.ApplyQKStrided(g.s, pos, 3, 1, st) }, g)
-		g2 := guard(randomVector(r, 3*st))
+		stride := (3 + 2*1) * hd
+		g := guard(st.vector(r, 2*stride+4*hd-1))
+		rep.expectPanic("ApplyQKStrided with qkv one element short", func() { k.ApplyQKStrided(g.s, pos, 3, 1, stride) }, g)
+		g2 := guard(st.vector(r, 3*stride))
 		rep.expectPanic("ApplyQKStrided with stride < (qHeads+kHeads)*HeadDim", func() { k.ApplyQKStrided(g2.s, pos, 3, 1, 4*hd-1) }, g2)
 	}
 	if k.ApplyTo != nil {
-		src, dst := guard(randomVector(r, 3*2*hd)), guard(randomVector(r, 3*2*hd-1))
+		src, dst := guard(st.vector(r, 3*2*hd)), guard(st.vector(r, 3*2*hd-1))
 		rep.expectPanic("ApplyTo with dst one element short", func() { k.ApplyTo(dst.s, src.s, pos, 2) }, src, dst)
 	}
 	if k.ApplyToSlots != nil {
-		src, cache := guard(randomVector(r, 3*2*hd)), guard(randomVector(r, 4*2*hd))
+		src, cache := guard(st.vector(r, 3*2*hd)), guard(st.vector(r, 4*2*hd))
 		rep.expectPanic("ApplyToSlots with a slot outside the cache", func() { k.ApplyToSlots(cache.s, []int32{0, 1, 4}, src.s, pos, 2) }, src, cache)
-		src2, cache2 := guard(randomVector(r, 3*2*hd)), guard(randomVector(r, 4*2*hd-1))
+		src2, cache2 := guard(st.vector(r, 3*2*hd)), guard(st.vector(r, 4*2*hd-1))
 		rep.expectPanic("ApplyToSlots with a cache not a whole number of slots", func() { k.ApplyToSlots(cache2.s, []int32{0, 1, 2}, src2.s, pos, 2) }, src2, cache2)
 	}
 	if k.Shift != nil {
-		g := guard(randomVector(r, 3*2*hd-1))
+		g := guard(st.vector(r, 3*2*hd-1))
 		rep.expectPanic("Shift with x not a whole number of tokens", func() { k.Shift(g.s, 7, 2, 0) }, g)
 	}
 }

@@ -47,7 +47,7 @@ func tablePositions(s *spec.Spec) func(*rand.Rand) int64 {
 // than GroupedMaxBytes, with positions in the table (one kernel call for
 // the whole tensor) and beyond it (kernel calls of exactChunkTokens tokens,
 // each above the grouped limit, plus a shorter last chunk).
-func ropeLarge(rep *Report, s *spec.Spec, k RoPEKernels, r *rand.Rand) {
+func ropeLarge(rep *Report, s *spec.Spec, st Storage, k RoPEKernels, r *rand.Rand) {
 	hd := s.HeadDim
 	heads := largeHeads(hd)
 	n := exactChunkTokens + exactChunkTokens/2 + 3 // two exact chunks, the second partial
@@ -58,14 +58,14 @@ func ropeLarge(rep *Report, s *spec.Spec, k RoPEKernels, r *rand.Rand) {
 	}
 	for _, sch := range schemes {
 		pos := sch.gen(r, n)
-		x := randomVector(r, n*heads*hd)
+		x := st.vector(r, n*heads*hd)
 		name := fmt.Sprintf("Apply large tokens=%d heads=%d %s", n, heads, sch.name)
-		ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, false, func(o []*guarded, pos []int32) {
+		ropeCase(rep, s, st, name, pos, []ropeOperand{{x, heads}}, false, func(o []*guarded, pos []int32) {
 			k.Apply(o[0].s, pos, heads)
 		})
-		x = randomVector(r, n*heads*hd)
+		x = st.vector(r, n*heads*hd)
 		name = fmt.Sprintf("Inverse large tokens=%d heads=%d %s", n, heads, sch.name)
-		ropeCase(rep, s, name, pos, []ropeOperand{{x, heads}}, true, func(o []*guarded, pos []int32) {
+		ropeCase(rep, s, st, name, pos, []ropeOperand{{x, heads}}, true, func(o []*guarded, pos []int32) {
 			k.Inverse(o[0].s, pos, heads)
 		})
 	}
@@ -73,9 +73,9 @@ func ropeLarge(rep *Report, s *spec.Spec, k RoPEKernels, r *rand.Rand) {
 	kh := max(1, heads/4)
 	qh := heads - kh + 1
 	pos := fill(r, n, nil, in)
-	q, kk := randomVector(r, n*qh*hd), randomVector(r, n*kh*hd)
+	q, kk := st.vector(r, n*qh*hd), st.vector(r, n*kh*hd)
 	name := fmt.Sprintf("ApplyQK large tokens=%d qHeads=%d kHeads=%d %s", n, qh, kh, schemes[0].name)
-	ropeCase(rep, s, name, pos, []ropeOperand{{q, qh}, {kk, kh}}, false, func(o []*guarded, pos []int32) {
+	ropeCase(rep, s, st, name, pos, []ropeOperand{{q, qh}, {kk, kh}}, false, func(o []*guarded, pos []int32) {
 		k.ApplyQK(o[0].s, o[1].s, pos, qh, kh)
 	})
 }

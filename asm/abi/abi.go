@@ -76,6 +76,18 @@ var (
 		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
 	}, Doc: "rotates the rotary dims of every q and k head (strided, read from qSrc/kSrc, written to q/k) by the table rows idx selects (sign −1: inverse)"}
 
+	// Rotate16 is Rotate over 16-bit storage (a spec's dtype f16 or bf16):
+	// q, qSrc, k and kSrc hold the raw encodings (IEEE 754 binary16 or
+	// bfloat16), strides count elements; each value is widened to float32,
+	// rotated with the float32 table row and narrowed back with round to
+	// nearest, ties to even. Dims RotaryDim..HeadDim are copied bit for bit
+	// from a separate source.
+	Rotate16 = Kernel{Field: "rotate", Params: []Param{
+		{"q", "[]uint16"}, {"qSrc", "[]uint16"}, {"qHeads", "int"}, {"qStride", "int"}, {"qHeadStride", "int"},
+		{"k", "[]uint16"}, {"kSrc", "[]uint16"}, {"kHeads", "int"}, {"kStride", "int"}, {"kHeadStride", "int"},
+		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
+	}, Doc: "rotates the rotary dims of every q and k head stored as 16-bit floats (widened to float32, narrowed to nearest even) by the table rows idx selects (sign −1: inverse)"}
+
 	// AddRow adds src to dst element-wise: dst[j] += src[j] (alibi and
 	// rpe_bias: adding a bias row to a score row).
 	AddRow = Kernel{Field: "addRow", Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -131,5 +143,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
 }

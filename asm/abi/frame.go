@@ -20,7 +20,7 @@ type Frame struct {
 }
 
 // sizes gives the size and alignment of the Go types kernels take.
-var sizes = map[string]int{"[]float32": 24, "[]float64": 24, "[]int32": 24, "int": 8, "float32": 4}
+var sizes = map[string]int{"[]float32": 24, "[]float64": 24, "[]uint16": 24, "[]int32": 24, "int": 8, "float32": 4}
 
 // Frame computes k's argument frame. It panics on a parameter type the ABI
 // does not use (a programming error in this package's declarations).

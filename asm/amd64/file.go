@@ -28,6 +28,10 @@ import (
 type Kernel struct {
 	ABI  abi.Kernel
 	Emit func(g *Gen)
+	// Requires, when set, names the CPU features (Go expressions such as
+	// "cpu.X86.HasF16C") the kernel needs on an ISA beyond the ISA's own;
+	// they join the availability of the variant.
+	Requires func(ISA) []string
 }
 
 // argv is the fixed command line avo names in its generated-code comment;
@@ -113,6 +117,11 @@ func goFile(pkg, source string, f *ir.File, kernels []Kernel, isas []ISA) ([]byt
 		for _, k := range kernels {
 			if !k.ABI.TestOnly {
 				fields = append(fields, k.ABI.Field+": "+k.ABI.Field+is.Suffix)
+			}
+			if k.Requires != nil {
+				for _, r := range k.Requires(is) {
+					avail += " && " + r
+				}
 			}
 		}
 		fmt.Fprintf(&b, "\tregisterVariant(%s, %s, kernels{%s})\n", strconv.Quote(name), avail, strings.Join(fields, ", "))

@@ -101,6 +101,10 @@ func (g *Gen) SetupMasks(lengths ...int) {
 	}
 }
 
+// Mask returns the AVX-512 opmask SetupMasks prepared for p's length: its
+// low p.N bits are set, so it selects p.N lanes of any element width.
+func (g *Gen) Mask(p Piece) reg.OpmaskVirtual { return g.mask(p) }
+
 // mask returns the opmask SetupMasks prepared for p's length.
 func (g *Gen) mask(p Piece) reg.OpmaskVirtual {
 	k := g.masks[p.N]

@@ -16,20 +16,28 @@ type ropeShape struct {
 	headDim   int
 	rotaryDim int
 	half      bool
-	span      int // elements covered by one set of pieces: R/2 (half) or R (interleaved)
-	rowLen    int // floats per table row: R (half) or 2R (interleaved)
-	sinOff    int // float offset of the sin values within a row
-	pairOff   int // half: float offset of x_{i+n} from x_i
+	span      int        // elements covered by one set of pieces: R/2 (half) or R (interleaved)
+	rowLen    int        // floats per table row: R (half) or 2R (interleaved)
+	sinOff    int        // float offset of the sin values within a row
+	pairOff   int        // half: float offset of x_{i+n} from x_i
+	storage   string     // "" (float32), "f16" or "bf16": the tensors' element type
+	es        int        // bytes per tensor element: 4, or 2 for 16-bit storage
+	kernel    abi.Kernel // abi.Rotate, or abi.Rotate16 for 16-bit storage
 }
 
 // newRopeShape derives the geometry from p. Either layout keeps the cos
 // values in the first half of a row and the sin values in the second.
 func newRopeShape(p Params) ropeShape {
 	r := p.RotaryDim
-	if !p.Interleaved {
-		return ropeShape{headDim: p.HeadDim, rotaryDim: r, half: true, span: r / 2, rowLen: p.RowLen, sinOff: p.RowLen / 2, pairOff: r / 2}
+	sh := ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: p.RowLen, sinOff: p.RowLen / 2,
+		storage: p.Storage, es: 4, kernel: abi.Rotate}
+	if p.Storage != "" {
+		sh.es, sh.kernel = 2, abi.Rotate16
 	}
-	return ropeShape{headDim: p.HeadDim, rotaryDim: r, span: r, rowLen: p.RowLen, sinOff: p.RowLen / 2}
+	if !p.Interleaved {
+		sh.half, sh.span, sh.pairOff = true, r/2, r/2
+	}
+	return sh
 }
 
 // ropeRegs are the general-purpose registers of the rotate kernel: the
@@ -81,10 +89,10 @@ func (g gen) arg(name string) operand.Mem {
 func (g gen) rotate(p Params) {
 	c := g.Ctx
 	sh := newRopeShape(p)
-	g.Begin(abi.Rotate, "rotate"+g.ISA.Suffix+" is the "+g.ISA.Name+" rope kernel (kernels.rotate).",
+	g.Begin(sh.kernel, "rotate"+g.ISA.Suffix+" is the "+g.ISA.Name+" rope kernel (kernels.rotate).",
 		"It trusts its arguments: the caller has checked every length.")
 
-	g.SetupMasks(sh.span, sh.headDim-sh.rotaryDim)
+	g.SetupMasks(sh.span, sh.copyUnits())
 	r := ropeRegs{
 		q:      c.GP64(),
 		qs:     c.GP64(),
@@ -155,7 +163,7 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	bytes, t := c.GP64(), c.GP64()
 	c.MOVQ(g.arg("qHeads"), bytes)
 	c.ADDQ(g.arg("kHeads"), bytes)
-	c.IMUL3Q(operand.U32(uint32(4*sh.headDim)), bytes, bytes)
+	c.IMUL3Q(operand.U32(uint32(sh.es*sh.headDim)), bytes, bytes)
 	c.MOVQ(r.tokens, t)
 	c.IMULQ(t, bytes) // ≤ the slices' total bytes: no overflow
 	stream, done := g.NewLabel("rope_stream"), g.NewLabel("rope_tokens_done")
@@ -170,12 +178,12 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 
 // nextToken emits the advance of every cursor to the next token (each
 // tensor's dst and src by its stride in bytes) and the loop back to loop.
-func (g gen) nextToken(r ropeRegs, loop string) {
+func (g gen) nextToken(sh ropeShape, r ropeRegs, loop string) {
 	c := g.Ctx
 	for _, ts := range r.tensors() {
 		st := c.GP64()
 		c.MOVQ(g.arg(ts.stride), st)
-		c.SHLQ(operand.U8(2), st)
+		c.SHLQ(operand.U8(sh.shift()), st)
 		c.ADDQ(st, ts.dst)
 		c.ADDQ(st, ts.src)
 	}
@@ -210,7 +218,7 @@ func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece,
 			})
 		}
 	}
-	g.nextToken(r, loop)
+	g.nextToken(sh, r, loop)
 }
 
 // rotateTokensStreaming emits the loop over tokens (tokens > 0 on entry)
@@ -239,7 +247,7 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 			}
 		})
 	}
-	g.nextToken(r, loop)
+	g.nextToken(sh, r, loop)
 }
 
 // tableRow emits the address of the token's table row, table + idx[t]·row
@@ -281,7 +289,7 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps r
 	c.TESTQ(h, h)
 	c.JZ(operand.LabelRef(skip))
 	c.MOVQ(g.arg(ts.headStride), hs)
-	c.SHLQ(operand.U8(2), hs)
+	c.SHLQ(operand.U8(sh.shift()), hs)
 	c.MOVQ(ts.dst, pd)
 	c.CMPQ(ts.dst, ts.src)
 	c.JNE(operand.LabelRef(separate))
@@ -298,11 +306,13 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps r
 	head := g.NewLabel("rope_head")
 	c.Label(head)
 	body(pd, ps)
-	if gap := sh.headDim - sh.rotaryDim; pass && gap > 0 {
+	if gap := sh.copyUnits(); pass && gap > 0 {
+		// Bits are copied as 4-byte units: 16-bit elements two at a time
+		// (HeadDim − RotaryDim is even).
 		for _, pc := range g.Split(gap) {
 			v := g.RegFor(pc)
-			g.Load(pc, amd64.Mem(ps, 4*(sh.rotaryDim+pc.Off)), v)
-			g.Store(pc, v, amd64.Mem(pd, 4*(sh.rotaryDim+pc.Off)))
+			g.Load(pc, amd64.Mem(ps, sh.es*sh.rotaryDim+4*pc.Off), v)
+			g.Store(pc, v, amd64.Mem(pd, sh.es*sh.rotaryDim+4*pc.Off))
 		}
 	}
 	c.ADDQ(hs, pd)
@@ -316,9 +326,9 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps r
 // pd (the same register in place) in the layout of sh.
 func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
 	if sh.half {
-		g.rotateHalfPiece(pc, pd, ps, sh.pairOff, cop, sop, inv)
+		g.rotateHalfPiece(sh, pc, pd, ps, cop, sop, inv)
 	} else {
-		g.rotateInterleavedPiece(pc, pd, ps, cop, sop, inv)
+		g.rotateInterleavedPiece(sh, pc, pd, ps, cop, sop, inv)
 	}
 }
 
@@ -329,12 +339,13 @@ func (g gen) rotatePiece(sh ropeShape, pc amd64.Piece, pd, ps reg.Register, cop,
 //
 // (the inverse flips the sign of the s terms). Each output is one VMULPS and
 // one fused multiply-add, so it carries two roundings.
-func (g gen) rotateHalfPiece(pc amd64.Piece, pd, ps reg.Register, pairOff int, cop, sop operand.Op, inv bool) {
+func (g gen) rotateHalfPiece(sh ropeShape, pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
 	c := g.Ctx
-	lo, hi := amd64.Mem(pd, 4*pc.Off), amd64.Mem(pd, 4*(pc.Off+pairOff))
+	es, pairOff := sh.es, sh.pairOff
+	lo, hi := amd64.Mem(pd, es*pc.Off), amd64.Mem(pd, es*(pc.Off+pairOff))
 	x0, x1 := g.RegFor(pc), g.RegFor(pc)
-	g.Load(pc, amd64.Mem(ps, 4*pc.Off), x0)
-	g.Load(pc, amd64.Mem(ps, 4*(pc.Off+pairOff)), x1)
+	g.loadX(sh, pc, amd64.Mem(ps, es*pc.Off), x0)
+	g.loadX(sh, pc, amd64.Mem(ps, es*(pc.Off+pairOff)), x1)
 	t, u := g.RegFor(pc), g.RegFor(pc)
 	c.VMULPS(sop, x1, t) // t = x_{i+n}·s
 	c.VMULPS(sop, x0, u) // u = x_i·s
@@ -345,8 +356,8 @@ func (g gen) rotateHalfPiece(pc amd64.Piece, pd, ps reg.Register, pairOff int, c
 		c.VFMSUB231PS(cop, x0, t) // t = x_i·c − t
 		c.VFMADD231PS(cop, x1, u) // u = x_{i+n}·c + u
 	}
-	g.Store(pc, t, lo)
-	g.Store(pc, u, hi)
+	g.storeX(sh, pc, t, lo)
+	g.storeX(sh, pc, u, hi)
 }
 
 // rotateInterleavedPiece rotates the pairs (x_{2i}, x_{2i+1}) in the amd64.Piece
@@ -357,11 +368,11 @@ func (g gen) rotateHalfPiece(pc amd64.Piece, pd, ps reg.Register, pairOff int, c
 // where swap exchanges the lanes of every pair (VPERMILPS $0xB1) and ∓ is −
 // on even lanes and + on odd ones: exactly VFMADDSUB231PS (the inverse uses
 // VFMSUBADD231PS, + on even and − on odd lanes).
-func (g gen) rotateInterleavedPiece(pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
+func (g gen) rotateInterleavedPiece(sh ropeShape, pc amd64.Piece, pd, ps reg.Register, cop, sop operand.Op, inv bool) {
 	c := g.Ctx
-	m := amd64.Mem(pd, 4*pc.Off)
+	m := amd64.Mem(pd, sh.es*pc.Off)
 	x, t := g.RegFor(pc), g.RegFor(pc)
-	g.Load(pc, amd64.Mem(ps, 4*pc.Off), x)
+	g.loadX(sh, pc, amd64.Mem(ps, sh.es*pc.Off), x)
 	c.VPERMILPS(operand.U8(0xb1), x, t) // t = [x1 x0 x3 x2 …]
 	c.VMULPS(sop, t, t)
 	if inv {
@@ -369,5 +380,5 @@ func (g gen) rotateInterleavedPiece(pc amd64.Piece, pd, ps reg.Register, cop, so
 	} else {
 		c.VFMADDSUB231PS(cop, x, t)
 	}
-	g.Store(pc, t, m)
+	g.storeX(sh, pc, t, m)
 }

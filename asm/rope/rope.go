@@ -22,13 +22,18 @@ type Params struct {
 	RotaryDim   int  // leading dims of a head that rotate
 	RowLen      int  // floats per table row: RotaryDim (half) or 2·RotaryDim (interleaved)
 	Interleaved bool // pairs (2i, 2i+1) as in RoFormer/GPT-J; false: pairs (i, i+RotaryDim/2) as HF transformers' rotate_half
+	// Storage is the tensors' element type: "" for float32 (abi.Rotate),
+	// "f16" (IEEE 754 binary16) or "bf16" (bfloat16) for 16-bit storage
+	// (abi.Rotate16: widened to float32, narrowed to nearest even).
+	Storage string
 }
 
 // AMD64 returns <pkg>_amd64.s and <pkg>_amd64.go with the rotate kernel of
 // each asked-for variant; source names the spec in the header line.
 func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error) {
+	sh := newRopeShape(p)
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), []amd64.Kernel{
-		{ABI: abi.Rotate, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }},
+		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }, Requires: sh.requires},
 	})
 }
 

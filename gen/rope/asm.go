@@ -1,6 +1,8 @@
 package rope
 
 import (
+	"fmt"
+
 	asm "github.com/posenc/posenc/asm/rope"
 	"github.com/posenc/posenc/gen/family"
 	"github.com/posenc/posenc/internal/emit"
@@ -12,6 +14,13 @@ import (
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
 	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved}
+	if c.storage16() {
+		if neon {
+			// spec validation leaves neon out of 16-bit rope specs
+			return nil, fmt.Errorf("rope: %s: no neon kernel for dtype %s", s.File, s.DType)
+		}
+		p.Storage = s.DType
+	}
 	return family.AsmFiles(avx2, avx512, neon,
 		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, p) },
 		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, p) })

@@ -29,7 +29,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		)
 	}
 
-	ropeOperand(f)
+	ropeOperand(f, c)
 
 	// func rotateTokensAt(q, k operand, pos []int32, n int, sign float32) {
 	//	tab, w, useTable := getTable, &freqs, true
@@ -144,13 +144,13 @@ func kernelArgs(q, k string, table, idx jen.Code) []jen.Code {
 
 // ropeOperand emits the operand type (one tensor of a kernel call), its
 // constructors and rotateRun, the one place that calls the kernel.
-func ropeOperand(f *jen.File) {
+func ropeOperand(f *jen.File, c *Consts) {
 	f.Comment("operand is one tensor of a call: the destination and the source (the same slice")
 	f.Comment("in place) from the current token on, its head count, and the floats between")
 	f.Comment("consecutive tokens (stride) and consecutive heads (headStride). The zero operand")
 	f.Comment("has no heads.")
 	f.Type().Id("operand").Struct(
-		jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(),
+		jen.List(jen.Id("dst"), jen.Id("src")).Add(c.tensor()),
 		jen.List(jen.Id("heads"), jen.Id("stride"), jen.Id("headStride")).Int(),
 	)
 	// func (o operand) from(t int) operand { o.dst, o.src = o.dst[t*o.stride:], o.src[t*o.stride:]; return o }
@@ -164,7 +164,7 @@ func ropeOperand(f *jen.File) {
 	)
 	// func contiguous(dst, src []float32, heads int) operand { return operand{dst, src, heads, heads * HeadDim, HeadDim} }
 	f.Comment("contiguous is the [token][heads][HeadDim] operand read from src and written to dst.")
-	f.Func().Id("contiguous").Params(jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(), jen.Id("heads").Int()).Id("operand").Block(
+	f.Func().Id("contiguous").Params(jen.List(jen.Id("dst"), jen.Id("src")).Add(c.tensor()), jen.Id("heads").Int()).Id("operand").Block(
 		jen.Return(jen.Id("operand").Values(jen.Id("dst"), jen.Id("src"), jen.Id("heads"), jen.Id("heads").Op("*").Id("HeadDim"), jen.Id("HeadDim"))),
 	)
 	// func rotateRun(q, k operand, table []float32, idx []int32, sign float32) { active.rotate(...) }
@@ -219,7 +219,7 @@ func ropeExported(f *jen.File, c *Consts) {
 			f.Comment(line)
 		}
 		f.Comment("It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.")
-		f.Func().Id(name).Params(jen.Id("x").Index().Float32(), jen.Id("pos").Index().Int32(), jen.Id("heads").Int()).Block(
+		f.Func().Id(name).Params(jen.Id("x").Add(c.tensor()), jen.Id("pos").Index().Int32(), jen.Id("heads").Int()).Block(
 			jen.Id("checkShape").Call(jen.Lit(name), jen.Lit("x"), jen.Lit("heads"), jen.Len(jen.Id("x")), jen.Len(jen.Id("pos")), jen.Id("heads")),
 			jen.Id("rotateTokens").Call(jen.Id("contiguous").Call(jen.Id("x"), jen.Id("x"), jen.Id("heads")), jen.Id("operand").Values(), jen.Id("pos"), jen.Lit(sign)),
 		)
@@ -240,7 +240,7 @@ func ropeExported(f *jen.File, c *Consts) {
 	f.Comment("tokens (grouped-query attention has kHeads < qHeads), reading each cos/sin row once per")
 	f.Comment("token. It equals Apply(q, pos, qHeads) followed by Apply(k, pos, kHeads), and panics,")
 	f.Comment("before writing anything, on a head count < 1 or a length that does not match.")
-	f.Func().Id("ApplyQK").Params(jen.List(jen.Id("q"), jen.Id("k")).Index().Float32(), jen.Id("pos").Index().Int32(), jen.List(jen.Id("qHeads"), jen.Id("kHeads")).Int()).Block(
+	f.Func().Id("ApplyQK").Params(jen.List(jen.Id("q"), jen.Id("k")).Add(c.tensor()), jen.Id("pos").Index().Int32(), jen.List(jen.Id("qHeads"), jen.Id("kHeads")).Int()).Block(
 		jen.Id("checkShape").Call(jen.Lit("ApplyQK"), jen.Lit("q"), jen.Lit("qHeads"), jen.Len(jen.Id("q")), jen.Len(jen.Id("pos")), jen.Id("qHeads")),
 		jen.Id("checkShape").Call(jen.Lit("ApplyQK"), jen.Lit("k"), jen.Lit("kHeads"), jen.Len(jen.Id("k")), jen.Len(jen.Id("pos")), jen.Id("kHeads")),
 		jen.Id("rotateTokens").Call(jen.Id("contiguous").Call(jen.Id("q"), jen.Id("q"), jen.Id("qHeads")), jen.Id("contiguous").Call(jen.Id("k"), jen.Id("k"), jen.Id("kHeads")), jen.Id("pos"), jen.Lit(1)),

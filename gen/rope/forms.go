@@ -40,7 +40,7 @@ func ropeForms(f *jen.File, c *Consts) {
 	f.Comment("stride = HeadDim, headStride = capacity*HeadDim; floats outside the heads are not")
 	f.Comment("touched. It panics, before writing anything, if heads < 1, a stride is negative, the")
 	f.Comment("heads overlap, or x is too short.")
-	f.Func().Id("ApplyStrided").Params(id("x").Index().Float32(), id("pos").Index().Int32(), ids("heads", "stride", "headStride").Int()).Block(
+	f.Func().Id("ApplyStrided").Params(id("x").Add(c.tensor()), id("pos").Index().Int32(), ids("heads", "stride", "headStride").Int()).Block(
 		id("checkStrided").Call(jen.Lit("ApplyStrided"), jen.Len(id("x")), jen.Len(id("pos")), id("heads"), id("stride"), id("headStride")),
 		id("rotateTokens").Call(id("operand").Values(id("x"), id("x"), id("heads"), id("stride"), id("headStride")), id("operand").Values(), id("pos"), jen.Lit(1)),
 	)
@@ -53,12 +53,12 @@ func ropeForms(f *jen.File, c *Consts) {
 	f.Comment("[heads][len(pos)][HeadDim] (the per-head layout of attention kernels); it equals")
 	f.Comment("ApplyStrided(x, pos, heads, HeadDim, len(pos)*HeadDim). It panics, before writing")
 	f.Comment("anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.")
-	f.Func().Id("ApplyHeadMajor").Params(id("x").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+	f.Func().Id("ApplyHeadMajor").Params(id("x").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 		id("checkShape").Call(jen.Lit("ApplyHeadMajor"), jen.Lit("x"), jen.Lit("heads"), jen.Len(id("x")), jen.Len(id("pos")), id("heads")),
 		id("rotateTokens").Call(id("operand").Values(id("x"), id("x"), id("heads"), id("HeadDim"), jen.Len(id("pos")).Op("*").Id("HeadDim")), id("operand").Values(), id("pos"), jen.Lit(1)),
 	)
 
-	ropeApplyQKStrided(f, pkg)
+	ropeApplyQKStrided(f, c)
 
 	// func ApplyTo(dst, src []float32, pos []int32, heads int) {
 	//	checkShape("ApplyTo", "src", "heads", len(src), len(pos), heads)
@@ -69,7 +69,7 @@ func ropeForms(f *jen.File, c *Consts) {
 	f.Comment("in one pass: src is read once and not modified, values RotaryDim..HeadDim are copied.")
 	f.Comment("dst and src must be the same slice (then it is Apply) or not overlap. It panics,")
 	f.Comment("before writing anything, if heads < 1 or a length is not len(pos)*heads*HeadDim.")
-	f.Func().Id("ApplyTo").Params(ids("dst", "src").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+	f.Func().Id("ApplyTo").Params(ids("dst", "src").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 		id("checkShape").Call(jen.Lit("ApplyTo"), jen.Lit("src"), jen.Lit("heads"), jen.Len(id("src")), jen.Len(id("pos")), id("heads")),
 		id("checkShape").Call(jen.Lit("ApplyTo"), jen.Lit("dst"), jen.Lit("heads"), jen.Len(id("dst")), jen.Len(id("pos")), id("heads")),
 		id("rotateTokens").Call(id("contiguous").Call(id("dst"), id("src"), id("heads")), id("operand").Values(), id("pos"), jen.Lit(1)),
@@ -127,7 +127,8 @@ func ropeCheckStrided(f *jen.File, pkg string) {
 }
 
 // ropeApplyQKStrided emits ApplyQKStrided, the packed QKV form.
-func ropeApplyQKStrided(f *jen.File, pkg string) {
+func ropeApplyQKStrided(f *jen.File, c *Consts) {
+	pkg := c.Spec.Name
 	// func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
 	//	if qHeads < 1 || kHeads < 1 { panic }
 	//	if stride < (qHeads+kHeads)*HeadDim { panic }
@@ -145,7 +146,7 @@ func ropeApplyQKStrided(f *jen.File, pkg string) {
 	f.Comment("(qHeads+2*kHeads)*HeadDim. It equals ApplyQK on the gathered q and k. It panics,")
 	f.Comment("before writing anything, if a head count is < 1, stride < (qHeads+kHeads)*HeadDim, or")
 	f.Comment("len(qkv) < (len(pos)-1)*stride + (qHeads+kHeads)*HeadDim.")
-	f.Func().Id("ApplyQKStrided").Params(id("qkv").Index().Float32(), id("pos").Index().Int32(), ids("qHeads", "kHeads", "stride").Int()).Block(
+	f.Func().Id("ApplyQKStrided").Params(id("qkv").Add(c.tensor()), id("pos").Index().Int32(), ids("qHeads", "kHeads", "stride").Int()).Block(
 		jen.If(id("qHeads").Op("<").Lit(1).Op("||").Id("kHeads").Op("<").Lit(1)).Block(
 			jen.Panic(jen.Add(pre).Op("+").Lit("qHeads = ").Op("+").Add(itoa(id("qHeads"))).Op("+").Lit(", kHeads = ").Op("+").Add(itoa(id("kHeads"))).Op("+").Lit(", want both >= 1")),
 		),
@@ -198,7 +199,7 @@ func ropeApplyToSlots(f *jen.File, c *Consts) {
 	f.Comment("modified and must not overlap cache. It panics, before writing anything, if heads < 1,")
 	f.Comment("len(src) != len(pos)*heads*HeadDim, len(slots) != len(pos), len(cache) is not a")
 	f.Comment("multiple of heads*HeadDim, or a slot is outside the cache.")
-	f.Func().Id("ApplyToSlots").Params(id("cache").Index().Float32(), id("slots").Index().Int32(), id("src").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+	f.Func().Id("ApplyToSlots").Params(id("cache").Add(c.tensor()), id("slots").Index().Int32(), id("src").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 		id("checkShape").Call(jen.Lit("ApplyToSlots"), jen.Lit("src"), jen.Lit("heads"), jen.Len(id("src")), jen.Len(id("pos")), id("heads")),
 		jen.If(jen.Len(id("slots")).Op("!=").Len(id("pos"))).Block(
 			jen.Panic(jen.Lit(pkg+": ApplyToSlots: len(slots) = ").Op("+").Add(itoa(jen.Len(id("slots")))).Op("+").Lit(", want len(pos) = ").Op("+").Add(itoa(jen.Len(id("pos"))))),
@@ -263,7 +264,7 @@ func ropeShift(f *jen.File, c *Consts) {
 	f.Comment("again, so Shift(Apply(x, p), d) = Apply(x, p+d) also for YaRN and LongRoPE. It panics,")
 	f.Comment("before writing anything, if heads < 1 or len(x) is not a multiple of heads*HeadDim.")
 	nArg := id("n").Int()
-	f.Func().Id("Shift").Params(id("x").Index().Float32(), id("delta").Int32(), id("heads"), nArg).Block(
+	f.Func().Id("Shift").Params(id("x").Add(c.tensor()), id("delta").Int32(), id("heads"), nArg).Block(
 		jen.If(id("heads").Op("<").Lit(1).Op("||").Len(id("x")).Op("%").Parens(id("heads").Op("*").Id("HeadDim")).Op("!=").Lit(0)).Block(
 			jen.Panic(jen.Lit(pkg+": Shift: heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", len(x) = ").Op("+").Add(itoa(jen.Len(id("x")))).
 				Op("+").Lit(", want heads >= 1 and len(x) a multiple of heads*HeadDim")),

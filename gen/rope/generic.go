@@ -50,8 +50,8 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	f.Comment("(head h of token t at t·stride + h·headStride) and writing them at the same offsets")
 	f.Comment("of q and k; sign −1 negates the sines.")
 	f.Func().Id("rotateGeneric").Params(
-		jen.List(jen.Id("q"), jen.Id("qSrc")).Index().Float32(), ints("qHeads", "qStride", "qHeadStride"),
-		jen.List(jen.Id("k"), jen.Id("kSrc")).Index().Float32(), ints("kHeads", "kStride", "kHeadStride"),
+		jen.List(jen.Id("q"), jen.Id("qSrc")).Add(c.tensor()), ints("qHeads", "qStride", "qHeadStride"),
+		jen.List(jen.Id("k"), jen.Id("kSrc")).Add(c.tensor()), ints("kHeads", "kStride", "kHeadStride"),
 		jen.Id("table").Index().Float32(), jen.Id("idx").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
 		jen.For(jen.List(jen.Id("t"), jen.Id("r")).Op(":=").Range().Id("idx")).Block(
@@ -87,12 +87,19 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 		j0, j1 = jen.Id("i"), jen.Id("i").Op("+").Lit(1)
 		loop = jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("RotaryDim").Op("-").Lit(1), jen.Id("i").Op("+=").Lit(2))
 	}
+	// 16-bit storage: x0, x1 := widen(x[j0]), widen(x[j1]); y[j0], y[j1] = narrow(…), narrow(…)
+	load := func(j jen.Code) jen.Code { return jen.Id("x").Index(j) }
+	store := func(v jen.Code) jen.Code { return v }
+	if c.storage16() {
+		load = func(j jen.Code) jen.Code { return jen.Id("widen").Call(jen.Id("x").Index(j)) }
+		store = func(v jen.Code) jen.Code { return jen.Id("narrow").Call(v) }
+	}
 	loop.Block(
 		jen.List(jen.Id("c"), jen.Id("s")).Op(":=").List(jen.Id("cs").Index(jen.Id("i")), jen.Id("ss").Index(jen.Id("i"))),
-		jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(jen.Id("x").Index(j0), jen.Id("x").Index(j1)),
+		jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(load(j0), load(j1)),
 		jen.List(jen.Id("y").Index(j0), jen.Id("y").Index(j1)).Op("=").List(
-			jen.Id("x0").Op("*").Id("c").Op("-").Id("x1").Op("*").Id("s"),
-			jen.Id("x1").Op("*").Id("c").Op("+").Id("x0").Op("*").Id("s"),
+			store(jen.Id("x0").Op("*").Id("c").Op("-").Id("x1").Op("*").Id("s")),
+			store(jen.Id("x1").Op("*").Id("c").Op("+").Id("x0").Op("*").Id("s")),
 		),
 	)
 
@@ -110,8 +117,8 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	body := []jen.Code{
 		jen.Id("o").Op(":=").Id("off").Op("+").Id("h").Op("*").Id("headStride"),
 		jen.List(jen.Id("y"), jen.Id("x")).Op(":=").List(
-			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Float32()).Call(jen.Id("dst").Index(jen.Id("o"), jen.Empty())),
-			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Float32()).Call(jen.Id("src").Index(jen.Id("o"), jen.Empty())),
+			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Add(c.elem())).Call(jen.Id("dst").Index(jen.Id("o"), jen.Empty())),
+			jen.Parens(jen.Op("*").Index(jen.Id("HeadDim")).Add(c.elem())).Call(jen.Id("src").Index(jen.Id("o"), jen.Empty())),
 		),
 		loop,
 	}
@@ -127,7 +134,7 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	f.Comment("dst (the same slice in place, else not overlapping src); values RotaryDim..HeadDim")
 	f.Comment("are copied from a separate source and untouched in place.")
 	f.Func().Id("rotateHeads").Params(
-		jen.List(jen.Id("dst"), jen.Id("src")).Index().Float32(),
+		jen.List(jen.Id("dst"), jen.Id("src")).Add(c.tensor()),
 		jen.List(jen.Id("off"), jen.Id("heads"), jen.Id("headStride")).Int(),
 		jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(),
 		jen.Id("sn").Op("*").Index(jen.Id(snLen)).Float32(),
@@ -140,5 +147,8 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 		),
 		jen.For(jen.Id("h").Op(":=").Lit(0), jen.Id("h").Op("<").Id("heads"), jen.Id("h").Op("++")).Block(body...),
 	)
+	if c.storage16() {
+		ropeStorageFuncs(f, c)
+	}
 	return gocode.Render(s.Name+"_generic.go", f)
 }

@@ -6,15 +6,10 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
-
-// ropeRotateType is the rope kernel's function type (docs/internals.md,
-// kernel ABI), declared once in asm/abi.
-var ropeRotateType = abi.Rotate.FuncType()
 
 // ropeExactChunk is the number of tokens whose rows the generated exact path
 // computes into one scratch buffer before calling the kernel.
@@ -36,7 +31,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{{Name: "rotate", Type: ropeRotateType}})
+	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}})
 	if err != nil {
 		return nil, err
 	}
@@ -99,18 +94,23 @@ func ropeDoc(c *Consts) []string {
 	if s.RotaryDim == s.HeadDim {
 		rotated = fmt.Sprintf("all %d of its dims are rotated", s.HeadDim)
 	}
+	values, slices := "float32", "float32"
+	if c.storage16() {
+		values, slices = s.DType, "[]uint16 ("+s.DType+")"
+	}
 	paragraphs := []string{
 		fmt.Sprintf("Package %s applies rotary position embeddings (RoPE) as specified by %s: "+
-			"each head has HeadDim = %d float32 values and %s; %s. "+
+			"each head has HeadDim = %d %s values and %s; %s. "+
 			"Pair i turns by the angle p·ω_i at position p, with ω_i = %s^(−2i/%d) %s",
-			s.Name, s.File, s.HeadDim, rotated, pairs, ropeFloat(s.Base), s.RotaryDim, ropeScalingDoc(c)),
-		"Tensors are [token][head][HeadDim] row-major float32 slices with one int32 " +
+			s.Name, s.File, s.HeadDim, values, rotated, pairs, ropeFloat(s.Base), s.RotaryDim, ropeScalingDoc(c)),
+		"Tensors are [token][head][HeadDim] row-major " + slices + " slices with one int32 " +
 			"position per token; any sub-range of tokens may be processed on its own, so " +
 			"callers parallelize by splitting tokens. Positions in [0, MaxPosition) read " +
 			"their cos/sin row from a table built once in float64 and rounded to float32; " +
 			"every other position (negative, ≥ MaxPosition, or rescaled at run time) has " +
 			"its row computed exactly, the angle float64(p)·ω_i in float64.",
 		mropeDoc(c),
+		storageDoc(c),
 		"The exported functions dispatch to the fastest kernel variant the CPU " +
 			"supports; Variants and UseVariant reach each one by name.",
 	}
@@ -188,7 +188,11 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	}
 
 	// const HeadDim = 128 ... const exactChunk = 64
-	f.Comment("HeadDim is the number of float32 values of one head.")
+	if c.storage16() {
+		f.Comment("HeadDim is the number of values of one head (16-bit " + s.DType + " encodings).")
+	} else {
+		f.Comment("HeadDim is the number of float32 values of one head.")
+	}
 	f.Const().Id("HeadDim").Op("=").Lit(s.HeadDim)
 	f.Comment("RotaryDim is the number of leading values of each head that are rotated;")
 	f.Comment("values RotaryDim..HeadDim pass through unchanged.")

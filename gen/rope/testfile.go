@@ -17,7 +17,11 @@ const ropeBenchHeads = 32
 // same bytes and with a plain Go loop over float32 cos/sin tables.
 func ropeTestFile(c *Consts) (emit.File, error) {
 	f := gocode.TestFile(c.Spec)
-	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunRoPE").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "RoPEKernels").Values(jen.DictFunc(func(d jen.Dict) {
+	run, kernels := "RunRoPE", "RoPEKernels"
+	if c.storage16() {
+		run, kernels = "RunRoPE16", "RoPE16Kernels"
+	}
+	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, run).Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, kernels).Values(jen.DictFunc(func(d jen.Dict) {
 		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor",
 			"ApplyStrided", "ApplyHeadMajor", "ApplyQKStrided", "ApplyTo", "ApplyToSlots", "Shift"} {
 			d[jen.Id(name)] = jen.Id(name)
@@ -77,10 +81,14 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 	// func benchInput(tokens int) (x []float32, pos []int32) { ... }
 	f.Comment("benchInput returns tokens·benchHeads heads of values in [−0.5, 0.5) and positions")
 	f.Comment("t mod benchPosLimit.")
-	f.Func().Id("benchInput").Params(jen.Id("tokens").Int()).Params(jen.Id("x").Index().Float32(), jen.Id("pos").Index().Int32()).Block(
-		jen.Id("x").Op("=").Make(jen.Index().Float32(), jen.Id("tokens").Op("*").Id("benchHeads").Op("*").Id("HeadDim")),
+	value := jen.Float32().Call(jen.Id("i").Op("%").Lit(1000)).Op("/").Lit(1000).Op("-").Lit(0.5)
+	if c.storage16() {
+		value = jen.Id("narrow").Call(value)
+	}
+	f.Func().Id("benchInput").Params(jen.Id("tokens").Int()).Params(jen.Id("x").Add(c.tensor()), jen.Id("pos").Index().Int32()).Block(
+		jen.Id("x").Op("=").Make(c.tensor(), jen.Id("tokens").Op("*").Id("benchHeads").Op("*").Id("HeadDim")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("x")).Block(
-			jen.Id("x").Index(jen.Id("i")).Op("=").Float32().Call(jen.Id("i").Op("%").Lit(1000)).Op("/").Lit(1000).Op("-").Lit(0.5),
+			jen.Id("x").Index(jen.Id("i")).Op("=").Add(value),
 		),
 		jen.Id("pos").Op("=").Make(jen.Index().Int32(), jen.Id("tokens")),
 		jen.For(jen.Id("t").Op(":=").Range().Id("pos")).Block(
@@ -108,10 +116,14 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 		}
 	}
 	// func benchBytes(tokens int) int64 { return int64(tokens * benchHeads * RotaryDim * 4) }
+	size, what := 4, "float32"
+	if c.storage16() {
+		size, what = 2, "16-bit "+s.DType
+	}
 	f.Comment("benchBytes is the bytes a call on tokens tokens reads and writes back: the RotaryDim")
-	f.Comment("rotated dims of every head (a partial rotary leaves the rest untouched), as float32.")
+	f.Comment("rotated dims of every head (a partial rotary leaves the rest untouched), as " + what + ".")
 	f.Func().Id("benchBytes").Params(jen.Id("tokens").Int()).Int64().Block(
-		jen.Return(jen.Int64().Call(jen.Id("tokens").Op("*").Id("benchHeads").Op("*").Id("RotaryDim").Op("*").Lit(4))),
+		jen.Return(jen.Int64().Call(jen.Id("tokens").Op("*").Id("benchHeads").Op("*").Id("RotaryDim").Op("*").Lit(size))),
 	)
 
 	loop := func(call jen.Code) []jen.Code {
@@ -165,8 +177,8 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 	f.Func().Id("BenchmarkCopy").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Id("benchSizes").Call(jen.Id("b"), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B"), jen.Id("n").Int()).Block(
 			jen.List(jen.Id("x"), jen.Id("_")).Op(":=").Id("benchInput").Call(jen.Id("n")),
-			jen.Id("x").Op("=").Id("x").Index(jen.Empty(), jen.Id("benchBytes").Call(jen.Id("n")).Op("/").Lit(4)),
-			jen.Id("dst").Op(":=").Make(jen.Index().Float32(), jen.Len(jen.Id("x"))),
+			jen.Id("x").Op("=").Id("x").Index(jen.Empty(), jen.Id("benchBytes").Call(jen.Id("n")).Op("/").Lit(size)),
+			jen.Id("dst").Op(":=").Make(c.tensor(), jen.Len(jen.Id("x"))),
 			jen.Copy(jen.Id("dst"), jen.Id("x")).Comment("fault the pages in outside the timed loop"),
 			jen.Id("b").Dot("SetBytes").Call(jen.Id("benchBytes").Call(jen.Id("n"))),
 			jen.Id("b").Dot("ResetTimer").Call(),
@@ -218,8 +230,14 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 	}
 	f.Comment("plainApply is the straightforward Go loop a user would write over precomputed")
 	f.Comment("float32 cos/sin tables: the baseline the generic kernel must not lose to.")
+	load := func(j jen.Code) jen.Code { return jen.Id("v").Index(j) }
+	store := func(v jen.Code) jen.Code { return v }
+	if c.storage16() {
+		load = func(j jen.Code) jen.Code { return jen.Id("widen").Call(jen.Id("v").Index(j)) }
+		store = func(v jen.Code) jen.Code { return jen.Id("narrow").Call(v) }
+	}
 	f.Func().Id("plainApply").Params(
-		jen.Id("x").Index().Float32(), jen.Id("pos").Index().Int32(), jen.Id("heads").Int(), jen.List(jen.Id("cos"), jen.Id("sin")).Index().Float32(),
+		jen.Id("x").Add(c.tensor()), jen.Id("pos").Index().Int32(), jen.Id("heads").Int(), jen.List(jen.Id("cos"), jen.Id("sin")).Index().Float32(),
 	).Block(
 		jen.Const().Id("n").Op("=").Id("RotaryDim").Op("/").Lit(2),
 		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
@@ -230,9 +248,9 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 			jen.For(jen.Id("h").Op(":=").Lit(0), jen.Id("h").Op("<").Id("heads"), jen.Id("h").Op("++")).Block(
 				jen.Id("v").Op(":=").Id("x").Index(jen.Parens(jen.Id("t").Op("*").Id("heads").Op("+").Id("h")).Op("*").Id("HeadDim"), jen.Empty()),
 				jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("n"), jen.Id("i").Op("++")).Block(
-					jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(jen.Id("v").Index(i0), jen.Id("v").Index(i1)),
-					jen.Id("v").Index(i0).Op("=").Id("x0").Op("*").Id("c").Index(jen.Id("i")).Op("-").Id("x1").Op("*").Id("s").Index(jen.Id("i")),
-					jen.Id("v").Index(i1).Op("=").Id("x1").Op("*").Id("c").Index(jen.Id("i")).Op("+").Id("x0").Op("*").Id("s").Index(jen.Id("i")),
+					jen.List(jen.Id("x0"), jen.Id("x1")).Op(":=").List(load(i0), load(i1)),
+					jen.Id("v").Index(i0).Op("=").Add(store(jen.Id("x0").Op("*").Id("c").Index(jen.Id("i")).Op("-").Id("x1").Op("*").Id("s").Index(jen.Id("i")))),
+					jen.Id("v").Index(i1).Op("=").Add(store(jen.Id("x1").Op("*").Id("c").Index(jen.Id("i")).Op("+").Id("x0").Op("*").Id("s").Index(jen.Id("i")))),
 				),
 			),
 		),
