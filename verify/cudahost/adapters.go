@@ -22,7 +22,8 @@ func maxPos(pos []int32) int64 {
 }
 
 // RoPE returns the host-emulated CUDA launchers of a rope spec as the
-// harness's kernels. Lengths are checked (and mismatches panic) as in the
+// harness's kernels, the engine forms (apply_strided, apply_head_major,
+// apply_qk_strided, apply_to, apply_to_slots, shift) included. Lengths are checked (and mismatches panic) as in the
 // generated Go API. Frequencies, FrequenciesAt and AttentionFactor are the
 // reference's: the launchers expose no such query, and the kernels'
 // behaviour is what the harness measures.
@@ -32,7 +33,7 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		panic("cudahost: RoPE on a " + s.Encoding + " spec")
 	}
 	hd := s.HeadDim
-	return verify.RoPEKernels{
+	k := verify.RoPEKernels{
 		Apply: func(x []float32, pos []int32, heads int) {
 			checkLen("Apply", "x", len(x), len(pos)*heads*hd)
 			l.mustCall("apply", opApply, []int64{int64(heads), 0, maxPos(pos)}, 0, [][]float32{x}, [][]int32{pos})
@@ -50,6 +51,8 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		FrequenciesAt:   func(seqLen int) []float64 { return verify.RoPEFrequencies(s, seqLen) },
 		AttentionFactor: verify.RoPEAttentionFactor(s),
 	}
+	l.addForms(&k)
+	return k
 }
 
 // Bias returns the host-emulated CUDA launchers of an alibi or rpe_bias

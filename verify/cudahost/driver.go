@@ -21,6 +21,16 @@ const (
 	opScores    = 10 // rpe_full, xl
 	opOutput    = 11 // rpe_full
 	opRelative  = 12 // xl
+
+	// RoPE engine forms. I[0], I[1]: heads (q, k); I[2]: max_pos (shift:
+	// seq_len); I[3], I[4]: strides, the cache's slot count or delta and
+	// tokens (see driverSource).
+	opApplyStrided   = 13
+	opApplyHeadMajor = 14
+	opApplyQKStrided = 15
+	opApplyTo        = 16
+	opApplyToSlots   = 17
+	opShift          = 18
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -73,6 +83,17 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_apply(F0, P0, NP, (int)I[0]%s, 0);", opApply, n, seq),
 			fmt.Sprintf("case %d: return posenc_%s_apply_qk(F0, F1, P0, NP, (int)I[0], (int)I[1]%s, 0);", opApplyQK, n, seq),
 			fmt.Sprintf("case %d: return posenc_%s_inverse(F0, P0, NP, (int)I[0]%s, 0);", opInverse, n, seq),
+			// x, pos; I[3], I[4]: stride, head_stride.
+			fmt.Sprintf("case %d: return posenc_%s_apply_strided(F0, P0, NP, (int)I[0], (long long)I[3], (long long)I[4]%s, 0);", opApplyStrided, n, seq),
+			fmt.Sprintf("case %d: return posenc_%s_apply_head_major(F0, P0, NP, (int)I[0]%s, 0);", opApplyHeadMajor, n, seq),
+			// qkv, pos; I[3]: stride.
+			fmt.Sprintf("case %d: return posenc_%s_apply_qk_strided(F0, P0, NP, (int)I[0], (int)I[1], (long long)I[3]%s, 0);", opApplyQKStrided, n, seq),
+			// F0 dst, F1 src.
+			fmt.Sprintf("case %d: return posenc_%s_apply_to(F0, F1, P0, NP, (int)I[0]%s, 0);", opApplyTo, n, seq),
+			// F0 cache of I[3] slots, P1 slots, F1 src, P0 pos.
+			fmt.Sprintf("case %d: return posenc_%s_apply_to_slots(F0, (long long)I[3], P1, F1, P0, NP, (int)I[0]%s, 0);", opApplyToSlots, n, seq),
+			// F0 x; I[3] delta, I[4] tokens, I[2] seq_len.
+			fmt.Sprintf("case %d: return posenc_%s_shift(F0, (int)I[3], (int)I[4], (int)I[0]%s, 0);", opShift, n, seq),
 		}
 	case spec.ALiBi, spec.RPEBias:
 		tab := ""
