@@ -30,6 +30,13 @@ var ropeFormMutations = []struct {
 		"(const int *)0, delta, (const int *)0, 0, tokens,\n\t                   1.0f, 1.0f,", "(const int *)0, delta, (const int *)0, 0, tokens,\n\t                   kAttention, 1.0f,"},
 	{"shift ignores seq_len (default frequencies)", testSpecs[4], // rope_dynamic
 		"1.0f, 1.0f, seq_len - 1, stream);", "1.0f, 1.0f, 0 * seq_len, stream);"},
+	// 16-bit storage: Lib.Verify's storage-rounded check must catch them too.
+	{"f16: slot map ignored", "name: rope_f16\nencoding: rope\nhead_dim: 64\nlayout: half\ndtype: f16\n",
+		"dt = slots[t];", "dt = t + 0 * slots[t];"},
+	{"bf16 interleaved: packed QKV k heads misplaced", "name: rope_il_bf16\nencoding: rope\nhead_dim: 32\nlayout: interleaved\ndtype: bf16\n",
+		"op(qkv + row_len(q_heads), k_heads, stride, kHeadDim)", "op(qkv + row_len(k_heads), k_heads, stride, kHeadDim)"},
+	{"bf16: shift with the attention factor", "name: rope_yarn_bf16\nencoding: rope\nhead_dim: 64\nlayout: half\nbase: 1000000\ndtype: bf16\nscaling: {type: yarn, factor: 16, original_max_position: 4096}\n",
+		"(const int *)0, delta, (const int *)0, 0, tokens,\n\t                   1.0f, 1.0f,", "(const int *)0, delta, (const int *)0, 0, tokens,\n\t                   kAttention, 1.0f,"},
 }
 
 // TestHostEmulationRoPEFormsBroken checks that the harness catches each of

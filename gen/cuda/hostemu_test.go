@@ -211,6 +211,15 @@ func TestHostEmulationReducedPrecision(t *testing.T) {
 				ck.check("add", got, want, func(i int) float64 { return u*math.Abs(want[i]) + 2e-6*math.Max(1, math.Abs(want[i])) })
 			}
 			t.Logf("%s/%s: max error/bound %.3g", s.Name, cudahost.Target, ck.worst)
+			if cudahost.VerifiesStorage(s) {
+				// Lib.Verify's storage-rounded check: every launcher,
+				// the RoPE engine forms included.
+				r := l.Verify()
+				verify.Emit(t, r)
+				if r.Cases < 2 {
+					t.Errorf("%s: Lib.Verify ran %d cases", s.Name, r.Cases)
+				}
+			}
 		})
 	}
 }

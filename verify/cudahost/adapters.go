@@ -244,6 +244,8 @@ func (l *Lib) XL() verify.XLKernels {
 
 // Verify runs the harness of package verify on the library's kernels for
 // its spec (RoPE, bias, absolute encoding, rpe_full or xl) and returns the
+// report; with f16 or bf16 storage (VerifiesStorage) it runs the
+// storage-rounded check of storage.go instead. It returns the
 // report with Target set to the library's target (cuda-host, cuda-gpu or
 // cuda-gpu-emulated). A panic outside the harness's own recovery (a dead
 // driver) becomes a failed report.
@@ -255,6 +257,10 @@ func (l *Lib) Verify() (r *verify.Report) {
 		}
 		r.Target = l.target
 	}()
+	if l.spec.DType != "f32" && VerifiesStorage(l.spec) {
+		// 16-bit storage: the storage-rounded bounds of storage.go.
+		return l.verifyStorage()
+	}
 	switch l.spec.Encoding {
 	case spec.RoPE:
 		r = verify.RunRoPE(l.spec, l.RoPE())
