@@ -52,17 +52,36 @@ extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0
 extern "C" __device__ void __nv_sincosf(float x, float *s, float *c);
 extern "C" __device__ float __nv_expf(float x);
 extern "C" __device__ double __nv_pow(double x, double y);
+extern "C" __device__ double __nv_exp(double x);
 
 // The CUDA math API names the kernels use, as in clang's __clang_cuda_math.h
 // (fma, rint, fmaf, fmaxf, fabsf map to single PTX instructions).
+#if defined(__USE_FAST_MATH__)
+// What nvcc's math headers do under -use_fast_math (which defines
+// __USE_FAST_MATH__): the single-precision functions become the
+// approximate intrinsics __sincosf and __expf (sin.approx, cos.approx,
+// ex2.approx). Compiling with -D__USE_FAST_MATH__ thus shows, in the PTX,
+// every place a kernel would lose accuracy under -use_fast_math.
+static __device__ __forceinline__ void sincosf(float x, float *s, float *c) {
+	asm("sin.approx.ftz.f32 %0, %1;" : "=f"(*s) : "f"(x));
+	asm("cos.approx.ftz.f32 %0, %1;" : "=f"(*c) : "f"(x));
+}
+static __device__ __forceinline__ float expf(float x) {
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
+	return r;
+}
+#else
 static __device__ __forceinline__ void sincosf(float x, float *s, float *c) { __nv_sincosf(x, s, c); }
 static __device__ __forceinline__ float expf(float x) { return __nv_expf(x); }
+#endif
 static __device__ __forceinline__ float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
 static __device__ __forceinline__ float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
 static __device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
 static __device__ __forceinline__ double fma(double x, double y, double z) { return __builtin_fma(x, y, z); }
 static __device__ __forceinline__ double rint(double x) { return __builtin_rint(x); }
 static __device__ __forceinline__ double pow(double x, double y) { return __nv_pow(x, y); }
+static __device__ __forceinline__ double exp(double x) { return __nv_exp(x); }
 
 // Intrinsics (CUDA C++ Programming Guide, "Intrinsic Functions" and "Warp
 // Shuffle Functions").

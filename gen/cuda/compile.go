@@ -33,7 +33,18 @@ func Clang() (path string, ok bool) {
 //
 // templates.Prelude is written to a temporary directory for -include. It
 // returns the PTX text, or an error carrying clang's diagnostics.
-func CompilePTX(dir, cuFile string) (string, error) {
+func CompilePTX(dir, cuFile string) (string, error) { return CompilePTXWith(dir, cuFile) }
+
+// FastMathFlags are the clang flags that stand for nvcc's -use_fast_math in
+// the PTX check: -ffast-math and -fcuda-approx-transcendentals (clang's
+// fast-math switches), -fgpu-flush-denormals-to-zero (nvcc's -ftz=true), and
+// -D__USE_FAST_MATH__, the macro nvcc defines, with which templates.Prelude
+// maps sincosf and expf to the approximate intrinsics as nvcc's headers do.
+var FastMathFlags = []string{"-ffast-math", "-fcuda-approx-transcendentals", "-fgpu-flush-denormals-to-zero", "-D__USE_FAST_MATH__"}
+
+// CompilePTXWith is CompilePTX with extra clang flags (e.g. FastMathFlags)
+// before the source file.
+func CompilePTXWith(dir, cuFile string, flags ...string) (string, error) {
 	clang, ok := Clang()
 	if !ok {
 		return "", fmt.Errorf("cuda: clang not found (install clang or set $CLANG)")
@@ -49,8 +60,8 @@ func CompilePTX(dir, cuFile string) (string, error) {
 	}
 	out := filepath.Join(tmp, strings.TrimSuffix(cuFile, ".cu")+".ptx")
 	cmd := exec.Command(clang, "-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch="+PTXArch,
-		"-nocudainc", "-nocudalib", "-O3", "-S", "-o", out, "-include", prelude,
-		filepath.Join(dir, cuFile))
+		"-nocudainc", "-nocudalib", "-O3", "-S", "-o", out, "-include", prelude)
+	cmd.Args = append(append(cmd.Args, flags...), filepath.Join(dir, cuFile))
 	msg, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("cuda: clang %s: %v\n%s", cuFile, err, msg)

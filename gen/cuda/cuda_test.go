@@ -3,6 +3,7 @@ package cuda_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,6 +194,64 @@ func TestZooPTX(t *testing.T) {
 		}
 		if _, err := cuda.CompilePTX(write(t, c), s.Name+".cu"); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// approxRe matches the PTX of the approximate intrinsics -use_fast_math
+// substitutes for sincosf and expf (__sincosf, __expf).
+var approxRe = regexp.MustCompile(`\b(sin|cos|ex2|lg2)\.approx`)
+
+// TestFastMathPTX compiles every test spec as nvcc's -use_fast_math would
+// (cuda.FastMathFlags: clang's fast-math switches and __USE_FAST_MATH__,
+// with which the prelude maps sincosf and expf to the approximate
+// intrinsics, as nvcc's headers do) and checks that no kernel computes
+// through an approximate sin, cos or exp. Then it checks that the check
+// can fail: the same source with sincos_angle calling sincosf, and with
+// the softmax's posenc_expf guard removed, does show them.
+func TestFastMathPTX(t *testing.T) {
+	if _, ok := cuda.Clang(); !ok {
+		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
+			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
+		}
+		t.Skip("clang not found")
+	}
+	for _, y := range testSpecs {
+		c := derive(t, y)
+		dir := write(t, c)
+		ptx, err := cuda.CompilePTXWith(dir, c.Input().Name+".cu", cuda.FastMathFlags...)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if m := approxRe.FindString(ptx); m != "" {
+			t.Errorf("%s: PTX under fast math has %s", c.Input().Name, m)
+		}
+	}
+	// The mutations: each must bring an approximate instruction back.
+	for _, m := range []struct{ yaml, old, new string }{
+		{testSpecs[0], "const float r = (float)rd, z = r * r;", "float sf, cf;\n\tsincosf((float)rd, &sf, &cf);\n\tconst float r = (float)rd + 0.0f * (sf + cf), z = r * r;\n\t*s = sf;\n\t*c = cf;\n\treturn;"},
+		{"name: alibi6\nencoding: alibi\nheads: 6\n", "#define expf posenc_expf", ""},
+	} {
+		c := derive(t, m.yaml)
+		dir := write(t, c)
+		cu := filepath.Join(dir, c.Input().Name+".cu")
+		src, err := os.ReadFile(cu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), m.old) {
+			t.Fatalf("%s: mutation target %q not in the .cu", c.Input().Name, m.old)
+		}
+		if err := os.WriteFile(cu, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ptx, err := cuda.CompilePTXWith(dir, c.Input().Name+".cu", cuda.FastMathFlags...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !approxRe.MatchString(ptx) {
+			t.Errorf("%s: the mutated kernel (%q) shows no approximate instruction: the check cannot fail", c.Input().Name, m.old)
 		}
 	}
 }

@@ -90,7 +90,7 @@ var cudaMutations = []struct {
 	{"xl relative angle in f32", "name: xl64\nencoding: xl\nhead_dim: 64\nbase: 10000\n",
 		"sincos_angle((double)(n - 1 - m) / divisor(i), &s, &c);", "sincosf((float)(n - 1 - m) / (float)divisor(i), &s, &c);"},
 	{"bf16 rope Inverse rotates forward", "name: rope_il_bf16\nencoding: rope\nhead_dim: 32\nlayout: interleaved\ndtype: bf16\n",
-		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;"},
+		"s_s[i] = sign * (attn * s);", "s_s[i] = attn * s;"},
 	{"f16 rpe_bias AddBias subtracts the bias", "name: rpe_f16\nencoding: rpe_bias\nheads: 3\nbuckets: {num: 32, max_distance: 128, bidirectional: false}\ndtype: f16\n",
 		"st(row + j, j < nv ? ld(row + j) + b :", "st(row + j, j < nv ? ld(row + j) - b :"},
 }

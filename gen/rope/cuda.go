@@ -21,6 +21,9 @@ type cudaData struct {
 	OMP                       int
 	SeqArg                    string
 	mropeCUDA
+	// ShiftSeqArg is the max_pos the shift launcher passes: seq_len − 1
+	// (FrequenciesAt(seq_len)) with a run-time switch, else 0.
+	ShiftSeqArg string
 }
 
 // CUDAFiles returns <name>.cu and <name>.cuh (nil without the cuda target).
@@ -48,8 +51,8 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 	d.Attn = cuda.Float32Lit(c.AttentionFactor)
 	d.AttnDoc = strconv.FormatFloat(c.AttentionFactor, 'g', -1, 64)
 	d.FreqDoc = "base " + strconv.FormatFloat(s.Base, 'g', -1, 64) + ", no scaling."
-	d.SeqArg = "0"
-	seq := []string{}
+	d.SeqArg, d.ShiftSeqArg = "0", "0"
+	seq, shiftSeq := []string{}, []string{}
 	if sc := s.Scaling; sc != nil {
 		d.FreqDoc = "base " + strconv.FormatFloat(s.Base, 'g', -1, 64) + ", " + sc.Type + " scaling (Hugging Face modeling_rope_utils.py)"
 		switch {
@@ -69,8 +72,9 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 			d.FreqDoc += "."
 		}
 		if c.RuntimeSwitch() {
-			d.SeqArg = "max_pos"
+			d.SeqArg, d.ShiftSeqArg = "max_pos", "seq_len - 1"
 			seq = []string{"int max_pos"}
+			shiftSeq = []string{"int seq_len"}
 		}
 	}
 	seqDoc := ""
@@ -92,5 +96,31 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 	d.AddLauncher("inverse", "Inverse: rotation by −angle (the backward pass), in place.",
 		cat([]string{T + " *x", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
 	c.cudaMRoPE(d)
+	// The engine forms (Go: ApplyStrided, ApplyHeadMajor, ApplyQKStrided,
+	// ApplyTo, ApplyToSlots, Shift). Strides count elements of the storage
+	// type; they are long long so that a tensor may exceed 2^31 elements.
+	d.AddLauncher("apply_strided", "ApplyStrided: head h of token t at x + t*stride + h*head_stride (HEAD_DIM elements) rotated in place; "+
+		"elements at no head are not touched. The heads must not overlap (the Go API checks this; the launcher does not).",
+		cat([]string{T + " *x", "const int *pos", "int tokens", "int heads", "long long stride", "long long head_stride"}, seq, []string{cuda.Stream})...)
+	d.AddLauncher("apply_head_major", "ApplyHeadMajor: x[heads][tokens][HEAD_DIM] (per-head layout) rotated in place.",
+		cat([]string{T + " *x", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
+	d.AddLauncher("apply_qk_strided", "ApplyQKStrided: packed QKV rows (vLLM's layout), row t at qkv + t*stride holding q_heads query heads, "+
+		"then k_heads key heads, then the values; q and k rotated in place, the rest of the row untouched. stride >= (q_heads+k_heads)*HEAD_DIM.",
+		cat([]string{T + " *qkv", "const int *pos", "int tokens", "int q_heads", "int k_heads", "long long stride"}, seq, []string{cuda.Stream})...)
+	d.AddLauncher("apply_to", "ApplyTo: dst[tokens][heads][HEAD_DIM] = the rotation of src (same layout), dims ROTARY_DIM..HEAD_DIM copied; "+
+		"src is only read. dst == src is apply; otherwise they must not overlap.",
+		cat([]string{T + " *dst", "const " + T + " *src", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
+	d.AddLauncher("apply_to_slots", "ApplyToSlots: token t of src[tokens][heads][HEAD_DIM], rotated by pos[t], written to row slots[t] of "+
+		"cache[cache_slots][heads][HEAD_DIM] (paged KV-cache append: slot = page*page_size + offset). A token whose slot is outside "+
+		"[0, cache_slots) is skipped. Tokens run in parallel: the slots must be distinct (a slot given twice gets either token). "+
+		"src must not overlap cache."+seqDoc,
+		cat([]string{T + " *cache", "long long cache_slots", "const int *slots", "const " + T + " *src", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
+	shiftDoc := ""
+	if len(shiftSeq) > 0 {
+		shiftDoc = " The frequencies are FrequenciesAt(seq_len) of the Go API (seq_len <= 0: the default ones)."
+	}
+	d.AddLauncher("shift", "Shift: x[tokens][heads][HEAD_DIM] rotated in place by the angles delta*w_i, without the attention factor "+
+		"(ggml's context shift: keys cached at position p move to p + delta)."+shiftDoc,
+		cat([]string{T + " *x", "int delta", "int tokens", "int heads"}, shiftSeq, []string{cuda.Stream})...)
 	return d, nil
 }

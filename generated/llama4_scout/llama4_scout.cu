@@ -100,18 +100,43 @@ inline unsigned int threads_for(long long n) {
 }
 
 // sincos_angle returns sin and cos of the angle a (radians, float64) to
-// within a few f32 ulps for every |a| < 2^52: a is reduced modulo 2π in
+// within one f32 ulp for every |a| < 2^52. a is reduced modulo π/2 in
 // float64 with a two-constant Cody–Waite reduction (Cody & Waite, "Software
-// Manual for the Elementary Functions", 1980; 2π = C1 + C2 with C1 the
-// float64 nearest 2π, C2 = 2π − C1), r = (a − k·C1) − k·C2, k = rint(a/2π),
-// so |r| ≤ π carries no error beyond a's own rounding, and only then
-// narrowed to f32 for sincosf. An f32 angle would lose every digit beyond
-// position 2^24 (the 1e-5 bound beyond 2^20 is what this buys).
+// Manual for the Elementary Functions", 1980; π/2 = C1 + C2 with C1 the
+// float64 nearest π/2, C2 = π/2 − C1), r = (a − k·C1) − k·C2, k = rint(a·2/π),
+// so |r| ≤ π/4 carries no error beyond a's own rounding; only then is r
+// narrowed to f32. An f32 angle would lose every digit beyond position 2^24
+// (the 1e-5 bound beyond 2^20 is what this buys).
+//
+// sin r and cos r are minimax polynomials on [−π/4, π/4] evaluated with
+// explicit fmaf (max error 0.65 ulp for sin, 0.88 ulp for cos, measured
+// against float64 over 2·10^7 points), and the quadrant k mod 4 picks and
+// signs them. Not calling sincosf keeps the result the same under nvcc's
+// -use_fast_math, which turns sincosf into the __sincosf intrinsic (an
+// absolute error of about 2^−21.4 on [−π, π], CUDA C++ Programming Guide,
+// "Intrinsic Functions", i.e. ~40% of the RoPE bound), and makes host
+// emulation compute bit for bit what the device computes (fmaf is exact
+// IEEE rounding on both).
 __device__ __forceinline__ void sincos_angle(double a, float *s, float *c) {
-	const double k = rint(a * 0.15915494309189535);
-	double r = fma(-k, 6.283185307179586, a);
-	r = fma(-k, 2.4492935982947064e-16, r);
-	sincosf((float)r, s, c);
+	const double k = rint(a * 0.6366197723675814);
+	double rd = fma(-k, 1.5707963267948966, a);
+	rd = fma(-k, 6.123233995736766e-17, rd);
+	const float r = (float)rd, z = r * r;
+	float ps = 2.86567956e-6f;
+	ps = fmaf(ps, z, -1.98559923e-4f);
+	ps = fmaf(ps, z, 8.33338592e-3f);
+	ps = fmaf(ps, z, -1.66666672e-1f);
+	const float sr = fmaf(ps, r * z, r);
+	float pc = 2.44677067e-5f;
+	pc = fmaf(pc, z, -1.38877297e-3f);
+	pc = fmaf(pc, z, 4.16666567e-2f);
+	pc = fmaf(pc, z, -5.0e-1f);
+	const float cr = fmaf(pc, z, 1.0f);
+	// sin(r + q·π/2), cos(r + q·π/2) for the quadrant q = k mod 4.
+	const int q = (int)((long long)k & 3);
+	const float sv = q & 1 ? cr : sr, cv = q & 1 ? sr : cr;
+	*s = q & 2 ? -sv : sv;
+	*c = (q + 1) & 2 ? -cv : cv;
 }
 
 } // namespace
@@ -227,48 +252,99 @@ __device__ __forceinline__ double freq(int i, int max_pos) {
 	return freqs[i];
 }
 
+// rope_operand is one tensor of a launch: head h of token t is read at
+// src + t·stride + h·head_stride and written at the same offset of dst
+// (with a slot map, at dst + slots[t]·stride + h·head_stride). dst == src
+// is in place; otherwise dims RotaryDim..HeadDim are copied from src. All
+// offsets are in elements of the storage type.
+struct rope_operand {
+	store_t *dst;
+	const store_t *src;
+	int heads;
+	long long stride, head_stride;
+};
+
+// kTail is the number of dims after the rotary ones (copied out of place).
+constexpr int kTail = kHeadDim - kRotaryDim;
+
 } // namespace
 
-// posenc_llama4_scout_rope_kernel rotates the first qh heads (of q) and then the kh
-// heads (of k) of every token: one block per token (blocks stride over
-// tokens), the block's threads over heads × units. The pairs' cos and sin
-// are computed once per token into shared memory and shared by all heads.
-// sign is +1 (apply) or −1 (inverse: the sines are negated). Token t has
-// axes positions at pos[t·axes]; pair i turns by the one pos_axis(i, axes)
-// selects (axes = 1: every pair by pos[t]).
+// posenc_llama4_scout_rope_kernel rotates the heads of operand a and then
+// those of operand b of every token: one block per token (blocks stride
+// over tokens), the block's threads over heads × units. The pairs' cos and
+// sin are computed once per token into shared memory and shared by all
+// heads. Token t has axes positions at pos[t·axes], and pair i turns by the
+// one pos_axis(i, axes) selects (axes = 1: every pair by pos[t]); every
+// token is at pos0 when pos is null (Shift). slots, when not null, maps token t to row slots[t] of
+// a's destination, whose rows are [0, slot_cap); a token with a slot
+// outside them is skipped. attn is the factor of cos and sin (A, or 1 for
+// Shift); sign is +1 (apply) or −1 (inverse: the sines are negated). The
+// frequencies are those of a call whose largest position is max_pos.
 template <int W>
 __global__ void __launch_bounds__(256)
-posenc_llama4_scout_rope_kernel(store_t *__restrict__ q, int qh, store_t *__restrict__ k, int kh,
-                      const int *__restrict__ pos, int axes, int tokens, float sign, int max_pos) {
+posenc_llama4_scout_rope_kernel(store_t *a_dst, const store_t *a_src, int a_heads, long long a_stride, long long a_head_stride,
+                      store_t *b_dst, const store_t *b_src, int b_heads, long long b_stride, long long b_head_stride,
+                      const int *__restrict__ pos, int axes, int pos0, const int *__restrict__ slots, long long slot_cap, int tokens,
+                      float attn, float sign, int max_pos) {
+	// The operands come as separate pointer parameters, not as structs:
+	// the compiler then knows they point to global memory (ld.global, not
+	// generic loads).
+	const rope_operand a{a_dst, a_src, a_heads, a_stride, a_head_stride};
+	const rope_operand b{b_dst, b_src, b_heads, b_stride, b_head_stride};
 	__shared__ double s_w[kPairs];
 	__shared__ float s_c[kPairs];
 	__shared__ float s_s[kPairs];
 	for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
 		s_w[i] = freq(i, max_pos);
 	constexpr int kUnits = units<W>();
-	const int work = (qh + kh) * kUnits;
+	// Out of place, each head also copies its kTail untouched dims in
+	// kTail/W units of W elements (W divides kTail whenever W > 1: the
+	// launcher takes the vector path only then).
+	constexpr int kTailUnits = kTail / W;
+	const int ua = a.dst != a.src ? kUnits + kTailUnits : kUnits;
+	const int ub = b.dst != b.src ? kUnits + kTailUnits : kUnits;
+	const int work = a.heads * ua + b.heads * ub;
 	for (int t = blockIdx.x; t < tokens; t += gridDim.x) {
+		long long dt = t;
+		if (slots) {
+			dt = slots[t];
+			if (dt < 0 || dt >= slot_cap)
+				continue; // block-uniform: no barrier is skipped by part of the block
+		}
 		__syncthreads(); // s_w written; the previous token is done with s_c, s_s
 		for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
-			const double p = (double)pos[(size_t)t * axes + pos_axis(i, axes)];
+			const double p = pos ? (double)pos[(size_t)t * axes + pos_axis(i, axes)] : (double)pos0;
 			float s, c;
 			sincos_angle(p * s_w[i], &s, &c);
-			s_c[i] = kAttention * c;
-			s_s[i] = sign * (kAttention * s);
+			s_c[i] = attn * c;
+			s_s[i] = sign * (attn * s);
 		}
 		__syncthreads();
 		for (int u = threadIdx.x; u < work; u += blockDim.x) {
-			const int h = u / kUnits, r = u - h * kUnits;
-			store_t *row = h < qh ? q + ((size_t)t * qh + h) * kHeadDim
-			                      : k + ((size_t)t * kh + (h - qh)) * kHeadDim;
+			const bool in_a = u < a.heads * ua;
+			const rope_operand &o = in_a ? a : b;
+			const int per = in_a ? ua : ub, v0 = in_a ? u : u - a.heads * ua;
+			// per is one of two constants: divide by the constant itself.
+			const int h = per == kUnits ? v0 / kUnits : v0 / (kUnits + kTailUnits), r = v0 - h * per;
+			const long long hoff = h * o.head_stride;
+			store_t *row = o.dst + ((in_a ? dt : (long long)t) * o.stride + hoff);
+			const store_t *srow = o.src + ((long long)t * o.stride + hoff);
+			if (r >= kUnits) {
+				// An untouched dim beyond RotaryDim, copied (out of place only).
+				const int e0 = kRotaryDim + (r - kUnits) * W;
+				float v[W];
+				loadv<W>(srow + e0, v);
+				storev<W>(row + e0, v);
+				continue;
+			}
 			constexpr int E = W > 1 ? W : 2;
 			const int e0 = r * E;
 			float v[E];
 			if (W == 1) {
-				v[0] = ld(row + e0);
-				v[1] = ld(row + e0 + 1);
+				v[0] = ld(srow + e0);
+				v[1] = ld(srow + e0 + 1);
 			} else {
-				loadv<W>(row + e0, v);
+				loadv<W>(srow + e0, v);
 			}
 #pragma unroll
 			for (int j = 0; j < E / 2; ++j) {
@@ -289,36 +365,101 @@ posenc_llama4_scout_rope_kernel(store_t *__restrict__ q, int qh, store_t *__rest
 
 namespace {
 
+// vec_ok reports whether an operand allows the W = kVec kernel: both base
+// pointers 16-byte aligned and both strides whole 128-bit words, so that
+// every head starts on a 16-byte boundary.
+inline bool vec_ok(const rope_operand &o) {
+	return o.heads == 0 || (aligned16(o.dst) && aligned16(o.src) && o.stride % kVec == 0 && o.head_stride % kVec == 0);
+}
+
 // rope_launch validates the extents and launches the 128-bit kernel when
-// the layout and the pointers allow it, the scalar one otherwise.
-cudaError_t rope_launch(store_t *q, int qh, store_t *k, int kh, const int *pos, int axes, int tokens,
-                        float sign, int max_pos, cudaStream_t stream) {
-	if (tokens < 0 || qh < 0 || kh < 0)
+// the layouts and the pointers allow it, the scalar one otherwise. It is
+// the one launch path of every launcher below.
+cudaError_t rope_launch(rope_operand a, rope_operand b, const int *pos, int axes, int pos0, const int *slots,
+                        long long slot_cap, int tokens, float attn, float sign, int max_pos, cudaStream_t stream) {
+	if (tokens < 0 || a.heads < 0 || b.heads < 0 || a.stride < 0 || a.head_stride < 0 || b.stride < 0 ||
+	    b.head_stride < 0 || slot_cap < 0)
 		return cudaErrorInvalidValue;
-	if (tokens == 0 || qh + kh == 0)
+	if (tokens == 0 || a.heads + b.heads == 0)
 		return cudaSuccess;
+	if ((a.heads > 0 && (!a.dst || !a.src)) || (b.heads > 0 && (!b.dst || !b.src)))
+		return cudaErrorInvalidValue;
 	const dim3 grid((unsigned int)(tokens < kMaxBlocks ? tokens : kMaxBlocks));
-	if (aligned16(q) && (kh == 0 || aligned16(k))) {
-		const dim3 block(threads_for((long long)(qh + kh) * units<kVec>()));
-		POSENC_LAUNCH(posenc_llama4_scout_rope_kernel<kVec>, grid, block, 0, stream, q, qh, k, kh, pos, axes, tokens, sign, max_pos);
+	const long long heads = (long long)a.heads + b.heads;
+	if (vec_ok(a) && vec_ok(b)) {
+		const dim3 block(threads_for(heads * (units<kVec>() + kTail / kVec)));
+		POSENC_LAUNCH(posenc_llama4_scout_rope_kernel<kVec>, grid, block, 0, stream, a.dst, a.src, a.heads, a.stride, a.head_stride,
+		              b.dst, b.src, b.heads, b.stride, b.head_stride, pos, axes, pos0, slots, slot_cap, tokens, attn, sign, max_pos);
 		return cudaGetLastError();
 	}
-	const dim3 block(threads_for((long long)(qh + kh) * units<1>()));
-	POSENC_LAUNCH(posenc_llama4_scout_rope_kernel<1>, grid, block, 0, stream, q, qh, k, kh, pos, axes, tokens, sign, max_pos);
+	const dim3 block(threads_for(heads * (units<1>() + kTail)));
+	POSENC_LAUNCH(posenc_llama4_scout_rope_kernel<1>, grid, block, 0, stream, a.dst, a.src, a.heads, a.stride, a.head_stride,
+		              b.dst, b.src, b.heads, b.stride, b.head_stride, pos, axes, pos0, slots, slot_cap, tokens, attn, sign, max_pos);
 	return cudaGetLastError();
 }
+
+// op returns the operand of heads heads at x, in place.
+inline rope_operand op(store_t *x, int heads, long long stride, long long head_stride) {
+	return rope_operand{x, x, heads, stride, head_stride};
+}
+
+// none is the empty second operand.
+inline rope_operand none() { return rope_operand{(store_t *)0, (const store_t *)0, 0, 0, 0}; }
+
+// contiguous is [tokens][heads][HEAD_DIM].
+inline long long row_len(int heads) { return (long long)heads * kHeadDim; }
 
 } // namespace
 
 extern "C" cudaError_t posenc_llama4_scout_apply(posenc_llama4_scout_t *x, const int *pos, int tokens, int heads, cudaStream_t stream) {
-	return rope_launch(x, heads, (store_t *)0, 0, pos, 1, tokens, 1.0f, 0, stream);
+	return rope_launch(op(x, heads, row_len(heads), kHeadDim), none(), pos, 1, 0, (const int *)0, 0, tokens,
+	                   kAttention, 1.0f, 0, stream);
 }
 
 extern "C" cudaError_t posenc_llama4_scout_apply_qk(posenc_llama4_scout_t *q, posenc_llama4_scout_t *k, const int *pos, int tokens, int q_heads, int k_heads, cudaStream_t stream) {
-	return rope_launch(q, q_heads, k, k_heads, pos, 1, tokens, 1.0f, 0, stream);
+	return rope_launch(op(q, q_heads, row_len(q_heads), kHeadDim), op(k, k_heads, row_len(k_heads), kHeadDim), pos, 1, 0,
+	                   (const int *)0, 0, tokens, kAttention, 1.0f, 0, stream);
 }
 
 extern "C" cudaError_t posenc_llama4_scout_inverse(posenc_llama4_scout_t *x, const int *pos, int tokens, int heads, cudaStream_t stream) {
-	return rope_launch(x, heads, (store_t *)0, 0, pos, 1, tokens, -1.0f, 0, stream);
+	return rope_launch(op(x, heads, row_len(heads), kHeadDim), none(), pos, 1, 0, (const int *)0, 0, tokens,
+	                   kAttention, -1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_apply_strided(posenc_llama4_scout_t *x, const int *pos, int tokens, int heads, long long stride, long long head_stride, cudaStream_t stream) {
+	return rope_launch(op(x, heads, stride, head_stride), none(), pos, 1, 0, (const int *)0, 0, tokens,
+	                   kAttention, 1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_apply_head_major(posenc_llama4_scout_t *x, const int *pos, int tokens, int heads, cudaStream_t stream) {
+	// [heads][tokens][HEAD_DIM]: tokens HEAD_DIM apart, heads tokens·HEAD_DIM apart.
+	return rope_launch(op(x, heads, kHeadDim, (long long)tokens * kHeadDim), none(), pos, 1, 0, (const int *)0, 0, tokens,
+	                   kAttention, 1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_apply_qk_strided(posenc_llama4_scout_t *qkv, const int *pos, int tokens, int q_heads, int k_heads, long long stride, cudaStream_t stream) {
+	// Row t: q heads at qkv + t·stride, k heads right after them; v untouched.
+	if (!qkv)
+		return tokens == 0 ? cudaSuccess : cudaErrorInvalidValue;
+	return rope_launch(op(qkv, q_heads, stride, kHeadDim), op(qkv + row_len(q_heads), k_heads, stride, kHeadDim), pos, 1, 0,
+	                   (const int *)0, 0, tokens, kAttention, 1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_apply_to(posenc_llama4_scout_t *dst, const posenc_llama4_scout_t *src, const int *pos, int tokens, int heads, cudaStream_t stream) {
+	const rope_operand a{dst, src, heads, row_len(heads), kHeadDim};
+	return rope_launch(a, none(), pos, 1, 0, (const int *)0, 0, tokens, kAttention, 1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_apply_to_slots(posenc_llama4_scout_t *cache, long long cache_slots, const int *slots, const posenc_llama4_scout_t *src, const int *pos, int tokens, int heads, cudaStream_t stream) {
+	const rope_operand a{cache, src, heads, row_len(heads), kHeadDim};
+	if (tokens > 0 && !slots)
+		return cudaErrorInvalidValue;
+	return rope_launch(a, none(), pos, 1, 0, slots, cache_slots, tokens, kAttention, 1.0f, 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama4_scout_shift(posenc_llama4_scout_t *x, int delta, int tokens, int heads, cudaStream_t stream) {
+	// One angle per pair for every token: delta·ω_i, factor 1.
+	return rope_launch(op(x, heads, row_len(heads), kHeadDim), none(), (const int *)0, 1, delta, (const int *)0, 0, tokens,
+	                   1.0f, 1.0f, 0, stream);
 }
 

@@ -18,7 +18,7 @@
 #
 # Environment: OUT (default: a new temporary folder), BUDGET, BIN, JOBS
 # (parallel CPU jobs, default nproc), STAGES (default: all of
-# "facts verify bench torch half shapes big sanitize"), VERIFY_ZOO and BENCH_ZOO
+# "facts verify fastmath bench torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
 # (space-separated zoo names; default: the whole zoo, bench in the order
 # below), TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
@@ -27,7 +27,11 @@
 #
 # Stages (each bounded by what is left of the budget; "facts" always runs):
 #   facts    device and toolchain facts; whether nvcc -arch=native works
-#   verify   posenc verify -gpu -targets cuda over the zoo, parallel processes
+#   verify   posenc verify -gpu -targets cuda over the zoo, parallel processes,
+#            then over the f16/bf16 copies (storage-rounded bounds)
+#   fastmath whether nvcc -use_fast_math defines __USE_FAST_MATH__, then
+#            verify -gpu of RoPE, softmax, absolute and xl specs (f32, bf16)
+#            with POSENC_NVCC_FLAGS=-use_fast_math
 #   bench    posenc bench -gpu, one process per spec in turn: the f32 zoo
 #            specs, then f16/bf16 copies of llama31_8b and bf16 ones of
 #            gptj_6b, bloom_7b1 and t5_base
@@ -46,7 +50,7 @@ OUT=${OUT:-$(mktemp -d)}
 REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
 NVCC=${NVCC:-nvcc}
 REPS=${REPS:-200}
-STAGES=" ${STAGES:-facts verify bench torch half shapes big sanitize} "
+STAGES=" ${STAGES:-facts verify fastmath bench torch half shapes big sanitize} "
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
 
 left() { echo $((BUDGET - ($(date +%s) - START))); }
@@ -187,6 +191,32 @@ if want verify; then
 		bad=$(grep -E "^$z +cuda-gpu .*FAIL|cuda-gpu: |panic|cudaError" "$f" 2>/dev/null | grep -v 'cuda-gpu: device ' | head -12)
 		[ -n "$bad" ] && printf -- '--- %s (cuda-gpu failure lines of %s)\n%s\n' "$z" "$f" "$bad"
 	done
+fi
+
+if want verify; then
+	# 16-bit storage: verify's cuda-gpu rows check every launcher (the RoPE
+	# engine forms included) against storage-rounded bounds.
+	stage "verify: f16/bf16 copies of zoo specs ($(ls "$OUT"/specs/*.yaml | wc -l))"
+	timeout "$(lim 200)" "$POSENC" verify -gpu -targets cuda "$OUT"/specs/*.yaml >"$LOG/verify_16bit.txt" 2>&1
+	echo "exit status $?"
+	grep -hE '^[a-z0-9_]+ +cuda-(gpu|host|ptx) ' "$LOG/verify_16bit.txt" | sort
+fi
+
+if want fastmath; then
+	# -use_fast_math (ggml's flag): sincosf/expf become intrinsics and
+	# denormals are flushed. The kernels must keep their bounds anyway.
+	stage "fastmath: nvcc -use_fast_math builds, verify -gpu"
+	echo '__USE_FAST_MATH__' >"$WORK/fm.cu"
+	"$NVCC" -use_fast_math -E -x cu "$WORK/fm.cu" 2>/dev/null | grep -q '^1$' &&
+		echo "nvcc -use_fast_math defines __USE_FAST_MATH__ (=1)" || echo "nvcc -use_fast_math: __USE_FAST_MATH__ NOT defined"
+	FZ=${FASTMATH_ZOO:-llama31_8b gptj_6b qwen25_7b_yarn phi35_mini bloom_7b1 t5_base transformer_base transformer_xl_base}
+	FA=()
+	for z in $FZ; do FA+=(-zoo "$z"); done
+	POSENC_NVCC_FLAGS="-use_fast_math ${POSENC_NVCC_FLAGS:-}" timeout "$(lim 240)" "$POSENC" verify -gpu -targets cuda "${FA[@]}" \
+		"$OUT"/specs/llama31_8b_bf16.yaml "$OUT"/specs/bloom_7b1_bf16.yaml >"$LOG/verify_fastmath.txt" 2>&1
+	echo "exit status $?"
+	grep -hE '^[a-z0-9_]+ +cuda-gpu ' "$LOG/verify_fastmath.txt" | sort
+	grep -hE 'cuda-gpu: ' "$LOG/verify_fastmath.txt" | grep -v 'device ' | head -10
 fi
 
 if [ -n "$BG" ]; then

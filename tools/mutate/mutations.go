@@ -150,11 +150,11 @@ var mutations = []Mutation{
 
 	// CUDA templates, run by posenc verify through host emulation.
 	{"cuda: rope Inverse sign dropped (f32)", "templates/rope.cu.tmpl", "",
-		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;", "verify cuda llama2_7b"},
+		"s_s[i] = sign * (attn * s);", "s_s[i] = attn * s;", "verify cuda llama2_7b"},
 	{"cuda: sinusoidal angle p+1", "templates/absolute.cu.tmpl", "",
 		"sincos_angle((double)p / divisors[i], &s, &c);", "sincos_angle((double)(p + 1) / divisors[i], &s, &c);", "verify cuda transformer_base"},
 	{"cuda: rope Inverse sign dropped (bf16)", "templates/rope.cu.tmpl", "",
-		"s_s[i] = sign * (kAttention * s);", "s_s[i] = kAttention * s;", "verify cuda rope_il_bf16"},
+		"s_s[i] = sign * (attn * s);", "s_s[i] = attn * s;", "verify cuda rope_il_bf16"},
 	{"cuda: rope interleaved odd sign (bf16)", "templates/rope.cu.tmpl", "",
 		"v[2 * j + 1] = fmaf(x1, c, x0 * s);", "v[2 * j + 1] = fmaf(x1, c, -(x0 * s));", "verify cuda rope_il_bf16"},
 	{"cuda: rpe_bias AddBias sign (f16)", "templates/bias.cu.tmpl", "",

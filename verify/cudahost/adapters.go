@@ -22,7 +22,8 @@ func maxPos(pos []int32) int64 {
 }
 
 // RoPE returns the host-emulated CUDA launchers of a rope spec as the
-// harness's kernels. Lengths are checked (and mismatches panic) as in the
+// harness's kernels, the engine forms (apply_strided, apply_head_major,
+// apply_qk_strided, apply_to, apply_to_slots, shift) included. Lengths are checked (and mismatches panic) as in the
 // generated Go API. Frequencies, FrequenciesAt and AttentionFactor are the
 // reference's: the launchers expose no such query, and the kernels'
 // behaviour is what the harness measures.
@@ -51,6 +52,7 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		AttentionFactor: verify.RoPEAttentionFactor(s),
 	}
 	l.addMRoPE(&k)
+	l.addForms(&k)
 	return k
 }
 
@@ -289,6 +291,8 @@ func (l *Lib) XL() verify.XLKernels {
 
 // Verify runs the harness of package verify on the library's kernels for
 // its spec (RoPE, bias, absolute encoding, rpe_full or xl) and returns the
+// report; with f16 or bf16 storage it runs the
+// storage-rounded check of storage.go instead. It returns the
 // report with Target set to the library's target (cuda-host, cuda-gpu or
 // cuda-gpu-emulated). The harness's bounds are float32 ones, so a spec
 // with f16 or bf16 storage gets VerifyStorage instead. A panic outside the

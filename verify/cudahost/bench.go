@@ -26,9 +26,14 @@ type BenchCase struct {
 	// count of softmax ones.
 	Tokens int
 	// Tensor is S, the bytes the kernel updates in place (in the storage
-	// type; RoPE: rotary_dim of every head_dim); the device-to-device copy
-	// copies S bytes.
+	// type; RoPE: rotary_dim of every head_dim; out of place, the bytes
+	// written, as many as are read); the device-to-device copy copies S
+	// bytes.
 	Tensor int64
+	// Cold is the number of copies of the arrays that the launches (and
+	// the reference copies) rotate over so that each finds its data out
+	// of L2; 0 or 1 is cache-hot (the same arrays every launch).
+	Cold int
 
 	spec string // the spec's name
 	op   int32
@@ -88,12 +93,11 @@ const (
 	benchTableRows = 4096
 )
 
-// BenchCases returns the bench cases of spec s: RoPE apply and
-// apply_qk (q and k of 32 heads each) in place at 16 and 4096 tokens of 32
-// heads, the fused softmax of alibi and rpe_bias on [heads][512][512]
-// scores, and the absolute encodings' add at 16 and 4096 tokens. short
-// keeps only the 16-token (16-query) cases: launch-bound sizes, and the
-// only ones host emulation runs in seconds.
+// BenchCases returns the bench cases of spec s: for RoPE those of
+// ropeBenchCases, the fused softmax of alibi and rpe_bias on
+// [heads][512][512] scores, and the absolute encodings' add at 16 and 4096
+// tokens. short keeps only the cases of at most 16 tokens (16 queries):
+// launch-bound sizes, and the only ones host emulation runs in seconds.
 func BenchCases(s *spec.Spec, short bool) []BenchCase {
 	r := rand.New(rand.NewPCG(1, 2))
 	randn := func(n int) []float32 {
@@ -121,25 +125,7 @@ func BenchCases(s *spec.Spec, short bool) []BenchCase {
 	var cs []BenchCase
 	switch s.Encoding {
 	case spec.RoPE:
-		hd := s.HeadDim
-		// The bytes touched per element of x: rotary_dim of every head_dim.
-		touched := func(n int) int64 { return int64(n) * elem * int64(s.RotaryDim) / int64(hd) }
-		for _, n := range tokens {
-			pos := positions(n, n)
-			mp := maxPos(pos)
-			x := randn(n * benchHeads * hd)
-			cs = append(cs, BenchCase{
-				Kernel: "apply", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
-				Tensor: touched(len(x)),
-				op:     opApply, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{x}, ia: [][]int32{pos},
-			})
-			q, k := randn(n*benchHeads*hd), randn(n*benchHeads*hd)
-			cs = append(cs, BenchCase{
-				Kernel: "apply_qk", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d head_dim=%d", n, benchHeads, benchHeads, hd),
-				Tensor: touched(len(q) + len(k)),
-				op:     opApplyQK, ints: []int64{benchHeads, benchHeads, mp}, fa: [][]float32{q, k}, ia: [][]int32{pos},
-			})
-		}
+		cs = append(cs, ropeBenchCases(s, short, elem, randn, positions)...)
 	case spec.ALiBi, spec.RPEBias:
 		lq := benchSeq
 		if short {
@@ -193,7 +179,14 @@ func (l *Lib) Bench(c BenchCase, reps int) (BenchResult, error) {
 	if c.spec != l.spec.Name {
 		return BenchResult{}, fmt.Errorf("cudahost: Bench: a case of spec %s on a library of %s", c.spec, l.spec.Name)
 	}
-	status, kms, cms, err := l.bench(c.op, c.ints, c.f, int64(reps), c.Tensor, c.fa, c.ia)
+	ints := c.ints
+	if c.Cold > 1 {
+		// I[6] is the driver's rotation count.
+		ints = make([]int64, 7)
+		copy(ints, c.ints)
+		ints[6] = int64(c.Cold)
+	}
+	status, kms, cms, err := l.bench(c.op, ints, c.f, int64(reps), c.Tensor, c.fa, c.ia)
 	if err != nil {
 		return BenchResult{}, err
 	}
@@ -201,4 +194,135 @@ func (l *Lib) Bench(c BenchCase, reps int) (BenchResult, error) {
 		return BenchResult{}, fmt.Errorf("cudahost: bench posenc_%s_%s (%s): %s", l.spec.Name, c.Kernel, c.Shape, statusText(status))
 	}
 	return BenchResult{BenchCase: c, Spec: l.spec.Name, Target: l.target, Device: l.device, Reps: reps, KernelMs: kms, CopyMs: cms}, nil
+}
+
+// coldSpan is the bytes a cache-cold case rotates over: three times the
+// 50 MiB L2 of an H100 (the largest L2 of current GPUs is of that order).
+const coldSpan = 3 * 50 << 20
+
+// coldCopies returns how many copies of arrays of bytes bytes span
+// coldSpan (at least 2, at most 64).
+func coldCopies(bytes int64) int {
+	n := int((coldSpan + bytes - 1) / bytes)
+	return min(max(n, 2), 64)
+}
+
+// ropeBenchCases returns the RoPE cases: apply and apply_qk (q and k of
+// 32 heads each) at 16 and 4096 tokens of 32 heads, cache-hot, as before;
+// decode (1 token, apply_qk with 32 query and 8 key heads, the GQA shape
+// of Llama 3 8B); apply_qk GQA at 1024 and 4096 tokens, hot and cold; and
+// the engine forms at 16 tokens and, cold, at 4096: the packed QKV row
+// (32 q, 8 k, 8 v heads), apply_to (32 heads, out of place), the KV-cache
+// append apply_to_slots (8 heads into a cache of 2·tokens slots, pages of
+// 16 slots in shuffled order), shift (8 heads) and head-major apply
+// (32 heads). The bytes are those of the rotated dims only (rotary_dim of
+// each head_dim); the v heads of the packed row are not counted.
+func ropeBenchCases(s *spec.Spec, short bool, elem int64, randn func(int) []float32, positions func(n, limit int) []int32) []BenchCase {
+	hd := s.HeadDim
+	touched := func(n int) int64 { return int64(n) * elem * int64(s.RotaryDim) / int64(hd) }
+	alloc := func(fa [][]float32) int64 {
+		var b int64
+		for _, a := range fa {
+			b += int64(len(a)) * elem
+		}
+		return b
+	}
+	var cs []BenchCase
+	add := func(c BenchCase, cold bool) {
+		if cold {
+			c.Cold = coldCopies(alloc(c.fa))
+			c.Shape += fmt.Sprintf(" cold(%d buffers)", c.Cold)
+		}
+		cs = append(cs, c)
+	}
+	const gq, gk = 32, 8 // GQA: Llama 3 8B's heads
+	tokens := []int{benchSmall}
+	if !short {
+		tokens = append(tokens, benchBig)
+	}
+	for _, n := range tokens {
+		pos := positions(n, n)
+		mp := maxPos(pos)
+		x := randn(n * benchHeads * hd)
+		add(BenchCase{
+			Kernel: "apply", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
+			Tensor: touched(len(x)),
+			op:     opApply, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{x}, ia: [][]int32{pos},
+		}, false)
+		q, k := randn(n*benchHeads*hd), randn(n*benchHeads*hd)
+		add(BenchCase{
+			Kernel: "apply_qk", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d head_dim=%d", n, benchHeads, benchHeads, hd),
+			Tensor: touched(len(q) + len(k)),
+			op:     opApplyQK, ints: []int64{benchHeads, benchHeads, mp}, fa: [][]float32{q, k}, ia: [][]int32{pos},
+		}, false)
+	}
+	// GQA apply_qk: decode (one token at position 4095), prefill 1024 and 4096.
+	gqa := func(n int, cold bool) {
+		pos := positions(n, n)
+		if n == 1 {
+			pos[0] = 4095
+		}
+		q, k := randn(n*gq*hd), randn(n*gk*hd)
+		add(BenchCase{
+			Kernel: "apply_qk", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d head_dim=%d", n, gq, gk, hd),
+			Tensor: touched(len(q) + len(k)),
+			op:     opApplyQK, ints: []int64{gq, gk, maxPos(pos)}, fa: [][]float32{q, k}, ia: [][]int32{pos},
+		}, cold)
+	}
+	gqa(1, false)
+	if !short {
+		for _, n := range []int{1024, benchBig} {
+			gqa(n, false)
+			gqa(n, true)
+		}
+	}
+	forms := func(n int, cold bool) {
+		pos := positions(n, n)
+		mp := maxPos(pos)
+		st := (gq + 2*gk) * hd
+		qkv := randn(n * st)
+		add(BenchCase{
+			Kernel: "apply_qk_strided", Tokens: n, Shape: fmt.Sprintf("tokens=%d q_heads=%d k_heads=%d v_heads=%d head_dim=%d", n, gq, gk, gk, hd),
+			Tensor: touched(n * (gq + gk) * hd),
+			op:     opApplyQKStrided, ints: []int64{gq, gk, mp, int64(st)}, fa: [][]float32{qkv}, ia: [][]int32{pos},
+		}, cold)
+		src, dst := randn(n*benchHeads*hd), make([]float32, n*benchHeads*hd)
+		add(BenchCase{
+			Kernel: "apply_to", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
+			Tensor: int64(len(dst)) * elem, // dst written whole (dims beyond rotary_dim copied)
+			op:     opApplyTo, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{dst, src}, ia: [][]int32{pos},
+		}, cold)
+		// KV-cache append: pages of 16 slots in a shuffled order.
+		nSlots := 2 * n
+		pages := nSlots / 16
+		r := rand.New(rand.NewPCG(3, 4))
+		perm := r.Perm(max(pages, 1))
+		slots := make([]int32, n)
+		for t := range slots {
+			slots[t] = int32(perm[t/16%len(perm)]*16 + t%16)
+		}
+		ksrc, cache := randn(n*gk*hd), randn(nSlots*gk*hd)
+		add(BenchCase{
+			Kernel: "apply_to_slots", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d cache_slots=%d pages=16", n, gk, hd, nSlots),
+			Tensor: int64(len(ksrc)) * elem,
+			op:     opApplyToSlots, ints: []int64{gk, 0, mp, int64(nSlots)}, fa: [][]float32{cache, ksrc}, ia: [][]int32{pos, slots},
+		}, cold)
+		kc := randn(n * gk * hd)
+		add(BenchCase{
+			Kernel: "shift", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d delta=-512", n, gk, hd),
+			Tensor: touched(len(kc)),
+			op:     opShift, ints: []int64{gk, 0, 0, -512, int64(n)}, fa: [][]float32{kc},
+		}, cold)
+		hm := randn(n * benchHeads * hd)
+		add(BenchCase{
+			Kernel: "apply_head_major", Tokens: n, Shape: fmt.Sprintf("tokens=%d heads=%d head_dim=%d", n, benchHeads, hd),
+			Tensor: touched(len(hm)),
+			op:     opApplyHeadMajor, ints: []int64{benchHeads, 0, mp}, fa: [][]float32{hm}, ia: [][]int32{pos},
+		}, cold)
+	}
+	forms(benchSmall, false)
+	if !short {
+		forms(benchBig, true)
+	}
+	return cs
 }

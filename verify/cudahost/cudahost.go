@@ -102,6 +102,12 @@ func NVCCArch() string {
 	return "native"
 }
 
+// NVCCFlags returns extra nvcc flags of GPU builds, the space-separated
+// words of $POSENC_NVCC_FLAGS: e.g. -use_fast_math, to check that the
+// kernels keep their bounds when built as ggml builds its CUDA code
+// (docs/gpu.md, "Fast math").
+func NVCCFlags() []string { return strings.Fields(os.Getenv("POSENC_NVCC_FLAGS")) }
+
 // Toolchain is one way of building the driver: a compiler command line and
 // the target its reports carry.
 type Toolchain struct {
@@ -143,7 +149,7 @@ func GPUEmulatedToolchain() (Toolchain, error) { return hostToolchain(TargetGPUE
 // GPUToolchain builds the driver with nvcc for the GPU of this machine
 // (target cuda-gpu):
 //
-//	nvcc -O3 -std=c++17 -arch=$(NVCCArch) -o driver driver.cu
+//	nvcc -O3 -std=c++17 -arch=$(NVCCArch) $(NVCCFlags) -o driver driver.cu
 //
 // It fails, saying "nvcc not found", when NVCC does.
 func GPUToolchain() (Toolchain, error) {
@@ -153,7 +159,7 @@ func GPUToolchain() (Toolchain, error) {
 	}
 	return Toolchain{Target: TargetGPU, Compiler: nvcc, src: "driver.cu",
 		args: func(dir, src, exe string) []string {
-			return []string{"-O3", "-std=c++17", "-arch=" + NVCCArch(), "-o", exe, src}
+			return append(append([]string{"-O3", "-std=c++17", "-arch=" + NVCCArch()}, NVCCFlags()...), "-o", exe, src)
 		}}, nil
 }
 

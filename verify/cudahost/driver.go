@@ -31,6 +31,16 @@ const (
 	opApplyMRoPE   = 16
 	opApplyQKMRoPE = 17
 	opInverseMRoPE = 18
+
+	// RoPE engine forms. I[0], I[1]: heads (q, k); I[2]: max_pos (shift:
+	// seq_len); I[3], I[4]: strides, the cache's slot count or delta and
+	// tokens (see driverSource).
+	opApplyStrided   = 19
+	opApplyHeadMajor = 20
+	opApplyQKStrided = 21
+	opApplyTo        = 22
+	opApplyToSlots   = 23
+	opShift          = 24
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -64,7 +74,8 @@ const (
 // scalar fallback for unaligned pointers runs too. A bench runs the op
 // once (warm-up), then reps times between two cudaEvents on the default
 // stream, then times reps cudaMemcpy device-to-device copies of copy_bytes
-// bytes the same way (after a warm-up copy).
+// bytes the same way (after a warm-up copy); I[6] > 1 makes a bench
+// cache-cold: launches and copies rotate over I[6] copies of their arrays.
 //
 // The cases of the op switch (ops below) see the request as I[0..7], F,
 // the float arrays F0…F7 (device pointers to the storage type, at most
@@ -83,6 +94,17 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_apply(F0, P0, NP, (int)I[0]%s, 0);", opApply, n, seq),
 			fmt.Sprintf("case %d: return posenc_%s_apply_qk(F0, F1, P0, NP, (int)I[0], (int)I[1]%s, 0);", opApplyQK, n, seq),
 			fmt.Sprintf("case %d: return posenc_%s_inverse(F0, P0, NP, (int)I[0]%s, 0);", opInverse, n, seq),
+			// x, pos; I[3], I[4]: stride, head_stride.
+			fmt.Sprintf("case %d: return posenc_%s_apply_strided(F0, P0, NP, (int)I[0], (long long)I[3], (long long)I[4]%s, 0);", opApplyStrided, n, seq),
+			fmt.Sprintf("case %d: return posenc_%s_apply_head_major(F0, P0, NP, (int)I[0]%s, 0);", opApplyHeadMajor, n, seq),
+			// qkv, pos; I[3]: stride.
+			fmt.Sprintf("case %d: return posenc_%s_apply_qk_strided(F0, P0, NP, (int)I[0], (int)I[1], (long long)I[3]%s, 0);", opApplyQKStrided, n, seq),
+			// F0 dst, F1 src.
+			fmt.Sprintf("case %d: return posenc_%s_apply_to(F0, F1, P0, NP, (int)I[0]%s, 0);", opApplyTo, n, seq),
+			// F0 cache of I[3] slots, P1 slots, F1 src, P0 pos.
+			fmt.Sprintf("case %d: return posenc_%s_apply_to_slots(F0, (long long)I[3], P1, F1, P0, NP, (int)I[0]%s, 0);", opApplyToSlots, n, seq),
+			// F0 x; I[3] delta, I[4] tokens, I[2] seq_len.
+			fmt.Sprintf("case %d: return posenc_%s_shift(F0, (int)I[3], (int)I[4], (int)I[0]%s, 0);", opShift, n, seq),
 		}
 		ops = append(ops, mropeOps(s)...)
 	case spec.ALiBi, spec.RPEBias:
@@ -282,29 +304,73 @@ static int32_t elapsed_ms(int64_t reps, double *ms, Fn f) {
 
 // bench times reps launches of op (after one warm-up launch) and reps
 // device-to-device copies of copy_bytes bytes (after one warm-up copy).
-static int32_t bench(int op, int64_t reps, int64_t copy_bytes, double *kernel_ms, double *copy_ms) {
+// With rot > 1 (cache-cold) the launches rotate over rot copies of the
+// float arrays and the copies over rot source/destination pairs, so that
+// each launch or copy finds its data evicted from L2 by the ones before
+// (the caller picks rot so the rotation spans a few times the L2 size).
+static int32_t bench(int op, int64_t reps, int64_t copy_bytes, int64_t rot, const std::vector<Buf> &df,
+                     double *kernel_ms, double *copy_ms) {
 	*kernel_ms = *copy_ms = 0;
-	int32_t st = finish(dispatch(op));
-	if (st != 0)
-		return st;
-	st = elapsed_ms(reps, kernel_ms, [&]() { return (int32_t)dispatch(op); });
+	if (rot < 1)
+		rot = 1;
+	int32_t st = 0;
+	// sets[r][i]: float array i of rotation r (r = 0: the uploaded ones).
+	std::vector<std::vector<T *>> sets((size_t)rot, std::vector<T *>(df.size(), nullptr));
+	std::vector<void *> owned;
+	for (size_t i = 0; i < df.size(); ++i)
+		sets[0][i] = FA[i];
+	for (int64_t r = 1; r < rot && st == 0; ++r)
+		for (size_t i = 0; i < df.size() && st == 0; ++i) {
+			void *p = nullptr;
+			st = (int32_t)cudaMalloc(&p, df[i].n * sizeof(T) + 16);
+			if (st != 0)
+				break;
+			owned.push_back(p);
+			// Same alignment as the uploaded array (the misaligned case too).
+			T *d = (T *)((char *)p + ((uintptr_t)FA[i] & 15));
+			st = (int32_t)cudaMemcpy(d, FA[i], df[i].n * sizeof(T), cudaMemcpyDeviceToDevice);
+			sets[(size_t)r][i] = d;
+		}
+	const auto use = [&](int64_t r) {
+		for (size_t i = 0; i < df.size(); ++i)
+			FA[i] = sets[(size_t)(r %% rot)][i];
+	};
+	if (st == 0)
+		st = finish(dispatch(op));
+	int64_t k = 0;
+	if (st == 0)
+		st = elapsed_ms(reps, kernel_ms, [&]() {
+			use(++k);
+			return (int32_t)dispatch(op);
+		});
+	use(0);
+	for (void *p : owned)
+		cudaFree(p);
 	if (st != 0 || copy_bytes <= 0)
 		return st;
-	void *src = nullptr, *dst = nullptr;
-	st = (int32_t)cudaMalloc(&src, (size_t)copy_bytes);
-	if (st == 0)
-		st = (int32_t)cudaMalloc(&dst, (size_t)copy_bytes);
-	if (st == 0)
-		st = (int32_t)cudaMemset(src, 1, (size_t)copy_bytes);
-	if (st == 0)
-		st = (int32_t)cudaMemset(dst, 0, (size_t)copy_bytes);
-	const auto copy = [&]() { return (int32_t)cudaMemcpy(dst, src, (size_t)copy_bytes, cudaMemcpyDeviceToDevice); };
+	std::vector<void *> src((size_t)rot, nullptr), dst((size_t)rot, nullptr);
+	for (int64_t r = 0; r < rot && st == 0; ++r) {
+		st = (int32_t)cudaMalloc(&src[(size_t)r], (size_t)copy_bytes);
+		if (st == 0)
+			st = (int32_t)cudaMalloc(&dst[(size_t)r], (size_t)copy_bytes);
+		if (st == 0)
+			st = (int32_t)cudaMemset(src[(size_t)r], 1, (size_t)copy_bytes);
+		if (st == 0)
+			st = (int32_t)cudaMemset(dst[(size_t)r], 0, (size_t)copy_bytes);
+	}
+	int64_t c = 0;
+	const auto copy = [&]() {
+		const size_t r = (size_t)(++c %% rot);
+		return (int32_t)cudaMemcpy(dst[r], src[r], (size_t)copy_bytes, cudaMemcpyDeviceToDevice);
+	};
 	if (st == 0)
 		st = finish(copy());
 	if (st == 0)
 		st = elapsed_ms(reps, copy_ms, copy);
-	cudaFree(src);
-	cudaFree(dst);
+	for (int64_t r = 0; r < rot; ++r) {
+		cudaFree(src[(size_t)r]);
+		cudaFree(dst[(size_t)r]);
+	}
 	return st;
 }
 
@@ -368,7 +434,7 @@ int main() {
 		if (B[0] > 0) {
 			double t[2] = {0, 0};
 			if (st == 0)
-				st = bench(op, B[0], B[1], &t[0], &t[1]);
+				st = bench(op, B[0], B[1], I[6], df, &t[0], &t[1]);
 			wr(&st, 4);
 			wr(t, sizeof t);
 		} else {

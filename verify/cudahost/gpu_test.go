@@ -139,15 +139,58 @@ func TestBenchCases(t *testing.T) {
 		"llama2_7b false: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
 		"llama2_7b false: apply tokens=4096 heads=32 head_dim=128 4096 67108864",
 		"llama2_7b false: apply_qk tokens=4096 q_heads=32 k_heads=32 head_dim=128 4096 134217728",
+		"llama2_7b false: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=128 1 20480",
+		"llama2_7b false: apply_qk tokens=1024 q_heads=32 k_heads=8 head_dim=128 1024 20971520",
+		"llama2_7b false: apply_qk tokens=1024 q_heads=32 k_heads=8 head_dim=128 cold(8 buffers) 1024 20971520",
+		"llama2_7b false: apply_qk tokens=4096 q_heads=32 k_heads=8 head_dim=128 4096 83886080",
+		"llama2_7b false: apply_qk tokens=4096 q_heads=32 k_heads=8 head_dim=128 cold(2 buffers) 4096 83886080",
+		"llama2_7b false: apply_qk_strided tokens=16 q_heads=32 k_heads=8 v_heads=8 head_dim=128 16 327680",
+		"llama2_7b false: apply_to tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b false: apply_to_slots tokens=16 heads=8 head_dim=128 cache_slots=32 pages=16 16 65536",
+		"llama2_7b false: shift tokens=16 heads=8 head_dim=128 delta=-512 16 65536",
+		"llama2_7b false: apply_head_major tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b false: apply_qk_strided tokens=4096 q_heads=32 k_heads=8 v_heads=8 head_dim=128 cold(2 buffers) 4096 83886080",
+		"llama2_7b false: apply_to tokens=4096 heads=32 head_dim=128 cold(2 buffers) 4096 67108864",
+		"llama2_7b false: apply_to_slots tokens=4096 heads=8 head_dim=128 cache_slots=8192 pages=16 cold(4 buffers) 4096 16777216",
+		"llama2_7b false: shift tokens=4096 heads=8 head_dim=128 delta=-512 cold(10 buffers) 4096 16777216",
+		"llama2_7b false: apply_head_major tokens=4096 heads=32 head_dim=128 cold(3 buffers) 4096 67108864",
 		"llama2_7b true: apply tokens=16 heads=32 head_dim=128 16 262144",
 		"llama2_7b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
-		// GPT-J rotates 64 of 256 dims: a quarter of the tensor's bytes.
+		"llama2_7b true: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=128 1 20480",
+		"llama2_7b true: apply_qk_strided tokens=16 q_heads=32 k_heads=8 v_heads=8 head_dim=128 16 327680",
+		"llama2_7b true: apply_to tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b true: apply_to_slots tokens=16 heads=8 head_dim=128 cache_slots=32 pages=16 16 65536",
+		"llama2_7b true: shift tokens=16 heads=8 head_dim=128 delta=-512 16 65536",
+		"llama2_7b true: apply_head_major tokens=16 heads=32 head_dim=128 16 262144",
+		// GPT-J rotates 64 of 256 dims: a quarter of the tensor's bytes (apply_to
+		// and apply_to_slots write whole heads: dims beyond rotary_dim are copied).
 		"gptj_6b false: apply tokens=16 heads=32 head_dim=256 16 131072",
 		"gptj_6b false: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=256 16 262144",
 		"gptj_6b false: apply tokens=4096 heads=32 head_dim=256 4096 33554432",
 		"gptj_6b false: apply_qk tokens=4096 q_heads=32 k_heads=32 head_dim=256 4096 67108864",
+		"gptj_6b false: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=256 1 10240",
+		"gptj_6b false: apply_qk tokens=1024 q_heads=32 k_heads=8 head_dim=256 1024 10485760",
+		"gptj_6b false: apply_qk tokens=1024 q_heads=32 k_heads=8 head_dim=256 cold(4 buffers) 1024 10485760",
+		"gptj_6b false: apply_qk tokens=4096 q_heads=32 k_heads=8 head_dim=256 4096 41943040",
+		"gptj_6b false: apply_qk tokens=4096 q_heads=32 k_heads=8 head_dim=256 cold(2 buffers) 4096 41943040",
+		"gptj_6b false: apply_qk_strided tokens=16 q_heads=32 k_heads=8 v_heads=8 head_dim=256 16 163840",
+		"gptj_6b false: apply_to tokens=16 heads=32 head_dim=256 16 524288",
+		"gptj_6b false: apply_to_slots tokens=16 heads=8 head_dim=256 cache_slots=32 pages=16 16 131072",
+		"gptj_6b false: shift tokens=16 heads=8 head_dim=256 delta=-512 16 32768",
+		"gptj_6b false: apply_head_major tokens=16 heads=32 head_dim=256 16 131072",
+		"gptj_6b false: apply_qk_strided tokens=4096 q_heads=32 k_heads=8 v_heads=8 head_dim=256 cold(2 buffers) 4096 41943040",
+		"gptj_6b false: apply_to tokens=4096 heads=32 head_dim=256 cold(2 buffers) 4096 134217728",
+		"gptj_6b false: apply_to_slots tokens=4096 heads=8 head_dim=256 cache_slots=8192 pages=16 cold(2 buffers) 4096 33554432",
+		"gptj_6b false: shift tokens=4096 heads=8 head_dim=256 delta=-512 cold(5 buffers) 4096 8388608",
+		"gptj_6b false: apply_head_major tokens=4096 heads=32 head_dim=256 cold(2 buffers) 4096 33554432",
 		"gptj_6b true: apply tokens=16 heads=32 head_dim=256 16 131072",
 		"gptj_6b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=256 16 262144",
+		"gptj_6b true: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=256 1 10240",
+		"gptj_6b true: apply_qk_strided tokens=16 q_heads=32 k_heads=8 v_heads=8 head_dim=256 16 163840",
+		"gptj_6b true: apply_to tokens=16 heads=32 head_dim=256 16 524288",
+		"gptj_6b true: apply_to_slots tokens=16 heads=8 head_dim=256 cache_slots=32 pages=16 16 131072",
+		"gptj_6b true: shift tokens=16 heads=8 head_dim=256 delta=-512 16 32768",
+		"gptj_6b true: apply_head_major tokens=16 heads=32 head_dim=256 16 131072",
 		"bloom_7b1 false: softmax heads=32 lq=512 lk=512 512 33554432",
 		"bloom_7b1 true: softmax heads=32 lq=16 lk=512 16 1048576",
 		"t5_base false: softmax heads=12 lq=512 lk=512 512 12582912",
@@ -169,7 +212,7 @@ func TestGPUEmulatedBrokenKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const good, bad = "sincosf((float)r, s, c);", "sincosf((float)r * 1.0001f, s, c);"
+	const good, bad = "const float r = (float)rd, z = r * r;", "const float r = (float)rd * 1.0001f, z = r * r;"
 	if strings.Count(string(src), good) != 1 {
 		t.Fatalf("%s has no single %q to break", cu, good)
 	}

@@ -106,6 +106,7 @@ func (l *Lib) VerifyStorage() *verify.Report {
 	switch s.Encoding {
 	case spec.RoPE:
 		l.storageRoPE(ck, r)
+		l.mergeStorageForms(ck, r)
 	case spec.ALiBi, spec.RPEBias:
 		l.storageBias(ck, r)
 	case spec.RPEFull, spec.XL:
@@ -255,5 +256,24 @@ func (l *Lib) storageAbsolute(ck *storageCheck, r *rand.Rand) {
 		k.Encode(dst, int(p))
 		want := verify.AbsoluteEncoding(s, int(p))
 		ck.check(fmt.Sprintf("Encode pos=%d", p), dst, want, bound(want))
+	}
+}
+
+// mergeStorageForms runs storageRoPEForms (every RoPE launcher, the engine
+// forms included, with untouched elements checked bit for bit) and adds its
+// cases, worst ratio and failures to ck's report.
+func (l *Lib) mergeStorageForms(ck *storageCheck, r *rand.Rand) {
+	sr := &sreport{r: &verify.Report{Spec: l.spec.Name}}
+	u := StorageUlp(l.spec.DType) * 1.0001
+	randn := func(n int) []float32 { return l.randStorage(r, n) }
+	l.storageRoPEForms(sr, u, randn)
+	ck.rep.Cases += sr.r.Cases
+	if sr.r.MaxRatio > ck.rep.MaxRatio {
+		ck.rep.MaxRatio, ck.rep.Worst = sr.r.MaxRatio, sr.r.Worst
+	}
+	for _, f := range sr.r.Failures {
+		if len(ck.rep.Failures) < maxStorageFailures {
+			ck.rep.Failures = append(ck.rep.Failures, f)
+		}
 	}
 }

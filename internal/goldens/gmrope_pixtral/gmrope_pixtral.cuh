@@ -45,6 +45,24 @@ cudaError_t posenc_gmrope_pixtral_apply_qk_mrope(posenc_gmrope_pixtral_t *q, pos
 // InverseMRoPE: rotation by −angle of apply_mrope, in place.
 cudaError_t posenc_gmrope_pixtral_inverse_mrope(posenc_gmrope_pixtral_t *x, const int *pos, int tokens, int heads, cudaStream_t stream);
 
+// ApplyStrided: head h of token t at x + t*stride + h*head_stride (HEAD_DIM elements) rotated in place; elements at no head are not touched. The heads must not overlap (the Go API checks this; the launcher does not).
+cudaError_t posenc_gmrope_pixtral_apply_strided(posenc_gmrope_pixtral_t *x, const int *pos, int tokens, int heads, long long stride, long long head_stride, cudaStream_t stream);
+
+// ApplyHeadMajor: x[heads][tokens][HEAD_DIM] (per-head layout) rotated in place.
+cudaError_t posenc_gmrope_pixtral_apply_head_major(posenc_gmrope_pixtral_t *x, const int *pos, int tokens, int heads, cudaStream_t stream);
+
+// ApplyQKStrided: packed QKV rows (vLLM's layout), row t at qkv + t*stride holding q_heads query heads, then k_heads key heads, then the values; q and k rotated in place, the rest of the row untouched. stride >= (q_heads+k_heads)*HEAD_DIM.
+cudaError_t posenc_gmrope_pixtral_apply_qk_strided(posenc_gmrope_pixtral_t *qkv, const int *pos, int tokens, int q_heads, int k_heads, long long stride, cudaStream_t stream);
+
+// ApplyTo: dst[tokens][heads][HEAD_DIM] = the rotation of src (same layout), dims ROTARY_DIM..HEAD_DIM copied; src is only read. dst == src is apply; otherwise they must not overlap.
+cudaError_t posenc_gmrope_pixtral_apply_to(posenc_gmrope_pixtral_t *dst, const posenc_gmrope_pixtral_t *src, const int *pos, int tokens, int heads, cudaStream_t stream);
+
+// ApplyToSlots: token t of src[tokens][heads][HEAD_DIM], rotated by pos[t], written to row slots[t] of cache[cache_slots][heads][HEAD_DIM] (paged KV-cache append: slot = page*page_size + offset). A token whose slot is outside [0, cache_slots) is skipped. Tokens run in parallel: the slots must be distinct (a slot given twice gets either token). src must not overlap cache.
+cudaError_t posenc_gmrope_pixtral_apply_to_slots(posenc_gmrope_pixtral_t *cache, long long cache_slots, const int *slots, const posenc_gmrope_pixtral_t *src, const int *pos, int tokens, int heads, cudaStream_t stream);
+
+// Shift: x[tokens][heads][HEAD_DIM] rotated in place by the angles delta*w_i, without the attention factor (ggml's context shift: keys cached at position p move to p + delta).
+cudaError_t posenc_gmrope_pixtral_shift(posenc_gmrope_pixtral_t *x, int delta, int tokens, int heads, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
