@@ -11,7 +11,8 @@ import (
 // specialized to the derived shape (RowLen as derived here, never again).
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
-	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved}
+	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved,
+		ScaleRows: s.AttnTemperature != nil}
 	return family.AsmFiles(avx2, avx512, neon,
 		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, p) },
 		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, p) })
