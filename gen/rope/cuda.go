@@ -21,6 +21,7 @@ type cudaData struct {
 	OMP                       int
 	SeqArg                    string
 	mropeCUDA
+	temperatureCUDA
 }
 
 // CUDAFiles returns <name>.cu and <name>.cuh (nil without the cuda target).
@@ -92,5 +93,6 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 	d.AddLauncher("inverse", "Inverse: rotation by −angle (the backward pass), in place.",
 		cat([]string{T + " *x", "const int *pos", "int tokens", "int heads"}, seq, []string{cuda.Stream})...)
 	c.cudaMRoPE(d)
+	c.cudaTemperature(d)
 	return d, nil
 }

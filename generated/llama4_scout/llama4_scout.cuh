@@ -35,6 +35,9 @@ cudaError_t posenc_llama4_scout_apply_qk(posenc_llama4_scout_t *q, posenc_llama4
 // Inverse: rotation by −angle (the backward pass), in place.
 cudaError_t posenc_llama4_scout_inverse(posenc_llama4_scout_t *x, const int *pos, int tokens, int heads, cudaStream_t stream);
 
+// ScaleQ: q[tokens][heads][HEAD_DIM] multiplied in place, token t by Llama 4's attention temperature log1p(floor((pos[t]+1)/floor_scale))·attn_scale + 1 (1 at a negative position).
+cudaError_t posenc_llama4_scout_scale_q(posenc_llama4_scout_t *q, const int *pos, int tokens, int heads, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,7 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 		AttentionFactor: verify.RoPEAttentionFactor(s),
 	}
 	l.addMRoPE(&k)
+	l.addTemperature(&k)
 	return k
 }
 

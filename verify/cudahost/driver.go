@@ -31,6 +31,9 @@ const (
 	opApplyMRoPE   = 16
 	opApplyQKMRoPE = 17
 	opInverseMRoPE = 18
+	// ScaleQ of a rope spec with attn_temperature
+	// (templates/temperature.cu.tmpl): F0 q, P0 pos, I[0] heads.
+	opScaleQ = 19
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -85,6 +88,7 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_inverse(F0, P0, NP, (int)I[0]%s, 0);", opInverse, n, seq),
 		}
 		ops = append(ops, mropeOps(s)...)
+		ops = append(ops, temperatureOps(s)...)
 	case spec.ALiBi, spec.RPEBias:
 		tab := ""
 		if s.Encoding == spec.RPEBias {
