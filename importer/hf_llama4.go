@@ -36,9 +36,11 @@ var llama4Family = &ropeFamily{
 	handles:     []string{"no_rope_layers", "no_rope_layer_interval"},
 }
 
-// hfLlama4 imports the RoPE layers of a llama4_text config as one spec;
-// the NoPE layers and their attention temperature are described in
-// comments.
+// hfLlama4 imports the RoPE layers of a llama4_text config as one spec.
+// The NoPE layers are described in comments; when they tune their
+// attention temperature (attn_temperature_tuning, default true) the spec
+// gets attn_temperature with the config's floor_scale and attn_scale, so
+// that the generated package exports ScaleQ for those layers' queries.
 func hfLlama4(name, mt string, cfg obj) ([]Spec, error) {
 	rope, nope, err := llama4Layers(cfg)
 	if err != nil {
@@ -48,18 +50,39 @@ func hfLlama4(name, mt string, cfg obj) ([]Spec, error) {
 		return nil, cfg.errf("no_rope_layers", "no layer uses RoPE; there is no rotary spec to write")
 	}
 	notes := []string{fmt.Sprintf("Llama 4 RoPE layers %s (no_rope_layers[i] = 1)", layerList(rope))}
+	var temp []kv
 	if len(nope) > 0 {
 		notes = append(notes, fmt.Sprintf("layers %s are NoPE: no positional encoding, not part of this spec", layerList(nope)))
-		if tuning, why := llama4Temperature(cfg); tuning {
-			notes = append(notes, "NoPE layers scale their queries by log1p(floor((pos+1)/floor_scale))·attn_scale + 1 "+why+
-				" (Llama4TextAttention, attn_temperature_tuning); posenc does not compute this factor")
+		tuning, floor, scale, err := llama4Temperature(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if tuning {
+			notes = append(notes, fmt.Sprintf("NoPE layers scale their queries by log1p(floor((pos+1)/floor_scale))·attn_scale + 1 with floor_scale %d, attn_scale %s "+
+				"(Llama4TextAttention, attn_temperature_tuning): attn_temperature below, ScaleQ in the generated package", floor, fmtNum(scale)))
+			temp = []kv{{key: "floor_scale", val: fmt.Sprint(floor)}, {key: "attn_scale", val: fmtNum(scale)}}
 		}
 	}
-	s, err := ropeSpec(name, mt, cfg, llama4Family, notes...)
+	if err := checkName(hfSource, name); err != nil {
+		return nil, err
+	}
+	d := &doc{}
+	d.note("imported from Hugging Face config.json (model_type %s)", mt)
+	for _, n := range notes {
+		d.note("%s", n)
+	}
+	d.set("name", name)
+	if err := hfRoPE(cfg, llama4Family, d); err != nil {
+		return nil, err
+	}
+	if temp != nil {
+		d.block("attn_temperature", temp...)
+	}
+	y, err := finish(hfSource, name, d)
 	if err != nil {
 		return nil, err
 	}
-	return []Spec{s}, nil
+	return []Spec{{Name: name, YAML: y}}, nil
 }
 
 // llama4Layers splits the layers into RoPE and NoPE ones: config
@@ -106,21 +129,30 @@ func llama4Layers(cfg obj) (rope, nope []int, err error) {
 
 // llama4Temperature reports whether the NoPE layers tune their attention
 // temperature (attn_temperature_tuning, truthy by Python's rules, default
-// true) and with which floor_scale and attn_scale (defaults 8192, 0.1).
-func llama4Temperature(cfg obj) (bool, string) {
-	on := true
+// true) and with which floor_scale and attn_scale (Llama4TextConfig
+// defaults 8192 and 0.1). floor_scale must be a whole number ≥ 1 (posenc
+// floors (pos+1)/floor_scale exactly in integers) and attn_scale > 0.
+func llama4Temperature(cfg obj) (on bool, floor int, scale float64, err error) {
+	on = true
 	switch v := cfg.m["attn_temperature_tuning"].(type) {
 	case bool:
 		on = v
 	case json.Number:
-		on = v.String() != "0"
+		on = v.String() != "0" && v.String() != "0.0"
 	}
-	floor, scale := "8192", "0.1"
-	if n, ok := cfg.m["floor_scale"].(json.Number); ok {
-		floor = n.String()
+	floor, scale = 8192, 0.1
+	if !on {
+		return false, floor, scale, nil
 	}
-	if n, ok := cfg.m["attn_scale"].(json.Number); ok {
-		scale = n.String()
+	if cfg.has("floor_scale") {
+		if floor, err = cfg.integer("floor_scale", 1); err != nil {
+			return false, 0, 0, err
+		}
 	}
-	return on, fmt.Sprintf("with floor_scale %s, attn_scale %s", floor, scale)
+	if cfg.has("attn_scale") {
+		if scale, err = cfg.positive("attn_scale"); err != nil {
+			return false, 0, 0, err
+		}
+	}
+	return true, floor, scale, nil
 }

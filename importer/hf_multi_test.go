@@ -113,6 +113,18 @@ func TestLlama4Scout(t *testing.T) {
 		sc.Factor != 16 || sc.LowFreqFactor != 1 || sc.HighFreqFactor != 1 || sc.OriginalMaxPosition != 8192 {
 		t.Errorf("scout: %+v %+v", s, sc)
 	}
+	if a := s.AttnTemperature; a == nil || a.FloorScale != 8192 || a.AttnScale != 0.1 {
+		t.Errorf("scout attn_temperature: %+v, want floor_scale 8192, attn_scale 0.1", a)
+	}
+	// attn_temperature_tuning false: no attn_temperature; a bad floor_scale names the field.
+	off, err := FromHFSpecs("l", []byte(`{"model_type": "llama4_text", "rope_theta": 500000, "num_hidden_layers": 4, "attn_temperature_tuning": false}`))
+	if err != nil || bytes.Contains(off[0].YAML, []byte("attn_temperature:")) {
+		t.Errorf("tuning off: %v\n%s", err, off)
+	}
+	var fe *Error
+	if _, err := FromHFSpecs("l", []byte(`{"model_type": "llama4_text", "num_hidden_layers": 4, "floor_scale": 0.5}`)); !errors.As(err, &fe) || fe.Field != "floor_scale" {
+		t.Errorf("floor_scale 0.5: %v", err)
+	}
 	for _, want := range []string{"layers 3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47 are NoPE", "floor_scale 8192, attn_scale 0.1"} {
 		if !strings.Contains(s.Source, want) {
 			t.Errorf("missing %q in\n%s", want, s.Source)
@@ -203,6 +215,9 @@ func TestZooMatchesImport(t *testing.T) {
 			if g.HeadDim != z.HeadDim || g.RotaryDim != z.RotaryDim || g.Layout != z.Layout || g.Base != z.Base ||
 				(g.Scaling == nil) != (z.Scaling == nil) || g.Scaling != nil && !sameScaling(*g.Scaling, *z.Scaling) {
 				t.Errorf("%s: imported %+v %+v, zoo %+v %+v", n, g, g.Scaling, z, z.Scaling)
+			}
+			if (g.AttnTemperature == nil) != (z.AttnTemperature == nil) || g.AttnTemperature != nil && *g.AttnTemperature != *z.AttnTemperature {
+				t.Errorf("%s: imported attn_temperature %+v, zoo %+v", n, g.AttnTemperature, z.AttnTemperature)
 			}
 		}
 	}

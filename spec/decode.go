@@ -64,6 +64,9 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 			s.MRoPEInterleaved = d.boolean(v, key)
 		case "mrope_freqs":
 			s.MRoPEFreqs = d.str(v, key)
+		case "attn_temperature":
+			d.lines[key] = k.Line
+			s.AttnTemperature = d.attnTemperature(v)
 		case "heads":
 			s.Heads = d.integer(v, key)
 		case "max_bias":

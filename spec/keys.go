@@ -18,7 +18,7 @@ var commonKeys = []string{"name", "encoding", "targets", "dtype"}
 
 // encodingKeys are the keys, beyond commonKeys, that belong to each encoding.
 var encodingKeys = map[string][]string{
-	RoPE:       {"head_dim", "rotary_dim", "layout", "base", "max_position", "scaling", "mrope_section", "mrope_interleaved", "mrope_freqs"},
+	RoPE:       {"head_dim", "rotary_dim", "layout", "base", "max_position", "scaling", "mrope_section", "mrope_interleaved", "mrope_freqs", "attn_temperature"},
 	ALiBi:      {"heads", "max_bias", "slopes", "causal"},
 	RPEBias:    {"heads", "r_max", "buckets"},
 	Sinusoidal: {"d_model", "max_len", "base"},
@@ -34,7 +34,7 @@ var encodingKeys = map[string][]string{
 var allTopKeys = []string{
 	"name", "encoding", "targets", "dtype",
 	"head_dim", "rotary_dim", "layout", "base", "max_position", "scaling",
-	"mrope_section", "mrope_interleaved", "mrope_freqs",
+	"mrope_section", "mrope_interleaved", "mrope_freqs", "attn_temperature",
 	"heads", "max_bias", "slopes", "causal", "r_max", "buckets",
 	"d_model", "max_len",
 }

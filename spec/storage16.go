@@ -14,6 +14,11 @@ func (d *decoder) storage16Targets(s *Spec, defaultTargets bool) {
 		d.fail(d.line("dtype"), "dtype", "%s storage is not available with mrope_section yet (the M-RoPE forms are float32 only); use dtype f32", s.DType)
 		return
 	}
+	if s.AttnTemperature != nil {
+		// ScaleQ has only a float32 Go API so far.
+		d.fail(d.line("dtype"), "dtype", "%s storage is not available with attn_temperature yet (ScaleQ is float32 only); use dtype f32", s.DType)
+		return
+	}
 	if defaultTargets {
 		kept := s.Targets[:0]
 		for _, t := range s.Targets {

@@ -76,6 +76,10 @@ type Spec struct {
 	MRoPEInterleaved bool   // rope: mrope_interleaved (Qwen3-VL)
 	MRoPEFreqs       string // rope: mrope_freqs, default MRoPEFreqsShared with mrope_section
 
+	// AttnTemperature is Llama 4's query temperature of the NoPE layers
+	// (spec/attntemp.go, key attn_temperature); nil when not asked for.
+	AttnTemperature *AttnTemperature
+
 	// ALiBi, rpe_bias
 	Heads   int       // ≥ 1
 	MaxBias float64   // alibi: default 8

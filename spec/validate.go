@@ -219,6 +219,9 @@ func (d *decoder) rope(s *Spec) {
 		d.mrope(s)
 	}
 	if d.err == nil {
+		d.attnTemperatureRules(s)
+	}
+	if d.err == nil {
 		d.ropeRanges(s)
 	}
 }

@@ -53,6 +53,7 @@ extern "C" __device__ void __nv_sincosf(float x, float *s, float *c);
 extern "C" __device__ float __nv_expf(float x);
 extern "C" __device__ double __nv_pow(double x, double y);
 extern "C" __device__ double __nv_exp(double x);
+extern "C" __device__ double __nv_log1p(double x);
 
 // The CUDA math API names the kernels use, as in clang's __clang_cuda_math.h
 // (fma, rint, fmaf, fmaxf, fabsf map to single PTX instructions).
@@ -82,6 +83,7 @@ static __device__ __forceinline__ double fma(double x, double y, double z) { ret
 static __device__ __forceinline__ double rint(double x) { return __builtin_rint(x); }
 static __device__ __forceinline__ double pow(double x, double y) { return __nv_pow(x, y); }
 static __device__ __forceinline__ double exp(double x) { return __nv_exp(x); }
+static __device__ __forceinline__ double log1p(double x) { return __nv_log1p(x); }
 
 // Intrinsics (CUDA C++ Programming Guide, "Intrinsic Functions" and "Warp
 // Shuffle Functions").

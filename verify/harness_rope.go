@@ -33,6 +33,11 @@ type RoPEKernels struct {
 	ApplyMRoPE   func(x []float32, pos []int32, heads int)
 	ApplyQKMRoPE func(q, k []float32, pos []int32, qHeads, kHeads int)
 	InverseMRoPE func(x []float32, pos []int32, heads int)
+
+	// ScaleQ is Llama 4's query temperature of a spec with
+	// attn_temperature (harness_temperature.go); required for such a
+	// spec, ignored otherwise.
+	ScaleQ func(q []float32, pos []int32, heads int)
 }
 
 // ropeTol is the relative RoPE bound of docs/design at position p: 1e-6 up to
@@ -237,6 +242,9 @@ func runRoPE(s *spec.Spec, k RoPEKernels, st Storage) *Report {
 	ropeForms(rep, s, k, st)
 	if s.IsMRoPE() {
 		mropeCases(rep, s, k)
+	}
+	if s.AttnTemperature != nil {
+		temperatureCases(rep, s, k)
 	}
 	return rep
 }

@@ -135,6 +135,13 @@ var (
 	AxpyRows = Kernel{Field: "axpyRows", Params: []Param{{"dst", "[]float32"}, {"w", "[]float32"}, {"rows", "[]float32"}},
 		Doc: "dst[x] += Σ_r w[r]·rows[r·HeadDim+x] for r < len(w)"}
 
+	// ScaleRows multiplies row t of x by scales[t]: rope's ScaleQ, Llama 4's
+	// query temperature (transformers modeling_llama4.py,
+	// Llama4TextAttention: query_states * attn_scales, one factor per token),
+	// with rowLen = heads·HeadDim.
+	ScaleRows = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]float32"}, {"scales", "[]float32"}, {"rowLen", "int"}},
+		Doc: "x[t·rowLen+j] *= scales[t] for t < len(scales), j < rowLen; len(x) ≥ len(scales)·rowLen"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -143,5 +150,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, Exp}
 }

@@ -26,21 +26,28 @@ type Params struct {
 	// "f16" (IEEE 754 binary16) or "bf16" (bfloat16) for 16-bit storage
 	// (abi.Rotate16: widened to float32, narrowed to nearest even).
 	Storage string
+	// ScaleRows adds the scaleRows kernel (abi.ScaleRows, scalerows.go):
+	// the spec has attn_temperature (Llama 4's ScaleQ).
+	ScaleRows bool
 }
 
 // AMD64 returns <pkg>_amd64.s and <pkg>_amd64.go with the rotate kernel of
 // each asked-for variant; source names the spec in the header line.
 func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error) {
 	sh := newRopeShape(p)
-	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), []amd64.Kernel{
+	ks := []amd64.Kernel{
 		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }, Requires: sh.requires},
-	})
+	}
+	if p.ScaleRows {
+		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{g}.scaleRows() }})
+	}
+	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
 
 // NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel.
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	name := arm64.Symbol(abi.Rotate)
-	return arm64.Files(pkg, source, []arm64.Kernel{{
+	ks := []arm64.Kernel{{
 		ABI:  abi.Rotate,
 		Name: name,
 		Doc:  fmt.Sprintf("rotates the first %d of %d dims of every q and k head by the table rows idx selects (sign −1: inverse).", p.RotaryDim, p.HeadDim),
@@ -48,5 +55,11 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			g := &ropeGen{e: e, headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen}
 			g.text(name)
 		},
-	}})
+	}}
+	if p.ScaleRows {
+		sn := arm64.Symbol(abi.ScaleRows)
+		ks = append(ks, arm64.Kernel{ABI: abi.ScaleRows, Name: sn, Doc: "multiplies row t of x (rowLen floats) by scales[t].",
+			Emit: func(e *arm64.Emitter) { scaleRowsNEON(e, sn) }})
+	}
+	return arm64.Files(pkg, source, ks)
 }

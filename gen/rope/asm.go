@@ -13,7 +13,8 @@ import (
 // specialized to the derived shape (RowLen as derived here, never again).
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
-	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved}
+	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved,
+		ScaleRows: s.AttnTemperature != nil}
 	if c.storage16() {
 		if neon {
 			// spec validation leaves neon out of 16-bit rope specs

@@ -24,6 +24,7 @@ type cudaData struct {
 	// ShiftSeqArg is the max_pos the shift launcher passes: seq_len − 1
 	// (FrequenciesAt(seq_len)) with a run-time switch, else 0.
 	ShiftSeqArg string
+	temperatureCUDA
 }
 
 // CUDAFiles returns <name>.cu and <name>.cuh (nil without the cuda target).
@@ -122,5 +123,6 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 	d.AddLauncher("shift", "Shift: x[tokens][heads][HEAD_DIM] rotated in place by the angles delta*w_i, without the attention factor "+
 		"(ggml's context shift: keys cached at position p move to p + delta)."+shiftDoc,
 		cat([]string{T + " *x", "int delta", "int tokens", "int heads"}, shiftSeq, []string{cuda.Stream})...)
+	c.cudaTemperature(d)
 	return d, nil
 }

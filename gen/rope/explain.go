@@ -23,6 +23,9 @@ func (c *Consts) Explain(w io.Writer) {
 		family.PrintFreqs(w, "long frequencies ω_i (max(pos)+1 > original_max_position)", c.LongFreqs)
 	}
 	c.explainMRoPE(w)
+	if a := s.AttnTemperature; a != nil {
+		fmt.Fprintf(w, "attn_temperature (Llama 4 NoPE layers, ScaleQ): q·(log1p(floor((pos+1)/%d))·%g + 1) per token, 1 at negative positions\n", a.FloorScale, a.AttnScale)
+	}
 	if d := c.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: a call with max(pos)+1 = L > %d uses base·((factor·L/%d) − (factor−1))^(R/(R−2))\n", d.OMP, d.OMP)
 	}

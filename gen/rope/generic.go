@@ -19,7 +19,9 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 
 	// var genericKernels = kernels{rotate: rotateGeneric}
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
-	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric")})
+	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric")}
+	temperatureGenericKernel(f, gk, c)
+	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 
 	// half:        var sn [nFreq]float32;     for i := range sn { sn[i] = sign * row[nFreq+i] }
 	// interleaved: var sn [RotaryDim]float32; for i := range sn { sn[i] = sign * row[RotaryDim+i] }

@@ -31,7 +31,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := gocode.Registry(s.Name, s.File, []gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}})
+	reg, err := gocode.Registry(s.Name, s.File, append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}}, temperatureFields(c)...))
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +111,7 @@ func ropeDoc(c *Consts) []string {
 			"its row computed exactly, the angle float64(p)·ω_i in float64.",
 		mropeDoc(c),
 		storageDoc(c),
+		temperatureDoc(c),
 		"The exported functions dispatch to the fastest kernel variant the CPU " +
 			"supports; Variants and UseVariant reach each one by name.",
 	}
@@ -248,6 +249,7 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	ropeExported(f, c)
 	ropeForms(f, c)
 	ropeMRoPE(f, c)
+	ropeTemperature(f, c)
 	return gocode.Render(pkg+".go", f)
 }
 

@@ -31,6 +31,9 @@ func ropeTestFile(c *Consts) (emit.File, error) {
 				d[jen.Id(name)] = jen.Id(name)
 			}
 		}
+		if c.Spec.AttnTemperature != nil {
+			d[jen.Id("ScaleQ")] = jen.Id("ScaleQ")
+		}
 	}))))
 	ropeBenchmarks(f, c)
 	return gocode.Render(c.Spec.Name+"_test.go", f)

@@ -463,3 +463,41 @@ extern "C" cudaError_t posenc_llama4_scout_shift(posenc_llama4_scout_t *x, int d
 	                   1.0f, 1.0f, 0, stream);
 }
 
+// Llama 4 attention temperature (attn_temperature; transformers
+// modeling_llama4.py Llama4TextAttention.forward, the NoPE layers' queries):
+// every value of token t is multiplied by
+//   s = log1p(floor((pos[t]+1)/8192))·0.1 + 1,
+// formed in double with an exact integer floor and rounded once to float,
+// 1 at a negative position (the Go ScaleQ and TemperatureAt).
+namespace {
+
+constexpr long long kFloorScale = 8192;
+constexpr double kAttnScale = 0.1;
+
+// posenc_llama4_scout_scale_q_kernel: one block per token (blocks stride over
+// tokens), its threads over the row of heads·HEAD_DIM values.
+__global__ void __launch_bounds__(256)
+posenc_llama4_scout_scale_q_kernel(store_t *__restrict__ q, const int *__restrict__ pos, int tokens, int row) {
+	for (int t = blockIdx.x; t < tokens; t += gridDim.x) {
+		const int p = pos[t];
+		const float s = p < 0 ? 1.0f : (float)(log1p((double)(((long long)p + 1) / kFloorScale)) * kAttnScale + 1.0);
+		store_t *x = q + (long long)t * row;
+		for (int j = threadIdx.x; j < row; j += blockDim.x)
+			st(x + j, ld(x + j) * s);
+	}
+}
+
+} // namespace
+
+extern "C" cudaError_t posenc_llama4_scout_scale_q(posenc_llama4_scout_t *q, const int *pos, int tokens, int heads, cudaStream_t stream) {
+	if (tokens < 0 || heads < 1 || (long long)heads * kHeadDim > 0x7fffffffLL)
+		return cudaErrorInvalidValue;
+	if (tokens == 0)
+		return cudaSuccess;
+	const int row = heads * kHeadDim;
+	const dim3 grid((unsigned int)(tokens < kMaxBlocks ? tokens : kMaxBlocks));
+	const dim3 block(threads_for(row));
+	POSENC_LAUNCH(posenc_llama4_scout_scale_q_kernel, grid, block, 0, stream, q, pos, tokens, row);
+	return cudaGetLastError();
+}
+

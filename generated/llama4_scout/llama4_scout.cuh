@@ -53,6 +53,9 @@ cudaError_t posenc_llama4_scout_apply_to_slots(posenc_llama4_scout_t *cache, lon
 // Shift: x[tokens][heads][HEAD_DIM] rotated in place by the angles delta*w_i, without the attention factor (ggml's context shift: keys cached at position p move to p + delta).
 cudaError_t posenc_llama4_scout_shift(posenc_llama4_scout_t *x, int delta, int tokens, int heads, cudaStream_t stream);
 
+// ScaleQ: q[tokens][heads][HEAD_DIM] multiplied in place, token t by Llama 4's attention temperature log1p(floor((pos[t]+1)/floor_scale))·attn_scale + 1 (1 at a negative position).
+cudaError_t posenc_llama4_scout_scale_q(posenc_llama4_scout_t *q, const int *pos, int tokens, int heads, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,10 @@
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
 // its row computed exactly, the angle float64(p)·ω_i in float64.
 //
+// Attention temperature (Llama 4, attn_temperature): ScaleQ multiplies the queries
+// of the NoPE layers by log1p(floor((pos+1)/8192))·0.1 + 1 per token,
+// TemperatureAt gives the factor.
+//
 // The exported functions dispatch to the fastest kernel variant the CPU supports;
 // Variants and UseVariant reach each one by name.
 package llama4_scout
@@ -443,4 +447,50 @@ func Shift(x []float32, delta int32, heads, n int) {
 		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
 	}
 	exactScratch.Put(rows)
+}
+
+// FloorScale and AttnScale are the attn_temperature constants of the spec (Llama 4's
+// floor_scale and attn_scale, Llama4TextConfig; transformers modeling_llama4.py).
+const (
+	FloorScale = 8192
+	AttnScale  = 0.1
+)
+
+// TemperatureAt is Llama 4's query temperature at position p (transformers
+// Llama4TextAttention.forward, attn_temperature_tuning):
+//
+//	s(p) = log1p(floor((p+1)/FloorScale))·AttnScale + 1
+//
+// in float64, the floor taken exactly in integers (transformers evaluates it in
+// float32 from a float32 position, the same value below 2^24 for a power-of-two
+// FloorScale). A negative position gets 1, as positions 0 … FloorScale−2 do.
+func TemperatureAt(p int32) float64 {
+	if p < 0 {
+		return 1.0
+	}
+	n := (int64(p) + 1) / FloorScale
+	return math.Log1p(float64(n))*AttnScale + 1
+}
+
+// ScaleQ multiplies the queries q, [len(pos)][heads][HeadDim], in place by Llama 4's
+// attention temperature: every value of token t times float32(TemperatureAt(pos[t])),
+// the query_states * attn_scales of the NoPE layers (Llama4TextAttention.forward; the
+// RoPE layers do not call it). Each value is one correctly rounded float32 product.
+// It panics, before writing anything, if heads < 1 or len(q) != len(pos)*heads*HeadDim.
+func ScaleQ(q []float32, pos []int32, heads int) {
+	if heads < 1 {
+		panic("llama4_scout: ScaleQ: " + "heads = " + strconv.Itoa(heads) + ", want heads >= 1")
+	}
+	row := heads * HeadDim
+	if row/HeadDim != heads || len(pos) != 0 && row > math.MaxInt/len(pos) || len(q) != len(pos)*row {
+		panic("llama4_scout: ScaleQ: " + "len(q) = " + strconv.Itoa(len(q)) + ", want len(pos)*heads*HeadDim with len(pos) = " + strconv.Itoa(len(pos)) + ", heads = " + strconv.Itoa(heads))
+	}
+	var sc [256]float32
+	for t := 0; t < len(pos); t += 256 {
+		n := min(256, len(pos)-t)
+		for i := range sc[:n] {
+			sc[i] = float32(TemperatureAt(pos[t+i]))
+		}
+		active.scaleRows(q[t*row:(t+n)*row], sc[:n], row)
+	}
 }

@@ -12,13 +12,25 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// scaleRowsAVX2 is the AVX2+FMA kernels.scaleRows: x[t·rowLen+j] *= scales[t].
+// It trusts its arguments: len(x) ≥ len(scales)·rowLen.
+//
+//go:noescape
+func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
 //go:noescape
 func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// scaleRowsAVX512 is the AVX-512 kernels.scaleRows: x[t·rowLen+j] *= scales[t].
+// It trusts its arguments: len(x) ≥ len(scales)·rowLen.
+//
+//go:noescape
+func scaleRowsAVX512(x []float32, scales []float32, rowLen int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, scaleRows: scaleRowsAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, scaleRows: scaleRowsAVX512})
 }

@@ -1976,6 +1976,70 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
+// Requires: AVX
+TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ  x_base+0(FP), AX
+	MOVQ  scales_base+24(FP), CX
+	MOVQ  scales_len+32(FP), DX
+	MOVQ  rowLen+48(FP), BX
+	TESTQ DX, DX
+	JZ    scale_done91
+	TESTQ BX, BX
+	JZ    scale_done91
+	MOVQ  BX, SI
+	SHLQ  $0x02, SI
+
+scale_token92:
+	VBROADCASTSS (CX), Y0
+	MOVQ         AX, DI
+	MOVQ         BX, R8
+
+loop94:
+	CMPQ    R8, $0x00000020
+	JB      loop_end95
+	VMULPS  (DI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	VMULPS  32(DI), Y0, Y1
+	VMOVUPS Y1, 32(DI)
+	VMULPS  64(DI), Y0, Y1
+	VMOVUPS Y1, 64(DI)
+	VMULPS  96(DI), Y0, Y1
+	VMOVUPS Y1, 96(DI)
+	ADDQ    $0x00000080, DI
+	SUBQ    $0x00000020, R8
+	JMP     loop94
+
+loop_end95:
+loop96:
+	CMPQ    R8, $0x00000008
+	JB      loop_end97
+	VMULPS  (DI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $0x00000020, DI
+	SUBQ    $0x00000008, R8
+	JMP     loop96
+
+loop_end97:
+	TESTQ      R8, R8
+	JZ         loop_done93
+	LEAQ       tailmask8<>+0(SB), R9
+	NEGQ       R8
+	VMOVDQU    32(R9)(R8*4), Y1
+	VMASKMOVPS (DI), Y1, Y2
+	VMULPS     Y2, Y0, Y2
+	VMASKMOVPS Y2, Y1, (DI)
+
+loop_done93:
+	ADDQ SI, AX
+	ADDQ $0x04, CX
+	DECQ DX
+	JNZ  scale_token92
+
+scale_done91:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1988,11 +2052,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done91
+	JZ    rope_done98
 	TESTL R9, R9
-	JS    rope_inverse92
+	JS    rope_inverse99
 
-rope_token93:
+rope_token100:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2014,14 +2078,14 @@ rope_token93:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done94
+	JZ      rope_heads_done101
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src95
+	JNE     rope_heads_from_src102
 
-rope_head96:
+rope_head103:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2064,13 +2128,13 @@ rope_head96:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head96
-	JMP            rope_heads_done94
+	JNZ            rope_head103
+	JMP            rope_heads_done101
 
-rope_heads_from_src95:
+rope_heads_from_src102:
 	MOVQ CX, R11
 
-rope_head97:
+rope_head104:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2114,19 +2178,19 @@ rope_head97:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head97
+	JNZ            rope_head104
 
-rope_heads_done94:
+rope_heads_done101:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done98
+	JZ    rope_heads_done105
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src99
+	JNE   rope_heads_from_src106
 
-rope_head100:
+rope_head107:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2169,13 +2233,13 @@ rope_head100:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head100
-	JMP            rope_heads_done98
+	JNZ            rope_head107
+	JMP            rope_heads_done105
 
-rope_heads_from_src99:
+rope_heads_from_src106:
 	MOVQ BX, R11
 
-rope_head101:
+rope_head108:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2219,9 +2283,9 @@ rope_head101:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head101
+	JNZ            rope_head108
 
-rope_heads_done98:
+rope_heads_done105:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2232,11 +2296,11 @@ rope_heads_done98:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token93
-	JMP  rope_done91
+	JNZ  rope_token100
+	JMP  rope_done98
 
-rope_inverse92:
-rope_token102:
+rope_inverse99:
+rope_token109:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2258,14 +2322,14 @@ rope_token102:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done103
+	JZ      rope_heads_done110
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src104
+	JNE     rope_heads_from_src111
 
-rope_head105:
+rope_head112:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2308,13 +2372,13 @@ rope_head105:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head105
-	JMP            rope_heads_done103
+	JNZ            rope_head112
+	JMP            rope_heads_done110
 
-rope_heads_from_src104:
+rope_heads_from_src111:
 	MOVQ CX, R11
 
-rope_head106:
+rope_head113:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2358,19 +2422,19 @@ rope_head106:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head106
+	JNZ            rope_head113
 
-rope_heads_done103:
+rope_heads_done110:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done107
+	JZ    rope_heads_done114
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src108
+	JNE   rope_heads_from_src115
 
-rope_head109:
+rope_head116:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2413,13 +2477,13 @@ rope_head109:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
+	JNZ            rope_head116
+	JMP            rope_heads_done114
 
-rope_heads_from_src108:
+rope_heads_from_src115:
 	MOVQ BX, R11
 
-rope_head110:
+rope_head117:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2463,9 +2527,9 @@ rope_head110:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head110
+	JNZ            rope_head117
 
-rope_heads_done107:
+rope_heads_done114:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2476,8 +2540,107 @@ rope_heads_done107:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token102
+	JNZ  rope_token109
 
-rope_done91:
+rope_done98:
 	VZEROUPPER
 	RET
+
+// func scaleRowsAVX512(x []float32, scales []float32, rowLen int)
+// Requires: AVX, AVX512F
+TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ  x_base+0(FP), AX
+	MOVQ  scales_base+24(FP), CX
+	MOVQ  scales_len+32(FP), DX
+	MOVQ  rowLen+48(FP), BX
+	TESTQ DX, DX
+	JZ    scale_done118
+	TESTQ BX, BX
+	JZ    scale_done118
+	MOVQ  BX, SI
+	SHLQ  $0x02, SI
+
+scale_token119:
+	VBROADCASTSS (CX), Z0
+	MOVQ         AX, DI
+	MOVQ         BX, R8
+
+loop121:
+	CMPQ    R8, $0x00000040
+	JB      loop_end122
+	VMULPS  (DI), Z0, Z1
+	VMOVUPS Z1, (DI)
+	VMULPS  64(DI), Z0, Z1
+	VMOVUPS Z1, 64(DI)
+	VMULPS  128(DI), Z0, Z1
+	VMOVUPS Z1, 128(DI)
+	VMULPS  192(DI), Z0, Z1
+	VMOVUPS Z1, 192(DI)
+	ADDQ    $0x00000100, DI
+	SUBQ    $0x00000040, R8
+	JMP     loop121
+
+loop_end122:
+loop123:
+	CMPQ    R8, $0x00000010
+	JB      loop_end124
+	VMULPS  (DI), Z0, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ    $0x00000040, DI
+	SUBQ    $0x00000010, R8
+	JMP     loop123
+
+loop_end124:
+	TESTQ     R8, R8
+	JZ        loop_done120
+	LEAQ      tailmask16<>+0(SB), R9
+	KMOVW     (R9)(R8*2), K1
+	VMOVUPS.Z (DI), K1, Z1
+	VMULPS    Z1, Z0, Z1
+	VMOVUPS   Z1, K1, (DI)
+
+loop_done120:
+	ADDQ SI, AX
+	ADDQ $0x04, CX
+	DECQ DX
+	JNZ  scale_token119
+
+scale_done118:
+	VZEROUPPER
+	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

@@ -10,7 +10,13 @@ package llama4_scout
 //go:noescape
 func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// scaleRowsNEON multiplies row t of x (rowLen floats) by scales[t].
+// Implemented in llama4_scout_arm64.s.
+//
+//go:noescape
+func scaleRowsNEON(x, scales []float32, rowLen int)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, scaleRows: scaleRowsNEON})
 }

@@ -1178,3 +1178,54 @@ kskip17:
 	RET
 done1:
 	RET
+
+// func scaleRowsNEON(x, scales []float32, rowLen int)
+// x[t·rowLen+j] *= scales[t] for t < len(scales), j < rowLen.
+TEXT ·scaleRowsNEON(SB), NOSPLIT, $0-56
+	MOVD x_base+0(FP), R0
+	MOVD scales_base+24(FP), R1
+	MOVD scales_len+32(FP), R4
+	MOVD rowLen+48(FP), R2
+	CBZ R4, scale_done1
+	CBZ R2, scale_done1
+	LSL $2, R2, R6
+scale_token2:
+	FMOVS.P 4(R1), F31
+	VDUP V31.S[0], V31.S4
+	MOVD R0, R5
+	LSR $4, R2, R3
+	CBZ R3, scale_from4_3
+scale_x16_6:
+	VLD1 (R5), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6e3fdc00 // FMUL V31.S4, V0.S4, V0.S4
+	WORD $0x6e3fdc21 // FMUL V31.S4, V1.S4, V1.S4
+	WORD $0x6e3fdc42 // FMUL V31.S4, V2.S4, V2.S4
+	WORD $0x6e3fdc63 // FMUL V31.S4, V3.S4, V3.S4
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R5)
+	SUBS $1, R3, R3
+	BNE scale_x16_6
+scale_from4_3:
+	LSR $2, R2, R3
+	AND $3, R3, R3
+	CBZ R3, scale_from1_4
+scale_x4_7:
+	VLD1 (R5), [V0.S4]
+	WORD $0x6e3fdc00 // FMUL V31.S4, V0.S4, V0.S4
+	VST1.P [V0.S4], 16(R5)
+	SUBS $1, R3, R3
+	BNE scale_x4_7
+scale_from1_4:
+	AND $3, R2, R3
+	CBZ R3, scale_end5
+scale_x1_8:
+	FMOVS (R5), F0
+	FMULS F31, F0, F0
+	FMOVS.P F0, 4(R5)
+	SUBS $1, R3, R3
+	BNE scale_x1_8
+scale_end5:
+	ADD R6, R0, R0
+	SUBS $1, R4, R4
+	BNE scale_token2
+scale_done1:
+	RET

@@ -3,7 +3,21 @@
 package llama4_scout
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
-var genericKernels = kernels{rotate: rotateGeneric}
+// scaleRowsGeneric is the portable scaleRows kernel (asm/abi ScaleRows):
+// x[t*rowLen+j] *= scales[t] for t < len(scales), j < rowLen.
+func scaleRowsGeneric(x, scales []float32, rowLen int) {
+	for t, s := range scales {
+		row := x[t*rowLen : (t+1)*rowLen]
+		for j := range row {
+			row[j] *= s
+		}
+	}
+}
+
+var genericKernels = kernels{
+	rotate:    rotateGeneric,
+	scaleRows: scaleRowsGeneric,
+}
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for
 // each token t it rotates the first RotaryDim values of the qHeads heads of q and then

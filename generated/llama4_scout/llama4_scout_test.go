@@ -17,7 +17,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "zoo/llama4_scout.yaml"
-	specYAML = "# Llama 4 Scout, RoPE layers: meta-llama/Llama-4-Scout-17B-16E config.json text_config (head_dim 128, rope_theta 500000, max_position_embeddings 10485760, rope_scaling {rope_type llama3, factor 16.0, low_freq_factor 1.0, high_freq_factor 1.0, original_max_position_embeddings 8192}, no_rope_layers [] so every 4th layer (3, 7, …, 47) is NoPE); modeling_llama4.py rotates consecutive pairs (interleaved); the empty smoothing band low = high = 1 keeps wavelengths below 8192 and divides the others by 16; max_position kept at 8192 for a small table\nname: llama4_scout\nencoding: rope\nhead_dim: 128\nlayout: interleaved\nbase: 500000\nmax_position: 8192\nscaling:\n  type: llama3\n  factor: 16\n  low_freq_factor: 1\n  high_freq_factor: 1\n  original_max_position: 8192\n"
+	specYAML = "# Llama 4 Scout, RoPE layers: meta-llama/Llama-4-Scout-17B-16E config.json text_config (head_dim 128, rope_theta 500000, max_position_embeddings 10485760, rope_scaling {rope_type llama3, factor 16.0, low_freq_factor 1.0, high_freq_factor 1.0, original_max_position_embeddings 8192}, no_rope_layers [] so every 4th layer (3, 7, …, 47) is NoPE); modeling_llama4.py rotates consecutive pairs (interleaved); the empty smoothing band low = high = 1 keeps wavelengths below 8192 and divides the others by 16; max_position kept at 8192 for a small table; the NoPE layers' query temperature (attn_temperature_tuning 4 = true, floor_scale 8192, attn_scale 0.1; Llama4TextAttention: q·(log1p(floor((pos+1)/8192))·0.1 + 1)) is attn_temperature, served by ScaleQ\nname: llama4_scout\nencoding: rope\nhead_dim: 128\nlayout: interleaved\nbase: 500000\nmax_position: 8192\nscaling:\n  type: llama3\n  factor: 16\n  low_freq_factor: 1\n  high_freq_factor: 1\n  original_max_position: 8192\nattn_temperature:\n  floor_scale: 8192\n  attn_scale: 0.1\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.
@@ -52,6 +52,7 @@ func TestVariants(t *testing.T) {
 				Frequencies:     Frequencies,
 				FrequenciesAt:   FrequenciesAt,
 				Inverse:         Inverse,
+				ScaleQ:          ScaleQ,
 				Shift:           Shift,
 			})
 			r.Target = name

@@ -53,6 +53,7 @@ func (l *Lib) RoPE() verify.RoPEKernels {
 	}
 	l.addMRoPE(&k)
 	l.addForms(&k)
+	l.addTemperature(&k)
 	return k
 }
 

@@ -41,6 +41,9 @@ const (
 	opApplyTo        = 22
 	opApplyToSlots   = 23
 	opShift          = 24
+	// ScaleQ of a rope spec with attn_temperature
+	// (templates/temperature.cu.tmpl): F0 q, P0 pos, I[0] heads.
+	opScaleQ = 25
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -107,6 +110,7 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 			fmt.Sprintf("case %d: return posenc_%s_shift(F0, (int)I[3], (int)I[4], (int)I[0]%s, 0);", opShift, n, seq),
 		}
 		ops = append(ops, mropeOps(s)...)
+		ops = append(ops, temperatureOps(s)...)
 	case spec.ALiBi, spec.RPEBias:
 		tab := ""
 		if s.Encoding == spec.RPEBias {
