@@ -23,6 +23,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // HeadDim is the number of float32 values of one head.
@@ -184,15 +185,100 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// rotateExact rotates up to exactChunk tokens whose rows it computes from w.
-func rotateExact(q, k operand, pos []int32, w *[nFreq]float64, sign float32) {
+// rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition
+// from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.
+func rotateExact(q, k operand, pos []int32, fs *freqSet, sign float32) {
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	for t, p := range pos {
-		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor)
-	}
+	fs.fillRows(rows[:], pos)
 	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	exactScratch.Put(rows)
 }
+
+// exactShift splits a position outside the table as p = hi·2^exactShift + lo,
+// lo in [0, exactLow), for the angle addition of the exact path.
+const (
+	exactShift = 8
+	exactLow   = 1 << exactShift
+)
+
+// sincos holds the cosines and sines of one angle per pair, in float64.
+type sincos struct {
+	c, s [nFreq]float64
+}
+
+// hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the
+// AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).
+type hiRow struct {
+	hi int32
+	sincos
+}
+
+// freqSet is a frequency set served by angle addition: its float64 low table,
+// cos and sin of lo·ω_i for lo < exactLow (built once), and a direct-mapped cache
+// of hi rows. Cache entries are immutable once stored, so concurrent calls are safe.
+type freqSet struct {
+	w       *[nFreq]float64
+	lowOnce sync.Once
+	low     *[exactLow]sincos
+	hi      [4]atomic.Pointer[hiRow]
+}
+
+// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.
+func (fs *freqSet) lowRows() *[exactLow]sincos {
+	fs.lowOnce.Do(func() {
+		low := new([exactLow]sincos)
+		for lo := range low {
+			for i, wi := range fs.w {
+				low[lo].s[i], low[lo].c[i] = math.Sincos(float64(lo) * wi)
+			}
+		}
+		fs.low = low
+	})
+	return fs.low
+}
+
+// hiRow returns the hi row of fs, from the cache or computed with math.Sincos (which
+// reduces large arguments accurately); hi·exactLow is an exact float64 and the angle
+// hi·exactLow·ω_i a product rounded once.
+func (fs *freqSet) hiRow(hi int32) *hiRow {
+	slot := &fs.hi[uint32(hi)%4]
+	if h := slot.Load(); h != nil && h.hi == hi {
+		return h
+	}
+	h := &hiRow{hi: hi}
+	base := float64(hi) * exactLow
+	for i, wi := range fs.w {
+		sn, cs := math.Sincos(base * wi)
+		h.c[i], h.s[i] = AttentionFactor*cs, AttentionFactor*sn
+	}
+	slot.Store(h)
+	return h
+}
+
+// fillRows computes the table rows of pos into rows by angle addition, looking the
+// hi row up only when hi changes.
+func (fs *freqSet) fillRows(rows []float32, pos []int32) {
+	low := fs.lowRows()
+	var h *hiRow
+	for t, p := range pos {
+		if hi := p >> exactShift; h == nil || h.hi != hi {
+			h = fs.hiRow(hi)
+		}
+		combine((*[rowLen]float32)(rows[t*rowLen:]), &h.sincos, &low[p&(exactLow-1)])
+	}
+}
+
+// combine stores in row the product of the hi factors h and the lo factors l per
+// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32.
+func combine(row *[rowLen]float32, h, l *sincos) {
+	for i := range nFreq {
+		hc, hs, lc, ls := h.c[i], h.s[i], l.c[i], l.s[i]
+		row[i], row[nFreq+i] = float32(hc*lc-hs*ls), float32(hs*lc+hc*ls)
+	}
+}
+
+// freqsSet serves the exact rows of freqs.
+var freqsSet = freqSet{w: &freqs}
 
 // inTable reports whether position p has a precomputed row (negative p wraps to a huge uint).
 func inTable(p int32) bool {
@@ -230,7 +316,7 @@ func rotateRun(q, k operand, table []float32, idx []int32, sign float32) {
 // with table rows go to the kernel in one call; the others have their rows computed
 // exactly, exactChunk tokens at a time.
 func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
-	w := &freqs
+	fs := &freqsSet
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if inTable(pos[t]) {
@@ -244,7 +330,7 @@ func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
 			}
-			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
+			rotateExact(q.from(t), k.from(t), pos[t:e], fs, sign)
 		}
 		t = e
 	}
