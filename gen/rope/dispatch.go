@@ -126,11 +126,34 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	if c.RuntimeSwitch() {
 		n = jen.Id("seqLen").Call(jen.Id("pos"))
 	}
-	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions.")
+	// The decode fast path: one token calls the kernel directly with its table row,
+	// or rotateExact with its computed row. rotateTokens is a small function taking
+	// the operands once; rotateTokensAt's run loop copies the operand structs
+	// (q.from, k.from) per run. With a run-time switch, a position below
+	// original_max_position keeps the unswitched frequencies and table (n = p+1 ≤ omp).
+	one := jen.Len(jen.Id("pos")).Op("==").Lit(1)
+	if c.RuntimeSwitch() {
+		one = one.Op("&&").Id("pos").Index(jen.Lit(0)).Op("<").Id("originalMaxPosition")
+	}
+	exactOne := []jen.Code{jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Op("&").Id("freqsSet")}
+	if scaling == spec.ScaleDynamic {
+		exactOne = append(exactOne, jen.Nil())
+	}
+	exactOne = append(exactOne, jen.Id("sign"))
+	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions;")
+	f.Comment("a single token (decode) skips the run loop.")
 	f.Func().Id("rotateTokens").Params(
 		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
 		jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
+		jen.If(one).Block(
+			jen.If(jen.Id("inTable").Call(jen.Id("pos").Index(jen.Lit(0)))).Block(
+				jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("getTable").Call(), jen.Id("pos"))...),
+			).Else().Block(
+				jen.Id("rotateExact").Call(exactOne...),
+			),
+			jen.Return(),
+		),
 		jen.Id("rotateTokensAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), n, jen.Id("sign")),
 	)
 }

@@ -399,8 +399,17 @@ func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 	}
 }
 
-// rotateTokens is rotateTokensAt with the frequencies of the call's own positions.
+// rotateTokens is rotateTokensAt with the frequencies of the call's own positions;
+// a single token (decode) skips the run loop.
 func rotateTokens(q, k operand, pos []int32, sign float32) {
+	if len(pos) == 1 {
+		if inTable(pos[0]) {
+			active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, getTable(), pos, sign)
+		} else {
+			rotateExact(q, k, pos, &freqsSet, sign)
+		}
+		return
+	}
 	rotateTokensAt(q, k, pos, 0, sign)
 }
 
