@@ -28,14 +28,16 @@ func ropeBenchBeyond(c *Consts) int {
 // benchmarks BenchmarkApplyQK, BenchmarkApplyQKStrided,
 // BenchmarkApplyHeadMajor, BenchmarkApplyTo, BenchmarkApplyToSlots and
 // BenchmarkShift. posIn is a position with a table row and no run-time
-// frequency switch.
-func ropeFormBenchmarks(f *jen.File, c *Consts, posIn int) {
+// frequency switch, and so are posIn+advance−1 and the positions between.
+func ropeFormBenchmarks(f *jen.File, c *Consts, posIn, advance int) {
 	tb := jen.Op("*").Qual("testing", "B")
 	itoa := func(v jen.Code) *jen.Statement { return jen.Qual("strconv", "Itoa").Call(v) }
 
 	f.Comment("Engine-form geometry: benchQHeads query heads and benchKVHeads key heads per")
-	f.Comment("token; benchPosIn has a table row, benchPosBeyond has not (its rows are computed).")
+	f.Comment("token; benchPosIn has a table row, benchPosBeyond has not (its rows are computed);")
+	f.Comment("the advancing decode benchmarks cycle through benchAdvance positions from there.")
 	f.Const().Defs(
+		id("benchAdvance").Op("=").Lit(advance),
 		id("benchQHeads").Op("=").Lit(ropeBenchQHeads),
 		id("benchKVHeads").Op("=").Lit(ropeBenchKVHeads),
 		id("benchPosIn").Op("=").Lit(posIn),
@@ -132,8 +134,21 @@ func ropeFormBenchmarks(f *jen.File, c *Consts, posIn int) {
 	// }
 	f.Comment("BenchmarkApplyQK measures ApplyQK with grouped-query heads on 1 token (decode), 16 and")
 	f.Comment("64 tokens (prefill) at positions inside and outside the table; bytes are the rotated")
-	f.Comment("dims of the query and key heads.")
+	f.Comment("dims of the query and key heads. 1tok,p=P repeats one position (every layer of a")
+	f.Comment("decode step after the first); 1tok,p=P+i moves to the next position every call,")
+	f.Comment("cycling through benchAdvance of them (the first layer of each step).")
 	f.Func().Id("BenchmarkApplyQK").Params(id("b").Add(tb)).Block(
+		jen.For(jen.List(id("_"), id("p")).Op(":=").Range().Index().Int32().Values(id("benchPosIn"), id("benchPosBeyond"))).Block(
+			ids("q", "pos").Op(":=").Id("benchData").Call(id("benchQHeads").Op("*").Id("HeadDim"), jen.Lit(1), id("p")),
+			ids("k", "_").Op(":=").Id("benchData").Call(id("benchKVHeads").Op("*").Id("HeadDim"), jen.Lit(1), id("p")),
+			id("i").Op(":=").Lit(0),
+			id("benchForm").Call(id("b"), size(jen.Lit(1), id("p")).Op("+").Lit("+i"), rotated(jen.Lit(1), id("benchQHeads").Op("+").Id("benchKVHeads"), "RotaryDim"),
+				id("inPlace").Call(jen.Func().Params().Block(
+					id("pos").Index(jen.Lit(0)).Op("=").Id("p").Op("+").Int32().Call(id("i").Op("%").Id("benchAdvance")),
+					id("i").Op("++"),
+					id("ApplyQK").Call(id("q"), id("k"), id("pos"), id("benchQHeads"), id("benchKVHeads")),
+				), id("q"), id("k"))),
+		),
 		jen.For(jen.List(id("_"), id("p")).Op(":=").Range().Index().Int32().Values(id("benchPosIn"), id("benchPosBeyond"))).Block(
 			jen.For(jen.List(id("_"), id("n")).Op(":=").Range().Index().Int().Values(jen.Lit(1), jen.Lit(16), jen.Lit(64))).Block(
 				ids("q", "pos").Op(":=").Id("benchData").Call(id("n").Op("*").Id("benchQHeads").Op("*").Id("HeadDim"), id("n"), id("p")),

@@ -127,7 +127,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		n = jen.Id("seqLen").Call(jen.Id("pos"))
 	}
 	// The decode fast path: one token calls the kernel directly with its table row,
-	// or rotateExact with its computed row. rotateTokens is a small function taking
+	// or freqsSet.rotateAt with its computed row. rotateTokens is a small function taking
 	// the operands once; rotateTokensAt's run loop copies the operand structs
 	// (q.from, k.from) per run. With a run-time switch, a position below
 	// original_max_position keeps the unswitched frequencies and table (n = p+1 ≤ omp).
@@ -135,11 +135,6 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	if c.RuntimeSwitch() {
 		one = one.Op("&&").Id("pos").Index(jen.Lit(0)).Op("<").Id("originalMaxPosition")
 	}
-	exactOne := []jen.Code{jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Op("&").Id("freqsSet")}
-	if scaling == spec.ScaleDynamic {
-		exactOne = append(exactOne, jen.Nil())
-	}
-	exactOne = append(exactOne, jen.Id("sign"))
 	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions;")
 	f.Comment("a single token (decode) skips the run loop.")
 	f.Func().Id("rotateTokens").Params(
@@ -150,7 +145,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 			jen.If(jen.Id("inTable").Call(jen.Id("pos").Index(jen.Lit(0)))).Block(
 				jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("getTable").Call(), jen.Id("pos"))...),
 			).Else().Block(
-				jen.Id("rotateExact").Call(exactOne...),
+				jen.Id("freqsSet").Dot("rotateAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("sign")),
 			),
 			jen.Return(),
 		),

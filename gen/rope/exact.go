@@ -27,6 +27,12 @@ import (
 // 2^8·RotaryDim·8 bytes (256 KiB for RotaryDim 128), built on first use.
 const ropeExactShift = 8
 
+// ropeRowSlots is the number of entries of the row cache of a frequency set
+// (direct-mapped by position mod ropeRowSlots): the float32 rows of the
+// last single-token positions, which every layer of a decode step asks for
+// again.
+const ropeRowSlots = 4
+
 // ropeHiSlots is the number of entries of the hi cache of a frequency set
 // (direct-mapped by hi mod ropeHiSlots): a prefill chunk straddling a
 // boundary and a decode stream in another goroutine keep their rows.
@@ -53,15 +59,48 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Comment("AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).")
 	f.Type().Id("hiRow").Struct(jen.Id("hi").Int32(), jen.Id("sincos"))
 
-	// type freqSet struct { w *[nFreq]float64; lowOnce sync.Once; low *[exactLow]sincos; hi [4]atomic.Pointer[hiRow] }
+	// type posRow struct { pos int32; row [rowLen]float32 }
+	f.Comment("posRow is the float32 table row of one position outside the table.")
+	f.Type().Id("posRow").Struct(jen.Id("pos").Int32(), jen.Id("row").Index(jen.Id("rowLen")).Float32())
+
+	// type freqSet struct { w *[nFreq]float64; lowOnce sync.Once; low *[exactLow]sincos; hi [4]atomic.Pointer[hiRow]; rows [4]atomic.Pointer[posRow] }
 	f.Comment("freqSet is a frequency set served by angle addition: its float64 low table,")
-	f.Comment("cos and sin of lo·ω_i for lo < exactLow (built once), and a direct-mapped cache")
-	f.Comment("of hi rows. Cache entries are immutable once stored, so concurrent calls are safe.")
+	f.Comment("cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi")
+	f.Comment("rows and one of the rows of single positions (rotateAt). Cache entries are immutable")
+	f.Comment("once stored, so concurrent calls are safe.")
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
 		jen.Id("lowOnce").Qual("sync", "Once"),
 		jen.Id("low").Op("*").Index(jen.Id("exactLow")).Id("sincos"),
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
+		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
+		jen.Id("asked").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Int64"),
+	)
+
+	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32)
+	f.Comment("rotateAt rotates the one token of q and k at pos[0], a position outside the table,")
+	f.Comment("with a row of fs. Every layer of a decode step asks for the same position, so a")
+	f.Comment("position asked for twice in a row (per slot) has its row computed into a new posRow")
+	f.Comment("and cached; later calls use it as it is. A position asked for once has its row")
+	f.Comment("computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are")
+	f.Comment("never modified, so concurrent calls are safe; asked[slot] holds the last position")
+	f.Comment("asked for, with bit 40 set (0 is no position).")
+	slot := jen.Uint32().Call(jen.Id("pos").Index(jen.Lit(0))).Op("%").Lit(ropeRowSlots)
+	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("rotateAt").Params(
+		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"), jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
+	).Block(
+		jen.List(jen.Id("p"), jen.Id("i")).Op(":=").List(jen.Id("pos").Index(jen.Lit(0)), slot),
+		jen.Id("r").Op(":=").Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Load").Call(),
+		jen.If(jen.Id("r").Op("==").Nil().Op("||").Id("r").Dot("pos").Op("!=").Id("p")).Block(
+			jen.If(jen.Id("key").Op(":=").Int64().Call(jen.Id("p")).Op("|").Lit(1).Op("<<").Lit(40), jen.Id("fs").Dot("asked").Index(jen.Id("i")).Dot("Swap").Call(jen.Id("key")).Op("!=").Id("key")).Block(
+				jen.Id("rotateExact").Call(rotateExactArgs(c)...),
+				jen.Return(),
+			),
+			jen.Id("r").Op("=").Op("&").Id("posRow").Values(jen.Dict{jen.Id("pos"): jen.Id("p")}),
+			jen.Id("fs").Dot("fillRows").Call(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("pos")),
+			jen.Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Store").Call(jen.Id("r")),
+		),
+		jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...),
 	)
 
 	// func (fs *freqSet) lowRows() *[exactLow]sincos
@@ -116,31 +155,41 @@ func ropeExact(f *jen.File, c *Consts) {
 
 	// func combine(row *[rowLen]float32, h, l *sincos) — the complex product h·l per pair, rounded once.
 	f.Comment("combine stores in row the product of the hi factors h and the lo factors l per")
-	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32.")
-	hc := jen.Id("hc").Op("*").Id("lc").Op("-").Id("hs").Op("*").Id("ls")
-	hs := jen.Id("hs").Op("*").Id("lc").Op("+").Id("hc").Op("*").Id("ls")
-	var store []jen.Code
-	if s.Layout == spec.LayoutHalf {
-		store = []jen.Code{
-			jen.List(jen.Id("row").Index(jen.Id("i")), jen.Id("row").Index(jen.Id("nFreq").Op("+").Id("i"))).Op("=").
-				List(jen.Float32().Call(hc), jen.Float32().Call(hs)),
+	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per")
+	f.Comment("iteration give the out-of-order core two independent chains.")
+	pair := func(j jen.Code, sfx string) []jen.Code {
+		at := func(arr string) *jen.Statement { return jen.Id(arr).Index(j) }
+		c, sn := "c"+sfx, "s"+sfx
+		code := []jen.Code{
+			jen.List(jen.Id(c), jen.Id(sn)).Op(":=").List(
+				at("hc").Op("*").Add(at("lc")).Op("-").Add(at("hs")).Op("*").Add(at("ls")),
+				at("hs").Op("*").Add(at("lc")).Op("+").Add(at("hc")).Op("*").Add(at("ls")),
+			),
 		}
-	} else {
-		store = []jen.Code{
-			jen.List(jen.Id("cf"), jen.Id("sf")).Op(":=").List(jen.Float32().Call(hc), jen.Float32().Call(hs)),
-			jen.List(jen.Id("row").Index(jen.Lit(2).Op("*").Id("i")), jen.Id("row").Index(jen.Lit(2).Op("*").Id("i").Op("+").Lit(1))).Op("=").List(jen.Id("cf"), jen.Id("cf")),
-			jen.List(jen.Id("row").Index(jen.Id("RotaryDim").Op("+").Lit(2).Op("*").Id("i")), jen.Id("row").Index(jen.Id("RotaryDim").Op("+").Lit(2).Op("*").Id("i").Op("+").Lit(1))).Op("=").List(jen.Id("sf"), jen.Id("sf")),
+		if s.Layout == spec.LayoutHalf {
+			return append(code, jen.List(jen.Id("row").Index(j), jen.Id("row").Index(jen.Id("nFreq").Op("+").Add(j))).Op("=").
+				List(jen.Float32().Call(jen.Id(c)), jen.Float32().Call(jen.Id(sn))))
 		}
+		cf, sf := "cf"+sfx, "sf"+sfx
+		two := jen.Lit(2).Op("*").Parens(j)
+		return append(code,
+			jen.List(jen.Id(cf), jen.Id(sf)).Op(":=").List(jen.Float32().Call(jen.Id(c)), jen.Float32().Call(jen.Id(sn))),
+			jen.List(jen.Id("row").Index(two.Clone()), jen.Id("row").Index(two.Clone().Op("+").Lit(1))).Op("=").List(jen.Id(cf), jen.Id(cf)),
+			jen.List(jen.Id("row").Index(jen.Id("RotaryDim").Op("+").Add(two.Clone())), jen.Id("row").Index(jen.Id("RotaryDim").Op("+").Add(two.Clone()).Op("+").Lit(1))).Op("=").List(jen.Id(sf), jen.Id(sf)),
+		)
 	}
-	f.Func().Id("combine").Params(jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(), jen.List(jen.Id("h"), jen.Id("l")).Op("*").Id("sincos")).Block(
-		jen.For(jen.Id("i").Op(":=").Range().Id("nFreq")).Block(
-			append([]jen.Code{
-				jen.List(jen.Id("hc"), jen.Id("hs"), jen.Id("lc"), jen.Id("ls")).Op(":=").List(
-					jen.Id("h").Dot("c").Index(jen.Id("i")), jen.Id("h").Dot("s").Index(jen.Id("i")),
-					jen.Id("l").Dot("c").Index(jen.Id("i")), jen.Id("l").Dot("s").Index(jen.Id("i"))),
-			}, store...)...,
-		),
-	)
+	f.Func().Id("combine").Params(jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(), jen.List(jen.Id("h"), jen.Id("l")).Op("*").Id("sincos")).BlockFunc(func(g *jen.Group) {
+		g.List(jen.Id("hc"), jen.Id("hs"), jen.Id("lc"), jen.Id("ls")).Op(":=").List(
+			jen.Op("&").Id("h").Dot("c"), jen.Op("&").Id("h").Dot("s"), jen.Op("&").Id("l").Dot("c"), jen.Op("&").Id("l").Dot("s"))
+		body := append(pair(jen.Id("i"), "0"), pair(jen.Id("i").Op("+").Lit(1), "1")...)
+		g.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Id("nFreq"), jen.Id("i").Op("+=").Lit(2)).Block(body...)
+		if (s.RotaryDim/2)%2 == 1 {
+			g.Comment("The last pair of an odd pair count.")
+			for _, st := range pair(jen.Id("nFreq").Op("-").Lit(1), "") {
+				g.Add(st)
+			}
+		}
+	})
 
 	// var freqsSet = freqSet{w: &freqs}  (and longFreqsSet for longrope)
 	f.Comment("freqsSet serves the exact rows of freqs.")
@@ -149,4 +198,14 @@ func ropeExact(f *jen.File, c *Consts) {
 		f.Comment("longFreqsSet serves the exact rows of longFreqs.")
 		f.Var().Id("longFreqsSet").Op("=").Id("freqSet").Values(jen.Dict{jen.Id("w"): jen.Op("&").Id("longFreqs")})
 	}
+}
+
+// rotateExactArgs are rotateAt's arguments of rotateExact: q, k, pos, fs (and
+// no rescaled frequencies for dynamic NTK), sign.
+func rotateExactArgs(c *Consts) []jen.Code {
+	args := []jen.Code{jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("fs")}
+	if ropeScaling(c.Spec) == spec.ScaleDynamic {
+		args = append(args, jen.Nil())
+	}
+	return append(args, jen.Id("sign"))
 }

@@ -12,7 +12,10 @@
 // callers parallelize by splitting tokens. Positions in [0, MaxPosition) read
 // their cos/sin row from a table built once in float64 and rounded to float32;
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
-// its row computed exactly, the angle float64(p)·ω_i in float64.
+// its row computed in float64 and rounded once: by angle addition, p = hi·256 +
+// lo with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i
+// computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
+// time, math.Sincos of float64(p)·ω_i.
 //
 // The exported functions dispatch to the fastest kernel variant the CPU supports;
 // Variants and UseVariant reach each one by name.
@@ -213,14 +216,45 @@ type hiRow struct {
 	sincos
 }
 
+// posRow is the float32 table row of one position outside the table.
+type posRow struct {
+	pos int32
+	row [rowLen]float32
+}
+
 // freqSet is a frequency set served by angle addition: its float64 low table,
-// cos and sin of lo·ω_i for lo < exactLow (built once), and a direct-mapped cache
-// of hi rows. Cache entries are immutable once stored, so concurrent calls are safe.
+// cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi
+// rows and one of the rows of single positions (rotateAt). Cache entries are immutable
+// once stored, so concurrent calls are safe.
 type freqSet struct {
 	w       *[nFreq]float64
 	lowOnce sync.Once
 	low     *[exactLow]sincos
 	hi      [4]atomic.Pointer[hiRow]
+	rows    [4]atomic.Pointer[posRow]
+	asked   [4]atomic.Int64
+}
+
+// rotateAt rotates the one token of q and k at pos[0], a position outside the table,
+// with a row of fs. Every layer of a decode step asks for the same position, so a
+// position asked for twice in a row (per slot) has its row computed into a new posRow
+// and cached; later calls use it as it is. A position asked for once has its row
+// computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are
+// never modified, so concurrent calls are safe; asked[slot] holds the last position
+// asked for, with bit 40 set (0 is no position).
+func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
+	p, i := pos[0], uint32(pos[0])%4
+	r := fs.rows[i].Load()
+	if r == nil || r.pos != p {
+		if key := int64(p) | 1<<40; fs.asked[i].Swap(key) != key {
+			rotateExact(q, k, pos, fs, sign)
+			return
+		}
+		r = &posRow{pos: p}
+		fs.fillRows(r.row[:], pos)
+		fs.rows[i].Store(r)
+	}
+	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
 }
 
 // lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.
@@ -269,13 +303,19 @@ func (fs *freqSet) fillRows(rows []float32, pos []int32) {
 }
 
 // combine stores in row the product of the hi factors h and the lo factors l per
-// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32.
+// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per
+// iteration give the out-of-order core two independent chains.
 func combine(row *[rowLen]float32, h, l *sincos) {
-	for i := range nFreq {
-		hc, hs, lc, ls := h.c[i], h.s[i], l.c[i], l.s[i]
-		cf, sf := float32(hc*lc-hs*ls), float32(hs*lc+hc*ls)
-		row[2*i], row[2*i+1] = cf, cf
-		row[RotaryDim+2*i], row[RotaryDim+2*i+1] = sf, sf
+	hc, hs, lc, ls := &h.c, &h.s, &l.c, &l.s
+	for i := 0; i+1 < nFreq; i += 2 {
+		c0, s0 := hc[i]*lc[i]-hs[i]*ls[i], hs[i]*lc[i]+hc[i]*ls[i]
+		cf0, sf0 := float32(c0), float32(s0)
+		row[2*(i)], row[2*(i)+1] = cf0, cf0
+		row[RotaryDim+2*(i)], row[RotaryDim+2*(i)+1] = sf0, sf0
+		c1, s1 := hc[i+1]*lc[i+1]-hs[i+1]*ls[i+1], hs[i+1]*lc[i+1]+hc[i+1]*ls[i+1]
+		cf1, sf1 := float32(c1), float32(s1)
+		row[2*(i+1)], row[2*(i+1)+1] = cf1, cf1
+		row[RotaryDim+2*(i+1)], row[RotaryDim+2*(i+1)+1] = sf1, sf1
 	}
 }
 
@@ -345,7 +385,7 @@ func rotateTokens(q, k operand, pos []int32, sign float32) {
 		if inTable(pos[0]) {
 			active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, getTable(), pos, sign)
 		} else {
-			rotateExact(q, k, pos, &freqsSet, sign)
+			freqsSet.rotateAt(q, k, pos, sign)
 		}
 		return
 	}

@@ -89,8 +89,10 @@ func TestRequireVariants(t *testing.T) {
 }
 
 // Engine-form geometry: benchQHeads query heads and benchKVHeads key heads per
-// token; benchPosIn has a table row, benchPosBeyond has not (its rows are computed).
+// token; benchPosIn has a table row, benchPosBeyond has not (its rows are computed);
+// the advancing decode benchmarks cycle through benchAdvance positions from there.
 const (
+	benchAdvance   = 2048
 	benchQHeads    = 32
 	benchKVHeads   = 8
 	benchPosIn     = 1000
@@ -158,8 +160,20 @@ func inPlace(call func(), xs ...[]float32) func() {
 
 // BenchmarkApplyQK measures ApplyQK with grouped-query heads on 1 token (decode), 16 and
 // 64 tokens (prefill) at positions inside and outside the table; bytes are the rotated
-// dims of the query and key heads.
+// dims of the query and key heads. 1tok,p=P repeats one position (every layer of a
+// decode step after the first); 1tok,p=P+i moves to the next position every call,
+// cycling through benchAdvance of them (the first layer of each step).
 func BenchmarkApplyQK(b *testing.B) {
+	for _, p := range []int32{benchPosIn, benchPosBeyond} {
+		q, pos := benchData(benchQHeads*HeadDim, 1, p)
+		k, _ := benchData(benchKVHeads*HeadDim, 1, p)
+		i := 0
+		benchForm(b, strconv.Itoa(1)+"tok,p="+strconv.Itoa(int(p))+"+i", int64(1*(benchQHeads+benchKVHeads)*RotaryDim*4), inPlace(func() {
+			pos[0] = p + int32(i%benchAdvance)
+			i++
+			ApplyQK(q, k, pos, benchQHeads, benchKVHeads)
+		}, q, k))
+	}
 	for _, p := range []int32{benchPosIn, benchPosBeyond} {
 		for _, n := range []int{1, 16, 64} {
 			q, pos := benchData(n*benchQHeads*HeadDim, n, p)

@@ -74,8 +74,9 @@ func bandPositions(r *rand.Rand, b ropeBand) []int32 {
 
 // TestRoPEErrorBands measures, per position band, the largest error of
 // ApplyQK against verify.RoPEApply in units of the bound (docs/design: 1e-6
-// up to |p| = 2^20, 1e-5 beyond), one token per call (decode) and all of a
-// band's tokens in one call (prefill), for every runnable variant of the
+// up to |p| = 2^20, 1e-5 beyond), one token per call, three calls per
+// position (decode: the layers of a step), and all of a band's tokens in one
+// call (prefill), for every runnable variant of the
 // rope packages, and fails when it exceeds 1. The table it logs (go test -v)
 // is the error-versus-position evidence of docs/performance.md.
 func TestRoPEErrorBands(t *testing.T) {
@@ -98,8 +99,10 @@ func TestRoPEErrorBands(t *testing.T) {
 					tokens := [][]int32{pos}
 					if mode == 0 {
 						tokens = nil
+						// Three calls per position, as three layers of a decode step: the
+						// exact path computes the row, then caches it, then reuses it.
 						for j := range pos {
-							tokens = append(tokens, pos[j:j+1])
+							tokens = append(tokens, pos[j:j+1], pos[j:j+1], pos[j:j+1])
 						}
 					}
 					for _, call := range tokens {
