@@ -93,9 +93,13 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) n
 // benchmarks' convention: Benchmark<Kernel>/<variant>[/<size>], with
 // BenchmarkCopy[/<size>] and BenchmarkPlain<Name>[/<size>] (the plain Go
 // loop) as the baselines of the same size, and BenchmarkNaive<Kernel> the
-// naive-form baseline of a kernel timed without MB/s.
+// naive-form baseline of a kernel timed without MB/s. A kernel may carry its
+// own baseline as the variant "copy" (Benchmark<Kernel>/copy/<size>: a copy()
+// of the bytes that kernel moves, the rope engine-form benchmarks); it is
+// that kernel's copy figure and no result row.
 func parseBench(specName string, out []byte) []benchResult {
 	copyMBs := map[string]float64{}
+	kernelCopy := map[string]float64{} // "<kernel>/<size>"
 	plain := map[string]float64{}
 	naive := map[string]float64{}
 	var rs []benchResult
@@ -115,12 +119,17 @@ func parseBench(specName string, out []byte) []benchResult {
 			plain[sizeOf(parts, 1)] = mbs
 		case strings.HasPrefix(parts[0], "Naive") && len(parts) == 1:
 			naive[strings.TrimPrefix(parts[0], "Naive")] = ns
+		case len(parts) >= 2 && parts[1] == "copy":
+			kernelCopy[parts[0]+"/"+sizeOf(parts, 2)] = mbs
 		case len(parts) >= 2:
 			rs = append(rs, benchResult{Spec: specName, Kernel: parts[0], Variant: parts[1], Size: sizeOf(parts, 2), MBs: mbs, Ns: ns})
 		}
 	}
 	for i := range rs {
 		rs[i].CopyMBs = copyMBs[rs[i].Size]
+		if c, ok := kernelCopy[rs[i].Kernel+"/"+rs[i].Size]; ok {
+			rs[i].CopyMBs = c
+		}
 		rs[i].PlainMBs = plain[rs[i].Size]
 		if rs[i].MBs == 0 {
 			rs[i].NaiveNs = naive[rs[i].Kernel]

@@ -179,3 +179,23 @@ func TestImportHFThenGen(t *testing.T) {
 		t.Fatalf("missing input: code %d", code)
 	}
 }
+
+// The rope engine-form benchmarks carry their own copy() baseline as the
+// variant "copy"; it pairs with that kernel's rows of the same size only.
+func TestParseBenchKernelCopy(t *testing.T) {
+	out := []byte(`BenchmarkApplyQK/copy/1tok,p=1000-2    	 1000000	       100 ns/op	 400.00 MB/s
+BenchmarkApplyQK/avx512/1tok,p=1000-2  	 1000000	       200 ns/op	 200.00 MB/s
+BenchmarkApplyTo/copy/1tok,p=1000-2    	 1000000	       100 ns/op	 800.00 MB/s
+BenchmarkApplyTo/avx512/1tok,p=1000-2  	 1000000	       200 ns/op	 400.00 MB/s
+BenchmarkCopy/1tok,p=1000-2            	 1000000	       100 ns/op	 999.00 MB/s
+`)
+	rs := parseBench("s", out)
+	if len(rs) != 2 {
+		t.Fatalf("parsed %d kernel rows, want 2 (copy rows are baselines): %+v", len(rs), rs)
+	}
+	for _, r := range rs {
+		if r.Variant != "avx512" || r.CopyMBs != 2*r.MBs {
+			t.Errorf("row %+v: want its own kernel's copy, twice its MB/s", r)
+		}
+	}
+}

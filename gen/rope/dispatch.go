@@ -32,10 +32,10 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	ropeOperand(f, c)
 
 	// func rotateTokensAt(q, k operand, pos []int32, n int, sign float32) {
-	//	tab, w, useTable := getTable, &freqs, true
+	//	tab, fs, useTable := getTable, &freqsSet, true
 	//	[dynamic]  var scaled [nFreq]float64
-	//	           if n > originalMaxPosition { freqsAt(n, &scaled); w, useTable = &scaled, false }
-	//	[longrope] if n > originalMaxPosition { tab, w = getLongTable, &longFreqs }
+	//	           if n > originalMaxPosition { freqsAt(n, &scaled); fs, useTable = nil, false }
+	//	[longrope] if n > originalMaxPosition { tab, fs = getLongTable, &longFreqsSet }
 	//	for t := 0; t < len(pos); {
 	//		e := t + 1
 	//		if useTable && inTable(pos[t]) {
@@ -44,7 +44,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	//			active.rotate(qt.dst, qt.src, …, kt.headStride, tab(), pos[t:e], sign)
 	//		} else {
 	//			for e < len(pos) && e-t < exactChunk && !(useTable && inTable(pos[e])) { e++ }
-	//			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
+	//			rotateExact(q.from(t), k.from(t), pos[t:e], fs[, &scaled], sign)
 	//		}
 	//		t = e
 	//	}
@@ -55,32 +55,37 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	switch scaling {
 	case spec.ScaleDynamic:
 		setup = []jen.Code{
-			jen.List(jen.Id("w"), jen.Id("useTable")).Op(":=").List(jen.Op("&").Id("freqs"), jen.True()),
+			jen.List(jen.Id("fs"), jen.Id("useTable")).Op(":=").List(jen.Op("&").Id("freqsSet"), jen.True()),
 			jen.Var().Id("scaled").Index(jen.Id("nFreq")).Float64(),
 			jen.Comment("A rescaled base changes every angle, so the whole call takes the exact path."),
 			jen.If(jen.Id("n").Op(">").Id("originalMaxPosition")).Block(
 				jen.Id("freqsAt").Call(jen.Id("n"), jen.Op("&").Id("scaled")),
-				jen.List(jen.Id("w"), jen.Id("useTable")).Op("=").List(jen.Op("&").Id("scaled"), jen.False()),
+				jen.List(jen.Id("fs"), jen.Id("useTable")).Op("=").List(jen.Nil(), jen.False()),
 			),
 		}
 		useTable = jen.Id("useTable").Op("&&").Add(useTable)
 		notTable = jen.Op("!").Parens(jen.Id("useTable").Op("&&").Id("inTable").Call(jen.Id("pos").Index(jen.Id("e"))))
 	case spec.ScaleLongRoPE:
 		setup = []jen.Code{
-			jen.List(jen.Id("tab"), jen.Id("w")).Op(":=").List(jen.Id("getTable"), jen.Op("&").Id("freqs")),
+			jen.List(jen.Id("tab"), jen.Id("fs")).Op(":=").List(jen.Id("getTable"), jen.Op("&").Id("freqsSet")),
 			jen.Comment("Hugging Face's longrope switch: long_factor once the sequence outgrows original_max_position."),
 			jen.If(jen.Id("n").Op(">").Id("originalMaxPosition")).Block(
-				jen.List(jen.Id("tab"), jen.Id("w")).Op("=").List(jen.Id("getLongTable"), jen.Op("&").Id("longFreqs")),
+				jen.List(jen.Id("tab"), jen.Id("fs")).Op("=").List(jen.Id("getLongTable"), jen.Op("&").Id("longFreqsSet")),
 			),
 		}
 	default:
-		setup = []jen.Code{jen.Id("w").Op(":=").Op("&").Id("freqs")}
+		setup = []jen.Code{jen.Id("fs").Op(":=").Op("&").Id("freqsSet")}
 	}
 	tabCall := jen.Id("getTable").Call()
 	if scaling == spec.ScaleLongRoPE {
 		tabCall = jen.Id("tab").Call()
 	}
 	from := func(o string) jen.Code { return jen.Id(o).Dot("from").Call(jen.Id("t")) }
+	exactArgs := []jen.Code{from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("fs")}
+	if scaling == spec.ScaleDynamic {
+		exactArgs = append(exactArgs, jen.Op("&").Id("scaled"))
+	}
+	exactArgs = append(exactArgs, jen.Id("sign"))
 	nParam := jen.Id("n").Int()
 	if !c.RuntimeSwitch() {
 		nParam = jen.Id("_").Int()
@@ -110,7 +115,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("e").Op("-").Id("t").Op("<").Id("exactChunk").Op("&&").Add(notTable)).Block(
 					jen.Id("e").Op("++"),
 				),
-				jen.Id("rotateExact").Call(from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("w"), jen.Id("sign")),
+				jen.Id("rotateExact").Call(exactArgs...),
 			),
 			jen.Id("t").Op("=").Id("e"),
 		)
@@ -121,11 +126,29 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	if c.RuntimeSwitch() {
 		n = jen.Id("seqLen").Call(jen.Id("pos"))
 	}
-	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions.")
+	// The decode fast path: one token calls the kernel directly with its table row,
+	// or freqsSet.rotateAt with its computed row. rotateTokens is a small function taking
+	// the operands once; rotateTokensAt's run loop copies the operand structs
+	// (q.from, k.from) per run. With a run-time switch, a position below
+	// original_max_position keeps the unswitched frequencies and table (n = p+1 ≤ omp).
+	one := jen.Len(jen.Id("pos")).Op("==").Lit(1)
+	if c.RuntimeSwitch() {
+		one = one.Op("&&").Id("pos").Index(jen.Lit(0)).Op("<").Id("originalMaxPosition")
+	}
+	f.Comment("rotateTokens is rotateTokensAt with the frequencies of the call's own positions;")
+	f.Comment("a single token (decode) skips the run loop.")
 	f.Func().Id("rotateTokens").Params(
 		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
 		jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
+		jen.If(one).Block(
+			jen.If(jen.Id("inTable").Call(jen.Id("pos").Index(jen.Lit(0)))).Block(
+				jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("getTable").Call(), jen.Id("pos"))...),
+			).Else().Block(
+				jen.Id("freqsSet").Dot("rotateAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("sign")),
+			),
+			jen.Return(),
+		),
 		jen.Id("rotateTokensAt").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), n, jen.Id("sign")),
 	)
 }

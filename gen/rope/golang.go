@@ -108,7 +108,10 @@ func ropeDoc(c *Consts) []string {
 			"callers parallelize by splitting tokens. Positions in [0, MaxPosition) read " +
 			"their cos/sin row from a table built once in float64 and rounded to float32; " +
 			"every other position (negative, ≥ MaxPosition, or rescaled at run time) has " +
-			"its row computed exactly, the angle float64(p)·ω_i in float64.",
+			"its row computed in float64 and rounded once: by angle addition, p = hi·256 + lo " +
+			"with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i computed once " +
+			"per distinct hi (math.Sincos), or, for frequencies rescaled at run time, " +
+			"math.Sincos of float64(p)·ω_i.",
 		mropeDoc(c),
 		storageDoc(c),
 		temperatureDoc(c),

@@ -138,27 +138,6 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		g.Line()
 	})
 
-	// func fillPair(row []float32, i int, p float64) { s, c := math.Sincos(p * freqs[i]); … }
-	var store []jen.Code
-	if half {
-		store = []jen.Code{
-			id("row").Index(id("i")).Op("=").Float32().Call(id("AttentionFactor").Op("*").Id("c")),
-			id("row").Index(id("nFreq").Op("+").Id("i")).Op("=").Float32().Call(id("AttentionFactor").Op("*").Id("s")),
-		}
-	} else {
-		store = []jen.Code{
-			ids("cf", "sf").Op(":=").List(jen.Float32().Call(id("AttentionFactor").Op("*").Id("c")), jen.Float32().Call(id("AttentionFactor").Op("*").Id("s"))),
-			jen.List(id("row").Index(jen.Lit(2).Op("*").Id("i")), id("row").Index(jen.Lit(2).Op("*").Id("i").Op("+").Lit(1))).Op("=").List(id("cf"), id("cf")),
-			jen.List(id("row").Index(id("RotaryDim").Op("+").Lit(2).Op("*").Id("i")), id("row").Index(id("RotaryDim").Op("+").Lit(2).Op("*").Id("i").Op("+").Lit(1))).Op("=").List(id("sf"), id("sf")),
-		}
-	}
-	f.Comment("fillPair computes pair i's entries of a row at position p exactly: the angle")
-	f.Comment("p·ω_i in float64, cos and sin times AttentionFactor rounded once to float32,")
-	f.Comment("as fillRow does for a whole row.")
-	f.Func().Id("fillPair").Params(id("row").Index().Float32(), id("i").Int(), id("p").Float64()).Block(
-		append([]jen.Code{ids("s", "c").Op(":=").Qual("math", "Sincos").Call(id("p").Op("*").Id("freqs").Index(id("i")))}, store...)...,
-	)
-
 	// func mropeRows(rows []float32, pos []int32) { … }
 	lo, hi := id("r").Dot("lo"), id("r").Dot("hi")
 	var copies []jen.Code
@@ -173,22 +152,24 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		copies = []jen.Code{seg(jen.Lit(0), 2), seg(id("RotaryDim"), 2)}
 	}
 	f.Comment("mropeRows writes the row of each of the len(pos)/Axes tokens of pos into rows:")
-	f.Comment("pair i's entries come from the table row of the token's position on axis a_i, or")
-	f.Comment("are computed exactly (fillPair) when that position has no table row.")
+	f.Comment("pair i's entries come from the row of the token's position on axis a_i: its")
+	f.Comment("table row, or, when it has none, the row Apply computes for it (angle addition,")
+	f.Comment("freqsSet.fillRows), so that equal axes give Apply's bits.")
 	f.Func().Id("mropeRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
 		id("tab").Op(":=").Id("getTable").Call(),
+		jen.Var().Id("exact").Index(id("rowLen")).Float32(),
 		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")).Op("/").Id("Axes"), id("t").Op("++")).Block(
 			id("row").Op(":=").Id("rows").Index(id("t").Op("*").Id("rowLen"), parens(id("t").Op("+").Lit(1)).Op("*").Id("rowLen")),
 			jen.For(jen.List(jen.Id("_"), id("r")).Op(":=").Range().Id("axisRuns")).Block(
 				append([]jen.Code{
-					id("p").Op(":=").Id("pos").Index(id("t").Op("*").Id("Axes").Op("+").Id("r").Dot("axis")),
-					jen.If(jen.Op("!").Id("inTable").Call(id("p"))).Block(
-						jen.For(id("i").Op(":=").Add(lo), id("i").Op("<").Add(hi), id("i").Op("++")).Block(
-							id("fillPair").Call(id("row"), id("i"), jen.Float64().Call(id("p"))),
-						),
-						jen.Continue(),
+					id("a").Op(":=").Id("t").Op("*").Id("Axes").Op("+").Id("r").Dot("axis"),
+					id("p").Op(":=").Id("pos").Index(id("a")),
+					id("src").Op(":=").Id("exact").Index(jen.Op(":")),
+					jen.If(id("inTable").Call(id("p"))).Block(
+						id("src").Op("=").Id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen")),
+					).Else().Block(
+						id("freqsSet").Dot("fillRows").Call(id("src"), id("pos").Index(id("a"), id("a").Op("+").Lit(1))),
 					),
-					id("src").Op(":=").Id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen")),
 				}, copies...)...,
 			),
 		),

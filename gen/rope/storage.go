@@ -27,6 +27,14 @@ func (c *Consts) elem() *jen.Statement {
 	return jen.Float32()
 }
 
+// elemBytes is the size of one tensor element: 4, or 2 for 16-bit storage.
+func (c *Consts) elemBytes() int {
+	if c.storage16() {
+		return 2
+	}
+	return 4
+}
+
 // tensor is the slice type of the package's tensors.
 func (c *Consts) tensor() *jen.Statement { return jen.Index().Add(c.elem()) }
 

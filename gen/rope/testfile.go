@@ -49,6 +49,8 @@ func ropeBenchmarks(f *jen.File, c *Consts) {
 		posLimit = min(posLimit, sc.OriginalMaxPosition)
 	}
 	posLimit = max(posLimit, 1)
+	posIn := min(1000, posLimit-1)
+	ropeFormBenchmarks(f, c, posIn, min(2048, posLimit-posIn))
 
 	// const (benchHeads = 32; benchBigTokens = 64 << 20 / (benchHeads * HeadDim * 4); benchPosLimit = N)
 	f.Comment("Benchmark geometry: benchHeads heads per token, 16 tokens (cache-resident) and")

@@ -12,7 +12,10 @@
 // callers parallelize by splitting tokens. Positions in [0, MaxPosition) read
 // their cos/sin row from a table built once in float64 and rounded to float32;
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
-// its row computed exactly, the angle float64(p)·ω_i in float64.
+// its row computed in float64 and rounded once: by angle addition, p = hi·256 +
+// lo with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i
+// computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
+// time, math.Sincos of float64(p)·ω_i.
 //
 // Attention temperature (Llama 4, attn_temperature): ScaleQ multiplies the queries
 // of the NoPE layers by log1p(floor((pos+1)/8192))·0.1 + 1 per token,
@@ -26,6 +29,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // HeadDim is the number of float32 values of one head.
@@ -188,15 +192,139 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// rotateExact rotates up to exactChunk tokens whose rows it computes from w.
-func rotateExact(q, k operand, pos []int32, w *[nFreq]float64, sign float32) {
+// rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition
+// from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.
+func rotateExact(q, k operand, pos []int32, fs *freqSet, sign float32) {
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	for t, p := range pos {
-		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor)
-	}
+	fs.fillRows(rows[:], pos)
 	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	exactScratch.Put(rows)
 }
+
+// exactShift splits a position outside the table as p = hi·2^exactShift + lo,
+// lo in [0, exactLow), for the angle addition of the exact path.
+const (
+	exactShift = 8
+	exactLow   = 1 << exactShift
+)
+
+// sincos holds the cosines and sines of one angle per pair, in float64.
+type sincos struct {
+	c, s [nFreq]float64
+}
+
+// hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the
+// AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).
+type hiRow struct {
+	hi int32
+	sincos
+}
+
+// posRow is the float32 table row of one position outside the table.
+type posRow struct {
+	pos int32
+	row [rowLen]float32
+}
+
+// freqSet is a frequency set served by angle addition: its float64 low table,
+// cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi
+// rows and one of the rows of single positions (rotateAt). Cache entries are immutable
+// once stored, so concurrent calls are safe.
+type freqSet struct {
+	w       *[nFreq]float64
+	lowOnce sync.Once
+	low     *[exactLow]sincos
+	hi      [4]atomic.Pointer[hiRow]
+	rows    [4]atomic.Pointer[posRow]
+	asked   [4]atomic.Int64
+}
+
+// rotateAt rotates the one token of q and k at pos[0], a position outside the table,
+// with a row of fs. Every layer of a decode step asks for the same position, so a
+// position asked for twice in a row (per slot) has its row computed into a new posRow
+// and cached; later calls use it as it is. A position asked for once has its row
+// computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are
+// never modified, so concurrent calls are safe; asked[slot] holds the last position
+// asked for, with bit 40 set (0 is no position).
+func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
+	p, i := pos[0], uint32(pos[0])%4
+	r := fs.rows[i].Load()
+	if r == nil || r.pos != p {
+		if key := int64(p) | 1<<40; fs.asked[i].Swap(key) != key {
+			rotateExact(q, k, pos, fs, sign)
+			return
+		}
+		r = &posRow{pos: p}
+		fs.fillRows(r.row[:], pos)
+		fs.rows[i].Store(r)
+	}
+	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
+}
+
+// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.
+func (fs *freqSet) lowRows() *[exactLow]sincos {
+	fs.lowOnce.Do(func() {
+		low := new([exactLow]sincos)
+		for lo := range low {
+			for i, wi := range fs.w {
+				low[lo].s[i], low[lo].c[i] = math.Sincos(float64(lo) * wi)
+			}
+		}
+		fs.low = low
+	})
+	return fs.low
+}
+
+// hiRow returns the hi row of fs, from the cache or computed with math.Sincos (which
+// reduces large arguments accurately); hi·exactLow is an exact float64 and the angle
+// hi·exactLow·ω_i a product rounded once.
+func (fs *freqSet) hiRow(hi int32) *hiRow {
+	slot := &fs.hi[uint32(hi)%4]
+	if h := slot.Load(); h != nil && h.hi == hi {
+		return h
+	}
+	h := &hiRow{hi: hi}
+	base := float64(hi) * exactLow
+	for i, wi := range fs.w {
+		sn, cs := math.Sincos(base * wi)
+		h.c[i], h.s[i] = AttentionFactor*cs, AttentionFactor*sn
+	}
+	slot.Store(h)
+	return h
+}
+
+// fillRows computes the table rows of pos into rows by angle addition, looking the
+// hi row up only when hi changes.
+func (fs *freqSet) fillRows(rows []float32, pos []int32) {
+	low := fs.lowRows()
+	var h *hiRow
+	for t, p := range pos {
+		if hi := p >> exactShift; h == nil || h.hi != hi {
+			h = fs.hiRow(hi)
+		}
+		combine((*[rowLen]float32)(rows[t*rowLen:]), &h.sincos, &low[p&(exactLow-1)])
+	}
+}
+
+// combine stores in row the product of the hi factors h and the lo factors l per
+// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per
+// iteration give the out-of-order core two independent chains.
+func combine(row *[rowLen]float32, h, l *sincos) {
+	hc, hs, lc, ls := &h.c, &h.s, &l.c, &l.s
+	for i := 0; i+1 < nFreq; i += 2 {
+		c0, s0 := hc[i]*lc[i]-hs[i]*ls[i], hs[i]*lc[i]+hc[i]*ls[i]
+		cf0, sf0 := float32(c0), float32(s0)
+		row[2*(i)], row[2*(i)+1] = cf0, cf0
+		row[RotaryDim+2*(i)], row[RotaryDim+2*(i)+1] = sf0, sf0
+		c1, s1 := hc[i+1]*lc[i+1]-hs[i+1]*ls[i+1], hs[i+1]*lc[i+1]+hc[i+1]*ls[i+1]
+		cf1, sf1 := float32(c1), float32(s1)
+		row[2*(i+1)], row[2*(i+1)+1] = cf1, cf1
+		row[RotaryDim+2*(i+1)], row[RotaryDim+2*(i+1)+1] = sf1, sf1
+	}
+}
+
+// freqsSet serves the exact rows of freqs.
+var freqsSet = freqSet{w: &freqs}
 
 // inTable reports whether position p has a precomputed row (negative p wraps to a huge uint).
 func inTable(p int32) bool {
@@ -234,7 +362,7 @@ func rotateRun(q, k operand, table []float32, idx []int32, sign float32) {
 // with table rows go to the kernel in one call; the others have their rows computed
 // exactly, exactChunk tokens at a time.
 func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
-	w := &freqs
+	fs := &freqsSet
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if inTable(pos[t]) {
@@ -248,14 +376,23 @@ func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
 			}
-			rotateExact(q.from(t), k.from(t), pos[t:e], w, sign)
+			rotateExact(q.from(t), k.from(t), pos[t:e], fs, sign)
 		}
 		t = e
 	}
 }
 
-// rotateTokens is rotateTokensAt with the frequencies of the call's own positions.
+// rotateTokens is rotateTokensAt with the frequencies of the call's own positions;
+// a single token (decode) skips the run loop.
 func rotateTokens(q, k operand, pos []int32, sign float32) {
+	if len(pos) == 1 {
+		if inTable(pos[0]) {
+			active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, getTable(), pos, sign)
+		} else {
+			freqsSet.rotateAt(q, k, pos, sign)
+		}
+		return
+	}
 	rotateTokensAt(q, k, pos, 0, sign)
 }
 

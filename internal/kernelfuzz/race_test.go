@@ -29,7 +29,8 @@ type suite struct {
 
 // suites returns jobs for every package FuzzRoPE, FuzzBias, FuzzAbsolute,
 // FuzzRPEFull and FuzzXL cover: rope positions inside the table and on the
-// exact path (negative, ≥ MaxPosition, 2^31−1), bias calls with small and
+// exact path (negative, ≥ MaxPosition, 2^31−1; one-token calls through its
+// row cache), bias calls with small and
 // large qOffset, absolute adds inside and outside the sinusoidal table,
 // rpe_full Scores and Output with keys clipped on both sides and with
 // qOffset 2^31−1 (the calls of different lengths share the scratch pool),
@@ -52,6 +53,20 @@ func suites() []suite {
 				return append(q, k...)
 			}},
 			{"Apply table only", func() []float32 { x := in(1, 5)[:3*p.headDim]; p.apply(x, pos[:3], 1); return x }},
+			// One token per call, three calls per position (the layers of a decode
+			// step): the exact path's row cache fills and is reused, and the first
+			// two positions share a cache slot, so concurrent calls evict each other.
+			{"ApplyQK decode", func() []float32 {
+				var out []float32
+				for j, p0 := range []int32{int32(p.maxPosition) + 3, int32(p.maxPosition) + 7, -5, 1<<20 + 1, int32(p.maxPosition) + 3} {
+					for l := range 3 {
+						q, k := in(qh, uint64(10+6*j+2*l))[:qh*p.headDim], in(kh, uint64(11+6*j+2*l))[:kh*p.headDim]
+						p.applyQK(q, k, []int32{p0}, qh, kh)
+						out = append(append(out, q...), k...)
+					}
+				}
+				return out
+			}},
 		}})
 	}
 	for i, p := range biasPkgs {
