@@ -44,6 +44,8 @@ struct dim3 {
 typedef struct CUstream_st *cudaStream_t;
 typedef enum cudaError_enum_posenc { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
 extern "C" cudaError_t cudaGetLastError(void);
+extern "C" cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t stream);
+extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t stream);
 // clang lowers kernel<<<g, b, s, st>>>(...) to a call of this hook when it
 // does not know the CUDA version (no SDK): declare it as the SDK does.
 extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);

@@ -201,6 +201,10 @@ __device__ __forceinline__ float block_sum(float v, float *red) {
 // softmax, 0 after; a row without any valid key is all 0).
 // Scores are [32 heads][lq][lk], row-major. One block per (head,
 // query) row, blocks striding over rows; the block's threads over keys.
+// Softmax over few long rows (decode) splits each row over blocks of kChunk
+// keys instead: posenc_*_softmax_part_kernel writes every chunk's max and
+// sum, posenc_*_softmax_fin_kernel combines a row's partials and writes its
+// chunk (see bias_launch).
 namespace {
 
 constexpr int kHeads = 32;
@@ -246,8 +250,48 @@ __constant__ float slopes[kHeads] = {
 constexpr long long kMaxBlocks = 1 << 20;
 
 // kCache is the number of logits per thread the softmax keeps in registers
-// (rows of up to kCache·blockDim.x keys are read once).
+// (rows of up to kCache·blockDim.x keys are read once): whole 128-bit
+// vectors, vector q of thread t holding keys [(t + q·nt)·kVec, +kVec), so
+// that each load instruction of a warp reads 512 contiguous bytes.
 constexpr int kCache = 8;
+static_assert(kCache % kVec == 0, "kCache must be whole vectors");
+
+// The split softmax: blocks of kSplitThreads threads, each owning kChunk
+// keys of one row in registers. bias_launch splits rows longer than kChunk
+// when there are at most kSplitRows rows of at most kSplitBytes in all: up
+// to kSplitRows blocks leave most SMs idle with one block per row, and the
+// second kernel's reread of the chunk then comes from L2 (A100: 40 MiB,
+// H100: 50 MiB).
+constexpr int kSplitThreads = 256;
+constexpr int kChunk = kCache * kSplitThreads;
+constexpr long long kSplitRows = 1024;
+constexpr long long kSplitBytes = 32ll << 20;
+
+// load_vec reads keys [j0, j0+kVec) of row into v, 0 for keys ≥ n: one
+// 128-bit load when all are below n and al (row 16-byte aligned, j0 a
+// multiple of kVec), scalar loads otherwise.
+__device__ __forceinline__ void load_vec(const store_t *row, int j0, int n, bool al, float *v) {
+	if (al && j0 + kVec <= n) {
+		loadv<kVec>(row + j0, v);
+	} else {
+#pragma unroll
+		for (int e = 0; e < kVec; ++e)
+			v[e] = j0 + e < n ? ld(row + j0 + e) : 0.0f;
+	}
+}
+
+// store_vec writes v to the keys [j0, j0+kVec) of row that are below n
+// (see load_vec).
+__device__ __forceinline__ void store_vec(store_t *row, int j0, int n, bool al, const float *v) {
+	if (al && j0 + kVec <= n) {
+		storev<kVec>(row + j0, v);
+	} else {
+#pragma unroll
+		for (int e = 0; e < kVec; ++e)
+			if (j0 + e < n)
+				st(row + j0 + e, v[e]);
+	}
+}
 
 // Kernel operations.
 enum { kAddBias = 0, kBias = 1, kSoftmax = 2 };
@@ -311,13 +355,16 @@ posenc_mpt_7b_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_offse
 #define POSENC_BIAS(j) (-slope * (float)((p - (j) < 0 ? (j) - p : p - (j)) - dmin))
 		// Exponents: posenc_exponent.
 		const bool cached = nv <= kCache * nt;
+		const bool al = aligned16(row);
 		float sc[kCache], bi[kCache];
 		float m = __int_as_float(0xff800000);
 		if (cached) {
 #pragma unroll
+			for (int c = 0; c < kCache; c += kVec)
+				load_vec(row, (tid + c / kVec * nt) * kVec, nv, al, sc + c);
+#pragma unroll
 			for (int c = 0; c < kCache; ++c) {
-				const int j = tid + c * nt;
-				sc[c] = j < nv ? ld(row + j) : 0.0f;
+				const int j = (tid + c / kVec * nt) * kVec + c % kVec;
 				bi[c] = j < nv ? POSENC_BIAS(j) : 0.0f;
 				if (j < nv)
 					m = fmaxf(m, fmaf(scale, sc[c], bi[c]));
@@ -331,7 +378,7 @@ posenc_mpt_7b_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_offse
 		if (cached) {
 #pragma unroll
 			for (int c = 0; c < kCache; ++c) {
-				const int j = tid + c * nt;
+				const int j = (tid + c / kVec * nt) * kVec + c % kVec;
 				sc[c] = j < nv ? expf(posenc_exponent(scale, sc[c], bi[c], m)) : 0.0f;
 				sum += sc[c];
 			}
@@ -340,21 +387,143 @@ posenc_mpt_7b_bias_kernel(store_t *__restrict__ out, int lq, int lk, int q_offse
 				sum += expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m));
 		}
 		const float inv = 1.0f / block_sum(sum, red);
+		// Keys [nv, lk) are 0: with the cached keys' stores (sc is 0 beyond
+		// nv) as far as they reach, then by the loop below.
+		int zero = nv;
 		if (cached) {
+			const int n = lk < kCache * nt ? lk : kCache * nt;
 #pragma unroll
-			for (int c = 0; c < kCache; ++c) {
-				const int j = tid + c * nt;
-				if (j < nv)
-					st(row + j, sc[c] * inv);
-			}
+			for (int c = 0; c < kCache; ++c)
+				sc[c] *= inv;
+#pragma unroll
+			for (int c = 0; c < kCache; c += kVec)
+				store_vec(row, (tid + c / kVec * nt) * kVec, n, al, sc + c);
+			zero = n;
 		} else {
 			for (int j = tid; j < nv; j += nt)
 				st(row + j, expf(posenc_exponent(scale, ld(row + j), POSENC_BIAS(j), m)) * inv);
 		}
 #undef POSENC_BIAS
-		for (int j = nv + tid; j < lk; j += nt)
+		for (int j = zero + tid; j < lk; j += nt)
 			st(row + j, 0.0f);
 	}
+}
+
+// softmax_row is what the split softmax kernels know of row r: the query
+// position p, the valid keys [0, nv), and the row's bias source.
+struct softmax_row {
+	long long p;
+	int nv;
+	float slope;
+	long long dmin; // subtracted from every distance, as in the kernel above
+};
+
+__device__ __forceinline__ softmax_row row_of(long long r, int lq, int lk, int q_offset) {
+	softmax_row w;
+	const int h = (int)(r / lq);
+	w.p = (long long)q_offset + (r - (long long)h * lq);
+	w.nv = w.p < 0 ? 0 : w.p + 1 < lk ? (int)(w.p + 1) : lk;
+	w.slope = slopes[h];
+	w.dmin = w.p < 0 ? -w.p : w.p > w.nv - 1 ? w.p - (w.nv - 1) : 0;
+	return w;
+}
+
+// row_bias is the bias of key j < nv of row w.
+__device__ __forceinline__ float row_bias(const softmax_row &w, int j) {
+	const long long d = w.p - j;
+	return -w.slope * (float)((d < 0 ? -d : d) - w.dmin);
+}
+
+// chunk_load reads the kCache keys of this thread in chunk s of row (key
+// j = s·kChunk + (tid + q·kSplitThreads)·kVec + e for sc[q·kVec + e]) and
+// their biases; keys at or beyond nv are 0 and not read.
+__device__ __forceinline__ void chunk_load(const store_t *row, const softmax_row &w, int s, float *sc, float *bi) {
+	const bool al = aligned16(row);
+	const int base = s * kChunk + threadIdx.x * kVec;
+#pragma unroll
+	for (int c = 0; c < kCache; c += kVec)
+		load_vec(row, base + c / kVec * kSplitThreads * kVec, w.nv, al, sc + c);
+#pragma unroll
+	for (int c = 0; c < kCache; ++c) {
+		const int j = base + c / kVec * kSplitThreads * kVec + c % kVec;
+		bi[c] = j < w.nv ? row_bias(w, j) : 0.0f;
+	}
+}
+
+// posenc_mpt_7b_softmax_part_kernel: block b = r·S + s reduces chunk s
+// (keys [s·kChunk, (s+1)·kChunk)) of row r to its max m (of scale·score +
+// bias; −Inf without valid keys) and sum of exp(posenc_exponent(…, m)),
+// written to part[2b], part[2b+1]. blockDim.x = kSplitThreads.
+__global__ void __launch_bounds__(kSplitThreads)
+posenc_mpt_7b_softmax_part_kernel(const store_t *__restrict__ out, float *__restrict__ part, int lq, int lk, int q_offset, float scale, int S) {
+	__shared__ float red[32];
+	const long long r = blockIdx.x / S;
+	const int s = (int)(blockIdx.x - r * S);
+	const softmax_row w = row_of(r, lq, lk, q_offset);
+	float sc[kCache], bi[kCache];
+	chunk_load(out + r * lk, w, s, sc, bi);
+	const int base = s * kChunk + threadIdx.x * kVec;
+	float m = __int_as_float(0xff800000);
+#pragma unroll
+	for (int c = 0; c < kCache; ++c)
+		if (base + c / kVec * kSplitThreads * kVec + c % kVec < w.nv)
+			m = fmaxf(m, fmaf(scale, sc[c], bi[c]));
+	m = block_max(m, red);
+	float sum = 0.0f;
+	if (m != __int_as_float(0xff800000)) {
+#pragma unroll
+		for (int c = 0; c < kCache; ++c)
+			if (base + c / kVec * kSplitThreads * kVec + c % kVec < w.nv)
+				sum += expf(posenc_exponent(scale, sc[c], bi[c], m));
+	}
+	sum = block_sum(sum, red);
+	if (threadIdx.x == 0) {
+		part[2 * (long long)blockIdx.x] = m;
+		part[2 * (long long)blockIdx.x + 1] = sum;
+	}
+}
+
+// posenc_mpt_7b_softmax_fin_kernel: block b = r·S + s combines row r's S
+// partials (M = max m_i, Σ = Σ sum_i·exp(m_i − M)) and writes chunk s:
+// exp(posenc_exponent(…, M))/Σ on valid keys, 0 on the others (the whole
+// row is 0 without valid keys). blockDim.x = kSplitThreads.
+__global__ void __launch_bounds__(kSplitThreads)
+posenc_mpt_7b_softmax_fin_kernel(store_t *__restrict__ out, const float *__restrict__ part, int lq, int lk, int q_offset, float scale, int S) {
+	__shared__ float red[32];
+	const long long r = blockIdx.x / S;
+	const int s = (int)(blockIdx.x - r * S);
+	const softmax_row w = row_of(r, lq, lk, q_offset);
+	const float *pr = part + 2 * r * S;
+	float M = __int_as_float(0xff800000);
+	for (int i = threadIdx.x; i < S; i += kSplitThreads)
+		M = fmaxf(M, pr[2 * i]);
+	M = block_max(M, red);
+	float sum = 0.0f;
+	if (M != __int_as_float(0xff800000)) {
+		for (int i = threadIdx.x; i < S; i += kSplitThreads)
+			if (pr[2 * i] != __int_as_float(0xff800000))
+				sum += pr[2 * i + 1] * expf(pr[2 * i] - M);
+	}
+	sum = block_sum(sum, red);
+	store_t *row = out + r * lk;
+	float sc[kCache], bi[kCache];
+	if (M != __int_as_float(0xff800000)) {
+		chunk_load(row, w, s, sc, bi);
+		const float inv = 1.0f / sum;
+		const int base = s * kChunk + threadIdx.x * kVec;
+#pragma unroll
+		for (int c = 0; c < kCache; ++c)
+			sc[c] = base + c / kVec * kSplitThreads * kVec + c % kVec < w.nv ? expf(posenc_exponent(scale, sc[c], bi[c], M)) * inv : 0.0f;
+	} else {
+#pragma unroll
+		for (int c = 0; c < kCache; ++c)
+			sc[c] = 0.0f;
+	}
+	const bool al = aligned16(row);
+	const int base = s * kChunk + threadIdx.x * kVec;
+#pragma unroll
+	for (int c = 0; c < kCache; c += kVec)
+		store_vec(row, base + c / kVec * kSplitThreads * kVec, lk, al, sc + c);
 }
 
 // posenc_mpt_7b_bias_pos_kernel is the position form of the kernel above:
@@ -448,8 +617,26 @@ cudaError_t bias_launch(store_t *out, int lq, int lk, int q_offset, float scale,
 	if (lq == 0 || lk == 0)
 		return cudaSuccess;
 	const long long rows = (long long)kHeads * lq;
+	if (OP == kSoftmax && lk > kChunk && rows <= kSplitRows && rows * lk * (long long)sizeof(store_t) <= kSplitBytes) {
+		// Split: S chunks per row, two launches on stream with the S·rows
+		// partials in a stream-ordered allocation (safe for concurrent
+		// streams and graph capture). Without one, the kernel below.
+		const int S = (int)((lk + kChunk - 1) / kChunk);
+		float *part = nullptr;
+		if (cudaMallocAsync((void **)&part, sizeof(float) * 2 * rows * S, stream) == cudaSuccess) {
+			const dim3 sgrid((unsigned int)(rows * S)), sblock(kSplitThreads);
+			POSENC_LAUNCH(posenc_mpt_7b_softmax_part_kernel, sgrid, sblock, 0, stream, out, part, lq, lk, q_offset, scale, S);
+			POSENC_LAUNCH(posenc_mpt_7b_softmax_fin_kernel, sgrid, sblock, 0, stream, out, part, lq, lk, q_offset, scale, S);
+			const cudaError_t err = cudaGetLastError();
+			const cudaError_t ferr = cudaFreeAsync(part, stream);
+			return err != cudaSuccess ? err : ferr;
+		}
+		(void)cudaGetLastError(); // the failed allocation's error
+	}
 	const dim3 grid((unsigned int)(rows < kMaxBlocks ? rows : kMaxBlocks));
-	const dim3 block(threads_for(lk));
+	// Softmax: enough threads for kCache keys each (a row of up to
+	// kCache·256 keys is read once).
+	const dim3 block(threads_for(OP == kSoftmax ? (lk + kCache - 1) / kCache : lk));
 	POSENC_LAUNCH(posenc_mpt_7b_bias_kernel<OP>, grid, block, 0, stream, out, lq, lk, q_offset, scale);
 	return cudaGetLastError();
 }

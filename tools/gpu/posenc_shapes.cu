@@ -411,7 +411,7 @@ static void run_bench(bool smoke) {
 		return;
 	}
 	// decode: one query at the end of the context, all keys valid
-	for (int lk : {1024, 8192, 32768, 131072})
+	for (int lk : {512, 1024, 4096, 8192, 32768, 131072})
 		softmax_case(1, lk, lk - 1);
 	// batched decode: 64 queries
 	softmax_case(64, 8192, 8192 - 64);

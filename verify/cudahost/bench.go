@@ -93,11 +93,15 @@ const (
 	benchTableRows = 4096
 )
 
+// benchDecodeKeys are the key counts of the decode softmax cases (lq = 1).
+var benchDecodeKeys = []int{512, 4096, 32768}
+
 // BenchCases returns the bench cases of spec s: for RoPE those of
 // ropeBenchCases, the fused softmax of alibi and rpe_bias on
-// [heads][512][512] scores, and the absolute encodings' add at 16 and 4096
-// tokens. short keeps only the cases of at most 16 tokens (16 queries):
-// launch-bound sizes, and the only ones host emulation runs in seconds.
+// [heads][512][512] scores and in decode (lq = 1, lk in benchDecodeKeys),
+// and the absolute encodings' add at 16 and 4096 tokens. short keeps only
+// the cases of at most 16 tokens (16 queries): launch-bound sizes, and the
+// only ones host emulation runs in seconds.
 func BenchCases(s *spec.Spec, short bool) []BenchCase {
 	r := rand.New(rand.NewPCG(1, 2))
 	randn := func(n int) []float32 {
@@ -141,6 +145,22 @@ func BenchCases(s *spec.Spec, short bool) []BenchCase {
 			Tensor: int64(len(scores)) * elem,
 			op:     opSoftmax, ints: []int64{int64(lq), benchSeq, 0}, f: float32(1 / math.Sqrt(128)), fa: fa,
 		})
+		// Decode (not short): one query at the last of lk keys, every key
+		// valid; 4096 and 32768 keys take the split softmax.
+		for _, lk := range benchDecodeKeys {
+			if short {
+				break
+			}
+			dec := [][]float32{randn(s.Heads * lk)}
+			if s.Encoding == spec.RPEBias {
+				dec = append(dec, fa[1])
+			}
+			cs = append(cs, BenchCase{
+				Kernel: "softmax", Tokens: 1, Shape: fmt.Sprintf("heads=%d lq=1 lk=%d q_offset=%d", s.Heads, lk, lk-1),
+				Tensor: int64(s.Heads*lk) * elem,
+				op:     opSoftmax, ints: []int64{1, int64(lk), int64(lk - 1)}, f: float32(1 / math.Sqrt(128)), fa: dec,
+			})
+		}
 	case spec.Sinusoidal, spec.Algebraic, spec.Binary, spec.Learned, spec.Mixture:
 		d := s.DModel
 		for _, n := range tokens {

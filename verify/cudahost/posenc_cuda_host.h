@@ -289,6 +289,11 @@ inline cudaError_t cudaFree(void *p) {
 	return cudaSuccess;
 }
 
+// cudaMallocAsync and cudaFreeAsync (stream-ordered allocation): launches
+// are synchronous, so they are cudaMalloc and cudaFree.
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
 	if ((int)kind < 0 || (int)kind > 4)
 		return cudaErrorInvalidMemcpyDirection;
