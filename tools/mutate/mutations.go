@@ -28,6 +28,12 @@ func neonTest(pkg string) Check {
 		Args: []string{"go", "test", "-count=1", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$", "./generated/" + pkg}}
 }
 
+// goldenTest runs TestVariants of a package generated from a golden spec
+// (internal/goldens), natively.
+func goldenTest(pkg string) Check {
+	return Check{Args: []string{"go", "test", "-count=1", "-run", "^TestVariants$", "./internal/goldens/" + pkg}}
+}
+
 // verify runs `posenc verify -targets targets` on specs (zoo names, or
 // spec files), which regenerates the packages from the mutated generator
 // and templates first.
@@ -52,6 +58,8 @@ var checks = map[string]Check{
 	"test transformer_base":        goTest("transformer_base"),
 	"test shaw2018_base":           goTest("shaw2018_base"),
 	"test transformer_xl_base":     goTest("transformer_xl_base"),
+	"golden grope_bf16_half":       goldenTest("grope_bf16_half"),
+	"golden grope_f16_half":        goldenTest("grope_f16_half"),
 	"neon llama2_7b":               neonTest("llama2_7b"),
 	"neon gptj_6b":                 neonTest("gptj_6b"),
 	"neon bloom_7b1":               neonTest("bloom_7b1"),
@@ -109,6 +117,10 @@ var mutations = []Mutation{
 		"VFMSUB231PS 192(R9), Y10, Y12", "VFMSUB231PS 196(R9), Y10, Y12", "test llama2_7b"},
 	{"avx2: rope interleaved large-call permute", "generated/gptj_6b/gptj_6b_amd64.s", "rope_stream3:",
 		"$0xb1", "$0x4e", "test gptj_6b"},
+	{"amd64: bf16 narrowing constant (round half up)", "internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "",
+		"DATA c32x8_00007fff<>+0(SB)/4, $0x00007fff", "DATA c32x8_00007fff<>+0(SB)/4, $0x00008000", "golden grope_bf16_half"},
+	{"avx2: f16 narrowing truncates", "internal/goldens/grope_f16_half/grope_f16_half_amd64.s", "TEXT ·rotateAVX2(SB)",
+		"VCVTPS2PH   $0x00, Y12, (R11)", "VCVTPS2PH   $0x03, Y12, (R11)", "golden grope_f16_half"},
 	{"avx512: rope Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·rotateAVX512(SB)",
 		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b"},
 	{"avx512: rope Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse60:",
