@@ -86,9 +86,9 @@ func FromGGUF(name string, r io.Reader) ([]byte, error) {
 	case ggufNeoxArch[arch]:
 		err = ggufRoPE(m, spec.LayoutHalf, d)
 	case ggufRefusedArch[arch] != "":
-		err = ggufErr("general.architecture", "%q is not supported: %s", arch, ggufRefusedArch[arch])
+		err = ggufErr("general.architecture", "%s is not supported: %s", quoteInput(arch), ggufRefusedArch[arch])
 	default:
-		err = ggufErr("general.architecture", "unsupported architecture %q; supported: %s", arch, ggufSupported())
+		err = ggufErr("general.architecture", "unsupported architecture %s; supported: %s", quoteInput(arch), ggufSupported())
 	}
 	if err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func ggufKind(v any) string {
 	case bool:
 		return fmt.Sprintf("the bool %v", x)
 	case string:
-		return fmt.Sprintf("the string %q", x)
+		return "the string " + quoteInput(x)
 	case ggufLongString:
 		return fmt.Sprintf("a %d-byte string", x.n)
 	case ggufArrayValue:

@@ -47,7 +47,7 @@ func ggufRoPE(m ggufMeta, layout string, d *doc) error {
 	for _, t := range m.h.tensors {
 		for _, f := range ggufFreqTensors {
 			if t == f || strings.HasSuffix(t, "."+f) {
-				return ggufErr(t, "llama.cpp applies this model's RoPE scaling (Llama 3.1 rope_type llama3, or LongRoPE factors) through the tensor %s, whose values are tensor data, not header metadata; import the model's Hugging Face config.json instead", t)
+				return ggufErr(t, "llama.cpp applies this model's RoPE scaling (Llama 3.1 rope_type llama3, or LongRoPE factors) through the tensor %s, whose values are tensor data, not header metadata; import the model's Hugging Face config.json instead", quoteInput(t))
 			}
 		}
 	}
@@ -197,7 +197,7 @@ func ggufScaling(m ggufMeta, ctx int, d *doc) error {
 		return nil
 	case "yarn":
 	default:
-		return ggufErr(typKey, "RoPE scaling type %q is not supported (posenc imports none, linear and yarn from GGUF metadata)", typ)
+		return ggufErr(typKey, "RoPE scaling type %s is not supported (posenc imports none, linear and yarn from GGUF metadata)", quoteInput(typ))
 	}
 	if factor == 0 {
 		return ggufErr(m.key("rope.scaling.factor"), "required for yarn scaling")

@@ -76,7 +76,7 @@ func FromHF(name string, configJSON []byte) ([]byte, error) {
 	default:
 		fam, ok := ropeFamilies[typ]
 		if !ok {
-			return nil, cfg.errf("model_type", "unsupported model type %q; supported: %s", mt, supportedModels())
+			return nil, cfg.errf("model_type", "unsupported model type %s; supported: %s", quoteInput(mt), supportedModels())
 		}
 		err = hfRoPE(cfg, fam, d)
 	}

@@ -18,9 +18,9 @@ func hfBERT(cfg obj, d *doc) error {
 	switch pet {
 	case "absolute":
 	case "relative_key", "relative_key_query":
-		return cfg.errf("position_embedding_type", "%q (relative position embeddings inside attention) is not supported; posenc imports BERT's absolute embeddings only", pet)
+		return cfg.errf("position_embedding_type", "%s (relative position embeddings inside attention) is not supported; posenc imports BERT's absolute embeddings only", quoteInput(pet))
 	default:
-		return cfg.errf("position_embedding_type", "unknown value %q; BERT defines absolute, relative_key and relative_key_query", pet)
+		return cfg.errf("position_embedding_type", "unknown value %s; BERT defines absolute, relative_key and relative_key_query", quoteInput(pet))
 	}
 	for _, k := range []string{"hidden_size", "max_position_embeddings"} {
 		if !cfg.has(k) {

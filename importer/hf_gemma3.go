@@ -72,7 +72,7 @@ func gemma3Layers(cfg obj) (local, global []int, err error) {
 			case "full_attention":
 				global = append(global, i)
 			default:
-				return nil, nil, cfg.errf("layer_types", "entry %d is %q; Gemma 3 layers are sliding_attention or full_attention", i, t)
+				return nil, nil, cfg.errf("layer_types", "entry %d is %s; Gemma 3 layers are sliding_attention or full_attention", i, quoteInput(t))
 			}
 		}
 		return local, global, nil

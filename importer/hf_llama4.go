@@ -94,7 +94,7 @@ func llama4Layers(cfg obj) (rope, nope []int, err error) {
 		for i, it := range list {
 			n, ok := it.(json.Number)
 			if !ok || (n.String() != "0" && n.String() != "1") {
-				return nil, nil, cfg.errf("no_rope_layers", "entry %d must be 0 (NoPE) or 1 (RoPE), got %v", i, it)
+				return nil, nil, cfg.errf("no_rope_layers", "entry %d must be 0 (NoPE) or 1 (RoPE), got %s", i, jsonKind(it))
 			}
 			if n.String() == "1" {
 				rope = append(rope, i)

@@ -118,7 +118,7 @@ func textConfig(want string, imp multiImporter) multiImporter {
 				return nil, err
 			}
 			if got != want {
-				return nil, tc.errf("model_type", "is %q; model_type %s has a %s text_config", got, mt, want)
+				return nil, tc.errf("model_type", "is %s; model_type %s has a %s text_config", quoteInput(got), mt, want)
 			}
 		}
 		return imp(name, mt+" text_config", tc)

@@ -260,7 +260,7 @@ func intList(o obj, key string) ([]int, error) {
 		n, ok := it.(json.Number)
 		v, err := n.Int64()
 		if !ok || err != nil || v < 1 || v > 1<<20 {
-			return nil, o.errf(fmt.Sprintf("%s[%d]", key, i), "must be an integer ≥ 1, got %v", it)
+			return nil, o.errf(fmt.Sprintf("%s[%d]", key, i), "must be an integer ≥ 1, got %s", jsonKind(it))
 		}
 		out[i] = int(v)
 	}

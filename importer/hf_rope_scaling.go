@@ -55,7 +55,7 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 	}
 	if tk == "rope_type" && rp.has("type") {
 		if old, err := rp.str("type"); err != nil || old != rt {
-			return rp.errf("type", "disagrees with rope_type %q", rt)
+			return rp.errf("type", "disagrees with rope_type %s", quoteInput(rt))
 		}
 	}
 	typ := rt
@@ -64,7 +64,7 @@ func hfScaling(cfg, rp obj, mpeKey string, mpe, rotaryDim int, d *doc) error {
 	}
 	used, ok := ropeTypeKeys[typ]
 	if !ok {
-		return rp.errf(tk, "unknown RoPE type %q; posenc imports default, linear, ntk, dynamic, yarn, llama3, longrope (su, phi3)", rt)
+		return rp.errf(tk, "unknown RoPE type %s; posenc imports default, linear, ntk, dynamic, yarn, llama3, longrope (su, phi3)", quoteInput(rt))
 	}
 	var ignored []string
 	for _, k := range rp.sortedKeys() {

@@ -35,11 +35,19 @@ type Error struct {
 }
 
 // Error formats the error as "source: field: msg".
+// A Field taken from the input (a key with control bytes, or longer than
+// maxEcho bytes) is shown quoted and cut; control bytes left in Msg are
+// escaped, so nothing from the input reaches the terminal raw.
 func (e *Error) Error() string {
+	msg := escapeNonGraphic(e.Msg)
 	if e.Field == "" {
-		return e.Source + ": " + e.Msg
+		return e.Source + ": " + msg
 	}
-	return e.Source + ": " + e.Field + ": " + e.Msg
+	field := e.Field
+	if len(field) > maxEcho || escapeNonGraphic(field) != field {
+		field = quoteInput(field)
+	}
+	return e.Source + ": " + field + ": " + msg
 }
 
 // nameRE is the shape of a spec name (docs/spec.md: a Go package name).
@@ -205,7 +213,7 @@ func finish(source, name string, d *doc) ([]byte, error) {
 // checkName requires a usable spec name before any work is done.
 func checkName(source, name string) error {
 	if !nameRE.MatchString(name) || len(name) > spec.MaxNameLen {
-		return &Error{Source: source, Field: "name", Msg: fmt.Sprintf("%q is not a valid spec name: it must match [a-z][a-z0-9_]* and have at most %d characters (see PackageName)", name, spec.MaxNameLen)}
+		return &Error{Source: source, Field: "name", Msg: fmt.Sprintf("%s is not a valid spec name: it must match [a-z][a-z0-9_]* and have at most %d characters (see PackageName)", quoteInput(name), spec.MaxNameLen)}
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func (o obj) num(key string) (float64, error) {
 	}
 	v, err := n.Float64()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, o.errf(key, "cannot read %s as a finite number", n)
+		return 0, o.errf(key, "cannot read %s as a finite number", echoRaw(n.String()))
 	}
 	return v, nil
 }
@@ -156,7 +156,7 @@ func (o obj) numbers(key string) ([]float64, error) {
 		}
 		v, err := n.Float64()
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !(v > 0) {
-			return nil, o.errf(fmt.Sprintf("%s[%d]", key, i), "must be a finite number > 0, got %s", n)
+			return nil, o.errf(fmt.Sprintf("%s[%d]", key, i), "must be a finite number > 0, got %s", echoRaw(n.String()))
 		}
 		out[i] = v
 	}
@@ -182,12 +182,9 @@ func jsonKind(v any) string {
 	case bool:
 		return fmt.Sprintf("the boolean %v", x)
 	case json.Number:
-		return "the number " + x.String()
+		return "the number " + echoRaw(x.String())
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "…"
-		}
-		return fmt.Sprintf("the string %q", x)
+		return "the string " + quoteInput(x)
 	case []any:
 		return "a list"
 	case map[string]any:

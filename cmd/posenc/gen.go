@@ -14,6 +14,10 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *out == "" {
+		// An empty directory would put the packages into the current folder.
+		return fmt.Errorf("%w: -o is empty: name the output directory (default generated)", errUsage)
+	}
 	specs, err := loadSpecs(zoo, fs.Args())
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ func runImportHF(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: import-hf takes one input file", errUsage)
 	}
 	path := fs.Arg(0)
+	if err := notInput(*out, path); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -59,6 +62,11 @@ func runImportHF(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() || err != nil && !strings.HasSuffix(*out, "/") {
 		return fmt.Errorf("%w: %s needs %d specs (%s): -o must name a directory (an existing one, or a path ending in /)", errUsage, path, len(specs), strings.Join(names, ", "))
+	}
+	for _, s := range specs {
+		if err := notInput(filepath.Join(*out, s.Name+".yaml"), path); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -110,6 +118,9 @@ func runImport(cmd string, args []string, stdout io.Writer, convert func(name, p
 		return fmt.Errorf("%w: %s takes one input file", errUsage, cmd)
 	}
 	path := fs.Arg(0)
+	if err := notInput(*out, path); err != nil {
+		return err
+	}
 	yaml, err := convert(importName(*name, path), path)
 	if err != nil {
 		return err
@@ -119,6 +130,30 @@ func runImport(cmd string, args []string, stdout io.Writer, convert func(name, p
 		return err
 	}
 	return writeFileAtomic(*out, yaml)
+}
+
+// notInput refuses an output path out (-o) that is the input file in: the
+// same file by os.SameFile (a link, another spelling of the path) or, when
+// either does not exist yet, the same cleaned absolute path. An empty out
+// (stdout) is never the input.
+func notInput(out, in string) error {
+	if out == "" {
+		return nil
+	}
+	same := false
+	so, errOut := os.Stat(out)
+	si, errIn := os.Stat(in)
+	if errOut == nil && errIn == nil {
+		same = os.SameFile(so, si)
+	} else {
+		ao, err1 := filepath.Abs(out)
+		ai, err2 := filepath.Abs(in)
+		same = err1 == nil && err2 == nil && ao == ai
+	}
+	if same {
+		return fmt.Errorf("%w: -o %s is the input file %s: refusing to overwrite it", errUsage, out, in)
+	}
+	return nil
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames

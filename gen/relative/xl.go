@@ -52,9 +52,14 @@ func xlAPI(c *Consts) (emit.File, error) {
 
 	// func RelRows(lq, lk int) int
 	f.Comment("RelRows is the number of rows of r a Scores call with lq queries and lk keys takes:")
-	f.Comment("lq+lk−1, one per distance the call meets (0 when lq or lk is 0).")
+	f.Comment("lq+lk−1, one per distance the call meets (0 when lq or lk is 0 or negative).")
+	f.Comment("It panics when r would not fit an int: (lq+lk−1)·HeadDim > math.MaxInt.")
 	f.Func().Id("RelRows").Params(jen.List(jid("lq"), jid("lk")).Int()).Int().Block(
 		jen.If(jid("lq").Op("<=").Lit(0).Op("||").Id("lk").Op("<=").Lit(0)).Block(jen.Return(jlit(0))),
+		// lk ≥ 1, so MaxInt/HeadDim−lk+1 cannot overflow, and lq ≤ it keeps lq+lk−1 ≤ MaxInt/HeadDim.
+		jen.If(jid("lq").Op(">").Qual("math", "MaxInt").Op("/").Id("HeadDim").Op("-").Id("lk").Op("+").Lit(1)).Block(
+			gocode.Panicf(pkg, "RelRows: lq = %d, lk = %d: lq+lk−1 rows of HeadDim floats do not fit an int", jid("lq"), jid("lk")),
+		),
 		jen.Return(jid("lq").Op("+").Id("lk").Op("-").Lit(1)),
 	)
 

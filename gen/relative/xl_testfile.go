@@ -70,5 +70,41 @@ func xlTest(c *Consts) (emit.File, error) {
 		jid("Scores").Call(append(append([]jen.Code{jid("want"), jid("q"), jid("k"), jid("r"), jid("u"), jid("v")}, small...), jlit(3))...),
 		jid("naiveScores").Call(append([]jen.Code{jid("got"), jid("q"), jid("k"), jid("r"), jid("u"), jid("v")}, small...)...),
 	)
+	xlRelRowsTest(f)
 	return gocode.Render(s.Name+"_test.go", f)
+}
+
+// xlRelRowsTest emits TestRelRowsRange: RelRows counts rows up to the
+// largest r that fits an int and panics, naming RelRows, beyond it
+// (RelRows(MaxInt, MaxInt) once overflowed to a negative count).
+func xlRelRowsTest(f *jen.File) {
+	f.Comment("TestRelRowsRange checks RelRows at the edge of int: the largest r that fits is")
+	f.Comment("counted, one row more panics naming RelRows instead of overflowing.")
+	f.Func().Id("TestRelRowsRange").Params(jid("t").Op("*").Qual("testing", "T")).Block(
+		jid("maxRows").Op(":=").Qual("math", "MaxInt").Op("/").Id("HeadDim"),
+		jen.If(jid("got").Op(":=").Id("RelRows").Call(jid("maxRows"), jlit(1)), jid("got").Op("!=").Id("maxRows")).Block(
+			jid("t").Dot("Fatalf").Call(jlit("RelRows(%d, 1) = %d, want %d"), jid("maxRows"), jid("got"), jid("maxRows")),
+		),
+		jen.If(jid("got").Op(":=").Id("RelRows").Call(jlit(1), jid("maxRows")), jid("got").Op("!=").Id("maxRows")).Block(
+			jid("t").Dot("Fatalf").Call(jlit("RelRows(1, %d) = %d, want %d"), jid("maxRows"), jid("got"), jid("maxRows")),
+		),
+		jen.For(jen.List(jid("_"), jid("c")).Op(":=").Range().Index().Index(jlit(2)).Int().Values(
+			jen.Values(jid("maxRows").Op("+").Lit(1), jlit(1)),
+			jen.Values(jlit(1), jid("maxRows").Op("+").Lit(1)),
+			jen.Values(jid("maxRows"), jid("maxRows")),
+			jen.Values(jen.Qual("math", "MaxInt"), jen.Qual("math", "MaxInt")),
+		)).Block(
+			jen.Func().Params().Block(
+				jen.Defer().Func().Params().Block(
+					jid("r").Op(":=").Recover(),
+					jen.List(jid("msg"), jid("_")).Op(":=").Id("r").Assert(jen.String()),
+					jen.If(jen.Op("!").Qual("strings", "Contains").Call(jid("msg"), jlit("RelRows"))).Block(
+						jid("t").Dot("Errorf").Call(jlit("RelRows(%d, %d): recovered %v, want a panic naming RelRows"), jid("c").Index(jlit(0)), jid("c").Index(jlit(1)), jid("r")),
+					),
+				).Call(),
+				jid("n").Op(":=").Id("RelRows").Call(jid("c").Index(jlit(0)), jid("c").Index(jlit(1))),
+				jid("t").Dot("Errorf").Call(jlit("RelRows(%d, %d) = %d, want a panic"), jid("c").Index(jlit(0)), jid("c").Index(jlit(1)), jid("n")),
+			).Call(),
+		),
+	)
 }

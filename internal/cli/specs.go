@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/posenc/posenc/gen"
 	"github.com/posenc/posenc/internal/emit"
@@ -74,7 +76,10 @@ func LoadFile(arg string) ([]*spec.Spec, error) {
 
 // GenerateAll generates every spec first and writes only when all
 // succeeded, so a bad spec leaves the disk untouched; each package is then
-// written atomically into out/<name>/.
+// written atomically into out/<name>/. A package that cannot be written
+// (a full disk, a file in its place) does not stop the others: every one is
+// tried, and the error names each package not written with its own error,
+// and the packages that were. It returns the number written.
 func GenerateAll(specs []*spec.Spec, out string, force bool) (int, error) {
 	all := make([][]emit.File, len(specs))
 	for i, s := range specs {
@@ -84,10 +89,27 @@ func GenerateAll(specs []*spec.Spec, out string, force bool) (int, error) {
 		}
 		all[i] = files
 	}
+	var written, failed []string
+	var errs []error
 	for i, s := range specs {
 		if err := gen.WritePackage(filepath.Join(out, s.Name), all[i], force); err != nil {
-			return i, err
+			failed = append(failed, s.Name)
+			errs = append(errs, fmt.Errorf("%s: %w", s.Name, err))
+			continue
 		}
+		written = append(written, s.Name)
 	}
-	return len(specs), nil
+	if len(errs) == 0 {
+		return len(written), nil
+	}
+	if len(specs) == 1 {
+		return 0, errs[0]
+	}
+	done := "none written"
+	if len(written) > 0 {
+		done = "written: " + strings.Join(written, ", ")
+	}
+	summary := fmt.Errorf("%d of %d packages not written into %s: %s (%s)",
+		len(failed), len(specs), out, strings.Join(failed, ", "), done)
+	return len(written), errors.Join(append([]error{summary}, errs...)...)
 }

@@ -83,10 +83,14 @@ func getBuf(n int) *[]float32 {
 }
 
 // RelRows is the number of rows of r a Scores call with lq queries and lk keys takes:
-// lq+lk−1, one per distance the call meets (0 when lq or lk is 0).
+// lq+lk−1, one per distance the call meets (0 when lq or lk is 0 or negative).
+// It panics when r would not fit an int: (lq+lk−1)·HeadDim > math.MaxInt.
 func RelRows(lq, lk int) int {
 	if lq <= 0 || lk <= 0 {
 		return 0
+	}
+	if lq > math.MaxInt/HeadDim-lk+1 {
+		panic(fmt.Sprintf("gxl_q1: RelRows: lq = %d, lk = %d: lq+lk−1 rows of HeadDim floats do not fit an int", lq, lk))
 	}
 	return lq + lk - 1
 }

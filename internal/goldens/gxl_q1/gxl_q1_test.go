@@ -163,3 +163,28 @@ func TestNaiveAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestRelRowsRange checks RelRows at the edge of int: the largest r that fits is
+// counted, one row more panics naming RelRows instead of overflowing.
+func TestRelRowsRange(t *testing.T) {
+	maxRows := math.MaxInt / HeadDim
+	if got := RelRows(maxRows, 1); got != maxRows {
+		t.Fatalf("RelRows(%d, 1) = %d, want %d", maxRows, got, maxRows)
+	}
+	if got := RelRows(1, maxRows); got != maxRows {
+		t.Fatalf("RelRows(1, %d) = %d, want %d", maxRows, got, maxRows)
+	}
+	for _, c := range [][2]int{{maxRows + 1, 1}, {1, maxRows + 1}, {maxRows, maxRows}, {math.MaxInt, math.MaxInt}} {
+		func() {
+			defer func() {
+				r := recover()
+				msg, _ := r.(string)
+				if !strings.Contains(msg, "RelRows") {
+					t.Errorf("RelRows(%d, %d): recovered %v, want a panic naming RelRows", c[0], c[1], r)
+				}
+			}()
+			n := RelRows(c[0], c[1])
+			t.Errorf("RelRows(%d, %d) = %d, want a panic", c[0], c[1], n)
+		}()
+	}
+}
