@@ -143,7 +143,7 @@ var mutations = []Mutation{
 	// arm64 assembly, run under qemu.
 	{"neon: rope Apply FMLS→FMLA", "generated/llama2_7b/llama2_7b_arm64.s", "token3:",
 		"VFMLS V4.S4, V12.S4, V16.S4", "VFMLA V4.S4, V12.S4, V16.S4", "neon llama2_7b"},
-	{"neon: rope Inverse FMLA→FMLS", "generated/llama2_7b/llama2_7b_arm64.s", "inverse2:",
+	{"neon: rope Inverse FMLA→FMLS", "generated/llama2_7b/llama2_7b_arm64.s", "qinplace14:",
 		"VFMLA V4.S4, V12.S4, V16.S4", "VFMLS V4.S4, V12.S4, V16.S4", "neon llama2_7b"},
 	{"neon: rope FMUL encoding reads V1", "generated/llama2_7b/llama2_7b_arm64.s", "token3:",
 		"WORD $0x6e20dd10", "WORD $0x6e21dd10", "neon llama2_7b"},
