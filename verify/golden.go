@@ -1,25 +1,67 @@
 package verify
 
 import (
-	"embed"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path"
+	"path/filepath"
+	"strings"
 	"sync"
+
+	"github.com/posenc/posenc/spec"
 )
 
-// goldenFS holds the cases of the two independent PyTorch float64 oracles:
-// testdata/golden (rope, alibi, rpe_bias, sinusoidal; see its README.md) and
-// testdata/golden_rel (rpe_full and xl, computed by tools/golden/rel_golden.py;
-// see its README.md). Both directories have the same format: a cases.json
-// array whose entries name their arrays' files, each a little-endian array
-// of 32-bit words. The golden_rel specs live with the other golden specs in
-// testdata/golden/specs, so internal/goldens has a package for each case.
+// The golden cases of the two independent PyTorch float64 oracles live in
+// verify/testdata of a posenc checkout: testdata/golden (rope, alibi,
+// rpe_bias, sinusoidal; see its README.md) and testdata/golden_rel (rpe_full
+// and xl, computed by tools/golden/rel_golden.py; see its README.md). Both
+// directories have the same format: a cases.json array whose entries name
+// their arrays' files, each a little-endian array of 32-bit words. The
+// golden_rel specs live with the other golden specs in testdata/golden/specs,
+// so internal/goldens has a package for each case.
 //
-//go:embed testdata/golden testdata/golden_rel
-var goldenFS embed.FS
+// They are read from disk, not embedded: only the packages generated from
+// the golden specs (internal/goldens, tested inside the checkout) have cases
+// there, and embedding them would put 0.7 MB of test data into every
+// downstream module's vendor/ directory. goldenFS finds the checkout by
+// walking up from the working directory to the go.mod of module
+// github.com/posenc/posenc; outside one (a downstream module) there are no
+// golden cases, and no spec there is a golden spec.
+var goldenFS = sync.OnceValue(func() fs.FS {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	for {
+		if isPosencModule(filepath.Join(dir, "go.mod")) {
+			return os.DirFS(filepath.Join(dir, "verify"))
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
+})
+
+// isPosencModule reports whether gomod is the go.mod of module
+// github.com/posenc/posenc.
+func isPosencModule(gomod string) bool {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == "github.com/posenc/posenc"
+		}
+	}
+	return false
+}
 
 const (
 	goldenDir    = "testdata/golden"
@@ -46,7 +88,11 @@ func readCases[C any, P interface {
 	goldenEntry
 }](dir string) ([]P, error) {
 	what := path.Base(dir)
-	data, err := goldenFS.ReadFile(path.Join(dir, "cases.json"))
+	fsys := goldenFS()
+	if fsys == nil {
+		return nil, nil // not inside a posenc checkout: no golden cases
+	}
+	data, err := fs.ReadFile(fsys, path.Join(dir, "cases.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +111,7 @@ func readCases[C any, P interface {
 			if !ok || file == "" {
 				continue
 			}
-			words, err := readWords(goldenFS, path.Join(dir, file))
+			words, err := readWords(fsys, path.Join(dir, file))
 			if err != nil {
 				return nil, fmt.Errorf("%s case %s: %w", what, c.caseName(), err)
 			}
@@ -95,8 +141,8 @@ func readCases[C any, P interface {
 
 // readWords reads the file at name of fsys as little-endian 32-bit words,
 // the format of the golden arrays.
-func readWords(fsys embed.FS, name string) ([]uint32, error) {
-	raw, err := fsys.ReadFile(name)
+func readWords(fsys fs.FS, name string) ([]uint32, error) {
+	raw, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +224,19 @@ func GoldenCases() ([]*GoldenCase, error) { return loadGolden() }
 
 var loadGolden = sync.OnceValues(func() ([]*GoldenCase, error) { return readCases[GoldenCase](goldenDir) })
 
-// goldenCase returns the golden case named name, or nil.
-func goldenCase(name string) (*GoldenCase, error) {
+// goldenCase returns the golden case of spec s (named s.Name), or nil. A
+// spec read from the golden specs directory must have its case: missing
+// golden data is an error, never a skipped comparison.
+func goldenCase(s *spec.Spec) (*GoldenCase, error) {
 	cases, err := GoldenCases()
-	return findCase(cases, err, name)
+	c, err := findCase(cases, err, s.Name)
+	if err == nil && c == nil && isGoldenSpec(s) {
+		return nil, fmt.Errorf("golden spec %s: no golden case %s (run inside a posenc checkout)", s.File, s.Name)
+	}
+	return c, err
+}
+
+// isGoldenSpec reports whether s was read from the golden specs directory.
+func isGoldenSpec(s *spec.Spec) bool {
+	return strings.Contains(filepath.ToSlash(s.File), "verify/testdata/golden/specs/")
 }

@@ -3,6 +3,8 @@ package verify
 import (
 	"fmt"
 	"sync"
+
+	"github.com/posenc/posenc/spec"
 )
 
 // RelGoldenCase is one case of testdata/golden_rel/cases.json, with its
@@ -82,8 +84,13 @@ func (c *RelGoldenCase) checkShapes() error {
 	return nil
 }
 
-// relGoldenCase returns the rpe_full or xl golden case named name, or nil.
-func relGoldenCase(name string) (*RelGoldenCase, error) {
+// relGoldenCase returns the rpe_full or xl golden case of spec s, or nil;
+// like goldenCase, a golden spec without its case is an error.
+func relGoldenCase(s *spec.Spec) (*RelGoldenCase, error) {
 	cases, err := RelGoldenCases()
-	return findCase(cases, err, name)
+	c, err := findCase(cases, err, s.Name)
+	if err == nil && c == nil && isGoldenSpec(s) {
+		return nil, fmt.Errorf("golden spec %s: no golden case %s (run inside a posenc checkout)", s.File, s.Name)
+	}
+	return c, err
 }

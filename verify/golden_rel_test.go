@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"io/fs"
 	"math"
 	"path"
 	"slices"
@@ -18,7 +19,7 @@ func relGoldenSpec(t *testing.T, c *RelGoldenCase) *spec.Spec {
 	if err != nil {
 		t.Fatalf("golden_rel %s: %v", c.Name, err)
 	}
-	file, err := goldenFS.ReadFile(path.Join(goldenDir, "specs", c.Name+".yaml"))
+	file, err := fs.ReadFile(goldenFS(), path.Join(goldenDir, "specs", c.Name+".yaml"))
 	if err != nil {
 		t.Errorf("golden_rel %s: %v", c.Name, err)
 	} else if string(file) != c.SpecYAML {

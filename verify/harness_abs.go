@@ -169,7 +169,7 @@ func absCase(rep *Report, name string, x []float32, pos []int32, tg *guarded, ru
 
 // absGolden runs Add on the golden case named like s, if any.
 func absGolden(rep *Report, s *spec.Spec, k AbsoluteKernels) {
-	gc, err := goldenCase(s.Name)
+	gc, err := goldenCase(s)
 	if err != nil {
 		rep.begin("golden").fail("%v", err)
 		return

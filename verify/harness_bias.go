@@ -250,7 +250,7 @@ func bucketCase(rep *Report, s *spec.Spec, bucket func(int) int) {
 // biasGolden runs Bias (and Softmax for alibi) on the golden case named like
 // s, if any.
 func biasGolden(rep *Report, s *spec.Spec, ops biasOps) {
-	gc, err := goldenCase(s.Name)
+	gc, err := goldenCase(s)
 	if err != nil {
 		rep.begin("golden").fail("%v", err)
 		return

@@ -225,7 +225,7 @@ func abs64(v int64) int64 {
 // mropeGolden runs ApplyMRoPE on the golden case of kind "mrope" named like
 // s, if any: PyTorch float64 of Hugging Face's multimodal rotary.
 func mropeGolden(rep *Report, s *spec.Spec, k RoPEKernels) {
-	gc, err := goldenCase(s.Name)
+	gc, err := goldenCase(s)
 	if err != nil {
 		rep.begin("golden").fail("%v", err)
 		return

@@ -319,7 +319,7 @@ func RunXL(s *spec.Spec, k XLKernels) *Report {
 // ignored); a case of s's encoding whose head_dim, r_max or base differ from
 // s's is a failure, not a silent skip.
 func relGoldenFor(rep *Report, s *spec.Spec) *RelGoldenCase {
-	gc, err := relGoldenCase(s.Name)
+	gc, err := relGoldenCase(s)
 	if err != nil {
 		rep.begin("golden").fail("%v", err)
 		return nil

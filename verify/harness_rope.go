@@ -331,7 +331,7 @@ func checkRotated(c *check, s *spec.Spec, st Storage, what string, in, got []flo
 
 // ropeGolden runs Apply on the golden case named like s, if any.
 func ropeGolden(rep *Report, s *spec.Spec, k RoPEKernels) {
-	gc, err := goldenCase(s.Name)
+	gc, err := goldenCase(s)
 	if err != nil {
 		rep.begin("golden").fail("%v", err)
 		return
