@@ -11,7 +11,10 @@
 // callers parallelize by splitting tokens. Positions in [0, MaxPosition) read
 // their cos/sin row from a table built once in float64 and rounded to float32;
 // every other position (negative, ≥ MaxPosition, or rescaled at run time) has
-// its row computed exactly, the angle float64(p)·ω_i in float64.
+// its row computed in float64 and rounded once: by angle addition, p = hi·256 +
+// lo with cos and sin of lo·ω_i from a float64 table and of hi·256·ω_i
+// computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
+// time, math.Sincos of float64(p)·ω_i.
 //
 // The exported functions dispatch to the fastest kernel variant the CPU supports;
 // Variants and UseVariant reach each one by name.
@@ -21,6 +24,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // HeadDim is the number of float32 values of one head.
@@ -104,13 +108,13 @@ func FrequenciesAt(seqLen int) []float64 {
 }
 
 // fillRow computes the table row of position p from the frequencies w: the angle
-// p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by
-// AttentionFactor, rounded once to float32.
-func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64) {
+// p·ω_i in float64 (math.Sincos reduces large arguments accurately), scaled by a
+// (AttentionFactor for Apply, 1 for Shift's pure rotation), rounded once to float32.
+func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64, a float64) {
 	for i, wi := range w {
 		s, c := math.Sincos(p * wi)
-		row[i] = float32(c)
-		row[nFreq+i] = float32(s)
+		row[i] = float32(a * c)
+		row[nFreq+i] = float32(a * s)
 	}
 }
 
@@ -118,7 +122,7 @@ func fillRow(row *[rowLen]float32, p float64, w *[nFreq]float64) {
 func buildTable(w *[nFreq]float64) []float32 {
 	t := make([]float32, MaxPosition*rowLen)
 	for p := 0; p < MaxPosition; p++ {
-		fillRow((*[rowLen]float32)(t[p*rowLen:]), float64(p), w)
+		fillRow((*[rowLen]float32)(t[p*rowLen:]), float64(p), w, AttentionFactor)
 	}
 	return t
 }
@@ -150,43 +154,204 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// rotateExact rotates up to exactChunk tokens whose rows it computes from w.
-func rotateExact(q []float32, qHeads int, k []float32, kHeads int, pos []int32, w *[nFreq]float64, sign float32) {
+// rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition
+// from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.
+func rotateExact(q, k operand, pos []int32, fs *freqSet, sign float32) {
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	for t, p := range pos {
-		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w)
-	}
-	active.rotate(q, qHeads, k, kHeads, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
+	fs.fillRows(rows[:], pos)
+	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	exactScratch.Put(rows)
 }
+
+// exactShift splits a position outside the table as p = hi·2^exactShift + lo,
+// lo in [0, exactLow), for the angle addition of the exact path.
+const (
+	exactShift = 8
+	exactLow   = 1 << exactShift
+)
+
+// sincos holds the cosines and sines of one angle per pair, in float64.
+type sincos struct {
+	c, s [nFreq]float64
+}
+
+// hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the
+// AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).
+type hiRow struct {
+	hi int32
+	sincos
+}
+
+// posRow is the float32 table row of one position outside the table.
+type posRow struct {
+	pos int32
+	row [rowLen]float32
+}
+
+// freqSet is a frequency set served by angle addition: its float64 low table,
+// cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi
+// rows and one of the rows of single positions (rotateAt). Cache entries are immutable
+// once stored, so concurrent calls are safe.
+type freqSet struct {
+	w       *[nFreq]float64
+	lowOnce sync.Once
+	low     *[exactLow]sincos
+	hi      [4]atomic.Pointer[hiRow]
+	rows    [4]atomic.Pointer[posRow]
+	asked   [4]atomic.Int64
+}
+
+// rotateAt rotates the one token of q and k at pos[0], a position outside the table,
+// with a row of fs. Every layer of a decode step asks for the same position, so a
+// position asked for twice in a row (per slot) has its row computed into a new posRow
+// and cached; later calls use it as it is. A position asked for once has its row
+// computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are
+// never modified, so concurrent calls are safe; asked[slot] holds the last position
+// asked for, with bit 40 set (0 is no position).
+func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
+	p, i := pos[0], uint32(pos[0])%4
+	r := fs.rows[i].Load()
+	if r == nil || r.pos != p {
+		if key := int64(p) | 1<<40; fs.asked[i].Swap(key) != key {
+			rotateExact(q, k, pos, fs, sign)
+			return
+		}
+		r = &posRow{pos: p}
+		fs.fillRows(r.row[:], pos)
+		fs.rows[i].Store(r)
+	}
+	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
+}
+
+// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.
+func (fs *freqSet) lowRows() *[exactLow]sincos {
+	fs.lowOnce.Do(func() {
+		low := new([exactLow]sincos)
+		for lo := range low {
+			for i, wi := range fs.w {
+				low[lo].s[i], low[lo].c[i] = math.Sincos(float64(lo) * wi)
+			}
+		}
+		fs.low = low
+	})
+	return fs.low
+}
+
+// hiRow returns the hi row of fs, from the cache or computed with math.Sincos (which
+// reduces large arguments accurately); hi·exactLow is an exact float64 and the angle
+// hi·exactLow·ω_i a product rounded once.
+func (fs *freqSet) hiRow(hi int32) *hiRow {
+	slot := &fs.hi[uint32(hi)%4]
+	if h := slot.Load(); h != nil && h.hi == hi {
+		return h
+	}
+	h := &hiRow{hi: hi}
+	base := float64(hi) * exactLow
+	for i, wi := range fs.w {
+		sn, cs := math.Sincos(base * wi)
+		h.c[i], h.s[i] = AttentionFactor*cs, AttentionFactor*sn
+	}
+	slot.Store(h)
+	return h
+}
+
+// fillRows computes the table rows of pos into rows by angle addition, looking the
+// hi row up only when hi changes.
+func (fs *freqSet) fillRows(rows []float32, pos []int32) {
+	low := fs.lowRows()
+	var h *hiRow
+	for t, p := range pos {
+		if hi := p >> exactShift; h == nil || h.hi != hi {
+			h = fs.hiRow(hi)
+		}
+		combine((*[rowLen]float32)(rows[t*rowLen:]), &h.sincos, &low[p&(exactLow-1)])
+	}
+}
+
+// combine stores in row the product of the hi factors h and the lo factors l per
+// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per
+// iteration give the out-of-order core two independent chains.
+func combine(row *[rowLen]float32, h, l *sincos) {
+	hc, hs, lc, ls := &h.c, &h.s, &l.c, &l.s
+	for i := 0; i+1 < nFreq; i += 2 {
+		c0, s0 := hc[i]*lc[i]-hs[i]*ls[i], hs[i]*lc[i]+hc[i]*ls[i]
+		row[i], row[nFreq+i] = float32(c0), float32(s0)
+		c1, s1 := hc[i+1]*lc[i+1]-hs[i+1]*ls[i+1], hs[i+1]*lc[i+1]+hc[i+1]*ls[i+1]
+		row[i+1], row[nFreq+i+1] = float32(c1), float32(s1)
+	}
+}
+
+// freqsSet serves the exact rows of freqs.
+var freqsSet = freqSet{w: &freqs}
 
 // inTable reports whether position p has a precomputed row (negative p wraps to a huge uint).
 func inTable(p int32) bool {
 	return uint(p) < MaxPosition
 }
 
-// rotateTokens rotates the qHeads heads of every token of q and the kHeads heads of
-// every token of k by the token's position; sign is 1 (Apply) or −1 (Inverse). Maximal
-// runs of tokens with table rows go to the kernel in one call; the others have their
-// rows computed exactly, exactChunk tokens at a time.
-func rotateTokens(q []float32, qHeads int, k []float32, kHeads int, pos []int32, sign float32) {
-	w := &freqs
-	qs, ks := qHeads*HeadDim, kHeads*HeadDim
+// operand is one tensor of a call: the destination and the source (the same slice
+// in place) from the current token on, its head count, and the floats between
+// consecutive tokens (stride) and consecutive heads (headStride). The zero operand
+// has no heads.
+type operand struct {
+	dst, src                  []float32
+	heads, stride, headStride int
+}
+
+// from returns o starting at token t.
+func (o operand) from(t int) operand {
+	o.dst, o.src = o.dst[t*o.stride:], o.src[t*o.stride:]
+	return o
+}
+
+// contiguous is the [token][heads][HeadDim] operand read from src and written to dst.
+func contiguous(dst, src []float32, heads int) operand {
+	return operand{dst, src, heads, heads * HeadDim, HeadDim}
+}
+
+// rotateRun rotates the len(idx) tokens of q and k with the table rows idx selects.
+func rotateRun(q, k operand, table []float32, idx []int32, sign float32) {
+	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, table, idx, sign)
+}
+
+// rotateTokensAt rotates the heads of every token of q and k by the token's position;
+// n is the sequence length that picks the frequencies (dynamic NTK and LongRoPE: the
+// call's max(pos)+1) and sign is 1 (Apply) or −1 (Inverse). Maximal runs of tokens
+// with table rows go to the kernel in one call; the others have their rows computed
+// exactly, exactChunk tokens at a time.
+func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
+	fs := &freqsSet
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if inTable(pos[t]) {
 			for e < len(pos) && inTable(pos[e]) {
 				e++
 			}
-			active.rotate(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, getTable(), pos[t:e], sign)
+			qt, kt := q.from(t), k.from(t)
+			// The kernel is called directly here, not through rotateRun: one call less per decode token.
+			active.rotate(qt.dst, qt.src, qt.heads, qt.stride, qt.headStride, kt.dst, kt.src, kt.heads, kt.stride, kt.headStride, getTable(), pos[t:e], sign)
 		} else {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
 			}
-			rotateExact(q[t*qs:e*qs], qHeads, k[t*ks:e*ks], kHeads, pos[t:e], w, sign)
+			rotateExact(q.from(t), k.from(t), pos[t:e], fs, sign)
 		}
 		t = e
 	}
+}
+
+// rotateTokens is rotateTokensAt with the frequencies of the call's own positions;
+// a single token (decode) skips the run loop.
+func rotateTokens(q, k operand, pos []int32, sign float32) {
+	if len(pos) == 1 {
+		if inTable(pos[0]) {
+			active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, getTable(), pos, sign)
+		} else {
+			freqsSet.rotateAt(q, k, pos, sign)
+		}
+		return
+	}
+	rotateTokensAt(q, k, pos, 0, sign)
 }
 
 // checkShape panics unless h ≥ 1 and n == tokens·h·HeadDim, naming the function,
@@ -207,7 +372,7 @@ func checkShape(fn, arg, heads string, n, tokens, h int) {
 // It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
 func Apply(x []float32, pos []int32, heads int) {
 	checkShape("Apply", "x", "heads", len(x), len(pos), heads)
-	rotateTokens(x, heads, nil, 0, pos, 1)
+	rotateTokens(contiguous(x, x, heads), operand{}, pos, 1)
 }
 
 // ApplyQK applies the rotary embedding in place to the queries q,
@@ -218,7 +383,7 @@ func Apply(x []float32, pos []int32, heads int) {
 func ApplyQK(q, k []float32, pos []int32, qHeads, kHeads int) {
 	checkShape("ApplyQK", "q", "qHeads", len(q), len(pos), qHeads)
 	checkShape("ApplyQK", "k", "kHeads", len(k), len(pos), kHeads)
-	rotateTokens(q, qHeads, k, kHeads, pos, 1)
+	rotateTokens(contiguous(q, q, qHeads), contiguous(k, k, kHeads), pos, 1)
 }
 
 // Inverse rotates x in place by the negated angles −pos[t]·ω_i, scaling by
@@ -227,5 +392,154 @@ func ApplyQK(q, k []float32, pos []int32, qHeads, kHeads int) {
 // It panics, before writing anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
 func Inverse(x []float32, pos []int32, heads int) {
 	checkShape("Inverse", "x", "heads", len(x), len(pos), heads)
-	rotateTokens(x, heads, nil, 0, pos, -1)
+	rotateTokens(contiguous(x, x, heads), operand{}, pos, -1)
+}
+
+// checkStrided panics unless heads ≥ 1, the strides that matter are in [0, n], the tokens·heads
+// heads of HeadDim floats at t·stride + h·headStride do not overlap, and they all lie
+// in the n floats of x. Two orders are accepted: token-major (heads HeadDim or more
+// apart, tokens at least a token's heads apart) and head-major (the transpose).
+func checkStrided(fn string, n, tokens, heads, stride, headStride int) {
+	if heads < 1 {
+		panic("tinyrope: " + fn + ": " + "heads = " + strconv.Itoa(heads) + ", want heads >= 1")
+	}
+	// A stride only matters with more than one token (head); one larger than n
+	// then cannot fit, and bounding it keeps the products below in int64.
+	if stride < 0 || headStride < 0 || tokens > 1 && stride > n || heads > 1 && headStride > n {
+		panic("tinyrope: " + fn + ": " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", want both in [0, len(x)] = [0, " + strconv.Itoa(n) + "]")
+	}
+	if tokens == 0 {
+		return
+	}
+	tokenMajor := (heads == 1 || headStride >= HeadDim) && (tokens == 1 || stride >= (heads-1)*headStride+HeadDim)
+	headMajor := (tokens == 1 || stride >= HeadDim) && (heads == 1 || headStride >= (tokens-1)*stride+HeadDim)
+	if !tokenMajor && !headMajor {
+		panic("tinyrope: " + fn + ": " + "heads overlap: " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", HeadDim = " + strconv.Itoa(HeadDim))
+	}
+	// int64: (tokens−1)·stride ≤ 2^31·n does not overflow.
+	if need := int64(tokens-1)*int64(stride) + int64(heads-1)*int64(headStride) + HeadDim; int64(n) < need {
+		panic("tinyrope: " + fn + ": " + "len(x) = " + strconv.Itoa(n) + ", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim = " + strconv.FormatInt(need, 10))
+	}
+}
+
+// ApplyStrided applies the rotary embedding in place to heads heads of len(pos) tokens
+// laid out with strides: head h of token t is x[t*stride+h*headStride:][:HeadDim]. The
+// contiguous Apply is stride = heads*HeadDim, headStride = HeadDim; a head-major cache
+// [heads][capacity][HeadDim] whose tokens start at slot s is x = cache[s*HeadDim:],
+// stride = HeadDim, headStride = capacity*HeadDim; floats outside the heads are not
+// touched. It panics, before writing anything, if heads < 1, a stride is negative, the
+// heads overlap, or x is too short.
+func ApplyStrided(x []float32, pos []int32, heads, stride, headStride int) {
+	checkStrided("ApplyStrided", len(x), len(pos), heads, stride, headStride)
+	rotateTokens(operand{x, x, heads, stride, headStride}, operand{}, pos, 1)
+}
+
+// ApplyHeadMajor applies the rotary embedding in place to x laid out head-major,
+// [heads][len(pos)][HeadDim] (the per-head layout of attention kernels); it equals
+// ApplyStrided(x, pos, heads, HeadDim, len(pos)*HeadDim). It panics, before writing
+// anything, if heads < 1 or len(x) != len(pos)*heads*HeadDim.
+func ApplyHeadMajor(x []float32, pos []int32, heads int) {
+	checkShape("ApplyHeadMajor", "x", "heads", len(x), len(pos), heads)
+	rotateTokens(operand{x, x, heads, HeadDim, len(pos) * HeadDim}, operand{}, pos, 1)
+}
+
+// ApplyQKStrided applies the rotary embedding in place to the queries and keys of a
+// packed QKV projection (vLLM's layout): token t's row starts at qkv[t*stride] and
+// holds qHeads query heads, then kHeads key heads, each HeadDim floats, then anything
+// else (the values), which is not touched; stride is usually
+// (qHeads+2*kHeads)*HeadDim. It equals ApplyQK on the gathered q and k. It panics,
+// before writing anything, if a head count is < 1, stride < (qHeads+kHeads)*HeadDim, or
+// len(qkv) < (len(pos)-1)*stride + (qHeads+kHeads)*HeadDim.
+func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
+	if qHeads < 1 || kHeads < 1 {
+		panic("tinyrope: ApplyQKStrided: " + "qHeads = " + strconv.Itoa(qHeads) + ", kHeads = " + strconv.Itoa(kHeads) + ", want both >= 1")
+	}
+	if stride < (qHeads+kHeads)*HeadDim {
+		panic("tinyrope: ApplyQKStrided: " + "stride = " + strconv.Itoa(stride) + ", want stride >= (qHeads+kHeads)*HeadDim = " + strconv.Itoa((qHeads+kHeads)*HeadDim))
+	}
+	if len(pos) == 0 {
+		return
+	}
+	if need := int64(len(pos)-1)*int64(stride) + int64((qHeads+kHeads)*HeadDim); int64(len(qkv)) < need {
+		panic("tinyrope: ApplyQKStrided: " + "len(qkv) = " + strconv.Itoa(len(qkv)) + ", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim = " + strconv.FormatInt(need, 10))
+	}
+	kv := qkv[qHeads*HeadDim:]
+	rotateTokens(operand{qkv, qkv, qHeads, stride, HeadDim}, operand{kv, kv, kHeads, stride, HeadDim}, pos, 1)
+}
+
+// ApplyTo writes to dst the rotary embedding of src, both [len(pos)][heads][HeadDim],
+// in one pass: src is read once and not modified, values RotaryDim..HeadDim are copied.
+// dst and src must be the same slice (then it is Apply) or not overlap. It panics,
+// before writing anything, if heads < 1 or a length is not len(pos)*heads*HeadDim.
+func ApplyTo(dst, src []float32, pos []int32, heads int) {
+	checkShape("ApplyTo", "src", "heads", len(src), len(pos), heads)
+	checkShape("ApplyTo", "dst", "heads", len(dst), len(pos), heads)
+	rotateTokens(contiguous(dst, src, heads), operand{}, pos, 1)
+}
+
+// ApplyToSlots rotates token t of src ([len(pos)][heads][HeadDim]) by pos[t] and writes
+// it to slot slots[t] of cache, [len(cache)/(heads*HeadDim)][heads][HeadDim]: the
+// KV-cache append of paged attention (FlashInfer's append_paged_kv_cache; a slot is
+// page*pageSize + offset), without an intermediate copy. Runs of consecutive slots
+// go to the kernel in one call; the frequencies are those of the whole call,
+// FrequenciesAt(max(pos)+1). A slot given twice holds the later token. src is not
+// modified and must not overlap cache. It panics, before writing anything, if heads < 1,
+// len(src) != len(pos)*heads*HeadDim, len(slots) != len(pos), len(cache) is not a
+// multiple of heads*HeadDim, or a slot is outside the cache.
+func ApplyToSlots(cache []float32, slots []int32, src []float32, pos []int32, heads int) {
+	checkShape("ApplyToSlots", "src", "heads", len(src), len(pos), heads)
+	if len(slots) != len(pos) {
+		panic("tinyrope: ApplyToSlots: len(slots) = " + strconv.Itoa(len(slots)) + ", want len(pos) = " + strconv.Itoa(len(pos)))
+	}
+	row := heads * HeadDim
+	if len(cache)%row != 0 {
+		panic("tinyrope: ApplyToSlots: len(cache) = " + strconv.Itoa(len(cache)) + ", want a multiple of heads*HeadDim = " + strconv.Itoa(row))
+	}
+	for t, s := range slots {
+		if uint(s) >= uint(len(cache)/row) {
+			panic("tinyrope: ApplyToSlots: slots[" + strconv.Itoa(t) + "] = " + strconv.Itoa(int(s)) + ", want a slot in [0, " + strconv.Itoa(len(cache)/row) + ")")
+		}
+	}
+	n := 0
+	for t := 0; t < len(slots); {
+		e := t + 1
+		for e < len(slots) && slots[e] == slots[e-1]+1 {
+			e++
+		}
+		o := operand{cache[int(slots[t])*row:], src[t*row:], heads, row, HeadDim}
+		rotateTokensAt(o, operand{}, pos[t:e], n, 1)
+		t = e
+	}
+}
+
+// zeroIdx selects row 0 for every token of a chunk: Shift's one row.
+var zeroIdx [exactChunk]int32
+
+// Shift rotates every head of x, [tokens][heads][HeadDim] with tokens =
+// len(x)/(heads*HeadDim), in place by the angles delta·ω_i, without AttentionFactor:
+// the pure rotation that moves cached keys delta positions (ggml's context shift,
+// llama_kv_cache seq_add). The frequencies are FrequenciesAt(n); the row is computed
+// exactly, the angle float64(delta)·ω_i in float64, for any delta.
+//
+// RoPE rotations compose (RoFormer, Su et al. 2021: R(a)R(b) = R(a+b)), so for a key
+// rotated by Apply at position p, Shift(x, d, heads, n) gives Apply at p+d, up to
+// float32 rounding, whenever both Apply calls use FrequenciesAt(n): always for rules
+// without a run-time switch; for dynamic NTK when the calls' max(pos)+1 and n are all
+// ≤ original_max_position (or all equal); for LongRoPE when they are on the same side
+// of original_max_position (short or long factors). AttentionFactor is not applied
+// again, so Shift(Apply(x, p), d) = Apply(x, p+d) also for YaRN and LongRoPE. It panics,
+// before writing anything, if heads < 1 or len(x) is not a multiple of heads*HeadDim.
+func Shift(x []float32, delta int32, heads, n int) {
+	if heads < 1 || len(x)%(heads*HeadDim) != 0 {
+		panic("tinyrope: Shift: heads = " + strconv.Itoa(heads) + ", len(x) = " + strconv.Itoa(len(x)) + ", want heads >= 1 and len(x) a multiple of heads*HeadDim")
+	}
+	var w [nFreq]float64
+	freqsAt(n, &w)
+	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
+	fillRow((*[rowLen]float32)(rows[:]), float64(delta), &w, 1)
+	o, tokens := contiguous(x, x, heads), len(x)/(heads*HeadDim)
+	for t := 0; t < tokens; t += exactChunk {
+		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
+	}
+	exactScratch.Put(rows)
 }

@@ -10,13 +10,13 @@ import "golang.org/x/sys/cpu"
 // It trusts its arguments: the caller has checked every length.
 //
 //go:noescape
-func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
 //go:noescape
-func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
 func init() {
 	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2})

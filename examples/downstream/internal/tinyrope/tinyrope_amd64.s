@@ -4,17 +4,17 @@
 
 #include "textflag.h"
 
-// func rotateAVX2(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, FMA3
-TEXT ·rotateAVX2(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
 	JZ    rope_done1
 	TESTL R9, R9
@@ -32,97 +32,199 @@ rope_token3:
 	VMOVUPS 192(R9), Y5
 	VMOVUPS 96(R9), Y6
 	VMOVUPS 224(R9), Y7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done4
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src5
 
-rope_head5:
-	VMOVUPS     (AX), Y8
-	VMOVUPS     128(AX), Y9
+rope_head6:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (AX)
-	VMOVUPS     Y11, 128(AX)
-	VMOVUPS     32(AX), Y8
-	VMOVUPS     160(AX), Y9
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(AX)
-	VMOVUPS     Y11, 160(AX)
-	VMOVUPS     64(AX), Y8
-	VMOVUPS     192(AX), Y9
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(AX)
-	VMOVUPS     Y11, 192(AX)
-	VMOVUPS     96(AX), Y8
-	VMOVUPS     224(AX), Y9
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(AX)
-	VMOVUPS     Y11, 224(AX)
-	ADDQ        $0x00000100, AX
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head5
+	JNZ         rope_head6
+	JMP         rope_heads_done4
 
-rope_heads_done4:
-	MOVQ  BX, R9
-	TESTQ R9, R9
-	JZ    rope_heads_done6
+rope_heads_from_src5:
+	MOVQ CX, R11
 
 rope_head7:
-	VMOVUPS     (DX), Y8
-	VMOVUPS     128(DX), Y9
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (DX)
-	VMOVUPS     Y11, 128(DX)
-	VMOVUPS     32(DX), Y8
-	VMOVUPS     160(DX), Y9
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(DX)
-	VMOVUPS     Y11, 160(DX)
-	VMOVUPS     64(DX), Y8
-	VMOVUPS     192(DX), Y9
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(DX)
-	VMOVUPS     Y11, 192(DX)
-	VMOVUPS     96(DX), Y8
-	VMOVUPS     224(DX), Y9
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(DX)
-	VMOVUPS     Y11, 224(DX)
-	ADDQ        $0x00000100, DX
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
 	DECQ        R9
 	JNZ         rope_head7
 
-rope_heads_done6:
+rope_heads_done4:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done8
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src9
+
+rope_head10:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head10
+	JMP         rope_heads_done8
+
+rope_heads_from_src9:
+	MOVQ BX, R11
+
+rope_head11:
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head11
+
+rope_heads_done8:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
 	JNZ  rope_token3
 	JMP  rope_done1
 
 rope_inverse2:
-rope_token8:
+rope_token12:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -134,115 +236,217 @@ rope_token8:
 	VMOVUPS 192(R9), Y5
 	VMOVUPS 96(R9), Y6
 	VMOVUPS 224(R9), Y7
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done9
+	JZ      rope_heads_done13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src14
 
-rope_head10:
-	VMOVUPS     (AX), Y8
-	VMOVUPS     128(AX), Y9
+rope_head15:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (AX)
-	VMOVUPS     Y11, 128(AX)
-	VMOVUPS     32(AX), Y8
-	VMOVUPS     160(AX), Y9
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(AX)
-	VMOVUPS     Y11, 160(AX)
-	VMOVUPS     64(AX), Y8
-	VMOVUPS     192(AX), Y9
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(AX)
-	VMOVUPS     Y11, 192(AX)
-	VMOVUPS     96(AX), Y8
-	VMOVUPS     224(AX), Y9
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(AX)
-	VMOVUPS     Y11, 224(AX)
-	ADDQ        $0x00000100, AX
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head10
+	JNZ         rope_head15
+	JMP         rope_heads_done13
 
-rope_heads_done9:
-	MOVQ  BX, R9
+rope_heads_from_src14:
+	MOVQ CX, R11
+
+rope_head16:
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head16
+
+rope_heads_done13:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done11
+	JZ    rope_heads_done17
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src18
 
-rope_head12:
-	VMOVUPS     (DX), Y8
-	VMOVUPS     128(DX), Y9
+rope_head19:
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (DX)
-	VMOVUPS     Y11, 128(DX)
-	VMOVUPS     32(DX), Y8
-	VMOVUPS     160(DX), Y9
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(DX)
-	VMOVUPS     Y11, 160(DX)
-	VMOVUPS     64(DX), Y8
-	VMOVUPS     192(DX), Y9
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(DX)
-	VMOVUPS     Y11, 192(DX)
-	VMOVUPS     96(DX), Y8
-	VMOVUPS     224(DX), Y9
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(DX)
-	VMOVUPS     Y11, 224(DX)
-	ADDQ        $0x00000100, DX
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head12
+	JNZ         rope_head19
+	JMP         rope_heads_done17
 
-rope_heads_done11:
+rope_heads_from_src18:
+	MOVQ BX, R11
+
+rope_head20:
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head20
+
+rope_heads_done17:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token8
+	JNZ  rope_token12
 
 rope_done1:
 	VZEROUPPER
 	RET
 
-// func rotateAVX512(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+// func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
-TEXT ·rotateAVX512(SB), NOSPLIT, $0-116
+TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  q_base+0(FP), AX
-	MOVQ  qHeads+24(FP), CX
-	MOVQ  k_base+32(FP), DX
-	MOVQ  kHeads+56(FP), BX
-	MOVQ  table_base+64(FP), SI
-	MOVQ  idx_base+88(FP), DI
-	MOVQ  idx_len+96(FP), R8
-	MOVL  sign+112(FP), R9
+	MOVQ  qSrc_base+24(FP), CX
+	MOVQ  k_base+72(FP), DX
+	MOVQ  kSrc_base+96(FP), BX
+	MOVQ  table_base+144(FP), SI
+	MOVQ  idx_base+168(FP), DI
+	MOVQ  idx_len+176(FP), R8
+	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done13
+	JZ    rope_done21
 	TESTL R9, R9
-	JS    rope_inverse14
+	JS    rope_inverse22
 
-rope_token15:
+rope_token23:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -250,65 +454,135 @@ rope_token15:
 	VMOVUPS 128(R9), Z1
 	VMOVUPS 64(R9), Z2
 	VMOVUPS 192(R9), Z3
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done16
+	JZ      rope_heads_done24
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src25
 
-rope_head17:
-	VMOVUPS     (AX), Z4
-	VMOVUPS     128(AX), Z5
+rope_head26:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMSUB231PS Z0, Z4, Z6
 	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (AX)
-	VMOVUPS     Z7, 128(AX)
-	VMOVUPS     64(AX), Z4
-	VMOVUPS     192(AX), Z5
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMSUB231PS Z2, Z4, Z6
 	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(AX)
-	VMOVUPS     Z7, 192(AX)
-	ADDQ        $0x00000100, AX
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head17
+	JNZ         rope_head26
+	JMP         rope_heads_done24
 
-rope_heads_done16:
-	MOVQ  BX, R9
+rope_heads_from_src25:
+	MOVQ CX, R11
+
+rope_head27:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head27
+
+rope_heads_done24:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done18
+	JZ    rope_heads_done28
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src29
 
-rope_head19:
-	VMOVUPS     (DX), Z4
-	VMOVUPS     128(DX), Z5
+rope_head30:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMSUB231PS Z0, Z4, Z6
 	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (DX)
-	VMOVUPS     Z7, 128(DX)
-	VMOVUPS     64(DX), Z4
-	VMOVUPS     192(DX), Z5
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMSUB231PS Z2, Z4, Z6
 	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(DX)
-	VMOVUPS     Z7, 192(DX)
-	ADDQ        $0x00000100, DX
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head19
+	JNZ         rope_head30
+	JMP         rope_heads_done28
 
-rope_heads_done18:
+rope_heads_from_src29:
+	MOVQ BX, R11
+
+rope_head31:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head31
+
+rope_heads_done28:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token15
-	JMP  rope_done13
+	JNZ  rope_token23
+	JMP  rope_done21
 
-rope_inverse14:
-rope_token20:
+rope_inverse22:
+rope_token32:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -316,62 +590,132 @@ rope_token20:
 	VMOVUPS 128(R9), Z1
 	VMOVUPS 64(R9), Z2
 	VMOVUPS 192(R9), Z3
-	MOVQ    CX, R9
+	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done21
+	JZ      rope_heads_done33
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src34
 
-rope_head22:
-	VMOVUPS     (AX), Z4
-	VMOVUPS     128(AX), Z5
+rope_head35:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMADD231PS Z0, Z4, Z6
 	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (AX)
-	VMOVUPS     Z7, 128(AX)
-	VMOVUPS     64(AX), Z4
-	VMOVUPS     192(AX), Z5
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMADD231PS Z2, Z4, Z6
 	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(AX)
-	VMOVUPS     Z7, 192(AX)
-	ADDQ        $0x00000100, AX
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head22
+	JNZ         rope_head35
+	JMP         rope_heads_done33
 
-rope_heads_done21:
-	MOVQ  BX, R9
+rope_heads_from_src34:
+	MOVQ CX, R11
+
+rope_head36:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head36
+
+rope_heads_done33:
+	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done23
+	JZ    rope_heads_done37
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src38
 
-rope_head24:
-	VMOVUPS     (DX), Z4
-	VMOVUPS     128(DX), Z5
+rope_head39:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMADD231PS Z0, Z4, Z6
 	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (DX)
-	VMOVUPS     Z7, 128(DX)
-	VMOVUPS     64(DX), Z4
-	VMOVUPS     192(DX), Z5
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMADD231PS Z2, Z4, Z6
 	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(DX)
-	VMOVUPS     Z7, 192(DX)
-	ADDQ        $0x00000100, DX
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head24
+	JNZ         rope_head39
+	JMP         rope_heads_done37
 
-rope_heads_done23:
+rope_heads_from_src38:
+	MOVQ BX, R11
+
+rope_head40:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head40
+
+rope_heads_done37:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token20
+	JNZ  rope_token32
 
-rope_done13:
+rope_done21:
 	VZEROUPPER
 	RET

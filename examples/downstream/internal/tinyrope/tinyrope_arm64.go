@@ -8,7 +8,7 @@ package tinyrope
 // Implemented in tinyrope_arm64.s.
 //
 //go:noescape
-func rotateNEON(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {

@@ -7,9 +7,10 @@ var genericKernels = kernels{rotate: rotateGeneric}
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for
 // each token t it rotates the first RotaryDim values of the qHeads heads of q and then
-// of the kHeads heads of k with table row idx[t]; sign −1 negates the sines.
-func rotateGeneric(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32) {
-	qs, ks := qHeads*HeadDim, kHeads*HeadDim
+// of the kHeads heads of k with table row idx[t], reading the heads from qSrc and kSrc
+// (head h of token t at t·stride + h·headStride) and writing them at the same offsets
+// of q and k; sign −1 negates the sines.
+func rotateGeneric(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32) {
 	for t, r := range idx {
 		row := (*[rowLen]float32)(table[int(r)*rowLen:])
 		// The sines' sign is applied once per row, for all heads.
@@ -17,23 +18,26 @@ func rotateGeneric(q []float32, qHeads int, k []float32, kHeads int, table []flo
 		for i := range sn {
 			sn[i] = sign * row[nFreq+i]
 		}
-		rotateHeads(q[t*qs:(t+1)*qs], row, &sn)
-		rotateHeads(k[t*ks:(t+1)*ks], row, &sn)
+		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, &sn)
+		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, &sn)
 	}
 }
 
-// rotateHeads rotates every head of x (a whole number of heads) with the cosines of
-// row and the signed sines sn; values RotaryDim..HeadDim of each head are untouched.
-func rotateHeads(x []float32, row *[rowLen]float32, sn *[nFreq]float32) {
+// rotateHeads rotates the heads heads of src starting at off, headStride floats apart,
+// with the cosines of row and the signed sines sn, writing them at the same offsets of
+// dst (the same slice in place, else not overlapping src); values RotaryDim..HeadDim
+// are copied from a separate source and untouched in place.
+func rotateHeads(dst, src []float32, off, heads, headStride int, row *[rowLen]float32, sn *[nFreq]float32) {
 	// Slices of constant length, taken once: indexing them needs neither
 	// bounds checks nor the per-access nil checks of an array pointer.
 	cs, ss := row[:nFreq:nFreq], sn[:]
-	for ; len(x) >= HeadDim; x = x[HeadDim:] {
-		h := (*[HeadDim]float32)(x)
+	for h := 0; h < heads; h++ {
+		o := off + h*headStride
+		y, x := (*[HeadDim]float32)(dst[o:]), (*[HeadDim]float32)(src[o:])
 		for i := 0; i < nFreq; i++ {
 			c, s := cs[i], ss[i]
-			x0, x1 := h[i], h[nFreq+i]
-			h[i], h[nFreq+i] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 := x[i], x[nFreq+i]
+			y[i], y[nFreq+i] = x0*c-x1*s, x1*c+x0*s
 		}
 	}
 }

@@ -42,11 +42,17 @@ func TestVariants(t *testing.T) {
 			defer UseVariant(name)()
 			r := verify.RunRoPE(s, verify.RoPEKernels{
 				Apply:           Apply,
+				ApplyHeadMajor:  ApplyHeadMajor,
 				ApplyQK:         ApplyQK,
+				ApplyQKStrided:  ApplyQKStrided,
+				ApplyStrided:    ApplyStrided,
+				ApplyTo:         ApplyTo,
+				ApplyToSlots:    ApplyToSlots,
 				AttentionFactor: AttentionFactor,
 				Frequencies:     Frequencies,
 				FrequenciesAt:   FrequenciesAt,
 				Inverse:         Inverse,
+				Shift:           Shift,
 			})
 			r.Target = name
 			verify.Emit(t, r)
@@ -79,6 +85,167 @@ func TestRequireVariants(t *testing.T) {
 		case !VariantAvailable(name):
 			t.Errorf("required variant %s is compiled in but this CPU cannot run it", name)
 		}
+	}
+}
+
+// Engine-form geometry: benchQHeads query heads and benchKVHeads key heads per
+// token; benchPosIn has a table row, benchPosBeyond has not (its rows are computed);
+// the advancing decode benchmarks cycle through benchAdvance positions from there.
+const (
+	benchAdvance   = 1048
+	benchQHeads    = 32
+	benchKVHeads   = 8
+	benchPosIn     = 1000
+	benchPosBeyond = 1049576
+)
+
+// benchForm runs call as the sub-benchmark <variant>/<size> of every available variant,
+// after copy/<size>: a copy() of bytes bytes, the bytes call reads and writes back.
+func benchForm(b *testing.B, size string, bytes int64, call func()) {
+	b.Run("copy/"+size, func(b *testing.B) {
+		src, dst := make([]byte, bytes), make([]byte, bytes)
+		copy(dst, src) // fault the pages in outside the timed loop
+		b.SetBytes(bytes)
+		b.ResetTimer()
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	for _, v := range Variants() {
+		b.Run(v+"/"+size, func(b *testing.B) {
+			if !VariantAvailable(v) {
+				b.Skip("variant " + v + " is compiled in but this CPU cannot run it")
+			}
+			defer UseVariant(v)()
+			call() // builds the tables outside the timed loop
+			b.SetBytes(bytes)
+			b.ResetTimer()
+			for b.Loop() {
+				call()
+			}
+		})
+	}
+}
+
+// benchData returns n values in [−0.5, 0.5) and the positions p0, p0+1, … of tokens tokens.
+func benchData(n, tokens int, p0 int32) (x []float32, pos []int32) {
+	x = make([]float32, n)
+	for i := range x {
+		x[i] = float32(i%1000)/1000 - 0.5
+	}
+	pos = make([]int32, tokens)
+	for t := range pos {
+		pos[t] = p0 + int32(t)
+	}
+	return
+}
+
+// inPlace wraps a call that rotates xs in place: with AttentionFactor ≠ 1 each call
+// scales them, so every 64 calls they are restored, keeping the values normal.
+func inPlace(call func(), xs ...[]float32) func() {
+	orig := make([][]float32, len(xs))
+	for i, x := range xs {
+		orig[i] = slices.Clone(x)
+	}
+	n := 0
+	return func() {
+		call()
+		if n++; AttentionFactor != 1 && n%64 == 0 {
+			for i, x := range xs {
+				copy(x, orig[i])
+			}
+		}
+	}
+}
+
+// BenchmarkApplyQK measures ApplyQK with grouped-query heads on 1 token (decode), 16 and
+// 64 tokens (prefill) at positions inside and outside the table; bytes are the rotated
+// dims of the query and key heads. 1tok,p=P repeats one position (every layer of a
+// decode step after the first); 1tok,p=P+i moves to the next position every call,
+// cycling through benchAdvance of them (the first layer of each step).
+func BenchmarkApplyQK(b *testing.B) {
+	for _, p := range []int32{benchPosIn, benchPosBeyond} {
+		q, pos := benchData(benchQHeads*HeadDim, 1, p)
+		k, _ := benchData(benchKVHeads*HeadDim, 1, p)
+		i := 0
+		benchForm(b, strconv.Itoa(1)+"tok,p="+strconv.Itoa(int(p))+"+i", int64(1*(benchQHeads+benchKVHeads)*RotaryDim*4), inPlace(func() {
+			pos[0] = p + int32(i%benchAdvance)
+			i++
+			ApplyQK(q, k, pos, benchQHeads, benchKVHeads)
+		}, q, k))
+	}
+	for _, p := range []int32{benchPosIn, benchPosBeyond} {
+		for _, n := range []int{1, 16, 64} {
+			q, pos := benchData(n*benchQHeads*HeadDim, n, p)
+			k, _ := benchData(n*benchKVHeads*HeadDim, n, p)
+			benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(p)), int64(n*(benchQHeads+benchKVHeads)*RotaryDim*4), inPlace(func() {
+				ApplyQK(q, k, pos, benchQHeads, benchKVHeads)
+			}, q, k))
+		}
+	}
+}
+
+// BenchmarkApplyQKStrided measures ApplyQKStrided on packed QKV rows (benchQHeads query,
+// benchKVHeads key and benchKVHeads value heads per token) at benchPosIn; bytes are the
+// rotated dims of the query and key heads, as BenchmarkApplyQK's of the same size.
+func BenchmarkApplyQKStrided(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		stride := (benchQHeads + 2*benchKVHeads) * HeadDim
+		qkv, pos := benchData(n*stride, n, benchPosIn)
+		benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(benchPosIn)), int64(n*(benchQHeads+benchKVHeads)*RotaryDim*4), inPlace(func() {
+			ApplyQKStrided(qkv, pos, benchQHeads, benchKVHeads, stride)
+		}, qkv))
+	}
+}
+
+// BenchmarkApplyHeadMajor measures ApplyHeadMajor on [benchQHeads][tokens][HeadDim] at
+// benchPosIn; bytes are the rotated dims.
+func BenchmarkApplyHeadMajor(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		x, pos := benchData(n*benchQHeads*HeadDim, n, benchPosIn)
+		benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(benchPosIn)), int64(n*(benchQHeads)*RotaryDim*4), inPlace(func() {
+			ApplyHeadMajor(x, pos, benchQHeads)
+		}, x))
+	}
+}
+
+// BenchmarkApplyTo measures ApplyTo from src to a separate dst at benchPosIn; bytes are
+// every dim of src read and of dst written (the dims past RotaryDim are copied).
+func BenchmarkApplyTo(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		src, pos := benchData(n*benchQHeads*HeadDim, n, benchPosIn)
+		dst := make([]float32, len(src))
+		benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(benchPosIn)), int64(n*(benchQHeads)*HeadDim*4), func() {
+			ApplyTo(dst, src, pos, benchQHeads)
+		})
+	}
+}
+
+// BenchmarkApplyToSlots measures ApplyToSlots into a paged cache of 8-slot pages filled in
+// reverse page order (runs of 8 consecutive slots) at benchPosIn; bytes as BenchmarkApplyTo.
+func BenchmarkApplyToSlots(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		src, pos := benchData(n*benchQHeads*HeadDim, n, benchPosIn)
+		pages := (n + 7) / 8
+		cache := make([]float32, pages*8*benchQHeads*HeadDim)
+		slots := make([]int32, n)
+		for t := range slots {
+			slots[t] = int32((pages-1-t/8)*8 + t%8)
+		}
+		benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(benchPosIn)), int64(n*(benchQHeads)*HeadDim*4), func() {
+			ApplyToSlots(cache, slots, src, pos, benchQHeads)
+		})
+	}
+}
+
+// BenchmarkShift measures Shift by 7 positions (frequencies of a benchPosIn+1 sequence);
+// bytes are the rotated dims.
+func BenchmarkShift(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		x, _ := benchData(n*benchQHeads*HeadDim, n, benchPosIn)
+		benchForm(b, strconv.Itoa(n)+"tok,p="+strconv.Itoa(int(benchPosIn)), int64(n*(benchQHeads)*RotaryDim*4), func() {
+			Shift(x, 7, benchQHeads, benchPosIn+1)
+		})
 	}
 }
 

@@ -4,7 +4,7 @@ package tinyrope
 
 // kernels holds one variant's kernel functions (docs/internals.md, kernel ABI).
 type kernels struct {
-	rotate func(q []float32, qHeads int, k []float32, kHeads int, table []float32, idx []int32, sign float32)
+	rotate func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 }
 
 // variant is one registered implementation of the kernels.
