@@ -147,18 +147,15 @@ func (g gen) holdBudget() int {
 // group defeats the hardware prefetchers.
 const ropeGroupedMaxBytes = 512 << 10
 
-// rotateTokens emits the loop over tokens (tokens > 0 on entry). When the
-// cos and sin of every amd64.Piece fit in registers there is one order; otherwise
-// calls up to ropeGroupedMaxBytes take rotateTokensGrouped and larger ones
-// rotateTokensStreaming.
+// rotateTokens emits the loop over tokens (tokens > 0 on entry). Calls up
+// to ropeGroupedMaxBytes take rotateTokensGrouped (or, when the cos and sin
+// of every amd64.Piece fit in registers, rotateTokensStreaming without
+// prefetch); larger ones rotateTokensStreaming with the next token's heads
+// prefetched.
 func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	c := g.Ctx
 	pieces := g.Split(sh.span)
 	hold := min(len(pieces), g.holdBudget()/2) // pieces whose cos and sin fit in registers
-	if hold == len(pieces) {
-		g.rotateTokensStreaming(sh, r, pieces, hold, inv)
-		return
-	}
 	// The bytes the call rotates: tokens·(qHeads+kHeads)·HeadDim·4.
 	bytes, t := c.GP64(), c.GP64()
 	c.MOVQ(g.arg("qHeads"), bytes)
@@ -169,10 +166,14 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 	stream, done := g.NewLabel("rope_stream"), g.NewLabel("rope_tokens_done")
 	c.CMPQ(bytes, operand.U32(ropeGroupedMaxBytes))
 	c.JA(operand.LabelRef(stream))
-	g.rotateTokensGrouped(sh, r, pieces, hold, inv)
+	if hold == len(pieces) {
+		g.rotateTokensStreaming(sh, r, pieces, hold, inv, false)
+	} else {
+		g.rotateTokensGrouped(sh, r, pieces, hold, inv)
+	}
 	c.JMP(operand.LabelRef(done))
 	c.Label(stream)
-	g.rotateTokensStreaming(sh, r, pieces, hold, inv)
+	g.rotateTokensStreaming(sh, r, pieces, hold, inv, true)
 	c.Label(done)
 }
 
@@ -211,7 +212,7 @@ func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece,
 	for gi, grp := range groups {
 		cs, sn := g.loadCosSin(sh, row, grp)
 		for _, ts := range r.tensors() {
-			g.headLoop(sh, ts, gi == 0, func(pd, ps reg.GPVirtual) {
+			g.headLoop(sh, ts, gi == 0, false, func(pd, ps reg.GPVirtual) {
 				for i, pc := range grp {
 					g.rotatePiece(sh, pc, pd, ps, cs[i], sn[i], inv)
 				}
@@ -224,8 +225,10 @@ func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece,
 // rotateTokensStreaming emits the loop over tokens (tokens > 0 on entry)
 // in one pass over each token's heads: pieces[:hold] keep cos and sin in
 // registers, the others read them from the table row (an L1 hit) as
-// memory operands. One sequential pass suits data streaming from memory.
-func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piece, hold int, inv bool) {
+// memory operands. One sequential pass suits data streaming from memory;
+// with prefetch, every head also prefetches the same head of the next
+// token (see headLoop).
+func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piece, hold int, inv, prefetch bool) {
 	c := g.Ctx
 
 	loop := g.NewLabel("rope_token")
@@ -234,7 +237,7 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
 
 	for _, ts := range r.tensors() {
-		g.headLoop(sh, ts, true, func(pd, ps reg.GPVirtual) {
+		g.headLoop(sh, ts, true, prefetch, func(pd, ps reg.GPVirtual) {
 			for i, pc := range pieces {
 				var cop, sop operand.Op
 				if i < hold {
@@ -279,8 +282,20 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // head's first float in the destination and the source; both advance by the
 // head stride. The loop comes twice: in place (body gets pd for both, as
 // the contiguous Apply always did) and from a separate source, where with
-// pass the dims RotaryDim..HeadDim are also copied.
-func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps reg.GPVirtual)) {
+// pass the dims RotaryDim..HeadDim are also copied. With prefetch, each head
+// first prefetches (PREFETCHT0) the cache lines of the same head of the
+// next token, one token stride ahead of the source: the hardware
+// prefetchers follow one sequential stream well but lose the stream at
+// every gap of a strided layout, and a packed QKV row (vLLM's layout) has
+// the values between one token's keys and the next token's queries.
+// Measured on AMD EPYC, 1024 tokens of 32 + 8 heads (20 MiB rotated, from
+// memory), one process, interleaved rounds: packed QKV in place went from
+// 0.39–0.48× to 0.64–0.77× the throughput of ApplyQK per byte rotated
+// (AVX2, AVX-512), and ApplyQK itself 8–15% faster; below
+// ropeGroupedMaxBytes (data in cache) the extra load-port work made
+// ApplyQK 20–30% slower, so small calls do not prefetch, and the last
+// token's prefetches (past the tensor: PREFETCH never faults) are harmless.
+func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass, prefetch bool, body func(pd, ps reg.GPVirtual)) {
 	c := g.Ctx
 	h, pd, ps, hs := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	skip := g.NewLabel("rope_heads_done")
@@ -291,10 +306,23 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps r
 	c.MOVQ(g.arg(ts.headStride), hs)
 	c.SHLQ(operand.U8(sh.shift()), hs)
 	c.MOVQ(ts.dst, pd)
+	var next reg.GPVirtual // the token stride in bytes
+	lines := (sh.es*sh.headDim + 63) / 64
+	ahead := func(p reg.GPVirtual) {
+		for j := 0; prefetch && j < lines; j++ {
+			c.PREFETCHT0(operand.Mem{Base: p, Index: next, Scale: 1, Disp: 64 * j})
+		}
+	}
+	if prefetch {
+		next = c.GP64()
+		c.MOVQ(g.arg(ts.stride), next)
+		c.SHLQ(operand.U8(sh.shift()), next)
+	}
 	c.CMPQ(ts.dst, ts.src)
 	c.JNE(operand.LabelRef(separate))
 	inPlace := g.NewLabel("rope_head")
 	c.Label(inPlace)
+	ahead(pd)
 	body(pd, pd)
 	c.ADDQ(hs, pd)
 	c.DECQ(h)
@@ -305,6 +333,7 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass bool, body func(pd, ps r
 	c.MOVQ(ts.src, ps)
 	head := g.NewLabel("rope_head")
 	c.Label(head)
+	ahead(ps)
 	body(pd, ps)
 	if gap := sh.copyUnits(); pass && gap > 0 {
 		// Bits are copied as 4-byte units: 16-bit elements two at a time

@@ -505,8 +505,8 @@ func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
 	if need := int64(len(pos)-1)*int64(stride) + int64((qHeads+kHeads)*HeadDim); int64(len(qkv)) < need {
 		panic("llama4_scout: ApplyQKStrided: " + "len(qkv) = " + strconv.Itoa(len(qkv)) + ", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim = " + strconv.FormatInt(need, 10))
 	}
-	kv := qkv[qHeads*HeadDim:]
-	rotateTokens(operand{qkv, qkv, qHeads, stride, HeadDim}, operand{kv, kv, kHeads, stride, HeadDim}, pos, 1)
+	// The key heads follow the query heads: one operand of qHeads+kHeads heads.
+	rotateTokens(operand{qkv, qkv, qHeads + kHeads, stride, HeadDim}, operand{}, pos, 1)
 }
 
 // ApplyTo writes to dst the rotary embedding of src, both [len(pos)][heads][HeadDim],

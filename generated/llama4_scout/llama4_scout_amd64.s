@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
@@ -617,10 +617,20 @@ rope_token38:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src40
 
 rope_head41:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -710,6 +720,14 @@ rope_heads_from_src40:
 	MOVQ CX, R12
 
 rope_head42:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -802,10 +820,20 @@ rope_heads_done39:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src44
 
 rope_head45:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -895,6 +923,14 @@ rope_heads_from_src44:
 	MOVQ BX, R12
 
 rope_head46:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1595,10 +1631,20 @@ rope_token82:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src84
 
 rope_head85:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1688,6 +1734,14 @@ rope_heads_from_src84:
 	MOVQ CX, R12
 
 rope_head86:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1780,10 +1834,20 @@ rope_heads_done83:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src88
 
 rope_head89:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1873,6 +1937,14 @@ rope_heads_from_src88:
 	MOVQ BX, R12
 
 rope_head90:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -2041,22 +2113,29 @@ scale_done91:
 	RET
 
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done98
-	TESTL R9, R9
-	JS    rope_inverse99
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done98
+	TESTL  R9, R9
+	JS     rope_inverse99
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream100
 
-rope_token100:
+rope_token102:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2078,14 +2157,14 @@ rope_token100:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done101
+	JZ      rope_heads_done103
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src102
+	JNE     rope_heads_from_src104
 
-rope_head103:
+rope_head105:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2128,13 +2207,13 @@ rope_head103:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head103
-	JMP            rope_heads_done101
+	JNZ            rope_head105
+	JMP            rope_heads_done103
 
-rope_heads_from_src102:
+rope_heads_from_src104:
 	MOVQ CX, R11
 
-rope_head104:
+rope_head106:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2178,19 +2257,19 @@ rope_head104:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head104
+	JNZ            rope_head106
 
-rope_heads_done101:
+rope_heads_done103:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done105
+	JZ    rope_heads_done107
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src106
+	JNE   rope_heads_from_src108
 
-rope_head107:
+rope_head109:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2233,13 +2312,13 @@ rope_head107:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head107
-	JMP            rope_heads_done105
+	JNZ            rope_head109
+	JMP            rope_heads_done107
 
-rope_heads_from_src106:
+rope_heads_from_src108:
 	MOVQ BX, R11
 
-rope_head108:
+rope_head110:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2283,9 +2362,9 @@ rope_head108:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head108
+	JNZ            rope_head110
 
-rope_heads_done105:
+rope_heads_done107:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2296,11 +2375,301 @@ rope_heads_done105:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token100
-	JMP  rope_done98
+	JNZ  rope_token102
+	JMP  rope_tokens_done101
+
+rope_stream100:
+rope_token111:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done112
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src113
+
+rope_head114:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head114
+	JMP            rope_heads_done112
+
+rope_heads_from_src113:
+	MOVQ CX, R11
+
+rope_head115:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head115
+
+rope_heads_done112:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done116
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src117
+
+rope_head118:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head118
+	JMP            rope_heads_done116
+
+rope_heads_from_src117:
+	MOVQ BX, R11
+
+rope_head119:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head119
+
+rope_heads_done116:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token111
+
+rope_tokens_done101:
+	JMP rope_done98
 
 rope_inverse99:
-rope_token109:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream120
+
+rope_token122:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2322,14 +2691,14 @@ rope_token109:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done110
+	JZ      rope_heads_done123
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src111
+	JNE     rope_heads_from_src124
 
-rope_head112:
+rope_head125:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2372,13 +2741,13 @@ rope_head112:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head112
-	JMP            rope_heads_done110
+	JNZ            rope_head125
+	JMP            rope_heads_done123
 
-rope_heads_from_src111:
+rope_heads_from_src124:
 	MOVQ CX, R11
 
-rope_head113:
+rope_head126:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2422,19 +2791,19 @@ rope_head113:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head113
+	JNZ            rope_head126
 
-rope_heads_done110:
+rope_heads_done123:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done114
+	JZ    rope_heads_done127
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src115
+	JNE   rope_heads_from_src128
 
-rope_head116:
+rope_head129:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2477,13 +2846,13 @@ rope_head116:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head116
-	JMP            rope_heads_done114
+	JNZ            rope_head129
+	JMP            rope_heads_done127
 
-rope_heads_from_src115:
+rope_heads_from_src128:
 	MOVQ BX, R11
 
-rope_head117:
+rope_head130:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2527,9 +2896,9 @@ rope_head117:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head117
+	JNZ            rope_head130
 
-rope_heads_done114:
+rope_heads_done127:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2540,8 +2909,289 @@ rope_heads_done114:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token109
+	JNZ  rope_token122
+	JMP  rope_tokens_done121
 
+rope_stream120:
+rope_token131:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done132
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src133
+
+rope_head134:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head134
+	JMP            rope_heads_done132
+
+rope_heads_from_src133:
+	MOVQ CX, R11
+
+rope_head135:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head135
+
+rope_heads_done132:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done136
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src137
+
+rope_head138:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head138
+	JMP            rope_heads_done136
+
+rope_heads_from_src137:
+	MOVQ BX, R11
+
+rope_head139:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head139
+
+rope_heads_done136:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token131
+
+rope_tokens_done121:
 rope_done98:
 	VZEROUPPER
 	RET
@@ -2554,20 +3204,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done118
+	JZ    scale_done140
 	TESTQ BX, BX
-	JZ    scale_done118
+	JZ    scale_done140
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token119:
+scale_token141:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop121:
+loop143:
 	CMPQ    R8, $0x00000040
-	JB      loop_end122
+	JB      loop_end144
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -2578,34 +3228,34 @@ loop121:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop121
+	JMP     loop143
 
-loop_end122:
-loop123:
+loop_end144:
+loop145:
 	CMPQ    R8, $0x00000010
-	JB      loop_end124
+	JB      loop_end146
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop123
+	JMP     loop145
 
-loop_end124:
+loop_end146:
 	TESTQ     R8, R8
-	JZ        loop_done120
+	JZ        loop_done142
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done120:
+loop_done142:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token119
+	JNZ  scale_token141
 
-scale_done118:
+scale_done140:
 	VZEROUPPER
 	RET
 

@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
@@ -437,10 +437,20 @@ rope_token22:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src24
 
 rope_head25:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
+	PREFETCHT0  192(R11)(R14*1)
+	PREFETCHT0  256(R11)(R14*1)
+	PREFETCHT0  320(R11)(R14*1)
+	PREFETCHT0  384(R11)(R14*1)
+	PREFETCHT0  448(R11)(R14*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -514,6 +524,14 @@ rope_heads_from_src24:
 	MOVQ CX, R12
 
 rope_head26:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
+	PREFETCHT0  192(R12)(R14*1)
+	PREFETCHT0  256(R12)(R14*1)
+	PREFETCHT0  320(R12)(R14*1)
+	PREFETCHT0  384(R12)(R14*1)
+	PREFETCHT0  448(R12)(R14*1)
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -590,10 +608,20 @@ rope_heads_done23:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src28
 
 rope_head29:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
+	PREFETCHT0  192(R11)(R14*1)
+	PREFETCHT0  256(R11)(R14*1)
+	PREFETCHT0  320(R11)(R14*1)
+	PREFETCHT0  384(R11)(R14*1)
+	PREFETCHT0  448(R11)(R14*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -667,6 +695,14 @@ rope_heads_from_src28:
 	MOVQ BX, R12
 
 rope_head30:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
+	PREFETCHT0  192(R12)(R14*1)
+	PREFETCHT0  256(R12)(R14*1)
+	PREFETCHT0  320(R12)(R14*1)
+	PREFETCHT0  384(R12)(R14*1)
+	PREFETCHT0  448(R12)(R14*1)
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1171,10 +1207,20 @@ rope_token50:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src52
 
 rope_head53:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
+	PREFETCHT0  192(R11)(R14*1)
+	PREFETCHT0  256(R11)(R14*1)
+	PREFETCHT0  320(R11)(R14*1)
+	PREFETCHT0  384(R11)(R14*1)
+	PREFETCHT0  448(R11)(R14*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1248,6 +1294,14 @@ rope_heads_from_src52:
 	MOVQ CX, R12
 
 rope_head54:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
+	PREFETCHT0  192(R12)(R14*1)
+	PREFETCHT0  256(R12)(R14*1)
+	PREFETCHT0  320(R12)(R14*1)
+	PREFETCHT0  384(R12)(R14*1)
+	PREFETCHT0  448(R12)(R14*1)
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1324,10 +1378,20 @@ rope_heads_done51:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src56
 
 rope_head57:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
+	PREFETCHT0  192(R11)(R14*1)
+	PREFETCHT0  256(R11)(R14*1)
+	PREFETCHT0  320(R11)(R14*1)
+	PREFETCHT0  384(R11)(R14*1)
+	PREFETCHT0  448(R11)(R14*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1401,6 +1465,14 @@ rope_heads_from_src56:
 	MOVQ BX, R12
 
 rope_head58:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
+	PREFETCHT0  192(R12)(R14*1)
+	PREFETCHT0  256(R12)(R14*1)
+	PREFETCHT0  320(R12)(R14*1)
+	PREFETCHT0  384(R12)(R14*1)
+	PREFETCHT0  448(R12)(R14*1)
 	VMOVUPS     (R12), Y10
 	VMOVUPS     256(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1489,22 +1561,29 @@ rope_done1:
 	RET
 
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done59
-	TESTL R9, R9
-	JS    rope_inverse60
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done59
+	TESTL  R9, R9
+	JS     rope_inverse60
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream61
 
-rope_token61:
+rope_token63:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1518,14 +1597,14 @@ rope_token61:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done62
+	JZ      rope_heads_done64
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src63
+	JNE     rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1560,13 +1639,13 @@ rope_head64:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head64
-	JMP         rope_heads_done62
+	JNZ         rope_head66
+	JMP         rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1602,19 +1681,19 @@ rope_head65:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head65
+	JNZ         rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1649,13 +1728,13 @@ rope_head68:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head70
+	JMP         rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1691,9 +1770,9 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1704,11 +1783,261 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_tokens_done62
+
+rope_stream61:
+rope_token72:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done73
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src74
+
+rope_head75:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	PREFETCHT0  256(R10)(R13*1)
+	PREFETCHT0  320(R10)(R13*1)
+	PREFETCHT0  384(R10)(R13*1)
+	PREFETCHT0  448(R10)(R13*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head75
+	JMP         rope_heads_done73
+
+rope_heads_from_src74:
+	MOVQ CX, R11
+
+rope_head76:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
+	VMOVUPS     (R11), Z8
+	VMOVUPS     256(R11), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R11), Z8
+	VMOVUPS     320(R11), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R11), Z8
+	VMOVUPS     384(R11), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R11), Z8
+	VMOVUPS     448(R11), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head76
+
+rope_heads_done73:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done77
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src78
+
+rope_head79:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	PREFETCHT0  256(R10)(R13*1)
+	PREFETCHT0  320(R10)(R13*1)
+	PREFETCHT0  384(R10)(R13*1)
+	PREFETCHT0  448(R10)(R13*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head79
+	JMP         rope_heads_done77
+
+rope_heads_from_src78:
+	MOVQ BX, R11
+
+rope_head80:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
+	VMOVUPS     (R11), Z8
+	VMOVUPS     256(R11), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R11), Z8
+	VMOVUPS     320(R11), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R11), Z8
+	VMOVUPS     384(R11), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R11), Z8
+	VMOVUPS     448(R11), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done77:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token72
+
+rope_tokens_done62:
+	JMP rope_done59
 
 rope_inverse60:
-rope_token70:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream81
+
+rope_token83:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1722,14 +2051,14 @@ rope_token70:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done71
+	JZ      rope_heads_done84
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src72
+	JNE     rope_heads_from_src85
 
-rope_head73:
+rope_head86:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1764,13 +2093,13 @@ rope_head73:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head73
-	JMP         rope_heads_done71
+	JNZ         rope_head86
+	JMP         rope_heads_done84
 
-rope_heads_from_src72:
+rope_heads_from_src85:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head87:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1806,19 +2135,19 @@ rope_head74:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head74
+	JNZ         rope_head87
 
-rope_heads_done71:
+rope_heads_done84:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done88
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src89
 
-rope_head77:
+rope_head90:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1853,13 +2182,13 @@ rope_head77:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head90
+	JMP         rope_heads_done88
 
-rope_heads_from_src76:
+rope_heads_from_src89:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head91:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1895,9 +2224,9 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head91
 
-rope_heads_done75:
+rope_heads_done88:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1908,8 +2237,249 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token83
+	JMP  rope_tokens_done82
 
+rope_stream81:
+rope_token92:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done93
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src94
+
+rope_head95:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	PREFETCHT0  256(R10)(R13*1)
+	PREFETCHT0  320(R10)(R13*1)
+	PREFETCHT0  384(R10)(R13*1)
+	PREFETCHT0  448(R10)(R13*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head95
+	JMP         rope_heads_done93
+
+rope_heads_from_src94:
+	MOVQ CX, R11
+
+rope_head96:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
+	VMOVUPS     (R11), Z8
+	VMOVUPS     256(R11), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R11), Z8
+	VMOVUPS     320(R11), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R11), Z8
+	VMOVUPS     384(R11), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R11), Z8
+	VMOVUPS     448(R11), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head96
+
+rope_heads_done93:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done97
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src98
+
+rope_head99:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	PREFETCHT0  256(R10)(R13*1)
+	PREFETCHT0  320(R10)(R13*1)
+	PREFETCHT0  384(R10)(R13*1)
+	PREFETCHT0  448(R10)(R13*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head99
+	JMP         rope_heads_done97
+
+rope_heads_from_src98:
+	MOVQ BX, R11
+
+rope_head100:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
+	VMOVUPS     (R11), Z8
+	VMOVUPS     256(R11), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R11), Z8
+	VMOVUPS     320(R11), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R11), Z8
+	VMOVUPS     384(R11), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R11), Z8
+	VMOVUPS     448(R11), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head100
+
+rope_heads_done97:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token92
+
+rope_tokens_done82:
 rope_done59:
 	VZEROUPPER
 	RET

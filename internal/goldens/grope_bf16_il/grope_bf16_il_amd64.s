@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
@@ -497,10 +497,15 @@ rope_token22:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x01, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x01, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src24
 
 rope_head25:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -589,6 +594,9 @@ rope_heads_from_src24:
 	MOVQ CX, R12
 
 rope_head26:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -686,10 +694,15 @@ rope_heads_done23:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x01, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x01, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src28
 
 rope_head29:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -778,6 +791,9 @@ rope_heads_from_src28:
 	MOVQ BX, R12
 
 rope_head30:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1363,10 +1379,15 @@ rope_token50:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x01, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x01, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src52
 
 rope_head53:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1455,6 +1476,9 @@ rope_heads_from_src52:
 	MOVQ CX, R12
 
 rope_head54:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1552,10 +1576,15 @@ rope_heads_done51:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x01, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x01, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src56
 
 rope_head57:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1644,6 +1673,9 @@ rope_heads_from_src56:
 	MOVQ BX, R12
 
 rope_head58:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1753,26 +1785,33 @@ rope_done1:
 	RET
 
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVL  $0x0000003f, AX
-	KMOVW AX, K1
-	MOVL  $0x00000001, AX
-	KMOVW AX, K2
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done59
-	TESTL R9, R9
-	JS    rope_inverse60
+	MOVL   $0x0000003f, AX
+	KMOVW  AX, K1
+	MOVL   $0x00000001, AX
+	KMOVW  AX, K2
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done59
+	TESTL  R9, R9
+	JS     rope_inverse60
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000090, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream61
 
-rope_token61:
+rope_token63:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -1784,14 +1823,14 @@ rope_token61:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done62
+	JZ        rope_heads_done64
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src63
+	JNE       rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1828,13 +1867,13 @@ rope_head64:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head64
-	JMP            rope_heads_done62
+	JNZ            rope_head66
+	JMP            rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1876,19 +1915,19 @@ rope_head65:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head65
+	JNZ            rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1925,13 +1964,13 @@ rope_head68:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head68
-	JMP            rope_heads_done66
+	JNZ            rope_head70
+	JMP            rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1973,9 +2012,9 @@ rope_head69:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head69
+	JNZ            rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1986,11 +2025,255 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_tokens_done62
+
+rope_stream61:
+rope_token72:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000130, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   152(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   216(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 280(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done73
+	MOVQ      qHeadStride+64(FP), R12
+	SHLQ      $0x01, R12
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R13
+	SHLQ      $0x01, R13
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src74
+
+rope_head75:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	VPMOVZXWD      (R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R10), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head75
+	JMP            rope_heads_done73
+
+rope_heads_from_src74:
+	MOVQ CX, R11
+
+rope_head76:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	VPMOVZXWD      (R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R11), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	VMOVUPS        76(R11), Z6
+	VMOVUPS        Z6, 76(R10)
+	VMOVUPS.Z      140(R11), K2, Z6
+	VMOVUPS        Z6, K2, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head76
+
+rope_heads_done73:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done77
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src78
+
+rope_head79:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	VPMOVZXWD      (R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R10), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head79
+	JMP            rope_heads_done77
+
+rope_heads_from_src78:
+	MOVQ BX, R11
+
+rope_head80:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	VPMOVZXWD      (R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R11), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	VMOVUPS        76(R11), Z6
+	VMOVUPS        Z6, 76(R10)
+	VMOVUPS.Z      140(R11), K2, Z6
+	VMOVUPS        Z6, K2, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head80
+
+rope_heads_done77:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token72
+
+rope_tokens_done62:
+	JMP rope_done59
 
 rope_inverse60:
-rope_token70:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000090, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream81
+
+rope_token83:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -2002,14 +2285,14 @@ rope_token70:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done71
+	JZ        rope_heads_done84
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src72
+	JNE       rope_heads_from_src85
 
-rope_head73:
+rope_head86:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2046,13 +2329,13 @@ rope_head73:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head73
-	JMP            rope_heads_done71
+	JNZ            rope_head86
+	JMP            rope_heads_done84
 
-rope_heads_from_src72:
+rope_heads_from_src85:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head87:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2094,19 +2377,19 @@ rope_head74:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head74
+	JNZ            rope_head87
 
-rope_heads_done71:
+rope_heads_done84:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done88
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src89
 
-rope_head77:
+rope_head90:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2143,13 +2426,13 @@ rope_head77:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head77
-	JMP            rope_heads_done75
+	JNZ            rope_head90
+	JMP            rope_heads_done88
 
-rope_heads_from_src76:
+rope_heads_from_src89:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head91:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2191,9 +2474,9 @@ rope_head78:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head78
+	JNZ            rope_head91
 
-rope_heads_done75:
+rope_heads_done88:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2204,8 +2487,243 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token83
+	JMP  rope_tokens_done82
 
+rope_stream81:
+rope_token92:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000130, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   152(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   216(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 280(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done93
+	MOVQ      qHeadStride+64(FP), R12
+	SHLQ      $0x01, R12
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R13
+	SHLQ      $0x01, R13
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src94
+
+rope_head95:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	VPMOVZXWD      (R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R10), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head95
+	JMP            rope_heads_done93
+
+rope_heads_from_src94:
+	MOVQ CX, R11
+
+rope_head96:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	VPMOVZXWD      (R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R11), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	VMOVUPS        76(R11), Z6
+	VMOVUPS        Z6, 76(R10)
+	VMOVUPS.Z      140(R11), K2, Z6
+	VMOVUPS        Z6, K2, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head96
+
+rope_heads_done93:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done97
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src98
+
+rope_head99:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	VPMOVZXWD      (R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R10), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R10), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head99
+	JMP            rope_heads_done97
+
+rope_heads_from_src98:
+	MOVQ BX, R11
+
+rope_head100:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	VPMOVZXWD      (R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, (R10)
+	VPMOVZXWD      32(R11), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, 32(R10)
+	VMOVDQU16.Z    64(R11), K1, Y6
+	VPMOVZXWD      Y6, Z6
+	VPSLLD         $0x10, Z6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VPSRLD         $0x10, Z7, Z6
+	VPANDD.BCST    c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD         Z7, Z6, Z6
+	VPSRLD         $0x10, Z6, Z6
+	VPMOVDW        Z6, K1, 64(R10)
+	VMOVUPS        76(R11), Z6
+	VMOVUPS        Z6, 76(R10)
+	VMOVUPS.Z      140(R11), K2, Z6
+	VMOVUPS        Z6, K2, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head100
+
+rope_heads_done97:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token92
+
+rope_tokens_done82:
 rope_done59:
 	VZEROUPPER
 	RET

@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, F16C, FMA3
+// Requires: AVX, F16C, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
@@ -447,10 +447,15 @@ rope_token22:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x01, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x01, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src24
 
 rope_head25:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -530,6 +535,9 @@ rope_heads_from_src24:
 	MOVQ CX, R12
 
 rope_head26:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
 	VCVTPH2PS   (R12), Y10
 	VCVTPH2PS   78(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -586,11 +594,11 @@ rope_head26:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R14
-	VMOVD       R14, X12
+	MOVWLZX     76(R12), R15
+	VMOVD       R15, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R14
-	VMOVD       R14, X13
+	MOVWLZX     154(R12), R15
+	VMOVD       R15, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -614,10 +622,15 @@ rope_heads_done23:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x01, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x01, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src28
 
 rope_head29:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -697,6 +710,9 @@ rope_heads_from_src28:
 	MOVQ BX, R12
 
 rope_head30:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
 	VCVTPH2PS   (R12), Y10
 	VCVTPH2PS   78(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -753,11 +769,11 @@ rope_head30:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R14
-	VMOVD       R14, X12
+	MOVWLZX     76(R12), R15
+	VMOVD       R15, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R14
-	VMOVD       R14, X13
+	MOVWLZX     154(R12), R15
+	VMOVD       R15, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -1219,10 +1235,15 @@ rope_token50:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x01, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x01, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src52
 
 rope_head53:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1302,6 +1323,9 @@ rope_heads_from_src52:
 	MOVQ CX, R12
 
 rope_head54:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
 	VCVTPH2PS   (R12), Y10
 	VCVTPH2PS   78(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1358,11 +1382,11 @@ rope_head54:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R14
-	VMOVD       R14, X12
+	MOVWLZX     76(R12), R15
+	VMOVD       R15, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R14
-	VMOVD       R14, X13
+	MOVWLZX     154(R12), R15
+	VMOVD       R15, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -1386,10 +1410,15 @@ rope_heads_done51:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x01, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x01, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src56
 
 rope_head57:
+	PREFETCHT0  (R11)(R14*1)
+	PREFETCHT0  64(R11)(R14*1)
+	PREFETCHT0  128(R11)(R14*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1469,6 +1498,9 @@ rope_heads_from_src56:
 	MOVQ BX, R12
 
 rope_head58:
+	PREFETCHT0  (R12)(R14*1)
+	PREFETCHT0  64(R12)(R14*1)
+	PREFETCHT0  128(R12)(R14*1)
 	VCVTPH2PS   (R12), Y10
 	VCVTPH2PS   78(R12), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1525,11 +1557,11 @@ rope_head58:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R14
-	VMOVD       R14, X12
+	MOVWLZX     76(R12), R15
+	VMOVD       R15, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R14
-	VMOVD       R14, X13
+	MOVWLZX     154(R12), R15
+	VMOVD       R15, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -1565,26 +1597,33 @@ rope_done1:
 	RET
 
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVL  $0x0000007f, AX
-	KMOVW AX, K1
-	MOVL  $0x00000001, AX
-	KMOVW AX, K2
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done59
-	TESTL R9, R9
-	JS    rope_inverse60
+	MOVL   $0x0000007f, AX
+	KMOVW  AX, K1
+	MOVL   $0x00000001, AX
+	KMOVW  AX, K2
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done59
+	TESTL  R9, R9
+	JS     rope_inverse60
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x000000a0, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream61
 
-rope_token61:
+rope_token63:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1596,14 +1635,14 @@ rope_token61:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done62
+	JZ        rope_heads_done64
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src63
+	JNE       rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1634,13 +1673,13 @@ rope_head64:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head64
-	JMP         rope_heads_done62
+	JNZ         rope_head66
+	JMP         rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1674,19 +1713,19 @@ rope_head65:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head65
+	JNZ         rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1717,13 +1756,13 @@ rope_head68:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head70
+	JMP         rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1757,9 +1796,9 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1770,11 +1809,227 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_tokens_done62
+
+rope_stream61:
+rope_token72:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000138, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   156(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   220(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 284(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done73
+	MOVQ      qHeadStride+64(FP), R12
+	SHLQ      $0x01, R12
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R13
+	SHLQ      $0x01, R13
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src74
+
+rope_head75:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head75
+	JMP         rope_heads_done73
+
+rope_heads_from_src74:
+	MOVQ CX, R11
+
+rope_head76:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	VCVTPH2PS   (R11), Z6
+	VCVTPH2PS   78(R11), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R11), Z6
+	VCVTPH2PS   110(R11), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R11), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R11), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	VMOVUPS.Z   156(R11), K2, Z6
+	VMOVUPS     Z6, K2, 156(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head76
+
+rope_heads_done73:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done77
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src78
+
+rope_head79:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head79
+	JMP         rope_heads_done77
+
+rope_heads_from_src78:
+	MOVQ BX, R11
+
+rope_head80:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	VCVTPH2PS   (R11), Z6
+	VCVTPH2PS   78(R11), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R11), Z6
+	VCVTPH2PS   110(R11), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R11), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R11), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	VMOVUPS.Z   156(R11), K2, Z6
+	VMOVUPS     Z6, K2, 156(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done77:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token72
+
+rope_tokens_done62:
+	JMP rope_done59
 
 rope_inverse60:
-rope_token70:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x000000a0, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream81
+
+rope_token83:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1786,14 +2041,14 @@ rope_token70:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done71
+	JZ        rope_heads_done84
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src72
+	JNE       rope_heads_from_src85
 
-rope_head73:
+rope_head86:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1824,13 +2079,13 @@ rope_head73:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head73
-	JMP         rope_heads_done71
+	JNZ         rope_head86
+	JMP         rope_heads_done84
 
-rope_heads_from_src72:
+rope_heads_from_src85:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head87:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1864,19 +2119,19 @@ rope_head74:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head74
+	JNZ         rope_head87
 
-rope_heads_done71:
+rope_heads_done84:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done88
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src89
 
-rope_head77:
+rope_head90:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1907,13 +2162,13 @@ rope_head77:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head90
+	JMP         rope_heads_done88
 
-rope_heads_from_src76:
+rope_heads_from_src89:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head91:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1947,9 +2202,9 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head91
 
-rope_heads_done75:
+rope_heads_done88:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1960,8 +2215,215 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token83
+	JMP  rope_tokens_done82
 
+rope_stream81:
+rope_token92:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000138, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   156(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   220(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 284(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done93
+	MOVQ      qHeadStride+64(FP), R12
+	SHLQ      $0x01, R12
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R13
+	SHLQ      $0x01, R13
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src94
+
+rope_head95:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head95
+	JMP         rope_heads_done93
+
+rope_heads_from_src94:
+	MOVQ CX, R11
+
+rope_head96:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	VCVTPH2PS   (R11), Z6
+	VCVTPH2PS   78(R11), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R11), Z6
+	VCVTPH2PS   110(R11), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R11), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R11), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	VMOVUPS.Z   156(R11), K2, Z6
+	VMOVUPS     Z6, K2, 156(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head96
+
+rope_heads_done93:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done97
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src98
+
+rope_head99:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head99
+	JMP         rope_heads_done97
+
+rope_heads_from_src98:
+	MOVQ BX, R11
+
+rope_head100:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	VCVTPH2PS   (R11), Z6
+	VCVTPH2PS   78(R11), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R11), Z6
+	VCVTPH2PS   110(R11), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R11), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R11), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	VMOVUPS.Z   156(R11), K2, Z6
+	VMOVUPS     Z6, K2, 156(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head100
+
+rope_heads_done97:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token92
+
+rope_tokens_done82:
 rope_done59:
 	VZEROUPPER
 	RET

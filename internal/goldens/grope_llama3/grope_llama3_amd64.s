@@ -5,22 +5,29 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done1
-	TESTL R9, R9
-	JS    rope_inverse2
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done1
+	TESTL  R9, R9
+	JS     rope_inverse2
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream3
 
-rope_token3:
+rope_token5:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -34,14 +41,14 @@ rope_token3:
 	VMOVUPS 224(R9), Y7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done4
+	JZ      rope_heads_done6
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src5
+	JNE     rope_heads_from_src7
 
-rope_head6:
+rope_head8:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
@@ -76,13 +83,13 @@ rope_head6:
 	VMOVUPS     Y11, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head6
-	JMP         rope_heads_done4
+	JNZ         rope_head8
+	JMP         rope_heads_done6
 
-rope_heads_from_src5:
+rope_heads_from_src7:
 	MOVQ CX, R11
 
-rope_head7:
+rope_head9:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -118,19 +125,19 @@ rope_head7:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head7
+	JNZ         rope_head9
 
-rope_heads_done4:
+rope_heads_done6:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done8
+	JZ    rope_heads_done10
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src9
+	JNE   rope_heads_from_src11
 
-rope_head10:
+rope_head12:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
@@ -165,13 +172,13 @@ rope_head10:
 	VMOVUPS     Y11, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head10
-	JMP         rope_heads_done8
+	JNZ         rope_head12
+	JMP         rope_heads_done10
 
-rope_heads_from_src9:
+rope_heads_from_src11:
 	MOVQ BX, R11
 
-rope_head11:
+rope_head13:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -207,9 +214,9 @@ rope_head11:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head11
+	JNZ         rope_head13
 
-rope_heads_done8:
+rope_heads_done10:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -220,11 +227,245 @@ rope_heads_done8:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token3
-	JMP  rope_done1
+	JNZ  rope_token5
+	JMP  rope_tokens_done4
+
+rope_stream3:
+rope_token14:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000100, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 128(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 160(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 192(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 224(R9), Y7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done15
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src16
+
+rope_head17:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head17
+	JMP         rope_heads_done15
+
+rope_heads_from_src16:
+	MOVQ CX, R11
+
+rope_head18:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head18
+
+rope_heads_done15:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done19
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src20
+
+rope_head21:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head21
+	JMP         rope_heads_done19
+
+rope_heads_from_src20:
+	MOVQ BX, R11
+
+rope_head22:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head22
+
+rope_heads_done19:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token14
+
+rope_tokens_done4:
+	JMP rope_done1
 
 rope_inverse2:
-rope_token12:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream23
+
+rope_token25:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -238,14 +479,14 @@ rope_token12:
 	VMOVUPS 224(R9), Y7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done13
+	JZ      rope_heads_done26
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src14
+	JNE     rope_heads_from_src27
 
-rope_head15:
+rope_head28:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
@@ -280,13 +521,13 @@ rope_head15:
 	VMOVUPS     Y11, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head15
-	JMP         rope_heads_done13
+	JNZ         rope_head28
+	JMP         rope_heads_done26
 
-rope_heads_from_src14:
+rope_heads_from_src27:
 	MOVQ CX, R11
 
-rope_head16:
+rope_head29:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -322,19 +563,19 @@ rope_head16:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head16
+	JNZ         rope_head29
 
-rope_heads_done13:
+rope_heads_done26:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done17
+	JZ    rope_heads_done30
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src18
+	JNE   rope_heads_from_src31
 
-rope_head19:
+rope_head32:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
@@ -369,13 +610,13 @@ rope_head19:
 	VMOVUPS     Y11, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head19
-	JMP         rope_heads_done17
+	JNZ         rope_head32
+	JMP         rope_heads_done30
 
-rope_heads_from_src18:
+rope_heads_from_src31:
 	MOVQ BX, R11
 
-rope_head20:
+rope_head33:
 	VMOVUPS     (R11), Y8
 	VMOVUPS     128(R11), Y9
 	VMULPS      Y1, Y9, Y10
@@ -411,9 +652,9 @@ rope_head20:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head20
+	JNZ         rope_head33
 
-rope_heads_done17:
+rope_heads_done30:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -424,29 +665,261 @@ rope_heads_done17:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token12
+	JNZ  rope_token25
+	JMP  rope_tokens_done24
 
+rope_stream23:
+rope_token34:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000100, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Y0
+	VMOVUPS 128(R9), Y1
+	VMOVUPS 32(R9), Y2
+	VMOVUPS 160(R9), Y3
+	VMOVUPS 64(R9), Y4
+	VMOVUPS 192(R9), Y5
+	VMOVUPS 96(R9), Y6
+	VMOVUPS 224(R9), Y7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done35
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src36
+
+rope_head37:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head37
+	JMP         rope_heads_done35
+
+rope_heads_from_src36:
+	MOVQ CX, R11
+
+rope_head38:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head38
+
+rope_heads_done35:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done39
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src40
+
+rope_head41:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Y8
+	VMOVUPS     128(R10), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R10), Y8
+	VMOVUPS     160(R10), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R10), Y8
+	VMOVUPS     192(R10), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R10), Y8
+	VMOVUPS     224(R10), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head41
+	JMP         rope_heads_done39
+
+rope_heads_from_src40:
+	MOVQ BX, R11
+
+rope_head42:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Y8
+	VMOVUPS     128(R11), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMADD231PS Y0, Y8, Y10
+	VFMSUB231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R10)
+	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     32(R11), Y8
+	VMOVUPS     160(R11), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMADD231PS Y2, Y8, Y10
+	VFMSUB231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R10)
+	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     64(R11), Y8
+	VMOVUPS     192(R11), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMADD231PS Y4, Y8, Y10
+	VFMSUB231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R10)
+	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     96(R11), Y8
+	VMOVUPS     224(R11), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMADD231PS Y6, Y8, Y10
+	VFMSUB231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R10)
+	VMOVUPS     Y11, 224(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head42
+
+rope_heads_done39:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token34
+
+rope_tokens_done24:
 rope_done1:
 	VZEROUPPER
 	RET
 
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done21
-	TESTL R9, R9
-	JS    rope_inverse22
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done43
+	TESTL  R9, R9
+	JS     rope_inverse44
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream45
 
-rope_token23:
+rope_token47:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -456,14 +929,14 @@ rope_token23:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done24
+	JZ      rope_heads_done48
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src25
+	JNE     rope_heads_from_src49
 
-rope_head26:
+rope_head50:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -482,13 +955,13 @@ rope_head26:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head26
-	JMP         rope_heads_done24
+	JNZ         rope_head50
+	JMP         rope_heads_done48
 
-rope_heads_from_src25:
+rope_heads_from_src49:
 	MOVQ CX, R11
 
-rope_head27:
+rope_head51:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -508,19 +981,19 @@ rope_head27:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head27
+	JNZ         rope_head51
 
-rope_heads_done24:
+rope_heads_done48:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done28
+	JZ    rope_heads_done52
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src29
+	JNE   rope_heads_from_src53
 
-rope_head30:
+rope_head54:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -539,13 +1012,13 @@ rope_head30:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head30
-	JMP         rope_heads_done28
+	JNZ         rope_head54
+	JMP         rope_heads_done52
 
-rope_heads_from_src29:
+rope_heads_from_src53:
 	MOVQ BX, R11
 
-rope_head31:
+rope_head55:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -565,9 +1038,9 @@ rope_head31:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head31
+	JNZ         rope_head55
 
-rope_heads_done28:
+rope_heads_done52:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -578,11 +1051,11 @@ rope_heads_done28:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token23
-	JMP  rope_done21
+	JNZ  rope_token47
+	JMP  rope_tokens_done46
 
-rope_inverse22:
-rope_token32:
+rope_stream45:
+rope_token56:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -592,118 +1065,138 @@ rope_token32:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done33
+	JZ      rope_heads_done57
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src34
+	JNE     rope_heads_from_src58
 
-rope_head35:
+rope_head59:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
 	VMOVUPS     Z6, (R10)
 	VMOVUPS     Z7, 128(R10)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
 	VMOVUPS     Z6, 64(R10)
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head35
-	JMP         rope_heads_done33
+	JNZ         rope_head59
+	JMP         rope_heads_done57
 
-rope_heads_from_src34:
+rope_heads_from_src58:
 	MOVQ CX, R11
 
-rope_head36:
+rope_head60:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
 	VMOVUPS     Z6, (R10)
 	VMOVUPS     Z7, 128(R10)
 	VMOVUPS     64(R11), Z4
 	VMOVUPS     192(R11), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
 	VMOVUPS     Z6, 64(R10)
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head36
+	JNZ         rope_head60
 
-rope_heads_done33:
+rope_heads_done57:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done37
+	JZ    rope_heads_done61
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src38
+	JNE   rope_heads_from_src62
 
-rope_head39:
+rope_head63:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
 	VMOVUPS     Z6, (R10)
 	VMOVUPS     Z7, 128(R10)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
 	VMOVUPS     Z6, 64(R10)
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head39
-	JMP         rope_heads_done37
+	JNZ         rope_head63
+	JMP         rope_heads_done61
 
-rope_heads_from_src38:
+rope_heads_from_src62:
 	MOVQ BX, R11
 
-rope_head40:
+rope_head64:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
 	VMOVUPS     Z6, (R10)
 	VMOVUPS     Z7, 128(R10)
 	VMOVUPS     64(R11), Z4
 	VMOVUPS     192(R11), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
 	VMOVUPS     Z6, 64(R10)
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head40
+	JNZ         rope_head64
 
-rope_heads_done37:
+rope_heads_done61:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -714,8 +1207,311 @@ rope_heads_done37:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token32
+	JNZ  rope_token56
 
-rope_done21:
+rope_tokens_done46:
+	JMP rope_done43
+
+rope_inverse44:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream65
+
+rope_token67:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000100, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 128(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 192(R9), Z3
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done68
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src69
+
+rope_head70:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head70
+	JMP         rope_heads_done68
+
+rope_heads_from_src69:
+	MOVQ CX, R11
+
+rope_head71:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head71
+
+rope_heads_done68:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done72
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src73
+
+rope_head74:
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head74
+	JMP         rope_heads_done72
+
+rope_heads_from_src73:
+	MOVQ BX, R11
+
+rope_head75:
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head75
+
+rope_heads_done72:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token67
+	JMP  rope_tokens_done66
+
+rope_stream65:
+rope_token76:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000100, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 128(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 192(R9), Z3
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done77
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src78
+
+rope_head79:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head79
+	JMP         rope_heads_done77
+
+rope_heads_from_src78:
+	MOVQ CX, R11
+
+rope_head80:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done77:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done81
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src82
+
+rope_head83:
+	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT0  128(R10)(R13*1)
+	PREFETCHT0  192(R10)(R13*1)
+	VMOVUPS     (R10), Z4
+	VMOVUPS     128(R10), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R10), Z4
+	VMOVUPS     192(R10), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head83
+	JMP         rope_heads_done81
+
+rope_heads_from_src82:
+	MOVQ BX, R11
+
+rope_head84:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	VMOVUPS     (R11), Z4
+	VMOVUPS     128(R11), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R10)
+	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     64(R11), Z4
+	VMOVUPS     192(R11), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R10)
+	VMOVUPS     Z7, 192(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head84
+
+rope_heads_done81:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token76
+
+rope_tokens_done66:
+rope_done43:
 	VZEROUPPER
 	RET

@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
@@ -617,10 +617,20 @@ rope_token38:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src40
 
 rope_head41:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -710,6 +720,14 @@ rope_heads_from_src40:
 	MOVQ CX, R12
 
 rope_head42:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -802,10 +820,20 @@ rope_heads_done39:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src44
 
 rope_head45:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -895,6 +923,14 @@ rope_heads_from_src44:
 	MOVQ BX, R12
 
 rope_head46:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1595,10 +1631,20 @@ rope_token82:
 	MOVQ    qHeadStride+64(FP), R13
 	SHLQ    $0x02, R13
 	MOVQ    AX, R11
+	MOVQ    qStride+56(FP), R14
+	SHLQ    $0x02, R14
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src84
 
 rope_head85:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1688,6 +1734,14 @@ rope_heads_from_src84:
 	MOVQ CX, R12
 
 rope_head86:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1780,10 +1834,20 @@ rope_heads_done83:
 	MOVQ  kHeadStride+136(FP), R13
 	SHLQ  $0x02, R13
 	MOVQ  DX, R11
+	MOVQ  kStride+128(FP), R14
+	SHLQ  $0x02, R14
 	CMPQ  DX, BX
 	JNE   rope_heads_from_src88
 
 rope_head89:
+	PREFETCHT0     (R11)(R14*1)
+	PREFETCHT0     64(R11)(R14*1)
+	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT0     192(R11)(R14*1)
+	PREFETCHT0     256(R11)(R14*1)
+	PREFETCHT0     320(R11)(R14*1)
+	PREFETCHT0     384(R11)(R14*1)
+	PREFETCHT0     448(R11)(R14*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1873,6 +1937,14 @@ rope_heads_from_src88:
 	MOVQ BX, R12
 
 rope_head90:
+	PREFETCHT0     (R12)(R14*1)
+	PREFETCHT0     64(R12)(R14*1)
+	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT0     192(R12)(R14*1)
+	PREFETCHT0     256(R12)(R14*1)
+	PREFETCHT0     320(R12)(R14*1)
+	PREFETCHT0     384(R12)(R14*1)
+	PREFETCHT0     448(R12)(R14*1)
 	VMOVUPS        (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1977,22 +2049,29 @@ rope_done1:
 	RET
 
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
-	MOVQ  q_base+0(FP), AX
-	MOVQ  qSrc_base+24(FP), CX
-	MOVQ  k_base+72(FP), DX
-	MOVQ  kSrc_base+96(FP), BX
-	MOVQ  table_base+144(FP), SI
-	MOVQ  idx_base+168(FP), DI
-	MOVQ  idx_len+176(FP), R8
-	MOVL  sign+192(FP), R9
-	TESTQ R8, R8
-	JZ    rope_done91
-	TESTL R9, R9
-	JS    rope_inverse92
+	MOVQ   q_base+0(FP), AX
+	MOVQ   qSrc_base+24(FP), CX
+	MOVQ   k_base+72(FP), DX
+	MOVQ   kSrc_base+96(FP), BX
+	MOVQ   table_base+144(FP), SI
+	MOVQ   idx_base+168(FP), DI
+	MOVQ   idx_len+176(FP), R8
+	MOVL   sign+192(FP), R9
+	TESTQ  R8, R8
+	JZ     rope_done91
+	TESTL  R9, R9
+	JS     rope_inverse92
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream93
 
-rope_token93:
+rope_token95:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2014,14 +2093,14 @@ rope_token93:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done94
+	JZ      rope_heads_done96
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src95
+	JNE     rope_heads_from_src97
 
-rope_head96:
+rope_head98:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2064,13 +2143,13 @@ rope_head96:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head96
-	JMP            rope_heads_done94
+	JNZ            rope_head98
+	JMP            rope_heads_done96
 
-rope_heads_from_src95:
+rope_heads_from_src97:
 	MOVQ CX, R11
 
-rope_head97:
+rope_head99:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2114,19 +2193,19 @@ rope_head97:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head97
+	JNZ            rope_head99
 
-rope_heads_done94:
+rope_heads_done96:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done98
+	JZ    rope_heads_done100
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src99
+	JNE   rope_heads_from_src101
 
-rope_head100:
+rope_head102:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2169,13 +2248,13 @@ rope_head100:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head100
-	JMP            rope_heads_done98
+	JNZ            rope_head102
+	JMP            rope_heads_done100
 
-rope_heads_from_src99:
+rope_heads_from_src101:
 	MOVQ BX, R11
 
-rope_head101:
+rope_head103:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2219,9 +2298,9 @@ rope_head101:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head101
+	JNZ            rope_head103
 
-rope_heads_done98:
+rope_heads_done100:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2232,11 +2311,301 @@ rope_heads_done98:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token93
-	JMP  rope_done91
+	JNZ  rope_token95
+	JMP  rope_tokens_done94
+
+rope_stream93:
+rope_token104:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done105
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src106
+
+rope_head107:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head107
+	JMP            rope_heads_done105
+
+rope_heads_from_src106:
+	MOVQ CX, R11
+
+rope_head108:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head108
+
+rope_heads_done105:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done109
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src110
+
+rope_head111:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head111
+	JMP            rope_heads_done109
+
+rope_heads_from_src110:
+	MOVQ BX, R11
+
+rope_head112:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head112
+
+rope_heads_done109:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token104
+
+rope_tokens_done94:
+	JMP rope_done91
 
 rope_inverse92:
-rope_token102:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream113
+
+rope_token115:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2258,14 +2627,14 @@ rope_token102:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done103
+	JZ      rope_heads_done116
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src104
+	JNE     rope_heads_from_src117
 
-rope_head105:
+rope_head118:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2308,13 +2677,13 @@ rope_head105:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head105
-	JMP            rope_heads_done103
+	JNZ            rope_head118
+	JMP            rope_heads_done116
 
-rope_heads_from_src104:
+rope_heads_from_src117:
 	MOVQ CX, R11
 
-rope_head106:
+rope_head119:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2358,19 +2727,19 @@ rope_head106:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head106
+	JNZ            rope_head119
 
-rope_heads_done103:
+rope_heads_done116:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done107
+	JZ    rope_heads_done120
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src108
+	JNE   rope_heads_from_src121
 
-rope_head109:
+rope_head122:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2413,13 +2782,13 @@ rope_head109:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
+	JNZ            rope_head122
+	JMP            rope_heads_done120
 
-rope_heads_from_src108:
+rope_heads_from_src121:
 	MOVQ BX, R11
 
-rope_head110:
+rope_head123:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2463,9 +2832,9 @@ rope_head110:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head110
+	JNZ            rope_head123
 
-rope_heads_done107:
+rope_heads_done120:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2476,8 +2845,289 @@ rope_heads_done107:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token102
+	JNZ  rope_token115
+	JMP  rope_tokens_done114
 
+rope_stream113:
+rope_token124:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done125
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src126
+
+rope_head127:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head127
+	JMP            rope_heads_done125
+
+rope_heads_from_src126:
+	MOVQ CX, R11
+
+rope_head128:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head128
+
+rope_heads_done125:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done129
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src130
+
+rope_head131:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head131
+	JMP            rope_heads_done129
+
+rope_heads_from_src130:
+	MOVQ BX, R11
+
+rope_head132:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head132
+
+rope_heads_done129:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token124
+
+rope_tokens_done114:
 rope_done91:
 	VZEROUPPER
 	RET
