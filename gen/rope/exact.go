@@ -50,14 +50,15 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("exactLow").Op("=").Lit(1).Op("<<").Id("exactShift"),
 	)
 
-	// type sincos struct{ c, s [nFreq]float64 }
-	f.Comment("sincos holds the cosines and sines of one angle per pair, in float64.")
-	f.Type().Id("sincos").Struct(jen.List(jen.Id("c"), jen.Id("s")).Index(jen.Id("nFreq")).Float64())
+	// type sincos [2 * nFreq]float64
+	f.Comment("sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in")
+	f.Comment("float64: the operand layout of the combineRows kernel (asm/abi CombineRows).")
+	f.Type().Id("sincos").Index(jen.Lit(2).Op("*").Id("nFreq")).Float64()
 
-	// type hiRow struct { hi int32; sincos }
+	// type hiRow struct { hi int32; sc sincos }
 	f.Comment("hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the")
 	f.Comment("AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).")
-	f.Type().Id("hiRow").Struct(jen.Id("hi").Int32(), jen.Id("sincos"))
+	f.Type().Id("hiRow").Struct(jen.Id("hi").Int32(), jen.Id("sc").Id("sincos"))
 
 	// type posRow struct { pos int32; row [rowLen]float32 }
 	f.Comment("posRow is the float32 table row of one position outside the table.")
@@ -71,7 +72,7 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
 		jen.Id("lowOnce").Qual("sync", "Once"),
-		jen.Id("low").Op("*").Index(jen.Id("exactLow")).Id("sincos"),
+		jen.Id("low").Op("*").Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64(),
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 		jen.Id("asked").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Int64"),
@@ -103,14 +104,17 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...),
 	)
 
-	// func (fs *freqSet) lowRows() *[exactLow]sincos
-	f.Comment("lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.")
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("lowRows").Params().Op("*").Index(jen.Id("exactLow")).Id("sincos").Block(
+	// func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64
+	f.Comment("lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use:")
+	f.Comment("row lo is a sincos at lo·2·nFreq.")
+	lowType := jen.Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64()
+	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("lowRows").Params().Op("*").Add(lowType.Clone()).Block(
 		jen.Id("fs").Dot("lowOnce").Dot("Do").Call(jen.Func().Params().Block(
-			jen.Id("low").Op(":=").New(jen.Index(jen.Id("exactLow")).Id("sincos")),
-			jen.For(jen.Id("lo").Op(":=").Range().Id("low")).Block(
+			jen.Id("low").Op(":=").New(lowType.Clone()),
+			jen.For(jen.Id("lo").Op(":=").Lit(0), jen.Id("lo").Op("<").Id("exactLow"), jen.Id("lo").Op("++")).Block(
+				jen.Id("r").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(jen.Id("low").Index(jen.Id("lo").Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
 				jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
-					jen.List(jen.Id("low").Index(jen.Id("lo")).Dot("s").Index(jen.Id("i")), jen.Id("low").Index(jen.Id("lo")).Dot("c").Index(jen.Id("i"))).Op("=").
+					jen.List(jen.Id("r").Index(jen.Id("nFreq").Op("+").Id("i")), jen.Id("r").Index(jen.Id("i"))).Op("=").
 						Qual("math", "Sincos").Call(jen.Float64().Call(jen.Id("lo")).Op("*").Id("wi")),
 				),
 			),
@@ -132,7 +136,7 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("base").Op(":=").Float64().Call(jen.Id("hi")).Op("*").Id("exactLow"),
 		jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
 			jen.List(jen.Id("sn"), jen.Id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Id("base").Op("*").Id("wi")),
-			jen.List(jen.Id("h").Dot("c").Index(jen.Id("i")), jen.Id("h").Dot("s").Index(jen.Id("i"))).Op("=").
+			jen.List(jen.Id("h").Dot("sc").Index(jen.Id("i")), jen.Id("h").Dot("sc").Index(jen.Id("nFreq").Op("+").Id("i"))).Op("=").
 				List(jen.Id("AttentionFactor").Op("*").Id("cs"), jen.Id("AttentionFactor").Op("*").Id("sn")),
 		),
 		jen.Id("slot").Dot("Store").Call(jen.Id("h")),
@@ -140,30 +144,55 @@ func ropeExact(f *jen.File, c *Consts) {
 	)
 
 	// func (fs *freqSet) fillRows(rows []float32, pos []int32)
-	f.Comment("fillRows computes the table rows of pos into rows by angle addition, looking the")
-	f.Comment("hi row up only when hi changes.")
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(jen.Id("rows").Index().Float32(), jen.Id("pos").Index().Int32()).Block(
-		jen.Id("low").Op(":=").Id("fs").Dot("lowRows").Call(),
-		jen.Var().Id("h").Op("*").Id("hiRow"),
-		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
-			jen.If(jen.Id("hi").Op(":=").Id("p").Op(">>").Id("exactShift"), jen.Id("h").Op("==").Nil().Op("||").Id("h").Dot("hi").Op("!=").Id("hi")).Block(
-				jen.Id("h").Op("=").Id("fs").Dot("hiRow").Call(jen.Id("hi")),
+	f.Comment("fillRows computes the table rows of pos into rows by angle addition: one")
+	f.Comment("combineRows call of the active variant per run of positions sharing hi.")
+	id := jen.Id
+	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
+		id("low").Op(":=").Id("fs").Dot("lowRows").Call(),
+		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")), jen.Empty()).Block(
+			id("hi").Op(":=").Id("pos").Index(id("t")).Op(">>").Id("exactShift"),
+			id("e").Op(":=").Id("t").Op("+").Lit(1),
+			jen.For(id("e").Op("<").Len(id("pos")).Op("&&").Id("pos").Index(id("e")).Op(">>").Id("exactShift").Op("==").Id("hi")).Block(
+				id("e").Op("++"),
 			),
-			jen.Id("combine").Call(ropeRowPtr(jen.Id("rows"), jen.Id("t")), jen.Op("&").Id("h").Dot("sincos"), jen.Op("&").Id("low").Index(jen.Id("p").Op("&").Parens(jen.Id("exactLow").Op("-").Lit(1)))),
+			id("active").Dot("combineRows").Call(
+				id("rows").Index(id("t").Op("*").Id("rowLen"), id("e").Op("*").Id("rowLen")),
+				id("fs").Dot("hiRow").Call(id("hi")).Dot("sc").Index(jen.Empty(), jen.Empty()),
+				id("low").Index(jen.Empty(), jen.Empty()),
+				id("pos").Index(id("t"), id("e")),
+				id("exactLow").Op("-").Lit(1),
+			),
+			id("t").Op("=").Id("e"),
+		),
+	)
+
+	// func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int)
+	f.Comment("combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t")
+	f.Comment("of rows is combine of hi and the low row pos[t]&mask.")
+	f.Func().Id("combineRowsGeneric").Params(id("rows").Index().Float32(), jen.List(id("hi"), id("low")).Index().Float64(), id("pos").Index().Int32(), id("mask").Int()).Block(
+		id("h").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(id("hi")),
+		jen.For(jen.List(id("t"), id("p")).Op(":=").Range().Id("pos")).Block(
+			id("combine").Call(ropeRowPtr(id("rows"), id("t")), id("h"),
+				jen.Parens(jen.Op("*").Id("sincos")).Call(id("low").Index(jen.Parens(jen.Int().Call(id("p")).Op("&").Id("mask")).Op("*").Parens(jen.Lit(2).Op("*").Id("nFreq")), jen.Empty()))),
 		),
 	)
 
 	// func combine(row *[rowLen]float32, h, l *sincos) — the complex product h·l per pair, rounded once.
 	f.Comment("combine stores in row the product of the hi factors h and the lo factors l per")
-	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per")
-	f.Comment("iteration give the out-of-order core two independent chains.")
+	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64 with every product rounded (never fused,")
+	f.Comment("as in the assembly kernels), rounded once to float32; two pairs per iteration give")
+	f.Comment("the out-of-order core two independent chains.")
 	pair := func(j jen.Code, sfx string) []jen.Code {
 		at := func(arr string) *jen.Statement { return jen.Id(arr).Index(j) }
 		c, sn := "c"+sfx, "s"+sfx
+		// float64(x*y): an explicit conversion forbids fusing the product
+		// into an FMA (Go spec, Arithmetic operators), as the assembly
+		// kernels do not fuse either.
+		prod := func(x, y string) *jen.Statement { return jen.Float64().Call(at(x).Op("*").Add(at(y))) }
 		code := []jen.Code{
 			jen.List(jen.Id(c), jen.Id(sn)).Op(":=").List(
-				at("hc").Op("*").Add(at("lc")).Op("-").Add(at("hs")).Op("*").Add(at("ls")),
-				at("hs").Op("*").Add(at("lc")).Op("+").Add(at("hc")).Op("*").Add(at("ls")),
+				prod("hc", "lc").Op("-").Add(prod("hs", "ls")),
+				prod("hs", "lc").Op("+").Add(prod("hc", "ls")),
 			),
 		}
 		if s.Layout == spec.LayoutHalf {
@@ -179,8 +208,11 @@ func ropeExact(f *jen.File, c *Consts) {
 		)
 	}
 	f.Func().Id("combine").Params(jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(), jen.List(jen.Id("h"), jen.Id("l")).Op("*").Id("sincos")).BlockFunc(func(g *jen.Group) {
+		half := func(v, lo string) jen.Code {
+			return jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Id(lo), jen.Empty()))
+		}
 		g.List(jen.Id("hc"), jen.Id("hs"), jen.Id("lc"), jen.Id("ls")).Op(":=").List(
-			jen.Op("&").Id("h").Dot("c"), jen.Op("&").Id("h").Dot("s"), jen.Op("&").Id("l").Dot("c"), jen.Op("&").Id("l").Dot("s"))
+			half("h", "0"), half("h", "nFreq"), half("l", "0"), half("l", "nFreq"))
 		body := append(pair(jen.Id("i"), "0"), pair(jen.Id("i").Op("+").Lit(1), "1")...)
 		g.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Id("nFreq"), jen.Id("i").Op("+=").Lit(2)).Block(body...)
 		if (s.RotaryDim/2)%2 == 1 {
