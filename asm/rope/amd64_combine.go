@@ -43,7 +43,7 @@ func (g gen) combineRows(p Params) {
 	lanes := g.ISA.Lanes / 2 // float64 lanes
 	wide := g.ISA.Lanes == 16
 	full := func() reg.VecVirtual { return g.Vec() } // float64 vector
-	half := func() reg.VecVirtual {                   // its float32 narrowing
+	half := func() reg.VecVirtual {                  // its float32 narrowing
 		if wide {
 			return c.YMM()
 		}

@@ -2744,6 +2744,416 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done91
+
+combine_token92:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000800, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y0
+	VMOVUPD    1024(R8), Y1
+	VMULPD     (CX), Y0, Y2
+	VMULPD     1024(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1024(CX), Y0, Y0
+	VMULPD     (CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, (AX)
+	VMOVUPS    X0, 512(AX)
+	VMOVUPD    32(R8), Y0
+	VMOVUPD    1056(R8), Y1
+	VMULPD     32(CX), Y0, Y2
+	VMULPD     1056(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1056(CX), Y0, Y0
+	VMULPD     32(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 16(AX)
+	VMOVUPS    X0, 528(AX)
+	VMOVUPD    64(R8), Y0
+	VMOVUPD    1088(R8), Y1
+	VMULPD     64(CX), Y0, Y2
+	VMULPD     1088(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1088(CX), Y0, Y0
+	VMULPD     64(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 32(AX)
+	VMOVUPS    X0, 544(AX)
+	VMOVUPD    96(R8), Y0
+	VMOVUPD    1120(R8), Y1
+	VMULPD     96(CX), Y0, Y2
+	VMULPD     1120(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1120(CX), Y0, Y0
+	VMULPD     96(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 48(AX)
+	VMOVUPS    X0, 560(AX)
+	VMOVUPD    128(R8), Y0
+	VMOVUPD    1152(R8), Y1
+	VMULPD     128(CX), Y0, Y2
+	VMULPD     1152(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1152(CX), Y0, Y0
+	VMULPD     128(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 64(AX)
+	VMOVUPS    X0, 576(AX)
+	VMOVUPD    160(R8), Y0
+	VMOVUPD    1184(R8), Y1
+	VMULPD     160(CX), Y0, Y2
+	VMULPD     1184(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1184(CX), Y0, Y0
+	VMULPD     160(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 80(AX)
+	VMOVUPS    X0, 592(AX)
+	VMOVUPD    192(R8), Y0
+	VMOVUPD    1216(R8), Y1
+	VMULPD     192(CX), Y0, Y2
+	VMULPD     1216(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1216(CX), Y0, Y0
+	VMULPD     192(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 96(AX)
+	VMOVUPS    X0, 608(AX)
+	VMOVUPD    224(R8), Y0
+	VMOVUPD    1248(R8), Y1
+	VMULPD     224(CX), Y0, Y2
+	VMULPD     1248(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1248(CX), Y0, Y0
+	VMULPD     224(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 112(AX)
+	VMOVUPS    X0, 624(AX)
+	VMOVUPD    256(R8), Y0
+	VMOVUPD    1280(R8), Y1
+	VMULPD     256(CX), Y0, Y2
+	VMULPD     1280(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1280(CX), Y0, Y0
+	VMULPD     256(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 128(AX)
+	VMOVUPS    X0, 640(AX)
+	VMOVUPD    288(R8), Y0
+	VMOVUPD    1312(R8), Y1
+	VMULPD     288(CX), Y0, Y2
+	VMULPD     1312(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1312(CX), Y0, Y0
+	VMULPD     288(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 144(AX)
+	VMOVUPS    X0, 656(AX)
+	VMOVUPD    320(R8), Y0
+	VMOVUPD    1344(R8), Y1
+	VMULPD     320(CX), Y0, Y2
+	VMULPD     1344(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1344(CX), Y0, Y0
+	VMULPD     320(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 160(AX)
+	VMOVUPS    X0, 672(AX)
+	VMOVUPD    352(R8), Y0
+	VMOVUPD    1376(R8), Y1
+	VMULPD     352(CX), Y0, Y2
+	VMULPD     1376(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1376(CX), Y0, Y0
+	VMULPD     352(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 176(AX)
+	VMOVUPS    X0, 688(AX)
+	VMOVUPD    384(R8), Y0
+	VMOVUPD    1408(R8), Y1
+	VMULPD     384(CX), Y0, Y2
+	VMULPD     1408(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1408(CX), Y0, Y0
+	VMULPD     384(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 192(AX)
+	VMOVUPS    X0, 704(AX)
+	VMOVUPD    416(R8), Y0
+	VMOVUPD    1440(R8), Y1
+	VMULPD     416(CX), Y0, Y2
+	VMULPD     1440(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1440(CX), Y0, Y0
+	VMULPD     416(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 208(AX)
+	VMOVUPS    X0, 720(AX)
+	VMOVUPD    448(R8), Y0
+	VMOVUPD    1472(R8), Y1
+	VMULPD     448(CX), Y0, Y2
+	VMULPD     1472(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1472(CX), Y0, Y0
+	VMULPD     448(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 224(AX)
+	VMOVUPS    X0, 736(AX)
+	VMOVUPD    480(R8), Y0
+	VMOVUPD    1504(R8), Y1
+	VMULPD     480(CX), Y0, Y2
+	VMULPD     1504(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1504(CX), Y0, Y0
+	VMULPD     480(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 240(AX)
+	VMOVUPS    X0, 752(AX)
+	VMOVUPD    512(R8), Y0
+	VMOVUPD    1536(R8), Y1
+	VMULPD     512(CX), Y0, Y2
+	VMULPD     1536(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1536(CX), Y0, Y0
+	VMULPD     512(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 256(AX)
+	VMOVUPS    X0, 768(AX)
+	VMOVUPD    544(R8), Y0
+	VMOVUPD    1568(R8), Y1
+	VMULPD     544(CX), Y0, Y2
+	VMULPD     1568(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1568(CX), Y0, Y0
+	VMULPD     544(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 272(AX)
+	VMOVUPS    X0, 784(AX)
+	VMOVUPD    576(R8), Y0
+	VMOVUPD    1600(R8), Y1
+	VMULPD     576(CX), Y0, Y2
+	VMULPD     1600(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1600(CX), Y0, Y0
+	VMULPD     576(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 288(AX)
+	VMOVUPS    X0, 800(AX)
+	VMOVUPD    608(R8), Y0
+	VMOVUPD    1632(R8), Y1
+	VMULPD     608(CX), Y0, Y2
+	VMULPD     1632(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1632(CX), Y0, Y0
+	VMULPD     608(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 304(AX)
+	VMOVUPS    X0, 816(AX)
+	VMOVUPD    640(R8), Y0
+	VMOVUPD    1664(R8), Y1
+	VMULPD     640(CX), Y0, Y2
+	VMULPD     1664(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1664(CX), Y0, Y0
+	VMULPD     640(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 320(AX)
+	VMOVUPS    X0, 832(AX)
+	VMOVUPD    672(R8), Y0
+	VMOVUPD    1696(R8), Y1
+	VMULPD     672(CX), Y0, Y2
+	VMULPD     1696(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1696(CX), Y0, Y0
+	VMULPD     672(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 336(AX)
+	VMOVUPS    X0, 848(AX)
+	VMOVUPD    704(R8), Y0
+	VMOVUPD    1728(R8), Y1
+	VMULPD     704(CX), Y0, Y2
+	VMULPD     1728(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1728(CX), Y0, Y0
+	VMULPD     704(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 352(AX)
+	VMOVUPS    X0, 864(AX)
+	VMOVUPD    736(R8), Y0
+	VMOVUPD    1760(R8), Y1
+	VMULPD     736(CX), Y0, Y2
+	VMULPD     1760(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1760(CX), Y0, Y0
+	VMULPD     736(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 368(AX)
+	VMOVUPS    X0, 880(AX)
+	VMOVUPD    768(R8), Y0
+	VMOVUPD    1792(R8), Y1
+	VMULPD     768(CX), Y0, Y2
+	VMULPD     1792(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1792(CX), Y0, Y0
+	VMULPD     768(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 384(AX)
+	VMOVUPS    X0, 896(AX)
+	VMOVUPD    800(R8), Y0
+	VMOVUPD    1824(R8), Y1
+	VMULPD     800(CX), Y0, Y2
+	VMULPD     1824(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1824(CX), Y0, Y0
+	VMULPD     800(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 400(AX)
+	VMOVUPS    X0, 912(AX)
+	VMOVUPD    832(R8), Y0
+	VMOVUPD    1856(R8), Y1
+	VMULPD     832(CX), Y0, Y2
+	VMULPD     1856(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1856(CX), Y0, Y0
+	VMULPD     832(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 416(AX)
+	VMOVUPS    X0, 928(AX)
+	VMOVUPD    864(R8), Y0
+	VMOVUPD    1888(R8), Y1
+	VMULPD     864(CX), Y0, Y2
+	VMULPD     1888(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1888(CX), Y0, Y0
+	VMULPD     864(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 432(AX)
+	VMOVUPS    X0, 944(AX)
+	VMOVUPD    896(R8), Y0
+	VMOVUPD    1920(R8), Y1
+	VMULPD     896(CX), Y0, Y2
+	VMULPD     1920(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1920(CX), Y0, Y0
+	VMULPD     896(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 448(AX)
+	VMOVUPS    X0, 960(AX)
+	VMOVUPD    928(R8), Y0
+	VMOVUPD    1952(R8), Y1
+	VMULPD     928(CX), Y0, Y2
+	VMULPD     1952(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1952(CX), Y0, Y0
+	VMULPD     928(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 464(AX)
+	VMOVUPS    X0, 976(AX)
+	VMOVUPD    960(R8), Y0
+	VMOVUPD    1984(R8), Y1
+	VMULPD     960(CX), Y0, Y2
+	VMULPD     1984(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     1984(CX), Y0, Y0
+	VMULPD     960(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 480(AX)
+	VMOVUPS    X0, 992(AX)
+	VMOVUPD    992(R8), Y0
+	VMOVUPD    2016(R8), Y1
+	VMULPD     992(CX), Y0, Y2
+	VMULPD     2016(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     2016(CX), Y0, Y0
+	VMULPD     992(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 496(AX)
+	VMOVUPS    X0, 1008(AX)
+	ADDQ       $0x00000400, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -2756,11 +3166,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done91
+	JZ    rope_done93
 	TESTL R9, R9
-	JS    rope_inverse92
+	JS    rope_inverse94
 
-rope_token93:
+rope_token95:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2782,14 +3192,14 @@ rope_token93:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done94
+	JZ      rope_heads_done96
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src95
+	JNE     rope_heads_from_src97
 
-rope_head96:
+rope_head98:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2856,13 +3266,13 @@ rope_head96:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head96
-	JMP         rope_heads_done94
+	JNZ         rope_head98
+	JMP         rope_heads_done96
 
-rope_heads_from_src95:
+rope_heads_from_src97:
 	MOVQ CX, R11
 
-rope_head97:
+rope_head99:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2930,19 +3340,19 @@ rope_head97:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head97
+	JNZ         rope_head99
 
-rope_heads_done94:
+rope_heads_done96:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done98
+	JZ    rope_heads_done100
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src99
+	JNE   rope_heads_from_src101
 
-rope_head100:
+rope_head102:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3009,13 +3419,13 @@ rope_head100:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head100
-	JMP         rope_heads_done98
+	JNZ         rope_head102
+	JMP         rope_heads_done100
 
-rope_heads_from_src99:
+rope_heads_from_src101:
 	MOVQ BX, R11
 
-rope_head101:
+rope_head103:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3083,9 +3493,9 @@ rope_head101:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head101
+	JNZ         rope_head103
 
-rope_heads_done98:
+rope_heads_done100:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3096,11 +3506,11 @@ rope_heads_done98:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token93
-	JMP  rope_done91
+	JNZ  rope_token95
+	JMP  rope_done93
 
-rope_inverse92:
-rope_token102:
+rope_inverse94:
+rope_token104:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -3122,14 +3532,14 @@ rope_token102:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done103
+	JZ      rope_heads_done105
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src104
+	JNE     rope_heads_from_src106
 
-rope_head105:
+rope_head107:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3196,13 +3606,13 @@ rope_head105:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head105
-	JMP         rope_heads_done103
+	JNZ         rope_head107
+	JMP         rope_heads_done105
 
-rope_heads_from_src104:
+rope_heads_from_src106:
 	MOVQ CX, R11
 
-rope_head106:
+rope_head108:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3270,19 +3680,19 @@ rope_head106:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head106
+	JNZ         rope_head108
 
-rope_heads_done103:
+rope_heads_done105:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done107
+	JZ    rope_heads_done109
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src108
+	JNE   rope_heads_from_src110
 
-rope_head109:
+rope_head111:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3349,13 +3759,13 @@ rope_head109:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head109
-	JMP         rope_heads_done107
+	JNZ         rope_head111
+	JMP         rope_heads_done109
 
-rope_heads_from_src108:
+rope_heads_from_src110:
 	MOVQ BX, R11
 
-rope_head110:
+rope_head112:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3423,9 +3833,9 @@ rope_head110:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head110
+	JNZ         rope_head112
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3436,8 +3846,226 @@ rope_heads_done107:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token102
+	JNZ  rope_token104
 
-rope_done91:
+rope_done93:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done113
+
+combine_token114:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000800, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z0
+	VMOVUPD   1024(R8), Z1
+	VMULPD    (CX), Z0, Z2
+	VMULPD    1024(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1024(CX), Z0, Z0
+	VMULPD    (CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y0, 512(AX)
+	VMOVUPD   64(R8), Z0
+	VMOVUPD   1088(R8), Z1
+	VMULPD    64(CX), Z0, Z2
+	VMULPD    1088(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1088(CX), Z0, Z0
+	VMULPD    64(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 32(AX)
+	VMOVUPS   Y0, 544(AX)
+	VMOVUPD   128(R8), Z0
+	VMOVUPD   1152(R8), Z1
+	VMULPD    128(CX), Z0, Z2
+	VMULPD    1152(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1152(CX), Z0, Z0
+	VMULPD    128(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 64(AX)
+	VMOVUPS   Y0, 576(AX)
+	VMOVUPD   192(R8), Z0
+	VMOVUPD   1216(R8), Z1
+	VMULPD    192(CX), Z0, Z2
+	VMULPD    1216(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1216(CX), Z0, Z0
+	VMULPD    192(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 96(AX)
+	VMOVUPS   Y0, 608(AX)
+	VMOVUPD   256(R8), Z0
+	VMOVUPD   1280(R8), Z1
+	VMULPD    256(CX), Z0, Z2
+	VMULPD    1280(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1280(CX), Z0, Z0
+	VMULPD    256(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 128(AX)
+	VMOVUPS   Y0, 640(AX)
+	VMOVUPD   320(R8), Z0
+	VMOVUPD   1344(R8), Z1
+	VMULPD    320(CX), Z0, Z2
+	VMULPD    1344(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1344(CX), Z0, Z0
+	VMULPD    320(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 160(AX)
+	VMOVUPS   Y0, 672(AX)
+	VMOVUPD   384(R8), Z0
+	VMOVUPD   1408(R8), Z1
+	VMULPD    384(CX), Z0, Z2
+	VMULPD    1408(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1408(CX), Z0, Z0
+	VMULPD    384(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 192(AX)
+	VMOVUPS   Y0, 704(AX)
+	VMOVUPD   448(R8), Z0
+	VMOVUPD   1472(R8), Z1
+	VMULPD    448(CX), Z0, Z2
+	VMULPD    1472(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1472(CX), Z0, Z0
+	VMULPD    448(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 224(AX)
+	VMOVUPS   Y0, 736(AX)
+	VMOVUPD   512(R8), Z0
+	VMOVUPD   1536(R8), Z1
+	VMULPD    512(CX), Z0, Z2
+	VMULPD    1536(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1536(CX), Z0, Z0
+	VMULPD    512(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 256(AX)
+	VMOVUPS   Y0, 768(AX)
+	VMOVUPD   576(R8), Z0
+	VMOVUPD   1600(R8), Z1
+	VMULPD    576(CX), Z0, Z2
+	VMULPD    1600(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1600(CX), Z0, Z0
+	VMULPD    576(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 288(AX)
+	VMOVUPS   Y0, 800(AX)
+	VMOVUPD   640(R8), Z0
+	VMOVUPD   1664(R8), Z1
+	VMULPD    640(CX), Z0, Z2
+	VMULPD    1664(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1664(CX), Z0, Z0
+	VMULPD    640(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 320(AX)
+	VMOVUPS   Y0, 832(AX)
+	VMOVUPD   704(R8), Z0
+	VMOVUPD   1728(R8), Z1
+	VMULPD    704(CX), Z0, Z2
+	VMULPD    1728(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1728(CX), Z0, Z0
+	VMULPD    704(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 352(AX)
+	VMOVUPS   Y0, 864(AX)
+	VMOVUPD   768(R8), Z0
+	VMOVUPD   1792(R8), Z1
+	VMULPD    768(CX), Z0, Z2
+	VMULPD    1792(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1792(CX), Z0, Z0
+	VMULPD    768(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 384(AX)
+	VMOVUPS   Y0, 896(AX)
+	VMOVUPD   832(R8), Z0
+	VMOVUPD   1856(R8), Z1
+	VMULPD    832(CX), Z0, Z2
+	VMULPD    1856(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1856(CX), Z0, Z0
+	VMULPD    832(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 416(AX)
+	VMOVUPS   Y0, 928(AX)
+	VMOVUPD   896(R8), Z0
+	VMOVUPD   1920(R8), Z1
+	VMULPD    896(CX), Z0, Z2
+	VMULPD    1920(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1920(CX), Z0, Z0
+	VMULPD    896(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 448(AX)
+	VMOVUPS   Y0, 960(AX)
+	VMOVUPD   960(R8), Z0
+	VMOVUPD   1984(R8), Z1
+	VMULPD    960(CX), Z0, Z2
+	VMULPD    1984(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    1984(CX), Z0, Z0
+	VMULPD    960(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 480(AX)
+	VMOVUPS   Y0, 992(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token114
+
+combine_done113:
 	VZEROUPPER
 	RET

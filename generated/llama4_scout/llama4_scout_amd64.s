@@ -1976,6 +1976,257 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done91
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token92:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000400, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    512(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     512(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     512(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 512(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    544(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     544(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     544(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 544(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    576(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     576(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     576(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 576(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    608(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     608(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     608(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 608(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    640(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     640(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     640(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 640(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    672(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     672(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     672(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 672(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    704(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     704(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     704(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 704(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    736(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     736(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     736(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 736(AX)
+	VMOVUPD    256(R8), Y1
+	VMOVUPD    768(R8), Y2
+	VMULPD     256(CX), Y1, Y3
+	VMULPD     768(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     768(CX), Y1, Y1
+	VMULPD     256(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 768(AX)
+	VMOVUPD    288(R8), Y1
+	VMOVUPD    800(R8), Y2
+	VMULPD     288(CX), Y1, Y3
+	VMULPD     800(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     800(CX), Y1, Y1
+	VMULPD     288(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 800(AX)
+	VMOVUPD    320(R8), Y1
+	VMOVUPD    832(R8), Y2
+	VMULPD     320(CX), Y1, Y3
+	VMULPD     832(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     832(CX), Y1, Y1
+	VMULPD     320(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 832(AX)
+	VMOVUPD    352(R8), Y1
+	VMOVUPD    864(R8), Y2
+	VMULPD     352(CX), Y1, Y3
+	VMULPD     864(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     864(CX), Y1, Y1
+	VMULPD     352(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 864(AX)
+	VMOVUPD    384(R8), Y1
+	VMOVUPD    896(R8), Y2
+	VMULPD     384(CX), Y1, Y3
+	VMULPD     896(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     896(CX), Y1, Y1
+	VMULPD     384(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 896(AX)
+	VMOVUPD    416(R8), Y1
+	VMOVUPD    928(R8), Y2
+	VMULPD     416(CX), Y1, Y3
+	VMULPD     928(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     928(CX), Y1, Y1
+	VMULPD     416(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 928(AX)
+	VMOVUPD    448(R8), Y1
+	VMOVUPD    960(R8), Y2
+	VMULPD     448(CX), Y1, Y3
+	VMULPD     960(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     960(CX), Y1, Y1
+	VMULPD     448(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 960(AX)
+	VMOVUPD    480(R8), Y1
+	VMOVUPD    992(R8), Y2
+	VMULPD     480(CX), Y1, Y3
+	VMULPD     992(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     992(CX), Y1, Y1
+	VMULPD     480(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 992(AX)
+	ADDQ       $0x00000400, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
 // Requires: AVX
 TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
@@ -1984,20 +2235,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done91
+	JZ    scale_done93
 	TESTQ BX, BX
-	JZ    scale_done91
+	JZ    scale_done93
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token92:
+scale_token94:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop94:
+loop96:
 	CMPQ    R8, $0x00000020
-	JB      loop_end95
+	JB      loop_end97
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	VMULPS  32(DI), Y0, Y1
@@ -2008,21 +2259,21 @@ loop94:
 	VMOVUPS Y1, 96(DI)
 	ADDQ    $0x00000080, DI
 	SUBQ    $0x00000020, R8
-	JMP     loop94
+	JMP     loop96
 
-loop_end95:
-loop96:
+loop_end97:
+loop98:
 	CMPQ    R8, $0x00000008
-	JB      loop_end97
+	JB      loop_end99
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	ADDQ    $0x00000020, DI
 	SUBQ    $0x00000008, R8
-	JMP     loop96
+	JMP     loop98
 
-loop_end97:
+loop_end99:
 	TESTQ      R8, R8
-	JZ         loop_done93
+	JZ         loop_done95
 	LEAQ       tailmask8<>+0(SB), R9
 	NEGQ       R8
 	VMOVDQU    32(R9)(R8*4), Y1
@@ -2030,13 +2281,13 @@ loop_end97:
 	VMULPS     Y2, Y0, Y2
 	VMASKMOVPS Y2, Y1, (DI)
 
-loop_done93:
+loop_done95:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token92
+	JNZ  scale_token94
 
-scale_done91:
+scale_done93:
 	VZEROUPPER
 	RET
 
@@ -2052,11 +2303,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done98
+	JZ    rope_done100
 	TESTL R9, R9
-	JS    rope_inverse99
+	JS    rope_inverse101
 
-rope_token100:
+rope_token102:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2078,14 +2329,14 @@ rope_token100:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done101
+	JZ      rope_heads_done103
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src102
+	JNE     rope_heads_from_src104
 
-rope_head103:
+rope_head105:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2128,13 +2379,13 @@ rope_head103:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head103
-	JMP            rope_heads_done101
+	JNZ            rope_head105
+	JMP            rope_heads_done103
 
-rope_heads_from_src102:
+rope_heads_from_src104:
 	MOVQ CX, R11
 
-rope_head104:
+rope_head106:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2178,19 +2429,19 @@ rope_head104:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head104
+	JNZ            rope_head106
 
-rope_heads_done101:
+rope_heads_done103:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done105
+	JZ    rope_heads_done107
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src106
+	JNE   rope_heads_from_src108
 
-rope_head107:
+rope_head109:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2233,13 +2484,13 @@ rope_head107:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head107
-	JMP            rope_heads_done105
+	JNZ            rope_head109
+	JMP            rope_heads_done107
 
-rope_heads_from_src106:
+rope_heads_from_src108:
 	MOVQ BX, R11
 
-rope_head108:
+rope_head110:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2283,9 +2534,9 @@ rope_head108:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head108
+	JNZ            rope_head110
 
-rope_heads_done105:
+rope_heads_done107:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2296,11 +2547,11 @@ rope_heads_done105:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token100
-	JMP  rope_done98
+	JNZ  rope_token102
+	JMP  rope_done100
 
-rope_inverse99:
-rope_token109:
+rope_inverse101:
+rope_token111:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2322,14 +2573,14 @@ rope_token109:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done110
+	JZ      rope_heads_done112
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src111
+	JNE     rope_heads_from_src113
 
-rope_head112:
+rope_head114:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2372,13 +2623,13 @@ rope_head112:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head112
-	JMP            rope_heads_done110
+	JNZ            rope_head114
+	JMP            rope_heads_done112
 
-rope_heads_from_src111:
+rope_heads_from_src113:
 	MOVQ CX, R11
 
-rope_head113:
+rope_head115:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2422,19 +2673,19 @@ rope_head113:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head113
+	JNZ            rope_head115
 
-rope_heads_done110:
+rope_heads_done112:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done114
+	JZ    rope_heads_done116
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src115
+	JNE   rope_heads_from_src117
 
-rope_head116:
+rope_head118:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2477,13 +2728,13 @@ rope_head116:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head116
-	JMP            rope_heads_done114
+	JNZ            rope_head118
+	JMP            rope_heads_done116
 
-rope_heads_from_src115:
+rope_heads_from_src117:
 	MOVQ BX, R11
 
-rope_head117:
+rope_head119:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2527,9 +2778,9 @@ rope_head117:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head117
+	JNZ            rope_head119
 
-rope_heads_done114:
+rope_heads_done116:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2540,9 +2791,148 @@ rope_heads_done114:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token109
+	JNZ  rope_token111
 
-rope_done98:
+rope_done100:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done120
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token121:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000400, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   512(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    512(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    512(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 512(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   576(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    576(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    576(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 576(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   640(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    640(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    640(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 640(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   704(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    704(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    704(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 704(AX)
+	VMOVUPD   256(R8), Z1
+	VMOVUPD   768(R8), Z2
+	VMULPD    256(CX), Z1, Z3
+	VMULPD    768(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    768(CX), Z1, Z1
+	VMULPD    256(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 768(AX)
+	VMOVUPD   320(R8), Z1
+	VMOVUPD   832(R8), Z2
+	VMULPD    320(CX), Z1, Z3
+	VMULPD    832(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    832(CX), Z1, Z1
+	VMULPD    320(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 832(AX)
+	VMOVUPD   384(R8), Z1
+	VMOVUPD   896(R8), Z2
+	VMULPD    384(CX), Z1, Z3
+	VMULPD    896(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    896(CX), Z1, Z1
+	VMULPD    384(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 896(AX)
+	VMOVUPD   448(R8), Z1
+	VMOVUPD   960(R8), Z2
+	VMULPD    448(CX), Z1, Z3
+	VMULPD    960(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    960(CX), Z1, Z1
+	VMULPD    448(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 960(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token121
+
+combine_done120:
 	VZEROUPPER
 	RET
 
@@ -2554,20 +2944,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done118
+	JZ    scale_done122
 	TESTQ BX, BX
-	JZ    scale_done118
+	JZ    scale_done122
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token119:
+scale_token123:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop121:
+loop125:
 	CMPQ    R8, $0x00000040
-	JB      loop_end122
+	JB      loop_end126
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -2578,36 +2968,46 @@ loop121:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop121
+	JMP     loop125
 
-loop_end122:
-loop123:
+loop_end126:
+loop127:
 	CMPQ    R8, $0x00000010
-	JB      loop_end124
+	JB      loop_end128
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop123
+	JMP     loop127
 
-loop_end124:
+loop_end128:
 	TESTQ     R8, R8
-	JZ        loop_done120
+	JZ        loop_done124
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done120:
+loop_done124:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token119
+	JNZ  scale_token123
 
-scale_done118:
+scale_done122:
 	VZEROUPPER
 	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -2626,6 +3026,24 @@ DATA tailmask8<>+52(SB)/4, $0x00000000
 DATA tailmask8<>+56(SB)/4, $0x00000000
 DATA tailmask8<>+60(SB)/4, $0x00000000
 GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -430,6 +430,128 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done21
+
+combine_token22:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000200, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y0
+	VMOVUPD    256(R8), Y1
+	VMULPD     (CX), Y0, Y2
+	VMULPD     256(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     256(CX), Y0, Y0
+	VMULPD     (CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, (AX)
+	VMOVUPS    X0, 128(AX)
+	VMOVUPD    32(R8), Y0
+	VMOVUPD    288(R8), Y1
+	VMULPD     32(CX), Y0, Y2
+	VMULPD     288(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     288(CX), Y0, Y0
+	VMULPD     32(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 16(AX)
+	VMOVUPS    X0, 144(AX)
+	VMOVUPD    64(R8), Y0
+	VMOVUPD    320(R8), Y1
+	VMULPD     64(CX), Y0, Y2
+	VMULPD     320(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     320(CX), Y0, Y0
+	VMULPD     64(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 32(AX)
+	VMOVUPS    X0, 160(AX)
+	VMOVUPD    96(R8), Y0
+	VMOVUPD    352(R8), Y1
+	VMULPD     96(CX), Y0, Y2
+	VMULPD     352(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     352(CX), Y0, Y0
+	VMULPD     96(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 48(AX)
+	VMOVUPS    X0, 176(AX)
+	VMOVUPD    128(R8), Y0
+	VMOVUPD    384(R8), Y1
+	VMULPD     128(CX), Y0, Y2
+	VMULPD     384(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     384(CX), Y0, Y0
+	VMULPD     128(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 64(AX)
+	VMOVUPS    X0, 192(AX)
+	VMOVUPD    160(R8), Y0
+	VMOVUPD    416(R8), Y1
+	VMULPD     160(CX), Y0, Y2
+	VMULPD     416(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     416(CX), Y0, Y0
+	VMULPD     160(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 80(AX)
+	VMOVUPS    X0, 208(AX)
+	VMOVUPD    192(R8), Y0
+	VMOVUPD    448(R8), Y1
+	VMULPD     192(CX), Y0, Y2
+	VMULPD     448(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     448(CX), Y0, Y0
+	VMULPD     192(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 96(AX)
+	VMOVUPS    X0, 224(AX)
+	VMOVUPD    224(R8), Y0
+	VMOVUPD    480(R8), Y1
+	VMULPD     224(CX), Y0, Y2
+	VMULPD     480(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     480(CX), Y0, Y0
+	VMULPD     224(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 112(AX)
+	VMOVUPS    X0, 240(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token22
+
+combine_done21:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -442,11 +564,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done21
+	JZ    rope_done23
 	TESTL R9, R9
-	JS    rope_inverse22
+	JS    rope_inverse24
 
-rope_token23:
+rope_token25:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -456,14 +578,14 @@ rope_token23:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done24
+	JZ      rope_heads_done26
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src25
+	JNE     rope_heads_from_src27
 
-rope_head26:
+rope_head28:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -482,13 +604,13 @@ rope_head26:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head26
-	JMP         rope_heads_done24
+	JNZ         rope_head28
+	JMP         rope_heads_done26
 
-rope_heads_from_src25:
+rope_heads_from_src27:
 	MOVQ CX, R11
 
-rope_head27:
+rope_head29:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -508,19 +630,19 @@ rope_head27:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head27
+	JNZ         rope_head29
 
-rope_heads_done24:
+rope_heads_done26:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done28
+	JZ    rope_heads_done30
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src29
+	JNE   rope_heads_from_src31
 
-rope_head30:
+rope_head32:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -539,13 +661,13 @@ rope_head30:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head30
-	JMP         rope_heads_done28
+	JNZ         rope_head32
+	JMP         rope_heads_done30
 
-rope_heads_from_src29:
+rope_heads_from_src31:
 	MOVQ BX, R11
 
-rope_head31:
+rope_head33:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -565,9 +687,9 @@ rope_head31:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head31
+	JNZ         rope_head33
 
-rope_heads_done28:
+rope_heads_done30:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -578,11 +700,11 @@ rope_heads_done28:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token23
-	JMP  rope_done21
+	JNZ  rope_token25
+	JMP  rope_done23
 
-rope_inverse22:
-rope_token32:
+rope_inverse24:
+rope_token34:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -592,14 +714,14 @@ rope_token32:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done33
+	JZ      rope_heads_done35
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src34
+	JNE     rope_heads_from_src36
 
-rope_head35:
+rope_head37:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -618,13 +740,13 @@ rope_head35:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head35
-	JMP         rope_heads_done33
+	JNZ         rope_head37
+	JMP         rope_heads_done35
 
-rope_heads_from_src34:
+rope_heads_from_src36:
 	MOVQ CX, R11
 
-rope_head36:
+rope_head38:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -644,19 +766,19 @@ rope_head36:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head36
+	JNZ         rope_head38
 
-rope_heads_done33:
+rope_heads_done35:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done37
+	JZ    rope_heads_done39
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src38
+	JNE   rope_heads_from_src40
 
-rope_head39:
+rope_head41:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -675,13 +797,13 @@ rope_head39:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head39
-	JMP         rope_heads_done37
+	JNZ         rope_head41
+	JMP         rope_heads_done39
 
-rope_heads_from_src38:
+rope_heads_from_src40:
 	MOVQ BX, R11
 
-rope_head40:
+rope_head42:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -701,9 +823,9 @@ rope_head40:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head40
+	JNZ         rope_head42
 
-rope_heads_done37:
+rope_heads_done39:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -714,8 +836,82 @@ rope_heads_done37:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token32
+	JNZ  rope_token34
 
-rope_done21:
+rope_done23:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done43
+
+combine_token44:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000200, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z0
+	VMOVUPD   256(R8), Z1
+	VMULPD    (CX), Z0, Z2
+	VMULPD    256(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    256(CX), Z0, Z0
+	VMULPD    (CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y0, 128(AX)
+	VMOVUPD   64(R8), Z0
+	VMOVUPD   320(R8), Z1
+	VMULPD    64(CX), Z0, Z2
+	VMULPD    320(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    320(CX), Z0, Z0
+	VMULPD    64(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 32(AX)
+	VMOVUPS   Y0, 160(AX)
+	VMOVUPD   128(R8), Z0
+	VMOVUPD   384(R8), Z1
+	VMULPD    128(CX), Z0, Z2
+	VMULPD    384(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    384(CX), Z0, Z0
+	VMULPD    128(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 64(AX)
+	VMOVUPS   Y0, 192(AX)
+	VMOVUPD   192(R8), Z0
+	VMOVUPD   448(R8), Z1
+	VMULPD    192(CX), Z0, Z2
+	VMULPD    448(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    448(CX), Z0, Z0
+	VMULPD    192(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 96(AX)
+	VMOVUPS   Y0, 224(AX)
+	ADDQ      $0x00000100, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token44
+
+combine_done43:
 	VZEROUPPER
 	RET

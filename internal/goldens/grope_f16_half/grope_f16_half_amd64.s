@@ -1564,6 +1564,176 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done59
+
+combine_token60:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000270, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y0
+	VMOVUPD    312(R8), Y1
+	VMULPD     (CX), Y0, Y2
+	VMULPD     312(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     312(CX), Y0, Y0
+	VMULPD     (CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, (AX)
+	VMOVUPS    X0, 156(AX)
+	VMOVUPD    32(R8), Y0
+	VMOVUPD    344(R8), Y1
+	VMULPD     32(CX), Y0, Y2
+	VMULPD     344(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     344(CX), Y0, Y0
+	VMULPD     32(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 16(AX)
+	VMOVUPS    X0, 172(AX)
+	VMOVUPD    64(R8), Y0
+	VMOVUPD    376(R8), Y1
+	VMULPD     64(CX), Y0, Y2
+	VMULPD     376(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     376(CX), Y0, Y0
+	VMULPD     64(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 32(AX)
+	VMOVUPS    X0, 188(AX)
+	VMOVUPD    96(R8), Y0
+	VMOVUPD    408(R8), Y1
+	VMULPD     96(CX), Y0, Y2
+	VMULPD     408(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     408(CX), Y0, Y0
+	VMULPD     96(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 48(AX)
+	VMOVUPS    X0, 204(AX)
+	VMOVUPD    128(R8), Y0
+	VMOVUPD    440(R8), Y1
+	VMULPD     128(CX), Y0, Y2
+	VMULPD     440(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     440(CX), Y0, Y0
+	VMULPD     128(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 64(AX)
+	VMOVUPS    X0, 220(AX)
+	VMOVUPD    160(R8), Y0
+	VMOVUPD    472(R8), Y1
+	VMULPD     160(CX), Y0, Y2
+	VMULPD     472(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     472(CX), Y0, Y0
+	VMULPD     160(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 80(AX)
+	VMOVUPS    X0, 236(AX)
+	VMOVUPD    192(R8), Y0
+	VMOVUPD    504(R8), Y1
+	VMULPD     192(CX), Y0, Y2
+	VMULPD     504(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     504(CX), Y0, Y0
+	VMULPD     192(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 96(AX)
+	VMOVUPS    X0, 252(AX)
+	VMOVUPD    224(R8), Y0
+	VMOVUPD    536(R8), Y1
+	VMULPD     224(CX), Y0, Y2
+	VMULPD     536(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     536(CX), Y0, Y0
+	VMULPD     224(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 112(AX)
+	VMOVUPS    X0, 268(AX)
+	VMOVUPD    256(R8), Y0
+	VMOVUPD    568(R8), Y1
+	VMULPD     256(CX), Y0, Y2
+	VMULPD     568(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     568(CX), Y0, Y0
+	VMULPD     256(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 128(AX)
+	VMOVUPS    X0, 284(AX)
+	VMOVSD     288(R8), X0
+	VMOVSD     600(R8), X1
+	VMULSD     288(CX), X0, X2
+	VMULSD     600(CX), X1, X3
+	VSUBSD     X3, X2, X2
+	VMULSD     600(CX), X0, X0
+	VMULSD     288(CX), X1, X1
+	VADDSD     X1, X0, X0
+	VCVTSD2SS  X2, X2, X2
+	VCVTSD2SS  X0, X0, X0
+	VMOVSS     X2, 144(AX)
+	VMOVSS     X0, 300(AX)
+	VMOVSD     296(R8), X0
+	VMOVSD     608(R8), X1
+	VMULSD     296(CX), X0, X2
+	VMULSD     608(CX), X1, X3
+	VSUBSD     X3, X2, X2
+	VMULSD     608(CX), X0, X0
+	VMULSD     296(CX), X1, X1
+	VADDSD     X1, X0, X0
+	VCVTSD2SS  X2, X2, X2
+	VCVTSD2SS  X0, X0, X0
+	VMOVSS     X2, 148(AX)
+	VMOVSS     X0, 304(AX)
+	VMOVSD     304(R8), X0
+	VMOVSD     616(R8), X1
+	VMULSD     304(CX), X0, X2
+	VMULSD     616(CX), X1, X3
+	VSUBSD     X3, X2, X2
+	VMULSD     616(CX), X0, X0
+	VMULSD     304(CX), X1, X1
+	VADDSD     X1, X0, X0
+	VCVTSD2SS  X2, X2, X2
+	VCVTSD2SS  X0, X0, X0
+	VMOVSS     X2, 152(AX)
+	VMOVSS     X0, 308(AX)
+	ADDQ       $0x00000138, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1580,11 +1750,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done59
+	JZ    rope_done61
 	TESTL R9, R9
-	JS    rope_inverse60
+	JS    rope_inverse62
 
-rope_token61:
+rope_token63:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1596,14 +1766,14 @@ rope_token61:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done62
+	JZ        rope_heads_done64
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src63
+	JNE       rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1634,13 +1804,13 @@ rope_head64:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head64
-	JMP         rope_heads_done62
+	JNZ         rope_head66
+	JMP         rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1674,19 +1844,19 @@ rope_head65:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head65
+	JNZ         rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1717,13 +1887,13 @@ rope_head68:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head70
+	JMP         rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1757,9 +1927,9 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1770,11 +1940,11 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_done61
 
-rope_inverse60:
-rope_token70:
+rope_inverse62:
+rope_token72:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1786,14 +1956,14 @@ rope_token70:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done71
+	JZ        rope_heads_done73
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src72
+	JNE       rope_heads_from_src74
 
-rope_head73:
+rope_head75:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1824,13 +1994,13 @@ rope_head73:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head73
-	JMP         rope_heads_done71
+	JNZ         rope_head75
+	JMP         rope_heads_done73
 
-rope_heads_from_src72:
+rope_heads_from_src74:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head76:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1864,19 +2034,19 @@ rope_head74:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head74
+	JNZ         rope_head76
 
-rope_heads_done71:
+rope_heads_done73:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done77
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src78
 
-rope_head77:
+rope_head79:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1907,13 +2077,13 @@ rope_head77:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head79
+	JMP         rope_heads_done77
 
-rope_heads_from_src76:
+rope_heads_from_src78:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head80:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1947,9 +2117,9 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head80
 
-rope_heads_done75:
+rope_heads_done77:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1960,8 +2130,166 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token72
 
-rope_done59:
+rope_done61:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done81
+
+combine_token82:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000270, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z0
+	VMOVUPD   312(R8), Z1
+	VMULPD    (CX), Z0, Z2
+	VMULPD    312(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    312(CX), Z0, Z0
+	VMULPD    (CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y0, 156(AX)
+	VMOVUPD   64(R8), Z0
+	VMOVUPD   376(R8), Z1
+	VMULPD    64(CX), Z0, Z2
+	VMULPD    376(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    376(CX), Z0, Z0
+	VMULPD    64(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 32(AX)
+	VMOVUPS   Y0, 188(AX)
+	VMOVUPD   128(R8), Z0
+	VMOVUPD   440(R8), Z1
+	VMULPD    128(CX), Z0, Z2
+	VMULPD    440(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    440(CX), Z0, Z0
+	VMULPD    128(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 64(AX)
+	VMOVUPS   Y0, 220(AX)
+	VMOVUPD   192(R8), Z0
+	VMOVUPD   504(R8), Z1
+	VMULPD    192(CX), Z0, Z2
+	VMULPD    504(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    504(CX), Z0, Z0
+	VMULPD    192(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 96(AX)
+	VMOVUPS   Y0, 252(AX)
+	VMOVSD    256(R8), X0
+	VMOVSD    568(R8), X1
+	VMULSD    256(CX), X0, X2
+	VMULSD    568(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    568(CX), X0, X0
+	VMULSD    256(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 128(AX)
+	VMOVSS    X0, 284(AX)
+	VMOVSD    264(R8), X0
+	VMOVSD    576(R8), X1
+	VMULSD    264(CX), X0, X2
+	VMULSD    576(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    576(CX), X0, X0
+	VMULSD    264(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 132(AX)
+	VMOVSS    X0, 288(AX)
+	VMOVSD    272(R8), X0
+	VMOVSD    584(R8), X1
+	VMULSD    272(CX), X0, X2
+	VMULSD    584(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    584(CX), X0, X0
+	VMULSD    272(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 136(AX)
+	VMOVSS    X0, 292(AX)
+	VMOVSD    280(R8), X0
+	VMOVSD    592(R8), X1
+	VMULSD    280(CX), X0, X2
+	VMULSD    592(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    592(CX), X0, X0
+	VMULSD    280(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 140(AX)
+	VMOVSS    X0, 296(AX)
+	VMOVSD    288(R8), X0
+	VMOVSD    600(R8), X1
+	VMULSD    288(CX), X0, X2
+	VMULSD    600(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    600(CX), X0, X0
+	VMULSD    288(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 144(AX)
+	VMOVSS    X0, 300(AX)
+	VMOVSD    296(R8), X0
+	VMOVSD    608(R8), X1
+	VMULSD    296(CX), X0, X2
+	VMULSD    608(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    608(CX), X0, X0
+	VMULSD    296(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 148(AX)
+	VMOVSS    X0, 304(AX)
+	VMOVSD    304(R8), X0
+	VMOVSD    616(R8), X1
+	VMULSD    304(CX), X0, X2
+	VMULSD    616(CX), X1, X3
+	VSUBSD    X3, X2, X2
+	VMULSD    616(CX), X0, X0
+	VMULSD    304(CX), X1, X1
+	VADDSD    X1, X0, X0
+	VCVTSD2SS X2, X2, X2
+	VCVTSD2SS X0, X0, X0
+	VMOVSS    X2, 152(AX)
+	VMOVSS    X0, 308(AX)
+	ADDQ      $0x00000138, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token82
+
+combine_done81:
 	VZEROUPPER
 	RET

@@ -274,6 +274,56 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done21
+
+combine_token22:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000080, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y0
+	VMOVUPD    64(R8), Y1
+	VMULPD     (CX), Y0, Y2
+	VMULPD     64(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     64(CX), Y0, Y0
+	VMULPD     (CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, (AX)
+	VMOVUPS    X0, 32(AX)
+	VMOVUPD    32(R8), Y0
+	VMOVUPD    96(R8), Y1
+	VMULPD     32(CX), Y0, Y2
+	VMULPD     96(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     96(CX), Y0, Y0
+	VMULPD     32(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 16(AX)
+	VMOVUPS    X0, 48(AX)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token22
+
+combine_done21:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -288,11 +338,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done21
+	JZ    rope_done23
 	TESTL R9, R9
-	JS    rope_inverse22
+	JS    rope_inverse24
 
-rope_token23:
+rope_token25:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000040, R9, R9
 	ADDQ      SI, R9
@@ -300,14 +350,14 @@ rope_token23:
 	VMOVUPS.Z 32(R9), K1, Z1
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done24
+	JZ        rope_heads_done26
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x02, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src25
+	JNE       rope_heads_from_src27
 
-rope_head26:
+rope_head28:
 	VMOVUPS.Z   (R10), K1, Z2
 	VMOVUPS.Z   32(R10), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -318,13 +368,13 @@ rope_head26:
 	VMOVUPS     Z5, K1, 32(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head26
-	JMP         rope_heads_done24
+	JNZ         rope_head28
+	JMP         rope_heads_done26
 
-rope_heads_from_src25:
+rope_heads_from_src27:
 	MOVQ CX, R11
 
-rope_head27:
+rope_head29:
 	VMOVUPS.Z   (R11), K1, Z2
 	VMOVUPS.Z   32(R11), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -342,19 +392,19 @@ rope_head27:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head27
+	JNZ         rope_head29
 
-rope_heads_done24:
+rope_heads_done26:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done28
+	JZ    rope_heads_done30
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src29
+	JNE   rope_heads_from_src31
 
-rope_head30:
+rope_head32:
 	VMOVUPS.Z   (R10), K1, Z2
 	VMOVUPS.Z   32(R10), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -365,13 +415,13 @@ rope_head30:
 	VMOVUPS     Z5, K1, 32(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head30
-	JMP         rope_heads_done28
+	JNZ         rope_head32
+	JMP         rope_heads_done30
 
-rope_heads_from_src29:
+rope_heads_from_src31:
 	MOVQ BX, R11
 
-rope_head31:
+rope_head33:
 	VMOVUPS.Z   (R11), K1, Z2
 	VMOVUPS.Z   32(R11), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -389,9 +439,9 @@ rope_head31:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head31
+	JNZ         rope_head33
 
-rope_heads_done28:
+rope_heads_done30:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -402,11 +452,11 @@ rope_heads_done28:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token23
-	JMP  rope_done21
+	JNZ  rope_token25
+	JMP  rope_done23
 
-rope_inverse22:
-rope_token32:
+rope_inverse24:
+rope_token34:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000040, R9, R9
 	ADDQ      SI, R9
@@ -414,14 +464,14 @@ rope_token32:
 	VMOVUPS.Z 32(R9), K1, Z1
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done33
+	JZ        rope_heads_done35
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x02, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src34
+	JNE       rope_heads_from_src36
 
-rope_head35:
+rope_head37:
 	VMOVUPS.Z   (R10), K1, Z2
 	VMOVUPS.Z   32(R10), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -432,13 +482,13 @@ rope_head35:
 	VMOVUPS     Z5, K1, 32(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head35
-	JMP         rope_heads_done33
+	JNZ         rope_head37
+	JMP         rope_heads_done35
 
-rope_heads_from_src34:
+rope_heads_from_src36:
 	MOVQ CX, R11
 
-rope_head36:
+rope_head38:
 	VMOVUPS.Z   (R11), K1, Z2
 	VMOVUPS.Z   32(R11), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -456,19 +506,19 @@ rope_head36:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head36
+	JNZ         rope_head38
 
-rope_heads_done33:
+rope_heads_done35:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done37
+	JZ    rope_heads_done39
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src38
+	JNE   rope_heads_from_src40
 
-rope_head39:
+rope_head41:
 	VMOVUPS.Z   (R10), K1, Z2
 	VMOVUPS.Z   32(R10), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -479,13 +529,13 @@ rope_head39:
 	VMOVUPS     Z5, K1, 32(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head39
-	JMP         rope_heads_done37
+	JNZ         rope_head41
+	JMP         rope_heads_done39
 
-rope_heads_from_src38:
+rope_heads_from_src40:
 	MOVQ BX, R11
 
-rope_head40:
+rope_head42:
 	VMOVUPS.Z   (R11), K1, Z2
 	VMOVUPS.Z   32(R11), K1, Z3
 	VMULPS      Z1, Z3, Z4
@@ -503,9 +553,9 @@ rope_head40:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head40
+	JNZ         rope_head42
 
-rope_heads_done37:
+rope_heads_done39:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -516,8 +566,46 @@ rope_heads_done37:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token32
+	JNZ  rope_token34
 
-rope_done21:
+rope_done23:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done43
+
+combine_token44:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000080, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z0
+	VMOVUPD   64(R8), Z1
+	VMULPD    (CX), Z0, Z2
+	VMULPD    64(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    64(CX), Z0, Z0
+	VMULPD    (CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token44
+
+combine_done43:
 	VZEROUPPER
 	RET

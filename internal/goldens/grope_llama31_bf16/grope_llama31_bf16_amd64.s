@@ -3536,6 +3536,224 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done59
+
+combine_token60:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000400, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y0
+	VMOVUPD    512(R8), Y1
+	VMULPD     (CX), Y0, Y2
+	VMULPD     512(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     512(CX), Y0, Y0
+	VMULPD     (CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, (AX)
+	VMOVUPS    X0, 256(AX)
+	VMOVUPD    32(R8), Y0
+	VMOVUPD    544(R8), Y1
+	VMULPD     32(CX), Y0, Y2
+	VMULPD     544(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     544(CX), Y0, Y0
+	VMULPD     32(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 16(AX)
+	VMOVUPS    X0, 272(AX)
+	VMOVUPD    64(R8), Y0
+	VMOVUPD    576(R8), Y1
+	VMULPD     64(CX), Y0, Y2
+	VMULPD     576(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     576(CX), Y0, Y0
+	VMULPD     64(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 32(AX)
+	VMOVUPS    X0, 288(AX)
+	VMOVUPD    96(R8), Y0
+	VMOVUPD    608(R8), Y1
+	VMULPD     96(CX), Y0, Y2
+	VMULPD     608(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     608(CX), Y0, Y0
+	VMULPD     96(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 48(AX)
+	VMOVUPS    X0, 304(AX)
+	VMOVUPD    128(R8), Y0
+	VMOVUPD    640(R8), Y1
+	VMULPD     128(CX), Y0, Y2
+	VMULPD     640(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     640(CX), Y0, Y0
+	VMULPD     128(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 64(AX)
+	VMOVUPS    X0, 320(AX)
+	VMOVUPD    160(R8), Y0
+	VMOVUPD    672(R8), Y1
+	VMULPD     160(CX), Y0, Y2
+	VMULPD     672(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     672(CX), Y0, Y0
+	VMULPD     160(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 80(AX)
+	VMOVUPS    X0, 336(AX)
+	VMOVUPD    192(R8), Y0
+	VMOVUPD    704(R8), Y1
+	VMULPD     192(CX), Y0, Y2
+	VMULPD     704(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     704(CX), Y0, Y0
+	VMULPD     192(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 96(AX)
+	VMOVUPS    X0, 352(AX)
+	VMOVUPD    224(R8), Y0
+	VMOVUPD    736(R8), Y1
+	VMULPD     224(CX), Y0, Y2
+	VMULPD     736(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     736(CX), Y0, Y0
+	VMULPD     224(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 112(AX)
+	VMOVUPS    X0, 368(AX)
+	VMOVUPD    256(R8), Y0
+	VMOVUPD    768(R8), Y1
+	VMULPD     256(CX), Y0, Y2
+	VMULPD     768(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     768(CX), Y0, Y0
+	VMULPD     256(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 128(AX)
+	VMOVUPS    X0, 384(AX)
+	VMOVUPD    288(R8), Y0
+	VMOVUPD    800(R8), Y1
+	VMULPD     288(CX), Y0, Y2
+	VMULPD     800(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     800(CX), Y0, Y0
+	VMULPD     288(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 144(AX)
+	VMOVUPS    X0, 400(AX)
+	VMOVUPD    320(R8), Y0
+	VMOVUPD    832(R8), Y1
+	VMULPD     320(CX), Y0, Y2
+	VMULPD     832(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     832(CX), Y0, Y0
+	VMULPD     320(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 160(AX)
+	VMOVUPS    X0, 416(AX)
+	VMOVUPD    352(R8), Y0
+	VMOVUPD    864(R8), Y1
+	VMULPD     352(CX), Y0, Y2
+	VMULPD     864(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     864(CX), Y0, Y0
+	VMULPD     352(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 176(AX)
+	VMOVUPS    X0, 432(AX)
+	VMOVUPD    384(R8), Y0
+	VMOVUPD    896(R8), Y1
+	VMULPD     384(CX), Y0, Y2
+	VMULPD     896(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     896(CX), Y0, Y0
+	VMULPD     384(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 192(AX)
+	VMOVUPS    X0, 448(AX)
+	VMOVUPD    416(R8), Y0
+	VMOVUPD    928(R8), Y1
+	VMULPD     416(CX), Y0, Y2
+	VMULPD     928(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     928(CX), Y0, Y0
+	VMULPD     416(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 208(AX)
+	VMOVUPS    X0, 464(AX)
+	VMOVUPD    448(R8), Y0
+	VMOVUPD    960(R8), Y1
+	VMULPD     448(CX), Y0, Y2
+	VMULPD     960(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     960(CX), Y0, Y0
+	VMULPD     448(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 224(AX)
+	VMOVUPS    X0, 480(AX)
+	VMOVUPD    480(R8), Y0
+	VMOVUPD    992(R8), Y1
+	VMULPD     480(CX), Y0, Y2
+	VMULPD     992(CX), Y1, Y3
+	VSUBPD     Y3, Y2, Y2
+	VMULPD     992(CX), Y0, Y0
+	VMULPD     480(CX), Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VCVTPD2PSY Y2, X1
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X1, 240(AX)
+	VMOVUPS    X0, 496(AX)
+	ADDQ       $0x00000200, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -3548,11 +3766,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done59
+	JZ    rope_done61
 	TESTL R9, R9
-	JS    rope_inverse60
+	JS    rope_inverse62
 
-rope_token61:
+rope_token63:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -3566,14 +3784,14 @@ rope_token61:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done62
+	JZ      rope_heads_done64
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src63
+	JNE     rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -3656,13 +3874,13 @@ rope_head64:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head64
-	JMP         rope_heads_done62
+	JNZ         rope_head66
+	JMP         rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -3746,19 +3964,19 @@ rope_head65:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head65
+	JNZ         rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -3841,13 +4059,13 @@ rope_head68:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head70
+	JMP         rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -3931,9 +4149,9 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -3944,11 +4162,11 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_done61
 
-rope_inverse60:
-rope_token70:
+rope_inverse62:
+rope_token72:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -3962,14 +4180,14 @@ rope_token70:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done71
+	JZ      rope_heads_done73
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src72
+	JNE     rope_heads_from_src74
 
-rope_head73:
+rope_head75:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -4052,13 +4270,13 @@ rope_head73:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head73
-	JMP         rope_heads_done71
+	JNZ         rope_head75
+	JMP         rope_heads_done73
 
-rope_heads_from_src72:
+rope_heads_from_src74:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head76:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -4142,19 +4360,19 @@ rope_head74:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head74
+	JNZ         rope_head76
 
-rope_heads_done71:
+rope_heads_done73:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done77
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src78
 
-rope_head77:
+rope_head79:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -4237,13 +4455,13 @@ rope_head77:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head79
+	JMP         rope_heads_done77
 
-rope_heads_from_src76:
+rope_heads_from_src78:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head80:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -4327,9 +4545,9 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head80
 
-rope_heads_done75:
+rope_heads_done77:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -4340,9 +4558,131 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token72
 
-rope_done59:
+rope_done61:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done81
+
+combine_token82:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000400, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z0
+	VMOVUPD   512(R8), Z1
+	VMULPD    (CX), Z0, Z2
+	VMULPD    512(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    512(CX), Z0, Z0
+	VMULPD    (CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y0, 256(AX)
+	VMOVUPD   64(R8), Z0
+	VMOVUPD   576(R8), Z1
+	VMULPD    64(CX), Z0, Z2
+	VMULPD    576(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    576(CX), Z0, Z0
+	VMULPD    64(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 32(AX)
+	VMOVUPS   Y0, 288(AX)
+	VMOVUPD   128(R8), Z0
+	VMOVUPD   640(R8), Z1
+	VMULPD    128(CX), Z0, Z2
+	VMULPD    640(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    640(CX), Z0, Z0
+	VMULPD    128(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 64(AX)
+	VMOVUPS   Y0, 320(AX)
+	VMOVUPD   192(R8), Z0
+	VMOVUPD   704(R8), Z1
+	VMULPD    192(CX), Z0, Z2
+	VMULPD    704(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    704(CX), Z0, Z0
+	VMULPD    192(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 96(AX)
+	VMOVUPS   Y0, 352(AX)
+	VMOVUPD   256(R8), Z0
+	VMOVUPD   768(R8), Z1
+	VMULPD    256(CX), Z0, Z2
+	VMULPD    768(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    768(CX), Z0, Z0
+	VMULPD    256(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 128(AX)
+	VMOVUPS   Y0, 384(AX)
+	VMOVUPD   320(R8), Z0
+	VMOVUPD   832(R8), Z1
+	VMULPD    320(CX), Z0, Z2
+	VMULPD    832(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    832(CX), Z0, Z0
+	VMULPD    320(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 160(AX)
+	VMOVUPS   Y0, 416(AX)
+	VMOVUPD   384(R8), Z0
+	VMOVUPD   896(R8), Z1
+	VMULPD    384(CX), Z0, Z2
+	VMULPD    896(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    896(CX), Z0, Z0
+	VMULPD    384(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 192(AX)
+	VMOVUPS   Y0, 448(AX)
+	VMOVUPD   448(R8), Z0
+	VMOVUPD   960(R8), Z1
+	VMULPD    448(CX), Z0, Z2
+	VMULPD    960(CX), Z1, Z3
+	VSUBPD    Z3, Z2, Z2
+	VMULPD    960(CX), Z0, Z0
+	VMULPD    448(CX), Z1, Z1
+	VADDPD    Z1, Z0, Z0
+	VCVTPD2PS Z2, Y1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y1, 224(AX)
+	VMOVUPS   Y0, 480(AX)
+	ADDQ      $0x00000200, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token82
+
+combine_done81:
 	VZEROUPPER
 	RET
 

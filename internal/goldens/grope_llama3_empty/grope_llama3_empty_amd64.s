@@ -1976,6 +1976,257 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done91
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token92:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000400, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    512(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     512(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     512(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 512(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    544(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     544(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     544(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 544(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    576(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     576(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     576(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 576(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    608(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     608(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     608(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 608(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    640(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     640(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     640(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 640(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    672(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     672(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     672(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 672(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    704(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     704(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     704(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 704(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    736(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     736(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     736(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 736(AX)
+	VMOVUPD    256(R8), Y1
+	VMOVUPD    768(R8), Y2
+	VMULPD     256(CX), Y1, Y3
+	VMULPD     768(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     768(CX), Y1, Y1
+	VMULPD     256(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 768(AX)
+	VMOVUPD    288(R8), Y1
+	VMOVUPD    800(R8), Y2
+	VMULPD     288(CX), Y1, Y3
+	VMULPD     800(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     800(CX), Y1, Y1
+	VMULPD     288(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 800(AX)
+	VMOVUPD    320(R8), Y1
+	VMOVUPD    832(R8), Y2
+	VMULPD     320(CX), Y1, Y3
+	VMULPD     832(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     832(CX), Y1, Y1
+	VMULPD     320(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 832(AX)
+	VMOVUPD    352(R8), Y1
+	VMOVUPD    864(R8), Y2
+	VMULPD     352(CX), Y1, Y3
+	VMULPD     864(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     864(CX), Y1, Y1
+	VMULPD     352(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 864(AX)
+	VMOVUPD    384(R8), Y1
+	VMOVUPD    896(R8), Y2
+	VMULPD     384(CX), Y1, Y3
+	VMULPD     896(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     896(CX), Y1, Y1
+	VMULPD     384(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 896(AX)
+	VMOVUPD    416(R8), Y1
+	VMOVUPD    928(R8), Y2
+	VMULPD     416(CX), Y1, Y3
+	VMULPD     928(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     928(CX), Y1, Y1
+	VMULPD     416(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 928(AX)
+	VMOVUPD    448(R8), Y1
+	VMOVUPD    960(R8), Y2
+	VMULPD     448(CX), Y1, Y3
+	VMULPD     960(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     960(CX), Y1, Y1
+	VMULPD     448(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 960(AX)
+	VMOVUPD    480(R8), Y1
+	VMOVUPD    992(R8), Y2
+	VMULPD     480(CX), Y1, Y3
+	VMULPD     992(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     992(CX), Y1, Y1
+	VMULPD     480(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 992(AX)
+	ADDQ       $0x00000400, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1988,11 +2239,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done91
+	JZ    rope_done93
 	TESTL R9, R9
-	JS    rope_inverse92
+	JS    rope_inverse94
 
-rope_token93:
+rope_token95:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2014,14 +2265,14 @@ rope_token93:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done94
+	JZ      rope_heads_done96
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src95
+	JNE     rope_heads_from_src97
 
-rope_head96:
+rope_head98:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2064,13 +2315,13 @@ rope_head96:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head96
-	JMP            rope_heads_done94
+	JNZ            rope_head98
+	JMP            rope_heads_done96
 
-rope_heads_from_src95:
+rope_heads_from_src97:
 	MOVQ CX, R11
 
-rope_head97:
+rope_head99:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2114,19 +2365,19 @@ rope_head97:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head97
+	JNZ            rope_head99
 
-rope_heads_done94:
+rope_heads_done96:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done98
+	JZ    rope_heads_done100
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src99
+	JNE   rope_heads_from_src101
 
-rope_head100:
+rope_head102:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2169,13 +2420,13 @@ rope_head100:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head100
-	JMP            rope_heads_done98
+	JNZ            rope_head102
+	JMP            rope_heads_done100
 
-rope_heads_from_src99:
+rope_heads_from_src101:
 	MOVQ BX, R11
 
-rope_head101:
+rope_head103:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2219,9 +2470,9 @@ rope_head101:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head101
+	JNZ            rope_head103
 
-rope_heads_done98:
+rope_heads_done100:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2232,11 +2483,11 @@ rope_heads_done98:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token93
-	JMP  rope_done91
+	JNZ  rope_token95
+	JMP  rope_done93
 
-rope_inverse92:
-rope_token102:
+rope_inverse94:
+rope_token104:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2258,14 +2509,14 @@ rope_token102:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done103
+	JZ      rope_heads_done105
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src104
+	JNE     rope_heads_from_src106
 
-rope_head105:
+rope_head107:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2308,13 +2559,13 @@ rope_head105:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head105
-	JMP            rope_heads_done103
+	JNZ            rope_head107
+	JMP            rope_heads_done105
 
-rope_heads_from_src104:
+rope_heads_from_src106:
 	MOVQ CX, R11
 
-rope_head106:
+rope_head108:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2358,19 +2609,19 @@ rope_head106:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head106
+	JNZ            rope_head108
 
-rope_heads_done103:
+rope_heads_done105:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done107
+	JZ    rope_heads_done109
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src108
+	JNE   rope_heads_from_src110
 
-rope_head109:
+rope_head111:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2413,13 +2664,13 @@ rope_head109:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
+	JNZ            rope_head111
+	JMP            rope_heads_done109
 
-rope_heads_from_src108:
+rope_heads_from_src110:
 	MOVQ BX, R11
 
-rope_head110:
+rope_head112:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2463,9 +2714,9 @@ rope_head110:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head110
+	JNZ            rope_head112
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2476,8 +2727,175 @@ rope_heads_done107:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token102
+	JNZ  rope_token104
 
-rope_done91:
+rope_done93:
 	VZEROUPPER
 	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done113
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token114:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000400, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   512(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    512(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    512(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 512(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   576(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    576(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    576(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 576(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   640(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    640(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    640(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 640(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   704(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    704(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    704(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 704(AX)
+	VMOVUPD   256(R8), Z1
+	VMOVUPD   768(R8), Z2
+	VMULPD    256(CX), Z1, Z3
+	VMULPD    768(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    768(CX), Z1, Z1
+	VMULPD    256(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 768(AX)
+	VMOVUPD   320(R8), Z1
+	VMOVUPD   832(R8), Z2
+	VMULPD    320(CX), Z1, Z3
+	VMULPD    832(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    832(CX), Z1, Z1
+	VMULPD    320(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 832(AX)
+	VMOVUPD   384(R8), Z1
+	VMOVUPD   896(R8), Z2
+	VMULPD    384(CX), Z1, Z3
+	VMULPD    896(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    896(CX), Z1, Z1
+	VMULPD    384(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 896(AX)
+	VMOVUPD   448(R8), Z1
+	VMOVUPD   960(R8), Z2
+	VMULPD    448(CX), Z1, Z3
+	VMULPD    960(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    960(CX), Z1, Z1
+	VMULPD    448(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 960(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token114
+
+combine_done113:
+	VZEROUPPER
+	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64

@@ -1104,6 +1104,145 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done59
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token60:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000200, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    256(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     256(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     256(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    288(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     288(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     288(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    320(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     320(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     320(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    352(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     352(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     352(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    384(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     384(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     384(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    416(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     416(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     416(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    448(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     448(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     448(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    480(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     480(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     480(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	ADDQ       $0x00000200, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1116,11 +1255,11 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ  idx_len+176(FP), R8
 	MOVL  sign+192(FP), R9
 	TESTQ R8, R8
-	JZ    rope_done59
+	JZ    rope_done61
 	TESTL R9, R9
-	JS    rope_inverse60
+	JS    rope_inverse62
 
-rope_token61:
+rope_token63:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1134,14 +1273,14 @@ rope_token61:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done62
+	JZ      rope_heads_done64
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src63
+	JNE     rope_heads_from_src65
 
-rope_head64:
+rope_head66:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1164,13 +1303,13 @@ rope_head64:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head64
-	JMP            rope_heads_done62
+	JNZ            rope_head66
+	JMP            rope_heads_done64
 
-rope_heads_from_src63:
+rope_heads_from_src65:
 	MOVQ CX, R11
 
-rope_head65:
+rope_head67:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1194,19 +1333,19 @@ rope_head65:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head65
+	JNZ            rope_head67
 
-rope_heads_done62:
+rope_heads_done64:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done66
+	JZ    rope_heads_done68
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src67
+	JNE   rope_heads_from_src69
 
-rope_head68:
+rope_head70:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1229,13 +1368,13 @@ rope_head68:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head68
-	JMP            rope_heads_done66
+	JNZ            rope_head70
+	JMP            rope_heads_done68
 
-rope_heads_from_src67:
+rope_heads_from_src69:
 	MOVQ BX, R11
 
-rope_head69:
+rope_head71:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1259,9 +1398,9 @@ rope_head69:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head69
+	JNZ            rope_head71
 
-rope_heads_done66:
+rope_heads_done68:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1272,11 +1411,11 @@ rope_heads_done66:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_done59
+	JNZ  rope_token63
+	JMP  rope_done61
 
-rope_inverse60:
-rope_token70:
+rope_inverse62:
+rope_token72:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1290,14 +1429,14 @@ rope_token70:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done71
+	JZ      rope_heads_done73
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src72
+	JNE     rope_heads_from_src74
 
-rope_head73:
+rope_head75:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1320,13 +1459,13 @@ rope_head73:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head73
-	JMP            rope_heads_done71
+	JNZ            rope_head75
+	JMP            rope_heads_done73
 
-rope_heads_from_src72:
+rope_heads_from_src74:
 	MOVQ CX, R11
 
-rope_head74:
+rope_head76:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1350,19 +1489,19 @@ rope_head74:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head74
+	JNZ            rope_head76
 
-rope_heads_done71:
+rope_heads_done73:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done75
+	JZ    rope_heads_done77
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src76
+	JNE   rope_heads_from_src78
 
-rope_head77:
+rope_head79:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1385,13 +1524,13 @@ rope_head77:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head77
-	JMP            rope_heads_done75
+	JNZ            rope_head79
+	JMP            rope_heads_done77
 
-rope_heads_from_src76:
+rope_heads_from_src78:
 	MOVQ BX, R11
 
-rope_head78:
+rope_head80:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1415,9 +1554,9 @@ rope_head78:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head78
+	JNZ            rope_head80
 
-rope_heads_done75:
+rope_heads_done77:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1428,8 +1567,119 @@ rope_heads_done75:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token70
+	JNZ  rope_token72
 
-rope_done59:
+rope_done61:
 	VZEROUPPER
 	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done81
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token82:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000200, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   256(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    256(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    256(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   320(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    320(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    320(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   384(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    384(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    384(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   448(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    448(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    448(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	ADDQ      $0x00000200, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token82
+
+combine_done81:
+	VZEROUPPER
+	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
