@@ -88,8 +88,8 @@ func (g gen) combineRows(p Params) {
 	c.ANDQ(mask, l)
 	c.IMUL3Q(operand.U32(uint32(16*nf)), l, l)
 	c.ADDQ(low, l)
-	i := 0
-	for ; i+lanes <= nf; i += lanes {
+	// block combines the lanes pairs from i into narrowed cos and sin.
+	block := func(i int) (cf, sf reg.VecVirtual) {
 		lc, ls := full(), full()
 		c.VMOVUPD(amd64.Mem(l, 8*i), lc)
 		c.VMOVUPD(amd64.Mem(l, 8*(nf+i)), ls)
@@ -102,9 +102,35 @@ func (g gen) combineRows(p Params) {
 		c.VMULPD(hs, lc, sn) // hs·lc
 		c.VMULPD(hc, ls, u)  // hc·ls
 		c.VADDPD(u, sn, sn)  // hs·lc + hc·ls
-		cf, sf := half(), half()
+		cf, sf = half(), half()
 		cvt(cs, cf)
 		cvt(sn, sf)
+		return cf, sf
+	}
+	// join puts b above a in one full-width register, so that the half
+	// layout is stored in full-width pieces: the rotate kernel loads the row
+	// right away in such pieces, and a load spanning two narrower stores
+	// would miss store-to-load forwarding.
+	join := func(a, b reg.VecVirtual) reg.VecVirtual {
+		d := full()
+		if wide {
+			c.VINSERTF64X4(operand.U8(1), b, a.AsZ(), d)
+		} else {
+			c.VINSERTF128(operand.U8(1), b, a.AsY(), d)
+		}
+		return d
+	}
+	i := 0
+	if !p.Interleaved {
+		for ; i+2*lanes <= nf; i += 2 * lanes {
+			c0, s0 := block(i)
+			c1, s1 := block(i + lanes)
+			c.VMOVUPS(join(c0, c1), amd64.Mem(rows, 4*i))
+			c.VMOVUPS(join(s0, s1), amd64.Mem(rows, sinOff+4*i))
+		}
+	}
+	for ; i+lanes <= nf; i += lanes {
+		cf, sf := block(i)
 		store(cf, rows, i, 0)
 		store(sf, rows, i, sinOff)
 	}

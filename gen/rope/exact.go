@@ -58,11 +58,16 @@ func ropeExact(f *jen.File, c *Consts) {
 	// type hiRow struct { hi int32; sc sincos }
 	f.Comment("hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the")
 	f.Comment("AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).")
-	f.Type().Id("hiRow").Struct(jen.Id("hi").Int32(), jen.Id("sc").Id("sincos"))
+	f.Comment("sc comes first, at the start of the allocation: where the size class is a multiple")
+	f.Comment("of 64 bytes (RotaryDim 128: 1152) the kernel's vector loads do not straddle cache")
+	f.Comment("lines (with hi first they all did, which cost AVX-512 decode about 5%).")
+	f.Type().Id("hiRow").Struct(jen.Id("sc").Id("sincos"), jen.Id("hi").Int32())
 
 	// type posRow struct { pos int32; row [rowLen]float32 }
 	f.Comment("posRow is the float32 table row of one position outside the table.")
-	f.Type().Id("posRow").Struct(jen.Id("pos").Int32(), jen.Id("row").Index(jen.Id("rowLen")).Float32())
+	f.Comment("row comes first, at the start of the allocation, so that the rotate kernel's loads")
+	f.Comment("are aligned as in the table where the size class allows (RotaryDim 128: 576 bytes).")
+	f.Type().Id("posRow").Struct(jen.Id("row").Index(jen.Id("rowLen")).Float32(), jen.Id("pos").Int32())
 
 	// type freqSet struct { w *[nFreq]float64; lowOnce sync.Once; low *[exactLow]sincos; hi [4]atomic.Pointer[hiRow]; rows [4]atomic.Pointer[posRow] }
 	f.Comment("freqSet is a frequency set served by angle addition: its float64 low table,")
@@ -75,33 +80,61 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("low").Op("*").Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64(),
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
-		jen.Id("asked").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Int64"),
+		jen.Id("spare").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 	)
 
-	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32)
+	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
+	//	p, i := pos[0], uint32(pos[0])%4
+	//	r := fs.rows[i].Load()
+	//	if r == nil || r.pos != p {
+	//		s := fs.spare[i].Swap(nil)
+	//		if s != nil && s.pos == p { // asked twice in a row: s becomes the cached row
+	//			fs.rows[i].Store(s); r = s
+	//		} else {
+	//			if s == nil { s = new(posRow) }
+	//			s.pos = p; fs.fillRows(s.row[:], pos)
+	//			active.rotate(…, s.row[:], zeroIdx[:1], sign)
+	//			fs.spare[i].Store(s)
+	//			return
+	//		}
+	//	}
+	//	active.rotate(…, r.row[:], zeroIdx[:1], sign)
+	// }
 	f.Comment("rotateAt rotates the one token of q and k at pos[0], a position outside the table,")
-	f.Comment("with a row of fs. Every layer of a decode step asks for the same position, so a")
-	f.Comment("position asked for twice in a row (per slot) has its row computed into a new posRow")
-	f.Comment("and cached; later calls use it as it is. A position asked for once has its row")
-	f.Comment("computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are")
-	f.Comment("never modified, so concurrent calls are safe; asked[slot] holds the last position")
-	f.Comment("asked for, with bit 40 set (0 is no position).")
+	f.Comment("with a row of fs. Every layer of a decode step asks for the same position, so the")
+	f.Comment("row of a position asked for twice in a row (per slot) is cached; later calls use it")
+	f.Comment("as it is. A position asked for once has its row computed into the slot's spare")
+	f.Comment("posRow, which the call owns between taking it (Swap) and putting it back, and")
+	f.Comment("which becomes the cached row when the next call of the slot asks for its")
+	f.Comment("position again (a one-token call allocates only when another goroutine holds the")
+	f.Comment("spare, or once per cached position). Cached rows are never modified, so")
+	f.Comment("concurrent calls are safe.")
 	slot := jen.Uint32().Call(jen.Id("pos").Index(jen.Lit(0))).Op("%").Lit(ropeRowSlots)
+	rot := func(row jen.Code) jen.Code {
+		return jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", row, jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...)
+	}
+	sp := jen.Id("fs").Dot("spare").Index(jen.Id("i"))
 	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("rotateAt").Params(
 		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"), jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
 		jen.List(jen.Id("p"), jen.Id("i")).Op(":=").List(jen.Id("pos").Index(jen.Lit(0)), slot),
 		jen.Id("r").Op(":=").Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Load").Call(),
 		jen.If(jen.Id("r").Op("==").Nil().Op("||").Id("r").Dot("pos").Op("!=").Id("p")).Block(
-			jen.If(jen.Id("key").Op(":=").Int64().Call(jen.Id("p")).Op("|").Lit(1).Op("<<").Lit(40), jen.Id("fs").Dot("asked").Index(jen.Id("i")).Dot("Swap").Call(jen.Id("key")).Op("!=").Id("key")).Block(
-				jen.Id("rotateExact").Call(rotateExactArgs(c)...),
+			jen.Id("s").Op(":=").Add(sp.Clone()).Dot("Swap").Call(jen.Nil()),
+			jen.If(jen.Id("s").Op("!=").Nil().Op("&&").Id("s").Dot("pos").Op("==").Id("p")).Block(
+				jen.Comment("Asked for twice in a row: the spare becomes the slot's cached row."),
+				jen.Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Store").Call(jen.Id("s")),
+				jen.Id("r").Op("=").Id("s"),
+			).Else().Block(
+				jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Id("s").Op("=").New(jen.Id("posRow"))),
+				jen.Id("s").Dot("pos").Op("=").Id("p"),
+				jen.Id("fs").Dot("fillRows").Call(jen.Id("s").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("pos")),
+				rot(jen.Id("s").Dot("row").Index(jen.Empty(), jen.Empty())),
+				sp.Clone().Dot("Store").Call(jen.Id("s")),
 				jen.Return(),
 			),
-			jen.Id("r").Op("=").Op("&").Id("posRow").Values(jen.Dict{jen.Id("pos"): jen.Id("p")}),
-			jen.Id("fs").Dot("fillRows").Call(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("pos")),
-			jen.Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Store").Call(jen.Id("r")),
 		),
-		jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...),
+		rot(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty())),
 	)
 
 	// func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64
@@ -230,14 +263,4 @@ func ropeExact(f *jen.File, c *Consts) {
 		f.Comment("longFreqsSet serves the exact rows of longFreqs.")
 		f.Var().Id("longFreqsSet").Op("=").Id("freqSet").Values(jen.Dict{jen.Id("w"): jen.Op("&").Id("longFreqs")})
 	}
-}
-
-// rotateExactArgs are rotateAt's arguments of rotateExact: q, k, pos, fs (and
-// no rescaled frequencies for dynamic NTK), sign.
-func rotateExactArgs(c *Consts) []jen.Code {
-	args := []jen.Code{jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("fs")}
-	if ropeScaling(c.Spec) == spec.ScaleDynamic {
-		args = append(args, jen.Nil())
-	}
-	return append(args, jen.Id("sign"))
 }

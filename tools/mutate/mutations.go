@@ -126,7 +126,7 @@ var mutations = []Mutation{
 	{"avx512: rope Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse62:",
 		"VFMADD231PS", "VFMSUB231PS", "test llama2_7b"},
 	{"avx512: rope combineRows sub→add", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·combineRowsAVX512(SB)",
-		"VSUBPD    Z3, Z2, Z2", "VADDPD    Z3, Z2, Z2", "test llama2_7b"},
+		"VSUBPD       Z3, Z2, Z2", "VADDPD       Z3, Z2, Z2", "test llama2_7b"},
 	{"avx2: alibi addRow add→sub", "generated/bloom_7b1/bloom_7b1_amd64.s", "TEXT ·addRowAVX2(SB)",
 		"VADDPS  (CX), Y0, Y0", "VSUBPS  (CX), Y0, Y0", "test bloom_7b1"},
 	{"avx2: softmax exp ln2 constant", "generated/bloom_7b1/bloom_7b1_amd64.s", "",

@@ -287,38 +287,38 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	JZ    combine_done21
 
 combine_token22:
-	MOVLQSX    (BX), R8
-	ANDQ       DI, R8
-	IMUL3Q     $0x00000080, R8, R8
-	ADDQ       DX, R8
-	VMOVUPD    (R8), Y0
-	VMOVUPD    64(R8), Y1
-	VMULPD     (CX), Y0, Y2
-	VMULPD     64(CX), Y1, Y3
-	VSUBPD     Y3, Y2, Y2
-	VMULPD     64(CX), Y0, Y0
-	VMULPD     (CX), Y1, Y1
-	VADDPD     Y1, Y0, Y0
-	VCVTPD2PSY Y2, X1
-	VCVTPD2PSY Y0, X0
-	VMOVUPS    X1, (AX)
-	VMOVUPS    X0, 32(AX)
-	VMOVUPD    32(R8), Y0
-	VMOVUPD    96(R8), Y1
-	VMULPD     32(CX), Y0, Y2
-	VMULPD     96(CX), Y1, Y3
-	VSUBPD     Y3, Y2, Y2
-	VMULPD     96(CX), Y0, Y0
-	VMULPD     32(CX), Y1, Y1
-	VADDPD     Y1, Y0, Y0
-	VCVTPD2PSY Y2, X1
-	VCVTPD2PSY Y0, X0
-	VMOVUPS    X1, 16(AX)
-	VMOVUPS    X0, 48(AX)
-	ADDQ       $0x00000040, AX
-	ADDQ       $0x04, BX
-	DECQ       SI
-	JNZ        combine_token22
+	MOVLQSX     (BX), R8
+	ANDQ        DI, R8
+	IMUL3Q      $0x00000080, R8, R8
+	ADDQ        DX, R8
+	VMOVUPD     (R8), Y0
+	VMOVUPD     64(R8), Y1
+	VMULPD      (CX), Y0, Y2
+	VMULPD      64(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      64(CX), Y0, Y0
+	VMULPD      (CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     32(R8), Y0
+	VMOVUPD     96(R8), Y1
+	VMULPD      32(CX), Y0, Y2
+	VMULPD      96(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      96(CX), Y0, Y0
+	VMULPD      32(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, (AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x04, BX
+	DECQ        SI
+	JNZ         combine_token22
 
 combine_done21:
 	VZEROUPPER
