@@ -81,8 +81,8 @@ func TestFilesNEON(t *testing.T) {
 			t.Fatal(err)
 		}
 		asmtest.CheckNEON(t, files, "llama", "zoo/llama.yaml",
-			[]string{"func rotateNEON" + abi.Rotate.Signature()},
-			"kernels{rotate: rotateNEON}")
+			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func combineRowsNEON" + abi.CombineRows.Signature()},
+			"kernels{rotate: rotateNEON, combineRows: combineRowsNEON}")
 		asmtest.Deterministic(t, "llama", func() ([]emit.File, error) { return NEON("llama", "zoo/llama.yaml", p) })
 	}
 	for _, p := range []Params{shape(64, 46, true), shape(128, 110, false)} {
