@@ -142,6 +142,19 @@ var (
 	ScaleRows = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]float32"}, {"scales", "[]float32"}, {"rowLen", "int"}},
 		Doc: "x[t·rowLen+j] *= scales[t] for t < len(scales), j < rowLen; len(x) ≥ len(scales)·rowLen"}
 
+	// CombineRows computes rope table rows by angle addition (rope's exact
+	// path for positions outside the table): hi holds A·cos(θ_i) at [i] and
+	// A·sin(θ_i) at [nFreq+i] for the run's common hi angles, low holds
+	// 2·nFreq float64 per low row (cos(lo·ω_i), then sin); per token t the
+	// low row is pos[t] & mask and, per pair i, in float64 without fused
+	// multiply-adds, c = hc·lc − hs·ls and s = hs·lc + hc·ls, each rounded
+	// once to float32 into row t (rowLen floats): the half layout stores c
+	// at [i] and s at [nFreq+i], the interleaved one c at [2i], [2i+1] and s
+	// at [RotaryDim+2i], [RotaryDim+2i+1].
+	CombineRows = Kernel{Field: "combineRows", Params: []Param{
+		{"rows", "[]float32"}, {"hi", "[]float64"}, {"low", "[]float64"}, {"pos", "[]int32"}, {"mask", "int"},
+	}, Doc: "rows[t] = float32 of the complex products hi·low[pos[t]&mask] per pair, unfused float64, in the table-row layout"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -150,5 +163,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, CombineRows, Exp}
 }

@@ -26,6 +26,8 @@ var amd64Shapes = []struct {
 	{"rope32x24h", 32, 24, false},
 	{"rope10x6h", 10, 6, false},
 	{"rope512h", 512, 512, false},
+	{"rope64x42i", 64, 42, true},  // 21 pairs: vector blocks and an odd scalar rest
+	{"rope40x34h", 40, 34, false}, // 17 pairs
 }
 
 // TestKernelsAMD64 generates a package per shape with both variants, vets
@@ -55,7 +57,7 @@ func TestFilesAMD64(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2}")
+		asmtest.CheckAMD64(t, files, s.dir, s.dir+".yaml", "kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2}")
 		asmtest.Deterministic(t, s.dir, func() ([]emit.File, error) {
 			return AMD64(s.dir, s.dir+".yaml", true, true, shape(s.h, s.r, s.interleaved))
 		})
@@ -79,8 +81,8 @@ func TestFilesNEON(t *testing.T) {
 			t.Fatal(err)
 		}
 		asmtest.CheckNEON(t, files, "llama", "zoo/llama.yaml",
-			[]string{"func rotateNEON" + abi.Rotate.Signature()},
-			"kernels{rotate: rotateNEON}")
+			[]string{"func rotateNEON" + abi.Rotate.Signature(), "func combineRowsNEON" + abi.CombineRows.Signature()},
+			"kernels{rotate: rotateNEON, combineRows: combineRowsNEON}")
 		asmtest.Deterministic(t, "llama", func() ([]emit.File, error) { return NEON("llama", "zoo/llama.yaml", p) })
 	}
 	for _, p := range []Params{shape(64, 46, true), shape(128, 110, false)} {

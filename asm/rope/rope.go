@@ -37,6 +37,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	sh := newRopeShape(p)
 	ks := []amd64.Kernel{
 		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }, Requires: sh.requires},
+		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{g}.combineRows(p) }},
 	}
 	if p.ScaleRows {
 		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{g}.scaleRows() }})
@@ -56,6 +57,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			g.text(name)
 		},
 	}}
+	cn := arm64.Symbol(abi.CombineRows)
+	ks = append(ks, arm64.Kernel{ABI: abi.CombineRows, Name: cn, Doc: "computes table rows by angle addition (unfused float64, rounded once to float32).",
+		Emit: func(e *arm64.Emitter) { combineRowsNEON(e, cn, p) }})
 	if p.ScaleRows {
 		sn := arm64.Symbol(abi.ScaleRows)
 		ks = append(ks, arm64.Kernel{ABI: abi.ScaleRows, Name: sn, Doc: "multiplies row t of x (rowLen floats) by scales[t].",

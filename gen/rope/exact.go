@@ -50,18 +50,24 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("exactLow").Op("=").Lit(1).Op("<<").Id("exactShift"),
 	)
 
-	// type sincos struct{ c, s [nFreq]float64 }
-	f.Comment("sincos holds the cosines and sines of one angle per pair, in float64.")
-	f.Type().Id("sincos").Struct(jen.List(jen.Id("c"), jen.Id("s")).Index(jen.Id("nFreq")).Float64())
+	// type sincos [2 * nFreq]float64
+	f.Comment("sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in")
+	f.Comment("float64: the operand layout of the combineRows kernel (asm/abi CombineRows).")
+	f.Type().Id("sincos").Index(jen.Lit(2).Op("*").Id("nFreq")).Float64()
 
-	// type hiRow struct { hi int32; sincos }
+	// type hiRow struct { hi int32; sc sincos }
 	f.Comment("hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the")
 	f.Comment("AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).")
-	f.Type().Id("hiRow").Struct(jen.Id("hi").Int32(), jen.Id("sincos"))
+	f.Comment("sc comes first, at the start of the allocation: where the size class is a multiple")
+	f.Comment("of 64 bytes (RotaryDim 128: 1152) the kernel's vector loads do not straddle cache")
+	f.Comment("lines (with hi first they all did, which cost AVX-512 decode about 5%).")
+	f.Type().Id("hiRow").Struct(jen.Id("sc").Id("sincos"), jen.Id("hi").Int32())
 
 	// type posRow struct { pos int32; row [rowLen]float32 }
 	f.Comment("posRow is the float32 table row of one position outside the table.")
-	f.Type().Id("posRow").Struct(jen.Id("pos").Int32(), jen.Id("row").Index(jen.Id("rowLen")).Float32())
+	f.Comment("row comes first, at the start of the allocation, so that the rotate kernel's loads")
+	f.Comment("are aligned as in the table where the size class allows (RotaryDim 128: 576 bytes).")
+	f.Type().Id("posRow").Struct(jen.Id("row").Index(jen.Id("rowLen")).Float32(), jen.Id("pos").Int32())
 
 	// type freqSet struct { w *[nFreq]float64; lowOnce sync.Once; low *[exactLow]sincos; hi [4]atomic.Pointer[hiRow]; rows [4]atomic.Pointer[posRow] }
 	f.Comment("freqSet is a frequency set served by angle addition: its float64 low table,")
@@ -71,46 +77,77 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
 		jen.Id("lowOnce").Qual("sync", "Once"),
-		jen.Id("low").Op("*").Index(jen.Id("exactLow")).Id("sincos"),
+		jen.Id("low").Op("*").Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64(),
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
-		jen.Id("asked").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Int64"),
+		jen.Id("spare").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 	)
 
-	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32)
+	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
+	//	p, i := pos[0], uint32(pos[0])%4
+	//	r := fs.rows[i].Load()
+	//	if r == nil || r.pos != p {
+	//		s := fs.spare[i].Swap(nil)
+	//		if s != nil && s.pos == p { // asked twice in a row: s becomes the cached row
+	//			fs.rows[i].Store(s); r = s
+	//		} else {
+	//			if s == nil { s = new(posRow) }
+	//			s.pos = p; fs.fillRows(s.row[:], pos)
+	//			active.rotate(…, s.row[:], zeroIdx[:1], sign)
+	//			fs.spare[i].Store(s)
+	//			return
+	//		}
+	//	}
+	//	active.rotate(…, r.row[:], zeroIdx[:1], sign)
+	// }
 	f.Comment("rotateAt rotates the one token of q and k at pos[0], a position outside the table,")
-	f.Comment("with a row of fs. Every layer of a decode step asks for the same position, so a")
-	f.Comment("position asked for twice in a row (per slot) has its row computed into a new posRow")
-	f.Comment("and cached; later calls use it as it is. A position asked for once has its row")
-	f.Comment("computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are")
-	f.Comment("never modified, so concurrent calls are safe; asked[slot] holds the last position")
-	f.Comment("asked for, with bit 40 set (0 is no position).")
+	f.Comment("with a row of fs. Every layer of a decode step asks for the same position, so the")
+	f.Comment("row of a position asked for twice in a row (per slot) is cached; later calls use it")
+	f.Comment("as it is. A position asked for once has its row computed into the slot's spare")
+	f.Comment("posRow, which the call owns between taking it (Swap) and putting it back, and")
+	f.Comment("which becomes the cached row when the next call of the slot asks for its")
+	f.Comment("position again (a one-token call allocates only when another goroutine holds the")
+	f.Comment("spare, or once per cached position). Cached rows are never modified, so")
+	f.Comment("concurrent calls are safe.")
 	slot := jen.Uint32().Call(jen.Id("pos").Index(jen.Lit(0))).Op("%").Lit(ropeRowSlots)
+	rot := func(row jen.Code) jen.Code {
+		return jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", row, jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...)
+	}
+	sp := jen.Id("fs").Dot("spare").Index(jen.Id("i"))
 	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("rotateAt").Params(
 		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"), jen.Id("pos").Index().Int32(), jen.Id("sign").Float32(),
 	).Block(
 		jen.List(jen.Id("p"), jen.Id("i")).Op(":=").List(jen.Id("pos").Index(jen.Lit(0)), slot),
 		jen.Id("r").Op(":=").Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Load").Call(),
 		jen.If(jen.Id("r").Op("==").Nil().Op("||").Id("r").Dot("pos").Op("!=").Id("p")).Block(
-			jen.If(jen.Id("key").Op(":=").Int64().Call(jen.Id("p")).Op("|").Lit(1).Op("<<").Lit(40), jen.Id("fs").Dot("asked").Index(jen.Id("i")).Dot("Swap").Call(jen.Id("key")).Op("!=").Id("key")).Block(
-				jen.Id("rotateExact").Call(rotateExactArgs(c)...),
+			jen.Id("s").Op(":=").Add(sp.Clone()).Dot("Swap").Call(jen.Nil()),
+			jen.If(jen.Id("s").Op("!=").Nil().Op("&&").Id("s").Dot("pos").Op("==").Id("p")).Block(
+				jen.Comment("Asked for twice in a row: the spare becomes the slot's cached row."),
+				jen.Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Store").Call(jen.Id("s")),
+				jen.Id("r").Op("=").Id("s"),
+			).Else().Block(
+				jen.If(jen.Id("s").Op("==").Nil()).Block(jen.Id("s").Op("=").New(jen.Id("posRow"))),
+				jen.Id("s").Dot("pos").Op("=").Id("p"),
+				jen.Id("fs").Dot("fillRows").Call(jen.Id("s").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("pos")),
+				rot(jen.Id("s").Dot("row").Index(jen.Empty(), jen.Empty())),
+				sp.Clone().Dot("Store").Call(jen.Id("s")),
 				jen.Return(),
 			),
-			jen.Id("r").Op("=").Op("&").Id("posRow").Values(jen.Dict{jen.Id("pos"): jen.Id("p")}),
-			jen.Id("fs").Dot("fillRows").Call(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("pos")),
-			jen.Id("fs").Dot("rows").Index(jen.Id("i")).Dot("Store").Call(jen.Id("r")),
 		),
-		jen.Id("active").Dot("rotate").Call(kernelArgs("q", "k", jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty()), jen.Id("zeroIdx").Index(jen.Empty(), jen.Lit(1)))...),
+		rot(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty())),
 	)
 
-	// func (fs *freqSet) lowRows() *[exactLow]sincos
-	f.Comment("lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.")
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("lowRows").Params().Op("*").Index(jen.Id("exactLow")).Id("sincos").Block(
+	// func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64
+	f.Comment("lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use:")
+	f.Comment("row lo is a sincos at lo·2·nFreq.")
+	lowType := jen.Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64()
+	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("lowRows").Params().Op("*").Add(lowType.Clone()).Block(
 		jen.Id("fs").Dot("lowOnce").Dot("Do").Call(jen.Func().Params().Block(
-			jen.Id("low").Op(":=").New(jen.Index(jen.Id("exactLow")).Id("sincos")),
-			jen.For(jen.Id("lo").Op(":=").Range().Id("low")).Block(
+			jen.Id("low").Op(":=").New(lowType.Clone()),
+			jen.For(jen.Id("lo").Op(":=").Lit(0), jen.Id("lo").Op("<").Id("exactLow"), jen.Id("lo").Op("++")).Block(
+				jen.Id("r").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(jen.Id("low").Index(jen.Id("lo").Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
 				jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
-					jen.List(jen.Id("low").Index(jen.Id("lo")).Dot("s").Index(jen.Id("i")), jen.Id("low").Index(jen.Id("lo")).Dot("c").Index(jen.Id("i"))).Op("=").
+					jen.List(jen.Id("r").Index(jen.Id("nFreq").Op("+").Id("i")), jen.Id("r").Index(jen.Id("i"))).Op("=").
 						Qual("math", "Sincos").Call(jen.Float64().Call(jen.Id("lo")).Op("*").Id("wi")),
 				),
 			),
@@ -132,7 +169,7 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("base").Op(":=").Float64().Call(jen.Id("hi")).Op("*").Id("exactLow"),
 		jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
 			jen.List(jen.Id("sn"), jen.Id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Id("base").Op("*").Id("wi")),
-			jen.List(jen.Id("h").Dot("c").Index(jen.Id("i")), jen.Id("h").Dot("s").Index(jen.Id("i"))).Op("=").
+			jen.List(jen.Id("h").Dot("sc").Index(jen.Id("i")), jen.Id("h").Dot("sc").Index(jen.Id("nFreq").Op("+").Id("i"))).Op("=").
 				List(jen.Id("AttentionFactor").Op("*").Id("cs"), jen.Id("AttentionFactor").Op("*").Id("sn")),
 		),
 		jen.Id("slot").Dot("Store").Call(jen.Id("h")),
@@ -140,30 +177,55 @@ func ropeExact(f *jen.File, c *Consts) {
 	)
 
 	// func (fs *freqSet) fillRows(rows []float32, pos []int32)
-	f.Comment("fillRows computes the table rows of pos into rows by angle addition, looking the")
-	f.Comment("hi row up only when hi changes.")
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(jen.Id("rows").Index().Float32(), jen.Id("pos").Index().Int32()).Block(
-		jen.Id("low").Op(":=").Id("fs").Dot("lowRows").Call(),
-		jen.Var().Id("h").Op("*").Id("hiRow"),
-		jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
-			jen.If(jen.Id("hi").Op(":=").Id("p").Op(">>").Id("exactShift"), jen.Id("h").Op("==").Nil().Op("||").Id("h").Dot("hi").Op("!=").Id("hi")).Block(
-				jen.Id("h").Op("=").Id("fs").Dot("hiRow").Call(jen.Id("hi")),
+	f.Comment("fillRows computes the table rows of pos into rows by angle addition: one")
+	f.Comment("combineRows call of the active variant per run of positions sharing hi.")
+	id := jen.Id
+	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
+		id("low").Op(":=").Id("fs").Dot("lowRows").Call(),
+		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")), jen.Empty()).Block(
+			id("hi").Op(":=").Id("pos").Index(id("t")).Op(">>").Id("exactShift"),
+			id("e").Op(":=").Id("t").Op("+").Lit(1),
+			jen.For(id("e").Op("<").Len(id("pos")).Op("&&").Id("pos").Index(id("e")).Op(">>").Id("exactShift").Op("==").Id("hi")).Block(
+				id("e").Op("++"),
 			),
-			jen.Id("combine").Call(ropeRowPtr(jen.Id("rows"), jen.Id("t")), jen.Op("&").Id("h").Dot("sincos"), jen.Op("&").Id("low").Index(jen.Id("p").Op("&").Parens(jen.Id("exactLow").Op("-").Lit(1)))),
+			id("active").Dot("combineRows").Call(
+				id("rows").Index(id("t").Op("*").Id("rowLen"), id("e").Op("*").Id("rowLen")),
+				id("fs").Dot("hiRow").Call(id("hi")).Dot("sc").Index(jen.Empty(), jen.Empty()),
+				id("low").Index(jen.Empty(), jen.Empty()),
+				id("pos").Index(id("t"), id("e")),
+				id("exactLow").Op("-").Lit(1),
+			),
+			id("t").Op("=").Id("e"),
+		),
+	)
+
+	// func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int)
+	f.Comment("combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t")
+	f.Comment("of rows is combine of hi and the low row pos[t]&mask.")
+	f.Func().Id("combineRowsGeneric").Params(id("rows").Index().Float32(), jen.List(id("hi"), id("low")).Index().Float64(), id("pos").Index().Int32(), id("mask").Int()).Block(
+		id("h").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(id("hi")),
+		jen.For(jen.List(id("t"), id("p")).Op(":=").Range().Id("pos")).Block(
+			id("combine").Call(ropeRowPtr(id("rows"), id("t")), id("h"),
+				jen.Parens(jen.Op("*").Id("sincos")).Call(id("low").Index(jen.Parens(jen.Int().Call(id("p")).Op("&").Id("mask")).Op("*").Parens(jen.Lit(2).Op("*").Id("nFreq")), jen.Empty()))),
 		),
 	)
 
 	// func combine(row *[rowLen]float32, h, l *sincos) — the complex product h·l per pair, rounded once.
 	f.Comment("combine stores in row the product of the hi factors h and the lo factors l per")
-	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per")
-	f.Comment("iteration give the out-of-order core two independent chains.")
+	f.Comment("pair, (hc + i·hs)(lc + i·ls), in float64 with every product rounded (never fused,")
+	f.Comment("as in the assembly kernels), rounded once to float32; two pairs per iteration give")
+	f.Comment("the out-of-order core two independent chains.")
 	pair := func(j jen.Code, sfx string) []jen.Code {
 		at := func(arr string) *jen.Statement { return jen.Id(arr).Index(j) }
 		c, sn := "c"+sfx, "s"+sfx
+		// float64(x*y): an explicit conversion forbids fusing the product
+		// into an FMA (Go spec, Arithmetic operators), as the assembly
+		// kernels do not fuse either.
+		prod := func(x, y string) *jen.Statement { return jen.Float64().Call(at(x).Op("*").Add(at(y))) }
 		code := []jen.Code{
 			jen.List(jen.Id(c), jen.Id(sn)).Op(":=").List(
-				at("hc").Op("*").Add(at("lc")).Op("-").Add(at("hs")).Op("*").Add(at("ls")),
-				at("hs").Op("*").Add(at("lc")).Op("+").Add(at("hc")).Op("*").Add(at("ls")),
+				prod("hc", "lc").Op("-").Add(prod("hs", "ls")),
+				prod("hs", "lc").Op("+").Add(prod("hc", "ls")),
 			),
 		}
 		if s.Layout == spec.LayoutHalf {
@@ -179,8 +241,11 @@ func ropeExact(f *jen.File, c *Consts) {
 		)
 	}
 	f.Func().Id("combine").Params(jen.Id("row").Op("*").Index(jen.Id("rowLen")).Float32(), jen.List(jen.Id("h"), jen.Id("l")).Op("*").Id("sincos")).BlockFunc(func(g *jen.Group) {
+		half := func(v, lo string) jen.Code {
+			return jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Id(lo), jen.Empty()))
+		}
 		g.List(jen.Id("hc"), jen.Id("hs"), jen.Id("lc"), jen.Id("ls")).Op(":=").List(
-			jen.Op("&").Id("h").Dot("c"), jen.Op("&").Id("h").Dot("s"), jen.Op("&").Id("l").Dot("c"), jen.Op("&").Id("l").Dot("s"))
+			half("h", "0"), half("h", "nFreq"), half("l", "0"), half("l", "nFreq"))
 		body := append(pair(jen.Id("i"), "0"), pair(jen.Id("i").Op("+").Lit(1), "1")...)
 		g.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Id("nFreq"), jen.Id("i").Op("+=").Lit(2)).Block(body...)
 		if (s.RotaryDim/2)%2 == 1 {
@@ -198,14 +263,4 @@ func ropeExact(f *jen.File, c *Consts) {
 		f.Comment("longFreqsSet serves the exact rows of longFreqs.")
 		f.Var().Id("longFreqsSet").Op("=").Id("freqSet").Values(jen.Dict{jen.Id("w"): jen.Op("&").Id("longFreqs")})
 	}
-}
-
-// rotateExactArgs are rotateAt's arguments of rotateExact: q, k, pos, fs (and
-// no rescaled frequencies for dynamic NTK), sign.
-func rotateExactArgs(c *Consts) []jen.Code {
-	args := []jen.Code{jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("fs")}
-	if ropeScaling(c.Spec) == spec.ScaleDynamic {
-		args = append(args, jen.Nil())
-	}
-	return append(args, jen.Id("sign"))
 }

@@ -19,7 +19,7 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 
 	// var genericKernels = kernels{rotate: rotateGeneric}
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
-	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric")}
+	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric"), jen.Id("combineRows"): jen.Id("combineRowsGeneric")}
 	temperatureGenericKernel(f, gk, c)
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 

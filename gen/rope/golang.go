@@ -2,6 +2,7 @@ package rope
 
 import (
 	"fmt"
+	"github.com/posenc/posenc/asm/abi"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := gocode.Registry(s.Name, s.File, append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}}, temperatureFields(c)...))
+	reg, err := gocode.Registry(s.Name, s.File, append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}}, temperatureFields(c)...))
 	if err != nil {
 		return nil, err
 	}

@@ -2880,6 +2880,416 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done91
+
+combine_token92:
+	MOVLQSX     (BX), R8
+	ANDQ        DI, R8
+	IMUL3Q      $0x00000800, R8, R8
+	ADDQ        DX, R8
+	VMOVUPD     (R8), Y0
+	VMOVUPD     1024(R8), Y1
+	VMULPD      (CX), Y0, Y2
+	VMULPD      1024(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1024(CX), Y0, Y0
+	VMULPD      (CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     32(R8), Y0
+	VMOVUPD     1056(R8), Y1
+	VMULPD      32(CX), Y0, Y2
+	VMULPD      1056(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1056(CX), Y0, Y0
+	VMULPD      32(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, (AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 512(AX)
+	VMOVUPD     64(R8), Y0
+	VMOVUPD     1088(R8), Y1
+	VMULPD      64(CX), Y0, Y2
+	VMULPD      1088(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1088(CX), Y0, Y0
+	VMULPD      64(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     96(R8), Y0
+	VMOVUPD     1120(R8), Y1
+	VMULPD      96(CX), Y0, Y2
+	VMULPD      1120(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1120(CX), Y0, Y0
+	VMULPD      96(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 32(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 544(AX)
+	VMOVUPD     128(R8), Y0
+	VMOVUPD     1152(R8), Y1
+	VMULPD      128(CX), Y0, Y2
+	VMULPD      1152(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1152(CX), Y0, Y0
+	VMULPD      128(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     160(R8), Y0
+	VMOVUPD     1184(R8), Y1
+	VMULPD      160(CX), Y0, Y2
+	VMULPD      1184(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1184(CX), Y0, Y0
+	VMULPD      160(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 64(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 576(AX)
+	VMOVUPD     192(R8), Y0
+	VMOVUPD     1216(R8), Y1
+	VMULPD      192(CX), Y0, Y2
+	VMULPD      1216(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1216(CX), Y0, Y0
+	VMULPD      192(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     224(R8), Y0
+	VMOVUPD     1248(R8), Y1
+	VMULPD      224(CX), Y0, Y2
+	VMULPD      1248(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1248(CX), Y0, Y0
+	VMULPD      224(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 96(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 608(AX)
+	VMOVUPD     256(R8), Y0
+	VMOVUPD     1280(R8), Y1
+	VMULPD      256(CX), Y0, Y2
+	VMULPD      1280(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1280(CX), Y0, Y0
+	VMULPD      256(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     288(R8), Y0
+	VMOVUPD     1312(R8), Y1
+	VMULPD      288(CX), Y0, Y2
+	VMULPD      1312(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1312(CX), Y0, Y0
+	VMULPD      288(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 128(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 640(AX)
+	VMOVUPD     320(R8), Y0
+	VMOVUPD     1344(R8), Y1
+	VMULPD      320(CX), Y0, Y2
+	VMULPD      1344(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1344(CX), Y0, Y0
+	VMULPD      320(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     352(R8), Y0
+	VMOVUPD     1376(R8), Y1
+	VMULPD      352(CX), Y0, Y2
+	VMULPD      1376(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1376(CX), Y0, Y0
+	VMULPD      352(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 160(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 672(AX)
+	VMOVUPD     384(R8), Y0
+	VMOVUPD     1408(R8), Y1
+	VMULPD      384(CX), Y0, Y2
+	VMULPD      1408(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1408(CX), Y0, Y0
+	VMULPD      384(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     416(R8), Y0
+	VMOVUPD     1440(R8), Y1
+	VMULPD      416(CX), Y0, Y2
+	VMULPD      1440(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1440(CX), Y0, Y0
+	VMULPD      416(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 192(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 704(AX)
+	VMOVUPD     448(R8), Y0
+	VMOVUPD     1472(R8), Y1
+	VMULPD      448(CX), Y0, Y2
+	VMULPD      1472(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1472(CX), Y0, Y0
+	VMULPD      448(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     480(R8), Y0
+	VMOVUPD     1504(R8), Y1
+	VMULPD      480(CX), Y0, Y2
+	VMULPD      1504(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1504(CX), Y0, Y0
+	VMULPD      480(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 224(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 736(AX)
+	VMOVUPD     512(R8), Y0
+	VMOVUPD     1536(R8), Y1
+	VMULPD      512(CX), Y0, Y2
+	VMULPD      1536(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1536(CX), Y0, Y0
+	VMULPD      512(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     544(R8), Y0
+	VMOVUPD     1568(R8), Y1
+	VMULPD      544(CX), Y0, Y2
+	VMULPD      1568(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1568(CX), Y0, Y0
+	VMULPD      544(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 256(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 768(AX)
+	VMOVUPD     576(R8), Y0
+	VMOVUPD     1600(R8), Y1
+	VMULPD      576(CX), Y0, Y2
+	VMULPD      1600(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1600(CX), Y0, Y0
+	VMULPD      576(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     608(R8), Y0
+	VMOVUPD     1632(R8), Y1
+	VMULPD      608(CX), Y0, Y2
+	VMULPD      1632(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1632(CX), Y0, Y0
+	VMULPD      608(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 288(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 800(AX)
+	VMOVUPD     640(R8), Y0
+	VMOVUPD     1664(R8), Y1
+	VMULPD      640(CX), Y0, Y2
+	VMULPD      1664(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1664(CX), Y0, Y0
+	VMULPD      640(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     672(R8), Y0
+	VMOVUPD     1696(R8), Y1
+	VMULPD      672(CX), Y0, Y2
+	VMULPD      1696(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1696(CX), Y0, Y0
+	VMULPD      672(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 320(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 832(AX)
+	VMOVUPD     704(R8), Y0
+	VMOVUPD     1728(R8), Y1
+	VMULPD      704(CX), Y0, Y2
+	VMULPD      1728(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1728(CX), Y0, Y0
+	VMULPD      704(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     736(R8), Y0
+	VMOVUPD     1760(R8), Y1
+	VMULPD      736(CX), Y0, Y2
+	VMULPD      1760(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1760(CX), Y0, Y0
+	VMULPD      736(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 352(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 864(AX)
+	VMOVUPD     768(R8), Y0
+	VMOVUPD     1792(R8), Y1
+	VMULPD      768(CX), Y0, Y2
+	VMULPD      1792(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1792(CX), Y0, Y0
+	VMULPD      768(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     800(R8), Y0
+	VMOVUPD     1824(R8), Y1
+	VMULPD      800(CX), Y0, Y2
+	VMULPD      1824(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1824(CX), Y0, Y0
+	VMULPD      800(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 384(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 896(AX)
+	VMOVUPD     832(R8), Y0
+	VMOVUPD     1856(R8), Y1
+	VMULPD      832(CX), Y0, Y2
+	VMULPD      1856(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1856(CX), Y0, Y0
+	VMULPD      832(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     864(R8), Y0
+	VMOVUPD     1888(R8), Y1
+	VMULPD      864(CX), Y0, Y2
+	VMULPD      1888(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1888(CX), Y0, Y0
+	VMULPD      864(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 416(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 928(AX)
+	VMOVUPD     896(R8), Y0
+	VMOVUPD     1920(R8), Y1
+	VMULPD      896(CX), Y0, Y2
+	VMULPD      1920(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1920(CX), Y0, Y0
+	VMULPD      896(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     928(R8), Y0
+	VMOVUPD     1952(R8), Y1
+	VMULPD      928(CX), Y0, Y2
+	VMULPD      1952(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1952(CX), Y0, Y0
+	VMULPD      928(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 448(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 960(AX)
+	VMOVUPD     960(R8), Y0
+	VMOVUPD     1984(R8), Y1
+	VMULPD      960(CX), Y0, Y2
+	VMULPD      1984(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      1984(CX), Y0, Y0
+	VMULPD      960(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     992(R8), Y0
+	VMOVUPD     2016(R8), Y1
+	VMULPD      992(CX), Y0, Y2
+	VMULPD      2016(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      2016(CX), Y0, Y0
+	VMULPD      992(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 480(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 992(AX)
+	ADDQ        $0x00000400, AX
+	ADDQ        $0x04, BX
+	DECQ        SI
+	JNZ         combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -2892,18 +3302,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done91
+	JZ     rope_done93
 	TESTL  R9, R9
-	JS     rope_inverse92
+	JS     rope_inverse94
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000400, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream93
+	JA     rope_stream95
 
-rope_token95:
+rope_token97:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2925,14 +3335,14 @@ rope_token95:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done96
+	JZ      rope_heads_done98
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src97
+	JNE     rope_heads_from_src99
 
-rope_head98:
+rope_head100:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2999,13 +3409,13 @@ rope_head98:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head98
-	JMP         rope_heads_done96
+	JNZ         rope_head100
+	JMP         rope_heads_done98
 
-rope_heads_from_src97:
+rope_heads_from_src99:
 	MOVQ CX, R11
 
-rope_head99:
+rope_head101:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3073,19 +3483,19 @@ rope_head99:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head99
+	JNZ         rope_head101
 
-rope_heads_done96:
+rope_heads_done98:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done100
+	JZ    rope_heads_done102
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src101
+	JNE   rope_heads_from_src103
 
-rope_head102:
+rope_head104:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3152,13 +3562,13 @@ rope_head102:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head102
-	JMP         rope_heads_done100
+	JNZ         rope_head104
+	JMP         rope_heads_done102
 
-rope_heads_from_src101:
+rope_heads_from_src103:
 	MOVQ BX, R11
 
-rope_head103:
+rope_head105:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3226,9 +3636,9 @@ rope_head103:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head103
+	JNZ         rope_head105
 
-rope_heads_done100:
+rope_heads_done102:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3239,11 +3649,11 @@ rope_heads_done100:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token95
-	JMP  rope_tokens_done94
+	JNZ  rope_token97
+	JMP  rope_tokens_done96
 
-rope_stream93:
-rope_token104:
+rope_stream95:
+rope_token106:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -3265,16 +3675,16 @@ rope_token104:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done105
+	JZ      rope_heads_done107
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src106
+	JNE     rope_heads_from_src108
 
-rope_head107:
+rope_head109:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -3357,13 +3767,13 @@ rope_head107:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head107
-	JMP         rope_heads_done105
+	JNZ         rope_head109
+	JMP         rope_heads_done107
 
-rope_heads_from_src106:
+rope_heads_from_src108:
 	MOVQ CX, R11
 
-rope_head108:
+rope_head110:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -3447,21 +3857,21 @@ rope_head108:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head108
+	JNZ         rope_head110
 
-rope_heads_done105:
+rope_heads_done107:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done109
+	JZ    rope_heads_done111
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src110
+	JNE   rope_heads_from_src112
 
-rope_head111:
+rope_head113:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -3544,13 +3954,13 @@ rope_head111:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head111
-	JMP         rope_heads_done109
+	JNZ         rope_head113
+	JMP         rope_heads_done111
 
-rope_heads_from_src110:
+rope_heads_from_src112:
 	MOVQ BX, R11
 
-rope_head112:
+rope_head114:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -3634,9 +4044,9 @@ rope_head112:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head112
+	JNZ         rope_head114
 
-rope_heads_done109:
+rope_heads_done111:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3647,21 +4057,21 @@ rope_heads_done109:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token104
+	JNZ  rope_token106
 
-rope_tokens_done94:
-	JMP rope_done91
+rope_tokens_done96:
+	JMP rope_done93
 
-rope_inverse92:
+rope_inverse94:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000400, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream113
+	JA     rope_stream115
 
-rope_token115:
+rope_token117:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -3683,14 +4093,14 @@ rope_token115:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done116
+	JZ      rope_heads_done118
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src117
+	JNE     rope_heads_from_src119
 
-rope_head118:
+rope_head120:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3757,13 +4167,13 @@ rope_head118:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head118
-	JMP         rope_heads_done116
+	JNZ         rope_head120
+	JMP         rope_heads_done118
 
-rope_heads_from_src117:
+rope_heads_from_src119:
 	MOVQ CX, R11
 
-rope_head119:
+rope_head121:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3831,19 +4241,19 @@ rope_head119:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head119
+	JNZ         rope_head121
 
-rope_heads_done116:
+rope_heads_done118:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done120
+	JZ    rope_heads_done122
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src121
+	JNE   rope_heads_from_src123
 
-rope_head122:
+rope_head124:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3910,13 +4320,13 @@ rope_head122:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head122
-	JMP         rope_heads_done120
+	JNZ         rope_head124
+	JMP         rope_heads_done122
 
-rope_heads_from_src121:
+rope_heads_from_src123:
 	MOVQ BX, R11
 
-rope_head123:
+rope_head125:
 	VMOVUPS     (R11), Z16
 	VMOVUPS     512(R11), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3984,9 +4394,9 @@ rope_head123:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head123
+	JNZ         rope_head125
 
-rope_heads_done120:
+rope_heads_done122:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3997,11 +4407,11 @@ rope_heads_done120:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token115
-	JMP  rope_tokens_done114
+	JNZ  rope_token117
+	JMP  rope_tokens_done116
 
-rope_stream113:
-rope_token124:
+rope_stream115:
+rope_token126:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -4023,16 +4433,16 @@ rope_token124:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done125
+	JZ      rope_heads_done127
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src126
+	JNE     rope_heads_from_src128
 
-rope_head127:
+rope_head129:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -4115,13 +4525,13 @@ rope_head127:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head127
-	JMP         rope_heads_done125
+	JNZ         rope_head129
+	JMP         rope_heads_done127
 
-rope_heads_from_src126:
+rope_heads_from_src128:
 	MOVQ CX, R11
 
-rope_head128:
+rope_head130:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -4205,21 +4615,21 @@ rope_head128:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head128
+	JNZ         rope_head130
 
-rope_heads_done125:
+rope_heads_done127:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done129
+	JZ    rope_heads_done131
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src130
+	JNE   rope_heads_from_src132
 
-rope_head131:
+rope_head133:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -4302,13 +4712,13 @@ rope_head131:
 	VMOVUPS     Z19, 960(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head131
-	JMP         rope_heads_done129
+	JNZ         rope_head133
+	JMP         rope_heads_done131
 
-rope_heads_from_src130:
+rope_heads_from_src132:
 	MOVQ BX, R11
 
-rope_head132:
+rope_head134:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -4392,9 +4802,9 @@ rope_head132:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head132
+	JNZ         rope_head134
 
-rope_heads_done129:
+rope_heads_done131:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -4405,9 +4815,227 @@ rope_heads_done129:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token124
+	JNZ  rope_token126
 
-rope_tokens_done114:
-rope_done91:
+rope_tokens_done116:
+rope_done93:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done135
+
+combine_token136:
+	MOVLQSX      (BX), R8
+	ANDQ         DI, R8
+	IMUL3Q       $0x00000800, R8, R8
+	ADDQ         DX, R8
+	VMOVUPD      (R8), Z0
+	VMOVUPD      1024(R8), Z1
+	VMULPD       (CX), Z0, Z2
+	VMULPD       1024(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1024(CX), Z0, Z0
+	VMULPD       (CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      64(R8), Z0
+	VMOVUPD      1088(R8), Z1
+	VMULPD       64(CX), Z0, Z2
+	VMULPD       1088(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1088(CX), Z0, Z0
+	VMULPD       64(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, (AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 512(AX)
+	VMOVUPD      128(R8), Z0
+	VMOVUPD      1152(R8), Z1
+	VMULPD       128(CX), Z0, Z2
+	VMULPD       1152(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1152(CX), Z0, Z0
+	VMULPD       128(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      192(R8), Z0
+	VMOVUPD      1216(R8), Z1
+	VMULPD       192(CX), Z0, Z2
+	VMULPD       1216(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1216(CX), Z0, Z0
+	VMULPD       192(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 64(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 576(AX)
+	VMOVUPD      256(R8), Z0
+	VMOVUPD      1280(R8), Z1
+	VMULPD       256(CX), Z0, Z2
+	VMULPD       1280(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1280(CX), Z0, Z0
+	VMULPD       256(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      320(R8), Z0
+	VMOVUPD      1344(R8), Z1
+	VMULPD       320(CX), Z0, Z2
+	VMULPD       1344(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1344(CX), Z0, Z0
+	VMULPD       320(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 128(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 640(AX)
+	VMOVUPD      384(R8), Z0
+	VMOVUPD      1408(R8), Z1
+	VMULPD       384(CX), Z0, Z2
+	VMULPD       1408(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1408(CX), Z0, Z0
+	VMULPD       384(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      448(R8), Z0
+	VMOVUPD      1472(R8), Z1
+	VMULPD       448(CX), Z0, Z2
+	VMULPD       1472(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1472(CX), Z0, Z0
+	VMULPD       448(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 192(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 704(AX)
+	VMOVUPD      512(R8), Z0
+	VMOVUPD      1536(R8), Z1
+	VMULPD       512(CX), Z0, Z2
+	VMULPD       1536(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1536(CX), Z0, Z0
+	VMULPD       512(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      576(R8), Z0
+	VMOVUPD      1600(R8), Z1
+	VMULPD       576(CX), Z0, Z2
+	VMULPD       1600(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1600(CX), Z0, Z0
+	VMULPD       576(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 256(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 768(AX)
+	VMOVUPD      640(R8), Z0
+	VMOVUPD      1664(R8), Z1
+	VMULPD       640(CX), Z0, Z2
+	VMULPD       1664(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1664(CX), Z0, Z0
+	VMULPD       640(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      704(R8), Z0
+	VMOVUPD      1728(R8), Z1
+	VMULPD       704(CX), Z0, Z2
+	VMULPD       1728(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1728(CX), Z0, Z0
+	VMULPD       704(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 320(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 832(AX)
+	VMOVUPD      768(R8), Z0
+	VMOVUPD      1792(R8), Z1
+	VMULPD       768(CX), Z0, Z2
+	VMULPD       1792(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1792(CX), Z0, Z0
+	VMULPD       768(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      832(R8), Z0
+	VMOVUPD      1856(R8), Z1
+	VMULPD       832(CX), Z0, Z2
+	VMULPD       1856(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1856(CX), Z0, Z0
+	VMULPD       832(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 384(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 896(AX)
+	VMOVUPD      896(R8), Z0
+	VMOVUPD      1920(R8), Z1
+	VMULPD       896(CX), Z0, Z2
+	VMULPD       1920(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1920(CX), Z0, Z0
+	VMULPD       896(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      960(R8), Z0
+	VMOVUPD      1984(R8), Z1
+	VMULPD       960(CX), Z0, Z2
+	VMULPD       1984(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       1984(CX), Z0, Z0
+	VMULPD       960(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 448(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 960(AX)
+	ADDQ         $0x00000400, AX
+	ADDQ         $0x04, BX
+	DECQ         SI
+	JNZ          combine_token136
+
+combine_done135:
 	VZEROUPPER
 	RET

@@ -896,6 +896,128 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done43
+
+combine_token44:
+	MOVLQSX     (BX), R8
+	ANDQ        DI, R8
+	IMUL3Q      $0x00000200, R8, R8
+	ADDQ        DX, R8
+	VMOVUPD     (R8), Y0
+	VMOVUPD     256(R8), Y1
+	VMULPD      (CX), Y0, Y2
+	VMULPD      256(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      256(CX), Y0, Y0
+	VMULPD      (CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     32(R8), Y0
+	VMOVUPD     288(R8), Y1
+	VMULPD      32(CX), Y0, Y2
+	VMULPD      288(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      288(CX), Y0, Y0
+	VMULPD      32(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, (AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 128(AX)
+	VMOVUPD     64(R8), Y0
+	VMOVUPD     320(R8), Y1
+	VMULPD      64(CX), Y0, Y2
+	VMULPD      320(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      320(CX), Y0, Y0
+	VMULPD      64(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     96(R8), Y0
+	VMOVUPD     352(R8), Y1
+	VMULPD      96(CX), Y0, Y2
+	VMULPD      352(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      352(CX), Y0, Y0
+	VMULPD      96(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 32(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 160(AX)
+	VMOVUPD     128(R8), Y0
+	VMOVUPD     384(R8), Y1
+	VMULPD      128(CX), Y0, Y2
+	VMULPD      384(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      384(CX), Y0, Y0
+	VMULPD      128(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     160(R8), Y0
+	VMOVUPD     416(R8), Y1
+	VMULPD      160(CX), Y0, Y2
+	VMULPD      416(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      416(CX), Y0, Y0
+	VMULPD      160(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 64(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 192(AX)
+	VMOVUPD     192(R8), Y0
+	VMOVUPD     448(R8), Y1
+	VMULPD      192(CX), Y0, Y2
+	VMULPD      448(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      448(CX), Y0, Y0
+	VMULPD      192(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     224(R8), Y0
+	VMOVUPD     480(R8), Y1
+	VMULPD      224(CX), Y0, Y2
+	VMULPD      480(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      480(CX), Y0, Y0
+	VMULPD      224(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 96(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 224(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x04, BX
+	DECQ        SI
+	JNZ         combine_token44
+
+combine_done43:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -908,18 +1030,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done43
+	JZ     rope_done45
 	TESTL  R9, R9
-	JS     rope_inverse44
+	JS     rope_inverse46
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream45
+	JA     rope_stream47
 
-rope_token47:
+rope_token49:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -929,14 +1051,14 @@ rope_token47:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done48
+	JZ      rope_heads_done50
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src49
+	JNE     rope_heads_from_src51
 
-rope_head50:
+rope_head52:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -955,13 +1077,13 @@ rope_head50:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head50
-	JMP         rope_heads_done48
+	JNZ         rope_head52
+	JMP         rope_heads_done50
 
-rope_heads_from_src49:
+rope_heads_from_src51:
 	MOVQ CX, R11
 
-rope_head51:
+rope_head53:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -981,19 +1103,19 @@ rope_head51:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head51
+	JNZ         rope_head53
 
-rope_heads_done48:
+rope_heads_done50:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done52
+	JZ    rope_heads_done54
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src53
+	JNE   rope_heads_from_src55
 
-rope_head54:
+rope_head56:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1012,13 +1134,13 @@ rope_head54:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head54
-	JMP         rope_heads_done52
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src53:
+rope_heads_from_src55:
 	MOVQ BX, R11
 
-rope_head55:
+rope_head57:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1038,9 +1160,9 @@ rope_head55:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head55
+	JNZ         rope_head57
 
-rope_heads_done52:
+rope_heads_done54:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1051,11 +1173,11 @@ rope_heads_done52:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token47
-	JMP  rope_tokens_done46
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
 
-rope_stream45:
-rope_token56:
+rope_stream47:
+rope_token58:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -1065,16 +1187,16 @@ rope_token56:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done57
+	JZ      rope_heads_done59
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src58
+	JNE     rope_heads_from_src60
 
-rope_head59:
+rope_head61:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1097,13 +1219,13 @@ rope_head59:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head59
-	JMP         rope_heads_done57
+	JNZ         rope_head61
+	JMP         rope_heads_done59
 
-rope_heads_from_src58:
+rope_heads_from_src60:
 	MOVQ CX, R11
 
-rope_head60:
+rope_head62:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1127,21 +1249,21 @@ rope_head60:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head60
+	JNZ         rope_head62
 
-rope_heads_done57:
+rope_heads_done59:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done61
+	JZ    rope_heads_done63
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src62
+	JNE   rope_heads_from_src64
 
-rope_head63:
+rope_head65:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1164,13 +1286,13 @@ rope_head63:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head63
-	JMP         rope_heads_done61
+	JNZ         rope_head65
+	JMP         rope_heads_done63
 
-rope_heads_from_src62:
+rope_heads_from_src64:
 	MOVQ BX, R11
 
-rope_head64:
+rope_head66:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1194,9 +1316,9 @@ rope_head64:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head64
+	JNZ         rope_head66
 
-rope_heads_done61:
+rope_heads_done63:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1207,21 +1329,21 @@ rope_heads_done61:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token56
+	JNZ  rope_token58
 
-rope_tokens_done46:
-	JMP rope_done43
+rope_tokens_done48:
+	JMP rope_done45
 
-rope_inverse44:
+rope_inverse46:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream65
+	JA     rope_stream67
 
-rope_token67:
+rope_token69:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -1231,14 +1353,14 @@ rope_token67:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done68
+	JZ      rope_heads_done70
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src69
+	JNE     rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1257,13 +1379,13 @@ rope_head70:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head70
-	JMP         rope_heads_done68
+	JNZ         rope_head72
+	JMP         rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ CX, R11
 
-rope_head71:
+rope_head73:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1283,19 +1405,19 @@ rope_head71:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head71
+	JNZ         rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done72
+	JZ    rope_heads_done74
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src73
+	JNE   rope_heads_from_src75
 
-rope_head74:
+rope_head76:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1314,13 +1436,13 @@ rope_head74:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head74
-	JMP         rope_heads_done72
+	JNZ         rope_head76
+	JMP         rope_heads_done74
 
-rope_heads_from_src73:
+rope_heads_from_src75:
 	MOVQ BX, R11
 
-rope_head75:
+rope_head77:
 	VMOVUPS     (R11), Z4
 	VMOVUPS     128(R11), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1340,9 +1462,9 @@ rope_head75:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head75
+	JNZ         rope_head77
 
-rope_heads_done72:
+rope_heads_done74:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1353,11 +1475,11 @@ rope_heads_done72:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token67
-	JMP  rope_tokens_done66
+	JNZ  rope_token69
+	JMP  rope_tokens_done68
 
-rope_stream65:
-rope_token76:
+rope_stream67:
+rope_token78:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -1367,16 +1489,16 @@ rope_token76:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done77
+	JZ      rope_heads_done79
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src78
+	JNE     rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1399,13 +1521,13 @@ rope_head79:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head79
-	JMP         rope_heads_done77
+	JNZ         rope_head81
+	JMP         rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ CX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1429,21 +1551,21 @@ rope_head80:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head80
+	JNZ         rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done81
+	JZ    rope_heads_done83
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src82
+	JNE   rope_heads_from_src84
 
-rope_head83:
+rope_head85:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1466,13 +1588,13 @@ rope_head83:
 	VMOVUPS     Z7, 192(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head83
-	JMP         rope_heads_done81
+	JNZ         rope_head85
+	JMP         rope_heads_done83
 
-rope_heads_from_src82:
+rope_heads_from_src84:
 	MOVQ BX, R11
 
-rope_head84:
+rope_head86:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1496,9 +1618,9 @@ rope_head84:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head84
+	JNZ         rope_head86
 
-rope_heads_done81:
+rope_heads_done83:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1509,9 +1631,83 @@ rope_heads_done81:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token76
+	JNZ  rope_token78
 
-rope_tokens_done66:
-rope_done43:
+rope_tokens_done68:
+rope_done45:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done87
+
+combine_token88:
+	MOVLQSX      (BX), R8
+	ANDQ         DI, R8
+	IMUL3Q       $0x00000200, R8, R8
+	ADDQ         DX, R8
+	VMOVUPD      (R8), Z0
+	VMOVUPD      256(R8), Z1
+	VMULPD       (CX), Z0, Z2
+	VMULPD       256(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       256(CX), Z0, Z0
+	VMULPD       (CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      64(R8), Z0
+	VMOVUPD      320(R8), Z1
+	VMULPD       64(CX), Z0, Z2
+	VMULPD       320(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       320(CX), Z0, Z0
+	VMULPD       64(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, (AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 128(AX)
+	VMOVUPD      128(R8), Z0
+	VMOVUPD      384(R8), Z1
+	VMULPD       128(CX), Z0, Z2
+	VMULPD       384(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       384(CX), Z0, Z0
+	VMULPD       128(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      192(R8), Z0
+	VMOVUPD      448(R8), Z1
+	VMULPD       192(CX), Z0, Z2
+	VMULPD       448(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       448(CX), Z0, Z0
+	VMULPD       192(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 64(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 192(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         $0x04, BX
+	DECQ         SI
+	JNZ          combine_token88
+
+combine_done87:
 	VZEROUPPER
 	RET

@@ -10,7 +10,13 @@ package llama32_1b
 //go:noescape
 func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// combineRowsNEON computes table rows by angle addition (unfused float64, rounded once to float32).
+// Implemented in llama32_1b_arm64.s.
+//
+//go:noescape
+func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON})
 }

@@ -2048,6 +2048,257 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done91
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token92:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000400, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    512(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     512(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     512(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 512(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    544(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     544(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     544(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 544(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    576(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     576(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     576(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 576(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    608(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     608(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     608(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 608(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    640(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     640(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     640(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 640(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    672(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     672(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     672(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 672(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    704(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     704(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     704(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 704(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    736(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     736(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     736(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 736(AX)
+	VMOVUPD    256(R8), Y1
+	VMOVUPD    768(R8), Y2
+	VMULPD     256(CX), Y1, Y3
+	VMULPD     768(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     768(CX), Y1, Y1
+	VMULPD     256(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 768(AX)
+	VMOVUPD    288(R8), Y1
+	VMOVUPD    800(R8), Y2
+	VMULPD     288(CX), Y1, Y3
+	VMULPD     800(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     800(CX), Y1, Y1
+	VMULPD     288(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 800(AX)
+	VMOVUPD    320(R8), Y1
+	VMOVUPD    832(R8), Y2
+	VMULPD     320(CX), Y1, Y3
+	VMULPD     832(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     832(CX), Y1, Y1
+	VMULPD     320(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 832(AX)
+	VMOVUPD    352(R8), Y1
+	VMOVUPD    864(R8), Y2
+	VMULPD     352(CX), Y1, Y3
+	VMULPD     864(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     864(CX), Y1, Y1
+	VMULPD     352(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 864(AX)
+	VMOVUPD    384(R8), Y1
+	VMOVUPD    896(R8), Y2
+	VMULPD     384(CX), Y1, Y3
+	VMULPD     896(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     896(CX), Y1, Y1
+	VMULPD     384(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 896(AX)
+	VMOVUPD    416(R8), Y1
+	VMOVUPD    928(R8), Y2
+	VMULPD     416(CX), Y1, Y3
+	VMULPD     928(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     928(CX), Y1, Y1
+	VMULPD     416(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 928(AX)
+	VMOVUPD    448(R8), Y1
+	VMOVUPD    960(R8), Y2
+	VMULPD     448(CX), Y1, Y3
+	VMULPD     960(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     960(CX), Y1, Y1
+	VMULPD     448(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 960(AX)
+	VMOVUPD    480(R8), Y1
+	VMOVUPD    992(R8), Y2
+	VMULPD     480(CX), Y1, Y3
+	VMULPD     992(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     992(CX), Y1, Y1
+	VMULPD     480(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 992(AX)
+	ADDQ       $0x00000400, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
 // Requires: AVX
 TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
@@ -2056,20 +2307,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done91
+	JZ    scale_done93
 	TESTQ BX, BX
-	JZ    scale_done91
+	JZ    scale_done93
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token92:
+scale_token94:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop94:
+loop96:
 	CMPQ    R8, $0x00000020
-	JB      loop_end95
+	JB      loop_end97
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	VMULPS  32(DI), Y0, Y1
@@ -2080,21 +2331,21 @@ loop94:
 	VMOVUPS Y1, 96(DI)
 	ADDQ    $0x00000080, DI
 	SUBQ    $0x00000020, R8
-	JMP     loop94
+	JMP     loop96
 
-loop_end95:
-loop96:
+loop_end97:
+loop98:
 	CMPQ    R8, $0x00000008
-	JB      loop_end97
+	JB      loop_end99
 	VMULPS  (DI), Y0, Y1
 	VMOVUPS Y1, (DI)
 	ADDQ    $0x00000020, DI
 	SUBQ    $0x00000008, R8
-	JMP     loop96
+	JMP     loop98
 
-loop_end97:
+loop_end99:
 	TESTQ      R8, R8
-	JZ         loop_done93
+	JZ         loop_done95
 	LEAQ       tailmask8<>+0(SB), R9
 	NEGQ       R8
 	VMOVDQU    32(R9)(R8*4), Y1
@@ -2102,13 +2353,13 @@ loop_end97:
 	VMULPS     Y2, Y0, Y2
 	VMASKMOVPS Y2, Y1, (DI)
 
-loop_done93:
+loop_done95:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token92
+	JNZ  scale_token94
 
-scale_done91:
+scale_done93:
 	VZEROUPPER
 	RET
 
@@ -2124,18 +2375,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done98
+	JZ     rope_done100
 	TESTL  R9, R9
-	JS     rope_inverse99
+	JS     rope_inverse101
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream100
+	JA     rope_stream102
 
-rope_token102:
+rope_token104:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2157,14 +2408,14 @@ rope_token102:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done103
+	JZ      rope_heads_done105
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src104
+	JNE     rope_heads_from_src106
 
-rope_head105:
+rope_head107:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2207,13 +2458,13 @@ rope_head105:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head105
-	JMP            rope_heads_done103
+	JNZ            rope_head107
+	JMP            rope_heads_done105
 
-rope_heads_from_src104:
+rope_heads_from_src106:
 	MOVQ CX, R11
 
-rope_head106:
+rope_head108:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2257,19 +2508,19 @@ rope_head106:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head106
+	JNZ            rope_head108
 
-rope_heads_done103:
+rope_heads_done105:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done107
+	JZ    rope_heads_done109
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src108
+	JNE   rope_heads_from_src110
 
-rope_head109:
+rope_head111:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2312,13 +2563,13 @@ rope_head109:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
+	JNZ            rope_head111
+	JMP            rope_heads_done109
 
-rope_heads_from_src108:
+rope_heads_from_src110:
 	MOVQ BX, R11
 
-rope_head110:
+rope_head112:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2362,9 +2613,9 @@ rope_head110:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head110
+	JNZ            rope_head112
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2375,11 +2626,11 @@ rope_heads_done107:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token102
-	JMP  rope_tokens_done101
+	JNZ  rope_token104
+	JMP  rope_tokens_done103
 
-rope_stream100:
-rope_token111:
+rope_stream102:
+rope_token113:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2401,16 +2652,16 @@ rope_token111:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done112
+	JZ      rope_heads_done114
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src113
+	JNE     rope_heads_from_src115
 
-rope_head114:
+rope_head116:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2461,13 +2712,13 @@ rope_head114:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head114
-	JMP            rope_heads_done112
+	JNZ            rope_head116
+	JMP            rope_heads_done114
 
-rope_heads_from_src113:
+rope_heads_from_src115:
 	MOVQ CX, R11
 
-rope_head115:
+rope_head117:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2519,21 +2770,21 @@ rope_head115:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head115
+	JNZ            rope_head117
 
-rope_heads_done112:
+rope_heads_done114:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done116
+	JZ    rope_heads_done118
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src117
+	JNE   rope_heads_from_src119
 
-rope_head118:
+rope_head120:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2584,13 +2835,13 @@ rope_head118:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head118
-	JMP            rope_heads_done116
+	JNZ            rope_head120
+	JMP            rope_heads_done118
 
-rope_heads_from_src117:
+rope_heads_from_src119:
 	MOVQ BX, R11
 
-rope_head119:
+rope_head121:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2642,9 +2893,9 @@ rope_head119:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head119
+	JNZ            rope_head121
 
-rope_heads_done116:
+rope_heads_done118:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2655,21 +2906,21 @@ rope_heads_done116:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token111
+	JNZ  rope_token113
 
-rope_tokens_done101:
-	JMP rope_done98
+rope_tokens_done103:
+	JMP rope_done100
 
-rope_inverse99:
+rope_inverse101:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream120
+	JA     rope_stream122
 
-rope_token122:
+rope_token124:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2691,14 +2942,14 @@ rope_token122:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done123
+	JZ      rope_heads_done125
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src124
+	JNE     rope_heads_from_src126
 
-rope_head125:
+rope_head127:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2741,13 +2992,13 @@ rope_head125:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head125
-	JMP            rope_heads_done123
+	JNZ            rope_head127
+	JMP            rope_heads_done125
 
-rope_heads_from_src124:
+rope_heads_from_src126:
 	MOVQ CX, R11
 
-rope_head126:
+rope_head128:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2791,19 +3042,19 @@ rope_head126:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head126
+	JNZ            rope_head128
 
-rope_heads_done123:
+rope_heads_done125:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done127
+	JZ    rope_heads_done129
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src128
+	JNE   rope_heads_from_src130
 
-rope_head129:
+rope_head131:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2846,13 +3097,13 @@ rope_head129:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head129
-	JMP            rope_heads_done127
+	JNZ            rope_head131
+	JMP            rope_heads_done129
 
-rope_heads_from_src128:
+rope_heads_from_src130:
 	MOVQ BX, R11
 
-rope_head130:
+rope_head132:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2896,9 +3147,9 @@ rope_head130:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head130
+	JNZ            rope_head132
 
-rope_heads_done127:
+rope_heads_done129:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2909,11 +3160,11 @@ rope_heads_done127:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token122
-	JMP  rope_tokens_done121
+	JNZ  rope_token124
+	JMP  rope_tokens_done123
 
-rope_stream120:
-rope_token131:
+rope_stream122:
+rope_token133:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2935,16 +3186,16 @@ rope_token131:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done132
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src133
+	JNE     rope_heads_from_src135
 
-rope_head134:
+rope_head136:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2995,13 +3246,13 @@ rope_head134:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head134
-	JMP            rope_heads_done132
+	JNZ            rope_head136
+	JMP            rope_heads_done134
 
-rope_heads_from_src133:
+rope_heads_from_src135:
 	MOVQ CX, R11
 
-rope_head135:
+rope_head137:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -3053,21 +3304,21 @@ rope_head135:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head135
+	JNZ            rope_head137
 
-rope_heads_done132:
+rope_heads_done134:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done136
+	JZ    rope_heads_done138
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src137
+	JNE   rope_heads_from_src139
 
-rope_head138:
+rope_head140:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -3118,13 +3369,13 @@ rope_head138:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head138
-	JMP            rope_heads_done136
+	JNZ            rope_head140
+	JMP            rope_heads_done138
 
-rope_heads_from_src137:
+rope_heads_from_src139:
 	MOVQ BX, R11
 
-rope_head139:
+rope_head141:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -3176,9 +3427,9 @@ rope_head139:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head139
+	JNZ            rope_head141
 
-rope_heads_done136:
+rope_heads_done138:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3189,10 +3440,149 @@ rope_heads_done136:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token131
+	JNZ  rope_token133
 
-rope_tokens_done121:
-rope_done98:
+rope_tokens_done123:
+rope_done100:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done142
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token143:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000400, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   512(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    512(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    512(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 512(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   576(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    576(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    576(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 576(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   640(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    640(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    640(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 640(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   704(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    704(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    704(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 704(AX)
+	VMOVUPD   256(R8), Z1
+	VMOVUPD   768(R8), Z2
+	VMULPD    256(CX), Z1, Z3
+	VMULPD    768(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    768(CX), Z1, Z1
+	VMULPD    256(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 768(AX)
+	VMOVUPD   320(R8), Z1
+	VMOVUPD   832(R8), Z2
+	VMULPD    320(CX), Z1, Z3
+	VMULPD    832(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    832(CX), Z1, Z1
+	VMULPD    320(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 832(AX)
+	VMOVUPD   384(R8), Z1
+	VMOVUPD   896(R8), Z2
+	VMULPD    384(CX), Z1, Z3
+	VMULPD    896(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    896(CX), Z1, Z1
+	VMULPD    384(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 896(AX)
+	VMOVUPD   448(R8), Z1
+	VMOVUPD   960(R8), Z2
+	VMULPD    448(CX), Z1, Z3
+	VMULPD    960(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    960(CX), Z1, Z1
+	VMULPD    448(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 960(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token143
+
+combine_done142:
 	VZEROUPPER
 	RET
 
@@ -3204,20 +3594,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done140
+	JZ    scale_done144
 	TESTQ BX, BX
-	JZ    scale_done140
+	JZ    scale_done144
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token141:
+scale_token145:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop143:
+loop147:
 	CMPQ    R8, $0x00000040
-	JB      loop_end144
+	JB      loop_end148
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -3228,36 +3618,46 @@ loop143:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop143
+	JMP     loop147
 
-loop_end144:
-loop145:
+loop_end148:
+loop149:
 	CMPQ    R8, $0x00000010
-	JB      loop_end146
+	JB      loop_end150
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop145
+	JMP     loop149
 
-loop_end146:
+loop_end150:
 	TESTQ     R8, R8
-	JZ        loop_done142
+	JZ        loop_done146
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done142:
+loop_done146:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token141
+	JNZ  scale_token145
 
-scale_done140:
+scale_done144:
 	VZEROUPPER
 	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
 
 DATA tailmask8<>+0(SB)/4, $0xffffffff
 DATA tailmask8<>+4(SB)/4, $0xffffffff
@@ -3276,6 +3676,24 @@ DATA tailmask8<>+52(SB)/4, $0x00000000
 DATA tailmask8<>+56(SB)/4, $0x00000000
 DATA tailmask8<>+60(SB)/4, $0x00000000
 GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -10,6 +10,12 @@ package llama4_scout
 //go:noescape
 func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// combineRowsNEON computes table rows by angle addition (unfused float64, rounded once to float32).
+// Implemented in llama4_scout_arm64.s.
+//
+//go:noescape
+func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
+
 // scaleRowsNEON multiplies row t of x (rowLen floats) by scales[t].
 // Implemented in llama4_scout_arm64.s.
 //
@@ -18,5 +24,5 @@ func scaleRowsNEON(x, scales []float32, rowLen int)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, scaleRows: scaleRowsNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON})
 }

@@ -15,8 +15,9 @@ func scaleRowsGeneric(x, scales []float32, rowLen int) {
 }
 
 var genericKernels = kernels{
-	rotate:    rotateGeneric,
-	scaleRows: scaleRowsGeneric,
+	combineRows: combineRowsGeneric,
+	rotate:      rotateGeneric,
+	scaleRows:   scaleRowsGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

@@ -4,7 +4,8 @@ package pythia_1b
 
 // kernels holds one variant's kernel functions (docs/internals.md, kernel ABI).
 type kernels struct {
-	rotate func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
+	rotate      func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
+	combineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
 }
 
 // variant is one registered implementation of the kernels.

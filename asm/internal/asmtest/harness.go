@@ -19,6 +19,7 @@ type kernels struct {
 	softmaxRow func(row, bias []float32, scale float32)
 	addRows    func(x []float32, table []float32, idx []int32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
+	combineRows COMBINE
 }
 
 // Variant is one registered variant, with exported fields.
@@ -30,13 +31,14 @@ type Variant = struct {
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
+	CombineRows COMBINE
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows})
 }
 `
 
@@ -44,7 +46,8 @@ func registerVariant(name string, available bool, k kernels) {
 // <name>_variants.go of a rope, bias or absolute package on amd64.
 // The rotate field's type is abi.Rotate's.
 func Harness(pkg string) string {
-	return strings.ReplaceAll(fmt.Sprintf(harnessSrc, pkg), "ROTATE", abi.Rotate.FuncType())
+	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType())
+	return r.Replace(fmt.Sprintf(harnessSrc, pkg))
 }
 
 // KernelsStruct returns the Go declaration of a kernels struct with one

@@ -12,13 +12,27 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// combineRowsAVX2 is the AVX2+FMA kernels.combineRows: rope rows by angle addition,
+// unfused float64, rounded once to float32. It trusts its arguments: len(hi) ≥ 2·nFreq,
+// every low row pos[t]&mask in low, len(rows) ≥ len(pos)·rowLen.
+//
+//go:noescape
+func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
 //go:noescape
 func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 
+// combineRowsAVX512 is the AVX-512 kernels.combineRows: rope rows by angle addition,
+// unfused float64, rounded once to float32. It trusts its arguments: len(hi) ≥ 2·nFreq,
+// every low row pos[t]&mask in low, len(rows) ≥ len(pos)·rowLen.
+//
+//go:noescape
+func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512})
 }

@@ -1784,6 +1784,131 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done59
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token60:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000130, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    152(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     152(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     152(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 152(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    184(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     184(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     184(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 184(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    216(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     216(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     216(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 216(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    248(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     248(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     248(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 248(AX)
+	VMOVSD     128(R8), X1
+	VMOVSD     280(R8), X2
+	VMULSD     128(CX), X1, X3
+	VMULSD     280(CX), X2, X4
+	VSUBSD     X4, X3, X3
+	VMULSD     280(CX), X1, X1
+	VMULSD     128(CX), X2, X2
+	VADDSD     X2, X1, X1
+	VCVTSD2SS  X3, X3, X3
+	VCVTSD2SS  X1, X1, X1
+	VMOVSS     X3, 128(AX)
+	VMOVSS     X1, 280(AX)
+	VMOVSS     X3, 132(AX)
+	VMOVSS     X1, 284(AX)
+	VMOVSD     136(R8), X1
+	VMOVSD     288(R8), X2
+	VMULSD     136(CX), X1, X3
+	VMULSD     288(CX), X2, X4
+	VSUBSD     X4, X3, X3
+	VMULSD     288(CX), X1, X1
+	VMULSD     136(CX), X2, X2
+	VADDSD     X2, X1, X1
+	VCVTSD2SS  X3, X3, X3
+	VCVTSD2SS  X1, X1, X1
+	VMOVSS     X3, 136(AX)
+	VMOVSS     X1, 288(AX)
+	VMOVSS     X3, 140(AX)
+	VMOVSS     X1, 292(AX)
+	VMOVSD     144(R8), X1
+	VMOVSD     296(R8), X2
+	VMULSD     144(CX), X1, X3
+	VMULSD     296(CX), X2, X4
+	VSUBSD     X4, X3, X3
+	VMULSD     296(CX), X1, X1
+	VMULSD     144(CX), X2, X2
+	VADDSD     X2, X1, X1
+	VCVTSD2SS  X3, X3, X3
+	VCVTSD2SS  X1, X1, X1
+	VMOVSS     X3, 144(AX)
+	VMOVSS     X1, 296(AX)
+	VMOVSS     X3, 148(AX)
+	VMOVSS     X1, 300(AX)
+	ADDQ       $0x00000130, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1800,18 +1925,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done59
+	JZ     rope_done61
 	TESTL  R9, R9
-	JS     rope_inverse60
+	JS     rope_inverse62
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000090, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream61
+	JA     rope_stream63
 
-rope_token63:
+rope_token65:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -1823,14 +1948,14 @@ rope_token63:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done64
+	JZ        rope_heads_done66
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src65
+	JNE       rope_heads_from_src67
 
-rope_head66:
+rope_head68:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1867,13 +1992,13 @@ rope_head66:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head66
-	JMP            rope_heads_done64
+	JNZ            rope_head68
+	JMP            rope_heads_done66
 
-rope_heads_from_src65:
+rope_heads_from_src67:
 	MOVQ CX, R11
 
-rope_head67:
+rope_head69:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1915,19 +2040,19 @@ rope_head67:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head67
+	JNZ            rope_head69
 
-rope_heads_done64:
+rope_heads_done66:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done68
+	JZ    rope_heads_done70
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src69
+	JNE   rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1964,13 +2089,13 @@ rope_head70:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head70
-	JMP            rope_heads_done68
+	JNZ            rope_head72
+	JMP            rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ BX, R11
 
-rope_head71:
+rope_head73:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2012,9 +2137,9 @@ rope_head71:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head71
+	JNZ            rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2025,11 +2150,11 @@ rope_heads_done68:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token63
-	JMP  rope_tokens_done62
+	JNZ  rope_token65
+	JMP  rope_tokens_done64
 
-rope_stream61:
-rope_token72:
+rope_stream63:
+rope_token74:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -2041,16 +2166,16 @@ rope_token72:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done73
+	JZ        rope_heads_done75
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	MOVQ      qStride+56(FP), R13
 	SHLQ      $0x01, R13
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src74
+	JNE       rope_heads_from_src76
 
-rope_head75:
+rope_head77:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2090,13 +2215,13 @@ rope_head75:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head75
-	JMP            rope_heads_done73
+	JNZ            rope_head77
+	JMP            rope_heads_done75
 
-rope_heads_from_src74:
+rope_heads_from_src76:
 	MOVQ CX, R11
 
-rope_head76:
+rope_head78:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2141,21 +2266,21 @@ rope_head76:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head76
+	JNZ            rope_head78
 
-rope_heads_done73:
+rope_heads_done75:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done77
+	JZ    rope_heads_done79
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src78
+	JNE   rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2195,13 +2320,13 @@ rope_head79:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head79
-	JMP            rope_heads_done77
+	JNZ            rope_head81
+	JMP            rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ BX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2246,9 +2371,9 @@ rope_head80:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head80
+	JNZ            rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2259,21 +2384,21 @@ rope_heads_done77:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token72
+	JNZ  rope_token74
 
-rope_tokens_done62:
-	JMP rope_done59
+rope_tokens_done64:
+	JMP rope_done61
 
-rope_inverse60:
+rope_inverse62:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000090, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream81
+	JA     rope_stream83
 
-rope_token83:
+rope_token85:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -2285,14 +2410,14 @@ rope_token83:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done84
+	JZ        rope_heads_done86
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src85
+	JNE       rope_heads_from_src87
 
-rope_head86:
+rope_head88:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2329,13 +2454,13 @@ rope_head86:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head86
-	JMP            rope_heads_done84
+	JNZ            rope_head88
+	JMP            rope_heads_done86
 
-rope_heads_from_src85:
+rope_heads_from_src87:
 	MOVQ CX, R11
 
-rope_head87:
+rope_head89:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2377,19 +2502,19 @@ rope_head87:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head87
+	JNZ            rope_head89
 
-rope_heads_done84:
+rope_heads_done86:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done88
+	JZ    rope_heads_done90
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src89
+	JNE   rope_heads_from_src91
 
-rope_head90:
+rope_head92:
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2426,13 +2551,13 @@ rope_head90:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head90
-	JMP            rope_heads_done88
+	JNZ            rope_head92
+	JMP            rope_heads_done90
 
-rope_heads_from_src89:
+rope_heads_from_src91:
 	MOVQ BX, R11
 
-rope_head91:
+rope_head93:
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2474,9 +2599,9 @@ rope_head91:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head91
+	JNZ            rope_head93
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2487,11 +2612,11 @@ rope_heads_done88:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token83
-	JMP  rope_tokens_done82
+	JNZ  rope_token85
+	JMP  rope_tokens_done84
 
-rope_stream81:
-rope_token92:
+rope_stream83:
+rope_token94:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000130, R9, R9
 	ADDQ      SI, R9
@@ -2503,16 +2628,16 @@ rope_token92:
 	VMOVUPS.Z 280(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done93
+	JZ        rope_heads_done95
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	MOVQ      qStride+56(FP), R13
 	SHLQ      $0x01, R13
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src94
+	JNE       rope_heads_from_src96
 
-rope_head95:
+rope_head97:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2552,13 +2677,13 @@ rope_head95:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head95
-	JMP            rope_heads_done93
+	JNZ            rope_head97
+	JMP            rope_heads_done95
 
-rope_heads_from_src94:
+rope_heads_from_src96:
 	MOVQ CX, R11
 
-rope_head96:
+rope_head98:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2603,21 +2728,21 @@ rope_head96:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head96
+	JNZ            rope_head98
 
-rope_heads_done93:
+rope_heads_done95:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done97
+	JZ    rope_heads_done99
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src98
+	JNE   rope_heads_from_src100
 
-rope_head99:
+rope_head101:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2657,13 +2782,13 @@ rope_head99:
 	VPMOVDW        Z6, K1, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head99
-	JMP            rope_heads_done97
+	JNZ            rope_head101
+	JMP            rope_heads_done99
 
-rope_heads_from_src98:
+rope_heads_from_src100:
 	MOVQ BX, R11
 
-rope_head100:
+rope_head102:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2708,9 +2833,9 @@ rope_head100:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head100
+	JNZ            rope_head102
 
-rope_heads_done97:
+rope_heads_done99:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2721,10 +2846,107 @@ rope_heads_done97:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token92
+	JNZ  rope_token94
 
-rope_tokens_done82:
-rope_done59:
+rope_tokens_done84:
+rope_done61:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done103
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token104:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000130, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   152(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    152(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    152(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 152(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   216(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    216(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    216(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 216(AX)
+	VMOVSD    128(R8), X1
+	VMOVSD    280(R8), X2
+	VMULSD    128(CX), X1, X3
+	VMULSD    280(CX), X2, X4
+	VSUBSD    X4, X3, X3
+	VMULSD    280(CX), X1, X1
+	VMULSD    128(CX), X2, X2
+	VADDSD    X2, X1, X1
+	VCVTSD2SS X3, X3, X3
+	VCVTSD2SS X1, X1, X1
+	VMOVSS    X3, 128(AX)
+	VMOVSS    X1, 280(AX)
+	VMOVSS    X3, 132(AX)
+	VMOVSS    X1, 284(AX)
+	VMOVSD    136(R8), X1
+	VMOVSD    288(R8), X2
+	VMULSD    136(CX), X1, X3
+	VMULSD    288(CX), X2, X4
+	VSUBSD    X4, X3, X3
+	VMULSD    288(CX), X1, X1
+	VMULSD    136(CX), X2, X2
+	VADDSD    X2, X1, X1
+	VCVTSD2SS X3, X3, X3
+	VCVTSD2SS X1, X1, X1
+	VMOVSS    X3, 136(AX)
+	VMOVSS    X1, 288(AX)
+	VMOVSS    X3, 140(AX)
+	VMOVSS    X1, 292(AX)
+	VMOVSD    144(R8), X1
+	VMOVSD    296(R8), X2
+	VMULSD    144(CX), X1, X3
+	VMULSD    296(CX), X2, X4
+	VSUBSD    X4, X3, X3
+	VMULSD    296(CX), X1, X1
+	VMULSD    144(CX), X2, X2
+	VADDSD    X2, X1, X1
+	VCVTSD2SS X3, X3, X3
+	VCVTSD2SS X1, X1, X1
+	VMOVSS    X3, 144(AX)
+	VMOVSS    X1, 296(AX)
+	VMOVSS    X3, 148(AX)
+	VMOVSS    X1, 300(AX)
+	ADDQ      $0x00000130, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token104
+
+combine_done103:
 	VZEROUPPER
 	RET
 
@@ -2748,8 +2970,36 @@ DATA c32x8_00007fff<>+24(SB)/4, $0x00007fff
 DATA c32x8_00007fff<>+28(SB)/4, $0x00007fff
 GLOBL c32x8_00007fff<>(SB), RODATA|NOPTR, $32
 
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
 DATA c32_00000001<>+0(SB)/4, $0x00000001
 GLOBL c32_00000001<>(SB), RODATA|NOPTR, $4
 
 DATA c32_00007fff<>+0(SB)/4, $0x00007fff
 GLOBL c32_00007fff<>(SB), RODATA|NOPTR, $4
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64

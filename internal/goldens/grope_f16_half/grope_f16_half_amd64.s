@@ -1596,6 +1596,176 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done59
+
+combine_token60:
+	MOVLQSX     (BX), R8
+	ANDQ        DI, R8
+	IMUL3Q      $0x00000270, R8, R8
+	ADDQ        DX, R8
+	VMOVUPD     (R8), Y0
+	VMOVUPD     312(R8), Y1
+	VMULPD      (CX), Y0, Y2
+	VMULPD      312(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      312(CX), Y0, Y0
+	VMULPD      (CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     32(R8), Y0
+	VMOVUPD     344(R8), Y1
+	VMULPD      32(CX), Y0, Y2
+	VMULPD      344(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      344(CX), Y0, Y0
+	VMULPD      32(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, (AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 156(AX)
+	VMOVUPD     64(R8), Y0
+	VMOVUPD     376(R8), Y1
+	VMULPD      64(CX), Y0, Y2
+	VMULPD      376(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      376(CX), Y0, Y0
+	VMULPD      64(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     96(R8), Y0
+	VMOVUPD     408(R8), Y1
+	VMULPD      96(CX), Y0, Y2
+	VMULPD      408(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      408(CX), Y0, Y0
+	VMULPD      96(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 32(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 188(AX)
+	VMOVUPD     128(R8), Y0
+	VMOVUPD     440(R8), Y1
+	VMULPD      128(CX), Y0, Y2
+	VMULPD      440(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      440(CX), Y0, Y0
+	VMULPD      128(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     160(R8), Y0
+	VMOVUPD     472(R8), Y1
+	VMULPD      160(CX), Y0, Y2
+	VMULPD      472(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      472(CX), Y0, Y0
+	VMULPD      160(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 64(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 220(AX)
+	VMOVUPD     192(R8), Y0
+	VMOVUPD     504(R8), Y1
+	VMULPD      192(CX), Y0, Y2
+	VMULPD      504(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      504(CX), Y0, Y0
+	VMULPD      192(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     224(R8), Y0
+	VMOVUPD     536(R8), Y1
+	VMULPD      224(CX), Y0, Y2
+	VMULPD      536(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      536(CX), Y0, Y0
+	VMULPD      224(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 96(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 252(AX)
+	VMOVUPD     256(R8), Y0
+	VMOVUPD     568(R8), Y1
+	VMULPD      256(CX), Y0, Y2
+	VMULPD      568(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      568(CX), Y0, Y0
+	VMULPD      256(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VMOVUPS     X1, 128(AX)
+	VMOVUPS     X0, 284(AX)
+	VMOVSD      288(R8), X0
+	VMOVSD      600(R8), X1
+	VMULSD      288(CX), X0, X2
+	VMULSD      600(CX), X1, X3
+	VSUBSD      X3, X2, X2
+	VMULSD      600(CX), X0, X0
+	VMULSD      288(CX), X1, X1
+	VADDSD      X1, X0, X0
+	VCVTSD2SS   X2, X2, X2
+	VCVTSD2SS   X0, X0, X0
+	VMOVSS      X2, 144(AX)
+	VMOVSS      X0, 300(AX)
+	VMOVSD      296(R8), X0
+	VMOVSD      608(R8), X1
+	VMULSD      296(CX), X0, X2
+	VMULSD      608(CX), X1, X3
+	VSUBSD      X3, X2, X2
+	VMULSD      608(CX), X0, X0
+	VMULSD      296(CX), X1, X1
+	VADDSD      X1, X0, X0
+	VCVTSD2SS   X2, X2, X2
+	VCVTSD2SS   X0, X0, X0
+	VMOVSS      X2, 148(AX)
+	VMOVSS      X0, 304(AX)
+	VMOVSD      304(R8), X0
+	VMOVSD      616(R8), X1
+	VMULSD      304(CX), X0, X2
+	VMULSD      616(CX), X1, X3
+	VSUBSD      X3, X2, X2
+	VMULSD      616(CX), X0, X0
+	VMULSD      304(CX), X1, X1
+	VADDSD      X1, X0, X0
+	VCVTSD2SS   X2, X2, X2
+	VCVTSD2SS   X0, X0, X0
+	VMOVSS      X2, 152(AX)
+	VMOVSS      X0, 308(AX)
+	ADDQ        $0x00000138, AX
+	ADDQ        $0x04, BX
+	DECQ        SI
+	JNZ         combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1612,18 +1782,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done59
+	JZ     rope_done61
 	TESTL  R9, R9
-	JS     rope_inverse60
+	JS     rope_inverse62
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x000000a0, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream61
+	JA     rope_stream63
 
-rope_token63:
+rope_token65:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1635,14 +1805,14 @@ rope_token63:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done64
+	JZ        rope_heads_done66
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src65
+	JNE       rope_heads_from_src67
 
-rope_head66:
+rope_head68:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1673,13 +1843,13 @@ rope_head66:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head66
-	JMP         rope_heads_done64
+	JNZ         rope_head68
+	JMP         rope_heads_done66
 
-rope_heads_from_src65:
+rope_heads_from_src67:
 	MOVQ CX, R11
 
-rope_head67:
+rope_head69:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1713,19 +1883,19 @@ rope_head67:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head67
+	JNZ         rope_head69
 
-rope_heads_done64:
+rope_heads_done66:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done68
+	JZ    rope_heads_done70
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src69
+	JNE   rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1756,13 +1926,13 @@ rope_head70:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head70
-	JMP         rope_heads_done68
+	JNZ         rope_head72
+	JMP         rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ BX, R11
 
-rope_head71:
+rope_head73:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1796,9 +1966,9 @@ rope_head71:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head71
+	JNZ         rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1809,11 +1979,11 @@ rope_heads_done68:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token63
-	JMP  rope_tokens_done62
+	JNZ  rope_token65
+	JMP  rope_tokens_done64
 
-rope_stream61:
-rope_token72:
+rope_stream63:
+rope_token74:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1825,16 +1995,16 @@ rope_token72:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done73
+	JZ        rope_heads_done75
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	MOVQ      qStride+56(FP), R13
 	SHLQ      $0x01, R13
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src74
+	JNE       rope_heads_from_src76
 
-rope_head75:
+rope_head77:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1868,13 +2038,13 @@ rope_head75:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head75
-	JMP         rope_heads_done73
+	JNZ         rope_head77
+	JMP         rope_heads_done75
 
-rope_heads_from_src74:
+rope_heads_from_src76:
 	MOVQ CX, R11
 
-rope_head76:
+rope_head78:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1911,21 +2081,21 @@ rope_head76:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head76
+	JNZ         rope_head78
 
-rope_heads_done73:
+rope_heads_done75:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done77
+	JZ    rope_heads_done79
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src78
+	JNE   rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1959,13 +2129,13 @@ rope_head79:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head79
-	JMP         rope_heads_done77
+	JNZ         rope_head81
+	JMP         rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ BX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2002,9 +2172,9 @@ rope_head80:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head80
+	JNZ         rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2015,21 +2185,21 @@ rope_heads_done77:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token72
+	JNZ  rope_token74
 
-rope_tokens_done62:
-	JMP rope_done59
+rope_tokens_done64:
+	JMP rope_done61
 
-rope_inverse60:
+rope_inverse62:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x000000a0, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream81
+	JA     rope_stream83
 
-rope_token83:
+rope_token85:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -2041,14 +2211,14 @@ rope_token83:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done84
+	JZ        rope_heads_done86
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src85
+	JNE       rope_heads_from_src87
 
-rope_head86:
+rope_head88:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2079,13 +2249,13 @@ rope_head86:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head86
-	JMP         rope_heads_done84
+	JNZ         rope_head88
+	JMP         rope_heads_done86
 
-rope_heads_from_src85:
+rope_heads_from_src87:
 	MOVQ CX, R11
 
-rope_head87:
+rope_head89:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2119,19 +2289,19 @@ rope_head87:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head87
+	JNZ         rope_head89
 
-rope_heads_done84:
+rope_heads_done86:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done88
+	JZ    rope_heads_done90
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src89
+	JNE   rope_heads_from_src91
 
-rope_head90:
+rope_head92:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2162,13 +2332,13 @@ rope_head90:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head90
-	JMP         rope_heads_done88
+	JNZ         rope_head92
+	JMP         rope_heads_done90
 
-rope_heads_from_src89:
+rope_heads_from_src91:
 	MOVQ BX, R11
 
-rope_head91:
+rope_head93:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2202,9 +2372,9 @@ rope_head91:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head91
+	JNZ         rope_head93
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2215,11 +2385,11 @@ rope_heads_done88:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token83
-	JMP  rope_tokens_done82
+	JNZ  rope_token85
+	JMP  rope_tokens_done84
 
-rope_stream81:
-rope_token92:
+rope_stream83:
+rope_token94:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -2231,16 +2401,16 @@ rope_token92:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done93
+	JZ        rope_heads_done95
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	MOVQ      qStride+56(FP), R13
 	SHLQ      $0x01, R13
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src94
+	JNE       rope_heads_from_src96
 
-rope_head95:
+rope_head97:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2274,13 +2444,13 @@ rope_head95:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head95
-	JMP         rope_heads_done93
+	JNZ         rope_head97
+	JMP         rope_heads_done95
 
-rope_heads_from_src94:
+rope_heads_from_src96:
 	MOVQ CX, R11
 
-rope_head96:
+rope_head98:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2317,21 +2487,21 @@ rope_head96:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head96
+	JNZ         rope_head98
 
-rope_heads_done93:
+rope_heads_done95:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done97
+	JZ    rope_heads_done99
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src98
+	JNE   rope_heads_from_src100
 
-rope_head99:
+rope_head101:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2365,13 +2535,13 @@ rope_head99:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head99
-	JMP         rope_heads_done97
+	JNZ         rope_head101
+	JMP         rope_heads_done99
 
-rope_heads_from_src98:
+rope_heads_from_src100:
 	MOVQ BX, R11
 
-rope_head100:
+rope_head102:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2408,9 +2578,9 @@ rope_head100:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head100
+	JNZ         rope_head102
 
-rope_heads_done97:
+rope_heads_done99:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2421,9 +2591,167 @@ rope_heads_done97:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token92
+	JNZ  rope_token94
 
-rope_tokens_done82:
-rope_done59:
+rope_tokens_done84:
+rope_done61:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done103
+
+combine_token104:
+	MOVLQSX      (BX), R8
+	ANDQ         DI, R8
+	IMUL3Q       $0x00000270, R8, R8
+	ADDQ         DX, R8
+	VMOVUPD      (R8), Z0
+	VMOVUPD      312(R8), Z1
+	VMULPD       (CX), Z0, Z2
+	VMULPD       312(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       312(CX), Z0, Z0
+	VMULPD       (CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      64(R8), Z0
+	VMOVUPD      376(R8), Z1
+	VMULPD       64(CX), Z0, Z2
+	VMULPD       376(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       376(CX), Z0, Z0
+	VMULPD       64(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, (AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 156(AX)
+	VMOVUPD      128(R8), Z0
+	VMOVUPD      440(R8), Z1
+	VMULPD       128(CX), Z0, Z2
+	VMULPD       440(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       440(CX), Z0, Z0
+	VMULPD       128(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      192(R8), Z0
+	VMOVUPD      504(R8), Z1
+	VMULPD       192(CX), Z0, Z2
+	VMULPD       504(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       504(CX), Z0, Z0
+	VMULPD       192(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 64(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 220(AX)
+	VMOVSD       256(R8), X0
+	VMOVSD       568(R8), X1
+	VMULSD       256(CX), X0, X2
+	VMULSD       568(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       568(CX), X0, X0
+	VMULSD       256(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 128(AX)
+	VMOVSS       X0, 284(AX)
+	VMOVSD       264(R8), X0
+	VMOVSD       576(R8), X1
+	VMULSD       264(CX), X0, X2
+	VMULSD       576(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       576(CX), X0, X0
+	VMULSD       264(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 132(AX)
+	VMOVSS       X0, 288(AX)
+	VMOVSD       272(R8), X0
+	VMOVSD       584(R8), X1
+	VMULSD       272(CX), X0, X2
+	VMULSD       584(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       584(CX), X0, X0
+	VMULSD       272(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 136(AX)
+	VMOVSS       X0, 292(AX)
+	VMOVSD       280(R8), X0
+	VMOVSD       592(R8), X1
+	VMULSD       280(CX), X0, X2
+	VMULSD       592(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       592(CX), X0, X0
+	VMULSD       280(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 140(AX)
+	VMOVSS       X0, 296(AX)
+	VMOVSD       288(R8), X0
+	VMOVSD       600(R8), X1
+	VMULSD       288(CX), X0, X2
+	VMULSD       600(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       600(CX), X0, X0
+	VMULSD       288(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 144(AX)
+	VMOVSS       X0, 300(AX)
+	VMOVSD       296(R8), X0
+	VMOVSD       608(R8), X1
+	VMULSD       296(CX), X0, X2
+	VMULSD       608(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       608(CX), X0, X0
+	VMULSD       296(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 148(AX)
+	VMOVSS       X0, 304(AX)
+	VMOVSD       304(R8), X0
+	VMOVSD       616(R8), X1
+	VMULSD       304(CX), X0, X2
+	VMULSD       616(CX), X1, X3
+	VSUBSD       X3, X2, X2
+	VMULSD       616(CX), X0, X0
+	VMULSD       304(CX), X1, X1
+	VADDSD       X1, X0, X0
+	VCVTSD2SS    X2, X2, X2
+	VCVTSD2SS    X0, X0, X0
+	VMOVSS       X2, 152(AX)
+	VMOVSS       X0, 308(AX)
+	ADDQ         $0x00000138, AX
+	ADDQ         $0x04, BX
+	DECQ         SI
+	JNZ          combine_token104
+
+combine_done103:
 	VZEROUPPER
 	RET

@@ -768,6 +768,89 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done43
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token44:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000100, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    128(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     128(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     128(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    160(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     160(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     160(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    192(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     192(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     192(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    224(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     224(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     224(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token44
+
+combine_done43:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -780,18 +863,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done43
+	JZ     rope_done45
 	TESTL  R9, R9
-	JS     rope_inverse44
+	JS     rope_inverse46
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream45
+	JA     rope_stream47
 
-rope_token47:
+rope_token49:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -801,14 +884,14 @@ rope_token47:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done48
+	JZ      rope_heads_done50
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src49
+	JNE     rope_heads_from_src51
 
-rope_head50:
+rope_head52:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -821,13 +904,13 @@ rope_head50:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head50
-	JMP            rope_heads_done48
+	JNZ            rope_head52
+	JMP            rope_heads_done50
 
-rope_heads_from_src49:
+rope_heads_from_src51:
 	MOVQ CX, R11
 
-rope_head51:
+rope_head53:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -845,19 +928,19 @@ rope_head51:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head51
+	JNZ            rope_head53
 
-rope_heads_done48:
+rope_heads_done50:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done52
+	JZ    rope_heads_done54
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src53
+	JNE   rope_heads_from_src55
 
-rope_head54:
+rope_head56:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -870,13 +953,13 @@ rope_head54:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head54
-	JMP            rope_heads_done52
+	JNZ            rope_head56
+	JMP            rope_heads_done54
 
-rope_heads_from_src53:
+rope_heads_from_src55:
 	MOVQ BX, R11
 
-rope_head55:
+rope_head57:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -894,9 +977,9 @@ rope_head55:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head55
+	JNZ            rope_head57
 
-rope_heads_done52:
+rope_heads_done54:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -907,11 +990,11 @@ rope_heads_done52:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token47
-	JMP  rope_tokens_done46
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
 
-rope_stream45:
-rope_token56:
+rope_stream47:
+rope_token58:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -921,16 +1004,16 @@ rope_token56:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done57
+	JZ      rope_heads_done59
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src58
+	JNE     rope_heads_from_src60
 
-rope_head59:
+rope_head61:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -947,13 +1030,13 @@ rope_head59:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head59
-	JMP            rope_heads_done57
+	JNZ            rope_head61
+	JMP            rope_heads_done59
 
-rope_heads_from_src58:
+rope_heads_from_src60:
 	MOVQ CX, R11
 
-rope_head60:
+rope_head62:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -975,21 +1058,21 @@ rope_head60:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head60
+	JNZ            rope_head62
 
-rope_heads_done57:
+rope_heads_done59:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done61
+	JZ    rope_heads_done63
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src62
+	JNE   rope_heads_from_src64
 
-rope_head63:
+rope_head65:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1006,13 +1089,13 @@ rope_head63:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head63
-	JMP            rope_heads_done61
+	JNZ            rope_head65
+	JMP            rope_heads_done63
 
-rope_heads_from_src62:
+rope_heads_from_src64:
 	MOVQ BX, R11
 
-rope_head64:
+rope_head66:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1034,9 +1117,9 @@ rope_head64:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head64
+	JNZ            rope_head66
 
-rope_heads_done61:
+rope_heads_done63:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1047,21 +1130,21 @@ rope_heads_done61:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token56
+	JNZ  rope_token58
 
-rope_tokens_done46:
-	JMP rope_done43
+rope_tokens_done48:
+	JMP rope_done45
 
-rope_inverse44:
+rope_inverse46:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream65
+	JA     rope_stream67
 
-rope_token67:
+rope_token69:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -1071,14 +1154,14 @@ rope_token67:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done68
+	JZ      rope_heads_done70
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src69
+	JNE     rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1091,13 +1174,13 @@ rope_head70:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head70
-	JMP            rope_heads_done68
+	JNZ            rope_head72
+	JMP            rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ CX, R11
 
-rope_head71:
+rope_head73:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1115,19 +1198,19 @@ rope_head71:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head71
+	JNZ            rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done72
+	JZ    rope_heads_done74
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src73
+	JNE   rope_heads_from_src75
 
-rope_head74:
+rope_head76:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1140,13 +1223,13 @@ rope_head74:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head74
-	JMP            rope_heads_done72
+	JNZ            rope_head76
+	JMP            rope_heads_done74
 
-rope_heads_from_src73:
+rope_heads_from_src75:
 	MOVQ BX, R11
 
-rope_head75:
+rope_head77:
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1164,9 +1247,9 @@ rope_head75:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head75
+	JNZ            rope_head77
 
-rope_heads_done72:
+rope_heads_done74:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1177,11 +1260,11 @@ rope_heads_done72:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token67
-	JMP  rope_tokens_done66
+	JNZ  rope_token69
+	JMP  rope_tokens_done68
 
-rope_stream65:
-rope_token76:
+rope_stream67:
+rope_token78:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000100, R9, R9
 	ADDQ    SI, R9
@@ -1191,16 +1274,16 @@ rope_token76:
 	VMOVUPS 192(R9), Z3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done77
+	JZ      rope_heads_done79
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src78
+	JNE     rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1217,13 +1300,13 @@ rope_head79:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head79
-	JMP            rope_heads_done77
+	JNZ            rope_head81
+	JMP            rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ CX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1245,21 +1328,21 @@ rope_head80:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head80
+	JNZ            rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done81
+	JZ    rope_heads_done83
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src82
+	JNE   rope_heads_from_src84
 
-rope_head83:
+rope_head85:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1276,13 +1359,13 @@ rope_head83:
 	VMOVUPS        Z5, 64(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head83
-	JMP            rope_heads_done81
+	JNZ            rope_head85
+	JMP            rope_heads_done83
 
-rope_heads_from_src82:
+rope_heads_from_src84:
 	MOVQ BX, R11
 
-rope_head84:
+rope_head86:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1304,9 +1387,9 @@ rope_head84:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head84
+	JNZ            rope_head86
 
-rope_heads_done81:
+rope_heads_done83:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1317,9 +1400,92 @@ rope_heads_done81:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token76
+	JNZ  rope_token78
 
-rope_tokens_done66:
-rope_done43:
+rope_tokens_done68:
+rope_done45:
 	VZEROUPPER
 	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done87
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token88:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000100, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   128(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    128(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    128(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   192(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    192(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    192(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	ADDQ      $0x00000100, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token88
+
+combine_done87:
+	VZEROUPPER
+	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64

@@ -2048,6 +2048,257 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done91
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token92:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000400, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    512(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     512(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     512(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 512(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    544(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     544(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     544(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 544(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    576(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     576(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     576(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 576(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    608(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     608(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     608(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 608(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    640(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     640(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     640(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 640(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    672(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     672(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     672(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 672(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    704(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     704(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     704(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 704(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    736(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     736(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     736(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 736(AX)
+	VMOVUPD    256(R8), Y1
+	VMOVUPD    768(R8), Y2
+	VMULPD     256(CX), Y1, Y3
+	VMULPD     768(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     768(CX), Y1, Y1
+	VMULPD     256(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 768(AX)
+	VMOVUPD    288(R8), Y1
+	VMOVUPD    800(R8), Y2
+	VMULPD     288(CX), Y1, Y3
+	VMULPD     800(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     800(CX), Y1, Y1
+	VMULPD     288(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 800(AX)
+	VMOVUPD    320(R8), Y1
+	VMOVUPD    832(R8), Y2
+	VMULPD     320(CX), Y1, Y3
+	VMULPD     832(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     832(CX), Y1, Y1
+	VMULPD     320(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 832(AX)
+	VMOVUPD    352(R8), Y1
+	VMOVUPD    864(R8), Y2
+	VMULPD     352(CX), Y1, Y3
+	VMULPD     864(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     864(CX), Y1, Y1
+	VMULPD     352(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 864(AX)
+	VMOVUPD    384(R8), Y1
+	VMOVUPD    896(R8), Y2
+	VMULPD     384(CX), Y1, Y3
+	VMULPD     896(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     896(CX), Y1, Y1
+	VMULPD     384(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 896(AX)
+	VMOVUPD    416(R8), Y1
+	VMOVUPD    928(R8), Y2
+	VMULPD     416(CX), Y1, Y3
+	VMULPD     928(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     928(CX), Y1, Y1
+	VMULPD     416(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 928(AX)
+	VMOVUPD    448(R8), Y1
+	VMOVUPD    960(R8), Y2
+	VMULPD     448(CX), Y1, Y3
+	VMULPD     960(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     960(CX), Y1, Y1
+	VMULPD     448(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 960(AX)
+	VMOVUPD    480(R8), Y1
+	VMOVUPD    992(R8), Y2
+	VMULPD     480(CX), Y1, Y3
+	VMULPD     992(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     992(CX), Y1, Y1
+	VMULPD     480(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 992(AX)
+	ADDQ       $0x00000400, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token92
+
+combine_done91:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -2060,18 +2311,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done91
+	JZ     rope_done93
 	TESTL  R9, R9
-	JS     rope_inverse92
+	JS     rope_inverse94
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream93
+	JA     rope_stream95
 
-rope_token95:
+rope_token97:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2093,14 +2344,14 @@ rope_token95:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done96
+	JZ      rope_heads_done98
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src97
+	JNE     rope_heads_from_src99
 
-rope_head98:
+rope_head100:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2143,13 +2394,13 @@ rope_head98:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head98
-	JMP            rope_heads_done96
+	JNZ            rope_head100
+	JMP            rope_heads_done98
 
-rope_heads_from_src97:
+rope_heads_from_src99:
 	MOVQ CX, R11
 
-rope_head99:
+rope_head101:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2193,19 +2444,19 @@ rope_head99:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head99
+	JNZ            rope_head101
 
-rope_heads_done96:
+rope_heads_done98:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done100
+	JZ    rope_heads_done102
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src101
+	JNE   rope_heads_from_src103
 
-rope_head102:
+rope_head104:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2248,13 +2499,13 @@ rope_head102:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head102
-	JMP            rope_heads_done100
+	JNZ            rope_head104
+	JMP            rope_heads_done102
 
-rope_heads_from_src101:
+rope_heads_from_src103:
 	MOVQ BX, R11
 
-rope_head103:
+rope_head105:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2298,9 +2549,9 @@ rope_head103:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head103
+	JNZ            rope_head105
 
-rope_heads_done100:
+rope_heads_done102:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2311,11 +2562,11 @@ rope_heads_done100:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token95
-	JMP  rope_tokens_done94
+	JNZ  rope_token97
+	JMP  rope_tokens_done96
 
-rope_stream93:
-rope_token104:
+rope_stream95:
+rope_token106:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2337,16 +2588,16 @@ rope_token104:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done105
+	JZ      rope_heads_done107
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src106
+	JNE     rope_heads_from_src108
 
-rope_head107:
+rope_head109:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2397,13 +2648,13 @@ rope_head107:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head107
-	JMP            rope_heads_done105
+	JNZ            rope_head109
+	JMP            rope_heads_done107
 
-rope_heads_from_src106:
+rope_heads_from_src108:
 	MOVQ CX, R11
 
-rope_head108:
+rope_head110:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2455,21 +2706,21 @@ rope_head108:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head108
+	JNZ            rope_head110
 
-rope_heads_done105:
+rope_heads_done107:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done109
+	JZ    rope_heads_done111
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src110
+	JNE   rope_heads_from_src112
 
-rope_head111:
+rope_head113:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2520,13 +2771,13 @@ rope_head111:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head111
-	JMP            rope_heads_done109
+	JNZ            rope_head113
+	JMP            rope_heads_done111
 
-rope_heads_from_src110:
+rope_heads_from_src112:
 	MOVQ BX, R11
 
-rope_head112:
+rope_head114:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2578,9 +2829,9 @@ rope_head112:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head112
+	JNZ            rope_head114
 
-rope_heads_done109:
+rope_heads_done111:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2591,21 +2842,21 @@ rope_heads_done109:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token104
+	JNZ  rope_token106
 
-rope_tokens_done94:
-	JMP rope_done91
+rope_tokens_done96:
+	JMP rope_done93
 
-rope_inverse92:
+rope_inverse94:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream113
+	JA     rope_stream115
 
-rope_token115:
+rope_token117:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2627,14 +2878,14 @@ rope_token115:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done116
+	JZ      rope_heads_done118
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src117
+	JNE     rope_heads_from_src119
 
-rope_head118:
+rope_head120:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2677,13 +2928,13 @@ rope_head118:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head118
-	JMP            rope_heads_done116
+	JNZ            rope_head120
+	JMP            rope_heads_done118
 
-rope_heads_from_src117:
+rope_heads_from_src119:
 	MOVQ CX, R11
 
-rope_head119:
+rope_head121:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2727,19 +2978,19 @@ rope_head119:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head119
+	JNZ            rope_head121
 
-rope_heads_done116:
+rope_heads_done118:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done120
+	JZ    rope_heads_done122
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src121
+	JNE   rope_heads_from_src123
 
-rope_head122:
+rope_head124:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2782,13 +3033,13 @@ rope_head122:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head122
-	JMP            rope_heads_done120
+	JNZ            rope_head124
+	JMP            rope_heads_done122
 
-rope_heads_from_src121:
+rope_heads_from_src123:
 	MOVQ BX, R11
 
-rope_head123:
+rope_head125:
 	VMOVUPS        (R11), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2832,9 +3083,9 @@ rope_head123:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head123
+	JNZ            rope_head125
 
-rope_heads_done120:
+rope_heads_done122:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2845,11 +3096,11 @@ rope_heads_done120:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token115
-	JMP  rope_tokens_done114
+	JNZ  rope_token117
+	JMP  rope_tokens_done116
 
-rope_stream113:
-rope_token124:
+rope_stream115:
+rope_token126:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2871,16 +3122,16 @@ rope_token124:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done125
+	JZ      rope_heads_done127
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src126
+	JNE     rope_heads_from_src128
 
-rope_head127:
+rope_head129:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -2931,13 +3182,13 @@ rope_head127:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head127
-	JMP            rope_heads_done125
+	JNZ            rope_head129
+	JMP            rope_heads_done127
 
-rope_heads_from_src126:
+rope_heads_from_src128:
 	MOVQ CX, R11
 
-rope_head128:
+rope_head130:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -2989,21 +3240,21 @@ rope_head128:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head128
+	JNZ            rope_head130
 
-rope_heads_done125:
+rope_heads_done127:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done129
+	JZ    rope_heads_done131
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src130
+	JNE   rope_heads_from_src132
 
-rope_head131:
+rope_head133:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -3054,13 +3305,13 @@ rope_head131:
 	VMOVUPS        Z17, 448(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head131
-	JMP            rope_heads_done129
+	JNZ            rope_head133
+	JMP            rope_heads_done131
 
-rope_heads_from_src130:
+rope_heads_from_src132:
 	MOVQ BX, R11
 
-rope_head132:
+rope_head134:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -3112,9 +3363,9 @@ rope_head132:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head132
+	JNZ            rope_head134
 
-rope_heads_done129:
+rope_heads_done131:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -3125,9 +3376,176 @@ rope_heads_done129:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token124
+	JNZ  rope_token126
 
-rope_tokens_done114:
-rope_done91:
+rope_tokens_done116:
+rope_done93:
 	VZEROUPPER
 	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done135
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token136:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000400, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   512(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    512(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    512(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 512(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   576(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    576(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    576(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 576(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   640(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    640(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    640(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 640(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   704(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    704(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    704(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 704(AX)
+	VMOVUPD   256(R8), Z1
+	VMOVUPD   768(R8), Z2
+	VMULPD    256(CX), Z1, Z3
+	VMULPD    768(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    768(CX), Z1, Z1
+	VMULPD    256(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 768(AX)
+	VMOVUPD   320(R8), Z1
+	VMOVUPD   832(R8), Z2
+	VMULPD    320(CX), Z1, Z3
+	VMULPD    832(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    832(CX), Z1, Z1
+	VMULPD    320(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 832(AX)
+	VMOVUPD   384(R8), Z1
+	VMOVUPD   896(R8), Z2
+	VMULPD    384(CX), Z1, Z3
+	VMULPD    896(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    896(CX), Z1, Z1
+	VMULPD    384(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 896(AX)
+	VMOVUPD   448(R8), Z1
+	VMOVUPD   960(R8), Z2
+	VMULPD    448(CX), Z1, Z3
+	VMULPD    960(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    960(CX), Z1, Z1
+	VMULPD    448(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 960(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token136
+
+combine_done135:
+	VZEROUPPER
+	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64

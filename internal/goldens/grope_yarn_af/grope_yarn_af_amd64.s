@@ -1560,6 +1560,224 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done59
+
+combine_token60:
+	MOVLQSX     (BX), R8
+	ANDQ        DI, R8
+	IMUL3Q      $0x00000400, R8, R8
+	ADDQ        DX, R8
+	VMOVUPD     (R8), Y0
+	VMOVUPD     512(R8), Y1
+	VMULPD      (CX), Y0, Y2
+	VMULPD      512(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      512(CX), Y0, Y0
+	VMULPD      (CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     32(R8), Y0
+	VMOVUPD     544(R8), Y1
+	VMULPD      32(CX), Y0, Y2
+	VMULPD      544(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      544(CX), Y0, Y0
+	VMULPD      32(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, (AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 256(AX)
+	VMOVUPD     64(R8), Y0
+	VMOVUPD     576(R8), Y1
+	VMULPD      64(CX), Y0, Y2
+	VMULPD      576(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      576(CX), Y0, Y0
+	VMULPD      64(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     96(R8), Y0
+	VMOVUPD     608(R8), Y1
+	VMULPD      96(CX), Y0, Y2
+	VMULPD      608(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      608(CX), Y0, Y0
+	VMULPD      96(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 32(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 288(AX)
+	VMOVUPD     128(R8), Y0
+	VMOVUPD     640(R8), Y1
+	VMULPD      128(CX), Y0, Y2
+	VMULPD      640(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      640(CX), Y0, Y0
+	VMULPD      128(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     160(R8), Y0
+	VMOVUPD     672(R8), Y1
+	VMULPD      160(CX), Y0, Y2
+	VMULPD      672(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      672(CX), Y0, Y0
+	VMULPD      160(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 64(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 320(AX)
+	VMOVUPD     192(R8), Y0
+	VMOVUPD     704(R8), Y1
+	VMULPD      192(CX), Y0, Y2
+	VMULPD      704(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      704(CX), Y0, Y0
+	VMULPD      192(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     224(R8), Y0
+	VMOVUPD     736(R8), Y1
+	VMULPD      224(CX), Y0, Y2
+	VMULPD      736(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      736(CX), Y0, Y0
+	VMULPD      224(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 96(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 352(AX)
+	VMOVUPD     256(R8), Y0
+	VMOVUPD     768(R8), Y1
+	VMULPD      256(CX), Y0, Y2
+	VMULPD      768(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      768(CX), Y0, Y0
+	VMULPD      256(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     288(R8), Y0
+	VMOVUPD     800(R8), Y1
+	VMULPD      288(CX), Y0, Y2
+	VMULPD      800(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      800(CX), Y0, Y0
+	VMULPD      288(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 128(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 384(AX)
+	VMOVUPD     320(R8), Y0
+	VMOVUPD     832(R8), Y1
+	VMULPD      320(CX), Y0, Y2
+	VMULPD      832(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      832(CX), Y0, Y0
+	VMULPD      320(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     352(R8), Y0
+	VMOVUPD     864(R8), Y1
+	VMULPD      352(CX), Y0, Y2
+	VMULPD      864(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      864(CX), Y0, Y0
+	VMULPD      352(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 160(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 416(AX)
+	VMOVUPD     384(R8), Y0
+	VMOVUPD     896(R8), Y1
+	VMULPD      384(CX), Y0, Y2
+	VMULPD      896(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      896(CX), Y0, Y0
+	VMULPD      384(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     416(R8), Y0
+	VMOVUPD     928(R8), Y1
+	VMULPD      416(CX), Y0, Y2
+	VMULPD      928(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      928(CX), Y0, Y0
+	VMULPD      416(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 192(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 448(AX)
+	VMOVUPD     448(R8), Y0
+	VMOVUPD     960(R8), Y1
+	VMULPD      448(CX), Y0, Y2
+	VMULPD      960(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      960(CX), Y0, Y0
+	VMULPD      448(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y0, X5
+	VMOVUPD     480(R8), Y0
+	VMOVUPD     992(R8), Y1
+	VMULPD      480(CX), Y0, Y2
+	VMULPD      992(CX), Y1, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      992(CX), Y0, Y0
+	VMULPD      480(CX), Y1, Y1
+	VADDPD      Y1, Y0, Y0
+	VCVTPD2PSY  Y2, X1
+	VCVTPD2PSY  Y0, X0
+	VINSERTF128 $0x01, X1, Y4, Y1
+	VMOVUPS     Y1, 224(AX)
+	VINSERTF128 $0x01, X0, Y5, Y0
+	VMOVUPS     Y0, 480(AX)
+	ADDQ        $0x00000200, AX
+	ADDQ        $0x04, BX
+	DECQ        SI
+	JNZ         combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1572,18 +1790,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done59
+	JZ     rope_done61
 	TESTL  R9, R9
-	JS     rope_inverse60
+	JS     rope_inverse62
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream61
+	JA     rope_stream63
 
-rope_token63:
+rope_token65:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1597,14 +1815,14 @@ rope_token63:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done64
+	JZ      rope_heads_done66
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src65
+	JNE     rope_heads_from_src67
 
-rope_head66:
+rope_head68:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1639,13 +1857,13 @@ rope_head66:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head66
-	JMP         rope_heads_done64
+	JNZ         rope_head68
+	JMP         rope_heads_done66
 
-rope_heads_from_src65:
+rope_heads_from_src67:
 	MOVQ CX, R11
 
-rope_head67:
+rope_head69:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1681,19 +1899,19 @@ rope_head67:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head67
+	JNZ         rope_head69
 
-rope_heads_done64:
+rope_heads_done66:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done68
+	JZ    rope_heads_done70
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src69
+	JNE   rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1728,13 +1946,13 @@ rope_head70:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head70
-	JMP         rope_heads_done68
+	JNZ         rope_head72
+	JMP         rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ BX, R11
 
-rope_head71:
+rope_head73:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1770,9 +1988,9 @@ rope_head71:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head71
+	JNZ         rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1783,11 +2001,11 @@ rope_heads_done68:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token63
-	JMP  rope_tokens_done62
+	JNZ  rope_token65
+	JMP  rope_tokens_done64
 
-rope_stream61:
-rope_token72:
+rope_stream63:
+rope_token74:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1801,16 +2019,16 @@ rope_token72:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done73
+	JZ      rope_heads_done75
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src74
+	JNE     rope_heads_from_src76
 
-rope_head75:
+rope_head77:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1853,13 +2071,13 @@ rope_head75:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head75
-	JMP         rope_heads_done73
+	JNZ         rope_head77
+	JMP         rope_heads_done75
 
-rope_heads_from_src74:
+rope_heads_from_src76:
 	MOVQ CX, R11
 
-rope_head76:
+rope_head78:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -1903,21 +2121,21 @@ rope_head76:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head76
+	JNZ         rope_head78
 
-rope_heads_done73:
+rope_heads_done75:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done77
+	JZ    rope_heads_done79
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src78
+	JNE   rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -1960,13 +2178,13 @@ rope_head79:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head79
-	JMP         rope_heads_done77
+	JNZ         rope_head81
+	JMP         rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ BX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2010,9 +2228,9 @@ rope_head80:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head80
+	JNZ         rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2023,21 +2241,21 @@ rope_heads_done77:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token72
+	JNZ  rope_token74
 
-rope_tokens_done62:
-	JMP rope_done59
+rope_tokens_done64:
+	JMP rope_done61
 
-rope_inverse60:
+rope_inverse62:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream81
+	JA     rope_stream83
 
-rope_token83:
+rope_token85:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -2051,14 +2269,14 @@ rope_token83:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done84
+	JZ      rope_heads_done86
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src85
+	JNE     rope_heads_from_src87
 
-rope_head86:
+rope_head88:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2093,13 +2311,13 @@ rope_head86:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head86
-	JMP         rope_heads_done84
+	JNZ         rope_head88
+	JMP         rope_heads_done86
 
-rope_heads_from_src85:
+rope_heads_from_src87:
 	MOVQ CX, R11
 
-rope_head87:
+rope_head89:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2135,19 +2353,19 @@ rope_head87:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head87
+	JNZ         rope_head89
 
-rope_heads_done84:
+rope_heads_done86:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done88
+	JZ    rope_heads_done90
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src89
+	JNE   rope_heads_from_src91
 
-rope_head90:
+rope_head92:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2182,13 +2400,13 @@ rope_head90:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head90
-	JMP         rope_heads_done88
+	JNZ         rope_head92
+	JMP         rope_heads_done90
 
-rope_heads_from_src89:
+rope_heads_from_src91:
 	MOVQ BX, R11
 
-rope_head91:
+rope_head93:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2224,9 +2442,9 @@ rope_head91:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head91
+	JNZ         rope_head93
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2237,11 +2455,11 @@ rope_heads_done88:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token83
-	JMP  rope_tokens_done82
+	JNZ  rope_token85
+	JMP  rope_tokens_done84
 
-rope_stream81:
-rope_token92:
+rope_stream83:
+rope_token94:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -2255,16 +2473,16 @@ rope_token92:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done93
+	JZ      rope_heads_done95
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src94
+	JNE     rope_heads_from_src96
 
-rope_head95:
+rope_head97:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2307,13 +2525,13 @@ rope_head95:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head95
-	JMP         rope_heads_done93
+	JNZ         rope_head97
+	JMP         rope_heads_done95
 
-rope_heads_from_src94:
+rope_heads_from_src96:
 	MOVQ CX, R11
 
-rope_head96:
+rope_head98:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2357,21 +2575,21 @@ rope_head96:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head96
+	JNZ         rope_head98
 
-rope_heads_done93:
+rope_heads_done95:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done97
+	JZ    rope_heads_done99
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src98
+	JNE   rope_heads_from_src100
 
-rope_head99:
+rope_head101:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2414,13 +2632,13 @@ rope_head99:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head99
-	JMP         rope_heads_done97
+	JNZ         rope_head101
+	JMP         rope_heads_done99
 
-rope_heads_from_src98:
+rope_heads_from_src100:
 	MOVQ BX, R11
 
-rope_head100:
+rope_head102:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2464,9 +2682,9 @@ rope_head100:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head100
+	JNZ         rope_head102
 
-rope_heads_done97:
+rope_heads_done99:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2477,9 +2695,131 @@ rope_heads_done97:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token92
+	JNZ  rope_token94
 
-rope_tokens_done82:
-rope_done59:
+rope_tokens_done84:
+rope_done61:
+	VZEROUPPER
+	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ  rows_base+0(FP), AX
+	MOVQ  hi_base+24(FP), CX
+	MOVQ  low_base+48(FP), DX
+	MOVQ  pos_base+72(FP), BX
+	MOVQ  pos_len+80(FP), SI
+	MOVQ  mask+96(FP), DI
+	TESTQ SI, SI
+	JZ    combine_done103
+
+combine_token104:
+	MOVLQSX      (BX), R8
+	ANDQ         DI, R8
+	IMUL3Q       $0x00000400, R8, R8
+	ADDQ         DX, R8
+	VMOVUPD      (R8), Z0
+	VMOVUPD      512(R8), Z1
+	VMULPD       (CX), Z0, Z2
+	VMULPD       512(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       512(CX), Z0, Z0
+	VMULPD       (CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      64(R8), Z0
+	VMOVUPD      576(R8), Z1
+	VMULPD       64(CX), Z0, Z2
+	VMULPD       576(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       576(CX), Z0, Z0
+	VMULPD       64(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, (AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 256(AX)
+	VMOVUPD      128(R8), Z0
+	VMOVUPD      640(R8), Z1
+	VMULPD       128(CX), Z0, Z2
+	VMULPD       640(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       640(CX), Z0, Z0
+	VMULPD       128(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      192(R8), Z0
+	VMOVUPD      704(R8), Z1
+	VMULPD       192(CX), Z0, Z2
+	VMULPD       704(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       704(CX), Z0, Z0
+	VMULPD       192(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 64(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 320(AX)
+	VMOVUPD      256(R8), Z0
+	VMOVUPD      768(R8), Z1
+	VMULPD       256(CX), Z0, Z2
+	VMULPD       768(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       768(CX), Z0, Z0
+	VMULPD       256(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      320(R8), Z0
+	VMOVUPD      832(R8), Z1
+	VMULPD       320(CX), Z0, Z2
+	VMULPD       832(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       832(CX), Z0, Z0
+	VMULPD       320(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 128(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 384(AX)
+	VMOVUPD      384(R8), Z0
+	VMOVUPD      896(R8), Z1
+	VMULPD       384(CX), Z0, Z2
+	VMULPD       896(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       896(CX), Z0, Z0
+	VMULPD       384(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y4
+	VCVTPD2PS    Z0, Y5
+	VMOVUPD      448(R8), Z0
+	VMOVUPD      960(R8), Z1
+	VMULPD       448(CX), Z0, Z2
+	VMULPD       960(CX), Z1, Z3
+	VSUBPD       Z3, Z2, Z2
+	VMULPD       960(CX), Z0, Z0
+	VMULPD       448(CX), Z1, Z1
+	VADDPD       Z1, Z0, Z0
+	VCVTPD2PS    Z2, Y1
+	VCVTPD2PS    Z0, Y0
+	VINSERTF64X4 $0x01, Y1, Z4, Z1
+	VMOVUPS      Z1, 192(AX)
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
+	VMOVUPS      Z0, 448(AX)
+	ADDQ         $0x00000200, AX
+	ADDQ         $0x04, BX
+	DECQ         SI
+	JNZ          combine_token104
+
+combine_done103:
 	VZEROUPPER
 	RET

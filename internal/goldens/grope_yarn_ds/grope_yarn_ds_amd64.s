@@ -1144,6 +1144,145 @@ rope_done1:
 	VZEROUPPER
 	RET
 
+// func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX2
+TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done59
+	VMOVUPS combine_dup8<>+0(SB), Y0
+
+combine_token60:
+	MOVLQSX    (BX), R8
+	ANDQ       DI, R8
+	IMUL3Q     $0x00000200, R8, R8
+	ADDQ       DX, R8
+	VMOVUPD    (R8), Y1
+	VMOVUPD    256(R8), Y2
+	VMULPD     (CX), Y1, Y3
+	VMULPD     256(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     256(CX), Y1, Y1
+	VMULPD     (CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, (AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 256(AX)
+	VMOVUPD    32(R8), Y1
+	VMOVUPD    288(R8), Y2
+	VMULPD     32(CX), Y1, Y3
+	VMULPD     288(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     288(CX), Y1, Y1
+	VMULPD     32(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 32(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 288(AX)
+	VMOVUPD    64(R8), Y1
+	VMOVUPD    320(R8), Y2
+	VMULPD     64(CX), Y1, Y3
+	VMULPD     320(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     320(CX), Y1, Y1
+	VMULPD     64(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 64(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 320(AX)
+	VMOVUPD    96(R8), Y1
+	VMOVUPD    352(R8), Y2
+	VMULPD     96(CX), Y1, Y3
+	VMULPD     352(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     352(CX), Y1, Y1
+	VMULPD     96(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 96(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 352(AX)
+	VMOVUPD    128(R8), Y1
+	VMOVUPD    384(R8), Y2
+	VMULPD     128(CX), Y1, Y3
+	VMULPD     384(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     384(CX), Y1, Y1
+	VMULPD     128(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 128(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 384(AX)
+	VMOVUPD    160(R8), Y1
+	VMOVUPD    416(R8), Y2
+	VMULPD     160(CX), Y1, Y3
+	VMULPD     416(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     416(CX), Y1, Y1
+	VMULPD     160(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 160(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 416(AX)
+	VMOVUPD    192(R8), Y1
+	VMOVUPD    448(R8), Y2
+	VMULPD     192(CX), Y1, Y3
+	VMULPD     448(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     448(CX), Y1, Y1
+	VMULPD     192(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 192(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 448(AX)
+	VMOVUPD    224(R8), Y1
+	VMOVUPD    480(R8), Y2
+	VMULPD     224(CX), Y1, Y3
+	VMULPD     480(CX), Y2, Y4
+	VSUBPD     Y4, Y3, Y3
+	VMULPD     480(CX), Y1, Y1
+	VMULPD     224(CX), Y2, Y2
+	VADDPD     Y2, Y1, Y1
+	VCVTPD2PSY Y3, X5
+	VCVTPD2PSY Y1, X6
+	VPERMPS    Y5, Y0, Y1
+	VMOVUPS    Y1, 224(AX)
+	VPERMPS    Y6, Y0, Y1
+	VMOVUPS    Y1, 480(AX)
+	ADDQ       $0x00000200, AX
+	ADDQ       $0x04, BX
+	DECQ       SI
+	JNZ        combine_token60
+
+combine_done59:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1156,18 +1295,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done59
+	JZ     rope_done61
 	TESTL  R9, R9
-	JS     rope_inverse60
+	JS     rope_inverse62
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream61
+	JA     rope_stream63
 
-rope_token63:
+rope_token65:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1181,14 +1320,14 @@ rope_token63:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done64
+	JZ      rope_heads_done66
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src65
+	JNE     rope_heads_from_src67
 
-rope_head66:
+rope_head68:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1211,13 +1350,13 @@ rope_head66:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head66
-	JMP            rope_heads_done64
+	JNZ            rope_head68
+	JMP            rope_heads_done66
 
-rope_heads_from_src65:
+rope_heads_from_src67:
 	MOVQ CX, R11
 
-rope_head67:
+rope_head69:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1241,19 +1380,19 @@ rope_head67:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head67
+	JNZ            rope_head69
 
-rope_heads_done64:
+rope_heads_done66:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done68
+	JZ    rope_heads_done70
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src69
+	JNE   rope_heads_from_src71
 
-rope_head70:
+rope_head72:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1276,13 +1415,13 @@ rope_head70:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head70
-	JMP            rope_heads_done68
+	JNZ            rope_head72
+	JMP            rope_heads_done70
 
-rope_heads_from_src69:
+rope_heads_from_src71:
 	MOVQ BX, R11
 
-rope_head71:
+rope_head73:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1306,9 +1445,9 @@ rope_head71:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head71
+	JNZ            rope_head73
 
-rope_heads_done68:
+rope_heads_done70:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1319,11 +1458,11 @@ rope_heads_done68:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token63
-	JMP  rope_tokens_done62
+	JNZ  rope_token65
+	JMP  rope_tokens_done64
 
-rope_stream61:
-rope_token72:
+rope_stream63:
+rope_token74:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1337,16 +1476,16 @@ rope_token72:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done73
+	JZ      rope_heads_done75
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src74
+	JNE     rope_heads_from_src76
 
-rope_head75:
+rope_head77:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1373,13 +1512,13 @@ rope_head75:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head75
-	JMP            rope_heads_done73
+	JNZ            rope_head77
+	JMP            rope_heads_done75
 
-rope_heads_from_src74:
+rope_heads_from_src76:
 	MOVQ CX, R11
 
-rope_head76:
+rope_head78:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1407,21 +1546,21 @@ rope_head76:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head76
+	JNZ            rope_head78
 
-rope_heads_done73:
+rope_heads_done75:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done77
+	JZ    rope_heads_done79
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src78
+	JNE   rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1448,13 +1587,13 @@ rope_head79:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head79
-	JMP            rope_heads_done77
+	JNZ            rope_head81
+	JMP            rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ BX, R11
 
-rope_head80:
+rope_head82:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1482,9 +1621,9 @@ rope_head80:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head80
+	JNZ            rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1495,21 +1634,21 @@ rope_heads_done77:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token72
+	JNZ  rope_token74
 
-rope_tokens_done62:
-	JMP rope_done59
+rope_tokens_done64:
+	JMP rope_done61
 
-rope_inverse60:
+rope_inverse62:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream81
+	JA     rope_stream83
 
-rope_token83:
+rope_token85:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1523,14 +1662,14 @@ rope_token83:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done84
+	JZ      rope_heads_done86
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src85
+	JNE     rope_heads_from_src87
 
-rope_head86:
+rope_head88:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1553,13 +1692,13 @@ rope_head86:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head86
-	JMP            rope_heads_done84
+	JNZ            rope_head88
+	JMP            rope_heads_done86
 
-rope_heads_from_src85:
+rope_heads_from_src87:
 	MOVQ CX, R11
 
-rope_head87:
+rope_head89:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1583,19 +1722,19 @@ rope_head87:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head87
+	JNZ            rope_head89
 
-rope_heads_done84:
+rope_heads_done86:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done88
+	JZ    rope_heads_done90
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src89
+	JNE   rope_heads_from_src91
 
-rope_head90:
+rope_head92:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1618,13 +1757,13 @@ rope_head90:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head90
-	JMP            rope_heads_done88
+	JNZ            rope_head92
+	JMP            rope_heads_done90
 
-rope_heads_from_src89:
+rope_heads_from_src91:
 	MOVQ BX, R11
 
-rope_head91:
+rope_head93:
 	VMOVUPS        (R11), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1648,9 +1787,9 @@ rope_head91:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head91
+	JNZ            rope_head93
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1661,11 +1800,11 @@ rope_heads_done88:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token83
-	JMP  rope_tokens_done82
+	JNZ  rope_token85
+	JMP  rope_tokens_done84
 
-rope_stream81:
-rope_token92:
+rope_stream83:
+rope_token94:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1679,16 +1818,16 @@ rope_token92:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done93
+	JZ      rope_heads_done95
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src94
+	JNE     rope_heads_from_src96
 
-rope_head95:
+rope_head97:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1715,13 +1854,13 @@ rope_head95:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head95
-	JMP            rope_heads_done93
+	JNZ            rope_head97
+	JMP            rope_heads_done95
 
-rope_heads_from_src94:
+rope_heads_from_src96:
 	MOVQ CX, R11
 
-rope_head96:
+rope_head98:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1749,21 +1888,21 @@ rope_head96:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head96
+	JNZ            rope_head98
 
-rope_heads_done93:
+rope_heads_done95:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done97
+	JZ    rope_heads_done99
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src98
+	JNE   rope_heads_from_src100
 
-rope_head99:
+rope_head101:
 	PREFETCHT0     (R10)(R13*1)
 	PREFETCHT0     64(R10)(R13*1)
 	PREFETCHT0     128(R10)(R13*1)
@@ -1790,13 +1929,13 @@ rope_head99:
 	VMOVUPS        Z9, 192(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head99
-	JMP            rope_heads_done97
+	JNZ            rope_head101
+	JMP            rope_heads_done99
 
-rope_heads_from_src98:
+rope_heads_from_src100:
 	MOVQ BX, R11
 
-rope_head100:
+rope_head102:
 	PREFETCHT0     (R11)(R13*1)
 	PREFETCHT0     64(R11)(R13*1)
 	PREFETCHT0     128(R11)(R13*1)
@@ -1824,9 +1963,9 @@ rope_head100:
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head100
+	JNZ            rope_head102
 
-rope_heads_done97:
+rope_heads_done99:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1837,9 +1976,120 @@ rope_heads_done97:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token92
+	JNZ  rope_token94
 
-rope_tokens_done82:
-rope_done59:
+rope_tokens_done84:
+rope_done61:
 	VZEROUPPER
 	RET
+
+// func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
+// Requires: AVX, AVX512F
+TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ    rows_base+0(FP), AX
+	MOVQ    hi_base+24(FP), CX
+	MOVQ    low_base+48(FP), DX
+	MOVQ    pos_base+72(FP), BX
+	MOVQ    pos_len+80(FP), SI
+	MOVQ    mask+96(FP), DI
+	TESTQ   SI, SI
+	JZ      combine_done103
+	VMOVUPS combine_dup16<>+0(SB), Z0
+
+combine_token104:
+	MOVLQSX   (BX), R8
+	ANDQ      DI, R8
+	IMUL3Q    $0x00000200, R8, R8
+	ADDQ      DX, R8
+	VMOVUPD   (R8), Z1
+	VMOVUPD   256(R8), Z2
+	VMULPD    (CX), Z1, Z3
+	VMULPD    256(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    256(CX), Z1, Z1
+	VMULPD    (CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, (AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 256(AX)
+	VMOVUPD   64(R8), Z1
+	VMOVUPD   320(R8), Z2
+	VMULPD    64(CX), Z1, Z3
+	VMULPD    320(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    320(CX), Z1, Z1
+	VMULPD    64(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 64(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 320(AX)
+	VMOVUPD   128(R8), Z1
+	VMOVUPD   384(R8), Z2
+	VMULPD    128(CX), Z1, Z3
+	VMULPD    384(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    384(CX), Z1, Z1
+	VMULPD    128(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 128(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 384(AX)
+	VMOVUPD   192(R8), Z1
+	VMOVUPD   448(R8), Z2
+	VMULPD    192(CX), Z1, Z3
+	VMULPD    448(CX), Z2, Z4
+	VSUBPD    Z4, Z3, Z3
+	VMULPD    448(CX), Z1, Z1
+	VMULPD    192(CX), Z2, Z2
+	VADDPD    Z2, Z1, Z1
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z1, Y6
+	VPERMPS   Z5, Z0, Z1
+	VMOVUPS   Z1, 192(AX)
+	VPERMPS   Z6, Z0, Z1
+	VMOVUPS   Z1, 448(AX)
+	ADDQ      $0x00000200, AX
+	ADDQ      $0x04, BX
+	DECQ      SI
+	JNZ       combine_token104
+
+combine_done103:
+	VZEROUPPER
+	RET
+
+DATA combine_dup8<>+0(SB)/4, $0x00000000
+DATA combine_dup8<>+4(SB)/4, $0x00000000
+DATA combine_dup8<>+8(SB)/4, $0x00000001
+DATA combine_dup8<>+12(SB)/4, $0x00000001
+DATA combine_dup8<>+16(SB)/4, $0x00000002
+DATA combine_dup8<>+20(SB)/4, $0x00000002
+DATA combine_dup8<>+24(SB)/4, $0x00000003
+DATA combine_dup8<>+28(SB)/4, $0x00000003
+GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA combine_dup16<>+0(SB)/4, $0x00000000
+DATA combine_dup16<>+4(SB)/4, $0x00000000
+DATA combine_dup16<>+8(SB)/4, $0x00000001
+DATA combine_dup16<>+12(SB)/4, $0x00000001
+DATA combine_dup16<>+16(SB)/4, $0x00000002
+DATA combine_dup16<>+20(SB)/4, $0x00000002
+DATA combine_dup16<>+24(SB)/4, $0x00000003
+DATA combine_dup16<>+28(SB)/4, $0x00000003
+DATA combine_dup16<>+32(SB)/4, $0x00000004
+DATA combine_dup16<>+36(SB)/4, $0x00000004
+DATA combine_dup16<>+40(SB)/4, $0x00000005
+DATA combine_dup16<>+44(SB)/4, $0x00000005
+DATA combine_dup16<>+48(SB)/4, $0x00000006
+DATA combine_dup16<>+52(SB)/4, $0x00000006
+DATA combine_dup16<>+56(SB)/4, $0x00000007
+DATA combine_dup16<>+60(SB)/4, $0x00000007
+GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64

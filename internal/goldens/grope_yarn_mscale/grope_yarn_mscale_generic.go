@@ -3,7 +3,10 @@
 package grope_yarn_mscale
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
-var genericKernels = kernels{rotate: rotateGeneric}
+var genericKernels = kernels{
+	combineRows: combineRowsGeneric,
+	rotate:      rotateGeneric,
+}
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for
 // each token t it rotates the first RotaryDim values of the qHeads heads of q and then

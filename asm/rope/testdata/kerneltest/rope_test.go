@@ -282,3 +282,82 @@ func BenchmarkRope(b *testing.B) {
 		}
 	}
 }
+
+// combineWant is combineRows of one pair as a plain float64 loop: every
+// product rounded (the float64 conversions forbid FMA fusion), then the
+// difference or sum, rounded once to float32.
+func combineWant(hc, hs, lc, ls float64) (c, s float32) {
+	return float32(float64(hc*lc) - float64(hs*ls)), float32(float64(hs*lc) + float64(hc*ls))
+}
+
+// TestCombineRows checks combineRows of every variant bit for bit against
+// combineWant and against cos/sin of the summed angle (to 1e-6), with
+// output rows against guard pages and positions whose masked low index
+// covers the low table (negative ones and ones near ±2^31 included).
+func TestCombineRows(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	const lowRows = 16
+	for _, rc := range ropeCases {
+		R, n := rc.rotaryDim, rc.rotaryDim/2
+		rowLen := R
+		if !rc.half {
+			rowLen = 2 * R
+		}
+		// hi: amp·cos/sin of angles a_i; low row l: cos/sin of b_{l,i}.
+		const amp = 1.25
+		a := make([]float64, n)
+		hi := make([]float64, 2*n)
+		for i := range a {
+			a[i] = 2 * math.Pi * r.Float64()
+			s, c := math.Sincos(a[i])
+			hi[i], hi[n+i] = amp*c, amp*s
+		}
+		b := make([]float64, lowRows*n)
+		low := make([]float64, lowRows*2*n)
+		for l := 0; l < lowRows; l++ {
+			for i := 0; i < n; i++ {
+				b[l*n+i] = 2 * math.Pi * r.Float64()
+				s, c := math.Sincos(b[l*n+i])
+				low[l*2*n+i], low[l*2*n+n+i] = c, s
+			}
+		}
+		for _, v := range rc.variants {
+			if !v.Available {
+				continue
+			}
+			for _, tokens := range []int{0, 1, 2, 5, 17} {
+				rows, check := guardedF32(t, tokens*rowLen)
+				pos := make([]int32, tokens)
+				for k := range pos {
+					pos[k] = int32(r.Uint32())
+				}
+				if tokens > 2 {
+					pos[0], pos[1], pos[2] = math.MaxInt32, math.MinInt32, -1
+				}
+				v.CombineRows(rows, hi, low, pos, lowRows-1)
+				check(fmt.Sprintf("%s/%s/t%d rows", rc.name, v.Name, tokens))
+				for k, p := range pos {
+					l := int(p) & (lowRows - 1)
+					row := rows[k*rowLen : (k+1)*rowLen]
+					for i := 0; i < n; i++ {
+						wc, ws := combineWant(hi[i], hi[n+i], low[l*2*n+i], low[l*2*n+n+i])
+						gc, gs := [2]float32{row[i], row[i]}, [2]float32{row[n+i], row[n+i]}
+						if !rc.half {
+							gc = [2]float32{row[2*i], row[2*i+1]}
+							gs = [2]float32{row[R+2*i], row[R+2*i+1]}
+						}
+						for j := 0; j < 2; j++ {
+							if math.Float32bits(gc[j]) != math.Float32bits(wc) || math.Float32bits(gs[j]) != math.Float32bits(ws) {
+								t.Fatalf("%s/%s/t%d: token %d pair %d: got (%v, %v), want (%v, %v)", rc.name, v.Name, tokens, k, i, gc[j], gs[j], wc, ws)
+							}
+						}
+						s, c := math.Sincos(a[i] + b[l*n+i])
+						if math.Abs(float64(wc)-amp*c) > 1e-6 || math.Abs(float64(ws)-amp*s) > 1e-6 {
+							t.Fatalf("%s/%s: pair %d: (%v, %v) is not amp·cos/sin of the summed angle (%v, %v)", rc.name, v.Name, i, wc, ws, amp*c, amp*s)
+						}
+					}
+				}
+			}
+		}
+	}
+}

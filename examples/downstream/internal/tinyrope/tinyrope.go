@@ -170,22 +170,26 @@ const (
 	exactLow   = 1 << exactShift
 )
 
-// sincos holds the cosines and sines of one angle per pair, in float64.
-type sincos struct {
-	c, s [nFreq]float64
-}
+// sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in
+// float64: the operand layout of the combineRows kernel (asm/abi CombineRows).
+type sincos [2 * nFreq]float64
 
 // hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the
 // AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).
+// sc comes first, at the start of the allocation: where the size class is a multiple
+// of 64 bytes (RotaryDim 128: 1152) the kernel's vector loads do not straddle cache
+// lines (with hi first they all did, which cost AVX-512 decode about 5%).
 type hiRow struct {
+	sc sincos
 	hi int32
-	sincos
 }
 
 // posRow is the float32 table row of one position outside the table.
+// row comes first, at the start of the allocation, so that the rotate kernel's loads
+// are aligned as in the table where the size class allows (RotaryDim 128: 576 bytes).
 type posRow struct {
-	pos int32
 	row [rowLen]float32
+	pos int32
 }
 
 // freqSet is a frequency set served by angle addition: its float64 low table,
@@ -195,41 +199,53 @@ type posRow struct {
 type freqSet struct {
 	w       *[nFreq]float64
 	lowOnce sync.Once
-	low     *[exactLow]sincos
+	low     *[exactLow * 2 * nFreq]float64
 	hi      [4]atomic.Pointer[hiRow]
 	rows    [4]atomic.Pointer[posRow]
-	asked   [4]atomic.Int64
+	spare   [4]atomic.Pointer[posRow]
 }
 
 // rotateAt rotates the one token of q and k at pos[0], a position outside the table,
-// with a row of fs. Every layer of a decode step asks for the same position, so a
-// position asked for twice in a row (per slot) has its row computed into a new posRow
-// and cached; later calls use it as it is. A position asked for once has its row
-// computed into the scratch buffer (rotateExact), allocating nothing. Cached rows are
-// never modified, so concurrent calls are safe; asked[slot] holds the last position
-// asked for, with bit 40 set (0 is no position).
+// with a row of fs. Every layer of a decode step asks for the same position, so the
+// row of a position asked for twice in a row (per slot) is cached; later calls use it
+// as it is. A position asked for once has its row computed into the slot's spare
+// posRow, which the call owns between taking it (Swap) and putting it back, and
+// which becomes the cached row when the next call of the slot asks for its
+// position again (a one-token call allocates only when another goroutine holds the
+// spare, or once per cached position). Cached rows are never modified, so
+// concurrent calls are safe.
 func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
 	p, i := pos[0], uint32(pos[0])%4
 	r := fs.rows[i].Load()
 	if r == nil || r.pos != p {
-		if key := int64(p) | 1<<40; fs.asked[i].Swap(key) != key {
-			rotateExact(q, k, pos, fs, sign)
+		s := fs.spare[i].Swap(nil)
+		if s != nil && s.pos == p {
+			// Asked for twice in a row: the spare becomes the slot's cached row.
+			fs.rows[i].Store(s)
+			r = s
+		} else {
+			if s == nil {
+				s = new(posRow)
+			}
+			s.pos = p
+			fs.fillRows(s.row[:], pos)
+			active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, s.row[:], zeroIdx[:1], sign)
+			fs.spare[i].Store(s)
 			return
 		}
-		r = &posRow{pos: p}
-		fs.fillRows(r.row[:], pos)
-		fs.rows[i].Store(r)
 	}
 	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
 }
 
-// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use.
-func (fs *freqSet) lowRows() *[exactLow]sincos {
+// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use:
+// row lo is a sincos at lo·2·nFreq.
+func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64 {
 	fs.lowOnce.Do(func() {
-		low := new([exactLow]sincos)
-		for lo := range low {
+		low := new([exactLow * 2 * nFreq]float64)
+		for lo := 0; lo < exactLow; lo++ {
+			r := (*sincos)(low[lo*2*nFreq:])
 			for i, wi := range fs.w {
-				low[lo].s[i], low[lo].c[i] = math.Sincos(float64(lo) * wi)
+				r[nFreq+i], r[i] = math.Sincos(float64(lo) * wi)
 			}
 		}
 		fs.low = low
@@ -249,34 +265,46 @@ func (fs *freqSet) hiRow(hi int32) *hiRow {
 	base := float64(hi) * exactLow
 	for i, wi := range fs.w {
 		sn, cs := math.Sincos(base * wi)
-		h.c[i], h.s[i] = AttentionFactor*cs, AttentionFactor*sn
+		h.sc[i], h.sc[nFreq+i] = AttentionFactor*cs, AttentionFactor*sn
 	}
 	slot.Store(h)
 	return h
 }
 
-// fillRows computes the table rows of pos into rows by angle addition, looking the
-// hi row up only when hi changes.
+// fillRows computes the table rows of pos into rows by angle addition: one
+// combineRows call of the active variant per run of positions sharing hi.
 func (fs *freqSet) fillRows(rows []float32, pos []int32) {
 	low := fs.lowRows()
-	var h *hiRow
-	for t, p := range pos {
-		if hi := p >> exactShift; h == nil || h.hi != hi {
-			h = fs.hiRow(hi)
+	for t := 0; t < len(pos); {
+		hi := pos[t] >> exactShift
+		e := t + 1
+		for e < len(pos) && pos[e]>>exactShift == hi {
+			e++
 		}
-		combine((*[rowLen]float32)(rows[t*rowLen:]), &h.sincos, &low[p&(exactLow-1)])
+		active.combineRows(rows[t*rowLen:e*rowLen], fs.hiRow(hi).sc[:], low[:], pos[t:e], exactLow-1)
+		t = e
+	}
+}
+
+// combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t
+// of rows is combine of hi and the low row pos[t]&mask.
+func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int) {
+	h := (*sincos)(hi)
+	for t, p := range pos {
+		combine((*[rowLen]float32)(rows[t*rowLen:]), h, (*sincos)(low[(int(p)&mask)*(2*nFreq):]))
 	}
 }
 
 // combine stores in row the product of the hi factors h and the lo factors l per
-// pair, (hc + i·hs)(lc + i·ls), in float64, rounded once to float32; two pairs per
-// iteration give the out-of-order core two independent chains.
+// pair, (hc + i·hs)(lc + i·ls), in float64 with every product rounded (never fused,
+// as in the assembly kernels), rounded once to float32; two pairs per iteration give
+// the out-of-order core two independent chains.
 func combine(row *[rowLen]float32, h, l *sincos) {
-	hc, hs, lc, ls := &h.c, &h.s, &l.c, &l.s
+	hc, hs, lc, ls := (*[nFreq]float64)(h[0:]), (*[nFreq]float64)(h[nFreq:]), (*[nFreq]float64)(l[0:]), (*[nFreq]float64)(l[nFreq:])
 	for i := 0; i+1 < nFreq; i += 2 {
-		c0, s0 := hc[i]*lc[i]-hs[i]*ls[i], hs[i]*lc[i]+hc[i]*ls[i]
+		c0, s0 := float64(hc[i]*lc[i])-float64(hs[i]*ls[i]), float64(hs[i]*lc[i])+float64(hc[i]*ls[i])
 		row[i], row[nFreq+i] = float32(c0), float32(s0)
-		c1, s1 := hc[i+1]*lc[i+1]-hs[i+1]*ls[i+1], hs[i+1]*lc[i+1]+hc[i+1]*ls[i+1]
+		c1, s1 := float64(hc[i+1]*lc[i+1])-float64(hs[i+1]*ls[i+1]), float64(hs[i+1]*lc[i+1])+float64(hc[i+1]*ls[i+1])
 		row[i+1], row[nFreq+i+1] = float32(c1), float32(s1)
 	}
 }
