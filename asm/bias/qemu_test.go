@@ -21,7 +21,7 @@ func TestKernelsQEMU(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := asmtest.RunQEMU(t, []asmtest.QEMUCase{{Package: "bias", Files: files,
-		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp),
+		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp, abi.AddRamp),
 		Test:     fmt.Sprintf(biasTest, "bias", expClamp[4][0], expClamp[4][1], expMaxULP, *neonExpStride)}})
 	if m := regexp.MustCompile(`POSENC-EXP-MAXULP .*`).FindString(out); m != "" {
 		t.Log(m)
@@ -110,6 +110,35 @@ func TestSoftmaxRow(t *testing.T) {
 		}
 	}
 	t.Logf("softmax max abs error %%.3g", worst)
+}
+
+// TestAddRamp checks addRamp against a float64 loop, bit for bit:
+// dst[j] + float32(nslope·|t0 − j|), the product in float64; t0 before,
+// inside and after the row, at 2^20 and near 2^31; both loops (4, 1 lanes).
+func TestAddRamp(t *testing.T) {
+	add := registered["neon"].addRamp
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range append(lengths, 2, 4, 5, 4099) {
+		for _, t0 := range []int{0, n - 1, n / 2, n + 3, -5, 1 << 20, 1<<31 - 2} {
+			for _, ns := range []float64{-0.5, -1.0 / 256, -math.Pow(2, -8.0/3)} {
+				d, dbuf := guarded(n)
+				for i := range d {
+					d[i] = float32(rng.NormFloat64() * 10)
+				}
+				want := make([]float32, n)
+				for j := range want {
+					want[j] = d[j] + float32(ns*math.Abs(float64(t0)-float64(j)))
+				}
+				add(d, ns, float64(t0))
+				checkGuards(t, "dst", dbuf)
+				for j := range want {
+					if math.Float32bits(d[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("len %%d t0 %%d nslope %%v [%%d]: got %%v want %%v", n, t0, ns, j, d[j], want[j])
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestSoftmaxRamp checks softmaxRamp (the in-register ALiBi bias) against

@@ -19,6 +19,7 @@ type kernels struct {
 	softmaxRow func(row, bias []float32, scale float32)
 	addRows    func(x []float32, table []float32, idx []int32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
+	addRamp    func(dst []float32, nslope, t0 float64)
 }
 
 // Variant is one registered variant, with exported fields.
@@ -30,13 +31,14 @@ type Variant = struct {
 	SoftmaxRow func(row, bias []float32, scale float32)
 	AddRows    func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
+	AddRamp    func(dst []float32, nslope, t0 float64)
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.addRamp})
 }
 `
 

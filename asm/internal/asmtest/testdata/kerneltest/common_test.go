@@ -21,6 +21,7 @@ type variant = struct {
 	SoftmaxRow  func(row, bias []float32, scale float32)
 	AddRows     func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
+	AddRamp     func(dst []float32, nslope, t0 float64)
 }
 
 // guardFloats is how many sentinel elements precede every guarded slice.
