@@ -1817,6 +1817,109 @@ loop_done128:
 	VZEROUPPER
 	RET
 
+// func addRampAVX2(dst []float32, nslope float64, t0 float64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·addRampAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVSD        nslope+24(FP), X0
+	MOVSD        t0+32(FP), X1
+	VBROADCASTSD X0, Y0
+	VBROADCASTSD X1, Y1
+	VSUBPD       iota64x4<>+0(SB), Y1, Y1
+	VSUBPD       c64x4_4010000000000000<>+0(SB), Y1, Y2
+
+loop134:
+	CMPQ        CX, $0x00000020
+	JB          loop_end135
+	VANDPD      abs64x4<>+0(SB), Y1, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X4
+	VANDPD      abs64x4<>+0(SB), Y2, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X3
+	VINSERTF128 $0x01, X3, Y4, Y3
+	VADDPS      (AX), Y3, Y3
+	VMOVUPS     Y3, (AX)
+	VSUBPD      c64x4_4020000000000000<>+0(SB), Y1, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X4
+	VSUBPD      c64x4_4020000000000000<>+0(SB), Y2, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X3
+	VINSERTF128 $0x01, X3, Y4, Y3
+	VADDPS      32(AX), Y3, Y3
+	VMOVUPS     Y3, 32(AX)
+	VSUBPD      c64x4_4030000000000000<>+0(SB), Y1, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X4
+	VSUBPD      c64x4_4030000000000000<>+0(SB), Y2, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X3
+	VINSERTF128 $0x01, X3, Y4, Y3
+	VADDPS      64(AX), Y3, Y3
+	VMOVUPS     Y3, 64(AX)
+	VSUBPD      c64x4_4038000000000000<>+0(SB), Y1, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X4
+	VSUBPD      c64x4_4038000000000000<>+0(SB), Y2, Y3
+	VANDPD      abs64x4<>+0(SB), Y3, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X3
+	VINSERTF128 $0x01, X3, Y4, Y3
+	VADDPS      96(AX), Y3, Y3
+	VMOVUPS     Y3, 96(AX)
+	VSUBPD      c64x4_4040000000000000<>+0(SB), Y1, Y1
+	VSUBPD      c64x4_4040000000000000<>+0(SB), Y2, Y2
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000020, CX
+	JMP         loop134
+
+loop_end135:
+loop136:
+	CMPQ        CX, $0x00000008
+	JB          loop_end137
+	VANDPD      abs64x4<>+0(SB), Y1, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X4
+	VANDPD      abs64x4<>+0(SB), Y2, Y3
+	VMULPD      Y0, Y3, Y3
+	VCVTPD2PSY  Y3, X3
+	VINSERTF128 $0x01, X3, Y4, Y3
+	VADDPS      (AX), Y3, Y3
+	VMOVUPS     Y3, (AX)
+	VSUBPD      c64x4_4020000000000000<>+0(SB), Y1, Y1
+	VSUBPD      c64x4_4020000000000000<>+0(SB), Y2, Y2
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, CX
+	JMP         loop136
+
+loop_end137:
+	TESTQ       CX, CX
+	JZ          loop_done133
+	LEAQ        tailmask8<>+0(SB), DX
+	NEGQ        CX
+	VMOVDQU     32(DX)(CX*4), Y3
+	VANDPD      abs64x4<>+0(SB), Y1, Y1
+	VMULPD      Y0, Y1, Y1
+	VCVTPD2PSY  Y1, X4
+	VANDPD      abs64x4<>+0(SB), Y2, Y1
+	VMULPD      Y0, Y1, Y1
+	VCVTPD2PSY  Y1, X0
+	VINSERTF128 $0x01, X0, Y4, Y0
+	VMASKMOVPS  (AX), Y3, Y1
+	VADDPS      Y1, Y0, Y0
+	VMASKMOVPS  Y0, Y3, (AX)
+
+loop_done133:
+	VZEROUPPER
+	RET
+
 // func addRowAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
@@ -1824,9 +1927,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop134:
+loop139:
 	CMPQ    DX, $0x00000040
-	JB      loop_end135
+	JB      loop_end140
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1842,23 +1945,23 @@ loop134:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop134
+	JMP     loop139
 
-loop_end135:
-loop136:
+loop_end140:
+loop141:
 	CMPQ    DX, $0x00000010
-	JB      loop_end137
+	JB      loop_end142
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop136
+	JMP     loop141
 
-loop_end137:
+loop_end142:
 	TESTQ     DX, DX
-	JZ        loop_done133
+	JZ        loop_done138
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1866,7 +1969,7 @@ loop_end137:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done133:
+loop_done138:
 	VZEROUPPER
 	RET
 
@@ -1886,9 +1989,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop139:
+loop144:
 	CMPQ        DI, $0x00000040
-	JB          loop_end140
+	JB          loop_end145
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1904,23 +2007,23 @@ loop139:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop139
+	JMP         loop144
 
-loop_end140:
-loop141:
+loop_end145:
+loop146:
 	CMPQ        DI, $0x00000010
-	JB          loop_end142
+	JB          loop_end147
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop141
+	JMP         loop146
 
-loop_end142:
+loop_end147:
 	TESTQ       DI, DI
-	JZ          loop_done138
+	JZ          loop_done143
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1928,7 +2031,7 @@ loop_end142:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done138:
+loop_done143:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -1959,19 +2062,19 @@ loop_done138:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge143
+	JAE           softmax_huge148
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop146:
+loop151:
 	CMPQ         SI, $0x00000040
-	JB           loop_end147
+	JB           loop_end152
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead148
+	JZ           exp_dead153
 	VMAXPS       Z1, Z3, Z1
 	VMINPS       Z1, Z4, Z1
 	VMOVUPS      Z8, Z18
@@ -1987,12 +2090,12 @@ loop146:
 	VFMADD213PS  Z14, Z1, Z19
 	VFMADD213PS  Z15, Z1, Z19
 	VSCALEFPS    Z18, Z19, Z1
-	JMP          exp_done149
+	JMP          exp_done154
 
-exp_dead148:
+exp_dead153:
 	VXORPS Z1, Z1, Z1
 
-exp_done149:
+exp_done154:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      64(CX), Z18
@@ -2000,7 +2103,7 @@ exp_done149:
 	VFMADD231PS  64(BX), Z0, Z18
 	VCMPPS       $0x06, Z3, Z18, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead150
+	JZ           exp_dead155
 	VMAXPS       Z18, Z3, Z18
 	VMINPS       Z18, Z4, Z18
 	VMOVUPS      Z8, Z19
@@ -2016,12 +2119,12 @@ exp_done149:
 	VFMADD213PS  Z14, Z18, Z20
 	VFMADD213PS  Z15, Z18, Z20
 	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done151
+	JMP          exp_done156
 
-exp_dead150:
+exp_dead155:
 	VXORPS Z18, Z18, Z18
 
-exp_done151:
+exp_done156:
 	VMOVUPS      Z18, 64(BX)
 	PREFETCHT0   8256(BX)
 	VMOVUPS      128(CX), Z19
@@ -2029,7 +2132,7 @@ exp_done151:
 	VFMADD231PS  128(BX), Z0, Z19
 	VCMPPS       $0x06, Z3, Z19, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead152
+	JZ           exp_dead157
 	VMAXPS       Z19, Z3, Z19
 	VMINPS       Z19, Z4, Z19
 	VMOVUPS      Z8, Z20
@@ -2045,12 +2148,12 @@ exp_done151:
 	VFMADD213PS  Z14, Z19, Z21
 	VFMADD213PS  Z15, Z19, Z21
 	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done153
+	JMP          exp_done158
 
-exp_dead152:
+exp_dead157:
 	VXORPS Z19, Z19, Z19
 
-exp_done153:
+exp_done158:
 	VMOVUPS      Z19, 128(BX)
 	PREFETCHT0   8320(BX)
 	VADDPS       Z19, Z1, Z1
@@ -2059,7 +2162,7 @@ exp_done153:
 	VFMADD231PS  192(BX), Z0, Z19
 	VCMPPS       $0x06, Z3, Z19, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead154
+	JZ           exp_dead159
 	VMAXPS       Z19, Z3, Z19
 	VMINPS       Z19, Z4, Z19
 	VMOVUPS      Z8, Z20
@@ -2075,12 +2178,12 @@ exp_done153:
 	VFMADD213PS  Z14, Z19, Z21
 	VFMADD213PS  Z15, Z19, Z21
 	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done155
+	JMP          exp_done160
 
-exp_dead154:
+exp_dead159:
 	VXORPS Z19, Z19, Z19
 
-exp_done155:
+exp_done160:
 	VMOVUPS       Z19, 192(BX)
 	PREFETCHT0    8384(BX)
 	VADDPS        Z19, Z18, Z18
@@ -2093,96 +2196,15 @@ exp_done155:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop146
+	JMP           loop151
 
-loop_end147:
-loop156:
-	CMPQ         SI, $0x00000010
-	JB           loop_end157
-	VMOVUPS      (CX), Z1
-	VSUBPS       Z2, Z1, Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VCMPPS       $0x06, Z3, Z1, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead158
-	VMAXPS       Z1, Z3, Z1
-	VMINPS       Z1, Z4, Z1
-	VMOVUPS      Z8, Z18
-	VFMADD231PS  Z5, Z1, Z18
-	VSUBPS       Z8, Z18, Z18
-	VFNMADD231PS Z6, Z18, Z1
-	VFNMADD231PS Z7, Z18, Z1
-	VMOVUPS      Z9, Z19
-	VFMADD213PS  Z10, Z1, Z19
-	VFMADD213PS  Z11, Z1, Z19
-	VFMADD213PS  Z12, Z1, Z19
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z14, Z1, Z19
-	VFMADD213PS  Z15, Z1, Z19
-	VSCALEFPS    Z18, Z19, Z1
-	JMP          exp_done159
-
-exp_dead158:
-	VXORPS Z1, Z1, Z1
-
-exp_done159:
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z18
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z18, Z16, Z16
-	VADDPD        Z1, Z17, Z17
-	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000040, CX
-	SUBQ          $0x00000010, SI
-	JMP           loop156
-
-loop_end157:
-	TESTQ         SI, SI
-	JZ            loop_done145
-	LEAQ          tailmask16<>+0(SB), DI
-	KMOVW         (DI)(SI*2), K1
-	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z18
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   Z18, Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMINPS        Z1, Z4, Z1
-	VMOVUPS       Z8, Z0
-	VFMADD231PS   Z5, Z1, Z0
-	VSUBPS        Z8, Z0, Z0
-	VFNMADD231PS  Z6, Z0, Z1
-	VFNMADD231PS  Z7, Z0, Z1
-	VMOVUPS       Z9, Z2
-	VFMADD213PS   Z10, Z1, Z2
-	VFMADD213PS   Z11, Z1, Z2
-	VFMADD213PS   Z12, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z14, Z1, Z2
-	VFMADD213PS   Z15, Z1, Z2
-	VSCALEFPS     Z0, Z2, Z1
-	VMOVUPS       Z1, K1, (BX)
-	VMOVAPS.Z     Z1, K1, Z1
-	VCVTPS2PD     Y1, Z0
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z16, Z16
-	VADDPD        Z1, Z17, Z17
-
-loop_done145:
-	JMP softmax_summed144
-
-softmax_huge143:
-	MOVQ AX, BX
-	MOVQ DX, SI
-
+loop_end152:
 loop161:
-	CMPQ         SI, $0x00000040
+	CMPQ         SI, $0x00000010
 	JB           loop_end162
 	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
 	JZ           exp_dead163
@@ -2207,118 +2229,66 @@ exp_dead163:
 	VXORPS Z1, Z1, Z1
 
 exp_done164:
-	VMOVUPS      Z1, (BX)
-	PREFETCHT0   8192(BX)
-	VMOVUPS      64(CX), Z18
-	VFMADD231PS  64(BX), Z0, Z18
-	VSUBPS       Z2, Z18, Z18
-	VCMPPS       $0x06, Z3, Z18, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead165
-	VMAXPS       Z18, Z3, Z18
-	VMINPS       Z18, Z4, Z18
-	VMOVUPS      Z8, Z19
-	VFMADD231PS  Z5, Z18, Z19
-	VSUBPS       Z8, Z19, Z19
-	VFNMADD231PS Z6, Z19, Z18
-	VFNMADD231PS Z7, Z19, Z18
-	VMOVUPS      Z9, Z20
-	VFMADD213PS  Z10, Z18, Z20
-	VFMADD213PS  Z11, Z18, Z20
-	VFMADD213PS  Z12, Z18, Z20
-	VFMADD213PS  Z13, Z18, Z20
-	VFMADD213PS  Z14, Z18, Z20
-	VFMADD213PS  Z15, Z18, Z20
-	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done166
-
-exp_dead165:
-	VXORPS Z18, Z18, Z18
-
-exp_done166:
-	VMOVUPS      Z18, 64(BX)
-	PREFETCHT0   8256(BX)
-	VMOVUPS      128(CX), Z19
-	VFMADD231PS  128(BX), Z0, Z19
-	VSUBPS       Z2, Z19, Z19
-	VCMPPS       $0x06, Z3, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead167
-	VMAXPS       Z19, Z3, Z19
-	VMINPS       Z19, Z4, Z19
-	VMOVUPS      Z8, Z20
-	VFMADD231PS  Z5, Z19, Z20
-	VSUBPS       Z8, Z20, Z20
-	VFNMADD231PS Z6, Z20, Z19
-	VFNMADD231PS Z7, Z20, Z19
-	VMOVUPS      Z9, Z21
-	VFMADD213PS  Z10, Z19, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done168
-
-exp_dead167:
-	VXORPS Z19, Z19, Z19
-
-exp_done168:
-	VMOVUPS      Z19, 128(BX)
-	PREFETCHT0   8320(BX)
-	VADDPS       Z19, Z1, Z1
-	VMOVUPS      192(CX), Z19
-	VFMADD231PS  192(BX), Z0, Z19
-	VSUBPS       Z2, Z19, Z19
-	VCMPPS       $0x06, Z3, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead169
-	VMAXPS       Z19, Z3, Z19
-	VMINPS       Z19, Z4, Z19
-	VMOVUPS      Z8, Z20
-	VFMADD231PS  Z5, Z19, Z20
-	VSUBPS       Z8, Z20, Z20
-	VFNMADD231PS Z6, Z20, Z19
-	VFNMADD231PS Z7, Z20, Z19
-	VMOVUPS      Z9, Z21
-	VFMADD213PS  Z10, Z19, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done170
-
-exp_dead169:
-	VXORPS Z19, Z19, Z19
-
-exp_done170:
-	VMOVUPS       Z19, 192(BX)
-	PREFETCHT0    8384(BX)
-	VADDPS        Z19, Z18, Z18
-	VADDPS        Z18, Z1, Z1
+	VMOVUPS       Z1, (BX)
+	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
 	VADDPD        Z18, Z16, Z16
 	VADDPD        Z1, Z17, Z17
-	ADDQ          $0x00000100, BX
-	ADDQ          $0x00000100, CX
-	SUBQ          $0x00000040, SI
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000040, CX
+	SUBQ          $0x00000010, SI
 	JMP           loop161
 
 loop_end162:
-loop171:
-	CMPQ         SI, $0x00000010
-	JB           loop_end172
+	TESTQ         SI, SI
+	JZ            loop_done150
+	LEAQ          tailmask16<>+0(SB), DI
+	KMOVW         (DI)(SI*2), K1
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z18
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   Z18, Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMINPS        Z1, Z4, Z1
+	VMOVUPS       Z8, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z8, Z0, Z0
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z9, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z14, Z1, Z2
+	VFMADD213PS   Z15, Z1, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
+
+loop_done150:
+	JMP softmax_summed149
+
+softmax_huge148:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop166:
+	CMPQ         SI, $0x00000040
+	JB           loop_end167
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead173
+	JZ           exp_dead168
 	VMAXPS       Z1, Z3, Z1
 	VMINPS       Z1, Z4, Z1
 	VMOVUPS      Z8, Z18
@@ -2334,12 +2304,145 @@ loop171:
 	VFMADD213PS  Z14, Z1, Z19
 	VFMADD213PS  Z15, Z1, Z19
 	VSCALEFPS    Z18, Z19, Z1
-	JMP          exp_done174
+	JMP          exp_done169
 
-exp_dead173:
+exp_dead168:
 	VXORPS Z1, Z1, Z1
 
-exp_done174:
+exp_done169:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      64(CX), Z18
+	VFMADD231PS  64(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z18, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead170
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z18, Z4, Z18
+	VMOVUPS      Z8, Z19
+	VFMADD231PS  Z5, Z18, Z19
+	VSUBPS       Z8, Z19, Z19
+	VFNMADD231PS Z6, Z19, Z18
+	VFNMADD231PS Z7, Z19, Z18
+	VMOVUPS      Z9, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+	VFMADD213PS  Z12, Z18, Z20
+	VFMADD213PS  Z13, Z18, Z20
+	VFMADD213PS  Z14, Z18, Z20
+	VFMADD213PS  Z15, Z18, Z20
+	VSCALEFPS    Z19, Z20, Z18
+	JMP          exp_done171
+
+exp_dead170:
+	VXORPS Z18, Z18, Z18
+
+exp_done171:
+	VMOVUPS      Z18, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z19
+	VFMADD231PS  128(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead172
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done173
+
+exp_dead172:
+	VXORPS Z19, Z19, Z19
+
+exp_done173:
+	VMOVUPS      Z19, 128(BX)
+	PREFETCHT0   8320(BX)
+	VADDPS       Z19, Z1, Z1
+	VMOVUPS      192(CX), Z19
+	VFMADD231PS  192(BX), Z0, Z19
+	VSUBPS       Z2, Z19, Z19
+	VCMPPS       $0x06, Z3, Z19, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead174
+	VMAXPS       Z19, Z3, Z19
+	VMINPS       Z19, Z4, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD231PS  Z5, Z19, Z20
+	VSUBPS       Z8, Z20, Z20
+	VFNMADD231PS Z6, Z20, Z19
+	VFNMADD231PS Z7, Z20, Z19
+	VMOVUPS      Z9, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z19, Z21
+	VFMADD213PS  Z14, Z19, Z21
+	VFMADD213PS  Z15, Z19, Z21
+	VSCALEFPS    Z20, Z21, Z19
+	JMP          exp_done175
+
+exp_dead174:
+	VXORPS Z19, Z19, Z19
+
+exp_done175:
+	VMOVUPS       Z19, 192(BX)
+	PREFETCHT0    8384(BX)
+	VADDPS        Z19, Z18, Z18
+	VADDPS        Z18, Z1, Z1
+	VCVTPS2PD     Y1, Z18
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z1, Z17, Z17
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000100, CX
+	SUBQ          $0x00000040, SI
+	JMP           loop166
+
+loop_end167:
+loop176:
+	CMPQ         SI, $0x00000010
+	JB           loop_end177
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead178
+	VMAXPS       Z1, Z3, Z1
+	VMINPS       Z1, Z4, Z1
+	VMOVUPS      Z8, Z18
+	VFMADD231PS  Z5, Z1, Z18
+	VSUBPS       Z8, Z18, Z18
+	VFNMADD231PS Z6, Z18, Z1
+	VFNMADD231PS Z7, Z18, Z1
+	VMOVUPS      Z9, Z19
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z14, Z1, Z19
+	VFMADD213PS  Z15, Z1, Z19
+	VSCALEFPS    Z18, Z19, Z1
+	JMP          exp_done179
+
+exp_dead178:
+	VXORPS Z1, Z1, Z1
+
+exp_done179:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z18
@@ -2350,11 +2453,11 @@ exp_done174:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop171
+	JMP           loop176
 
-loop_end172:
+loop_end177:
 	TESTQ         SI, SI
-	JZ            loop_done160
+	JZ            loop_done165
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2384,8 +2487,8 @@ loop_end172:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done160:
-softmax_summed144:
+loop_done165:
+softmax_summed149:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -2399,9 +2502,9 @@ softmax_summed144:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop176:
+loop181:
 	CMPQ    CX, $0x00000040
-	JB      loop_end177
+	JB      loop_end182
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2412,28 +2515,28 @@ loop176:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop176
+	JMP     loop181
 
-loop_end177:
-loop178:
+loop_end182:
+loop183:
 	CMPQ    CX, $0x00000010
-	JB      loop_end179
+	JB      loop_end184
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop178
+	JMP     loop183
 
-loop_end179:
+loop_end184:
 	TESTQ     CX, CX
-	JZ        loop_done175
+	JZ        loop_done180
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done175:
+loop_done180:
 	VZEROUPPER
 	RET
 
@@ -2451,7 +2554,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided180
+	JAE          ramp_one_sided185
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -2461,9 +2564,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop182:
+loop187:
 	CMPQ        BX, $0x00000040
-	JB          loop_end183
+	JB          loop_end188
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -2486,12 +2589,12 @@ loop182:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop182
+	JMP         loop187
 
-loop_end183:
-loop184:
+loop_end188:
+loop189:
 	CMPQ        BX, $0x00000010
-	JB          loop_end185
+	JB          loop_end190
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -2499,11 +2602,11 @@ loop184:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop184
+	JMP         loop189
 
-loop_end185:
+loop_end190:
 	TESTQ       BX, BX
-	JZ          loop_done181
+	JZ          loop_done186
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -2513,7 +2616,7 @@ loop_end185:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done181:
+loop_done186:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -2544,22 +2647,22 @@ loop_done181:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge186
+	JAE           softmax_huge191
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop189:
+loop194:
 	CMPQ         BX, $0x00000040
-	JB           loop_end190
+	JB           loop_end195
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead191
+	JZ           exp_dead196
 	VMAXPS       Z3, Z5, Z3
 	VMINPS       Z3, Z6, Z3
 	VMOVUPS      Z10, Z20
@@ -2575,12 +2678,12 @@ loop189:
 	VFMADD213PS  Z16, Z3, Z21
 	VFMADD213PS  Z17, Z3, Z21
 	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done192
+	JMP          exp_done197
 
-exp_dead191:
+exp_dead196:
 	VXORPS Z3, Z3, Z3
 
-exp_done192:
+exp_done197:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
@@ -2590,7 +2693,7 @@ exp_done192:
 	VFMADD231PS  64(DX), Z0, Z20
 	VCMPPS       $0x06, Z5, Z20, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead193
+	JZ           exp_dead198
 	VMAXPS       Z20, Z5, Z20
 	VMINPS       Z20, Z6, Z20
 	VMOVUPS      Z10, Z21
@@ -2606,12 +2709,12 @@ exp_done192:
 	VFMADD213PS  Z16, Z20, Z22
 	VFMADD213PS  Z17, Z20, Z22
 	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done194
+	JMP          exp_done199
 
-exp_dead193:
+exp_dead198:
 	VXORPS Z20, Z20, Z20
 
-exp_done194:
+exp_done199:
 	VMOVUPS      Z20, 64(DX)
 	PREFETCHT0   8256(DX)
 	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
@@ -2621,7 +2724,7 @@ exp_done194:
 	VFMADD231PS  128(DX), Z0, Z21
 	VCMPPS       $0x06, Z5, Z21, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead195
+	JZ           exp_dead200
 	VMAXPS       Z21, Z5, Z21
 	VMINPS       Z21, Z6, Z21
 	VMOVUPS      Z10, Z22
@@ -2637,12 +2740,12 @@ exp_done194:
 	VFMADD213PS  Z16, Z21, Z23
 	VFMADD213PS  Z17, Z21, Z23
 	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done196
+	JMP          exp_done201
 
-exp_dead195:
+exp_dead200:
 	VXORPS Z21, Z21, Z21
 
-exp_done196:
+exp_done201:
 	VMOVUPS      Z21, 128(DX)
 	PREFETCHT0   8320(DX)
 	VADDPS       Z21, Z3, Z3
@@ -2654,7 +2757,7 @@ exp_done196:
 	VFMADD231PS  192(DX), Z0, Z21
 	VCMPPS       $0x06, Z5, Z21, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead197
+	JZ           exp_dead202
 	VMAXPS       Z21, Z5, Z21
 	VMINPS       Z21, Z6, Z21
 	VMOVUPS      Z10, Z22
@@ -2670,12 +2773,12 @@ exp_done196:
 	VFMADD213PS  Z16, Z21, Z23
 	VFMADD213PS  Z17, Z21, Z23
 	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done198
+	JMP          exp_done203
 
-exp_dead197:
+exp_dead202:
 	VXORPS Z21, Z21, Z21
 
-exp_done198:
+exp_done203:
 	VMOVUPS       Z21, 192(DX)
 	PREFETCHT0    8384(DX)
 	VADDPS        Z21, Z20, Z20
@@ -2687,102 +2790,17 @@ exp_done198:
 	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop189
+	JMP           loop194
 
-loop_end190:
-loop199:
+loop_end195:
+loop204:
 	CMPQ         BX, $0x00000010
-	JB           loop_end200
+	JB           loop_end205
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
-	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead201
-	VMAXPS       Z3, Z5, Z3
-	VMINPS       Z3, Z6, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD231PS  Z7, Z3, Z20
-	VSUBPS       Z10, Z20, Z20
-	VFNMADD231PS Z8, Z20, Z3
-	VFNMADD231PS Z9, Z20, Z3
-	VMOVUPS      Z11, Z21
-	VFMADD213PS  Z12, Z3, Z21
-	VFMADD213PS  Z13, Z3, Z21
-	VFMADD213PS  Z14, Z3, Z21
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z16, Z3, Z21
-	VFMADD213PS  Z17, Z3, Z21
-	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done202
-
-exp_dead201:
-	VXORPS Z3, Z3, Z3
-
-exp_done202:
-	VMOVUPS       Z3, (DX)
-	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z20
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z20, Z18, Z18
-	VADDPD        Z3, Z19, Z19
-	ADDQ          $0x00000040, DX
-	SUBQ          $0x00000010, BX
-	JMP           loop199
-
-loop_end200:
-	TESTQ         BX, BX
-	JZ            loop_done188
-	LEAQ          tailmask16<>+0(SB), SI
-	KMOVW         (SI)(BX*2), K1
-	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS        Z2, Z3, Z3
-	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
-	VMOVUPS.Z     (DX), K1, Z1
-	VSUBPS        Z4, Z3, Z3
-	VFMADD231PS   Z1, Z0, Z3
-	VMAXPS        Z3, Z5, Z3
-	VMINPS        Z3, Z6, Z3
-	VMOVUPS       Z10, Z0
-	VFMADD231PS   Z7, Z3, Z0
-	VSUBPS        Z10, Z0, Z0
-	VFNMADD231PS  Z8, Z0, Z3
-	VFNMADD231PS  Z9, Z0, Z3
-	VMOVUPS       Z11, Z1
-	VFMADD213PS   Z12, Z3, Z1
-	VFMADD213PS   Z13, Z3, Z1
-	VFMADD213PS   Z14, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
-	VFMADD213PS   Z17, Z3, Z1
-	VSCALEFPS     Z0, Z1, Z3
-	VMOVUPS       Z3, K1, (DX)
-	VMOVAPS.Z     Z3, K1, Z3
-	VCVTPS2PD     Y3, Z0
-	VEXTRACTF32X8 $0x01, Z3, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z18, Z18
-	VADDPD        Z1, Z19, Z19
-
-loop_done188:
-	JMP softmax_summed187
-
-softmax_huge186:
-	VBROADCASTSS t0+32(FP), Z1
-	VSUBPS       iota16<>+0(SB), Z1, Z1
-	MOVQ         AX, DX
-	MOVQ         CX, BX
-
-loop204:
-	CMPQ         BX, $0x00000040
-	JB           loop_end205
-	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VFMADD231PS  (DX), Z0, Z3
-	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
 	JZ           exp_dead206
@@ -2807,126 +2825,70 @@ exp_dead206:
 	VXORPS Z3, Z3, Z3
 
 exp_done207:
-	VMOVUPS      Z3, (DX)
-	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
-	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
-	VMULPS       Z2, Z20, Z20
-	VFMADD231PS  64(DX), Z0, Z20
-	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead208
-	VMAXPS       Z20, Z5, Z20
-	VMINPS       Z20, Z6, Z20
-	VMOVUPS      Z10, Z21
-	VFMADD231PS  Z7, Z20, Z21
-	VSUBPS       Z10, Z21, Z21
-	VFNMADD231PS Z8, Z21, Z20
-	VFNMADD231PS Z9, Z21, Z20
-	VMOVUPS      Z11, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VFMADD213PS  Z17, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done209
-
-exp_dead208:
-	VXORPS Z20, Z20, Z20
-
-exp_done209:
-	VMOVUPS      Z20, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
-	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
-	VMULPS       Z2, Z21, Z21
-	VFMADD231PS  128(DX), Z0, Z21
-	VSUBPS       Z4, Z21, Z21
-	VCMPPS       $0x06, Z5, Z21, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead210
-	VMAXPS       Z21, Z5, Z21
-	VMINPS       Z21, Z6, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD231PS  Z7, Z21, Z22
-	VSUBPS       Z10, Z22, Z22
-	VFNMADD231PS Z8, Z22, Z21
-	VFNMADD231PS Z9, Z22, Z21
-	VMOVUPS      Z11, Z23
-	VFMADD213PS  Z12, Z21, Z23
-	VFMADD213PS  Z13, Z21, Z23
-	VFMADD213PS  Z14, Z21, Z23
-	VFMADD213PS  Z15, Z21, Z23
-	VFMADD213PS  Z16, Z21, Z23
-	VFMADD213PS  Z17, Z21, Z23
-	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done211
-
-exp_dead210:
-	VXORPS Z21, Z21, Z21
-
-exp_done211:
-	VMOVUPS      Z21, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z21, Z3, Z3
-	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
-	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
-	VMULPS       Z2, Z21, Z21
-	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
-	VFMADD231PS  192(DX), Z0, Z21
-	VSUBPS       Z4, Z21, Z21
-	VCMPPS       $0x06, Z5, Z21, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead212
-	VMAXPS       Z21, Z5, Z21
-	VMINPS       Z21, Z6, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD231PS  Z7, Z21, Z22
-	VSUBPS       Z10, Z22, Z22
-	VFNMADD231PS Z8, Z22, Z21
-	VFNMADD231PS Z9, Z22, Z21
-	VMOVUPS      Z11, Z23
-	VFMADD213PS  Z12, Z21, Z23
-	VFMADD213PS  Z13, Z21, Z23
-	VFMADD213PS  Z14, Z21, Z23
-	VFMADD213PS  Z15, Z21, Z23
-	VFMADD213PS  Z16, Z21, Z23
-	VFMADD213PS  Z17, Z21, Z23
-	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done213
-
-exp_dead212:
-	VXORPS Z21, Z21, Z21
-
-exp_done213:
-	VMOVUPS       Z21, 192(DX)
-	PREFETCHT0    8384(DX)
-	VADDPS        Z21, Z20, Z20
-	VADDPS        Z20, Z3, Z3
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z20
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
 	VADDPD        Z20, Z18, Z18
 	VADDPD        Z3, Z19, Z19
-	ADDQ          $0x00000100, DX
-	SUBQ          $0x00000040, BX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
 	JMP           loop204
 
 loop_end205:
-loop214:
-	CMPQ         BX, $0x00000010
-	JB           loop_end215
+	TESTQ         BX, BX
+	JZ            loop_done193
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z4, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done193:
+	JMP softmax_summed192
+
+softmax_huge191:
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop209:
+	CMPQ         BX, $0x00000040
+	JB           loop_end210
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead216
+	JZ           exp_dead211
 	VMAXPS       Z3, Z5, Z3
 	VMINPS       Z3, Z6, Z3
 	VMOVUPS      Z10, Z20
@@ -2942,12 +2904,153 @@ loop214:
 	VFMADD213PS  Z16, Z3, Z21
 	VFMADD213PS  Z17, Z3, Z21
 	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done217
+	JMP          exp_done212
 
-exp_dead216:
+exp_dead211:
 	VXORPS Z3, Z3, Z3
 
-exp_done217:
+exp_done212:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
+	VMULPS       Z2, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead213
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done214
+
+exp_dead213:
+	VXORPS Z20, Z20, Z20
+
+exp_done214:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead215
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done216
+
+exp_dead215:
+	VXORPS Z21, Z21, Z21
+
+exp_done216:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VANDPS       c32x16_7fffffff<>+0(SB), Z21, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS  192(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead217
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done218
+
+exp_dead217:
+	VXORPS Z21, Z21, Z21
+
+exp_done218:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop209
+
+loop_end210:
+loop219:
+	CMPQ         BX, $0x00000010
+	JB           loop_end220
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead221
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done222
+
+exp_dead221:
+	VXORPS Z3, Z3, Z3
+
+exp_done222:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z20
@@ -2957,11 +3060,11 @@ exp_done217:
 	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop214
+	JMP           loop219
 
-loop_end215:
+loop_end220:
 	TESTQ         BX, BX
-	JZ            loop_done203
+	JZ            loop_done208
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -2993,8 +3096,8 @@ loop_end215:
 	VADDPD        Z0, Z18, Z18
 	VADDPD        Z1, Z19, Z19
 
-loop_done203:
-softmax_summed187:
+loop_done208:
+softmax_summed192:
 	VADDPD        Z19, Z18, Z18
 	VEXTRACTF64X4 $0x01, Z18, Y0
 	VADDPD        Y0, Y18, Y0
@@ -3008,9 +3111,9 @@ softmax_summed187:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop219:
+loop224:
 	CMPQ    CX, $0x00000040
-	JB      loop_end220
+	JB      loop_end225
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3021,32 +3124,32 @@ loop219:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop219
+	JMP     loop224
 
-loop_end220:
-loop221:
+loop_end225:
+loop226:
 	CMPQ    CX, $0x00000010
-	JB      loop_end222
+	JB      loop_end227
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop221
+	JMP     loop226
 
-loop_end222:
+loop_end227:
 	TESTQ     CX, CX
-	JZ        loop_done218
+	JZ        loop_done223
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done218:
+loop_done223:
 	VZEROUPPER
 	RET
 
-ramp_one_sided180:
+ramp_one_sided185:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3056,9 +3159,9 @@ ramp_one_sided180:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop224:
+loop229:
 	CMPQ        BX, $0x00000040
-	JB          loop_end225
+	JB          loop_end230
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3078,12 +3181,12 @@ loop224:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop224
+	JMP         loop229
 
-loop_end225:
-loop226:
+loop_end230:
+loop231:
 	CMPQ        BX, $0x00000010
-	JB          loop_end227
+	JB          loop_end232
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3091,11 +3194,11 @@ loop226:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop226
+	JMP         loop231
 
-loop_end227:
+loop_end232:
 	TESTQ       BX, BX
-	JZ          loop_done223
+	JZ          loop_done228
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3105,7 +3208,7 @@ loop_end227:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done223:
+loop_done228:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3136,22 +3239,22 @@ loop_done223:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge228
+	JAE           softmax_huge233
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop231:
+loop236:
 	CMPQ         BX, $0x00000040
-	JB           loop_end232
+	JB           loop_end237
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead233
+	JZ           exp_dead238
 	VMAXPS       Z3, Z5, Z3
 	VMINPS       Z3, Z6, Z3
 	VMOVUPS      Z10, Z20
@@ -3167,12 +3270,12 @@ loop231:
 	VFMADD213PS  Z16, Z3, Z21
 	VFMADD213PS  Z17, Z3, Z21
 	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done234
+	JMP          exp_done239
 
-exp_dead233:
+exp_dead238:
 	VXORPS Z3, Z3, Z3
 
-exp_done234:
+exp_done239:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
@@ -3181,7 +3284,7 @@ exp_done234:
 	VFMADD231PS  64(DX), Z0, Z20
 	VCMPPS       $0x06, Z5, Z20, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead235
+	JZ           exp_dead240
 	VMAXPS       Z20, Z5, Z20
 	VMINPS       Z20, Z6, Z20
 	VMOVUPS      Z10, Z21
@@ -3197,12 +3300,12 @@ exp_done234:
 	VFMADD213PS  Z16, Z20, Z22
 	VFMADD213PS  Z17, Z20, Z22
 	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done236
+	JMP          exp_done241
 
-exp_dead235:
+exp_dead240:
 	VXORPS Z20, Z20, Z20
 
-exp_done236:
+exp_done241:
 	VMOVUPS      Z20, 64(DX)
 	PREFETCHT0   8256(DX)
 	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
@@ -3211,7 +3314,7 @@ exp_done236:
 	VFMADD231PS  128(DX), Z0, Z21
 	VCMPPS       $0x06, Z5, Z21, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead237
+	JZ           exp_dead242
 	VMAXPS       Z21, Z5, Z21
 	VMINPS       Z21, Z6, Z21
 	VMOVUPS      Z10, Z22
@@ -3227,12 +3330,12 @@ exp_done236:
 	VFMADD213PS  Z16, Z21, Z23
 	VFMADD213PS  Z17, Z21, Z23
 	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done238
+	JMP          exp_done243
 
-exp_dead237:
+exp_dead242:
 	VXORPS Z21, Z21, Z21
 
-exp_done238:
+exp_done243:
 	VMOVUPS      Z21, 128(DX)
 	PREFETCHT0   8320(DX)
 	VADDPS       Z21, Z3, Z3
@@ -3243,7 +3346,7 @@ exp_done238:
 	VFMADD231PS  192(DX), Z0, Z21
 	VCMPPS       $0x06, Z5, Z21, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead239
+	JZ           exp_dead244
 	VMAXPS       Z21, Z5, Z21
 	VMINPS       Z21, Z6, Z21
 	VMOVUPS      Z10, Z22
@@ -3259,12 +3362,12 @@ exp_done238:
 	VFMADD213PS  Z16, Z21, Z23
 	VFMADD213PS  Z17, Z21, Z23
 	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done240
+	JMP          exp_done245
 
-exp_dead239:
+exp_dead244:
 	VXORPS Z21, Z21, Z21
 
-exp_done240:
+exp_done245:
 	VMOVUPS       Z21, 192(DX)
 	PREFETCHT0    8384(DX)
 	VADDPS        Z21, Z20, Z20
@@ -3276,102 +3379,17 @@ exp_done240:
 	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop231
+	JMP           loop236
 
-loop_end232:
-loop241:
+loop_end237:
+loop246:
 	CMPQ         BX, $0x00000010
-	JB           loop_end242
+	JB           loop_end247
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
-	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead243
-	VMAXPS       Z3, Z5, Z3
-	VMINPS       Z3, Z6, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD231PS  Z7, Z3, Z20
-	VSUBPS       Z10, Z20, Z20
-	VFNMADD231PS Z8, Z20, Z3
-	VFNMADD231PS Z9, Z20, Z3
-	VMOVUPS      Z11, Z21
-	VFMADD213PS  Z12, Z3, Z21
-	VFMADD213PS  Z13, Z3, Z21
-	VFMADD213PS  Z14, Z3, Z21
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z16, Z3, Z21
-	VFMADD213PS  Z17, Z3, Z21
-	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done244
-
-exp_dead243:
-	VXORPS Z3, Z3, Z3
-
-exp_done244:
-	VMOVUPS       Z3, (DX)
-	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z20
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z20, Z18, Z18
-	VADDPD        Z3, Z19, Z19
-	ADDQ          $0x00000040, DX
-	SUBQ          $0x00000010, BX
-	JMP           loop241
-
-loop_end242:
-	TESTQ         BX, BX
-	JZ            loop_done230
-	LEAQ          tailmask16<>+0(SB), SI
-	KMOVW         (SI)(BX*2), K1
-	VMOVAPS       Z1, Z3
-	VMULPS        Z2, Z3, Z3
-	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
-	VMOVUPS.Z     (DX), K1, Z1
-	VSUBPS        Z4, Z3, Z3
-	VFMADD231PS   Z1, Z0, Z3
-	VMAXPS        Z3, Z5, Z3
-	VMINPS        Z3, Z6, Z3
-	VMOVUPS       Z10, Z0
-	VFMADD231PS   Z7, Z3, Z0
-	VSUBPS        Z10, Z0, Z0
-	VFNMADD231PS  Z8, Z0, Z3
-	VFNMADD231PS  Z9, Z0, Z3
-	VMOVUPS       Z11, Z1
-	VFMADD213PS   Z12, Z3, Z1
-	VFMADD213PS   Z13, Z3, Z1
-	VFMADD213PS   Z14, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
-	VFMADD213PS   Z17, Z3, Z1
-	VSCALEFPS     Z0, Z1, Z3
-	VMOVUPS       Z3, K1, (DX)
-	VMOVAPS.Z     Z3, K1, Z3
-	VCVTPS2PD     Y3, Z0
-	VEXTRACTF32X8 $0x01, Z3, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z18, Z18
-	VADDPD        Z1, Z19, Z19
-
-loop_done230:
-	JMP softmax_summed229
-
-softmax_huge228:
-	VBROADCASTSS t0+32(FP), Z1
-	VSUBPS       iota16<>+0(SB), Z1, Z1
-	MOVQ         AX, DX
-	MOVQ         CX, BX
-
-loop246:
-	CMPQ         BX, $0x00000040
-	JB           loop_end247
-	VMOVAPS      Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VFMADD231PS  (DX), Z0, Z3
-	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
 	JZ           exp_dead248
@@ -3396,123 +3414,70 @@ exp_dead248:
 	VXORPS Z3, Z3, Z3
 
 exp_done249:
-	VMOVUPS      Z3, (DX)
-	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
-	VMULPS       Z2, Z20, Z20
-	VFMADD231PS  64(DX), Z0, Z20
-	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead250
-	VMAXPS       Z20, Z5, Z20
-	VMINPS       Z20, Z6, Z20
-	VMOVUPS      Z10, Z21
-	VFMADD231PS  Z7, Z20, Z21
-	VSUBPS       Z10, Z21, Z21
-	VFNMADD231PS Z8, Z21, Z20
-	VFNMADD231PS Z9, Z21, Z20
-	VMOVUPS      Z11, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VFMADD213PS  Z17, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done251
-
-exp_dead250:
-	VXORPS Z20, Z20, Z20
-
-exp_done251:
-	VMOVUPS      Z20, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
-	VMULPS       Z2, Z21, Z21
-	VFMADD231PS  128(DX), Z0, Z21
-	VSUBPS       Z4, Z21, Z21
-	VCMPPS       $0x06, Z5, Z21, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead252
-	VMAXPS       Z21, Z5, Z21
-	VMINPS       Z21, Z6, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD231PS  Z7, Z21, Z22
-	VSUBPS       Z10, Z22, Z22
-	VFNMADD231PS Z8, Z22, Z21
-	VFNMADD231PS Z9, Z22, Z21
-	VMOVUPS      Z11, Z23
-	VFMADD213PS  Z12, Z21, Z23
-	VFMADD213PS  Z13, Z21, Z23
-	VFMADD213PS  Z14, Z21, Z23
-	VFMADD213PS  Z15, Z21, Z23
-	VFMADD213PS  Z16, Z21, Z23
-	VFMADD213PS  Z17, Z21, Z23
-	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done253
-
-exp_dead252:
-	VXORPS Z21, Z21, Z21
-
-exp_done253:
-	VMOVUPS      Z21, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z21, Z3, Z3
-	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
-	VMULPS       Z2, Z21, Z21
-	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
-	VFMADD231PS  192(DX), Z0, Z21
-	VSUBPS       Z4, Z21, Z21
-	VCMPPS       $0x06, Z5, Z21, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead254
-	VMAXPS       Z21, Z5, Z21
-	VMINPS       Z21, Z6, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD231PS  Z7, Z21, Z22
-	VSUBPS       Z10, Z22, Z22
-	VFNMADD231PS Z8, Z22, Z21
-	VFNMADD231PS Z9, Z22, Z21
-	VMOVUPS      Z11, Z23
-	VFMADD213PS  Z12, Z21, Z23
-	VFMADD213PS  Z13, Z21, Z23
-	VFMADD213PS  Z14, Z21, Z23
-	VFMADD213PS  Z15, Z21, Z23
-	VFMADD213PS  Z16, Z21, Z23
-	VFMADD213PS  Z17, Z21, Z23
-	VSCALEFPS    Z22, Z23, Z21
-	JMP          exp_done255
-
-exp_dead254:
-	VXORPS Z21, Z21, Z21
-
-exp_done255:
-	VMOVUPS       Z21, 192(DX)
-	PREFETCHT0    8384(DX)
-	VADDPS        Z21, Z20, Z20
-	VADDPS        Z20, Z3, Z3
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z20
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
 	VADDPD        Z20, Z18, Z18
 	VADDPD        Z3, Z19, Z19
-	ADDQ          $0x00000100, DX
-	SUBQ          $0x00000040, BX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
 	JMP           loop246
 
 loop_end247:
-loop256:
-	CMPQ         BX, $0x00000010
-	JB           loop_end257
+	TESTQ         BX, BX
+	JZ            loop_done235
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VMOVAPS       Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z4, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMINPS        Z3, Z6, Z3
+	VMOVUPS       Z10, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z10, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z11, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z17, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z18, Z18
+	VADDPD        Z1, Z19, Z19
+
+loop_done235:
+	JMP softmax_summed234
+
+softmax_huge233:
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop251:
+	CMPQ         BX, $0x00000040
+	JB           loop_end252
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead258
+	JZ           exp_dead253
 	VMAXPS       Z3, Z5, Z3
 	VMINPS       Z3, Z6, Z3
 	VMOVUPS      Z10, Z20
@@ -3528,12 +3493,150 @@ loop256:
 	VFMADD213PS  Z16, Z3, Z21
 	VFMADD213PS  Z17, Z3, Z21
 	VSCALEFPS    Z20, Z21, Z3
-	JMP          exp_done259
+	JMP          exp_done254
 
-exp_dead258:
+exp_dead253:
 	VXORPS Z3, Z3, Z3
 
-exp_done259:
+exp_done254:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z20
+	VMULPS       Z2, Z20, Z20
+	VFMADD231PS  64(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z20, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead255
+	VMAXPS       Z20, Z5, Z20
+	VMINPS       Z20, Z6, Z20
+	VMOVUPS      Z10, Z21
+	VFMADD231PS  Z7, Z20, Z21
+	VSUBPS       Z10, Z21, Z21
+	VFNMADD231PS Z8, Z21, Z20
+	VFNMADD231PS Z9, Z21, Z20
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  Z12, Z20, Z22
+	VFMADD213PS  Z13, Z20, Z22
+	VFMADD213PS  Z14, Z20, Z22
+	VFMADD213PS  Z15, Z20, Z22
+	VFMADD213PS  Z16, Z20, Z22
+	VFMADD213PS  Z17, Z20, Z22
+	VSCALEFPS    Z21, Z22, Z20
+	JMP          exp_done256
+
+exp_dead255:
+	VXORPS Z20, Z20, Z20
+
+exp_done256:
+	VMOVUPS      Z20, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VFMADD231PS  128(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead257
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done258
+
+exp_dead257:
+	VXORPS Z21, Z21, Z21
+
+exp_done258:
+	VMOVUPS      Z21, 128(DX)
+	PREFETCHT0   8320(DX)
+	VADDPS       Z21, Z3, Z3
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z21
+	VMULPS       Z2, Z21, Z21
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS  192(DX), Z0, Z21
+	VSUBPS       Z4, Z21, Z21
+	VCMPPS       $0x06, Z5, Z21, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead259
+	VMAXPS       Z21, Z5, Z21
+	VMINPS       Z21, Z6, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD231PS  Z7, Z21, Z22
+	VSUBPS       Z10, Z22, Z22
+	VFNMADD231PS Z8, Z22, Z21
+	VFNMADD231PS Z9, Z22, Z21
+	VMOVUPS      Z11, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VFMADD213PS  Z13, Z21, Z23
+	VFMADD213PS  Z14, Z21, Z23
+	VFMADD213PS  Z15, Z21, Z23
+	VFMADD213PS  Z16, Z21, Z23
+	VFMADD213PS  Z17, Z21, Z23
+	VSCALEFPS    Z22, Z23, Z21
+	JMP          exp_done260
+
+exp_dead259:
+	VXORPS Z21, Z21, Z21
+
+exp_done260:
+	VMOVUPS       Z21, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z3, Z3
+	VCVTPS2PD     Y3, Z20
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z20, Z18, Z18
+	VADDPD        Z3, Z19, Z19
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop251
+
+loop_end252:
+loop261:
+	CMPQ         BX, $0x00000010
+	JB           loop_end262
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead263
+	VMAXPS       Z3, Z5, Z3
+	VMINPS       Z3, Z6, Z3
+	VMOVUPS      Z10, Z20
+	VFMADD231PS  Z7, Z3, Z20
+	VSUBPS       Z10, Z20, Z20
+	VFNMADD231PS Z8, Z20, Z3
+	VFNMADD231PS Z9, Z20, Z3
+	VMOVUPS      Z11, Z21
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z16, Z3, Z21
+	VFMADD213PS  Z17, Z3, Z21
+	VSCALEFPS    Z20, Z21, Z3
+	JMP          exp_done264
+
+exp_dead263:
+	VXORPS Z3, Z3, Z3
+
+exp_done264:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z20
@@ -3543,11 +3646,11 @@ exp_done259:
 	VADDPD        Z3, Z19, Z19
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop256
+	JMP           loop261
 
-loop_end257:
+loop_end262:
 	TESTQ         BX, BX
-	JZ            loop_done245
+	JZ            loop_done250
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3579,8 +3682,8 @@ loop_end257:
 	VADDPD        Z0, Z18, Z18
 	VADDPD        Z1, Z19, Z19
 
-loop_done245:
-softmax_summed229:
+loop_done250:
+softmax_summed234:
 	VADDPD        Z19, Z18, Z18
 	VEXTRACTF64X4 $0x01, Z18, Y0
 	VADDPD        Y0, Y18, Y0
@@ -3594,9 +3697,9 @@ softmax_summed229:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop261:
+loop266:
 	CMPQ    CX, $0x00000040
-	JB      loop_end262
+	JB      loop_end267
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3607,28 +3710,130 @@ loop261:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop261
+	JMP     loop266
 
-loop_end262:
-loop263:
+loop_end267:
+loop268:
 	CMPQ    CX, $0x00000010
-	JB      loop_end264
+	JB      loop_end269
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop263
+	JMP     loop268
 
-loop_end264:
+loop_end269:
 	TESTQ     CX, CX
-	JZ        loop_done260
+	JZ        loop_done265
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done260:
+loop_done265:
+	VZEROUPPER
+	RET
+
+// func addRampAVX512(dst []float32, nslope float64, t0 float64)
+// Requires: AVX, AVX512DQ, AVX512F, SSE2
+TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVSD        nslope+24(FP), X0
+	MOVSD        t0+32(FP), X1
+	VBROADCASTSD X0, Z0
+	VBROADCASTSD X1, Z1
+	VSUBPD       iota64x8<>+0(SB), Z1, Z1
+	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
+
+loop271:
+	CMPQ         CX, $0x00000040
+	JB           loop_end272
+	VANDPD       abs64x8<>+0(SB), Z1, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y4
+	VANDPD       abs64x8<>+0(SB), Z2, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y3
+	VINSERTF32X8 $0x01, Y3, Z4, Z3
+	VADDPS       (AX), Z3, Z3
+	VMOVUPS      Z3, (AX)
+	VSUBPD       c64x8_4030000000000000<>+0(SB), Z1, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y4
+	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y3
+	VINSERTF32X8 $0x01, Y3, Z4, Z3
+	VADDPS       64(AX), Z3, Z3
+	VMOVUPS      Z3, 64(AX)
+	VSUBPD       c64x8_4040000000000000<>+0(SB), Z1, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y4
+	VSUBPD       c64x8_4040000000000000<>+0(SB), Z2, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y3
+	VINSERTF32X8 $0x01, Y3, Z4, Z3
+	VADDPS       128(AX), Z3, Z3
+	VMOVUPS      Z3, 128(AX)
+	VSUBPD       c64x8_4048000000000000<>+0(SB), Z1, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y4
+	VSUBPD       c64x8_4048000000000000<>+0(SB), Z2, Z3
+	VANDPD       abs64x8<>+0(SB), Z3, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y3
+	VINSERTF32X8 $0x01, Y3, Z4, Z3
+	VADDPS       192(AX), Z3, Z3
+	VMOVUPS      Z3, 192(AX)
+	VSUBPD       c64x8_4050000000000000<>+0(SB), Z1, Z1
+	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
+	ADDQ         $0x00000100, AX
+	SUBQ         $0x00000040, CX
+	JMP          loop271
+
+loop_end272:
+loop273:
+	CMPQ         CX, $0x00000010
+	JB           loop_end274
+	VANDPD       abs64x8<>+0(SB), Z1, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y4
+	VANDPD       abs64x8<>+0(SB), Z2, Z3
+	VMULPD       Z0, Z3, Z3
+	VCVTPD2PS    Z3, Y3
+	VINSERTF32X8 $0x01, Y3, Z4, Z3
+	VADDPS       (AX), Z3, Z3
+	VMOVUPS      Z3, (AX)
+	VSUBPD       c64x8_4030000000000000<>+0(SB), Z1, Z1
+	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop273
+
+loop_end274:
+	TESTQ        CX, CX
+	JZ           loop_done270
+	LEAQ         tailmask16<>+0(SB), DX
+	KMOVW        (DX)(CX*2), K1
+	VANDPD       abs64x8<>+0(SB), Z1, Z1
+	VMULPD       Z0, Z1, Z1
+	VCVTPD2PS    Z1, Y4
+	VANDPD       abs64x8<>+0(SB), Z2, Z1
+	VMULPD       Z0, Z1, Z1
+	VCVTPD2PS    Z1, Y0
+	VINSERTF32X8 $0x01, Y0, Z4, Z0
+	VMOVUPS.Z    (AX), K1, Z1
+	VADDPS       Z1, Z0, Z0
+	VMOVUPS      Z0, K1, (AX)
+
+loop_done270:
 	VZEROUPPER
 	RET
 
@@ -3822,6 +4027,48 @@ DATA c32x8_42000000<>+24(SB)/4, $0x42000000
 DATA c32x8_42000000<>+28(SB)/4, $0x42000000
 GLOBL c32x8_42000000<>(SB), RODATA|NOPTR, $32
 
+DATA iota64x4<>+0(SB)/8, $0x0000000000000000
+DATA iota64x4<>+8(SB)/8, $0x3ff0000000000000
+DATA iota64x4<>+16(SB)/8, $0x4000000000000000
+DATA iota64x4<>+24(SB)/8, $0x4008000000000000
+GLOBL iota64x4<>(SB), RODATA|NOPTR, $32
+
+DATA c64x4_4010000000000000<>+0(SB)/8, $0x4010000000000000
+DATA c64x4_4010000000000000<>+8(SB)/8, $0x4010000000000000
+DATA c64x4_4010000000000000<>+16(SB)/8, $0x4010000000000000
+DATA c64x4_4010000000000000<>+24(SB)/8, $0x4010000000000000
+GLOBL c64x4_4010000000000000<>(SB), RODATA|NOPTR, $32
+
+DATA abs64x4<>+0(SB)/8, $0x7fffffffffffffff
+DATA abs64x4<>+8(SB)/8, $0x7fffffffffffffff
+DATA abs64x4<>+16(SB)/8, $0x7fffffffffffffff
+DATA abs64x4<>+24(SB)/8, $0x7fffffffffffffff
+GLOBL abs64x4<>(SB), RODATA|NOPTR, $32
+
+DATA c64x4_4020000000000000<>+0(SB)/8, $0x4020000000000000
+DATA c64x4_4020000000000000<>+8(SB)/8, $0x4020000000000000
+DATA c64x4_4020000000000000<>+16(SB)/8, $0x4020000000000000
+DATA c64x4_4020000000000000<>+24(SB)/8, $0x4020000000000000
+GLOBL c64x4_4020000000000000<>(SB), RODATA|NOPTR, $32
+
+DATA c64x4_4030000000000000<>+0(SB)/8, $0x4030000000000000
+DATA c64x4_4030000000000000<>+8(SB)/8, $0x4030000000000000
+DATA c64x4_4030000000000000<>+16(SB)/8, $0x4030000000000000
+DATA c64x4_4030000000000000<>+24(SB)/8, $0x4030000000000000
+GLOBL c64x4_4030000000000000<>(SB), RODATA|NOPTR, $32
+
+DATA c64x4_4038000000000000<>+0(SB)/8, $0x4038000000000000
+DATA c64x4_4038000000000000<>+8(SB)/8, $0x4038000000000000
+DATA c64x4_4038000000000000<>+16(SB)/8, $0x4038000000000000
+DATA c64x4_4038000000000000<>+24(SB)/8, $0x4038000000000000
+GLOBL c64x4_4038000000000000<>(SB), RODATA|NOPTR, $32
+
+DATA c64x4_4040000000000000<>+0(SB)/8, $0x4040000000000000
+DATA c64x4_4040000000000000<>+8(SB)/8, $0x4040000000000000
+DATA c64x4_4040000000000000<>+16(SB)/8, $0x4040000000000000
+DATA c64x4_4040000000000000<>+24(SB)/8, $0x4040000000000000
+GLOBL c64x4_4040000000000000<>(SB), RODATA|NOPTR, $32
+
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001
 DATA tailmask16<>+4(SB)/2, $0x0003
@@ -3983,3 +4230,73 @@ DATA c32x16_42800000<>+52(SB)/4, $0x42800000
 DATA c32x16_42800000<>+56(SB)/4, $0x42800000
 DATA c32x16_42800000<>+60(SB)/4, $0x42800000
 GLOBL c32x16_42800000<>(SB), RODATA|NOPTR, $64
+
+DATA iota64x8<>+0(SB)/8, $0x0000000000000000
+DATA iota64x8<>+8(SB)/8, $0x3ff0000000000000
+DATA iota64x8<>+16(SB)/8, $0x4000000000000000
+DATA iota64x8<>+24(SB)/8, $0x4008000000000000
+DATA iota64x8<>+32(SB)/8, $0x4010000000000000
+DATA iota64x8<>+40(SB)/8, $0x4014000000000000
+DATA iota64x8<>+48(SB)/8, $0x4018000000000000
+DATA iota64x8<>+56(SB)/8, $0x401c000000000000
+GLOBL iota64x8<>(SB), RODATA|NOPTR, $64
+
+DATA c64x8_4020000000000000<>+0(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+8(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+16(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+24(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+32(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+40(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+48(SB)/8, $0x4020000000000000
+DATA c64x8_4020000000000000<>+56(SB)/8, $0x4020000000000000
+GLOBL c64x8_4020000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA abs64x8<>+0(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+8(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+16(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+24(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+32(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+40(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+48(SB)/8, $0x7fffffffffffffff
+DATA abs64x8<>+56(SB)/8, $0x7fffffffffffffff
+GLOBL abs64x8<>(SB), RODATA|NOPTR, $64
+
+DATA c64x8_4030000000000000<>+0(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+8(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+16(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+24(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+32(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+40(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+48(SB)/8, $0x4030000000000000
+DATA c64x8_4030000000000000<>+56(SB)/8, $0x4030000000000000
+GLOBL c64x8_4030000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA c64x8_4040000000000000<>+0(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+8(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+16(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+24(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+32(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+40(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+48(SB)/8, $0x4040000000000000
+DATA c64x8_4040000000000000<>+56(SB)/8, $0x4040000000000000
+GLOBL c64x8_4040000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA c64x8_4048000000000000<>+0(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+8(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+16(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+24(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+32(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+40(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+48(SB)/8, $0x4048000000000000
+DATA c64x8_4048000000000000<>+56(SB)/8, $0x4048000000000000
+GLOBL c64x8_4048000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA c64x8_4050000000000000<>+0(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+8(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+16(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+24(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+32(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+40(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+48(SB)/8, $0x4050000000000000
+DATA c64x8_4050000000000000<>+56(SB)/8, $0x4050000000000000
+GLOBL c64x8_4050000000000000<>(SB), RODATA|NOPTR, $64
