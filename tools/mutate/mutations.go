@@ -157,6 +157,8 @@ var mutations = []Mutation{
 		"MOVD $0x3f318000, R9", "MOVD $0x3f328000, R9", "neon bloom_7b1"},
 	{"neon: decode softmax ramp exp ln2 constant", "generated/bloom_7b1/bloom_7b1_arm64.s", "TEXT ·softmaxRampNEON(SB)",
 		"MOVD $0x3f318000, R9", "MOVD $0x3f328000, R9", "neon bloom_7b1"},
+	{"neon: softmax exp skip threshold −88→−5", "generated/bloom_7b1/bloom_7b1_arm64.s", "precise7:\n\tMOVD R8, R0\n\tMOVD R10, R1",
+		"MOVD $3266314240, R11", "MOVD $3231711232, R11", "neon bloom_7b1"},
 	{"neon: alibi decode addRamp step FSUB→FADD encoding", "generated/bloom_7b1/bloom_7b1_arm64.s", "TEXT ·addRampNEON(SB)",
 		"WORD $0x4ef5d631", "WORD $0x4e75d631", "neon bloom_7b1"},
 	{"neon: sinusoidal FADD→FSUB encoding", "generated/transformer_base/transformer_base_arm64.s", "TEXT ·addRowsNEON(SB)",
