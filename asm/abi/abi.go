@@ -11,7 +11,7 @@ import "strings"
 // Param is one parameter of a kernel: its name and Go type.
 type Param struct {
 	Name string // Go parameter name, also the asmdecl name of its frame slots
-	Type string // Go type: "[]float32", "[]float64", "[]int32", "int" or "float32"
+	Type string // Go type: "[]float32", "[]float64", "[]int32", "int", "float64" or "float32"
 }
 
 // Kernel is one assembly kernel of the ABI.
@@ -105,6 +105,15 @@ var (
 	SoftmaxRamp = Kernel{Field: "softmaxRamp", Params: []Param{{"row", "[]float32"}, {"scale", "float32"}, {"nslope", "float32"}, {"t0", "float32"}},
 		Doc: "row[j] = softmax_j(scale·row[j] + nslope·|t0 − j|); len(row) ≥ 1, t0 and len(row) < 2^24"}
 
+	// AddRamp adds the ALiBi bias (Press et al. 2022) of one score row,
+	// computed in the kernel instead of read from a table: the bias of key j
+	// is float32(nslope·|t0 − j|) formed in float64 (t0 − j exact, one
+	// rounding of the product to float64, one to float32), bit for bit the
+	// float32 table entry the alibi wrapper's fillD would write. The
+	// decode path of AddBias and Bias (after a clear) (alibi only).
+	AddRamp = Kernel{Field: "addRamp", Params: []Param{{"dst", "[]float32"}, {"nslope", "float64"}, {"t0", "float64"}},
+		Doc: "dst[j] += float32(nslope·|t0 − j|), the product in float64; |t0| and len(dst) < 2^52"}
+
 	// AddRows adds table row idx[t] to token t of x (the absolute
 	// encodings: sinusoidal, learned, algebraic, binary).
 	AddRows = Kernel{Field: "addRows", Spelled: true, Params: []Param{{"x", "[]float32"}, {"table", "[]float32"}, {"idx", "[]int32"}},
@@ -163,5 +172,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, CombineRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, CombineRows, Exp}
 }

@@ -13,14 +13,14 @@ type Slot struct {
 
 // Frame is the argument frame of a kernel under Go's ABI0 on a 64-bit
 // target: the arguments laid out in order, each at a multiple of its
-// alignment (slices and ints 8 bytes, float32 4), slices as three words.
+// alignment (slices, ints and float64 8 bytes, float32 4), slices as three words.
 type Frame struct {
 	Slots []Slot
 	Size  int // bytes of arguments: the end of the last one (no results)
 }
 
 // sizes gives the size and alignment of the Go types kernels take.
-var sizes = map[string]int{"[]float32": 24, "[]float64": 24, "[]uint16": 24, "[]int32": 24, "int": 8, "float32": 4}
+var sizes = map[string]int{"[]float32": 24, "[]float64": 24, "[]uint16": 24, "[]int32": 24, "int": 8, "float64": 8, "float32": 4}
 
 // Frame computes k's argument frame. It panics on a parameter type the ABI
 // does not use (a programming error in this package's declarations).

@@ -43,9 +43,10 @@ func (e *Emitter) VSHL(d, n Vec, sh int) {
 	e.ins("VSHL $%d, %s, %s", sh, n, d)
 }
 
-// VDUPR broadcasts the low 32 bits of r into every lane of d.
+// VDUPR broadcasts the low 32 bits of r into every lane of d (S4, S2), or
+// all 64 bits into both lanes of a D2 d.
 func (e *Emitter) VDUPR(d Vec, r Reg) {
-	if e.inFn("VDUP") && e.checkVec("VDUP", floatArr, d) && e.checkR(r) {
+	if e.inFn("VDUP") && e.checkVec("VDUP", []Arrangement{S4, S2, D2}, d) && e.checkR(r) {
 		e.ins("VDUP %s, %s", r, d)
 	}
 }

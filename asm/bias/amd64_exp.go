@@ -18,6 +18,12 @@ type expConsts struct {
 	lo, hi               reg.Register
 	log2e, c1, c2, magic operand.Op
 	poly                 [7]operand.Op
+	// noHi drops the upper clamp: softmax's exponents are at most about
+	// ulp(max)/2 above 0 (pass 2 subtracts the row maximum of the same
+	// logits, and |max| < 2^24 on the precise path; exactly ≤ 0 on the
+	// robust one), far below hi, so the VMINPS would never change a lane;
+	// NaN still passes the lower clamp unchanged.
+	noHi bool
 }
 
 // newExpConsts prepares the exp operands.
@@ -52,7 +58,9 @@ func (g gen) exp(x reg.VecVirtual, e expConsts) {
 	// Clamp. Intel's MAXPS/MINPS return the second source when either
 	// operand is NaN; in Go operand order that is the first operand, x.
 	c.VMAXPS(x, e.lo, x)
-	c.VMINPS(x, e.hi, x)
+	if !e.noHi {
+		c.VMINPS(x, e.hi, x)
+	}
 	t := g.Vec()
 	c.VMOVUPS(e.magic, t)
 	c.VFMADD231PS(e.log2e, x, t) // t = x·log2e + M, rounded to an integer

@@ -188,6 +188,7 @@ func (g gen) softmax(ramp bool) {
 
 		// Pass 2: exp(v − m), stored, summed in float64.
 		e := g.newExpConsts()
+		e.noHi = true
 		sum := [2]reg.VecVirtual{g.Vec(), g.Vec()}
 		for _, s := range sum {
 			c.VXORPD(s, s, s)

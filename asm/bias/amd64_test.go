@@ -65,4 +65,13 @@ func TestFiles(t *testing.T) {
 		}
 		asmtest.Deterministic(t, "t5", func() ([]emit.File, error) { return NEON("t5", "t5.yaml", p) })
 	}
+	// The alibi kernels (softmaxRamp, addRamp: D2 FMAX/FMUL/FSUB, FCVTN)
+	// disassemble as their comments say.
+	files, err := NEON("alibi", "a.yaml", Params{Ramp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := asmtest.CheckWords(t, files[0].Data); n == 0 {
+		t.Error("no WORD lines")
+	}
 }

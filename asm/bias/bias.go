@@ -21,7 +21,8 @@ type Params struct {
 	// of softmaxRow, for accuracy tests. Product packages leave it false.
 	ExpTest bool
 	// Ramp additionally emits softmaxRamp (abi.SoftmaxRamp), the softmax
-	// that computes the ALiBi bias in registers; alibi packages set it.
+	// that computes the ALiBi bias in registers, and addRamp (abi.AddRamp),
+	// the in-register ALiBi bias of AddBias and Bias; alibi packages set it.
 	Ramp bool
 }
 
@@ -45,7 +46,8 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		{ABI: abi.SoftmaxRow, Emit: func(g *amd64.Gen) { gen{g}.softmaxRow() }},
 	}
 	if p.Ramp {
-		ks = append(ks, amd64.Kernel{ABI: abi.SoftmaxRamp, Emit: func(g *amd64.Gen) { gen{g}.softmaxRamp() }})
+		ks = append(ks, amd64.Kernel{ABI: abi.SoftmaxRamp, Emit: func(g *amd64.Gen) { gen{g}.softmaxRamp() }},
+			amd64.Kernel{ABI: abi.AddRamp, Emit: func(g *amd64.Gen) { gen{g}.addRamp() }})
 	}
 	if p.ExpTest {
 		ks = append(ks, amd64.Kernel{ABI: abi.Exp, Emit: func(g *amd64.Gen) { gen{g}.expRow() }})
@@ -67,6 +69,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 		ramp := arm64.Symbol(abi.SoftmaxRamp)
 		ks = append(ks, arm64.Kernel{ABI: abi.SoftmaxRamp, Name: ramp, Doc: "replaces row by softmax(scale·row + nslope·|t0 − j|).",
 			Emit: func(e *arm64.Emitter) { softmaxRamp(e, ramp) }})
+		addR := arm64.Symbol(abi.AddRamp)
+		ks = append(ks, arm64.Kernel{ABI: abi.AddRamp, Name: addR, Doc: "adds float32(nslope·|t0 − j|) (formed in float64) to dst.",
+			Emit: func(e *arm64.Emitter) { addRamp(e, addR) }})
 	}
 	if p.ExpTest {
 		ks = append(ks, arm64.Kernel{ABI: abi.Exp, Name: expNEONName,

@@ -21,6 +21,44 @@ import (
 // expf constants.
 func softmaxRow(e *arm64.Emitter, name string) { softmax(e, name, false) }
 
+// expOrZero is expVecs on the four S4 vectors x (results in t), skipped
+// when no lane of them is above the exp's lower clamp vLo (−88): every such
+// lane's exp is exactly +0 (n + 127 = 0 makes the scale 2^n zero), so t is
+// zeroed instead, bit-identical to the exp, as the AVX kernels' expOrZero
+// does per vector. Far keys of a long ALiBi row, or keys a large negative
+// bias all but masks, are whole blocks of these, and such a block costs about 18
+// instructions instead of 80. The test: the NaN-propagating maximum of the
+// 16 lanes (FMAX, FMAXP), moved to R9, is dead when its bits lie in
+// [bits(vLo), bits(−Inf)] (negative floats order by magnitude), decided by
+// the sign of two subtractions in R11; a NaN lane (0x7fc…, or a negative NaN
+// above −Inf's bits) keeps the exp, so NaN still propagates. p[0] and p[1]
+// are scratch before expVecs overwrites them.
+func expOrZero(e *arm64.Emitter, x, t, p, q []arm64.VReg) {
+	dead, done, live := e.NewLabel("exp_dead"), e.NewLabel("exp_done"), e.NewLabel("exp_live")
+	m0, m1 := p[0].S4(), p[1].S4()
+	e.FMAX(m0, x[0].S4(), x[1].S4())
+	e.FMAX(m1, x[2].S4(), x[3].S4())
+	e.FMAX(m0, m0, m1)
+	e.FMAXP(m0, m0, m0)
+	e.FMAXP(m0, m0, m0)
+	e.VMOVToReg(arm64.R9, p[0], 0)
+	lo := uint64(math.Float32bits(expClamp[4][0]))
+	e.MovImm(arm64.R11, int64(lo))
+	e.Sub(arm64.R9, arm64.R9, arm64.R11)
+	e.TBNZ(63, arm64.R9, live) // bits below vLo's: above the clamp, or a positive NaN
+	e.MovImm(arm64.R11, int64(uint64(math.Float32bits(float32(math.Inf(-1))))-lo+1))
+	e.Sub(arm64.R9, arm64.R9, arm64.R11)
+	e.TBNZ(63, arm64.R9, dead) // bits in [vLo, −Inf]: at or below the clamp
+	e.Label(live)
+	expVecs(e, arm64.S4, x, t, p, q)
+	e.B(done)
+	e.Label(dead)
+	for _, r := range t {
+		e.VEOR(r.B16(), r.B16(), r.B16())
+	}
+	e.Label(done)
+}
+
 // softmaxRamp emits softmaxRamp(row []float32, scale, nslope, t0 float32):
 // softmaxRow with the ALiBi bias (Press et al. 2022) computed in registers,
 // bias[j] = nslope·|t0 − j|. V18 holds t0 − j for the lanes of the current
@@ -215,7 +253,7 @@ func softmax(e *arm64.Emitter, name string, ramp bool) {
 			// units busy.
 			e.PRFM(arm64.R0, softmaxPrefetch)
 			exponent(precise, arm64.S4, x, t)
-			expVecs(e, arm64.S4, x, t, p, q)
+			expOrZero(e, x, t, p, q)
 			e.VST1(arm64.R0, true, ts...)
 			e.FADD(arm64.VReg(0).S4(), arm64.VReg(4).S4(), arm64.VReg(5).S4())
 			e.FADD(arm64.VReg(2).S4(), arm64.VReg(6).S4(), arm64.VReg(7).S4())

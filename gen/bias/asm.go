@@ -8,7 +8,7 @@ import (
 
 // AsmFiles returns the AVX2/AVX-512 and NEON addRow and softmaxRow kernels
 // of asm/bias (shape-free: the same for alibi and rpe_bias), and for alibi
-// softmaxRamp, the softmax computing the ALiBi bias in registers.
+// softmaxRamp and addRamp, which compute the ALiBi bias in registers.
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
 	p := asm.Params{Ramp: !isRPE(s)}

@@ -175,10 +175,28 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	}
 	f.Comment(common)
 	f.Comment(checkDoc)
+	// alibi: if lq <= rampMaxRows { addRampRows(scores, Heads, lq, lk, qOffset, true); return }
+	rampFast := func(buf string, add bool) jen.Code {
+		if rpe {
+			return jen.Null()
+		}
+		return jen.If(jen.Id("lq").Op("<=").Id("rampMaxRows")).Block(
+			jen.Id("addRampRows").Call(jen.Id(buf), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset"), jen.Lit(add)),
+			jen.Return(),
+		)
+	}
+	if !rpe {
+		f.Comment("Decode calls (lq ≤ rampMaxRows) build no bias table: each row's bias is formed by the")
+		f.Comment("addRamp kernel, bit for bit the table's.")
+	}
 	f.Func().Id("AddBias").Params(sig("scores")...).Block(append(checks("AddBias", "scores"),
+		rampFast("scores", true),
 		jen.Id("k").Op(":=").Id("active"),
 		each(false, addBody...),
 	)...)
+	if !rpe {
+		biasAddRampRows(f, causal)
+	}
 
 	// func Softmax(scores []float32, [table []float32,] lq, lk, qOffset int, scale float32) {
 	//	checkShape(...)
@@ -231,8 +249,12 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 		f.Comment("the materialized form of what AddBias adds.")
 	}
 	f.Comment("Query i sits at position qOffset+i, key j at position j." + tableDoc)
+	if !rpe {
+		f.Comment("Decode calls (lq ≤ rampMaxRows) build no bias table (addRamp on a cleared row).")
+	}
 	f.Comment(checkDoc)
 	f.Func().Id("Bias").Params(sig("dst")...).Block(append(checks("Bias", "dst"),
+		rampFast("dst", false),
 		each(false, jen.Copy(jen.Id("dst").Index(jen.Id("off"), jen.Id("off").Op("+").Id("lk")), jen.Id("bias"))),
 	)...)
 }
@@ -289,6 +311,57 @@ func biasRampRows(f *jen.File, causal bool) {
 				),
 				clr,
 			),
+		),
+	)
+}
+
+// biasAddRampRows emits addRampRows, AddBias and Bias for few query rows
+// without a bias table: each row is one addRamp call.
+func biasAddRampRows(f *jen.File, causal bool) {
+	// func addRampRows(buf []float32, lq, lk, qOffset int, add bool) {
+	//	if lk == 0 { return }
+	//	k := active
+	//	for h := range Heads {
+	//		ns := -slopes[h]
+	//		for i := range lq {
+	//			row := buf[(h*lq+i)*lk:][:lk]
+	//			t0 := float64(qOffset) + float64(i)
+	//			if !add { clear(row); k.addRamp(row, ns, t0); continue }
+	//			valid := lk                      // causal: validKeys(lk, qOffset, i)
+	//			k.addRamp(row[:valid], ns, t0)
+	//			for j := valid; j < lk; j++ { row[j] = negInf }   // causal
+	//		}
+	//	}
+	// }
+	addBody := []jen.Code{jen.Id("k").Dot("addRamp").Call(jen.Id("row"), jen.Id("ns"), jen.Id("t0"))}
+	if causal {
+		addBody = []jen.Code{
+			jen.Id("valid").Op(":=").Id("validKeys").Call(jen.Id("lk"), jen.Id("qOffset"), jen.Id("i")),
+			jen.Id("k").Dot("addRamp").Call(jen.Id("row").Index(jen.Op(":").Id("valid")), jen.Id("ns"), jen.Id("t0")),
+			jen.For(jen.Id("j").Op(":=").Id("valid"), jen.Id("j").Op("<").Id("lk"), jen.Id("j").Op("++")).Block(
+				jen.Id("row").Index(jen.Id("j")).Op("=").Id("negInf"),
+			),
+		}
+	}
+	f.Comment("addRampRows is AddBias (add) or Bias (!add: each row cleared, then the bias added, so a")
+	f.Comment("bias of −0 is written as +0) for buf, [Heads][lq][lk]: the bias of row i, key j is")
+	f.Comment("float32(−slope·|qOffset+i−j|) formed in float64 by the addRamp kernel, bit for bit the")
+	f.Comment("entry of fillD's table, which this decode path does not build (O(lq+lk) scalar work per")
+	f.Comment("head that would cost more than the row itself when lq is 1).")
+	f.Func().Id("addRampRows").Params(jen.Id("buf").Index().Float32(), jen.List(jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset")).Int(), jen.Id("add").Bool()).Block(
+		jen.If(jen.Id("lk").Op("==").Lit(0)).Block(jen.Return()),
+		jen.Id("k").Op(":=").Id("active"),
+		jen.For(jen.Id("h").Op(":=").Range().Id("Heads")).Block(
+			jen.Id("ns").Op(":=").Op("-").Id("slopes").Index(jen.Id("h")),
+			jen.For(jen.Id("i").Op(":=").Range().Id("lq")).Block(append([]jen.Code{
+				jen.Id("row").Op(":=").Id("buf").Index(jen.Parens(jen.Id("h").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
+				jen.Id("t0").Op(":=").Float64().Call(jen.Id("qOffset")).Op("+").Float64().Call(jen.Id("i")),
+				jen.If(jen.Op("!").Id("add")).Block(
+					jen.Clear(jen.Id("row")),
+					jen.Id("k").Dot("addRamp").Call(jen.Id("row"), jen.Id("ns"), jen.Id("t0")),
+					jen.Continue(),
+				),
+			}, addBody...)...),
 		),
 	)
 }

@@ -19,12 +19,16 @@ var biasFields = []gocode.KernelField{
 // rampField is the alibi packages' third kernel, softmaxRamp (abi.SoftmaxRamp).
 var rampField = gocode.KernelField{Name: "softmaxRamp", Type: "func(row []float32, scale, nslope, t0 float32)"}
 
-// fields returns the kernels struct of s: biasFields, and softmaxRamp for alibi.
+// addRampField is the alibi packages' fourth kernel, addRamp (abi.AddRamp).
+var addRampField = gocode.KernelField{Name: "addRamp", Type: "func(dst []float32, nslope, t0 float64)"}
+
+// fields returns the kernels struct of s: biasFields, and softmaxRamp and
+// addRamp for alibi.
 func fields(s *spec.Spec) []gocode.KernelField {
 	if isRPE(s) {
 		return biasFields
 	}
-	return append(append([]gocode.KernelField(nil), biasFields...), rampField)
+	return append(append([]gocode.KernelField(nil), biasFields...), rampField, addRampField)
 }
 
 // GoFiles returns the Go files of an alibi or rpe_bias package: the API
@@ -326,6 +330,7 @@ func biasGeneric(c *Consts) (emit.File, error) {
 	}
 	if !isRPE(c.Spec) {
 		kd[jen.Id("softmaxRamp")] = jen.Id("softmaxRampGeneric")
+		kd[jen.Id("addRamp")] = jen.Id("addRampGeneric")
 	}
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(kd)
 
@@ -382,6 +387,7 @@ func biasGeneric(c *Consts) (emit.File, error) {
 	)
 	if !isRPE(c.Spec) {
 		biasRampGeneric(f)
+		biasAddRampGeneric(f)
 	}
 	biasExpNeg(f)
 	return gocode.Render(pkg+"_generic.go", f)
@@ -418,6 +424,22 @@ func biasRampGeneric(f *jen.File) {
 		jen.Id("inv").Op(":=").Float32().Call(jen.Lit(1).Op("/").Id("sum")),
 		jen.For(jen.Id("j").Op(":=").Range().Id("row")).Block(
 			jen.Id("row").Index(jen.Id("j")).Op("*=").Id("inv"),
+		),
+	)
+}
+
+// biasAddRampGeneric emits addRampGeneric, the portable addRamp.
+func biasAddRampGeneric(f *jen.File) {
+	// func addRampGeneric(dst []float32, nslope, t0 float64) {
+	//	for j := range dst { dst[j] += float32(nslope * math.Abs(t0-float64(j))) }
+	// }
+	f.Comment("addRampGeneric adds the ALiBi bias (Press et al. 2022) nslope·|t0 − j| to dst[j], formed")
+	f.Comment("in float64 and rounded once to float32: bit for bit the table entry fillD writes.")
+	f.Func().Id("addRampGeneric").Params(jen.Id("dst").Index().Float32(), jen.List(jen.Id("nslope"), jen.Id("t0")).Float64()).Block(
+		jen.For(jen.Id("j").Op(":=").Range().Id("dst")).Block(
+			jen.Id("dst").Index(jen.Id("j")).Op("+=").Float32().Call(
+				jen.Id("nslope").Op("*").Qual("math", "Abs").Call(jen.Id("t0").Op("-").Float64().Call(jen.Id("j"))),
+			),
 		),
 	)
 }

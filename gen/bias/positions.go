@@ -335,7 +335,21 @@ func posExported(f *jen.File, rpe, causal bool) {
 	f.Comment("SoftmaxPos.")
 	lines(f, common)
 	lines(f, checkDoc)
+	// alibi: if run := keyRun(kpos); run > 0 { addPosRamp(scores, qpos, kpos, run, h0, nh, true); return }
+	posFast := func(buf string, add bool) jen.Code {
+		if rpe {
+			return jen.Null()
+		}
+		return jen.If(id("run").Op(":=").Id("keyRun").Call(id("kpos")), id("run").Op(">").Lit(0)).Block(
+			id("addPosRamp").Call(id(buf), id("qpos"), id("kpos"), id("run"), id("h0"), id("nh"), lit(add)),
+			jen.Return(),
+		)
+	}
+	if !rpe {
+		addPosRamp(f, causal)
+	}
 	f.Func().Id("AddBiasPos").Params(sig("scores")...).Block(append(checks("AddBiasPos", "scores"),
+		posFast("scores", true),
 		id("k").Op(":=").Id("active"),
 		each(true, false, row("scores"),
 			id("k").Dot("addRow").Call(id("row"), id("bias")),
@@ -356,6 +370,7 @@ func posExported(f *jen.File, rpe, causal bool) {
 	}
 	lines(f, checkDoc)
 	f.Func().Id("BiasPos").Params(sig("dst")...).Block(append(checks("BiasPos", "dst"),
+		posFast("dst", false),
 		each(false, false, jen.Copy(id("dst").Index(id("off"), id("off").Op("+").Len(id("kpos"))), id("bias"))),
 	)...)
 }
@@ -399,6 +414,59 @@ func posRamp(f *jen.File, causal bool) {
 				jen.Clear(id("row").Index(id("valid").Op(":"))),
 			),
 		),
+	)
+}
+
+// addPosRamp emits addPosRamp, AddBiasPos and BiasPos for ALiBi when the
+// keys are one run: no per-row bias buffer, one addRamp call per row.
+func addPosRamp(f *jen.File, causal bool) {
+	// func addPosRamp(buf []float32, qpos, kpos []int32, run, h0, nh int, add bool) {
+	//	lq, lk := len(qpos), len(kpos)
+	//	first := int(kpos[0])
+	//	k := active
+	//	for i, q := range qpos {
+	//		t0 := float64(int(q) - first)
+	//		valid := run                      // causal: min(run, max(int(q)-first+1, 0))
+	//		if !add { valid = run }
+	//		for t := range nh {
+	//			row := buf[(t*lq+i)*lk:][:lk]
+	//			if !add { clear(row) }
+	//			k.addRamp(row[:valid], -slopes[h0+t], t0)
+	//			if add { for j := valid; j < lk; j++ { row[j] = posNegInf } }
+	//		}
+	//	}
+	// }
+	valid := []jen.Code{id("valid").Op(":=").Id("run")}
+	if causal {
+		valid = []jen.Code{
+			id("valid").Op(":=").Id("run"),
+			jen.If(id("add")).Block(
+				id("valid").Op("=").Min(id("run"), jen.Max(jen.Int().Call(id("q")).Op("-").Id("first").Op("+").Lit(1), lit(0))),
+			),
+		}
+	}
+	f.Comment("addPosRamp is AddBiasPos (add) or BiasPos (!add) when kpos[:run] is one run kpos[0],")
+	f.Comment("kpos[0]+1, … and the rest padding: key j < run is kpos[0]+j, so its bias")
+	f.Comment("float32(−slope·|q−kpos[0]−j|) is addRamp's with t0 = q−kpos[0] (exact in float64), bit for")
+	f.Comment("bit the general path's, and no bias row is built. AddBiasPos's masked keys become −Inf;")
+	f.Comment("BiasPos clears the row first (padding keys get 0, a −0 bias is written as +0).")
+	f.Func().Id("addPosRamp").Params(id("buf").Index().Float32(), jen.List(id("qpos"), id("kpos")).Index().Int32(), jen.List(id("run"), id("h0"), id("nh")).Int(), id("add").Bool()).Block(
+		jen.List(id("lq"), id("lk")).Op(":=").List(jen.Len(id("qpos")), jen.Len(id("kpos"))),
+		id("first").Op(":=").Int().Call(id("kpos").Index(lit(0))),
+		id("k").Op(":=").Id("active"),
+		jen.For(jen.List(id("i"), id("q")).Op(":=").Range().Id("qpos")).Block(append(
+			[]jen.Code{id("t0").Op(":=").Float64().Call(jen.Int().Call(id("q")).Op("-").Id("first"))}, append(valid,
+				jen.For(id("t").Op(":=").Range().Id("nh")).Block(
+					id("row").Op(":=").Id("buf").Index(jen.Parens(id("t").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
+					jen.If(jen.Op("!").Id("add")).Block(jen.Clear(id("row"))),
+					id("k").Dot("addRamp").Call(id("row").Index(jen.Op(":").Id("valid")), jen.Op("-").Id("slopes").Index(id("h0").Op("+").Id("t")), id("t0")),
+					jen.If(id("add")).Block(
+						jen.For(id("j").Op(":=").Id("valid"), id("j").Op("<").Id("lk"), id("j").Op("++")).Block(
+							id("row").Index(id("j")).Op("=").Id("posNegInf"),
+						),
+					),
+				),
+			)...)...),
 	)
 }
 

@@ -7,6 +7,7 @@ type kernels struct {
 	addRow      func(dst, src []float32)
 	softmaxRow  func(row, bias []float32, scale float32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
+	addRamp     func(dst []float32, nslope, t0 float64)
 }
 
 // variant is one registered implementation of the kernels.

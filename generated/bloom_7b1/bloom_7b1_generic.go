@@ -6,6 +6,7 @@ import "math"
 
 // genericKernels is the portable Go implementation, always available.
 var genericKernels = kernels{
+	addRamp:     addRampGeneric,
 	addRow:      addRowGeneric,
 	softmaxRamp: softmaxRampGeneric,
 	softmaxRow:  softmaxRowGeneric,
@@ -59,6 +60,14 @@ func softmaxRampGeneric(row []float32, scale, nslope, t0 float32) {
 	inv := float32(1 / sum)
 	for j := range row {
 		row[j] *= inv
+	}
+}
+
+// addRampGeneric adds the ALiBi bias (Press et al. 2022) nslope·|t0 − j| to dst[j], formed
+// in float64 and rounded once to float32: bit for bit the table entry fillD writes.
+func addRampGeneric(dst []float32, nslope, t0 float64) {
+	for j := range dst {
+		dst[j] += float32(nslope * math.Abs(t0-float64(j)))
 	}
 }
 

@@ -24,6 +24,12 @@ func softmaxRowAVX2(row []float32, bias []float32, scale float32)
 //go:noescape
 func softmaxRampAVX2(row []float32, scale float32, nslope float32, t0 float32)
 
+// addRampAVX2 is the AVX2+FMA kernels.addRamp: dst[j] += float32(nslope·|t0 − j|),
+// the bias formed in float64. It trusts its arguments: |t0| and len(dst) < 2^52.
+//
+//go:noescape
+func addRampAVX2(dst []float32, nslope float64, t0 float64)
+
 // addRowAVX512 is the AVX-512 kernels.addRow: dst[j] += src[j].
 // It trusts its arguments: len(src) == len(dst).
 //
@@ -42,7 +48,13 @@ func softmaxRowAVX512(row []float32, bias []float32, scale float32)
 //go:noescape
 func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
 
+// addRampAVX512 is the AVX-512 kernels.addRamp: dst[j] += float32(nslope·|t0 − j|),
+// the bias formed in float64. It trusts its arguments: |t0| and len(dst) < 2^52.
+//
+//go:noescape
+func addRampAVX512(dst []float32, nslope float64, t0 float64)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{addRow: addRowAVX2, softmaxRow: softmaxRowAVX2, softmaxRamp: softmaxRampAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{addRow: addRowAVX512, softmaxRow: softmaxRowAVX512, softmaxRamp: softmaxRampAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{addRow: addRowAVX2, softmaxRow: softmaxRowAVX2, softmaxRamp: softmaxRampAVX2, addRamp: addRampAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{addRow: addRowAVX512, softmaxRow: softmaxRowAVX512, softmaxRamp: softmaxRampAVX512, addRamp: addRampAVX512})
 }

@@ -20,6 +20,7 @@ type kernels struct {
 	addRows    func(x []float32, table []float32, idx []int32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 	combineRows COMBINE
+	addRamp    func(dst []float32, nslope, t0 float64)
 }
 
 // Variant is one registered variant, with exported fields.
@@ -32,13 +33,14 @@ type Variant = struct {
 	AddRows    func(x []float32, table []float32, idx []int32)
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
 	CombineRows COMBINE
+	AddRamp    func(dst []float32, nslope, t0 float64)
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp})
 }
 `
 

@@ -162,6 +162,19 @@ exphuge_x16_12:
 	WORD $0x4eb3d421 // FSUB V19.S4, V1.S4, V1.S4
 	WORD $0x4eb3d442 // FSUB V19.S4, V2.S4, V2.S4
 	WORD $0x4eb3d463 // FSUB V19.S4, V3.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live15
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead13
+exp_live15:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -242,6 +255,13 @@ exphuge_x16_12:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done14
+exp_dead13:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done14:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -256,7 +276,7 @@ exphuge_from4_9:
 	LSR $2, R2, R3
 	AND $3, R3, R3
 	CBZ R3, exphuge_from1_10
-exphuge_x4_13:
+exphuge_x4_16:
 	VLD1.P 16(R1), [V0.S4]
 	VLD1 (R0), [V4.S4]
 	VFMLA V16.S4, V4.S4, V0.S4
@@ -287,11 +307,11 @@ exphuge_x4_13:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x4_13
+	BNE exphuge_x4_16
 exphuge_from1_10:
 	AND $3, R2, R3
 	CBZ R3, exphuge_end11
-exphuge_x1_14:
+exphuge_x1_17:
 	FMOVS.P 4(R1), F0
 	FMOVS (R0), F4
 	VFMLA V16.S2, V4.S2, V0.S2
@@ -320,15 +340,15 @@ exphuge_x1_14:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x1_14
+	BNE exphuge_x1_17
 exphuge_end11:
 	B summed8
 precise7:
 	MOVD R8, R0
 	MOVD R10, R1
 	LSR $4, R2, R3
-	CBZ R3, exp_from4_15
-exp_x16_18:
+	CBZ R3, exp_from4_18
+exp_x16_21:
 	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
 	VLD1 (R0), [V4.S4, V5.S4, V6.S4, V7.S4]
 	PRFM 8192(R0), PLDL1KEEP
@@ -340,6 +360,19 @@ exp_x16_18:
 	VFMLA V16.S4, V5.S4, V1.S4
 	VFMLA V16.S4, V6.S4, V2.S4
 	VFMLA V16.S4, V7.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live24
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead22
+exp_live24:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -420,6 +453,13 @@ exp_x16_18:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done23
+exp_dead22:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done23:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -429,12 +469,12 @@ exp_x16_18:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exp_x16_18
-exp_from4_15:
+	BNE exp_x16_21
+exp_from4_18:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, exp_from1_16
-exp_x4_19:
+	CBZ R3, exp_from1_19
+exp_x4_25:
 	VLD1.P 16(R1), [V0.S4]
 	VLD1 (R0), [V4.S4]
 	WORD $0x4eb3d400 // FSUB V19.S4, V0.S4, V0.S4
@@ -465,11 +505,11 @@ exp_x4_19:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exp_x4_19
-exp_from1_16:
+	BNE exp_x4_25
+exp_from1_19:
 	AND $3, R2, R3
-	CBZ R3, exp_end17
-exp_x1_20:
+	CBZ R3, exp_end20
+exp_x1_26:
 	FMOVS.P 4(R1), F0
 	FMOVS (R0), F4
 	WORD $0x0eb3d400 // FSUB V19.S2, V0.S2, V0.S2
@@ -498,8 +538,8 @@ exp_x1_20:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exp_x1_20
-exp_end17:
+	BNE exp_x1_26
+exp_end20:
 summed8:
 	WORD $0x4e72d631 // FADD V18.D2, V17.D2, V17.D2
 	WORD $0x6e71d631 // VFADDP V17.D2, V17.D2, V17.D2
@@ -510,8 +550,8 @@ summed8:
 	// Pass 3: row[j] ·= 1/sum.
 	MOVD R8, R0
 	LSR $4, R2, R3
-	CBZ R3, scale_from4_21
-scale_x16_24:
+	CBZ R3, scale_from4_27
+scale_x16_30:
 	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	WORD $0x6e30dc21 // FMUL V16.S4, V1.S4, V1.S4
@@ -519,27 +559,27 @@ scale_x16_24:
 	WORD $0x6e30dc63 // FMUL V16.S4, V3.S4, V3.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
 	SUBS $1, R3, R3
-	BNE scale_x16_24
-scale_from4_21:
+	BNE scale_x16_30
+scale_from4_27:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, scale_from1_22
-scale_x4_25:
+	CBZ R3, scale_from1_28
+scale_x4_31:
 	VLD1 (R0), [V0.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	VST1.P [V0.S4], 16(R0)
 	SUBS $1, R3, R3
-	BNE scale_x4_25
-scale_from1_22:
+	BNE scale_x4_31
+scale_from1_28:
 	AND $3, R2, R3
-	CBZ R3, scale_end23
-scale_x1_26:
+	CBZ R3, scale_end29
+scale_x1_32:
 	FMOVS (R0), F0
 	FMULS F16, F0, F0
 	FMOVS.P F0, 4(R0)
 	SUBS $1, R3, R3
-	BNE scale_x1_26
-scale_end23:
+	BNE scale_x1_32
+scale_end29:
 	RET
 
 // func softmaxRampNEON(row []float32, scale, nslope, t0 float32)
@@ -728,6 +768,19 @@ exphuge_x16_12:
 	WORD $0x4eb3d421 // FSUB V19.S4, V1.S4, V1.S4
 	WORD $0x4eb3d442 // FSUB V19.S4, V2.S4, V2.S4
 	WORD $0x4eb3d463 // FSUB V19.S4, V3.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live15
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead13
+exp_live15:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -808,6 +861,13 @@ exphuge_x16_12:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done14
+exp_dead13:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done14:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -822,7 +882,7 @@ exphuge_from4_9:
 	LSR $2, R2, R3
 	AND $3, R3, R3
 	CBZ R3, exphuge_from1_10
-exphuge_x4_13:
+exphuge_x4_16:
 	MOVD $0x40800000, R4 // float32 4
 	VDUP R4, V8.S4
 	VDUP R5, V9.S4
@@ -860,11 +920,11 @@ exphuge_x4_13:
 	WORD $0x4e62d421 // FADD V2.D2, V1.D2, V1.D2
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x4_13
+	BNE exphuge_x4_16
 exphuge_from1_10:
 	AND $3, R2, R3
 	CBZ R3, exphuge_end11
-exphuge_x1_14:
+exphuge_x1_17:
 	MOVD $0x3f800000, R4 // float32 1
 	VDUP R4, V8.S4
 	VDUP R5, V9.S4
@@ -900,7 +960,7 @@ exphuge_x1_14:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x1_14
+	BNE exphuge_x1_17
 exphuge_end11:
 	B summed8
 precise7:
@@ -916,8 +976,8 @@ precise7:
 	VDUP V18.S[0], V18.S4
 	WORD $0x4eabd652 // FSUB V11.S4, V18.S4, V18.S4
 	LSR $4, R2, R3
-	CBZ R3, exp_from4_15
-exp_x16_18:
+	CBZ R3, exp_from4_18
+exp_x16_21:
 	MOVD $0x40800000, R4 // float32 4
 	VDUP R4, V8.S4
 	VDUP R5, V9.S4
@@ -948,6 +1008,19 @@ exp_x16_18:
 	VFMLA V16.S4, V5.S4, V1.S4
 	VFMLA V16.S4, V6.S4, V2.S4
 	VFMLA V16.S4, V7.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live24
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead22
+exp_live24:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -1028,6 +1101,13 @@ exp_x16_18:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done23
+exp_dead22:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done23:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -1037,12 +1117,12 @@ exp_x16_18:
 	WORD $0x4e62d421 // FADD V2.D2, V1.D2, V1.D2
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exp_x16_18
-exp_from4_15:
+	BNE exp_x16_21
+exp_from4_18:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, exp_from1_16
-exp_x4_19:
+	CBZ R3, exp_from1_19
+exp_x4_25:
 	MOVD $0x40800000, R4 // float32 4
 	VDUP R4, V8.S4
 	VDUP R5, V9.S4
@@ -1080,11 +1160,11 @@ exp_x4_19:
 	WORD $0x4e62d421 // FADD V2.D2, V1.D2, V1.D2
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exp_x4_19
-exp_from1_16:
+	BNE exp_x4_25
+exp_from1_19:
 	AND $3, R2, R3
-	CBZ R3, exp_end17
-exp_x1_20:
+	CBZ R3, exp_end20
+exp_x1_26:
 	MOVD $0x3f800000, R4 // float32 1
 	VDUP R4, V8.S4
 	VDUP R5, V9.S4
@@ -1120,8 +1200,8 @@ exp_x1_20:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exp_x1_20
-exp_end17:
+	BNE exp_x1_26
+exp_end20:
 summed8:
 	WORD $0x6e71d631 // VFADDP V17.D2, V17.D2, V17.D2
 	FMOVD $1.0, F16
@@ -1131,8 +1211,8 @@ summed8:
 	// Pass 3: row[j] ·= 1/sum.
 	MOVD R8, R0
 	LSR $4, R2, R3
-	CBZ R3, scale_from4_21
-scale_x16_24:
+	CBZ R3, scale_from4_27
+scale_x16_30:
 	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	WORD $0x6e30dc21 // FMUL V16.S4, V1.S4, V1.S4
@@ -1140,25 +1220,87 @@ scale_x16_24:
 	WORD $0x6e30dc63 // FMUL V16.S4, V3.S4, V3.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
 	SUBS $1, R3, R3
-	BNE scale_x16_24
-scale_from4_21:
+	BNE scale_x16_30
+scale_from4_27:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, scale_from1_22
-scale_x4_25:
+	CBZ R3, scale_from1_28
+scale_x4_31:
 	VLD1 (R0), [V0.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	VST1.P [V0.S4], 16(R0)
 	SUBS $1, R3, R3
-	BNE scale_x4_25
-scale_from1_22:
+	BNE scale_x4_31
+scale_from1_28:
 	AND $3, R2, R3
-	CBZ R3, scale_end23
-scale_x1_26:
+	CBZ R3, scale_end29
+scale_x1_32:
 	FMOVS (R0), F0
 	FMULS F16, F0, F0
 	FMOVS.P F0, 4(R0)
 	SUBS $1, R3, R3
-	BNE scale_x1_26
-scale_end23:
+	BNE scale_x1_32
+scale_end29:
+	RET
+
+// func addRampNEON(dst []float32, nslope, t0 float64)
+// dst[j] += float32(nslope·|t0 − j|), the bias formed in float64; |t0|, len(dst) < 2^52.
+TEXT ·addRampNEON(SB), NOSPLIT, $0-40
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R2
+	MOVD nslope+24(FP), R4
+	VDUP R4, V16.D2
+	MOVD t0+32(FP), R4
+	VDUP R4, V23.D2
+	VEOR V11.B16, V11.B16, V11.B16
+	MOVD $0x3f800000, R5 // float32 1
+	VMOV R5, V11.S[1]
+	MOVD $0x40000000, R5 // float32 2
+	VMOV R5, V11.S[2]
+	MOVD $0x40400000, R5 // float32 3
+	VMOV R5, V11.S[3]
+	WORD $0x0e61796c // VFCVTL V11.S2, V12.D2
+	WORD $0x4e61796d // VFCVTL2 V11.S4, V13.D2
+	WORD $0x4eecd6f1 // FSUB V12.D2, V23.D2, V17.D2
+	WORD $0x4eedd6f2 // FSUB V13.D2, V23.D2, V18.D2
+	WORD $0x4ef7d593 // FSUB V23.D2, V12.D2, V19.D2
+	WORD $0x4ef7d5b4 // FSUB V23.D2, V13.D2, V20.D2
+	MOVD $4616189618054758400, R5
+	VDUP R5, V21.D2
+	MOVD $4607182418800017408, R5
+	VDUP R5, V22.D2
+ramp_from4_1:
+	LSR $2, R2, R3
+	CBZ R3, ramp_from1_2
+ramp_x4_4:
+	WORD $0x4e73f620 // FMAX V19.D2, V17.D2, V0.D2
+	WORD $0x4e74f641 // FMAX V20.D2, V18.D2, V1.D2
+	WORD $0x6e70dc00 // FMUL V16.D2, V0.D2, V0.D2
+	WORD $0x6e70dc21 // FMUL V16.D2, V1.D2, V1.D2
+	WORD $0x0e616802 // VFCVTN V0.D2, V2.S2
+	WORD $0x4e616822 // VFCVTN2 V1.D2, V2.S4
+	VLD1 (R0), [V3.S4]
+	WORD $0x4e22d463 // FADD V2.S4, V3.S4, V3.S4
+	VST1.P [V3.S4], 16(R0)
+	WORD $0x4ef5d631 // FSUB V21.D2, V17.D2, V17.D2
+	WORD $0x4ef5d652 // FSUB V21.D2, V18.D2, V18.D2
+	WORD $0x4e75d673 // FADD V21.D2, V19.D2, V19.D2
+	WORD $0x4e75d694 // FADD V21.D2, V20.D2, V20.D2
+	SUBS $1, R3, R3
+	BNE ramp_x4_4
+ramp_from1_2:
+	AND $3, R2, R3
+	CBZ R3, ramp_end3
+ramp_x1_5:
+	WORD $0x4e73f620 // FMAX V19.D2, V17.D2, V0.D2
+	WORD $0x6e70dc00 // FMUL V16.D2, V0.D2, V0.D2
+	WORD $0x0e616802 // VFCVTN V0.D2, V2.S2
+	FMOVS (R0), F3
+	FADDS F2, F3, F3
+	FMOVS.P F3, 4(R0)
+	WORD $0x4ef6d631 // FSUB V22.D2, V17.D2, V17.D2
+	WORD $0x4e76d673 // FADD V22.D2, V19.D2, V19.D2
+	SUBS $1, R3, R3
+	BNE ramp_x1_5
+ramp_end3:
 	RET

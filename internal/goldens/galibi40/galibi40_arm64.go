@@ -22,7 +22,13 @@ func softmaxRowNEON(row, bias []float32, scale float32)
 //go:noescape
 func softmaxRampNEON(row []float32, scale, nslope, t0 float32)
 
+// addRampNEON adds float32(nslope·|t0 − j|) (formed in float64) to dst.
+// Implemented in galibi40_arm64.s.
+//
+//go:noescape
+func addRampNEON(dst []float32, nslope, t0 float64)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON, addRamp: addRampNEON})
 }

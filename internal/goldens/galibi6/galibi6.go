@@ -140,8 +140,14 @@ var negInf = float32(math.Inf(-1))
 // AddBias followed by any softmax equals Softmax.
 // scores is [Heads][lq][lk]; query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
+// Decode calls (lq ≤ rampMaxRows) build no bias table: each row's bias is formed by the
+// addRamp kernel, bit for bit the table's.
 func AddBias(scores []float32, lq, lk, qOffset int) {
 	checkShape("AddBias", "scores", len(scores), lq, lk, qOffset)
+	if lq <= rampMaxRows {
+		addRampRows(scores, lq, lk, qOffset, true)
+		return
+	}
 	k := active
 	eachRow(lq, lk, qOffset, false, func(off, valid int, bias []float32) {
 		row := scores[off : off+lk]
@@ -152,6 +158,35 @@ func AddBias(scores []float32, lq, lk, qOffset int) {
 			row[j] = negInf
 		}
 	})
+}
+
+// addRampRows is AddBias (add) or Bias (!add: each row cleared, then the bias added, so a
+// bias of −0 is written as +0) for buf, [Heads][lq][lk]: the bias of row i, key j is
+// float32(−slope·|qOffset+i−j|) formed in float64 by the addRamp kernel, bit for bit the
+// entry of fillD's table, which this decode path does not build (O(lq+lk) scalar work per
+// head that would cost more than the row itself when lq is 1).
+func addRampRows(buf []float32, lq, lk, qOffset int, add bool) {
+	if lk == 0 {
+		return
+	}
+	k := active
+	for h := range Heads {
+		ns := -slopes[h]
+		for i := range lq {
+			row := buf[(h*lq+i)*lk:][:lk]
+			t0 := float64(qOffset) + float64(i)
+			if !add {
+				clear(row)
+				k.addRamp(row, ns, t0)
+				continue
+			}
+			valid := validKeys(lk, qOffset, i)
+			k.addRamp(row[:valid], ns, t0)
+			for j := valid; j < lk; j++ {
+				row[j] = negInf
+			}
+		}
+	}
 }
 
 // Softmax replaces every row (h, i) of scores by softmax_j(scale·scores[h][i][j] + bias),
@@ -214,9 +249,14 @@ func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 // Bias writes the bias of head h for every (h, i, j) to dst, [Heads][lq][lk],
 // unmasked (as Press et al.'s ALiBi bias matrix): the mask is AddBias's and Softmax's job.
 // Query i sits at position qOffset+i, key j at position j.
+// Decode calls (lq ≤ rampMaxRows) build no bias table (addRamp on a cleared row).
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
 func Bias(dst []float32, lq, lk, qOffset int) {
 	checkShape("Bias", "dst", len(dst), lq, lk, qOffset)
+	if lq <= rampMaxRows {
+		addRampRows(dst, lq, lk, qOffset, false)
+		return
+	}
 	eachRow(lq, lk, qOffset, false, func(off, valid int, bias []float32) {
 		copy(dst[off:off+lk], bias)
 	})
@@ -394,8 +434,41 @@ func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32)
 // (kpos[j] > qpos[i]) is masked too (causal).
 // It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
 // length that does not match.
+// addPosRamp is AddBiasPos (add) or BiasPos (!add) when kpos[:run] is one run kpos[0],
+// kpos[0]+1, … and the rest padding: key j < run is kpos[0]+j, so its bias
+// float32(−slope·|q−kpos[0]−j|) is addRamp's with t0 = q−kpos[0] (exact in float64), bit for
+// bit the general path's, and no bias row is built. AddBiasPos's masked keys become −Inf;
+// BiasPos clears the row first (padding keys get 0, a −0 bias is written as +0).
+func addPosRamp(buf []float32, qpos, kpos []int32, run, h0, nh int, add bool) {
+	lq, lk := len(qpos), len(kpos)
+	first := int(kpos[0])
+	k := active
+	for i, q := range qpos {
+		t0 := float64(int(q) - first)
+		valid := run
+		if add {
+			valid = min(run, max(int(q)-first+1, 0))
+		}
+		for t := range nh {
+			row := buf[(t*lq+i)*lk:][:lk]
+			if !add {
+				clear(row)
+			}
+			k.addRamp(row[:valid], -slopes[h0+t], t0)
+			if add {
+				for j := valid; j < lk; j++ {
+					row[j] = posNegInf
+				}
+			}
+		}
+	}
+}
 func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
 	checkPos("AddBiasPos", "scores", len(scores), qpos, kpos, h0, nh)
+	if run := keyRun(kpos); run > 0 {
+		addPosRamp(scores, qpos, kpos, run, h0, nh, true)
+		return
+	}
 	k := active
 	eachPosRow(qpos, kpos, h0, nh, true, false, func(off, valid int, bias []float32) {
 		row := scores[off : off+len(kpos)]
@@ -418,6 +491,10 @@ func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
 // length that does not match.
 func BiasPos(dst []float32, qpos, kpos []int32, h0, nh int) {
 	checkPos("BiasPos", "dst", len(dst), qpos, kpos, h0, nh)
+	if run := keyRun(kpos); run > 0 {
+		addPosRamp(dst, qpos, kpos, run, h0, nh, false)
+		return
+	}
 	eachPosRow(qpos, kpos, h0, nh, false, false, func(off, valid int, bias []float32) {
 		copy(dst[off:off+len(kpos)], bias)
 	})

@@ -162,6 +162,19 @@ exphuge_x16_12:
 	WORD $0x4eb3d421 // FSUB V19.S4, V1.S4, V1.S4
 	WORD $0x4eb3d442 // FSUB V19.S4, V2.S4, V2.S4
 	WORD $0x4eb3d463 // FSUB V19.S4, V3.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live15
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead13
+exp_live15:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -242,6 +255,13 @@ exphuge_x16_12:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done14
+exp_dead13:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done14:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -256,7 +276,7 @@ exphuge_from4_9:
 	LSR $2, R2, R3
 	AND $3, R3, R3
 	CBZ R3, exphuge_from1_10
-exphuge_x4_13:
+exphuge_x4_16:
 	VLD1.P 16(R1), [V0.S4]
 	VLD1 (R0), [V4.S4]
 	VFMLA V16.S4, V4.S4, V0.S4
@@ -287,11 +307,11 @@ exphuge_x4_13:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x4_13
+	BNE exphuge_x4_16
 exphuge_from1_10:
 	AND $3, R2, R3
 	CBZ R3, exphuge_end11
-exphuge_x1_14:
+exphuge_x1_17:
 	FMOVS.P 4(R1), F0
 	FMOVS (R0), F4
 	VFMLA V16.S2, V4.S2, V0.S2
@@ -320,15 +340,15 @@ exphuge_x1_14:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exphuge_x1_14
+	BNE exphuge_x1_17
 exphuge_end11:
 	B summed8
 precise7:
 	MOVD R8, R0
 	MOVD R10, R1
 	LSR $4, R2, R3
-	CBZ R3, exp_from4_15
-exp_x16_18:
+	CBZ R3, exp_from4_18
+exp_x16_21:
 	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
 	VLD1 (R0), [V4.S4, V5.S4, V6.S4, V7.S4]
 	PRFM 8192(R0), PLDL1KEEP
@@ -340,6 +360,19 @@ exp_x16_18:
 	VFMLA V16.S4, V5.S4, V1.S4
 	VFMLA V16.S4, V6.S4, V2.S4
 	VFMLA V16.S4, V7.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live24
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead22
+exp_live24:
 	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
 	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
 	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
@@ -420,6 +453,13 @@ exp_x16_18:
 	VFMLA V9.S4, V1.S4, V5.S4
 	VFMLA V10.S4, V2.S4, V6.S4
 	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done23
+exp_dead22:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done23:
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
 	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
 	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
@@ -429,12 +469,12 @@ exp_x16_18:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exp_x16_18
-exp_from4_15:
+	BNE exp_x16_21
+exp_from4_18:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, exp_from1_16
-exp_x4_19:
+	CBZ R3, exp_from1_19
+exp_x4_25:
 	VLD1.P 16(R1), [V0.S4]
 	VLD1 (R0), [V4.S4]
 	WORD $0x4eb3d400 // FSUB V19.S4, V0.S4, V0.S4
@@ -465,11 +505,11 @@ exp_x4_19:
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	WORD $0x4e62d652 // FADD V2.D2, V18.D2, V18.D2
 	SUBS $1, R3, R3
-	BNE exp_x4_19
-exp_from1_16:
+	BNE exp_x4_25
+exp_from1_19:
 	AND $3, R2, R3
-	CBZ R3, exp_end17
-exp_x1_20:
+	CBZ R3, exp_end20
+exp_x1_26:
 	FMOVS.P 4(R1), F0
 	FMOVS (R0), F4
 	WORD $0x0eb3d400 // FSUB V19.S2, V0.S2, V0.S2
@@ -498,8 +538,8 @@ exp_x1_20:
 	FCVTSD F4, F1
 	WORD $0x4e61d631 // FADD V1.D2, V17.D2, V17.D2
 	SUBS $1, R3, R3
-	BNE exp_x1_20
-exp_end17:
+	BNE exp_x1_26
+exp_end20:
 summed8:
 	WORD $0x4e72d631 // FADD V18.D2, V17.D2, V17.D2
 	WORD $0x6e71d631 // VFADDP V17.D2, V17.D2, V17.D2
@@ -510,8 +550,8 @@ summed8:
 	// Pass 3: row[j] ·= 1/sum.
 	MOVD R8, R0
 	LSR $4, R2, R3
-	CBZ R3, scale_from4_21
-scale_x16_24:
+	CBZ R3, scale_from4_27
+scale_x16_30:
 	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	WORD $0x6e30dc21 // FMUL V16.S4, V1.S4, V1.S4
@@ -519,25 +559,25 @@ scale_x16_24:
 	WORD $0x6e30dc63 // FMUL V16.S4, V3.S4, V3.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
 	SUBS $1, R3, R3
-	BNE scale_x16_24
-scale_from4_21:
+	BNE scale_x16_30
+scale_from4_27:
 	LSR $2, R2, R3
 	AND $3, R3, R3
-	CBZ R3, scale_from1_22
-scale_x4_25:
+	CBZ R3, scale_from1_28
+scale_x4_31:
 	VLD1 (R0), [V0.S4]
 	WORD $0x6e30dc00 // FMUL V16.S4, V0.S4, V0.S4
 	VST1.P [V0.S4], 16(R0)
 	SUBS $1, R3, R3
-	BNE scale_x4_25
-scale_from1_22:
+	BNE scale_x4_31
+scale_from1_28:
 	AND $3, R2, R3
-	CBZ R3, scale_end23
-scale_x1_26:
+	CBZ R3, scale_end29
+scale_x1_32:
 	FMOVS (R0), F0
 	FMULS F16, F0, F0
 	FMOVS.P F0, 4(R0)
 	SUBS $1, R3, R3
-	BNE scale_x1_26
-scale_end23:
+	BNE scale_x1_32
+scale_end29:
 	RET

@@ -140,6 +140,42 @@ func rampCheck(t *testing.T, name string, f func(row []float32, scale, nslope, t
 	return worst
 }
 
+// TestAddRamp checks addRamp (the in-register ALiBi bias of AddBias and
+// Bias) against a float64 loop, bit for bit: dst[j] + float32(nslope·|t0 − j|)
+// with the product in float64, on every row length, t0 before, inside and
+// after the row, at 2^20 and near 2^31, and with -0.0 biases (t0 = j).
+func TestAddRamp(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, bc := range biasCases {
+		for _, v := range bc.variants {
+			if !v.Available || v.AddRamp == nil {
+				t.Logf("%s/%s: SKIP: CPU lacks the instructions or no addRamp", bc.name, v.Name)
+				continue
+			}
+			for _, n := range append(rowLens, 4099) {
+				for _, t0 := range []int{0, n - 1, n / 2, n + 3, -5, 1 << 20, 1<<31 - 2} {
+					for _, ns := range []float64{-0.5, -1.0 / 256, -0.0078125 * 3, -math.Pow(2, -8.0/3)} {
+						name := fmt.Sprintf("addRamp %s/%s/len%d/t0=%d/nslope%v", bc.name, v.Name, n, t0, ns)
+						dst, check := guardedF32(t, n)
+						fill(r, dst, -10, 10)
+						want := make([]float32, n)
+						for j := range want {
+							want[j] = dst[j] + float32(ns*math.Abs(float64(t0)-float64(j)))
+						}
+						v.AddRamp(dst, ns, float64(t0))
+						check(name)
+						for j := range want {
+							if math.Float32bits(dst[j]) != math.Float32bits(want[j]) {
+								t.Fatalf("%s: element %d: got %v want %v", name, j, dst[j], want[j])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSoftmaxRamp checks softmaxRamp (the in-register ALiBi bias) on every
 // row length, with t0 before, inside and after the row (the |t0 − j| fold)
 // and up to 2^24−1, for steep and shallow slopes.
