@@ -1,10 +1,10 @@
 package spec
 
-// storage16Targets applies the rule of 16-bit rope storage (dtype f16 or
-// bf16, whose Go API is []uint16): there is no NEON kernel for it yet, so
-// the default targets of such a spec leave neon out (arm64 builds run the
-// generic Go kernel) and a targets list naming neon is an error. Other
-// encodings keep a float32 Go API; their dtype only sets the CUDA storage.
+// storage16Targets applies the rules of 16-bit rope storage (dtype f16 or
+// bf16, whose Go API is []uint16): the forms without a []uint16 API refuse
+// it. Every target has a 16-bit rotate kernel (NEON too), so the targets,
+// defaulted or not (defaultTargets), stay as they are. Other encodings keep
+// a float32 Go API; their dtype only sets the CUDA storage.
 func (d *decoder) storage16Targets(s *Spec, defaultTargets bool) {
 	if s.Encoding != RoPE || (s.DType != "f16" && s.DType != "bf16") {
 		return
@@ -18,18 +18,5 @@ func (d *decoder) storage16Targets(s *Spec, defaultTargets bool) {
 		// ScaleQ has only a float32 Go API so far.
 		d.fail(d.line("dtype"), "dtype", "%s storage is not available with attn_temperature yet (ScaleQ is float32 only); use dtype f32", s.DType)
 		return
-	}
-	if defaultTargets {
-		kept := s.Targets[:0]
-		for _, t := range s.Targets {
-			if t != TargetNEON {
-				kept = append(kept, t)
-			}
-		}
-		s.Targets = kept
-		return
-	}
-	if contains(s.Targets, TargetNEON) {
-		d.fail(d.line("targets"), "targets", "rope with dtype %s has no neon kernel yet; list the targets without neon (arm64 then runs the generic Go kernel)", s.DType)
 	}
 }

@@ -36,6 +36,32 @@ func allWords(t *testing.T) []Word {
 			ws = append(ws, w)
 		}
 	}
+	// 16-bit storage: binary16 widening and narrowing, bfloat16 widening
+	// (SHLL #16) and the rounding narrow (CMGE #0, RADDHN), low and high
+	// halves.
+	for _, r := range regs {
+		for _, h := range []Arrangement{H4, H8} {
+			for _, enc := range []func() (Word, error){
+				func() (Word, error) { return EncodeFCVTL(r[0].S4(), r[1].As(h)) },
+				func() (Word, error) { return EncodeFCVTN(r[0].As(h), r[1].S4()) },
+				func() (Word, error) { return EncodeSHLL16(r[0].S4(), r[1].As(h)) },
+				func() (Word, error) { return EncodeRADDHN(r[0].As(h), r[1].S4(), r[2].S4()) },
+			} {
+				w, err := enc()
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws = append(ws, w)
+			}
+		}
+		for _, a := range []Arrangement{S4, S2} {
+			w, err := EncodeCMGEZero(r[0].As(a), r[1].As(a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+	}
 	// The three-register operations on float64 lanes.
 	for _, r := range regs {
 		d, n, m := r[0].D2(), r[1].D2(), r[2].D2()
@@ -88,6 +114,19 @@ func TestEncodeErrors(t *testing.T) {
 		{"fcvtn register 32", func() error { _, err := EncodeFCVTN(VReg(32).S2(), V0.D2()); return err }},
 		{"fcvtn as three", func() error { _, err := Encode3(OpFCVTN, V0.S2(), V0.D2(), V0.D2()); return err }},
 		{"fcvtl register 32", func() error { _, err := EncodeFCVTL(V0.D2(), VReg(32).S4()); return err }},
+		{"fcvtl H4 to D2", func() error { _, err := EncodeFCVTL(V0.D2(), V0.H4()); return err }},
+		{"fcvtl S2 to S4", func() error { _, err := EncodeFCVTL(V0.S4(), V0.S2()); return err }},
+		{"fcvtn S4 to S4", func() error { _, err := EncodeFCVTN(V0.S4(), V0.S4()); return err }},
+		{"fcvtn D2 to H4", func() error { _, err := EncodeFCVTN(V0.H4(), V0.D2()); return err }},
+		{"shll to D2", func() error { _, err := EncodeSHLL16(V0.D2(), V0.H4()); return err }},
+		{"shll from S2", func() error { _, err := EncodeSHLL16(V0.S4(), V0.S2()); return err }},
+		{"shll register 32", func() error { _, err := EncodeSHLL16(V0.S4(), VReg(32).H4()); return err }},
+		{"cmge D2", func() error { _, err := EncodeCMGEZero(V0.D2(), V0.D2()); return err }},
+		{"cmge H4", func() error { _, err := EncodeCMGEZero(V0.H4(), V0.H4()); return err }},
+		{"cmge mixed", func() error { _, err := EncodeCMGEZero(V0.S4(), V0.S2()); return err }},
+		{"raddhn to S4", func() error { _, err := EncodeRADDHN(V0.S4(), V0.S4(), V0.S4()); return err }},
+		{"raddhn from S2", func() error { _, err := EncodeRADDHN(V0.H4(), V0.S2(), V0.S4()); return err }},
+		{"raddhn register -1", func() error { _, err := EncodeRADDHN(V0.H4(), V0.S4(), VReg(-1).S4()); return err }},
 	} {
 		if c.err() == nil {
 			t.Errorf("%s: no error", c.name)
@@ -135,6 +174,10 @@ func TestEmitterChecks(t *testing.T) {
 		{"lane", func(e *Emitter) { e.VDUPLane(V0.S4(), 1, 4) }},
 		{"vshl", func(e *Emitter) { e.VSHL(V0.S4(), V0.S4(), 32) }},
 		{"post", func(e *Emitter) { e.LoadS(0, 0, 256) }},
+		{"lane post", func(e *Emitter) { e.LoadH(0, 0, 4) }},
+		{"lane R18", func(e *Emitter) { e.StoreH(0, 18, 2) }},
+		{"vld1 H8", func(e *Emitter) { e.VLD1(0, true, V0.H8()) }},
+		{"uzp H4", func(e *Emitter) { e.VUZP1(V0.H4(), V0.H4(), V0.H4()) }},
 		{"prfm unaligned", func(e *Emitter) { e.PRFM(0, 4) }},
 		{"prfm negative", func(e *Emitter) { e.PRFM(0, -8) }},
 		{"prfm far", func(e *Emitter) { e.PRFM(0, 32768) }},
@@ -175,6 +218,16 @@ func TestEmitterText(t *testing.T) {
 	e.FCVTL(VReg(17).D2(), VReg(4).S4())
 	e.FADD(VReg(17).D2(), VReg(17).D2(), VReg(18).D2())
 	e.FCVTSD(1, 4)
+	e.VLD2(3, true, VReg(30).H4(), VReg(31).H4())
+	e.SHLL16(30, 30)
+	e.FCVTLH(31, 31)
+	e.CMGEZero(2, 1)
+	e.RADDHN(1, 1, 2)
+	e.FCVTNH(7, 8)
+	e.VZIP1(VReg(9).S4(), VReg(1).S4(), VReg(7).S4())
+	e.VUZP2(VReg(9).S2(), VReg(9).S2(), VReg(9).S2())
+	e.LoadH(4, 5, 2)
+	e.StoreH(4, 5, 0)
 	e.FDIVD(16, 16, 17)
 	e.FCVTDS(16, 16)
 	e.SubsImm(1, 1, 1)
@@ -195,6 +248,16 @@ func TestEmitterText(t *testing.T) {
 		"\tWORD $0x4e617891 // VFCVTL2 V4.S4, V17.D2\n" +
 		"\tWORD $0x4e72d631 // FADD V18.D2, V17.D2, V17.D2\n" +
 		"\tFCVTSD F4, F1\n" +
+		"\tVLD2.P 16(R3), [V30.H4, V31.H4]\n" +
+		"\tWORD $0x2e613bde // VSHLL $16, V30.H4, V30.S4\n" +
+		"\tWORD $0x0e217bff // VFCVTL V31.H4, V31.S4\n" +
+		"\tWORD $0x6ea08822 // VCMGE $0, V1.S4, V2.S4\n" +
+		"\tWORD $0x2e624021 // VRADDHN V2.S4, V1.S4, V1.H4\n" +
+		"\tWORD $0x0e216907 // VFCVTN V8.S4, V7.H4\n" +
+		"\tVZIP1 V7.S4, V1.S4, V9.S4\n" +
+		"\tVUZP2 V9.S2, V9.S2, V9.S2\n" +
+		"\tVLD1.P 2(R5), V4.H[0]\n" +
+		"\tVST1 V4.H[0], (R5)\n" +
 		"\tFDIVD F17, F16, F16\n" +
 		"\tFCVTDS F16, F16\n" +
 		"\tSUBS $1, R1, R1\n" +

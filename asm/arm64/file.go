@@ -8,8 +8,9 @@
 //
 // Go's arm64 assembler knows the NEON loads and stores, VFMLA/VFMLS and the
 // integer vector ops, but no float vector arithmetic; the Emitter encodes
-// those (FADD, FMUL, FMAX, FCVTL, float64 FADD, …) as WORDs with operand range
-// checks and prints the mnemonic as a trailing comment. The encodings are
+// those (FADD, FMUL, FMAX, FCVTL, float64 FADD, …) and the 16-bit storage
+// conversions (FCVTL/FCVTN on binary16, SHLL #16, CMGE #0, RADDHN) as WORDs
+// with operand range checks and prints the mnemonic as a trailing comment. The encodings are
 // checked against go tool objdump by the package tests.
 package arm64
 

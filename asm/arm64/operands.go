@@ -17,12 +17,17 @@ type Arrangement int
 
 // The arrangements the emitter knows. The float WORD encodings accept S4
 // and S2; the three-register ones (FADD, FMUL, …) also D2, FCVTL
-// widens S2/S4 halves to D2 and FCVTN narrows D2 into S2/S4 halves.
+// widens S2/S4 halves to D2 and FCVTN narrows D2 into S2/S4 halves. H4 and
+// H8 are 16-bit storage: loaded and stored as H4 (the low 64 bits), widened
+// to S4 by FCVTL (binary16) or SHLL (bfloat16) and narrowed from S4 by
+// FCVTN or RADDHN.
 const (
 	S4  Arrangement = iota + 1 // four 32-bit lanes (128 bits)
 	S2                         // two 32-bit lanes (64 bits)
 	B16                        // sixteen bytes (whole-register bitwise ops and moves)
 	D2                         // two 64-bit lanes (128 bits): float64 arithmetic
+	H4                         // four 16-bit lanes (64 bits): 16-bit storage
+	H8                         // eight 16-bit lanes (128 bits): the high half of a widening or narrowing
 )
 
 // String returns the Go assembler spelling of the arrangement ("S4").
@@ -36,13 +41,17 @@ func (a Arrangement) String() string {
 		return "B16"
 	case D2:
 		return "D2"
+	case H4:
+		return "H4"
+	case H8:
+		return "H8"
 	}
 	return fmt.Sprintf("Arrangement(%d)", int(a))
 }
 
 // bytes is the width of the arrangement in bytes.
 func (a Arrangement) bytes() int {
-	if a == S2 {
+	if a == S2 || a == H4 {
 		return 8
 	}
 	return 16
@@ -62,6 +71,12 @@ func (v VReg) S2() Vec { return Vec{v, S2} }
 
 // D2 returns v with the 2D arrangement.
 func (v VReg) D2() Vec { return Vec{v, D2} }
+
+// H4 returns v with the 4H arrangement.
+func (v VReg) H4() Vec { return Vec{v, H4} }
+
+// H8 returns v with the 8H arrangement.
+func (v VReg) H8() Vec { return Vec{v, H8} }
 
 // B16 returns v with the 16B arrangement.
 func (v VReg) B16() Vec { return Vec{v, B16} }

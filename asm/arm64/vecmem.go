@@ -8,10 +8,10 @@ import (
 // ---- vector loads and stores ----
 
 // structMem emits VLDn/VSTn: regs must be consecutive (mod 32), share one
-// arrangement (S4 or S2), number 1..4 for n=1 and exactly n otherwise. With
+// arrangement (S4, S2 or H4), number 1..4 for n=1 and exactly n otherwise. With
 // post the base is incremented by the bytes transferred.
 func (e *Emitter) structMem(op string, n int, store bool, base Reg, post bool, regs []Vec) {
-	if !e.inFn(op) || !e.checkR(base) || !e.checkVec(op, []Arrangement{S4, S2}, regs...) {
+	if !e.inFn(op) || !e.checkR(base) || !e.checkVec(op, []Arrangement{S4, S2, H4}, regs...) {
 		return
 	}
 	if (n == 1 && (len(regs) < 1 || len(regs) > 4)) || (n > 1 && len(regs) != n) {
@@ -94,3 +94,32 @@ func (e *Emitter) LoadD(v VReg, base Reg, post int) { e.scalarMem("FMOVD", false
 
 // StoreD stores lanes 0..1 of v (FMOVD).
 func (e *Emitter) StoreD(v VReg, base Reg, post int) { e.scalarMem("FMOVD", true, v, base, post) }
+
+// laneMem emits VLD1/VST1 of the 16-bit lane 0 of v: a load keeps the other
+// lanes. post is 0 (no write-back) or 2.
+func (e *Emitter) laneMem(op string, store bool, v VReg, base Reg, post int) {
+	if !e.inFn(op) || !e.checkV(v) || !e.checkR(base) {
+		return
+	}
+	if post != 0 && post != 2 {
+		e.errorf("%s: 16-bit lane post-increment %d, want 0 or 2", op, post)
+		return
+	}
+	mem := fmt.Sprintf("(%s)", base)
+	if post > 0 {
+		op += ".P"
+		mem = fmt.Sprintf("%d(%s)", post, base)
+	}
+	lane := fmt.Sprintf("V%d.H[0]", int(v))
+	if store {
+		e.ins("%s %s, %s", op, lane, mem)
+	} else {
+		e.ins("%s %s, %s", op, mem, lane)
+	}
+}
+
+// LoadH loads one 16-bit element into lane 0 of v (the other lanes kept).
+func (e *Emitter) LoadH(v VReg, base Reg, post int) { e.laneMem("VLD1", false, v, base, post) }
+
+// StoreH stores the 16-bit lane 0 of v.
+func (e *Emitter) StoreH(v VReg, base Reg, post int) { e.laneMem("VST1", true, v, base, post) }

@@ -193,3 +193,39 @@ func (e *Emitter) FCVTL(d, n Vec) { e.word(EncodeFCVTL(d, n)) }
 // to float32: into the low half of d when d is S2 (FCVTN, the high half
 // zeroed), into the high half when d is S4 (FCVTN2, the low half kept).
 func (e *Emitter) FCVTN(d, n Vec) { e.word(EncodeFCVTN(d, n)) }
+
+// ---- 16-bit storage: widening and narrowing ----
+
+// FCVTLH emits FCVTL Vd.4S, Vn.4H: the four binary16 values in the low half
+// of n widened (exactly) to the float32 lanes of d.
+func (e *Emitter) FCVTLH(d, n VReg) { e.word(EncodeFCVTL(d.S4(), n.H4())) }
+
+// FCVTNH emits FCVTN Vd.4H, Vn.4S: the float32 lanes of n rounded to
+// binary16 (to nearest even under Go's FPCR) in the low half of d, the high
+// half zeroed.
+func (e *Emitter) FCVTNH(d, n VReg) { e.word(EncodeFCVTN(d.H4(), n.S4())) }
+
+// SHLL16 emits SHLL Vd.4S, Vn.4H, #16: the four 16-bit lanes in the low
+// half of n moved to the upper halves of the 32-bit lanes of d (bfloat16 to
+// float32), the lower halves zero.
+func (e *Emitter) SHLL16(d, n VReg) { e.word(EncodeSHLL16(d.S4(), n.H4())) }
+
+// CMGEZero emits CMGE Vd.4S, Vn.4S, #0: all ones in the lanes whose signed
+// integer in n is ≥ 0.
+func (e *Emitter) CMGEZero(d, n VReg) { e.word(EncodeCMGEZero(d.S4(), n.S4())) }
+
+// RADDHN emits RADDHN Vd.4H, Vn.4S, Vm.4S: per lane the high 16 bits of
+// n + m + 2^15 into the low half of d, the high half zeroed.
+func (e *Emitter) RADDHN(d, n, m VReg) { e.word(EncodeRADDHN(d.H4(), n.S4(), m.S4())) }
+
+// ---- permutes the Go assembler knows ----
+
+// VUZP1 emits d = the even-numbered lanes of n then of m (S4 or S2).
+func (e *Emitter) VUZP1(d, n, m Vec) { e.three("VUZP1", floatArr, d, n, m) }
+
+// VUZP2 emits d = the odd-numbered lanes of n then of m (S4 or S2).
+func (e *Emitter) VUZP2(d, n, m Vec) { e.three("VUZP2", floatArr, d, n, m) }
+
+// VZIP1 emits d = n0, m0, n1, m1 (S4; S2: n0, m0): the low halves of n and
+// m interleaved.
+func (e *Emitter) VZIP1(d, n, m Vec) { e.three("VZIP1", floatArr, d, n, m) }

@@ -1,9 +1,6 @@
 package rope
 
-import (
-	"github.com/posenc/posenc/asm/abi"
-	"github.com/posenc/posenc/asm/arm64"
-)
+import "github.com/posenc/posenc/asm/arm64"
 
 // ropeGen emits one rotate kernel for fixed HeadDim, RotaryDim and layout.
 //
@@ -15,11 +12,17 @@ import (
 // R10 the destination and source cursors of x_i (or of the interleaved
 // pairs), R11 and R16 those of x_{i+n} (half), R12 cos cursor, R13 sin
 // cursor, R14 block counter and scratch, R15 sign bits.
+//
+// With 16-bit storage (abi.Rotate16, neon16.go) the same loops move 2-byte
+// elements: strides, cursors and the copied dims count bytes of those, each
+// load is widened to float32 lanes before the rotation and each result
+// narrowed before the store; the table stays float32.
 type ropeGen struct {
 	e            *arm64.Emitter
 	headDim, rot int // HeadDim, RotaryDim
 	interleaved  bool
-	row          int // RowLen: floats per table row
+	row          int    // RowLen: floats per table row
+	storage      string // "" (float32), "f16" or "bf16" (Params.Storage)
 }
 
 // rowLen is the number of floats per table row (Params.RowLen).
@@ -28,34 +31,38 @@ func (g *ropeGen) rowLen() int { return g.row }
 // text emits the whole TEXT block of the rotate kernel called name.
 func (g *ropeGen) text(name string) {
 	e := g.e
-	e.Comment("func %s%s", name, abi.Rotate.Signature())
+	k := g.kernel()
+	e.Comment("func %s%s", name, k.Signature())
 	layout := "half (pairs i, i+n)"
 	if g.interleaved {
 		layout = "interleaved (pairs 2i, 2i+1)"
 	}
 	e.Comment("HeadDim %d, RotaryDim %d, layout %s, row %d floats.", g.headDim, g.rot, layout, g.rowLen())
-	e.TextFor(name, abi.Rotate)
-	e.LoadArg(arm64.R0, e.Arg(abi.Rotate, "q_base"))
-	e.LoadArg(arm64.R19, e.Arg(abi.Rotate, "qSrc_base"))
-	e.LoadArg(arm64.R1, e.Arg(abi.Rotate, "qHeads"))
-	e.LoadArg(arm64.R20, e.Arg(abi.Rotate, "qStride"))
-	e.LoadArg(arm64.R21, e.Arg(abi.Rotate, "qHeadStride"))
-	e.LoadArg(arm64.R2, e.Arg(abi.Rotate, "k_base"))
-	e.LoadArg(arm64.R22, e.Arg(abi.Rotate, "kSrc_base"))
-	e.LoadArg(arm64.R3, e.Arg(abi.Rotate, "kHeads"))
-	e.LoadArg(arm64.R23, e.Arg(abi.Rotate, "kStride"))
-	e.LoadArg(arm64.R24, e.Arg(abi.Rotate, "kHeadStride"))
+	if g.storage != "" {
+		e.Comment("Storage %s: 16-bit elements widened to float32, narrowed to nearest even.", g.storage)
+	}
+	e.TextFor(name, k)
+	e.LoadArg(arm64.R0, e.Arg(k, "q_base"))
+	e.LoadArg(arm64.R19, e.Arg(k, "qSrc_base"))
+	e.LoadArg(arm64.R1, e.Arg(k, "qHeads"))
+	e.LoadArg(arm64.R20, e.Arg(k, "qStride"))
+	e.LoadArg(arm64.R21, e.Arg(k, "qHeadStride"))
+	e.LoadArg(arm64.R2, e.Arg(k, "k_base"))
+	e.LoadArg(arm64.R22, e.Arg(k, "kSrc_base"))
+	e.LoadArg(arm64.R3, e.Arg(k, "kHeads"))
+	e.LoadArg(arm64.R23, e.Arg(k, "kStride"))
+	e.LoadArg(arm64.R24, e.Arg(k, "kHeadStride"))
 	e.Comment("strides in bytes; head strides less the bytes a head's rotation consumes")
 	for _, r := range []arm64.Reg{arm64.R20, arm64.R21, arm64.R23, arm64.R24} {
-		e.LslImm(r, r, 2)
+		e.LslImm(r, r, g.shift())
 	}
 	e.MovImm(arm64.R14, int64(g.consumed()))
 	e.Sub(arm64.R21, arm64.R21, arm64.R14)
 	e.Sub(arm64.R24, arm64.R24, arm64.R14)
-	e.LoadArg(arm64.R4, e.Arg(abi.Rotate, "table_base"))
-	e.LoadArg(arm64.R5, e.Arg(abi.Rotate, "idx_base"))
-	e.LoadArg(arm64.R6, e.Arg(abi.Rotate, "idx_len"))
-	e.LoadArgW(arm64.R15, e.Arg(abi.Rotate, "sign"))
+	e.LoadArg(arm64.R4, e.Arg(k, "table_base"))
+	e.LoadArg(arm64.R5, e.Arg(k, "idx_base"))
+	e.LoadArg(arm64.R6, e.Arg(k, "idx_len"))
+	e.LoadArgW(arm64.R15, e.Arg(k, "sign"))
 	e.MovImm(arm64.R9, int64(g.rowLen()*4))
 	done := e.NewLabel("done")
 	neg := e.NewLabel("inverse")
@@ -98,9 +105,9 @@ func (g *ropeGen) tokens(neg bool) {
 // R10: n pairs' first halves (half) or all RotaryDim dims (interleaved).
 func (g *ropeGen) consumed() int {
 	if g.interleaved {
-		return 4 * g.rot
+		return g.es() * g.rot
 	}
-	return 4 * (g.rot / 2)
+	return g.es() * (g.rot / 2)
 }
 
 // heads emits the loop over the cnt heads of one tensor of the token,
@@ -188,9 +195,9 @@ func (g *ropeGen) head(neg, inPlace bool) {
 	n := g.rot / 2
 	switch {
 	case !g.interleaved:
-		e.AddImm(arm64.R11, arm64.R25, n*4)
+		e.AddImm(arm64.R11, arm64.R25, n*g.es())
 		if !inPlace {
-			e.AddImm(arm64.R16, arm64.R10, n*4)
+			e.AddImm(arm64.R16, arm64.R10, n*g.es())
 		}
 	case inPlace:
 		e.Mov(arm64.R10, arm64.R25) // the interleaved loads post-increment their own cursor
@@ -228,29 +235,34 @@ func (g *ropeGen) head(neg, inPlace bool) {
 			e.Mov(arm64.R11, arm64.R25)
 			e.Mov(arm64.R16, arm64.R10)
 		}
-		g.copyDims(arm64.R11, arm64.R16, g.headDim-g.rot)
+		g.copyBytes(arm64.R11, arm64.R16, g.es()*(g.headDim-g.rot))
 	}
 }
 
-// copyDims copies n floats (n even) from cursor s to cursor d, advancing
-// both, through V18..V21: temporaries of rotateStep in both layouts, never
-// a resident cos or sin.
-func (g *ropeGen) copyDims(d, s arm64.Reg, n int) {
+// copyBytes copies n bytes (a multiple of 4: an even number of elements)
+// from cursor s to cursor d, advancing both, through V18..V21: temporaries
+// of rotateStep in both layouts, never a resident cos or sin.
+func (g *ropeGen) copyBytes(d, s arm64.Reg, n int) {
 	e := g.e
-	for ; n >= 16; n -= 16 {
+	for ; n >= 64; n -= 64 {
 		v := arm64.Vecs(18, 4, 1, arm64.S4)
 		e.VLD1(s, true, v...)
 		e.VST1(d, true, v...)
 	}
-	if n >= 4 {
-		v := arm64.Vecs(18, n/4, 1, arm64.S4)
+	if n >= 16 {
+		v := arm64.Vecs(18, n/16, 1, arm64.S4)
 		e.VLD1(s, true, v...)
 		e.VST1(d, true, v...)
-		n %= 4
+		n %= 16
 	}
-	if n == 2 {
+	if n >= 8 {
 		e.LoadD(18, s, 8)
 		e.StoreD(18, d, 8)
+		n -= 8
+	}
+	if n == 4 {
+		e.LoadS(18, s, 4)
+		e.StoreS(18, d, 4)
 	}
 }
 
@@ -330,6 +342,8 @@ func (g *ropeGen) rotateStep(v int, neg, inPlace bool) {
 	x := arm64.R25 // destination cursor of x_i
 	_, nv, c, s, x0, x1, y0, y1 := g.stepRegs(v)
 	switch {
+	case g.storage != "":
+		g.load16(v, inPlace, x0, x1)
 	case g.interleaved && v == -1:
 		e.LoadS(x0[0].R, arm64.R10, 4)
 		e.LoadS(x1[0].R, arm64.R10, 4)
@@ -369,6 +383,8 @@ func (g *ropeGen) rotateStep(v int, neg, inPlace bool) {
 		add(y1[i], x0[i], s[i])
 	}
 	switch {
+	case g.storage != "":
+		g.store16(v, x0, x1, y0, y1)
 	case g.interleaved && v == -1:
 		e.StoreS(y0[0].R, x, 4)
 		e.StoreS(y1[0].R, x, 4)

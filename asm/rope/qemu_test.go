@@ -249,19 +249,29 @@ func TestCombineRows(t *testing.T) {
 // the per-head loop (Apply path), and bounds them.
 func TestRopeInstructionCounts(t *testing.T) {
 	for _, c := range []struct {
-		h, r   int
-		layout string
-		max    float64 // instructions per rotated element
+		h, r    int
+		layout  string
+		max     float64 // instructions per rotated element
+		storage string  // Params.Storage: "" (float32), "f16" or "bf16"
 	}{
-		{128, 128, "half", 0.8},
-		{128, 128, "interleaved", 1.1},
-		{64, 16, "half", 1.05},
-		{256, 64, "interleaved", 1.2},
-		{64, 48, "interleaved", 1.2},
-		{32, 24, "half", 0.9},
-		{256, 256, "half", 0.85},
+		{128, 128, "half", 0.8, ""},
+		{128, 128, "interleaved", 1.1, ""},
+		{64, 16, "half", 1.05, ""},
+		{256, 64, "interleaved", 1.2, ""},
+		{64, 48, "interleaved", 1.2, ""},
+		{32, 24, "half", 0.9, ""},
+		{256, 256, "half", 0.85, ""},
+		// 16-bit storage adds a widening per loaded vector and a narrowing
+		// per stored one (bf16: three instructions).
+		{128, 128, "half", 1.3, "f16"},
+		{128, 128, "interleaved", 1.6, "f16"},
+		{128, 128, "half", 1.8, "bf16"},
+		{128, 128, "interleaved", 2.1, "bf16"},
+		{80, 78, "half", 2.2, "bf16"},
 	} {
-		files, err := NEON("p", "p.yaml", shape(c.h, c.r, c.layout == "interleaved"))
+		p := shape(c.h, c.r, c.layout == "interleaved")
+		p.Storage = c.storage
+		files, err := NEON("p", "p.yaml", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +295,7 @@ func TestRopeInstructionCounts(t *testing.T) {
 			t.Logf("rope %d/%d %s: inner block loop %d instructions per 32 elements", c.h, c.r, c.layout, b)
 		}
 		per := float64(n) / float64(c.r)
-		t.Logf("rope %d/%d %-11s: %3d instructions per head, %.3f per rotated element", c.h, c.r, c.layout, n, per)
+		t.Logf("rope %d/%d %-11s %-4s: %3d instructions per head, %.3f per rotated element", c.h, c.r, c.layout, c.storage, n, per)
 		if n == 0 || per > c.max {
 			t.Errorf("%d/%d %s: %.3f instructions per element, want <= %.2f", c.h, c.r, c.layout, per, c.max)
 		}

@@ -1,7 +1,8 @@
 // Package rope generates the assembly kernel of rotary position embeddings
-// (RoFormer, Su et al. 2021): the rotate kernel of abi.Rotate, for AVX2+FMA
-// and AVX-512 (avo, asm/amd64) and for NEON (asm/arm64), fully specialized
-// to a compile-time head shape and table layout.
+// (RoFormer, Su et al. 2021): the rotate kernel of abi.Rotate (float32) and
+// abi.Rotate16 (f16 and bf16 storage), for AVX2+FMA and AVX-512 (avo,
+// asm/amd64) and for NEON (asm/arm64), fully specialized to a compile-time
+// head shape and table layout.
 package rope
 
 import (
@@ -45,15 +46,22 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
 
-// NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel.
+// NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel
+// (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16).
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
-	name := arm64.Symbol(abi.Rotate)
+	g := &ropeGen{headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen, storage: p.Storage}
+	k := g.kernel()
+	name := arm64.Symbol(k)
+	doc := fmt.Sprintf("rotates the first %d of %d dims of every q and k head by the table rows idx selects (sign −1: inverse).", p.RotaryDim, p.HeadDim)
+	if p.Storage != "" {
+		doc = fmt.Sprintf("rotates the first %d of %d dims of every q and k head, stored as %s, by the table rows idx selects (sign −1: inverse), in float32 lanes.", p.RotaryDim, p.HeadDim, p.Storage)
+	}
 	ks := []arm64.Kernel{{
-		ABI:  abi.Rotate,
+		ABI:  k,
 		Name: name,
-		Doc:  fmt.Sprintf("rotates the first %d of %d dims of every q and k head by the table rows idx selects (sign −1: inverse).", p.RotaryDim, p.HeadDim),
+		Doc:  doc,
 		Emit: func(e *arm64.Emitter) {
-			g := &ropeGen{e: e, headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen}
+			g.e = e
 			g.text(name)
 		},
 	}}

@@ -1,8 +1,6 @@
 package rope
 
 import (
-	"fmt"
-
 	asm "github.com/posenc/posenc/asm/rope"
 	"github.com/posenc/posenc/gen/family"
 	"github.com/posenc/posenc/internal/emit"
@@ -16,10 +14,6 @@ func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	p := asm.Params{HeadDim: s.HeadDim, RotaryDim: s.RotaryDim, RowLen: c.RowLen, Interleaved: s.Layout == spec.LayoutInterleaved,
 		ScaleRows: s.AttnTemperature != nil}
 	if c.storage16() {
-		if neon {
-			// spec validation leaves neon out of 16-bit rope specs
-			return nil, fmt.Errorf("rope: %s: no neon kernel for dtype %s", s.File, s.DType)
-		}
 		p.Storage = s.DType
 	}
 	return family.AsmFiles(avx2, avx512, neon,

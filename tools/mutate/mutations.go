@@ -34,6 +34,13 @@ func goldenTest(pkg string) Check {
 	return Check{Args: []string{"go", "test", "-count=1", "-run", "^TestVariants$", "./internal/goldens/" + pkg}}
 }
 
+// neonGoldenTest runs TestVariants of a package generated from a golden
+// spec (internal/goldens) for arm64 under qemu (go and NEON variants).
+func neonGoldenTest(pkg string) Check {
+	return Check{Env: []string{"GOARCH=arm64"},
+		Args: []string{"go", "test", "-count=1", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$", "./internal/goldens/" + pkg}}
+}
+
 // verify runs `posenc verify -targets targets` on specs (zoo names, or
 // spec files), which regenerates the packages from the mutated generator
 // and templates first.
@@ -66,6 +73,8 @@ var checks = map[string]Check{
 	"neon transformer_base":        neonTest("transformer_base"),
 	"neon shaw2018_base":           neonTest("shaw2018_base"),
 	"neon transformer_xl_base":     neonTest("transformer_xl_base"),
+	"neon golden grope_bf16_half":  neonGoldenTest("grope_bf16_half"),
+	"neon golden grope_f16_half":   neonGoldenTest("grope_f16_half"),
 	"verify cuda llama2_7b":        verify("cuda", "llama2_7b"),
 	"verify cuda transformer_base": verify("cuda", "transformer_base"),
 	"verify cuda rope_il_bf16":     verify("cuda", "tools/mutate/testdata/rope_il_bf16.yaml"),
@@ -161,6 +170,12 @@ var mutations = []Mutation{
 		"WORD $0x6e20dd52", "WORD $0x6e21dd52", "neon gptj_6b"},
 	{"neon: rope combineRows FSUB→FADD encoding", "generated/llama2_7b/llama2_7b_arm64.s", "TEXT ·combineRowsNEON(SB)",
 		"WORD $0x4ef2d610", "WORD $0x4e72d610", "neon llama2_7b"},
+	{"neon: bf16 narrowing without RADDHN's 2^15 (ADDHN)", "internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "qinplace5:",
+		"WORD $0x2e684210", "WORD $0x0e684210", "neon golden grope_bf16_half"},
+	{"neon: bf16 narrowing ties on bit 15 (round half up)", "internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "qinplace5:",
+		"VSHL $15, V16.S4, V8.S4", "VSHL $16, V16.S4, V8.S4", "neon golden grope_bf16_half"},
+	{"neon: f16 narrowing encoded as FCVTN 2D→2S (sz set)", "internal/goldens/grope_f16_half/grope_f16_half_arm64.s", "qinplace5:",
+		"WORD $0x0e216a10", "WORD $0x0e616a10", "neon golden grope_f16_half"},
 	{"neon: softmax exp ln2 constant", "generated/bloom_7b1/bloom_7b1_arm64.s", "TEXT ·softmaxRowNEON(SB)",
 		"MOVD $0x3f318000, R9", "MOVD $0x3f328000, R9", "neon bloom_7b1"},
 	{"neon: decode softmax ramp exp ln2 constant", "generated/bloom_7b1/bloom_7b1_arm64.s", "TEXT ·softmaxRampNEON(SB)",
