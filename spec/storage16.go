@@ -5,18 +5,10 @@ package spec
 // the default targets of such a spec leave neon out (arm64 builds run the
 // generic Go kernel) and a targets list naming neon is an error. Other
 // encodings keep a float32 Go API; their dtype only sets the CUDA storage.
+// The M-RoPE forms (mrope_section) and ScaleQ (attn_temperature) take the
+// storage type like every other rope form, so they fall under the same rule.
 func (d *decoder) storage16Targets(s *Spec, defaultTargets bool) {
 	if s.Encoding != RoPE || (s.DType != "f16" && s.DType != "bf16") {
-		return
-	}
-	if s.IsMRoPE() {
-		// The M-RoPE forms (ApplyMRoPE, …) have only a float32 Go API so far.
-		d.fail(d.line("dtype"), "dtype", "%s storage is not available with mrope_section yet (the M-RoPE forms are float32 only); use dtype f32", s.DType)
-		return
-	}
-	if s.AttnTemperature != nil {
-		// ScaleQ has only a float32 Go API so far.
-		d.fail(d.line("dtype"), "dtype", "%s storage is not available with attn_temperature yet (ScaleQ is float32 only); use dtype f32", s.DType)
 		return
 	}
 	if defaultTargets {

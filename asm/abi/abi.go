@@ -142,6 +142,13 @@ var (
 	ScaleRows = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]float32"}, {"scales", "[]float32"}, {"rowLen", "int"}},
 		Doc: "x[t·rowLen+j] *= scales[t] for t < len(scales), j < rowLen; len(x) ≥ len(scales)·rowLen"}
 
+	// ScaleRows16 is ScaleRows over 16-bit storage (a spec's dtype f16 or
+	// bf16): each value of x (raw binary16 or bfloat16 bits) is widened to
+	// float32, multiplied by scales[t] and narrowed back with round to
+	// nearest, ties to even, as Rotate16 narrows.
+	ScaleRows16 = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]uint16"}, {"scales", "[]float32"}, {"rowLen", "int"}},
+		Doc: "x[t·rowLen+j] = narrow(widen(x[t·rowLen+j])·scales[t]) for t < len(scales), j < rowLen, the 16-bit values rounded to nearest even; len(x) ≥ len(scales)·rowLen"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -150,5 +157,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, Exp}
 }

@@ -213,7 +213,7 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		}
 		f.Comment("It panics, before writing anything, if len(pos) is not a multiple of Axes, heads < 1,")
 		f.Comment("or len(x) != len(pos)/Axes*heads*HeadDim.")
-		f.Func().Id(name).Params(id("x").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+		f.Func().Id(name).Params(id("x").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 			id("checkMRoPE").Call(jen.Lit(name), jen.Lit("x"), jen.Lit("heads"), jen.Len(id("x")), jen.Len(id("pos")), id("heads")),
 			id("rotateMRoPE").Call(id("contiguous").Call(id("x"), id("x"), id("heads")), id("operand").Values(), id("pos"), jen.Lit(sign)),
 		)
@@ -234,7 +234,7 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 	f.Comment("assembling each token's cos/sin row once. It equals ApplyMRoPE on q and then on k,")
 	f.Comment("and panics, before writing anything, on a bad len(pos), a head count < 1 or a")
 	f.Comment("length that does not match.")
-	f.Func().Id("ApplyQKMRoPE").Params(ids("q", "k").Index().Float32(), id("pos").Index().Int32(), ids("qHeads", "kHeads").Int()).Block(
+	f.Func().Id("ApplyQKMRoPE").Params(ids("q", "k").Add(c.tensor()), id("pos").Index().Int32(), ids("qHeads", "kHeads").Int()).Block(
 		id("checkMRoPE").Call(jen.Lit("ApplyQKMRoPE"), jen.Lit("q"), jen.Lit("qHeads"), jen.Len(id("q")), jen.Len(id("pos")), id("qHeads")),
 		id("checkMRoPE").Call(jen.Lit("ApplyQKMRoPE"), jen.Lit("k"), jen.Lit("kHeads"), jen.Len(id("k")), jen.Len(id("pos")), id("kHeads")),
 		id("rotateMRoPE").Call(id("contiguous").Call(id("q"), id("q"), id("qHeads")), id("contiguous").Call(id("k"), id("k"), id("kHeads")), id("pos"), jen.Lit(1)),
