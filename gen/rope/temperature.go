@@ -61,7 +61,11 @@ func temperatureGenericKernel(f *jen.File, d jen.Dict, c *Consts) {
 		f.Comment("scaleRowsGeneric is the portable scaleRows kernel (asm/abi ScaleRows):")
 		f.Comment("x[t*rowLen+j] *= scales[t] for t < len(scales), j < rowLen.")
 	}
-	f.Func().Id("scaleRowsGeneric").Params(id("x").Add(c.tensor()), id("scales").Index().Float32(), id("rowLen").Int()).Block(
+	params := []jen.Code{ids("x", "scales").Index().Float32(), id("rowLen").Int()}
+	if c.storage16() {
+		params = []jen.Code{id("x").Add(c.tensor()), id("scales").Index().Float32(), id("rowLen").Int()}
+	}
+	f.Func().Id("scaleRowsGeneric").Params(params...).Block(
 		jen.For(jen.List(id("t"), id("s")).Op(":=").Range().Id("scales")).Block(
 			id("row").Op(":=").Id("x").Index(id("t").Op("*").Id("rowLen"), parens(id("t").Op("+").Lit(1)).Op("*").Id("rowLen")),
 			jen.For(id("j").Op(":=").Range().Id("row")).Block(body),
