@@ -22,7 +22,9 @@ import (
 // single full vectors, then a tail of fewer than Lanes elements taken as
 // pieces of 8 (AVX-512 only), 4, 2 and 1 by the bits of the count left; a
 // piece moves exactly its own bytes (AVX-512: under the piece's opmask), so
-// nothing outside the row is read or written.
+// nothing outside the row is read or written. (ScaleQ's rowLen,
+// heads·HeadDim, is even, so it never takes the 1-element piece; the
+// kernel serves any rowLen of the ABI.)
 
 // scaleRows16 emits scaleRows<ISA>(x []uint16, scales []float32, rowLen int)
 // for the storage type of sh.

@@ -37,6 +37,16 @@ var storage16Pkgs = []storage16Pkg{
 		reg: registry{grope_temp_f16.Variants, grope_temp_f16.VariantAvailable, grope_temp_f16.UseVariant, grope_temp_f16.ActiveVariant}},
 }
 
+// specOf loads the golden-directory spec of storage16Pkgs[i].
+func specOf(t testing.TB, i int) *spec.Spec {
+	t.Helper()
+	s, err := spec.Load(filepath.Join("..", "..", "verify", "testdata", "golden", "specs", storage16Pkgs[i].name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // FuzzStorage16 runs ApplyMRoPE and InverseMRoPE, or ScaleQ, of every
 // runnable variant of the 16-bit packages above on fuzzed shapes (0…4097
 // tokens, 1…67 heads), positions over the whole int32 range (each axis of
@@ -53,12 +63,8 @@ func FuzzStorage16(f *testing.F) {
 	f.Add(uint8(2), uint16(5), uint8(7), int32(math.MaxInt32), int32(-1), uint8(1), uint64(3))
 	f.Add(uint8(3), uint16(0xFFFF), uint8(66), int32(8190), int32(3), uint8(4), uint64(4))
 	specs := make([]*spec.Spec, len(storage16Pkgs))
-	for i, p := range storage16Pkgs {
-		s, err := spec.Load(filepath.Join("..", "..", "verify", "testdata", "golden", "specs", p.name+".yaml"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		specs[i] = s
+	for i := range storage16Pkgs {
+		specs[i] = specOf(f, i)
 	}
 	f.Fuzz(func(t *testing.T, pkg uint8, tokens uint16, heads uint8, start, stride int32, mode uint8, seed uint64) {
 		p, s := storage16Pkgs[int(pkg)%len(storage16Pkgs)], specs[int(pkg)%len(storage16Pkgs)]

@@ -17,7 +17,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "verify/testdata/golden/specs/grope_temp_f16.yaml"
-	specYAML = "# A Llama-4-like spec with f16 storage and a small head (head_dim 10, partial rotary 6) so that ScaleQ's rows (heads·10 values) end in every tail length of the 16-bit scaleRows kernel; floor_scale 3 and attn_scale 0.25 make the factor change every few positions; no golden case, checked against verify's float64 reference rounded to f16\nname: grope_temp_f16\nencoding: rope\nhead_dim: 10\nrotary_dim: 6\nlayout: half\nbase: 10000\nmax_position: 256\ndtype: f16\nattn_temperature:\n  floor_scale: 3\n  attn_scale: 0.25\n"
+	specYAML = "# A Llama-4-like spec with f16 storage and a small head (head_dim 10, partial rotary 6) so that ScaleQ's rows (heads·10 values) end in every even tail length of the 16-bit scaleRows kernel (rows are always even: HeadDim is); floor_scale 3 and attn_scale 0.25 make the factor change every few positions; no golden case, checked against verify's float64 reference rounded to f16\nname: grope_temp_f16\nencoding: rope\nhead_dim: 10\nrotary_dim: 6\nlayout: half\nbase: 10000\nmax_position: 256\ndtype: f16\nattn_temperature:\n  floor_scale: 3\n  attn_scale: 0.25\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.
