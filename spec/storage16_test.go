@@ -37,14 +37,29 @@ func TestStorage16Targets(t *testing.T) {
 	}
 }
 
-// TestMRoPERefuses16BitStorage: the M-RoPE forms have no []uint16 API, so a
-// 16-bit M-RoPE spec is refused naming dtype and its line.
-func TestMRoPERefuses16BitStorage(t *testing.T) {
-	for _, dt := range []string{"f16", "bf16"} {
-		src := "name: mr16\nencoding: rope\nhead_dim: 128\nmrope_section: [16, 24, 24]\ndtype: " + dt + "\n"
-		_, err := Parse("mr16.yaml", []byte(src))
-		if err == nil || !strings.Contains(err.Error(), "mr16.yaml:5") || !strings.Contains(err.Error(), "dtype") {
-			t.Errorf("dtype %s: got %v, want an error naming mr16.yaml:5 and dtype", dt, err)
+// TestStorage16MRoPETemperature: M-RoPE (mrope_section) and Llama 4's
+// attn_temperature take 16-bit storage like every rope form. M-RoPE keeps
+// neon (it runs on the 16-bit rotate kernel); attn_temperature leaves it out
+// by default and refuses it when listed (ScaleQ has no 16-bit NEON kernel).
+func TestStorage16MRoPETemperature(t *testing.T) {
+	for _, extra := range []string{"mrope_section: [16, 24, 24]\n", "attn_temperature: {}\n"} {
+		wantNEON := extra[0] == 'm'
+		for _, dt := range []string{"f16", "bf16"} {
+			src := "name: mr16\nencoding: rope\nhead_dim: 128\nlayout: half\n" + extra + "dtype: " + dt + "\n"
+			s, err := Parse("mr16.yaml", []byte(src))
+			if err != nil {
+				t.Fatalf("%q: %v", src, err)
+			}
+			if s.DType != dt || slices.Contains(s.Targets, TargetNEON) != wantNEON || !slices.Contains(s.Targets, TargetAVX512) {
+				t.Errorf("%q: dtype %s, targets %v; want %s, neon among them: %v", src, s.DType, s.Targets, dt, wantNEON)
+			}
+			_, err = Parse("mr16.yaml", []byte(src+"targets: [go, avx2, neon]\n"))
+			switch {
+			case wantNEON && err != nil:
+				t.Errorf("%q with neon listed: %v", src, err)
+			case !wantNEON && (err == nil || !strings.Contains(err.Error(), "mr16.yaml:") || !strings.Contains(err.Error(), "targets") || !strings.Contains(err.Error(), "neon")):
+				t.Errorf("%q with neon listed: %v, want a targets error naming neon", src, err)
+			}
 		}
 	}
 }

@@ -241,10 +241,10 @@ func runRoPE(s *spec.Spec, k RoPEKernels, st Storage) *Report {
 	}
 	ropeForms(rep, s, k, st)
 	if s.IsMRoPE() {
-		mropeCases(rep, s, k)
+		mropeCases(rep, s, k, st)
 	}
 	if s.AttnTemperature != nil {
-		temperatureCases(rep, s, k)
+		temperatureCases(rep, s, k, st)
 	}
 	return rep
 }

@@ -26,6 +26,13 @@ type RoPE16Kernels struct {
 	ApplyTo        func(dst, src []uint16, pos []int32, heads int)
 	ApplyToSlots   func(cache []uint16, slots []int32, src []uint16, pos []int32, heads int)
 	Shift          func(x []uint16, delta int32, heads, n int)
+
+	// The M-RoPE forms of a spec with mrope_section and Llama 4's ScaleQ
+	// of a spec with attn_temperature, as in RoPEKernels.
+	ApplyMRoPE   func(x []uint16, pos []int32, heads int)
+	ApplyQKMRoPE func(q, k []uint16, pos []int32, qHeads, kHeads int)
+	InverseMRoPE func(x []uint16, pos []int32, heads int)
+	ScaleQ       func(q []uint16, pos []int32, heads int)
 }
 
 // RunRoPE16 checks a rope variant storing the spec's dtype (f16 or bf16)
@@ -97,6 +104,26 @@ func RunRoPE16(s *spec.Spec, k RoPE16Kernels) *Report {
 	if k.Shift != nil {
 		k32.Shift = func(x []float32, delta int32, heads, n int) {
 			a.run(func(h [][]uint16) { k.Shift(h[0], delta, heads, n) }, x)
+		}
+	}
+	if k.ApplyMRoPE != nil {
+		k32.ApplyMRoPE = func(x []float32, pos []int32, heads int) {
+			a.run(func(h [][]uint16) { k.ApplyMRoPE(h[0], pos, heads) }, x)
+		}
+	}
+	if k.ApplyQKMRoPE != nil {
+		k32.ApplyQKMRoPE = func(q, kk []float32, pos []int32, qh, kh int) {
+			a.run(func(h [][]uint16) { k.ApplyQKMRoPE(h[0], h[1], pos, qh, kh) }, q, kk)
+		}
+	}
+	if k.InverseMRoPE != nil {
+		k32.InverseMRoPE = func(x []float32, pos []int32, heads int) {
+			a.run(func(h [][]uint16) { k.InverseMRoPE(h[0], pos, heads) }, x)
+		}
+	}
+	if k.ScaleQ != nil {
+		k32.ScaleQ = func(q []float32, pos []int32, heads int) {
+			a.run(func(h [][]uint16) { k.ScaleQ(h[0], pos, heads) }, q)
 		}
 	}
 	rep := runRoPE(s, k32, st)

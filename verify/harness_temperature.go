@@ -20,8 +20,10 @@ const tempTol = 3.0 / (1 << 24)
 // TemperatureApply: random token and head counts (odd ones included), the
 // positions where the floor steps (0, floor_scale−2, floor_scale−1,
 // multiples of floor_scale), 2^20, 2^31−1 and negative ones, and a length
-// mismatch that must panic before writing.
-func temperatureCases(rep *Report, s *spec.Spec, k RoPEKernels) {
+// mismatch that must panic before writing. Inputs are values of the
+// storage type st, outputs checked with st.near; 16-bit storage also gets
+// temperatureExactNarrowing.
+func temperatureCases(rep *Report, s *spec.Spec, k RoPEKernels, st Storage) {
 	if k.ScaleQ == nil {
 		rep.begin("ScaleQ").fail("a spec with attn_temperature needs ScaleQ")
 		return
@@ -52,7 +54,7 @@ func temperatureCases(rep *Report, s *spec.Spec, k RoPEKernels) {
 		if i == 0 {
 			pos = []int32{0}
 		}
-		temperatureCase(rep, s, fmt.Sprintf("ScaleQ tokens=%d heads=%d", n, heads), pos, heads, r, k)
+		temperatureCase(rep, s, st, fmt.Sprintf("ScaleQ tokens=%d heads=%d", n, heads), pos, heads, r, k)
 	}
 	// Every special position, one token each, in one call.
 	pos := make([]int32, 0, len(special))
@@ -61,20 +63,23 @@ func temperatureCases(rep *Report, s *spec.Spec, k RoPEKernels) {
 			pos = append(pos, int32(p))
 		}
 	}
-	temperatureCase(rep, s, fmt.Sprintf("ScaleQ special positions %v heads=7", pos), pos, 7, r, k)
-	temperatureCase(rep, s, "ScaleQ no tokens", nil, 3, r, k)
+	temperatureCase(rep, s, st, fmt.Sprintf("ScaleQ special positions %v heads=7", pos), pos, 7, r, k)
+	temperatureCase(rep, s, st, "ScaleQ no tokens", nil, 3, r, k)
 
-	g := guard(randomVector(r, 3*2*s.HeadDim-1))
+	if st != StorageF32 {
+		temperatureExactNarrowing(rep, s, st, special, k)
+	}
+	g := guard(st.vector(r, 3*2*s.HeadDim-1))
 	rep.expectPanic("ScaleQ with q one element short", func() { k.ScaleQ(g.s, []int32{0, 5, 9}, 2) }, g)
-	g2 := guard(randomVector(r, 3*2*s.HeadDim))
+	g2 := guard(st.vector(r, 3*2*s.HeadDim))
 	rep.expectPanic("ScaleQ with heads 0", func() { k.ScaleQ(g2.s, []int32{0, 5, 9}, 0) }, g2)
 }
 
 // temperatureCase runs ScaleQ on random values at pos and checks every
 // value against the reference, the guard bands and pos.
-func temperatureCase(rep *Report, s *spec.Spec, name string, pos []int32, heads int, r *rand.Rand, k RoPEKernels) {
+func temperatureCase(rep *Report, s *spec.Spec, st Storage, name string, pos []int32, heads int, r *rand.Rand, k RoPEKernels) {
 	c := rep.begin(name)
-	x := randomVector(r, len(pos)*heads*s.HeadDim)
+	x := st.vector(r, len(pos)*heads*s.HeadDim)
 	g := guard(x)
 	pcopy := append([]int32(nil), pos...)
 	if !c.call(func() { k.ScaleQ(g.s, pcopy, heads) }) {
@@ -84,9 +89,65 @@ func temperatureCase(rep *Report, s *spec.Spec, name string, pos []int32, heads 
 	g.intact(c, "q")
 	want := TemperatureApply(s, x, pos, heads)
 	for i, w := range want {
-		c.near("q", i, float64(g.s[i]), w, tempTol*math.Abs(w)+1e-45)
+		st.near(c, "q", i, float64(g.s[i]), w, tempTol*math.Abs(w)+1e-45)
 	}
 	if len(want) == 0 {
 		c.r.ratio(0, c.name)
+	}
+}
+
+// temperatureExactNarrowing checks the 16-bit narrowing of ScaleQ bit for
+// bit: the kernel's float32 result is float32(x·f) with f the factor
+// rounded to float32 (the product of a 16-bit value and a float32 is exact
+// in float64, so float32(x·f) is the one rounding of the float32 multiply),
+// and every output must be its nearest-even rounding to st (a NaN any NaN).
+// Each token holds every encoding of st (subnormals, ±0, ±Inf, NaN), so
+// that round-to-nearest ties and the overflow to infinity occur. A position
+// whose float64 factor lies within 2^−40 (relative) of a float32 midpoint
+// is left out: there an evaluation of the factor that differs in the last
+// float64 bit could round it the other way.
+func temperatureExactNarrowing(rep *Report, s *spec.Spec, st Storage, special []int64, k RoPEKernels) {
+	hd := s.HeadDim
+	heads := (1<<16 + hd - 1) / hd
+	var pos []int32
+	var fs []float64
+	for _, p := range special {
+		if p < math.MinInt32 || p > math.MaxInt32 {
+			continue
+		}
+		v := TemperatureScale(s.AttnTemperature, p)
+		f := float64(float32(v))
+		lo, hi := float64(math.Nextafter32(float32(f), float32(math.Inf(-1)))), float64(math.Nextafter32(float32(f), float32(math.Inf(1))))
+		if math.Abs(v-(f+lo)/2) < 0x1p-40*v || math.Abs(v-(f+hi)/2) < 0x1p-40*v {
+			continue
+		}
+		pos, fs = append(pos, int32(p)), append(fs, f)
+	}
+	c := rep.begin(fmt.Sprintf("ScaleQ of every %s encoding at %d positions: round to nearest even", st, len(pos)))
+	row := heads * hd
+	x := make([]float32, len(pos)*row)
+	for i := range x {
+		x[i] = float32(st.Value(uint16(i % row)))
+	}
+	g := guard(x)
+	if !c.call(func() { k.ScaleQ(g.s, append([]int32(nil), pos...), heads) }) {
+		return
+	}
+	g.intact(c, "q")
+	for t, f := range fs {
+		for j := range row {
+			i := t*row + j
+			y := float64(float32(float64(x[i]) * f))
+			got, want := float64(g.s[i]), st.Round(y)
+			if math.IsNaN(got) && math.IsNaN(want) {
+				continue
+			}
+			if st.Bits(got) != st.Bits(want) || math.IsNaN(got) != math.IsNaN(want) {
+				c.fail("q[%d] = %v (%#04x), want %v (%#04x): %v·%v (position %d) rounded", i, got, st.Bits(got), want, st.Bits(want), x[i], f, pos[t])
+			}
+		}
+	}
+	if c.fails == 0 {
+		rep.ratio(0, c.name)
 	}
 }

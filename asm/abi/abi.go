@@ -163,6 +163,12 @@ var (
 	CombineRows = Kernel{Field: "combineRows", Params: []Param{
 		{"rows", "[]float32"}, {"hi", "[]float64"}, {"low", "[]float64"}, {"pos", "[]int32"}, {"mask", "int"},
 	}, Doc: "rows[t] = float32 of the complex products hi·low[pos[t]&mask] per pair, unfused float64, in the table-row layout"}
+	// ScaleRows16 is ScaleRows over 16-bit storage (a spec's dtype f16 or
+	// bf16): each value of x (raw binary16 or bfloat16 bits) is widened to
+	// float32, multiplied by scales[t] and narrowed back with round to
+	// nearest, ties to even, as Rotate16 narrows.
+	ScaleRows16 = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]uint16"}, {"scales", "[]float32"}, {"rowLen", "int"}},
+		Doc: "x[t·rowLen+j] = narrow(widen(x[t·rowLen+j])·scales[t]) for t < len(scales), j < rowLen, the 16-bit values rounded to nearest even; len(x) ≥ len(scales)·rowLen"}
 
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
@@ -172,5 +178,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, CombineRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, Exp}
 }

@@ -27,8 +27,9 @@ type Params struct {
 	// "f16" (IEEE 754 binary16) or "bf16" (bfloat16) for 16-bit storage
 	// (abi.Rotate16: widened to float32, narrowed to nearest even).
 	Storage string
-	// ScaleRows adds the scaleRows kernel (abi.ScaleRows, scalerows.go):
-	// the spec has attn_temperature (Llama 4's ScaleQ).
+	// ScaleRows adds the scaleRows kernel (abi.ScaleRows, scalerows.go; with
+	// 16-bit Storage abi.ScaleRows16, scalerows16.go): the spec has
+	// attn_temperature (Llama 4's ScaleQ).
 	ScaleRows bool
 }
 
@@ -40,7 +41,11 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }, Requires: sh.requires},
 		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{g}.combineRows(p) }},
 	}
-	if p.ScaleRows {
+	switch {
+	case p.ScaleRows && sh.es == 2:
+		// F16C, when needed, is already required by the rotate kernel of the same variant.
+		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows16, Emit: func(g *amd64.Gen) { gen{g}.scaleRows16(sh) }})
+	case p.ScaleRows:
 		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{g}.scaleRows() }})
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)

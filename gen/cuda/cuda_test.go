@@ -31,7 +31,8 @@ func longFactors(n int, a, d float64) string {
 // testSpecs are the specs of the compile check and the host-emulation
 // test: every RoPE layout and scaling family, causal ALiBi with a
 // non-power-of-two head count, both rpe_bias rules, every absolute
-// encoding, rpe_full and xl, and f16/bf16 storage.
+// encoding, rpe_full and xl, and f16/bf16 storage (M-RoPE and Llama 4's
+// ScaleQ included).
 var testSpecs = []string{
 	"name: rope_half\nencoding: rope\nhead_dim: 64\nlayout: half\n",
 	"name: rope_il_partial\nencoding: rope\nhead_dim: 48\nrotary_dim: 24\nlayout: interleaved\n",
@@ -57,6 +58,9 @@ var testSpecs = []string{
 	"name: rpe_f16\nencoding: rpe_bias\nheads: 3\nbuckets: {num: 32, max_distance: 128, bidirectional: false}\ndtype: f16\n",
 	"name: sin_f16\nencoding: sinusoidal\nd_model: 64\ndtype: f16\n",
 	"name: mix_bf16\nencoding: mixture\nd_model: 18\nmax_len: 40\ndtype: bf16\n",
+	// 16-bit M-RoPE (three axes, consecutive sections) and Llama 4's ScaleQ.
+	"name: mrope_bf16\nencoding: rope\nhead_dim: 32\nlayout: half\nmax_position: 64\nmrope_section: [4, 6, 6]\ndtype: bf16\n",
+	"name: temp_f16\nencoding: rope\nhead_dim: 24\nlayout: interleaved\nattn_temperature: {floor_scale: 3, attn_scale: 0.25}\ndtype: f16\n",
 	// rpe_full and xl: the specs of gen/relative/testdata (rpefull64,
 	// rpefull_r1, rpefull_wide, xl6, xl64; head widths with and without the
 	// 128-bit path, r_max 1) and f16/bf16 storage. hostemu_rel_test.go adds

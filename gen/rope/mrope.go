@@ -138,7 +138,24 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		g.Line()
 	})
 
-	// func mropeRows(rows []float32, pos []int32) { … }
+	// func mropeRows(rows []float32, pos []int32) {
+	//	tab := getTable()
+	//	var exact [Axes][rowLen]float32
+	//	var src [Axes][]float32
+	//	for t := 0; t < len(pos)/Axes; t++ {
+	//		row, ps := rows[t*rowLen:(t+1)*rowLen], pos[t*Axes:(t+1)*Axes]
+	//		if every ps[a] == ps[0] { row = table row of ps[0], or fillRows(row, ps[:1]); continue }
+	//		for a, p := range ps {
+	//			src[a] = nil
+	//			for b := range a { if ps[b] == p { src[a] = src[b]; break } }
+	//			if src[a] != nil { continue }
+	//			if inTable(p) { src[a] = tab[int(p)*rowLen:(int(p)+1)*rowLen] } else {
+	//				freqsSet.fillRows(exact[a][:], ps[a:a+1]); src[a] = exact[a][:]
+	//			}
+	//		}
+	//		for _, r := range axisRuns { src := src[r.axis]; <copies> }
+	//	}
+	// }
 	lo, hi := id("r").Dot("lo"), id("r").Dot("hi")
 	var copies []jen.Code
 	seg := func(off jen.Code, scale int) jen.Code {
@@ -151,29 +168,78 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 	} else {
 		copies = []jen.Code{seg(jen.Lit(0), 2), seg(id("RotaryDim"), 2)}
 	}
+	// The other tokens: with consecutive sections (one run per axis) each run
+	// looks its position up; with interleaved sections (many runs per axis)
+	// each distinct axis position is resolved once into src[a] first.
+	var mixed []jen.Code
+	decls := []jen.Code{jen.Var().Id("exact").Index(jen.Lit(1)).Index(id("rowLen")).Float32()}
+	if len(m.Runs()) > m.Axes {
+		decls = []jen.Code{
+			jen.Var().Id("exact").Index(id("Axes")).Index(id("rowLen")).Float32(),
+			jen.Var().Id("src").Index(id("Axes")).Index().Float32(),
+		}
+		mixed = []jen.Code{
+			jen.For(jen.List(id("a"), id("p")).Op(":=").Range().Id("ps")).Block(
+				id("src").Index(id("a")).Op("=").Nil(),
+				jen.For(id("b").Op(":=").Range().Id("a")).Block(
+					jen.If(id("ps").Index(id("b")).Op("==").Id("p")).Block(
+						id("src").Index(id("a")).Op("=").Id("src").Index(id("b")),
+						jen.Break(),
+					),
+				),
+				jen.If(id("src").Index(id("a")).Op("!=").Nil()).Block(jen.Continue().Comment("an earlier axis has this position")),
+				jen.If(id("inTable").Call(id("p"))).Block(
+					id("src").Index(id("a")).Op("=").Id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen")),
+				).Else().Block(
+					id("freqsSet").Dot("fillRows").Call(id("exact").Index(id("a")).Index(jen.Op(":")), id("ps").Index(id("a"), id("a").Op("+").Lit(1))),
+					id("src").Index(id("a")).Op("=").Id("exact").Index(id("a")).Index(jen.Op(":")),
+				),
+			),
+			jen.For(jen.List(jen.Id("_"), id("r")).Op(":=").Range().Id("axisRuns")).Block(
+				append([]jen.Code{id("src").Op(":=").Id("src").Index(id("r").Dot("axis"))}, copies...)...,
+			),
+		}
+	} else {
+		mixed = []jen.Code{jen.For(jen.List(jen.Id("_"), id("r")).Op(":=").Range().Id("axisRuns")).Block(
+			append([]jen.Code{
+				id("p").Op(":=").Id("ps").Index(id("r").Dot("axis")),
+				id("src").Op(":=").Id("exact").Index(jen.Lit(0)).Index(jen.Op(":")),
+				jen.If(id("inTable").Call(id("p"))).Block(
+					id("src").Op("=").Id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen")),
+				).Else().Block(
+					id("freqsSet").Dot("fillRows").Call(id("src"), id("ps").Index(id("r").Dot("axis"), id("r").Dot("axis").Op("+").Lit(1))),
+				),
+			}, copies...)...,
+		)}
+	}
 	f.Comment("mropeRows writes the row of each of the len(pos)/Axes tokens of pos into rows:")
 	f.Comment("pair i's entries come from the row of the token's position on axis a_i: its")
 	f.Comment("table row, or, when it has none, the row Apply computes for it (angle addition,")
-	f.Comment("freqsSet.fillRows), so that equal axes give Apply's bits.")
-	f.Func().Id("mropeRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
-		id("tab").Op(":=").Id("getTable").Call(),
-		jen.Var().Id("exact").Index(id("rowLen")).Float32(),
-		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")).Op("/").Id("Axes"), id("t").Op("++")).Block(
-			id("row").Op(":=").Id("rows").Index(id("t").Op("*").Id("rowLen"), parens(id("t").Op("+").Lit(1)).Op("*").Id("rowLen")),
-			jen.For(jen.List(jen.Id("_"), id("r")).Op(":=").Range().Id("axisRuns")).Block(
-				append([]jen.Code{
-					id("a").Op(":=").Id("t").Op("*").Id("Axes").Op("+").Id("r").Dot("axis"),
-					id("p").Op(":=").Id("pos").Index(id("a")),
-					id("src").Op(":=").Id("exact").Index(jen.Op(":")),
-					jen.If(id("inTable").Call(id("p"))).Block(
-						id("src").Op("=").Id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen")),
-					).Else().Block(
-						id("freqsSet").Dot("fillRows").Call(id("src"), id("pos").Index(id("a"), id("a").Op("+").Lit(1))),
-					),
-				}, copies...)...,
-			),
+	f.Comment("freqsSet.fillRows), so that equal axes give Apply's bits. A text token (equal")
+	f.Comment("axes) takes that row whole; otherwise each distinct axis position of the token is")
+	f.Comment("looked up or computed once, however many runs of pairs (axisRuns) it turns.")
+	tokenBody := append([]jen.Code{
+		jen.List(id("row"), id("ps")).Op(":=").List(
+			id("rows").Index(id("t").Op("*").Id("rowLen"), parens(id("t").Op("+").Lit(1)).Op("*").Id("rowLen")),
+			id("pos").Index(id("t").Op("*").Id("Axes"), parens(id("t").Op("+").Lit(1)).Op("*").Id("Axes")),
 		),
-	)
+		jen.Comment("A text token (every axis at one position) takes Apply's row whole."),
+		id("same").Op(":=").True(),
+		jen.For(jen.List(jen.Id("_"), id("p")).Op(":=").Range().Id("ps").Index(jen.Lit(1), jen.Empty())).Block(
+			jen.If(id("p").Op("!=").Id("ps").Index(jen.Lit(0))).Block(id("same").Op("=").False(), jen.Break()),
+		),
+		jen.If(id("same")).Block(
+			jen.If(id("p").Op(":=").Id("ps").Index(jen.Lit(0)), id("inTable").Call(id("p"))).Block(
+				jen.Copy(id("row"), id("tab").Index(jen.Int().Call(id("p")).Op("*").Id("rowLen"), parens(jen.Int().Call(id("p")).Op("+").Lit(1)).Op("*").Id("rowLen"))),
+			).Else().Block(
+				id("freqsSet").Dot("fillRows").Call(id("row"), id("ps").Index(jen.Empty(), jen.Lit(1))),
+			),
+			jen.Continue(),
+		),
+	}, mixed...)
+	fnBody := append([]jen.Code{id("tab").Op(":=").Id("getTable").Call()}, decls...)
+	fnBody = append(fnBody, jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")).Op("/").Id("Axes"), id("t").Op("++")).Block(tokenBody...))
+	f.Func().Id("mropeRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(fnBody...)
 
 	// func rotateMRoPE(q, k operand, pos []int32, sign float32) { … }
 	f.Comment("rotateMRoPE rotates the len(pos)/Axes tokens of q and k, assembling the rows of")
@@ -213,7 +279,7 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		}
 		f.Comment("It panics, before writing anything, if len(pos) is not a multiple of Axes, heads < 1,")
 		f.Comment("or len(x) != len(pos)/Axes*heads*HeadDim.")
-		f.Func().Id(name).Params(id("x").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+		f.Func().Id(name).Params(id("x").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 			id("checkMRoPE").Call(jen.Lit(name), jen.Lit("x"), jen.Lit("heads"), jen.Len(id("x")), jen.Len(id("pos")), id("heads")),
 			id("rotateMRoPE").Call(id("contiguous").Call(id("x"), id("x"), id("heads")), id("operand").Values(), id("pos"), jen.Lit(sign)),
 		)
@@ -234,7 +300,7 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 	f.Comment("assembling each token's cos/sin row once. It equals ApplyMRoPE on q and then on k,")
 	f.Comment("and panics, before writing anything, on a bad len(pos), a head count < 1 or a")
 	f.Comment("length that does not match.")
-	f.Func().Id("ApplyQKMRoPE").Params(ids("q", "k").Index().Float32(), id("pos").Index().Int32(), ids("qHeads", "kHeads").Int()).Block(
+	f.Func().Id("ApplyQKMRoPE").Params(ids("q", "k").Add(c.tensor()), id("pos").Index().Int32(), ids("qHeads", "kHeads").Int()).Block(
 		id("checkMRoPE").Call(jen.Lit("ApplyQKMRoPE"), jen.Lit("q"), jen.Lit("qHeads"), jen.Len(id("q")), jen.Len(id("pos")), id("qHeads")),
 		id("checkMRoPE").Call(jen.Lit("ApplyQKMRoPE"), jen.Lit("k"), jen.Lit("kHeads"), jen.Len(id("k")), jen.Len(id("pos")), id("kHeads")),
 		id("rotateMRoPE").Call(id("contiguous").Call(id("q"), id("q"), id("qHeads")), id("contiguous").Call(id("k"), id("k"), id("kHeads")), id("pos"), jen.Lit(1)),

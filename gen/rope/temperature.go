@@ -29,7 +29,17 @@ func temperatureFields(c *Consts) []gocode.KernelField {
 	if c.Spec.AttnTemperature == nil {
 		return nil
 	}
-	return []gocode.KernelField{{Name: abi.ScaleRows.Field, Type: abi.ScaleRows.FuncType()}}
+	k := c.scaleRowsABI()
+	return []gocode.KernelField{{Name: k.Field, Type: k.FuncType()}}
+}
+
+// scaleRowsABI is the scaleRows kernel of the package: abi.ScaleRows, or
+// abi.ScaleRows16 for 16-bit storage.
+func (c *Consts) scaleRowsABI() abi.Kernel {
+	if c.storage16() {
+		return abi.ScaleRows16
+	}
+	return abi.ScaleRows
 }
 
 // temperatureGenericKernel adds scaleRows: scaleRowsGeneric to the
@@ -39,14 +49,26 @@ func temperatureGenericKernel(f *jen.File, d jen.Dict, c *Consts) {
 		return
 	}
 	d[id("scaleRows")] = id("scaleRowsGeneric")
-	f.Comment("scaleRowsGeneric is the portable scaleRows kernel (asm/abi ScaleRows):")
-	f.Comment("x[t*rowLen+j] *= scales[t] for t < len(scales), j < rowLen.")
-	f.Func().Id("scaleRowsGeneric").Params(ids("x", "scales").Index().Float32(), id("rowLen").Int()).Block(
+	// row[j] *= s, or for 16-bit storage row[j] = narrow(widen(row[j]) * s)
+	// (widen and narrow of the generic rotate kernel, storage.go).
+	body := id("row").Index(id("j")).Op("*=").Id("s")
+	if c.storage16() {
+		body = id("row").Index(id("j")).Op("=").Id("narrow").Call(id("widen").Call(id("row").Index(id("j"))).Op("*").Id("s"))
+		f.Comment("scaleRowsGeneric is the portable scaleRows kernel (asm/abi ScaleRows16): every")
+		f.Comment("value of row t widened to float32, multiplied by scales[t] (one rounding) and")
+		f.Comment("narrowed back to nearest even, for t < len(scales), j < rowLen.")
+	} else {
+		f.Comment("scaleRowsGeneric is the portable scaleRows kernel (asm/abi ScaleRows):")
+		f.Comment("x[t*rowLen+j] *= scales[t] for t < len(scales), j < rowLen.")
+	}
+	params := []jen.Code{ids("x", "scales").Index().Float32(), id("rowLen").Int()}
+	if c.storage16() {
+		params = []jen.Code{id("x").Add(c.tensor()), id("scales").Index().Float32(), id("rowLen").Int()}
+	}
+	f.Func().Id("scaleRowsGeneric").Params(params...).Block(
 		jen.For(jen.List(id("t"), id("s")).Op(":=").Range().Id("scales")).Block(
 			id("row").Op(":=").Id("x").Index(id("t").Op("*").Id("rowLen"), parens(id("t").Op("+").Lit(1)).Op("*").Id("rowLen")),
-			jen.For(id("j").Op(":=").Range().Id("row")).Block(
-				id("row").Index(id("j")).Op("*=").Id("s"),
-			),
+			jen.For(id("j").Op(":=").Range().Id("row")).Block(body),
 		),
 	)
 }
@@ -83,10 +105,15 @@ func ropeTemperature(f *jen.File, c *Consts) {
 	f.Comment("ScaleQ multiplies the queries q, [len(pos)][heads][HeadDim], in place by Llama 4's")
 	f.Comment("attention temperature: every value of token t times float32(TemperatureAt(pos[t])),")
 	f.Comment("the query_states * attn_scales of the NoPE layers (Llama4TextAttention.forward; the")
-	f.Comment("RoPE layers do not call it). Each value is one correctly rounded float32 product.")
+	if c.storage16() {
+		f.Comment("RoPE layers do not call it). Each value is widened to float32, multiplied (one")
+		f.Comment("correctly rounded float32 product) and rounded back to the storage type, nearest even.")
+	} else {
+		f.Comment("RoPE layers do not call it). Each value is one correctly rounded float32 product.")
+	}
 	f.Comment("It panics, before writing anything, if heads < 1 or len(q) != len(pos)*heads*HeadDim.")
 	pre := jen.Lit(pkg + ": ScaleQ: ")
-	f.Func().Id("ScaleQ").Params(id("q").Index().Float32(), id("pos").Index().Int32(), id("heads").Int()).Block(
+	f.Func().Id("ScaleQ").Params(id("q").Add(c.tensor()), id("pos").Index().Int32(), id("heads").Int()).Block(
 		jen.If(id("heads").Op("<").Lit(1)).Block(
 			jen.Panic(jen.Add(pre).Op("+").Lit("heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", want heads >= 1")),
 		),

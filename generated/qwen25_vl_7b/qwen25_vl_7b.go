@@ -632,20 +632,37 @@ var axisRuns = [...]axisRun{
 // mropeRows writes the row of each of the len(pos)/Axes tokens of pos into rows:
 // pair i's entries come from the row of the token's position on axis a_i: its
 // table row, or, when it has none, the row Apply computes for it (angle addition,
-// freqsSet.fillRows), so that equal axes give Apply's bits.
+// freqsSet.fillRows), so that equal axes give Apply's bits. A text token (equal
+// axes) takes that row whole; otherwise each distinct axis position of the token is
+// looked up or computed once, however many runs of pairs (axisRuns) it turns.
 func mropeRows(rows []float32, pos []int32) {
 	tab := getTable()
-	var exact [rowLen]float32
+	var exact [1][rowLen]float32
 	for t := 0; t < len(pos)/Axes; t++ {
-		row := rows[t*rowLen : (t+1)*rowLen]
+		row, ps := rows[t*rowLen:(t+1)*rowLen], pos[t*Axes:(t+1)*Axes]
+		// A text token (every axis at one position) takes Apply's row whole.
+		same := true
+		for _, p := range ps[1:] {
+			if p != ps[0] {
+				same = false
+				break
+			}
+		}
+		if same {
+			if p := ps[0]; inTable(p) {
+				copy(row, tab[int(p)*rowLen:(int(p)+1)*rowLen])
+			} else {
+				freqsSet.fillRows(row, ps[:1])
+			}
+			continue
+		}
 		for _, r := range axisRuns {
-			a := t*Axes + r.axis
-			p := pos[a]
-			src := exact[:]
+			p := ps[r.axis]
+			src := exact[0][:]
 			if inTable(p) {
 				src = tab[int(p)*rowLen : (int(p)+1)*rowLen]
 			} else {
-				freqsSet.fillRows(src, pos[a:a+1])
+				freqsSet.fillRows(src, ps[r.axis:r.axis+1])
 			}
 			copy(row[0+1*r.lo:0+1*r.hi], src[0+1*r.lo:0+1*r.hi])
 			copy(row[nFreq+1*r.lo:nFreq+1*r.hi], src[nFreq+1*r.lo:nFreq+1*r.hi])

@@ -17,7 +17,7 @@ import (
 // PROT_NONE guard page: ending exactly where the guard page begins (atEnd),
 // or starting exactly where it ends. Touching one element past the end (or
 // before the start) faults. The region is unmapped when t ends.
-func guarded[T float32 | int32](t testing.TB, n int, atEnd bool) []T {
+func guarded[T float32 | int32 | uint16](t testing.TB, n int, atEnd bool) []T {
 	t.Helper()
 	page := unix.Getpagesize()
 	size := n * int(unsafe.Sizeof(T(0)))
@@ -41,7 +41,7 @@ func guarded[T float32 | int32](t testing.TB, n int, atEnd bool) []T {
 }
 
 // place copies src into a guarded slice of the same length.
-func place[T float32 | int32](t testing.TB, src []T, atEnd bool) []T {
+func place[T float32 | int32 | uint16](t testing.TB, src []T, atEnd bool) []T {
 	g := guarded[T](t, len(src), atEnd)
 	copy(g, src)
 	return g

@@ -2,7 +2,8 @@
 // under generated/: go test -fuzz targets that run every kernel variant the
 // CPU can execute against the float64 reference of package verify on random
 // shapes, positions and special values (FuzzRoPE, FuzzBias, FuzzAbsolute,
-// FuzzRPEFull, FuzzXL), concurrency tests (meaningful under -race,
+// FuzzRPEFull, FuzzXL; FuzzStorage16 runs the f16/bf16 M-RoPE forms and
+// ScaleQ of four internal/goldens packages), concurrency tests (meaningful under -race,
 // including the lazy tables' first use in a fresh process), length-check
 // tests (a slice one element short panics, naming the argument, before
 // anything is written) and, on Linux, canary tests that place every buffer

@@ -96,7 +96,7 @@ var storagePositions = []int32{0, 1, 63, 64, 4095, 1 << 20, math.MaxInt32, -5, 7
 // Element bound (docs/design/, "Bounds"): u·|ref| + a + the float32 bound
 // of the element, u = StorageUlp(dtype), a = 2^−25 for f16 (its subnormal
 // range) and 0 for bf16. Every launcher is called: RoPE Apply, Inverse and
-// ApplyQK; Bias, AddBias and Softmax; the absolute encodings' Add (and
+// ApplyQK, the engine forms, the M-RoPE forms and ScaleQ (storage_mrope.go); Bias, AddBias and Softmax; the absolute encodings' Add (and
 // Encode); rpe_full Scores and Output; xl Scores and Relative. For f32
 // specs it checks the same cases with u = a = 0.
 func (l *Lib) VerifyStorage() *verify.Report {
@@ -107,6 +107,7 @@ func (l *Lib) VerifyStorage() *verify.Report {
 	case spec.RoPE:
 		l.storageRoPE(ck, r)
 		l.mergeStorageForms(ck, r)
+		l.storageMRoPETemperature(ck, r)
 	case spec.ALiBi, spec.RPEBias:
 		l.storageBias(ck, r)
 	case spec.RPEFull, spec.XL:
