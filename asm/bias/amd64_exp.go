@@ -26,59 +26,106 @@ type expConsts struct {
 	noHi bool
 }
 
-// newExpConsts prepares the exp operands.
-func (g gen) newExpConsts() expConsts {
+// newExpConsts prepares the exp operands. On AVX2, the first inRegs of
+// magic, log2e, C1, C2 and the polynomial's coefficients are broadcast into
+// registers, the rest stay memory operands: a caller spends the registers
+// its loop leaves free (each saves one load per exp'd vector).
+func (g gen) newExpConsts(inRegs int) expConsts {
 	var e expConsts
 	clamp := expClamp[g.ISA.Lanes]
 	e.lo = g.Broadcast(f32bits(clamp[0]))
 	e.hi = g.Broadcast(f32bits(clamp[1]))
+	used := 0
 	k := func(bits uint32) operand.Op {
-		if g.ISA.Lanes == 16 {
+		if g.ISA.Lanes == 16 || used < inRegs {
+			used++
 			return g.Broadcast(bits)
 		}
 		return g.Pool.Vec8(bits)
 	}
-	e.log2e = k(f32bits(expLog2e))
-	e.c1 = k(f32bits(expC1))
-	e.c2 = k(f32bits(expC2))
 	if g.ISA.Lanes == 16 {
 		e.magic = k(f32bits(expMagic))
 	} else {
 		e.magic = k(f32bits(expMagic + 127))
 	}
+	e.log2e = k(f32bits(expLog2e))
+	e.c1 = k(f32bits(expC1))
+	e.c2 = k(f32bits(expC2))
+	// poly[5] and poly[6] are both 1: one operand serves both.
 	for i, p := range expPoly {
+		if i == 6 {
+			e.poly[i] = e.poly[5]
+			continue
+		}
 		e.poly[i] = k(f32bits(p))
 	}
 	return e
 }
 
 // exp replaces every lane of x by exp(x), as described above.
-func (g gen) exp(x reg.VecVirtual, e expConsts) {
+func (g gen) exp(x reg.VecVirtual, e expConsts) { g.expN([]reg.VecVirtual{x}, e) }
+
+// expN is exp on every vector of xs, the same instructions per vector
+// (so bit-identical results) emitted step by step across the vectors: the
+// sequence is one dependency chain per vector (about 45 cycles of latency),
+// and interleaving independent chains keeps the out-of-order scheduler full
+// of ready work instead of waiting chains.
+func (g gen) expN(xs []reg.VecVirtual, e expConsts) {
 	c := g.Ctx
+	each := func(f func(i int, x reg.VecVirtual)) {
+		for i, x := range xs {
+			f(i, x)
+		}
+	}
 	// Clamp. Intel's MAXPS/MINPS return the second source when either
 	// operand is NaN; in Go operand order that is the first operand, x.
-	c.VMAXPS(x, e.lo, x)
+	each(func(_ int, x reg.VecVirtual) { c.VMAXPS(x, e.lo, x) })
 	if !e.noHi {
-		c.VMINPS(x, e.hi, x)
+		each(func(_ int, x reg.VecVirtual) { c.VMINPS(x, e.hi, x) })
 	}
-	t := g.Vec()
-	c.VMOVUPS(e.magic, t)
-	c.VFMADD231PS(e.log2e, x, t) // t = x·log2e + M, rounded to an integer
-	n := g.Vec()
-	c.VSUBPS(e.magic, t, n)    // n = round(x·log2e), exact
-	c.VFNMADD231PS(e.c1, n, x) // x = x − n·C1 (exact: Sterbenz, n·C1 exact)
-	c.VFNMADD231PS(e.c2, n, x) // x = r = x − n·C2
-	p := g.Vec()
-	c.VMOVUPS(e.poly[0], p)
+	t := make([]reg.VecVirtual, len(xs))
+	n := make([]reg.VecVirtual, len(xs))
+	each(func(i int, x reg.VecVirtual) {
+		t[i] = g.Vec()
+		if r, ok := e.magic.(reg.VecVirtual); ok {
+			c.VMOVAPS(r, t[i])
+		} else {
+			c.VMOVUPS(e.magic, t[i])
+		}
+		c.VFMADD231PS(e.log2e, x, t[i]) // t = x·log2e + M, rounded to an integer
+	})
+	each(func(i int, x reg.VecVirtual) {
+		n[i] = g.Vec()
+		c.VSUBPS(e.magic, t[i], n[i]) // n = round(x·log2e), exact
+	})
+	each(func(i int, x reg.VecVirtual) { c.VFNMADD231PS(e.c1, n[i], x) }) // x = x − n·C1 (exact: Sterbenz, n·C1 exact)
+	each(func(i int, x reg.VecVirtual) { c.VFNMADD231PS(e.c2, n[i], x) }) // x = r = x − n·C2
+	p := make([]reg.VecVirtual, len(xs))
+	if g.ISA.Lanes == 16 {
+		each(func(i int, _ reg.VecVirtual) { p[i] = g.Vec() })
+	} else {
+		// AVX2 has 16 registers: the polynomial reuses n's once t holds 2^n.
+		each(func(i int, _ reg.VecVirtual) { p[i] = n[i] })
+	}
+	if g.ISA.Lanes != 16 {
+		// The float32 2^n (bits (n+127)<<23), formed before n's register is reused.
+		each(func(i int, _ reg.VecVirtual) { c.VPSLLD(operand.U8(23), t[i], t[i]) })
+	}
+	each(func(i int, _ reg.VecVirtual) {
+		if r, ok := e.poly[0].(reg.VecVirtual); ok {
+			c.VMOVAPS(r, p[i])
+		} else {
+			c.VMOVUPS(e.poly[0], p[i])
+		}
+	})
 	for _, k := range e.poly[1:] {
-		c.VFMADD213PS(k, x, p) // p = p·r + k; last: p = exp(r)
+		each(func(i int, x reg.VecVirtual) { c.VFMADD213PS(k, x, p[i]) }) // p = p·r + k; last: p = exp(r)
 	}
 	if g.ISA.Lanes == 16 {
-		c.VSCALEFPS(n, p, x) // x = p·2^n, IEEE overflow/underflow
+		each(func(i int, x reg.VecVirtual) { c.VSCALEFPS(n[i], p[i], x) }) // x = p·2^n, IEEE overflow/underflow
 		return
 	}
-	c.VPSLLD(operand.U8(23), t, t) // the float32 2^n (bits (n+127)<<23)
-	c.VMULPS(t, p, x)              // the one rounding
+	each(func(i int, x reg.VecVirtual) { c.VMULPS(t[i], p[i], x) }) // the one rounding
 }
 
 // expRow emits expRow<ISA>(dst, src): dst[j] = exp(src[j]). It is not a
@@ -92,7 +139,7 @@ func (g gen) expRow() {
 	c.Load(c.Param("dst").Base(), d)
 	c.Load(c.Param("src").Base(), s)
 	c.Load(c.Param("dst").Len(), n)
-	e := g.newExpConsts()
+	e := g.newExpConsts(0)
 	g.VectorLoop(n, 1, []reg.GPVirtual{d, s}, func(int) {
 		v := g.Vec()
 		c.VMOVUPS(amd64.Mem(s, 0), v)

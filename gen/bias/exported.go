@@ -52,6 +52,26 @@ func biasEachRow(f *jen.File, rpe, causal bool) {
 			jen.Parens(jen.Op("*").Id("dp")).Index(jen.Id("lq").Op("+").Id("lk").Op("-").Lit(1).Op(":")),
 		)
 		fillE = jen.If(jen.Id("shifted")).Block(jen.Id("fillE").Call(jen.Id("e"), jen.Id("h")))
+		if causal {
+			// func maskFuture(d []float32, lq, qOffset int) {
+			//	if qOffset >= len(d)-lq { return }
+			//	for m := qOffset + lq; m < len(d); m++ { d[m] = negInf }
+			// }
+			f.Comment("maskFuture sets d[m] = −Inf for every m > qOffset+lq−1: the distances only masked")
+			f.Comment("keys (j > qOffset+i) meet. Softmax then runs its kernel over whole 16-float vectors")
+			f.Comment("past a row's last unmasked key (zeroed scores, −Inf bias: probability exactly 0)")
+			f.Comment("instead of ending every row on a masked partial vector.")
+			f.Func().Id("maskFuture").Params(jen.Id("d").Index().Float32(), jen.List(jen.Id("lq"), jen.Id("qOffset")).Int()).Block(
+				jen.If(jen.Id("qOffset").Op(">=").Len(jen.Id("d")).Op("-").Id("lq")).Block(jen.Return()),
+				jen.For(jen.Id("m").Op(":=").Id("qOffset").Op("+").Id("lq"), jen.Id("m").Op("<").Len(jen.Id("d")), jen.Id("m").Op("++")).Block(
+					jen.Id("d").Index(jen.Id("m")).Op("=").Id("negInf"),
+				),
+			)
+			fillE = jen.If(jen.Id("shifted")).Block(
+				jen.Id("fillE").Call(jen.Id("e"), jen.Id("h")),
+				jen.Id("maskFuture").Call(jen.Id("d"), jen.Id("lq"), jen.Id("qOffset")),
+			)
+		}
 		// if shifted && qOffset >= lk-1-i { b = e }
 		useE = jen.If(jen.Id("shifted").Op("&&").Id("qOffset").Op(">=").Id("lk").Op("-").Lit(1).Op("-").Id("i")).Block(
 			jen.Id("b").Op("=").Id("e"),
@@ -203,18 +223,23 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	//	k := active
 	//	eachRow(lq, lk, qOffset, [table,] func(off, valid int, bias []float32) {
 	//		row := scores[off : off+lk]
-	//		if valid > 0 { k.softmaxRow(row[:valid], bias[:valid], scale) }
 	//		clear(row[valid:])                                       // causal
+	//		n := min(lk, (valid+15)&^15)
+	//		k.softmaxRow(row[:n], bias[:n], scale)
 	//		k.softmaxRow(row, bias, scale)                           // otherwise
 	//	})
 	// }
 	smBody := []jen.Code{row("scores")}
 	if causal {
+		// The masked keys' scores are cleared first (NaN or ±Inf there must not meet the
+		// −Inf bias), then the kernel runs up to the next multiple of 16 keys: lanes past
+		// valid have score 0 and bias −Inf (maskFuture), so their exp is 0 and the row
+		// ends on whole vectors. valid ≥ 1 under the causal mask.
 		smBody = append(smBody,
-			jen.If(jen.Id("valid").Op(">").Lit(0)).Block(
-				jen.Id("k").Dot("softmaxRow").Call(jen.Id("row").Index(jen.Op(":").Id("valid")), jen.Id("bias").Index(jen.Op(":").Id("valid")), jen.Id("scale")),
-			),
-			jen.Clear(jen.Id("row").Index(jen.Id("valid").Op(":"))),
+			jen.Id("n").Op(":=").Min(jen.Id("lk"), jen.Parens(jen.Id("valid").Op("+").Lit(15)).Op("&^").Lit(15)),
+			jen.Clear(jen.Id("row").Index(jen.Id("valid").Op(":").Id("n"))),
+			jen.Id("k").Dot("softmaxRow").Call(jen.Id("row").Index(jen.Op(":").Id("n")), jen.Id("bias").Index(jen.Op(":").Id("n")), jen.Id("scale")),
+			jen.Clear(jen.Id("row").Index(jen.Id("n").Op(":"))),
 		)
 	} else {
 		smBody = append(smBody, jen.Id("k").Dot("softmaxRow").Call(jen.Id("row"), jen.Id("bias"), jen.Id("scale")))

@@ -132,8 +132,11 @@ loop_done6:
 	VBROADCASTSS X2, Y1
 	VBROADCASTSS c32_c2b00000<>+0(SB), Y3
 	VBROADCASTSS c32_42b00000<>+0(SB), Y4
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+	VXORPD       Y7, Y7, Y7
+	VXORPD       Y8, Y8, Y8
 	VMOVD        X2, BX
 	ANDL         $0x7fffffff, BX
 	CMPL         BX, $0x4b800000
@@ -147,205 +150,193 @@ loop14:
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
-	VCMPPS       $0x06, Y3, Y2, Y6
-	VTESTPS      Y6, Y6
+	VMOVUPS      32(CX), Y9
+	VSUBPS       Y1, Y9, Y9
+	VFMADD231PS  32(BX), Y0, Y9
+	VCMPPS       $0x06, Y3, Y2, Y10
+	VCMPPS       $0x06, Y3, Y9, Y11
+	VORPS        Y11, Y10, Y11
+	VTESTPS      Y11, Y11
 	JZ           exp_dead16
 	VMAXPS       Y2, Y3, Y2
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y6
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y2, Y6
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y6, Y7
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y7
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y2
+	VMAXPS       Y9, Y3, Y9
+	VMOVAPS      Y4, Y10
+	VFMADD231PS  Y5, Y2, Y10
+	VMOVAPS      Y4, Y11
+	VFMADD231PS  Y5, Y9, Y11
+	VSUBPS       Y4, Y10, Y12
+	VSUBPS       Y4, Y11, Y13
+	VFNMADD231PS Y6, Y12, Y2
+	VFNMADD231PS Y6, Y13, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y13, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y13
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y13
+	VMULPS       Y10, Y12, Y2
+	VMULPS       Y11, Y13, Y9
 	JMP          exp_done17
 
 exp_dead16:
 	VXORPS Y2, Y2, Y2
+	VXORPS Y9, Y9, Y9
 
 exp_done17:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
-	VMOVUPS      32(CX), Y6
-	VSUBPS       Y1, Y6, Y6
-	VFMADD231PS  32(BX), Y0, Y6
-	VCMPPS       $0x06, Y3, Y6, Y7
-	VTESTPS      Y7, Y7
+	VMOVUPS      Y9, 32(BX)
+	VMOVUPS      64(CX), Y10
+	VSUBPS       Y1, Y10, Y10
+	VFMADD231PS  64(BX), Y0, Y10
+	VMOVUPS      96(CX), Y11
+	VSUBPS       Y1, Y11, Y11
+	VFMADD231PS  96(BX), Y0, Y11
+	VCMPPS       $0x06, Y3, Y10, Y12
+	VCMPPS       $0x06, Y3, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
 	JZ           exp_dead18
-	VMAXPS       Y6, Y3, Y6
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y6, Y7
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y7, Y8
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y8, Y6
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y8, Y6
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y8
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y8
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y7, Y8, Y6
+	VMAXPS       Y10, Y3, Y10
+	VMAXPS       Y11, Y3, Y11
+	VMOVAPS      Y4, Y12
+	VFMADD231PS  Y5, Y10, Y12
+	VMOVAPS      Y4, Y13
+	VFMADD231PS  Y5, Y11, Y13
+	VSUBPS       Y4, Y12, Y14
+	VSUBPS       Y4, Y13, Y15
+	VFNMADD231PS Y6, Y14, Y10
+	VFNMADD231PS Y6, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
 	JMP          exp_done19
 
 exp_dead18:
-	VXORPS Y6, Y6, Y6
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
 exp_done19:
-	VMOVUPS      Y6, 32(BX)
-	VMOVUPS      64(CX), Y7
-	VSUBPS       Y1, Y7, Y7
-	VFMADD231PS  64(BX), Y0, Y7
-	VCMPPS       $0x06, Y3, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead20
-	VMAXPS       Y7, Y3, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done21
-
-exp_dead20:
-	VXORPS Y7, Y7, Y7
-
-exp_done21:
-	VMOVUPS      Y7, 64(BX)
+	VMOVUPS      Y10, 64(BX)
 	PREFETCHT0   8256(BX)
-	VADDPS       Y7, Y2, Y2
-	VMOVUPS      96(CX), Y7
-	VSUBPS       Y1, Y7, Y7
-	VFMADD231PS  96(BX), Y0, Y7
-	VCMPPS       $0x06, Y3, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead22
-	VMAXPS       Y7, Y3, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done23
-
-exp_dead22:
-	VXORPS Y7, Y7, Y7
-
-exp_done23:
-	VMOVUPS      Y7, 96(BX)
-	VADDPS       Y7, Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VCVTPS2PD    X2, Y6
+	VADDPS       Y10, Y2, Y2
+	VMOVUPS      Y11, 96(BX)
+	VADDPS       Y11, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VCVTPS2PD    X2, Y9
 	VEXTRACTF128 $0x01, Y2, X2
 	VCVTPS2PD    X2, Y2
-	VADDPD       Y6, Y4, Y4
-	VADDPD       Y2, Y5, Y5
+	VADDPD       Y9, Y7, Y7
+	VADDPD       Y2, Y8, Y8
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, CX
 	SUBQ         $0x00000020, SI
 	JMP          loop14
 
 loop_end15:
-loop24:
+loop20:
 	CMPQ         SI, $0x00000008
-	JB           loop_end25
+	JB           loop_end21
 	VMOVUPS      (CX), Y2
 	VSUBPS       Y1, Y2, Y2
 	VFMADD231PS  (BX), Y0, Y2
-	VCMPPS       $0x06, Y3, Y2, Y6
-	VTESTPS      Y6, Y6
-	JZ           exp_dead26
+	VCMPPS       $0x06, Y3, Y2, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead22
 	VMAXPS       Y2, Y3, Y2
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y6
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y2, Y6
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y6, Y7
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y7
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y2
-	JMP          exp_done27
+	VMOVAPS      Y4, Y9
+	VFMADD231PS  Y5, Y2, Y9
+	VSUBPS       Y4, Y9, Y10
+	VFNMADD231PS Y6, Y10, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y2
+	VPSLLD       $0x17, Y9, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y10
+	VMULPS       Y9, Y10, Y2
+	JMP          exp_done23
 
-exp_dead26:
+exp_dead22:
 	VXORPS Y2, Y2, Y2
 
-exp_done27:
+exp_done23:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
-	VCVTPS2PD    X2, Y6
+	VCVTPS2PD    X2, Y9
 	VEXTRACTF128 $0x01, Y2, X2
 	VCVTPS2PD    X2, Y2
-	VADDPD       Y6, Y4, Y4
-	VADDPD       Y2, Y5, Y5
+	VADDPD       Y9, Y7, Y7
+	VADDPD       Y2, Y8, Y8
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop24
+	JMP          loop20
 
-loop_end25:
+loop_end21:
 	TESTQ        SI, SI
 	JZ           loop_done13
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
 	VMOVDQU      32(DI)(SI*4), Y2
-	VMASKMOVPS   (CX), Y2, Y6
-	VMASKMOVPS   (BX), Y2, Y7
-	VSUBPS       Y1, Y6, Y6
-	VFMADD231PS  Y7, Y0, Y6
-	VMAXPS       Y6, Y3, Y6
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y6, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y6
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y6
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y1
+	VMASKMOVPS   (CX), Y2, Y9
+	VMASKMOVPS   (BX), Y2, Y10
+	VSUBPS       Y1, Y9, Y9
+	VFMADD231PS  Y10, Y0, Y9
+	VMAXPS       Y9, Y3, Y9
+	VMOVAPS      Y4, Y0
+	VFMADD231PS  Y5, Y9, Y0
+	VSUBPS       Y4, Y0, Y1
+	VFNMADD231PS Y6, Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y6
-	VMASKMOVPS   Y6, Y2, (BX)
-	VANDPS       Y2, Y6, Y6
-	VCVTPS2PD    X6, Y0
-	VEXTRACTF128 $0x01, Y6, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y2, (BX)
+	VANDPS       Y2, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y4, Y4
-	VADDPD       Y1, Y5, Y5
+	VADDPD       Y0, Y7, Y7
+	VADDPD       Y1, Y8, Y8
 
 loop_done13:
 	JMP softmax_summed12
@@ -354,217 +345,205 @@ softmax_huge11:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop29:
+loop25:
 	CMPQ         SI, $0x00000020
-	JB           loop_end30
+	JB           loop_end26
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
-	VCMPPS       $0x06, Y3, Y2, Y6
-	VTESTPS      Y6, Y6
-	JZ           exp_dead31
+	VMOVUPS      32(CX), Y9
+	VFMADD231PS  32(BX), Y0, Y9
+	VSUBPS       Y1, Y9, Y9
+	VCMPPS       $0x06, Y3, Y2, Y10
+	VCMPPS       $0x06, Y3, Y9, Y11
+	VORPS        Y11, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead27
 	VMAXPS       Y2, Y3, Y2
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y6
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y2, Y6
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y6, Y7
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y7
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y2
-	JMP          exp_done32
+	VMAXPS       Y9, Y3, Y9
+	VMOVAPS      Y4, Y10
+	VFMADD231PS  Y5, Y2, Y10
+	VMOVAPS      Y4, Y11
+	VFMADD231PS  Y5, Y9, Y11
+	VSUBPS       Y4, Y10, Y12
+	VSUBPS       Y4, Y11, Y13
+	VFNMADD231PS Y6, Y12, Y2
+	VFNMADD231PS Y6, Y13, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y13, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y13
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y13
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y13
+	VMULPS       Y10, Y12, Y2
+	VMULPS       Y11, Y13, Y9
+	JMP          exp_done28
 
-exp_dead31:
+exp_dead27:
 	VXORPS Y2, Y2, Y2
+	VXORPS Y9, Y9, Y9
 
-exp_done32:
+exp_done28:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
-	VMOVUPS      32(CX), Y6
-	VFMADD231PS  32(BX), Y0, Y6
-	VSUBPS       Y1, Y6, Y6
-	VCMPPS       $0x06, Y3, Y6, Y7
-	VTESTPS      Y7, Y7
-	JZ           exp_dead33
-	VMAXPS       Y6, Y3, Y6
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y7
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y6, Y7
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y7, Y8
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y8, Y6
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y8, Y6
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y8
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y8
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y8
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y7, Y8, Y6
-	JMP          exp_done34
+	VMOVUPS      Y9, 32(BX)
+	VMOVUPS      64(CX), Y10
+	VFMADD231PS  64(BX), Y0, Y10
+	VSUBPS       Y1, Y10, Y10
+	VMOVUPS      96(CX), Y11
+	VFMADD231PS  96(BX), Y0, Y11
+	VSUBPS       Y1, Y11, Y11
+	VCMPPS       $0x06, Y3, Y10, Y12
+	VCMPPS       $0x06, Y3, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
+	JZ           exp_dead29
+	VMAXPS       Y10, Y3, Y10
+	VMAXPS       Y11, Y3, Y11
+	VMOVAPS      Y4, Y12
+	VFMADD231PS  Y5, Y10, Y12
+	VMOVAPS      Y4, Y13
+	VFMADD231PS  Y5, Y11, Y13
+	VSUBPS       Y4, Y12, Y14
+	VSUBPS       Y4, Y13, Y15
+	VFNMADD231PS Y6, Y14, Y10
+	VFNMADD231PS Y6, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
+	JMP          exp_done30
 
-exp_dead33:
-	VXORPS Y6, Y6, Y6
+exp_dead29:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
-exp_done34:
-	VMOVUPS      Y6, 32(BX)
-	VMOVUPS      64(CX), Y7
-	VFMADD231PS  64(BX), Y0, Y7
-	VSUBPS       Y1, Y7, Y7
-	VCMPPS       $0x06, Y3, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead35
-	VMAXPS       Y7, Y3, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done36
-
-exp_dead35:
-	VXORPS Y7, Y7, Y7
-
-exp_done36:
-	VMOVUPS      Y7, 64(BX)
+exp_done30:
+	VMOVUPS      Y10, 64(BX)
 	PREFETCHT0   8256(BX)
-	VADDPS       Y7, Y2, Y2
-	VMOVUPS      96(CX), Y7
-	VFMADD231PS  96(BX), Y0, Y7
-	VSUBPS       Y1, Y7, Y7
-	VCMPPS       $0x06, Y3, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead37
-	VMAXPS       Y7, Y3, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done38
-
-exp_dead37:
-	VXORPS Y7, Y7, Y7
-
-exp_done38:
-	VMOVUPS      Y7, 96(BX)
-	VADDPS       Y7, Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VCVTPS2PD    X2, Y6
+	VADDPS       Y10, Y2, Y2
+	VMOVUPS      Y11, 96(BX)
+	VADDPS       Y11, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VCVTPS2PD    X2, Y9
 	VEXTRACTF128 $0x01, Y2, X2
 	VCVTPS2PD    X2, Y2
-	VADDPD       Y6, Y4, Y4
-	VADDPD       Y2, Y5, Y5
+	VADDPD       Y9, Y7, Y7
+	VADDPD       Y2, Y8, Y8
 	ADDQ         $0x00000080, BX
 	ADDQ         $0x00000080, CX
 	SUBQ         $0x00000020, SI
-	JMP          loop29
+	JMP          loop25
 
-loop_end30:
-loop39:
+loop_end26:
+loop31:
 	CMPQ         SI, $0x00000008
-	JB           loop_end40
+	JB           loop_end32
 	VMOVUPS      (CX), Y2
 	VFMADD231PS  (BX), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
-	VCMPPS       $0x06, Y3, Y2, Y6
-	VTESTPS      Y6, Y6
-	JZ           exp_dead41
+	VCMPPS       $0x06, Y3, Y2, Y9
+	VTESTPS      Y9, Y9
+	JZ           exp_dead33
 	VMAXPS       Y2, Y3, Y2
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y6
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y2, Y6
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y6, Y7
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y7, Y2
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y7, Y2
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y7
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y6, Y7, Y2
-	JMP          exp_done42
+	VMOVAPS      Y4, Y9
+	VFMADD231PS  Y5, Y2, Y9
+	VSUBPS       Y4, Y9, Y10
+	VFNMADD231PS Y6, Y10, Y2
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y2
+	VPSLLD       $0x17, Y9, Y9
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y10
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y2, Y10
+	VMULPS       Y9, Y10, Y2
+	JMP          exp_done34
 
-exp_dead41:
+exp_dead33:
 	VXORPS Y2, Y2, Y2
 
-exp_done42:
+exp_done34:
 	VMOVUPS      Y2, (BX)
 	PREFETCHT0   8192(BX)
-	VCVTPS2PD    X2, Y6
+	VCVTPS2PD    X2, Y9
 	VEXTRACTF128 $0x01, Y2, X2
 	VCVTPS2PD    X2, Y2
-	VADDPD       Y6, Y4, Y4
-	VADDPD       Y2, Y5, Y5
+	VADDPD       Y9, Y7, Y7
+	VADDPD       Y2, Y8, Y8
 	ADDQ         $0x00000020, BX
 	ADDQ         $0x00000020, CX
 	SUBQ         $0x00000008, SI
-	JMP          loop39
+	JMP          loop31
 
-loop_end40:
+loop_end32:
 	TESTQ        SI, SI
-	JZ           loop_done28
+	JZ           loop_done24
 	LEAQ         tailmask8<>+0(SB), DI
 	NEGQ         SI
 	VMOVDQU      32(DI)(SI*4), Y2
-	VMASKMOVPS   (CX), Y2, Y6
-	VMASKMOVPS   (BX), Y2, Y7
-	VFMADD231PS  Y7, Y0, Y6
-	VSUBPS       Y1, Y6, Y6
-	VMAXPS       Y6, Y3, Y6
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y6, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y6
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y6
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y6, Y1
+	VMASKMOVPS   (CX), Y2, Y9
+	VMASKMOVPS   (BX), Y2, Y10
+	VFMADD231PS  Y10, Y0, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y9, Y3, Y9
+	VMOVAPS      Y4, Y0
+	VFMADD231PS  Y5, Y9, Y0
+	VSUBPS       Y4, Y0, Y1
+	VFNMADD231PS Y6, Y1, Y9
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y9
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y6
-	VMASKMOVPS   Y6, Y2, (BX)
-	VANDPS       Y2, Y6, Y6
-	VCVTPS2PD    X6, Y0
-	VEXTRACTF128 $0x01, Y6, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y1
+	VMULPS       Y0, Y1, Y9
+	VMASKMOVPS   Y9, Y2, (BX)
+	VANDPS       Y2, Y9, Y9
+	VCVTPS2PD    X9, Y0
+	VEXTRACTF128 $0x01, Y9, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y4, Y4
-	VADDPD       Y1, Y5, Y5
+	VADDPD       Y0, Y7, Y7
+	VADDPD       Y1, Y8, Y8
 
-loop_done28:
+loop_done24:
 softmax_summed12:
-	VADDPD       Y5, Y4, Y4
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPD       X0, X4, X0
+	VADDPD       Y8, Y7, Y7
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPD       X0, X7, X0
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
@@ -573,9 +552,9 @@ softmax_summed12:
 	VBROADCASTSS X1, Y0
 	MOVQ         DX, CX
 
-loop44:
+loop36:
 	CMPQ    CX, $0x00000020
-	JB      loop_end45
+	JB      loop_end37
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -586,21 +565,21 @@ loop44:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop44
+	JMP     loop36
 
-loop_end45:
-loop46:
+loop_end37:
+loop38:
 	CMPQ    CX, $0x00000008
-	JB      loop_end47
+	JB      loop_end39
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop46
+	JMP     loop38
 
-loop_end47:
+loop_end39:
 	TESTQ      CX, CX
-	JZ         loop_done43
+	JZ         loop_done35
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -608,7 +587,7 @@ loop_end47:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done43:
+loop_done35:
 	VZEROUPPER
 	RET
 
@@ -626,7 +605,7 @@ TEXT ·softmaxRampAVX2(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided48
+	JAE          ramp_one_sided40
 	VBROADCASTSS c32_ff800000<>+0(SB), Y3
 	VBROADCASTSS c32_ff800000<>+0(SB), Y4
 	VBROADCASTSS c32_ff800000<>+0(SB), Y5
@@ -636,9 +615,9 @@ TEXT ·softmaxRampAVX2(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop50:
+loop42:
 	CMPQ        BX, $0x00000020
-	JB          loop_end51
+	JB          loop_end43
 	VANDPS      c32x8_7fffffff<>+0(SB), Y1, Y7
 	VMULPS      Y2, Y7, Y7
 	VFMADD231PS (DX), Y0, Y7
@@ -661,12 +640,12 @@ loop50:
 	VMAXPS      Y7, Y6, Y6
 	ADDQ        $0x00000080, DX
 	SUBQ        $0x00000020, BX
-	JMP         loop50
+	JMP         loop42
 
-loop_end51:
-loop52:
+loop_end43:
+loop44:
 	CMPQ        BX, $0x00000008
-	JB          loop_end53
+	JB          loop_end45
 	VANDPS      c32x8_7fffffff<>+0(SB), Y1, Y7
 	VMULPS      Y2, Y7, Y7
 	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y1
@@ -674,11 +653,11 @@ loop52:
 	VMAXPS      Y7, Y3, Y3
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, BX
-	JMP         loop52
+	JMP         loop44
 
-loop_end53:
+loop_end45:
 	TESTQ        BX, BX
-	JZ           loop_done49
+	JZ           loop_done41
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
 	VMOVDQU      32(SI)(BX*4), Y7
@@ -691,7 +670,7 @@ loop_end53:
 	VBLENDVPS    Y7, Y8, Y1, Y8
 	VMAXPS       Y8, Y3, Y3
 
-loop_done49:
+loop_done41:
 	VMAXPS       Y4, Y3, Y3
 	VMAXPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y3, Y3
@@ -704,463 +683,442 @@ loop_done49:
 	VBROADCASTSS X1, Y3
 	VBROADCASTSS c32_c2b00000<>+0(SB), Y4
 	VBROADCASTSS c32_42b00000<>+0(SB), Y5
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y5
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y6
+	VBROADCASTSS c32_3f318000<>+0(SB), Y7
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
 	VMOVD        X1, DX
 	ANDL         $0x7fffffff, DX
 	CMPL         DX, $0x4b800000
-	JAE          softmax_huge54
+	JAE          softmax_huge46
 	VBROADCASTSS t0+32(FP), Y1
 	VSUBPS       iota8<>+0(SB), Y1, Y1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop57:
+loop49:
 	CMPQ         BX, $0x00000020
-	JB           loop_end58
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y7
-	VMULPS       Y2, Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead59
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done60
+	JB           loop_end50
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y11
+	VANDPS       c32x8_7fffffff<>+0(SB), Y11, Y11
+	VMULPS       Y2, Y11, Y11
+	VSUBPS       Y3, Y11, Y11
+	VFMADD231PS  32(DX), Y0, Y11
+	VCMPPS       $0x06, Y4, Y10, Y12
+	VCMPPS       $0x06, Y4, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
+	JZ           exp_dead51
+	VMAXPS       Y10, Y4, Y10
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y12
+	VFMADD231PS  Y6, Y10, Y12
+	VMOVAPS      Y5, Y13
+	VFMADD231PS  Y6, Y11, Y13
+	VSUBPS       Y5, Y12, Y14
+	VSUBPS       Y5, Y13, Y15
+	VFNMADD231PS Y7, Y14, Y10
+	VFNMADD231PS Y7, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
+	JMP          exp_done52
 
-exp_dead59:
-	VXORPS Y7, Y7, Y7
+exp_dead51:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
-exp_done60:
-	VMOVUPS      Y7, (DX)
+exp_done52:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y8
-	VANDPS       c32x8_7fffffff<>+0(SB), Y8, Y8
-	VMULPS       Y2, Y8, Y8
-	VSUBPS       Y3, Y8, Y8
-	VFMADD231PS  32(DX), Y0, Y8
-	VCMPPS       $0x06, Y4, Y8, Y9
-	VTESTPS      Y9, Y9
-	JZ           exp_dead61
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y9, Y10, Y8
-	JMP          exp_done62
-
-exp_dead61:
-	VXORPS Y8, Y8, Y8
-
-exp_done62:
-	VMOVUPS      Y8, 32(DX)
-	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y9
-	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
-	VMULPS       Y2, Y9, Y9
-	VSUBPS       Y3, Y9, Y9
-	VFMADD231PS  64(DX), Y0, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead63
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done64
-
-exp_dead63:
-	VXORPS Y9, Y9, Y9
-
-exp_done64:
-	VMOVUPS      Y9, 64(DX)
-	PREFETCHT0   8256(DX)
-	VADDPS       Y9, Y7, Y7
-	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y9
-	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
-	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y11, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y12
+	VANDPS       c32x8_7fffffff<>+0(SB), Y12, Y12
+	VMULPS       Y2, Y12, Y12
+	VSUBPS       Y3, Y12, Y12
+	VFMADD231PS  64(DX), Y0, Y12
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y13
+	VANDPS       c32x8_7fffffff<>+0(SB), Y13, Y13
+	VMULPS       Y2, Y13, Y13
 	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
-	VSUBPS       Y3, Y9, Y9
-	VFMADD231PS  96(DX), Y0, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead65
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done66
+	VSUBPS       Y3, Y13, Y13
+	VFMADD231PS  96(DX), Y0, Y13
+	VCMPPS       $0x06, Y4, Y12, Y14
+	VCMPPS       $0x06, Y4, Y13, Y15
+	VORPS        Y15, Y14, Y15
+	VTESTPS      Y15, Y15
+	JZ           exp_dead53
+	VMAXPS       Y12, Y4, Y12
+	VMAXPS       Y13, Y4, Y13
+	VMOVAPS      Y5, Y14
+	VFMADD231PS  Y6, Y12, Y14
+	VMOVAPS      Y5, Y15
+	VFMADD231PS  Y6, Y13, Y15
+	VSUBPS       Y5, Y14, Y16
+	VSUBPS       Y5, Y15, Y17
+	VFNMADD231PS Y7, Y16, Y12
+	VFNMADD231PS Y7, Y17, Y13
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y16, Y12
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y17, Y13
+	VPSLLD       $0x17, Y14, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y16
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y17
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VMULPS       Y14, Y16, Y12
+	VMULPS       Y15, Y17, Y13
+	JMP          exp_done54
 
-exp_dead65:
-	VXORPS Y9, Y9, Y9
+exp_dead53:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
 
-exp_done66:
-	VMOVUPS      Y9, 96(DX)
-	VADDPS       Y9, Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+exp_done54:
+	VMOVUPS      Y12, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y12, Y10, Y10
+	VMOVUPS      Y13, 96(DX)
+	VADDPS       Y13, Y11, Y11
+	VADDPS       Y11, Y10, Y10
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop57
+	JMP          loop49
 
-loop_end58:
-loop67:
+loop_end50:
+loop55:
 	CMPQ         BX, $0x00000008
-	JB           loop_end68
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y7
-	VMULPS       Y2, Y7, Y7
+	JB           loop_end56
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VSUBPS       Y3, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead69
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done70
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead57
+	VMAXPS       Y10, Y4, Y10
+	VMOVAPS      Y5, Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VSUBPS       Y5, Y11, Y12
+	VFNMADD231PS Y7, Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done58
 
-exp_dead69:
-	VXORPS Y7, Y7, Y7
+exp_dead57:
+	VXORPS Y10, Y10, Y10
 
-exp_done70:
-	VMOVUPS      Y7, (DX)
+exp_done58:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop67
+	JMP          loop55
 
-loop_end68:
+loop_end56:
 	TESTQ        BX, BX
-	JZ           loop_done56
+	JZ           loop_done48
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
-	VMOVDQU      32(SI)(BX*4), Y7
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
-	VMULPS       Y2, Y8, Y8
+	VMOVDQU      32(SI)(BX*4), Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y11
+	VMULPS       Y2, Y11, Y11
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VMASKMOVPS   (DX), Y7, Y1
-	VSUBPS       Y3, Y8, Y8
-	VFMADD231PS  Y1, Y0, Y8
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
+	VMASKMOVPS   (DX), Y10, Y1
+	VSUBPS       Y3, Y11, Y11
+	VFMADD231PS  Y1, Y0, Y11
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y0
+	VFMADD231PS  Y6, Y11, Y0
+	VSUBPS       Y5, Y0, Y1
+	VFNMADD231PS Y7, Y1, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y11
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y8
-	VMASKMOVPS   Y8, Y7, (DX)
-	VANDPS       Y7, Y8, Y8
-	VCVTPS2PD    X8, Y0
-	VEXTRACTF128 $0x01, Y8, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VMULPS       Y0, Y1, Y11
+	VMASKMOVPS   Y11, Y10, (DX)
+	VANDPS       Y10, Y11, Y11
+	VCVTPS2PD    X11, Y0
+	VEXTRACTF128 $0x01, Y11, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y5, Y5
-	VADDPD       Y1, Y6, Y6
+	VADDPD       Y0, Y8, Y8
+	VADDPD       Y1, Y9, Y9
 
-loop_done56:
-	JMP softmax_summed55
+loop_done48:
+	JMP softmax_summed47
 
-softmax_huge54:
+softmax_huge46:
 	VBROADCASTSS t0+32(FP), Y1
 	VSUBPS       iota8<>+0(SB), Y1, Y1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop72:
+loop60:
 	CMPQ         BX, $0x00000020
-	JB           loop_end73
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y7
-	VMULPS       Y2, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VSUBPS       Y3, Y7, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead74
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done75
+	JB           loop_end61
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y11
+	VANDPS       c32x8_7fffffff<>+0(SB), Y11, Y11
+	VMULPS       Y2, Y11, Y11
+	VFMADD231PS  32(DX), Y0, Y11
+	VSUBPS       Y3, Y11, Y11
+	VCMPPS       $0x06, Y4, Y10, Y12
+	VCMPPS       $0x06, Y4, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
+	JZ           exp_dead62
+	VMAXPS       Y10, Y4, Y10
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y12
+	VFMADD231PS  Y6, Y10, Y12
+	VMOVAPS      Y5, Y13
+	VFMADD231PS  Y6, Y11, Y13
+	VSUBPS       Y5, Y12, Y14
+	VSUBPS       Y5, Y13, Y15
+	VFNMADD231PS Y7, Y14, Y10
+	VFNMADD231PS Y7, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
+	JMP          exp_done63
 
-exp_dead74:
-	VXORPS Y7, Y7, Y7
+exp_dead62:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
-exp_done75:
-	VMOVUPS      Y7, (DX)
+exp_done63:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y8
-	VANDPS       c32x8_7fffffff<>+0(SB), Y8, Y8
-	VMULPS       Y2, Y8, Y8
-	VFMADD231PS  32(DX), Y0, Y8
-	VSUBPS       Y3, Y8, Y8
-	VCMPPS       $0x06, Y4, Y8, Y9
-	VTESTPS      Y9, Y9
-	JZ           exp_dead76
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y9, Y10, Y8
-	JMP          exp_done77
-
-exp_dead76:
-	VXORPS Y8, Y8, Y8
-
-exp_done77:
-	VMOVUPS      Y8, 32(DX)
-	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y9
-	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
-	VMULPS       Y2, Y9, Y9
-	VFMADD231PS  64(DX), Y0, Y9
-	VSUBPS       Y3, Y9, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead78
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done79
-
-exp_dead78:
-	VXORPS Y9, Y9, Y9
-
-exp_done79:
-	VMOVUPS      Y9, 64(DX)
-	PREFETCHT0   8256(DX)
-	VADDPS       Y9, Y7, Y7
-	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y9
-	VANDPS       c32x8_7fffffff<>+0(SB), Y9, Y9
-	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y11, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y12
+	VANDPS       c32x8_7fffffff<>+0(SB), Y12, Y12
+	VMULPS       Y2, Y12, Y12
+	VFMADD231PS  64(DX), Y0, Y12
+	VSUBPS       Y3, Y12, Y12
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y13
+	VANDPS       c32x8_7fffffff<>+0(SB), Y13, Y13
+	VMULPS       Y2, Y13, Y13
 	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
-	VFMADD231PS  96(DX), Y0, Y9
-	VSUBPS       Y3, Y9, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead80
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done81
+	VFMADD231PS  96(DX), Y0, Y13
+	VSUBPS       Y3, Y13, Y13
+	VCMPPS       $0x06, Y4, Y12, Y14
+	VCMPPS       $0x06, Y4, Y13, Y15
+	VORPS        Y15, Y14, Y15
+	VTESTPS      Y15, Y15
+	JZ           exp_dead64
+	VMAXPS       Y12, Y4, Y12
+	VMAXPS       Y13, Y4, Y13
+	VMOVAPS      Y5, Y14
+	VFMADD231PS  Y6, Y12, Y14
+	VMOVAPS      Y5, Y15
+	VFMADD231PS  Y6, Y13, Y15
+	VSUBPS       Y5, Y14, Y16
+	VSUBPS       Y5, Y15, Y17
+	VFNMADD231PS Y7, Y16, Y12
+	VFNMADD231PS Y7, Y17, Y13
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y16, Y12
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y17, Y13
+	VPSLLD       $0x17, Y14, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y16
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y17
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VMULPS       Y14, Y16, Y12
+	VMULPS       Y15, Y17, Y13
+	JMP          exp_done65
 
-exp_dead80:
-	VXORPS Y9, Y9, Y9
+exp_dead64:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
 
-exp_done81:
-	VMOVUPS      Y9, 96(DX)
-	VADDPS       Y9, Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+exp_done65:
+	VMOVUPS      Y12, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y12, Y10, Y10
+	VMOVUPS      Y13, 96(DX)
+	VADDPS       Y13, Y11, Y11
+	VADDPS       Y11, Y10, Y10
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop72
+	JMP          loop60
 
-loop_end73:
-loop82:
+loop_end61:
+loop66:
 	CMPQ         BX, $0x00000008
-	JB           loop_end83
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y7
-	VMULPS       Y2, Y7, Y7
+	JB           loop_end67
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y10
+	VMULPS       Y2, Y10, Y10
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VFMADD231PS  (DX), Y0, Y7
-	VSUBPS       Y3, Y7, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead84
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done85
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead68
+	VMAXPS       Y10, Y4, Y10
+	VMOVAPS      Y5, Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VSUBPS       Y5, Y11, Y12
+	VFNMADD231PS Y7, Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done69
 
-exp_dead84:
-	VXORPS Y7, Y7, Y7
+exp_dead68:
+	VXORPS Y10, Y10, Y10
 
-exp_done85:
-	VMOVUPS      Y7, (DX)
+exp_done69:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop82
+	JMP          loop66
 
-loop_end83:
+loop_end67:
 	TESTQ        BX, BX
-	JZ           loop_done71
+	JZ           loop_done59
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
-	VMOVDQU      32(SI)(BX*4), Y7
-	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y8
-	VMULPS       Y2, Y8, Y8
+	VMOVDQU      32(SI)(BX*4), Y10
+	VANDPS       c32x8_7fffffff<>+0(SB), Y1, Y11
+	VMULPS       Y2, Y11, Y11
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VMASKMOVPS   (DX), Y7, Y1
-	VFMADD231PS  Y1, Y0, Y8
-	VSUBPS       Y3, Y8, Y8
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
+	VMASKMOVPS   (DX), Y10, Y1
+	VFMADD231PS  Y1, Y0, Y11
+	VSUBPS       Y3, Y11, Y11
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y0
+	VFMADD231PS  Y6, Y11, Y0
+	VSUBPS       Y5, Y0, Y1
+	VFNMADD231PS Y7, Y1, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y11
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y8
-	VMASKMOVPS   Y8, Y7, (DX)
-	VANDPS       Y7, Y8, Y8
-	VCVTPS2PD    X8, Y0
-	VEXTRACTF128 $0x01, Y8, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VMULPS       Y0, Y1, Y11
+	VMASKMOVPS   Y11, Y10, (DX)
+	VANDPS       Y10, Y11, Y11
+	VCVTPS2PD    X11, Y0
+	VEXTRACTF128 $0x01, Y11, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y5, Y5
-	VADDPD       Y1, Y6, Y6
+	VADDPD       Y0, Y8, Y8
+	VADDPD       Y1, Y9, Y9
 
-loop_done71:
-softmax_summed55:
-	VADDPD       Y6, Y5, Y5
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPD       X0, X5, X0
+loop_done59:
+softmax_summed47:
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPD       X0, X8, X0
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
@@ -1169,9 +1127,9 @@ softmax_summed55:
 	VBROADCASTSS X1, Y0
 	MOVQ         CX, CX
 
-loop87:
+loop71:
 	CMPQ    CX, $0x00000020
-	JB      loop_end88
+	JB      loop_end72
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -1182,21 +1140,21 @@ loop87:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop87
+	JMP     loop71
 
-loop_end88:
-loop89:
+loop_end72:
+loop73:
 	CMPQ    CX, $0x00000008
-	JB      loop_end90
+	JB      loop_end74
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop89
+	JMP     loop73
 
-loop_end90:
+loop_end74:
 	TESTQ      CX, CX
-	JZ         loop_done86
+	JZ         loop_done70
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -1204,11 +1162,11 @@ loop_end90:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done86:
+loop_done70:
 	VZEROUPPER
 	RET
 
-ramp_one_sided48:
+ramp_one_sided40:
 	VBROADCASTSS c32_ff800000<>+0(SB), Y3
 	VBROADCASTSS c32_ff800000<>+0(SB), Y4
 	VBROADCASTSS c32_ff800000<>+0(SB), Y5
@@ -1218,9 +1176,9 @@ ramp_one_sided48:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop92:
+loop76:
 	CMPQ        BX, $0x00000020
-	JB          loop_end93
+	JB          loop_end77
 	VMOVAPS     Y1, Y7
 	VMULPS      Y2, Y7, Y7
 	VFMADD231PS (DX), Y0, Y7
@@ -1240,12 +1198,12 @@ loop92:
 	VMAXPS      Y7, Y6, Y6
 	ADDQ        $0x00000080, DX
 	SUBQ        $0x00000020, BX
-	JMP         loop92
+	JMP         loop76
 
-loop_end93:
-loop94:
+loop_end77:
+loop78:
 	CMPQ        BX, $0x00000008
-	JB          loop_end95
+	JB          loop_end79
 	VMOVAPS     Y1, Y7
 	VMULPS      Y2, Y7, Y7
 	VSUBPS      c32x8_41000000<>+0(SB), Y1, Y1
@@ -1253,11 +1211,11 @@ loop94:
 	VMAXPS      Y7, Y3, Y3
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, BX
-	JMP         loop94
+	JMP         loop78
 
-loop_end95:
+loop_end79:
 	TESTQ        BX, BX
-	JZ           loop_done91
+	JZ           loop_done75
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
 	VMOVDQU      32(SI)(BX*4), Y7
@@ -1270,7 +1228,7 @@ loop_end95:
 	VBLENDVPS    Y7, Y8, Y1, Y8
 	VMAXPS       Y8, Y3, Y3
 
-loop_done91:
+loop_done75:
 	VMAXPS       Y4, Y3, Y3
 	VMAXPS       Y6, Y5, Y5
 	VMAXPS       Y5, Y3, Y3
@@ -1283,457 +1241,436 @@ loop_done91:
 	VBROADCASTSS X1, Y3
 	VBROADCASTSS c32_c2b00000<>+0(SB), Y4
 	VBROADCASTSS c32_42b00000<>+0(SB), Y5
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y5
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y6
+	VBROADCASTSS c32_3f318000<>+0(SB), Y7
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
 	VMOVD        X1, DX
 	ANDL         $0x7fffffff, DX
 	CMPL         DX, $0x4b800000
-	JAE          softmax_huge96
+	JAE          softmax_huge80
 	VBROADCASTSS t0+32(FP), Y1
 	VSUBPS       iota8<>+0(SB), Y1, Y1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop99:
+loop83:
 	CMPQ         BX, $0x00000020
-	JB           loop_end100
-	VMOVAPS      Y1, Y7
-	VMULPS       Y2, Y7, Y7
-	VSUBPS       Y3, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead101
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done102
+	JB           loop_end84
+	VMOVAPS      Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y11
+	VMULPS       Y2, Y11, Y11
+	VSUBPS       Y3, Y11, Y11
+	VFMADD231PS  32(DX), Y0, Y11
+	VCMPPS       $0x06, Y4, Y10, Y12
+	VCMPPS       $0x06, Y4, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
+	JZ           exp_dead85
+	VMAXPS       Y10, Y4, Y10
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y12
+	VFMADD231PS  Y6, Y10, Y12
+	VMOVAPS      Y5, Y13
+	VFMADD231PS  Y6, Y11, Y13
+	VSUBPS       Y5, Y12, Y14
+	VSUBPS       Y5, Y13, Y15
+	VFNMADD231PS Y7, Y14, Y10
+	VFNMADD231PS Y7, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
+	JMP          exp_done86
 
-exp_dead101:
-	VXORPS Y7, Y7, Y7
+exp_dead85:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
-exp_done102:
-	VMOVUPS      Y7, (DX)
+exp_done86:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y8
-	VMULPS       Y2, Y8, Y8
-	VSUBPS       Y3, Y8, Y8
-	VFMADD231PS  32(DX), Y0, Y8
-	VCMPPS       $0x06, Y4, Y8, Y9
-	VTESTPS      Y9, Y9
-	JZ           exp_dead103
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y9, Y10, Y8
-	JMP          exp_done104
-
-exp_dead103:
-	VXORPS Y8, Y8, Y8
-
-exp_done104:
-	VMOVUPS      Y8, 32(DX)
-	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y9
-	VMULPS       Y2, Y9, Y9
-	VSUBPS       Y3, Y9, Y9
-	VFMADD231PS  64(DX), Y0, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead105
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done106
-
-exp_dead105:
-	VXORPS Y9, Y9, Y9
-
-exp_done106:
-	VMOVUPS      Y9, 64(DX)
-	PREFETCHT0   8256(DX)
-	VADDPS       Y9, Y7, Y7
-	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y9
-	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y11, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y12
+	VMULPS       Y2, Y12, Y12
+	VSUBPS       Y3, Y12, Y12
+	VFMADD231PS  64(DX), Y0, Y12
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y13
+	VMULPS       Y2, Y13, Y13
 	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
-	VSUBPS       Y3, Y9, Y9
-	VFMADD231PS  96(DX), Y0, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead107
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done108
+	VSUBPS       Y3, Y13, Y13
+	VFMADD231PS  96(DX), Y0, Y13
+	VCMPPS       $0x06, Y4, Y12, Y14
+	VCMPPS       $0x06, Y4, Y13, Y15
+	VORPS        Y15, Y14, Y15
+	VTESTPS      Y15, Y15
+	JZ           exp_dead87
+	VMAXPS       Y12, Y4, Y12
+	VMAXPS       Y13, Y4, Y13
+	VMOVAPS      Y5, Y14
+	VFMADD231PS  Y6, Y12, Y14
+	VMOVAPS      Y5, Y15
+	VFMADD231PS  Y6, Y13, Y15
+	VSUBPS       Y5, Y14, Y16
+	VSUBPS       Y5, Y15, Y17
+	VFNMADD231PS Y7, Y16, Y12
+	VFNMADD231PS Y7, Y17, Y13
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y16, Y12
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y17, Y13
+	VPSLLD       $0x17, Y14, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y16
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y17
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VMULPS       Y14, Y16, Y12
+	VMULPS       Y15, Y17, Y13
+	JMP          exp_done88
 
-exp_dead107:
-	VXORPS Y9, Y9, Y9
+exp_dead87:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
 
-exp_done108:
-	VMOVUPS      Y9, 96(DX)
-	VADDPS       Y9, Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+exp_done88:
+	VMOVUPS      Y12, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y12, Y10, Y10
+	VMOVUPS      Y13, 96(DX)
+	VADDPS       Y13, Y11, Y11
+	VADDPS       Y11, Y10, Y10
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop99
+	JMP          loop83
 
-loop_end100:
-loop109:
+loop_end84:
+loop89:
 	CMPQ         BX, $0x00000008
-	JB           loop_end110
-	VMOVAPS      Y1, Y7
-	VMULPS       Y2, Y7, Y7
+	JB           loop_end90
+	VMOVAPS      Y1, Y10
+	VMULPS       Y2, Y10, Y10
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VSUBPS       Y3, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead111
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done112
+	VSUBPS       Y3, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead91
+	VMAXPS       Y10, Y4, Y10
+	VMOVAPS      Y5, Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VSUBPS       Y5, Y11, Y12
+	VFNMADD231PS Y7, Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done92
 
-exp_dead111:
-	VXORPS Y7, Y7, Y7
+exp_dead91:
+	VXORPS Y10, Y10, Y10
 
-exp_done112:
-	VMOVUPS      Y7, (DX)
+exp_done92:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop109
+	JMP          loop89
 
-loop_end110:
+loop_end90:
 	TESTQ        BX, BX
-	JZ           loop_done98
+	JZ           loop_done82
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
-	VMOVDQU      32(SI)(BX*4), Y7
-	VMOVAPS      Y1, Y8
-	VMULPS       Y2, Y8, Y8
+	VMOVDQU      32(SI)(BX*4), Y10
+	VMOVAPS      Y1, Y11
+	VMULPS       Y2, Y11, Y11
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VMASKMOVPS   (DX), Y7, Y1
-	VSUBPS       Y3, Y8, Y8
-	VFMADD231PS  Y1, Y0, Y8
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
+	VMASKMOVPS   (DX), Y10, Y1
+	VSUBPS       Y3, Y11, Y11
+	VFMADD231PS  Y1, Y0, Y11
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y0
+	VFMADD231PS  Y6, Y11, Y0
+	VSUBPS       Y5, Y0, Y1
+	VFNMADD231PS Y7, Y1, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y11
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y8
-	VMASKMOVPS   Y8, Y7, (DX)
-	VANDPS       Y7, Y8, Y8
-	VCVTPS2PD    X8, Y0
-	VEXTRACTF128 $0x01, Y8, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VMULPS       Y0, Y1, Y11
+	VMASKMOVPS   Y11, Y10, (DX)
+	VANDPS       Y10, Y11, Y11
+	VCVTPS2PD    X11, Y0
+	VEXTRACTF128 $0x01, Y11, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y5, Y5
-	VADDPD       Y1, Y6, Y6
+	VADDPD       Y0, Y8, Y8
+	VADDPD       Y1, Y9, Y9
 
-loop_done98:
-	JMP softmax_summed97
+loop_done82:
+	JMP softmax_summed81
 
-softmax_huge96:
+softmax_huge80:
 	VBROADCASTSS t0+32(FP), Y1
 	VSUBPS       iota8<>+0(SB), Y1, Y1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop114:
+loop94:
 	CMPQ         BX, $0x00000020
-	JB           loop_end115
-	VMOVAPS      Y1, Y7
-	VMULPS       Y2, Y7, Y7
-	VFMADD231PS  (DX), Y0, Y7
-	VSUBPS       Y3, Y7, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead116
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done117
+	JB           loop_end95
+	VMOVAPS      Y1, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y11
+	VMULPS       Y2, Y11, Y11
+	VFMADD231PS  32(DX), Y0, Y11
+	VSUBPS       Y3, Y11, Y11
+	VCMPPS       $0x06, Y4, Y10, Y12
+	VCMPPS       $0x06, Y4, Y11, Y13
+	VORPS        Y13, Y12, Y13
+	VTESTPS      Y13, Y13
+	JZ           exp_dead96
+	VMAXPS       Y10, Y4, Y10
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y12
+	VFMADD231PS  Y6, Y10, Y12
+	VMOVAPS      Y5, Y13
+	VFMADD231PS  Y6, Y11, Y13
+	VSUBPS       Y5, Y12, Y14
+	VSUBPS       Y5, Y13, Y15
+	VFNMADD231PS Y7, Y14, Y10
+	VFNMADD231PS Y7, Y15, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y14, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y15, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y14
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y15
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y14
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y15
+	VMULPS       Y12, Y14, Y10
+	VMULPS       Y13, Y15, Y11
+	JMP          exp_done97
 
-exp_dead116:
-	VXORPS Y7, Y7, Y7
+exp_dead96:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
 
-exp_done117:
-	VMOVUPS      Y7, (DX)
+exp_done97:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y8
-	VMULPS       Y2, Y8, Y8
-	VFMADD231PS  32(DX), Y0, Y8
-	VSUBPS       Y3, Y8, Y8
-	VCMPPS       $0x06, Y4, Y8, Y9
-	VTESTPS      Y9, Y9
-	JZ           exp_dead118
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y9
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y9
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y9, Y10
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y10, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y10, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y10
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y9, Y10, Y8
-	JMP          exp_done119
-
-exp_dead118:
-	VXORPS Y8, Y8, Y8
-
-exp_done119:
-	VMOVUPS      Y8, 32(DX)
-	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y9
-	VMULPS       Y2, Y9, Y9
-	VFMADD231PS  64(DX), Y0, Y9
-	VSUBPS       Y3, Y9, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead120
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done121
-
-exp_dead120:
-	VXORPS Y9, Y9, Y9
-
-exp_done121:
-	VMOVUPS      Y9, 64(DX)
-	PREFETCHT0   8256(DX)
-	VADDPS       Y9, Y7, Y7
-	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y9
-	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y11, 32(DX)
+	VSUBPS       c32x8_41800000<>+0(SB), Y1, Y12
+	VMULPS       Y2, Y12, Y12
+	VFMADD231PS  64(DX), Y0, Y12
+	VSUBPS       Y3, Y12, Y12
+	VSUBPS       c32x8_41c00000<>+0(SB), Y1, Y13
+	VMULPS       Y2, Y13, Y13
 	VSUBPS       c32x8_42000000<>+0(SB), Y1, Y1
-	VFMADD231PS  96(DX), Y0, Y9
-	VSUBPS       Y3, Y9, Y9
-	VCMPPS       $0x06, Y4, Y9, Y10
-	VTESTPS      Y10, Y10
-	JZ           exp_dead122
-	VMAXPS       Y9, Y4, Y9
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y10
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y9, Y10
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y10, Y11
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y11, Y9
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y11, Y9
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y11
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y9, Y11
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y10, Y11, Y9
-	JMP          exp_done123
+	VFMADD231PS  96(DX), Y0, Y13
+	VSUBPS       Y3, Y13, Y13
+	VCMPPS       $0x06, Y4, Y12, Y14
+	VCMPPS       $0x06, Y4, Y13, Y15
+	VORPS        Y15, Y14, Y15
+	VTESTPS      Y15, Y15
+	JZ           exp_dead98
+	VMAXPS       Y12, Y4, Y12
+	VMAXPS       Y13, Y4, Y13
+	VMOVAPS      Y5, Y14
+	VFMADD231PS  Y6, Y12, Y14
+	VMOVAPS      Y5, Y15
+	VFMADD231PS  Y6, Y13, Y15
+	VSUBPS       Y5, Y14, Y16
+	VSUBPS       Y5, Y15, Y17
+	VFNMADD231PS Y7, Y16, Y12
+	VFNMADD231PS Y7, Y17, Y13
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y16, Y12
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y17, Y13
+	VPSLLD       $0x17, Y14, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y16
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y17
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y12, Y16
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y13, Y17
+	VMULPS       Y14, Y16, Y12
+	VMULPS       Y15, Y17, Y13
+	JMP          exp_done99
 
-exp_dead122:
-	VXORPS Y9, Y9, Y9
+exp_dead98:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
 
-exp_done123:
-	VMOVUPS      Y9, 96(DX)
-	VADDPS       Y9, Y8, Y8
-	VADDPS       Y8, Y7, Y7
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+exp_done99:
+	VMOVUPS      Y12, 64(DX)
+	PREFETCHT0   8256(DX)
+	VADDPS       Y12, Y10, Y10
+	VMOVUPS      Y13, 96(DX)
+	VADDPS       Y13, Y11, Y11
+	VADDPS       Y11, Y10, Y10
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000080, DX
 	SUBQ         $0x00000020, BX
-	JMP          loop114
+	JMP          loop94
 
-loop_end115:
-loop124:
+loop_end95:
+loop100:
 	CMPQ         BX, $0x00000008
-	JB           loop_end125
-	VMOVAPS      Y1, Y7
-	VMULPS       Y2, Y7, Y7
+	JB           loop_end101
+	VMOVAPS      Y1, Y10
+	VMULPS       Y2, Y10, Y10
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VFMADD231PS  (DX), Y0, Y7
-	VSUBPS       Y3, Y7, Y7
-	VCMPPS       $0x06, Y4, Y7, Y8
-	VTESTPS      Y8, Y8
-	JZ           exp_dead126
-	VMAXPS       Y7, Y4, Y7
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y8
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y7, Y8
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y8, Y9
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y9, Y7
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y8, Y9, Y7
-	JMP          exp_done127
+	VFMADD231PS  (DX), Y0, Y10
+	VSUBPS       Y3, Y10, Y10
+	VCMPPS       $0x06, Y4, Y10, Y11
+	VTESTPS      Y11, Y11
+	JZ           exp_dead102
+	VMAXPS       Y10, Y4, Y10
+	VMOVAPS      Y5, Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VSUBPS       Y5, Y11, Y12
+	VFNMADD231PS Y7, Y12, Y10
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y12, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y12
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y10, Y12
+	VMULPS       Y11, Y12, Y10
+	JMP          exp_done103
 
-exp_dead126:
-	VXORPS Y7, Y7, Y7
+exp_dead102:
+	VXORPS Y10, Y10, Y10
 
-exp_done127:
-	VMOVUPS      Y7, (DX)
+exp_done103:
+	VMOVUPS      Y10, (DX)
 	PREFETCHT0   8192(DX)
-	VCVTPS2PD    X7, Y8
-	VEXTRACTF128 $0x01, Y7, X7
-	VCVTPS2PD    X7, Y7
-	VADDPD       Y8, Y5, Y5
-	VADDPD       Y7, Y6, Y6
+	VCVTPS2PD    X10, Y11
+	VEXTRACTF128 $0x01, Y10, X10
+	VCVTPS2PD    X10, Y10
+	VADDPD       Y11, Y8, Y8
+	VADDPD       Y10, Y9, Y9
 	ADDQ         $0x00000020, DX
 	SUBQ         $0x00000008, BX
-	JMP          loop124
+	JMP          loop100
 
-loop_end125:
+loop_end101:
 	TESTQ        BX, BX
-	JZ           loop_done113
+	JZ           loop_done93
 	LEAQ         tailmask8<>+0(SB), SI
 	NEGQ         BX
-	VMOVDQU      32(SI)(BX*4), Y7
-	VMOVAPS      Y1, Y8
-	VMULPS       Y2, Y8, Y8
+	VMOVDQU      32(SI)(BX*4), Y10
+	VMOVAPS      Y1, Y11
+	VMULPS       Y2, Y11, Y11
 	VSUBPS       c32x8_41000000<>+0(SB), Y1, Y1
-	VMASKMOVPS   (DX), Y7, Y1
-	VFMADD231PS  Y1, Y0, Y8
-	VSUBPS       Y3, Y8, Y8
-	VMAXPS       Y8, Y4, Y8
-	VMOVUPS      c32x8_4b40007f<>+0(SB), Y0
-	VFMADD231PS  c32x8_3fb8aa3b<>+0(SB), Y8, Y0
-	VSUBPS       c32x8_4b40007f<>+0(SB), Y0, Y1
-	VFNMADD231PS c32x8_3f318000<>+0(SB), Y1, Y8
-	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y8
-	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
-	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
-	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y1
+	VMASKMOVPS   (DX), Y10, Y1
+	VFMADD231PS  Y1, Y0, Y11
+	VSUBPS       Y3, Y11, Y11
+	VMAXPS       Y11, Y4, Y11
+	VMOVAPS      Y5, Y0
+	VFMADD231PS  Y6, Y11, Y0
+	VSUBPS       Y5, Y0, Y1
+	VFNMADD231PS Y7, Y1, Y11
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y1, Y11
 	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y0, Y1, Y8
-	VMASKMOVPS   Y8, Y7, (DX)
-	VANDPS       Y7, Y8, Y8
-	VCVTPS2PD    X8, Y0
-	VEXTRACTF128 $0x01, Y8, X1
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y1
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y11, Y1
+	VMULPS       Y0, Y1, Y11
+	VMASKMOVPS   Y11, Y10, (DX)
+	VANDPS       Y10, Y11, Y11
+	VCVTPS2PD    X11, Y0
+	VEXTRACTF128 $0x01, Y11, X1
 	VCVTPS2PD    X1, Y1
-	VADDPD       Y0, Y5, Y5
-	VADDPD       Y1, Y6, Y6
+	VADDPD       Y0, Y8, Y8
+	VADDPD       Y1, Y9, Y9
 
-loop_done113:
-softmax_summed97:
-	VADDPD       Y6, Y5, Y5
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPD       X0, X5, X0
+loop_done93:
+softmax_summed81:
+	VADDPD       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPD       X0, X8, X0
 	VPERMILPD    $0x01, X0, X1
 	VADDSD       X1, X0, X0
 	VMOVSD       f64_3ff0000000000000<>+0(SB), X1
@@ -1742,9 +1679,9 @@ softmax_summed97:
 	VBROADCASTSS X1, Y0
 	MOVQ         CX, CX
 
-loop129:
+loop105:
 	CMPQ    CX, $0x00000020
-	JB      loop_end130
+	JB      loop_end106
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	VMULPS  32(AX), Y0, Y1
@@ -1755,21 +1692,21 @@ loop129:
 	VMOVUPS Y1, 96(AX)
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop129
+	JMP     loop105
 
-loop_end130:
-loop131:
+loop_end106:
+loop107:
 	CMPQ    CX, $0x00000008
-	JB      loop_end132
+	JB      loop_end108
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop131
+	JMP     loop107
 
-loop_end132:
+loop_end108:
 	TESTQ      CX, CX
-	JZ         loop_done128
+	JZ         loop_done104
 	LEAQ       tailmask8<>+0(SB), DX
 	NEGQ       CX
 	VMOVDQU    32(DX)(CX*4), Y1
@@ -1777,7 +1714,7 @@ loop_end132:
 	VMULPS     Y0, Y2, Y2
 	VMASKMOVPS Y2, Y1, (AX)
 
-loop_done128:
+loop_done104:
 	VZEROUPPER
 	RET
 
@@ -1793,9 +1730,9 @@ TEXT ·addRampAVX2(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x4<>+0(SB), Y1, Y1
 	VSUBPD       c64x4_4010000000000000<>+0(SB), Y1, Y2
 
-loop134:
+loop110:
 	CMPQ        CX, $0x00000020
-	JB          loop_end135
+	JB          loop_end111
 	VANDPD      abs64x4<>+0(SB), Y1, Y3
 	VMULPD      Y0, Y3, Y3
 	VCVTPD2PSY  Y3, X4
@@ -1842,12 +1779,12 @@ loop134:
 	VSUBPD      c64x4_4040000000000000<>+0(SB), Y2, Y2
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         loop134
+	JMP         loop110
 
-loop_end135:
-loop136:
+loop_end111:
+loop112:
 	CMPQ        CX, $0x00000008
-	JB          loop_end137
+	JB          loop_end113
 	VANDPD      abs64x4<>+0(SB), Y1, Y3
 	VMULPD      Y0, Y3, Y3
 	VCVTPD2PSY  Y3, X4
@@ -1861,11 +1798,11 @@ loop136:
 	VSUBPD      c64x4_4020000000000000<>+0(SB), Y2, Y2
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JMP         loop136
+	JMP         loop112
 
-loop_end137:
+loop_end113:
 	TESTQ       CX, CX
-	JZ          loop_done133
+	JZ          loop_done109
 	LEAQ        tailmask8<>+0(SB), DX
 	NEGQ        CX
 	VMOVDQU     32(DX)(CX*4), Y3
@@ -1880,7 +1817,7 @@ loop_end137:
 	VADDPS      Y1, Y0, Y0
 	VMASKMOVPS  Y0, Y3, (AX)
 
-loop_done133:
+loop_done109:
 	VZEROUPPER
 	RET
 
@@ -1891,9 +1828,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop139:
+loop115:
 	CMPQ    DX, $0x00000040
-	JB      loop_end140
+	JB      loop_end116
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1909,23 +1846,23 @@ loop139:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop139
+	JMP     loop115
 
-loop_end140:
-loop141:
+loop_end116:
+loop117:
 	CMPQ    DX, $0x00000010
-	JB      loop_end142
+	JB      loop_end118
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop141
+	JMP     loop117
 
-loop_end142:
+loop_end118:
 	TESTQ     DX, DX
-	JZ        loop_done138
+	JZ        loop_done114
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1933,7 +1870,7 @@ loop_end142:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done138:
+loop_done114:
 	VZEROUPPER
 	RET
 
@@ -1953,9 +1890,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop144:
+loop120:
 	CMPQ        DI, $0x00000040
-	JB          loop_end145
+	JB          loop_end121
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1971,23 +1908,23 @@ loop144:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop144
+	JMP         loop120
 
-loop_end145:
-loop146:
+loop_end121:
+loop122:
 	CMPQ        DI, $0x00000010
-	JB          loop_end147
+	JB          loop_end123
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop146
+	JMP         loop122
 
-loop_end147:
+loop_end123:
 	TESTQ       DI, DI
-	JZ          loop_done143
+	JZ          loop_done119
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1995,7 +1932,7 @@ loop_end147:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done143:
+loop_done119:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2010,440 +1947,415 @@ loop_done143:
 	VBROADCASTSS  X1, Z2
 	VBROADCASTSS  c32_c2d00000<>+0(SB), Z3
 	VBROADCASTSS  c32_42b20000<>+0(SB), Z4
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z4
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z5
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z6
-	VBROADCASTSS  c32_4b400000<>+0(SB), Z7
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z7
 	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z8
 	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z9
 	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z10
 	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z11
 	VBROADCASTSS  c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS  c32_3f800000<>+0(SB), Z13
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z14
+	VXORPD        Z14, Z14, Z14
 	VXORPD        Z15, Z15, Z15
-	VXORPD        Z16, Z16, Z16
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge148
+	JAE           softmax_huge124
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop151:
+loop127:
 	CMPQ         SI, $0x00000040
-	JB           loop_end152
+	JB           loop_end128
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
+	VMOVUPS      64(CX), Z16
+	VSUBPS       Z2, Z16, Z16
+	VFMADD231PS  64(BX), Z0, Z16
 	VCMPPS       $0x06, Z3, Z1, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead153
+	VCMPPS       $0x06, Z3, Z16, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead129
 	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z7, Z17
-	VFMADD231PS  Z4, Z1, Z17
-	VSUBPS       Z7, Z17, Z17
-	VFNMADD231PS Z5, Z17, Z1
+	VMAXPS       Z16, Z3, Z16
+	VMOVAPS      Z4, Z17
+	VFMADD231PS  Z5, Z1, Z17
+	VMOVAPS      Z4, Z18
+	VFMADD231PS  Z5, Z16, Z18
+	VSUBPS       Z4, Z17, Z17
+	VSUBPS       Z4, Z18, Z18
 	VFNMADD231PS Z6, Z17, Z1
-	VMOVUPS      Z8, Z18
-	VFMADD213PS  Z9, Z1, Z18
-	VFMADD213PS  Z10, Z1, Z18
-	VFMADD213PS  Z11, Z1, Z18
-	VFMADD213PS  Z12, Z1, Z18
-	VFMADD213PS  Z13, Z1, Z18
-	VFMADD213PS  Z14, Z1, Z18
-	VSCALEFPS    Z17, Z18, Z1
-	JMP          exp_done154
+	VFNMADD231PS Z6, Z18, Z16
+	VFNMADD231PS Z7, Z17, Z1
+	VFNMADD231PS Z7, Z18, Z16
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z8, Z20
+	VFMADD213PS  Z9, Z1, Z19
+	VFMADD213PS  Z9, Z16, Z20
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z10, Z16, Z20
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z11, Z16, Z20
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z12, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VSCALEFPS    Z17, Z19, Z1
+	VSCALEFPS    Z18, Z20, Z16
+	JMP          exp_done130
 
-exp_dead153:
+exp_dead129:
 	VXORPS Z1, Z1, Z1
+	VXORPS Z16, Z16, Z16
 
-exp_done154:
+exp_done130:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
-	VMOVUPS      64(CX), Z17
-	VSUBPS       Z2, Z17, Z17
-	VFMADD231PS  64(BX), Z0, Z17
-	VCMPPS       $0x06, Z3, Z17, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead155
-	VMAXPS       Z17, Z3, Z17
-	VMOVUPS      Z7, Z18
-	VFMADD231PS  Z4, Z17, Z18
-	VSUBPS       Z7, Z18, Z18
-	VFNMADD231PS Z5, Z18, Z17
-	VFNMADD231PS Z6, Z18, Z17
-	VMOVUPS      Z8, Z19
-	VFMADD213PS  Z9, Z17, Z19
-	VFMADD213PS  Z10, Z17, Z19
-	VFMADD213PS  Z11, Z17, Z19
-	VFMADD213PS  Z12, Z17, Z19
-	VFMADD213PS  Z13, Z17, Z19
-	VFMADD213PS  Z14, Z17, Z19
-	VSCALEFPS    Z18, Z19, Z17
-	JMP          exp_done156
-
-exp_dead155:
-	VXORPS Z17, Z17, Z17
-
-exp_done156:
-	VMOVUPS      Z17, 64(BX)
+	VMOVUPS      Z16, 64(BX)
 	PREFETCHT0   8256(BX)
-	VMOVUPS      128(CX), Z18
-	VSUBPS       Z2, Z18, Z18
-	VFMADD231PS  128(BX), Z0, Z18
-	VCMPPS       $0x06, Z3, Z18, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead157
-	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z7, Z19
-	VFMADD231PS  Z4, Z18, Z19
-	VSUBPS       Z7, Z19, Z19
-	VFNMADD231PS Z5, Z19, Z18
-	VFNMADD231PS Z6, Z19, Z18
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z18, Z20
-	VFMADD213PS  Z10, Z18, Z20
-	VFMADD213PS  Z11, Z18, Z20
-	VFMADD213PS  Z12, Z18, Z20
-	VFMADD213PS  Z13, Z18, Z20
-	VFMADD213PS  Z14, Z18, Z20
-	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done158
-
-exp_dead157:
-	VXORPS Z18, Z18, Z18
-
-exp_done158:
-	VMOVUPS      Z18, 128(BX)
-	PREFETCHT0   8320(BX)
-	VADDPS       Z18, Z1, Z1
+	VMOVUPS      128(CX), Z17
+	VSUBPS       Z2, Z17, Z17
+	VFMADD231PS  128(BX), Z0, Z17
 	VMOVUPS      192(CX), Z18
 	VSUBPS       Z2, Z18, Z18
 	VFMADD231PS  192(BX), Z0, Z18
-	VCMPPS       $0x06, Z3, Z18, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead159
+	VCMPPS       $0x06, Z3, Z17, K1
+	VCMPPS       $0x06, Z3, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead131
+	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z7, Z19
-	VFMADD231PS  Z4, Z18, Z19
-	VSUBPS       Z7, Z19, Z19
-	VFNMADD231PS Z5, Z19, Z18
-	VFNMADD231PS Z6, Z19, Z18
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z18, Z20
-	VFMADD213PS  Z10, Z18, Z20
-	VFMADD213PS  Z11, Z18, Z20
-	VFMADD213PS  Z12, Z18, Z20
-	VFMADD213PS  Z13, Z18, Z20
-	VFMADD213PS  Z14, Z18, Z20
-	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done160
+	VMOVAPS      Z4, Z19
+	VFMADD231PS  Z5, Z17, Z19
+	VMOVAPS      Z4, Z20
+	VFMADD231PS  Z5, Z18, Z20
+	VSUBPS       Z4, Z19, Z19
+	VSUBPS       Z4, Z20, Z20
+	VFNMADD231PS Z6, Z19, Z17
+	VFNMADD231PS Z6, Z20, Z18
+	VFNMADD231PS Z7, Z19, Z17
+	VFNMADD231PS Z7, Z20, Z18
+	VMOVAPS      Z8, Z21
+	VMOVAPS      Z8, Z22
+	VFMADD213PS  Z9, Z17, Z21
+	VFMADD213PS  Z9, Z18, Z22
+	VFMADD213PS  Z10, Z17, Z21
+	VFMADD213PS  Z10, Z18, Z22
+	VFMADD213PS  Z11, Z17, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z17, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z17
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done132
 
-exp_dead159:
+exp_dead131:
+	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done160:
+exp_done132:
+	VMOVUPS       Z17, 128(BX)
+	PREFETCHT0    8320(BX)
+	VADDPS        Z17, Z1, Z1
 	VMOVUPS       Z18, 192(BX)
 	PREFETCHT0    8384(BX)
-	VADDPS        Z18, Z17, Z17
-	VADDPS        Z17, Z1, Z1
-	VCVTPS2PD     Y1, Z17
+	VADDPS        Z18, Z16, Z16
+	VADDPS        Z16, Z1, Z1
+	VCVTPS2PD     Y1, Z16
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z17, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop151
+	JMP           loop127
 
-loop_end152:
-loop161:
+loop_end128:
+loop133:
 	CMPQ         SI, $0x00000010
-	JB           loop_end162
+	JB           loop_end134
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead163
+	JZ           exp_dead135
 	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z7, Z17
-	VFMADD231PS  Z4, Z1, Z17
-	VSUBPS       Z7, Z17, Z17
-	VFNMADD231PS Z5, Z17, Z1
-	VFNMADD231PS Z6, Z17, Z1
-	VMOVUPS      Z8, Z18
-	VFMADD213PS  Z9, Z1, Z18
-	VFMADD213PS  Z10, Z1, Z18
-	VFMADD213PS  Z11, Z1, Z18
-	VFMADD213PS  Z12, Z1, Z18
-	VFMADD213PS  Z13, Z1, Z18
-	VFMADD213PS  Z14, Z1, Z18
-	VSCALEFPS    Z17, Z18, Z1
-	JMP          exp_done164
+	VMOVAPS      Z4, Z16
+	VFMADD231PS  Z5, Z1, Z16
+	VSUBPS       Z4, Z16, Z16
+	VFNMADD231PS Z6, Z16, Z1
+	VFNMADD231PS Z7, Z16, Z1
+	VMOVAPS      Z8, Z17
+	VFMADD213PS  Z9, Z1, Z17
+	VFMADD213PS  Z10, Z1, Z17
+	VFMADD213PS  Z11, Z1, Z17
+	VFMADD213PS  Z12, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VSCALEFPS    Z16, Z17, Z1
+	JMP          exp_done136
 
-exp_dead163:
+exp_dead135:
 	VXORPS Z1, Z1, Z1
 
-exp_done164:
+exp_done136:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z17
+	VCVTPS2PD     Y1, Z16
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z17, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop161
+	JMP           loop133
 
-loop_end162:
+loop_end134:
 	TESTQ         SI, SI
-	JZ            loop_done150
+	JZ            loop_done126
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z17
+	VMOVUPS.Z     (BX), K1, Z16
 	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   Z17, Z0, Z1
+	VFMADD231PS   Z16, Z0, Z1
 	VMAXPS        Z1, Z3, Z1
-	VMOVUPS       Z7, Z0
-	VFMADD231PS   Z4, Z1, Z0
-	VSUBPS        Z7, Z0, Z0
-	VFNMADD231PS  Z5, Z0, Z1
+	VMOVAPS       Z4, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z4, Z0, Z0
 	VFNMADD231PS  Z6, Z0, Z1
-	VMOVUPS       Z8, Z2
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVAPS       Z8, Z2
 	VFMADD213PS   Z9, Z1, Z2
 	VFMADD213PS   Z10, Z1, Z2
 	VFMADD213PS   Z11, Z1, Z2
 	VFMADD213PS   Z12, Z1, Z2
 	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z14, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
 	VSCALEFPS     Z0, Z2, Z1
 	VMOVUPS       Z1, K1, (BX)
 	VMOVAPS.Z     Z1, K1, Z1
 	VCVTPS2PD     Y1, Z0
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z0, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 
-loop_done150:
-	JMP softmax_summed149
+loop_done126:
+	JMP softmax_summed125
 
-softmax_huge148:
+softmax_huge124:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop166:
+loop138:
 	CMPQ         SI, $0x00000040
-	JB           loop_end167
+	JB           loop_end139
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
+	VMOVUPS      64(CX), Z16
+	VFMADD231PS  64(BX), Z0, Z16
+	VSUBPS       Z2, Z16, Z16
 	VCMPPS       $0x06, Z3, Z1, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead168
+	VCMPPS       $0x06, Z3, Z16, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead140
 	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z7, Z17
-	VFMADD231PS  Z4, Z1, Z17
-	VSUBPS       Z7, Z17, Z17
-	VFNMADD231PS Z5, Z17, Z1
+	VMAXPS       Z16, Z3, Z16
+	VMOVAPS      Z4, Z17
+	VFMADD231PS  Z5, Z1, Z17
+	VMOVAPS      Z4, Z18
+	VFMADD231PS  Z5, Z16, Z18
+	VSUBPS       Z4, Z17, Z17
+	VSUBPS       Z4, Z18, Z18
 	VFNMADD231PS Z6, Z17, Z1
-	VMOVUPS      Z8, Z18
-	VFMADD213PS  Z9, Z1, Z18
-	VFMADD213PS  Z10, Z1, Z18
-	VFMADD213PS  Z11, Z1, Z18
-	VFMADD213PS  Z12, Z1, Z18
-	VFMADD213PS  Z13, Z1, Z18
-	VFMADD213PS  Z14, Z1, Z18
-	VSCALEFPS    Z17, Z18, Z1
-	JMP          exp_done169
+	VFNMADD231PS Z6, Z18, Z16
+	VFNMADD231PS Z7, Z17, Z1
+	VFNMADD231PS Z7, Z18, Z16
+	VMOVAPS      Z8, Z19
+	VMOVAPS      Z8, Z20
+	VFMADD213PS  Z9, Z1, Z19
+	VFMADD213PS  Z9, Z16, Z20
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z10, Z16, Z20
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z11, Z16, Z20
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z12, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VSCALEFPS    Z17, Z19, Z1
+	VSCALEFPS    Z18, Z20, Z16
+	JMP          exp_done141
 
-exp_dead168:
+exp_dead140:
 	VXORPS Z1, Z1, Z1
+	VXORPS Z16, Z16, Z16
 
-exp_done169:
+exp_done141:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
-	VMOVUPS      64(CX), Z17
-	VFMADD231PS  64(BX), Z0, Z17
-	VSUBPS       Z2, Z17, Z17
-	VCMPPS       $0x06, Z3, Z17, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead170
-	VMAXPS       Z17, Z3, Z17
-	VMOVUPS      Z7, Z18
-	VFMADD231PS  Z4, Z17, Z18
-	VSUBPS       Z7, Z18, Z18
-	VFNMADD231PS Z5, Z18, Z17
-	VFNMADD231PS Z6, Z18, Z17
-	VMOVUPS      Z8, Z19
-	VFMADD213PS  Z9, Z17, Z19
-	VFMADD213PS  Z10, Z17, Z19
-	VFMADD213PS  Z11, Z17, Z19
-	VFMADD213PS  Z12, Z17, Z19
-	VFMADD213PS  Z13, Z17, Z19
-	VFMADD213PS  Z14, Z17, Z19
-	VSCALEFPS    Z18, Z19, Z17
-	JMP          exp_done171
-
-exp_dead170:
-	VXORPS Z17, Z17, Z17
-
-exp_done171:
-	VMOVUPS      Z17, 64(BX)
+	VMOVUPS      Z16, 64(BX)
 	PREFETCHT0   8256(BX)
-	VMOVUPS      128(CX), Z18
-	VFMADD231PS  128(BX), Z0, Z18
-	VSUBPS       Z2, Z18, Z18
-	VCMPPS       $0x06, Z3, Z18, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead172
-	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z7, Z19
-	VFMADD231PS  Z4, Z18, Z19
-	VSUBPS       Z7, Z19, Z19
-	VFNMADD231PS Z5, Z19, Z18
-	VFNMADD231PS Z6, Z19, Z18
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z18, Z20
-	VFMADD213PS  Z10, Z18, Z20
-	VFMADD213PS  Z11, Z18, Z20
-	VFMADD213PS  Z12, Z18, Z20
-	VFMADD213PS  Z13, Z18, Z20
-	VFMADD213PS  Z14, Z18, Z20
-	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done173
-
-exp_dead172:
-	VXORPS Z18, Z18, Z18
-
-exp_done173:
-	VMOVUPS      Z18, 128(BX)
-	PREFETCHT0   8320(BX)
-	VADDPS       Z18, Z1, Z1
+	VMOVUPS      128(CX), Z17
+	VFMADD231PS  128(BX), Z0, Z17
+	VSUBPS       Z2, Z17, Z17
 	VMOVUPS      192(CX), Z18
 	VFMADD231PS  192(BX), Z0, Z18
 	VSUBPS       Z2, Z18, Z18
-	VCMPPS       $0x06, Z3, Z18, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead174
+	VCMPPS       $0x06, Z3, Z17, K1
+	VCMPPS       $0x06, Z3, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead142
+	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z7, Z19
-	VFMADD231PS  Z4, Z18, Z19
-	VSUBPS       Z7, Z19, Z19
-	VFNMADD231PS Z5, Z19, Z18
-	VFNMADD231PS Z6, Z19, Z18
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z18, Z20
-	VFMADD213PS  Z10, Z18, Z20
-	VFMADD213PS  Z11, Z18, Z20
-	VFMADD213PS  Z12, Z18, Z20
-	VFMADD213PS  Z13, Z18, Z20
-	VFMADD213PS  Z14, Z18, Z20
-	VSCALEFPS    Z19, Z20, Z18
-	JMP          exp_done175
+	VMOVAPS      Z4, Z19
+	VFMADD231PS  Z5, Z17, Z19
+	VMOVAPS      Z4, Z20
+	VFMADD231PS  Z5, Z18, Z20
+	VSUBPS       Z4, Z19, Z19
+	VSUBPS       Z4, Z20, Z20
+	VFNMADD231PS Z6, Z19, Z17
+	VFNMADD231PS Z6, Z20, Z18
+	VFNMADD231PS Z7, Z19, Z17
+	VFNMADD231PS Z7, Z20, Z18
+	VMOVAPS      Z8, Z21
+	VMOVAPS      Z8, Z22
+	VFMADD213PS  Z9, Z17, Z21
+	VFMADD213PS  Z9, Z18, Z22
+	VFMADD213PS  Z10, Z17, Z21
+	VFMADD213PS  Z10, Z18, Z22
+	VFMADD213PS  Z11, Z17, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z17, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z17
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done143
 
-exp_dead174:
+exp_dead142:
+	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done175:
+exp_done143:
+	VMOVUPS       Z17, 128(BX)
+	PREFETCHT0    8320(BX)
+	VADDPS        Z17, Z1, Z1
 	VMOVUPS       Z18, 192(BX)
 	PREFETCHT0    8384(BX)
-	VADDPS        Z18, Z17, Z17
-	VADDPS        Z17, Z1, Z1
-	VCVTPS2PD     Y1, Z17
+	VADDPS        Z18, Z16, Z16
+	VADDPS        Z16, Z1, Z1
+	VCVTPS2PD     Y1, Z16
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z17, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop166
+	JMP           loop138
 
-loop_end167:
-loop176:
+loop_end139:
+loop144:
 	CMPQ         SI, $0x00000010
-	JB           loop_end177
+	JB           loop_end145
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead178
+	JZ           exp_dead146
 	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z7, Z17
-	VFMADD231PS  Z4, Z1, Z17
-	VSUBPS       Z7, Z17, Z17
-	VFNMADD231PS Z5, Z17, Z1
-	VFNMADD231PS Z6, Z17, Z1
-	VMOVUPS      Z8, Z18
-	VFMADD213PS  Z9, Z1, Z18
-	VFMADD213PS  Z10, Z1, Z18
-	VFMADD213PS  Z11, Z1, Z18
-	VFMADD213PS  Z12, Z1, Z18
-	VFMADD213PS  Z13, Z1, Z18
-	VFMADD213PS  Z14, Z1, Z18
-	VSCALEFPS    Z17, Z18, Z1
-	JMP          exp_done179
+	VMOVAPS      Z4, Z16
+	VFMADD231PS  Z5, Z1, Z16
+	VSUBPS       Z4, Z16, Z16
+	VFNMADD231PS Z6, Z16, Z1
+	VFNMADD231PS Z7, Z16, Z1
+	VMOVAPS      Z8, Z17
+	VFMADD213PS  Z9, Z1, Z17
+	VFMADD213PS  Z10, Z1, Z17
+	VFMADD213PS  Z11, Z1, Z17
+	VFMADD213PS  Z12, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VSCALEFPS    Z16, Z17, Z1
+	JMP          exp_done147
 
-exp_dead178:
+exp_dead146:
 	VXORPS Z1, Z1, Z1
 
-exp_done179:
+exp_done147:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z17
+	VCVTPS2PD     Y1, Z16
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z17, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop176
+	JMP           loop144
 
-loop_end177:
+loop_end145:
 	TESTQ         SI, SI
-	JZ            loop_done165
+	JZ            loop_done137
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z17
-	VFMADD231PS   Z17, Z0, Z1
+	VMOVUPS.Z     (BX), K1, Z16
+	VFMADD231PS   Z16, Z0, Z1
 	VSUBPS        Z2, Z1, Z1
 	VMAXPS        Z1, Z3, Z1
-	VMOVUPS       Z7, Z0
-	VFMADD231PS   Z4, Z1, Z0
-	VSUBPS        Z7, Z0, Z0
-	VFNMADD231PS  Z5, Z0, Z1
+	VMOVAPS       Z4, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z4, Z0, Z0
 	VFNMADD231PS  Z6, Z0, Z1
-	VMOVUPS       Z8, Z2
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVAPS       Z8, Z2
 	VFMADD213PS   Z9, Z1, Z2
 	VFMADD213PS   Z10, Z1, Z2
 	VFMADD213PS   Z11, Z1, Z2
 	VFMADD213PS   Z12, Z1, Z2
 	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z14, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
 	VSCALEFPS     Z0, Z2, Z1
 	VMOVUPS       Z1, K1, (BX)
 	VMOVAPS.Z     Z1, K1, Z1
 	VCVTPS2PD     Y1, Z0
 	VEXTRACTF32X8 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z15, Z15
-	VADDPD        Z1, Z16, Z16
+	VADDPD        Z0, Z14, Z14
+	VADDPD        Z1, Z15, Z15
 
-loop_done165:
-softmax_summed149:
-	VADDPD        Z16, Z15, Z15
-	VEXTRACTF64X4 $0x01, Z15, Y0
-	VADDPD        Y0, Y15, Y0
+loop_done137:
+softmax_summed125:
+	VADDPD        Z15, Z14, Z14
+	VEXTRACTF64X4 $0x01, Z14, Y0
+	VADDPD        Y0, Y14, Y0
 	VEXTRACTF128  $0x01, Y0, X1
 	VADDPD        X1, X0, X1
 	VPERMILPD     $0x01, X1, X0
@@ -2454,9 +2366,9 @@ softmax_summed149:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop181:
+loop149:
 	CMPQ    CX, $0x00000040
-	JB      loop_end182
+	JB      loop_end150
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2467,28 +2379,28 @@ loop181:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop181
+	JMP     loop149
 
-loop_end182:
-loop183:
+loop_end150:
+loop151:
 	CMPQ    CX, $0x00000010
-	JB      loop_end184
+	JB      loop_end152
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop183
+	JMP     loop151
 
-loop_end184:
+loop_end152:
 	TESTQ     CX, CX
-	JZ        loop_done180
+	JZ        loop_done148
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done180:
+loop_done148:
 	VZEROUPPER
 	RET
 
@@ -2506,7 +2418,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided185
+	JAE          ramp_one_sided153
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -2516,9 +2428,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop187:
+loop155:
 	CMPQ        BX, $0x00000040
-	JB          loop_end188
+	JB          loop_end156
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -2541,12 +2453,12 @@ loop187:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop187
+	JMP         loop155
 
-loop_end188:
-loop189:
+loop_end156:
+loop157:
 	CMPQ        BX, $0x00000010
-	JB          loop_end190
+	JB          loop_end158
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -2554,11 +2466,11 @@ loop189:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop189
+	JMP         loop157
 
-loop_end190:
+loop_end158:
 	TESTQ       BX, BX
-	JZ          loop_done186
+	JZ          loop_done154
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -2568,7 +2480,7 @@ loop_end190:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done186:
+loop_done154:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -2583,167 +2495,154 @@ loop_done186:
 	VBROADCASTSS  X3, Z4
 	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
 	VBROADCASTSS  c32_42b20000<>+0(SB), Z1
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z6
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z7
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z8
-	VBROADCASTSS  c32_4b400000<>+0(SB), Z9
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
 	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z10
 	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z11
 	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z12
 	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z13
 	VBROADCASTSS  c32_3efffffe<>+0(SB), Z14
 	VBROADCASTSS  c32_3f800000<>+0(SB), Z15
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z16
+	VXORPD        Z16, Z16, Z16
 	VXORPD        Z17, Z17, Z17
-	VXORPD        Z18, Z18, Z18
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge191
+	JAE           softmax_huge159
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop194:
+loop162:
 	CMPQ         BX, $0x00000040
-	JB           loop_end195
+	JB           loop_end163
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
+	VMULPS       Z2, Z18, Z18
+	VSUBPS       Z4, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
 	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead196
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead164
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVAPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVAPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
 	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done197
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVAPS      Z10, Z21
+	VMOVAPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done165
 
-exp_dead196:
+exp_dead164:
 	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
 
-exp_done197:
+exp_done165:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z19
+	VMOVUPS      Z18, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
 	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
 	VMULPS       Z2, Z19, Z19
 	VSUBPS       Z4, Z19, Z19
-	VFMADD231PS  64(DX), Z0, Z19
-	VCMPPS       $0x06, Z5, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead198
-	VMAXPS       Z19, Z5, Z19
-	VMOVUPS      Z9, Z20
-	VFMADD231PS  Z6, Z19, Z20
-	VSUBPS       Z9, Z20, Z20
-	VFNMADD231PS Z7, Z20, Z19
-	VFNMADD231PS Z8, Z20, Z19
-	VMOVUPS      Z10, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VFMADD213PS  Z16, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done199
-
-exp_dead198:
-	VXORPS Z19, Z19, Z19
-
-exp_done199:
-	VMOVUPS      Z19, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z20
-	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
-	VMULPS       Z2, Z20, Z20
-	VSUBPS       Z4, Z20, Z20
-	VFMADD231PS  128(DX), Z0, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead200
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done201
-
-exp_dead200:
-	VXORPS Z20, Z20, Z20
-
-exp_done201:
-	VMOVUPS      Z20, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z20, Z3, Z3
+	VFMADD231PS  128(DX), Z0, Z19
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
 	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z20, Z20
 	VFMADD231PS  192(DX), Z0, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead202
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead166
+	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done203
+	VMOVAPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVAPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVAPS      Z10, Z23
+	VMOVAPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done167
 
-exp_dead202:
+exp_dead166:
+	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done203:
+exp_done167:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
 	VMOVUPS       Z20, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z19, Z19
-	VADDPS        Z19, Z3, Z3
-	VCVTPS2PD     Y3, Z19
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop194
+	JMP           loop162
 
-loop_end195:
-loop204:
+loop_end163:
+loop168:
 	CMPQ         BX, $0x00000010
-	JB           loop_end205
+	JB           loop_end169
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -2751,41 +2650,41 @@ loop204:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead206
+	JZ           exp_dead170
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
-	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done207
+	VMOVAPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVAPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done171
 
-exp_dead206:
+exp_dead170:
 	VXORPS Z3, Z3, Z3
 
-exp_done207:
+exp_done171:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z19
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop204
+	JMP           loop168
 
-loop_end205:
+loop_end169:
 	TESTQ         BX, BX
-	JZ            loop_done193
+	JZ            loop_done161
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -2795,175 +2694,163 @@ loop_end205:
 	VSUBPS        Z4, Z3, Z3
 	VFMADD231PS   Z1, Z0, Z3
 	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z9, Z0
-	VFMADD231PS   Z6, Z3, Z0
-	VSUBPS        Z9, Z0, Z0
-	VFNMADD231PS  Z7, Z0, Z3
+	VMOVAPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
 	VFNMADD231PS  Z8, Z0, Z3
-	VMOVUPS       Z10, Z1
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVAPS       Z10, Z1
 	VFMADD213PS   Z11, Z3, Z1
 	VFMADD213PS   Z12, Z3, Z1
 	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z17, Z17
-	VADDPD        Z1, Z18, Z18
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
 
-loop_done193:
-	JMP softmax_summed192
+loop_done161:
+	JMP softmax_summed160
 
-softmax_huge191:
+softmax_huge159:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop209:
+loop173:
 	CMPQ         BX, $0x00000040
-	JB           loop_end210
+	JB           loop_end174
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
+	VMULPS       Z2, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
+	VSUBPS       Z4, Z18, Z18
 	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead211
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead175
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVAPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVAPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
 	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done212
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVAPS      Z10, Z21
+	VMOVAPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done176
 
-exp_dead211:
+exp_dead175:
 	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
 
-exp_done212:
+exp_done176:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z19
+	VMOVUPS      Z18, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
 	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
 	VMULPS       Z2, Z19, Z19
-	VFMADD231PS  64(DX), Z0, Z19
+	VFMADD231PS  128(DX), Z0, Z19
 	VSUBPS       Z4, Z19, Z19
-	VCMPPS       $0x06, Z5, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead213
-	VMAXPS       Z19, Z5, Z19
-	VMOVUPS      Z9, Z20
-	VFMADD231PS  Z6, Z19, Z20
-	VSUBPS       Z9, Z20, Z20
-	VFNMADD231PS Z7, Z20, Z19
-	VFNMADD231PS Z8, Z20, Z19
-	VMOVUPS      Z10, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VFMADD213PS  Z16, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done214
-
-exp_dead213:
-	VXORPS Z19, Z19, Z19
-
-exp_done214:
-	VMOVUPS      Z19, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z20
-	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
-	VMULPS       Z2, Z20, Z20
-	VFMADD231PS  128(DX), Z0, Z20
-	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead215
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done216
-
-exp_dead215:
-	VXORPS Z20, Z20, Z20
-
-exp_done216:
-	VMOVUPS      Z20, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z20, Z3, Z3
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
 	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VFMADD231PS  192(DX), Z0, Z20
 	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead217
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead177
+	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done218
+	VMOVAPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVAPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVAPS      Z10, Z23
+	VMOVAPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done178
 
-exp_dead217:
+exp_dead177:
+	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done218:
+exp_done178:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
 	VMOVUPS       Z20, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z19, Z19
-	VADDPS        Z19, Z3, Z3
-	VCVTPS2PD     Y3, Z19
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop209
+	JMP           loop173
 
-loop_end210:
-loop219:
+loop_end174:
+loop179:
 	CMPQ         BX, $0x00000010
-	JB           loop_end220
+	JB           loop_end180
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -2971,41 +2858,41 @@ loop219:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead221
+	JZ           exp_dead181
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
-	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done222
+	VMOVAPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVAPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done182
 
-exp_dead221:
+exp_dead181:
 	VXORPS Z3, Z3, Z3
 
-exp_done222:
+exp_done182:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z19
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop219
+	JMP           loop179
 
-loop_end220:
+loop_end180:
 	TESTQ         BX, BX
-	JZ            loop_done208
+	JZ            loop_done172
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3015,32 +2902,32 @@ loop_end220:
 	VFMADD231PS   Z1, Z0, Z3
 	VSUBPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z9, Z0
-	VFMADD231PS   Z6, Z3, Z0
-	VSUBPS        Z9, Z0, Z0
-	VFNMADD231PS  Z7, Z0, Z3
+	VMOVAPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
 	VFNMADD231PS  Z8, Z0, Z3
-	VMOVUPS       Z10, Z1
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVAPS       Z10, Z1
 	VFMADD213PS   Z11, Z3, Z1
 	VFMADD213PS   Z12, Z3, Z1
 	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z17, Z17
-	VADDPD        Z1, Z18, Z18
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
 
-loop_done208:
-softmax_summed192:
-	VADDPD        Z18, Z17, Z17
-	VEXTRACTF64X4 $0x01, Z17, Y0
-	VADDPD        Y0, Y17, Y0
+loop_done172:
+softmax_summed160:
+	VADDPD        Z17, Z16, Z16
+	VEXTRACTF64X4 $0x01, Z16, Y0
+	VADDPD        Y0, Y16, Y0
 	VEXTRACTF128  $0x01, Y0, X1
 	VADDPD        X1, X0, X1
 	VPERMILPD     $0x01, X1, X0
@@ -3051,9 +2938,9 @@ softmax_summed192:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop224:
+loop184:
 	CMPQ    CX, $0x00000040
-	JB      loop_end225
+	JB      loop_end185
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3064,32 +2951,32 @@ loop224:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop224
+	JMP     loop184
 
-loop_end225:
-loop226:
+loop_end185:
+loop186:
 	CMPQ    CX, $0x00000010
-	JB      loop_end227
+	JB      loop_end187
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop226
+	JMP     loop186
 
-loop_end227:
+loop_end187:
 	TESTQ     CX, CX
-	JZ        loop_done223
+	JZ        loop_done183
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done223:
+loop_done183:
 	VZEROUPPER
 	RET
 
-ramp_one_sided185:
+ramp_one_sided153:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3099,9 +2986,9 @@ ramp_one_sided185:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop229:
+loop189:
 	CMPQ        BX, $0x00000040
-	JB          loop_end230
+	JB          loop_end190
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3121,12 +3008,12 @@ loop229:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop229
+	JMP         loop189
 
-loop_end230:
-loop231:
+loop_end190:
+loop191:
 	CMPQ        BX, $0x00000010
-	JB          loop_end232
+	JB          loop_end192
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3134,11 +3021,11 @@ loop231:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop231
+	JMP         loop191
 
-loop_end232:
+loop_end192:
 	TESTQ       BX, BX
-	JZ          loop_done228
+	JZ          loop_done188
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3148,7 +3035,7 @@ loop_end232:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done228:
+loop_done188:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3163,164 +3050,151 @@ loop_done228:
 	VBROADCASTSS  X3, Z4
 	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
 	VBROADCASTSS  c32_42b20000<>+0(SB), Z1
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z6
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z7
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z8
-	VBROADCASTSS  c32_4b400000<>+0(SB), Z9
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
 	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z10
 	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z11
 	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z12
 	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z13
 	VBROADCASTSS  c32_3efffffe<>+0(SB), Z14
 	VBROADCASTSS  c32_3f800000<>+0(SB), Z15
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z16
+	VXORPD        Z16, Z16, Z16
 	VXORPD        Z17, Z17, Z17
-	VXORPD        Z18, Z18, Z18
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge233
+	JAE           softmax_huge193
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop236:
+loop196:
 	CMPQ         BX, $0x00000040
-	JB           loop_end237
+	JB           loop_end197
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VMULPS       Z2, Z18, Z18
+	VSUBPS       Z4, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
 	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead238
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead198
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVAPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVAPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
 	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done239
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVAPS      Z10, Z21
+	VMOVAPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done199
 
-exp_dead238:
+exp_dead198:
 	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
 
-exp_done239:
+exp_done199:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z19
+	VMOVUPS      Z18, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
 	VMULPS       Z2, Z19, Z19
 	VSUBPS       Z4, Z19, Z19
-	VFMADD231PS  64(DX), Z0, Z19
-	VCMPPS       $0x06, Z5, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead240
-	VMAXPS       Z19, Z5, Z19
-	VMOVUPS      Z9, Z20
-	VFMADD231PS  Z6, Z19, Z20
-	VSUBPS       Z9, Z20, Z20
-	VFNMADD231PS Z7, Z20, Z19
-	VFNMADD231PS Z8, Z20, Z19
-	VMOVUPS      Z10, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VFMADD213PS  Z16, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done241
-
-exp_dead240:
-	VXORPS Z19, Z19, Z19
-
-exp_done241:
-	VMOVUPS      Z19, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z20
-	VMULPS       Z2, Z20, Z20
-	VSUBPS       Z4, Z20, Z20
-	VFMADD231PS  128(DX), Z0, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead242
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done243
-
-exp_dead242:
-	VXORPS Z20, Z20, Z20
-
-exp_done243:
-	VMOVUPS      Z20, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z20, Z3, Z3
+	VFMADD231PS  128(DX), Z0, Z19
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z20, Z20
 	VFMADD231PS  192(DX), Z0, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead244
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead200
+	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done245
+	VMOVAPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVAPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVAPS      Z10, Z23
+	VMOVAPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done201
 
-exp_dead244:
+exp_dead200:
+	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done245:
+exp_done201:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
 	VMOVUPS       Z20, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z19, Z19
-	VADDPS        Z19, Z3, Z3
-	VCVTPS2PD     Y3, Z19
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop236
+	JMP           loop196
 
-loop_end237:
-loop246:
+loop_end197:
+loop202:
 	CMPQ         BX, $0x00000010
-	JB           loop_end247
+	JB           loop_end203
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3328,41 +3202,41 @@ loop246:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead248
+	JZ           exp_dead204
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
-	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done249
+	VMOVAPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVAPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done205
 
-exp_dead248:
+exp_dead204:
 	VXORPS Z3, Z3, Z3
 
-exp_done249:
+exp_done205:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z19
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop246
+	JMP           loop202
 
-loop_end247:
+loop_end203:
 	TESTQ         BX, BX
-	JZ            loop_done235
+	JZ            loop_done195
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3372,172 +3246,160 @@ loop_end247:
 	VSUBPS        Z4, Z3, Z3
 	VFMADD231PS   Z1, Z0, Z3
 	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z9, Z0
-	VFMADD231PS   Z6, Z3, Z0
-	VSUBPS        Z9, Z0, Z0
-	VFNMADD231PS  Z7, Z0, Z3
+	VMOVAPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
 	VFNMADD231PS  Z8, Z0, Z3
-	VMOVUPS       Z10, Z1
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVAPS       Z10, Z1
 	VFMADD213PS   Z11, Z3, Z1
 	VFMADD213PS   Z12, Z3, Z1
 	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z17, Z17
-	VADDPD        Z1, Z18, Z18
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
 
-loop_done235:
-	JMP softmax_summed234
+loop_done195:
+	JMP softmax_summed194
 
-softmax_huge233:
+softmax_huge193:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop251:
+loop207:
 	CMPQ         BX, $0x00000040
-	JB           loop_end252
+	JB           loop_end208
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VMULPS       Z2, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
+	VSUBPS       Z4, Z18, Z18
 	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead253
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead209
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVAPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVAPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
 	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done254
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVAPS      Z10, Z21
+	VMOVAPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done210
 
-exp_dead253:
+exp_dead209:
 	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
 
-exp_done254:
+exp_done210:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z19
-	VMULPS       Z2, Z19, Z19
-	VFMADD231PS  64(DX), Z0, Z19
-	VSUBPS       Z4, Z19, Z19
-	VCMPPS       $0x06, Z5, Z19, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead255
-	VMAXPS       Z19, Z5, Z19
-	VMOVUPS      Z9, Z20
-	VFMADD231PS  Z6, Z19, Z20
-	VSUBPS       Z9, Z20, Z20
-	VFNMADD231PS Z7, Z20, Z19
-	VFNMADD231PS Z8, Z20, Z19
-	VMOVUPS      Z10, Z21
-	VFMADD213PS  Z11, Z19, Z21
-	VFMADD213PS  Z12, Z19, Z21
-	VFMADD213PS  Z13, Z19, Z21
-	VFMADD213PS  Z14, Z19, Z21
-	VFMADD213PS  Z15, Z19, Z21
-	VFMADD213PS  Z16, Z19, Z21
-	VSCALEFPS    Z20, Z21, Z19
-	JMP          exp_done256
-
-exp_dead255:
-	VXORPS Z19, Z19, Z19
-
-exp_done256:
-	VMOVUPS      Z19, 64(DX)
+	VMOVUPS      Z18, 64(DX)
 	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z20
-	VMULPS       Z2, Z20, Z20
-	VFMADD231PS  128(DX), Z0, Z20
-	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead257
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done258
-
-exp_dead257:
-	VXORPS Z20, Z20, Z20
-
-exp_done258:
-	VMOVUPS      Z20, 128(DX)
-	PREFETCHT0   8320(DX)
-	VADDPS       Z20, Z3, Z3
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
+	VMULPS       Z2, Z19, Z19
+	VFMADD231PS  128(DX), Z0, Z19
+	VSUBPS       Z4, Z19, Z19
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VFMADD231PS  192(DX), Z0, Z20
 	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z20, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead259
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead211
+	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z9, Z21
-	VFMADD231PS  Z6, Z20, Z21
-	VSUBPS       Z9, Z21, Z21
-	VFNMADD231PS Z7, Z21, Z20
-	VFNMADD231PS Z8, Z21, Z20
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z20, Z22
-	VFMADD213PS  Z12, Z20, Z22
-	VFMADD213PS  Z13, Z20, Z22
-	VFMADD213PS  Z14, Z20, Z22
-	VFMADD213PS  Z15, Z20, Z22
-	VFMADD213PS  Z16, Z20, Z22
-	VSCALEFPS    Z21, Z22, Z20
-	JMP          exp_done260
+	VMOVAPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVAPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVAPS      Z10, Z23
+	VMOVAPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done212
 
-exp_dead259:
+exp_dead211:
+	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done260:
+exp_done212:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
 	VMOVUPS       Z20, 192(DX)
 	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z19, Z19
-	VADDPS        Z19, Z3, Z3
-	VCVTPS2PD     Y3, Z19
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop251
+	JMP           loop207
 
-loop_end252:
-loop261:
+loop_end208:
+loop213:
 	CMPQ         BX, $0x00000010
-	JB           loop_end262
+	JB           loop_end214
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3545,41 +3407,41 @@ loop261:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead263
+	JZ           exp_dead215
 	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z9, Z19
-	VFMADD231PS  Z6, Z3, Z19
-	VSUBPS       Z9, Z19, Z19
-	VFNMADD231PS Z7, Z19, Z3
-	VFNMADD231PS Z8, Z19, Z3
-	VMOVUPS      Z10, Z20
-	VFMADD213PS  Z11, Z3, Z20
-	VFMADD213PS  Z12, Z3, Z20
-	VFMADD213PS  Z13, Z3, Z20
-	VFMADD213PS  Z14, Z3, Z20
-	VFMADD213PS  Z15, Z3, Z20
-	VFMADD213PS  Z16, Z3, Z20
-	VSCALEFPS    Z19, Z20, Z3
-	JMP          exp_done264
+	VMOVAPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVAPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done216
 
-exp_dead263:
+exp_dead215:
 	VXORPS Z3, Z3, Z3
 
-exp_done264:
+exp_done216:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z19
+	VCVTPS2PD     Y3, Z18
 	VEXTRACTF32X8 $0x01, Z3, Y3
 	VCVTPS2PD     Y3, Z3
-	VADDPD        Z19, Z17, Z17
-	VADDPD        Z3, Z18, Z18
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop261
+	JMP           loop213
 
-loop_end262:
+loop_end214:
 	TESTQ         BX, BX
-	JZ            loop_done250
+	JZ            loop_done206
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3589,32 +3451,32 @@ loop_end262:
 	VFMADD231PS   Z1, Z0, Z3
 	VSUBPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z9, Z0
-	VFMADD231PS   Z6, Z3, Z0
-	VSUBPS        Z9, Z0, Z0
-	VFNMADD231PS  Z7, Z0, Z3
+	VMOVAPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
 	VFNMADD231PS  Z8, Z0, Z3
-	VMOVUPS       Z10, Z1
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVAPS       Z10, Z1
 	VFMADD213PS   Z11, Z3, Z1
 	VFMADD213PS   Z12, Z3, Z1
 	VFMADD213PS   Z13, Z3, Z1
 	VFMADD213PS   Z14, Z3, Z1
 	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z16, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
 	VSCALEFPS     Z0, Z1, Z3
 	VMOVUPS       Z3, K1, (DX)
 	VMOVAPS.Z     Z3, K1, Z3
 	VCVTPS2PD     Y3, Z0
 	VEXTRACTF32X8 $0x01, Z3, Y1
 	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z17, Z17
-	VADDPD        Z1, Z18, Z18
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
 
-loop_done250:
-softmax_summed234:
-	VADDPD        Z18, Z17, Z17
-	VEXTRACTF64X4 $0x01, Z17, Y0
-	VADDPD        Y0, Y17, Y0
+loop_done206:
+softmax_summed194:
+	VADDPD        Z17, Z16, Z16
+	VEXTRACTF64X4 $0x01, Z16, Y0
+	VADDPD        Y0, Y16, Y0
 	VEXTRACTF128  $0x01, Y0, X1
 	VADDPD        X1, X0, X1
 	VPERMILPD     $0x01, X1, X0
@@ -3625,9 +3487,9 @@ softmax_summed234:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop266:
+loop218:
 	CMPQ    CX, $0x00000040
-	JB      loop_end267
+	JB      loop_end219
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3638,28 +3500,28 @@ loop266:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop266
+	JMP     loop218
 
-loop_end267:
-loop268:
+loop_end219:
+loop220:
 	CMPQ    CX, $0x00000010
-	JB      loop_end269
+	JB      loop_end221
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop268
+	JMP     loop220
 
-loop_end269:
+loop_end221:
 	TESTQ     CX, CX
-	JZ        loop_done265
+	JZ        loop_done217
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done265:
+loop_done217:
 	VZEROUPPER
 	RET
 
@@ -3675,9 +3537,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop271:
+loop223:
 	CMPQ         CX, $0x00000040
-	JB           loop_end272
+	JB           loop_end224
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3724,12 +3586,12 @@ loop271:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop271
+	JMP          loop223
 
-loop_end272:
-loop273:
+loop_end224:
+loop225:
 	CMPQ         CX, $0x00000010
-	JB           loop_end274
+	JB           loop_end226
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3743,11 +3605,11 @@ loop273:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop273
+	JMP          loop225
 
-loop_end274:
+loop_end226:
 	TESTQ        CX, CX
-	JZ           loop_done270
+	JZ           loop_done222
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -3761,7 +3623,7 @@ loop_end274:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done270:
+loop_done222:
 	VZEROUPPER
 	RET
 
@@ -3792,25 +3654,14 @@ GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
 DATA c32_42b00000<>+0(SB)/4, $0x42b00000
 GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
 
-DATA c32x8_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+4(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+8(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+12(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+16(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+20(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+24(SB)/4, $0x3fb8aa3b
-DATA c32x8_3fb8aa3b<>+28(SB)/4, $0x3fb8aa3b
-GLOBL c32x8_3fb8aa3b<>(SB), RODATA|NOPTR, $32
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
 
-DATA c32x8_3f318000<>+0(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+4(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+8(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+12(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+16(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+20(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+24(SB)/4, $0x3f318000
-DATA c32x8_3f318000<>+28(SB)/4, $0x3f318000
-GLOBL c32x8_3f318000<>(SB), RODATA|NOPTR, $32
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
 
 DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
 DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
@@ -3821,16 +3672,6 @@ DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
 DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
 DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
 GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
-
-DATA c32x8_4b40007f<>+0(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+4(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+8(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+12(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+16(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+20(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+24(SB)/4, $0x4b40007f
-DATA c32x8_4b40007f<>+28(SB)/4, $0x4b40007f
-GLOBL c32x8_4b40007f<>(SB), RODATA|NOPTR, $32
 
 DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
 DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
@@ -4021,17 +3862,11 @@ GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
 DATA c32_42b20000<>+0(SB)/4, $0x42b20000
 GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
 
-DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
-GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
-
-DATA c32_3f318000<>+0(SB)/4, $0x3f318000
-GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
 GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
-
-DATA c32_4b400000<>+0(SB)/4, $0x4b400000
-GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
 GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4

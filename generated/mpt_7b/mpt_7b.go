@@ -129,6 +129,19 @@ func fillE(e []float32, h int) {
 	}
 }
 
+// maskFuture sets d[m] = −Inf for every m > qOffset+lq−1: the distances only masked
+// keys (j > qOffset+i) meet. Softmax then runs its kernel over whole 16-float vectors
+// past a row's last unmasked key (zeroed scores, −Inf bias: probability exactly 0)
+// instead of ending every row on a masked partial vector.
+func maskFuture(d []float32, lq, qOffset int) {
+	if qOffset >= len(d)-lq {
+		return
+	}
+	for m := qOffset + lq; m < len(d); m++ {
+		d[m] = negInf
+	}
+}
+
 // eachRow calls fn for every row (head h, query i) of a [Heads][lq][lk] buffer with the
 // row's offset, its number of unmasked keys and its bias D[lq−1−i : lq−1−i+lk]
 // (docs/internals.md): D is built once per head from the distances the call meets.
@@ -145,6 +158,7 @@ func eachRow(lq, lk, qOffset int, shifted bool, fn func(off, valid int, bias []f
 		fillD(d, h, lq, qOffset)
 		if shifted {
 			fillE(e, h)
+			maskFuture(d, lq, qOffset)
 		}
 		for i := range lq {
 			valid := validKeys(lk, qOffset, i)
@@ -265,10 +279,10 @@ func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 	k := active
 	eachRow(lq, lk, qOffset, true, func(off, valid int, bias []float32) {
 		row := scores[off : off+lk]
-		if valid > 0 {
-			k.softmaxRow(row[:valid], bias[:valid], scale)
-		}
-		clear(row[valid:])
+		n := min(lk, (valid+15)&^15)
+		clear(row[valid:n])
+		k.softmaxRow(row[:n], bias[:n], scale)
+		clear(row[n:])
 	})
 }
 

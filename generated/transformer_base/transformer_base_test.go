@@ -116,6 +116,9 @@ func BenchmarkAdd(b *testing.B) {
 func BenchmarkCopy(b *testing.B) {
 	src := make([]float32, benchTokens*DModel)
 	dst := make([]float32, len(src))
+	for i := range src {
+		src[i] = float32(i)
+	}
 	copy(dst, src) // fault the pages in outside the timed loop
 	b.SetBytes(int64(4 * len(src)))
 	for b.Loop() {

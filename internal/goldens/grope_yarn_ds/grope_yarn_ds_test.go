@@ -104,6 +104,9 @@ const (
 func benchForm(b *testing.B, size string, bytes int64, call func()) {
 	b.Run("copy/"+size, func(b *testing.B) {
 		src, dst := make([]byte, bytes), make([]byte, bytes)
+		for i := range src {
+			src[i] = byte(i)
+		}
 		copy(dst, src) // fault the pages in outside the timed loop
 		b.SetBytes(bytes)
 		b.ResetTimer()
