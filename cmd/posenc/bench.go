@@ -84,10 +84,13 @@ type benchResult struct {
 	Spec, Kernel, Variant, Size string
 	MBs, CopyMBs, PlainMBs      float64
 	Ns, NaiveNs                 float64
+	// XCopy is the kernel's throughput ÷ copy()'s timed back to back in every
+	// iteration (Benchmark<Kernel>CopyRatio/<variant>, metric x-copy), or 0.
+	XCopy float64
 }
 
-// benchLine matches "BenchmarkX/a/b-8   100   123 ns/op[   456.7 MB/s]".
-var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) MB/s)?`)
+// benchLine matches "BenchmarkX/a/b-8   100   123 ns/op[   456.7 MB/s][   0.62 x-copy]".
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) MB/s)?(?:\s+([\d.]+) x-copy)?`)
 
 // parseBench reads go test -bench output. Names follow the generated
 // benchmarks' convention: Benchmark<Kernel>/<variant>[/<size>], with
@@ -102,6 +105,7 @@ func parseBench(specName string, out []byte) []benchResult {
 	kernelCopy := map[string]float64{} // "<kernel>/<size>"
 	plain := map[string]float64{}
 	naive := map[string]float64{}
+	xcopy := map[string]float64{} // "<kernel>/<variant>"
 	var rs []benchResult
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -113,6 +117,10 @@ func parseBench(specName string, out []byte) []benchResult {
 		mbs, _ := strconv.ParseFloat(m[3], 64) // 0 when there is no MB/s
 		parts := strings.Split(strings.TrimPrefix(m[1], "Benchmark"), "/")
 		switch {
+		case strings.HasSuffix(parts[0], "CopyRatio") && len(parts) >= 2:
+			if m[4] != "" {
+				xcopy[strings.TrimSuffix(parts[0], "CopyRatio")+"/"+parts[1]], _ = strconv.ParseFloat(m[4], 64)
+			}
 		case parts[0] == "Copy":
 			copyMBs[sizeOf(parts, 1)] = mbs
 		case strings.HasPrefix(parts[0], "Plain"):
@@ -131,6 +139,7 @@ func parseBench(specName string, out []byte) []benchResult {
 			rs[i].CopyMBs = c
 		}
 		rs[i].PlainMBs = plain[rs[i].Size]
+		rs[i].XCopy = xcopy[rs[i].Kernel+"/"+rs[i].Variant]
 		if rs[i].MBs == 0 {
 			rs[i].NaiveNs = naive[rs[i].Kernel]
 		}
@@ -176,9 +185,17 @@ func printBench(w io.Writer, rs []benchResult) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(bw) > 0 || len(cpu) == 0 {
 		fmt.Fprintln(tw, "SPEC\tKERNEL\tVARIANT\tSIZE\tGB/s\t× copy()\t× plain Go")
+		interleaved := false
 		for _, r := range bw {
+			xc := ratio(r.MBs, r.CopyMBs)
+			if r.XCopy > 0 {
+				xc, interleaved = fmt.Sprintf("%.2f*", r.XCopy), true
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.MBs/1000,
-				ratio(r.MBs, r.CopyMBs), ratio(r.MBs, r.PlainMBs))
+				xc, ratio(r.MBs, r.PlainMBs))
+		}
+		if interleaved {
+			defer fmt.Fprintln(w, "* kernel and copy() timed back to back in every iteration (Benchmark<Kernel>CopyRatio)")
 		}
 	}
 	if len(cpu) > 0 {

@@ -157,6 +157,28 @@ BenchmarkCopy-2             	    1000	   100000 ns/op	4000.00 MB/s
 	}
 }
 
+// A Benchmark<Kernel>CopyRatio line's x-copy metric becomes that kernel and
+// variant's × copy() figure, marked as timed back to back; it adds no row.
+func TestParseBenchCopyRatio(t *testing.T) {
+	out := []byte(`BenchmarkSoftmax/avx2-2   	     100	  1000000 ns/op	 400.00 MB/s
+BenchmarkSoftmax/avx512-2   	     100	  1000000 ns/op	 500.00 MB/s
+BenchmarkSoftmaxCopyRatio/avx2-2   	     100	  3000000 ns/op	         0.6100 x-copy
+BenchmarkSoftmaxCopyRatio/go-2   	     100	  3000000 ns/op
+BenchmarkCopy-2             	    1000	   100000 ns/op	4000.00 MB/s
+`)
+	rs := parseBench("s", out)
+	if len(rs) != 2 || rs[0].XCopy != 0.61 || rs[1].XCopy != 0 {
+		t.Fatalf("%+v", rs)
+	}
+	var b strings.Builder
+	printBench(&b, rs)
+	for _, want := range []string{"0.61*", "0.12 ", "back to back"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 // import-hf produces a spec that gen accepts.
 func TestImportHFThenGen(t *testing.T) {
 	dir := t.TempDir()

@@ -87,6 +87,53 @@ func biasTest(c *Consts) (emit.File, error) {
 		),
 	)
 
+	// func BenchmarkSoftmaxCopyRatio(b *testing.B) {
+	//	scores := benchRandom(Heads*benchLQ*benchLK, 1); [table := ...]
+	//	src, dst := benchRandom(len(scores), 4), make([]float32, len(scores))
+	//	for _, name := range Variants() {
+	//		b.Run(name, func(b *testing.B) {
+	//			...skip, UseVariant...
+	//			var tc, tk time.Duration
+	//			for b.Loop() {
+	//				copy(dst, src); t0 := time.Now(); copy(dst, src); tc += time.Since(t0)
+	//				Softmax(scores, ...); t1 := time.Now(); Softmax(scores, ...); tk += time.Since(t1)
+	//			}
+	//			b.ReportMetric(float64(tc)/float64(tk), "x-copy")
+	//		})
+	//	}
+	// }
+	f.Comment("BenchmarkSoftmaxCopyRatio times BenchmarkSoftmax's call and a copy() of the same bytes")
+	f.Comment("in every iteration and reports copy time ÷ Softmax time as x-copy: the kernel's")
+	f.Comment("throughput as a fraction of copy()'s, both measured within milliseconds of each other")
+	f.Comment("(separate benchmarks a second apart move by ±20% on a shared machine). Each is timed")
+	f.Comment("on its second run, after itself: timed right after the other, one would pay for")
+	f.Comment("writing back the other's dirty cache lines.")
+	f.Func().Id("BenchmarkSoftmaxCopyRatio").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.Id("scores").Op(":=").Id("benchRandom").Call(jen.Id("Heads").Op("*").Id("benchLQ").Op("*").Id("benchLK"), jen.Lit(1)),
+		tableDecl,
+		jen.List(jen.Id("src"), jen.Id("dst")).Op(":=").List(jen.Id("benchRandom").Call(jen.Len(jen.Id("scores")), jen.Lit(4)), jen.Make(jen.Index().Float32(), jen.Len(jen.Id("scores")))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("Variants").Call()).Block(
+			jen.Id("b").Dot("Run").Call(jen.Id("name"), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+				jen.If(jen.Op("!").Id("VariantAvailable").Call(jen.Id("name"))).Block(
+					jen.Id("b").Dot("Skipf").Call(jen.Lit("variant %s is not available on this CPU"), jen.Id("name")),
+				),
+				jen.Defer().Id("UseVariant").Call(jen.Id("name")).Call(),
+				jen.Var().List(jen.Id("tc"), jen.Id("tk")).Qual("time", "Duration"),
+				jen.For(jen.Id("b").Dot("Loop").Call()).Block(
+					jen.Copy(jen.Id("dst"), jen.Id("src")),
+					jen.Id("t0").Op(":=").Qual("time", "Now").Call(),
+					jen.Copy(jen.Id("dst"), jen.Id("src")),
+					jen.Id("tc").Op("+=").Qual("time", "Since").Call(jen.Id("t0")),
+					jen.Id("Softmax").Call(args("scores", jen.Id("benchScale"))...),
+					jen.Id("t1").Op(":=").Qual("time", "Now").Call(),
+					jen.Id("Softmax").Call(args("scores", jen.Id("benchScale"))...),
+					jen.Id("tk").Op("+=").Qual("time", "Since").Call(jen.Id("t1")),
+				),
+				jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("tc")).Op("/").Float64().Call(jen.Id("tk")), jen.Lit("x-copy")),
+			)),
+		),
+	)
+
 	// func BenchmarkPlainSoftmax(b *testing.B) {
 	//	scores := gocode.BenchRandom(Heads*benchLQ*benchLK, 1)
 	//	bias := make([]float32, len(scores))

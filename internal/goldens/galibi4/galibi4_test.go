@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // specFile and specYAML are the spec this package was generated from.
@@ -114,6 +115,37 @@ func BenchmarkSoftmax(b *testing.B) {
 			for b.Loop() {
 				Softmax(scores, benchLQ, benchLK, 0, benchScale)
 			}
+		})
+	}
+}
+
+// BenchmarkSoftmaxCopyRatio times BenchmarkSoftmax's call and a copy() of the same bytes
+// in every iteration and reports copy time ÷ Softmax time as x-copy: the kernel's
+// throughput as a fraction of copy()'s, both measured within milliseconds of each other
+// (separate benchmarks a second apart move by ±20% on a shared machine). Each is timed
+// on its second run, after itself: timed right after the other, one would pay for
+// writing back the other's dirty cache lines.
+func BenchmarkSoftmaxCopyRatio(b *testing.B) {
+	scores := benchRandom(Heads*benchLQ*benchLK, 1)
+	src, dst := benchRandom(len(scores), 4), make([]float32, len(scores))
+	for _, name := range Variants() {
+		b.Run(name, func(b *testing.B) {
+			if !VariantAvailable(name) {
+				b.Skipf("variant %s is not available on this CPU", name)
+			}
+			defer UseVariant(name)()
+			var tc, tk time.Duration
+			for b.Loop() {
+				copy(dst, src)
+				t0 := time.Now()
+				copy(dst, src)
+				tc += time.Since(t0)
+				Softmax(scores, benchLQ, benchLK, 0, benchScale)
+				t1 := time.Now()
+				Softmax(scores, benchLQ, benchLK, 0, benchScale)
+				tk += time.Since(t1)
+			}
+			b.ReportMetric(float64(tc)/float64(tk), "x-copy")
 		})
 	}
 }
