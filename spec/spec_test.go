@@ -37,10 +37,6 @@ func TestGoldenSpecsParse(t *testing.T) {
 			t.Errorf("%s: Source differs from the file", f)
 		}
 		want := AllTargets
-		if s.AttnTemperature != nil && s.DType != "f32" {
-			// ScaleQ has no 16-bit NEON kernel: neon is left out (spec/storage16.go).
-			want = []string{TargetGo, TargetAVX2, TargetAVX512, TargetCUDA}
-		}
 		if !reflect.DeepEqual(s.Targets, want) {
 			t.Errorf("%s: targets %v, want the default %v", f, s.Targets, want)
 		}

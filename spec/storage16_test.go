@@ -2,7 +2,6 @@ package spec
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -38,27 +37,25 @@ func TestStorage16Targets(t *testing.T) {
 }
 
 // TestStorage16MRoPETemperature: M-RoPE (mrope_section) and Llama 4's
-// attn_temperature take 16-bit storage like every rope form. M-RoPE keeps
-// neon (it runs on the 16-bit rotate kernel); attn_temperature leaves it out
-// by default and refuses it when listed (ScaleQ has no 16-bit NEON kernel).
+// attn_temperature take 16-bit storage like every rope form, and keep neon:
+// M-RoPE runs on the 16-bit rotate kernel, ScaleQ on the 16-bit NEON
+// scaleRows kernel (asm/rope/neon_scalerows16.go).
 func TestStorage16MRoPETemperature(t *testing.T) {
-	for _, extra := range []string{"mrope_section: [16, 24, 24]\n", "attn_temperature: {}\n"} {
-		wantNEON := extra[0] == 'm'
+	for _, extra := range []string{"mrope_section: [16, 24, 24]\n", "attn_temperature: {}\n", "mrope_section: [16, 24, 24]\nattn_temperature: {}\n"} {
 		for _, dt := range []string{"f16", "bf16"} {
 			src := "name: mr16\nencoding: rope\nhead_dim: 128\nlayout: half\n" + extra + "dtype: " + dt + "\n"
 			s, err := Parse("mr16.yaml", []byte(src))
 			if err != nil {
 				t.Fatalf("%q: %v", src, err)
 			}
-			if s.DType != dt || slices.Contains(s.Targets, TargetNEON) != wantNEON || !slices.Contains(s.Targets, TargetAVX512) {
-				t.Errorf("%q: dtype %s, targets %v; want %s, neon among them: %v", src, s.DType, s.Targets, dt, wantNEON)
+			if s.DType != dt || !slices.Equal(s.Targets, AllTargets) {
+				t.Errorf("%q: dtype %s, targets %v; want %s and the default %v", src, s.DType, s.Targets, dt, AllTargets)
 			}
-			_, err = Parse("mr16.yaml", []byte(src+"targets: [go, avx2, neon]\n"))
-			switch {
-			case wantNEON && err != nil:
+			s, err = Parse("mr16.yaml", []byte(src+"targets: [go, avx2, neon]\n"))
+			if err != nil {
 				t.Errorf("%q with neon listed: %v", src, err)
-			case !wantNEON && (err == nil || !strings.Contains(err.Error(), "mr16.yaml:") || !strings.Contains(err.Error(), "targets") || !strings.Contains(err.Error(), "neon")):
-				t.Errorf("%q with neon listed: %v, want a targets error naming neon", src, err)
+			} else if !slices.Equal(s.Targets, []string{TargetGo, TargetAVX2, TargetNEON}) {
+				t.Errorf("%q with neon listed: targets %v, want [go avx2 neon]", src, s.Targets)
 			}
 		}
 	}

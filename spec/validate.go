@@ -43,8 +43,7 @@ func init() {
 // validate applies defaults and checks every rule, in a fixed order.
 func (d *decoder) validate(s *Spec) {
 	d.checkName(s)
-	defaultTargets := s.Targets == nil
-	if defaultTargets {
+	if s.Targets == nil {
 		s.Targets = append([]string(nil), AllTargets...)
 	}
 	if !d.has("dtype") {
@@ -52,7 +51,6 @@ func (d *decoder) validate(s *Spec) {
 	} else if !contains(DTypes, s.DType) {
 		d.fail(d.line("dtype"), "dtype", "unknown dtype %q; %s", s.DType, oneOf(DTypes))
 	}
-	d.storage16Targets(s, defaultTargets)
 	switch s.Encoding {
 	case RoPE:
 		d.rope(s)

@@ -1,6 +1,9 @@
 package arm64
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // ---- general-purpose instructions ----
 
@@ -115,6 +118,28 @@ func (e *Emitter) AndImm(dst, src Reg, mask uint64) {
 	e.ins("AND $%d, %s, %s", mask, src, dst)
 }
 
+// AndImmW emits ANDW $mask, src, dst (32-bit; the upper half of dst is
+// zeroed). mask must be a 32-bit logical immediate: one run of ones,
+// possibly wrapping around (the element size 32 of the A64 bitmask
+// immediates; the smaller replicated sizes are not accepted).
+func (e *Emitter) AndImmW(dst, src Reg, mask uint32) { e.logicW("ANDW", dst, src, mask) }
+
+// OrrImmW emits ORRW $set, src, dst (32-bit), set a logical immediate as
+// for AndImmW.
+func (e *Emitter) OrrImmW(dst, src Reg, set uint32) { e.logicW("ORRW", dst, src, set) }
+
+func (e *Emitter) logicW(op string, dst, src Reg, imm uint32) {
+	if !e.inFn(op) || !e.checkR(dst, src) {
+		return
+	}
+	// One circular run of ones has exactly two bit transitions.
+	if imm == 0 || imm == math.MaxUint32 || bits.OnesCount32(imm^bits.RotateLeft32(imm, 1)) != 2 {
+		e.errorf("%s immediate %#x is not one run of ones", op, imm)
+		return
+	}
+	e.ins("%s $%#x, %s, %s", op, imm, src, dst)
+}
+
 // SubsImm emits SUBS $v, src, dst (sets flags), 0 < v < 4096.
 func (e *Emitter) SubsImm(dst, src Reg, v int) {
 	if !e.inFn("SUBS") || !e.checkR(dst, src) {
@@ -166,6 +191,14 @@ func (e *Emitter) B(l Label) {
 func (e *Emitter) BNE(l Label) {
 	if e.use(l) {
 		e.branch("BNE", "%s", l)
+	}
+}
+
+// BVC emits a branch taken when the V flag is clear (after FCMPS: the
+// operands are ordered, neither is a NaN).
+func (e *Emitter) BVC(l Label) {
+	if e.use(l) {
+		e.branch("BVC", "%s", l)
 	}
 }
 

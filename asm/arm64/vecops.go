@@ -126,6 +126,14 @@ func (e *Emitter) FADDD(d, n, m VReg) { e.scalar3("FADDD", d, n, m) }
 // FDIVD emits Dd = Dn / Dm (float64).
 func (e *Emitter) FDIVD(d, n, m VReg) { e.scalar3("FDIVD", d, n, m) }
 
+// FCMPS emits FCMPS Fm, Fn: compares the float32 in lane 0 of n with that
+// of m, setting the flags (V set when unordered: either is a NaN).
+func (e *Emitter) FCMPS(n, m VReg) {
+	if e.inFn("FCMPS") && e.checkV(n, m) {
+		e.ins("FCMPS %s, %s", m.F(), n.F())
+	}
+}
+
 // FCVTSD emits FCVTSD Fn, Fd: the float32 in lane 0 of n widened to the
 // float64 in the low 64 bits of d (the upper 64 bits of d are zeroed).
 func (e *Emitter) FCVTSD(d, n VReg) {

@@ -84,8 +84,13 @@ import (
 const headDim, rotaryDim, interleaved, storage = %d, %d, %v, %q
 `
 
-// rope16TestBody is the rest of the test file (no format verbs).
-const rope16TestBody = `
+// rope16TestBody is the rest of the test file (no format verbs): the
+// helpers shared with the scaleRows test (qemu_scalerows16_test.go), then
+// TestRotate16.
+const rope16TestBody = rope16Helpers + rope16RotateTest
+
+// rope16Helpers decode, round and draw 16-bit values (no format verbs).
+const rope16Helpers = `
 func rowLen() int {
 	if interleaved {
 		return 2 * rotaryDim
@@ -220,7 +225,10 @@ func checkGuards16(t *testing.T, what string, buf []uint16) {
 		}
 	}
 }
+`
 
+// rope16RotateTest is TestRotate16 (no format verbs).
+const rope16RotateTest = `
 func TestRotate16(t *testing.T) {
 	rot := registered["neon"].rotate
 	rng := rand.New(rand.NewPCG(3, uint64(headDim*1000+rotaryDim)))

@@ -52,7 +52,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 }
 
 // NEON returns <pkg>_arm64.s and <pkg>_arm64.go with the NEON rotate kernel
-// (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16).
+// (abi.Rotate, or abi.Rotate16 when p.Storage is f16 or bf16), combineRows
+// and, with p.ScaleRows, scaleRows (abi.ScaleRows, or abi.ScaleRows16 over
+// 16-bit storage, neon_scalerows16.go).
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	g := &ropeGen{headDim: p.HeadDim, rot: p.RotaryDim, interleaved: p.Interleaved, row: p.RowLen, storage: p.Storage}
 	k := g.kernel()
@@ -73,7 +75,12 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	cn := arm64.Symbol(abi.CombineRows)
 	ks = append(ks, arm64.Kernel{ABI: abi.CombineRows, Name: cn, Doc: "computes table rows by angle addition (unfused float64, rounded once to float32).",
 		Emit: func(e *arm64.Emitter) { combineRowsNEON(e, cn, p) }})
-	if p.ScaleRows {
+	switch {
+	case p.ScaleRows && p.Storage != "":
+		sn := arm64.Symbol(abi.ScaleRows16)
+		ks = append(ks, arm64.Kernel{ABI: abi.ScaleRows16, Name: sn, Doc: "multiplies row t of x (rowLen " + p.Storage + " values) by scales[t], rounded to nearest even.",
+			Emit: func(e *arm64.Emitter) { scaleRows16NEON(e, sn, p.Storage) }})
+	case p.ScaleRows:
 		sn := arm64.Symbol(abi.ScaleRows)
 		ks = append(ks, arm64.Kernel{ABI: abi.ScaleRows, Name: sn, Doc: "multiplies row t of x (rowLen floats) by scales[t].",
 			Emit: func(e *arm64.Emitter) { scaleRowsNEON(e, sn) }})

@@ -63,7 +63,7 @@ func TestVariants(t *testing.T) {
 
 // specTargets are the targets of the spec; archOf maps an assembly variant to its GOARCH.
 var (
-	specTargets = []string{"go", "avx2", "avx512", "cuda"}
+	specTargets = []string{"go", "avx2", "avx512", "neon", "cuda"}
 	archOf      = map[string]string{
 		"avx2":   "amd64",
 		"avx512": "amd64",
