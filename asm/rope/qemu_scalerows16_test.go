@@ -8,6 +8,7 @@ import (
 
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/internal/asmtest"
+	"github.com/posenc/posenc/internal/emit"
 )
 
 // TestScaleRows16QEMU runs the NEON scaleRows over 16-bit storage
@@ -32,15 +33,20 @@ func TestScaleRows16QEMU(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)
 		}
-		cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
-			Variants: asmtest.QEMUVariants(pkg, abi.Rotate16, abi.CombineRows, abi.ScaleRows16),
-			Test:     fmt.Sprintf(rope16TestHeader, pkg, 8, 8, false, st) + rope16Helpers + scale16TestBody})
+		cs = append(cs, scale16Case(pkg, st, files, asmtest.QEMUVariants(pkg, abi.Rotate16, abi.CombineRows, abi.ScaleRows16), 0x7fc00000))
 	}
-	out := asmtest.RunQEMU(t, cs)
-	re := regexp.MustCompile(`scale coverage: (\w+): (\d+) ties, (\d+) finite overflows, (\d+) subnormal results, (\d+) NaN values, (\d+) NaN factors, (\d+) NaN factors with low payload, (\d+) zero times infinity`)
+	checkScale16Coverage(t, asmtest.RunQEMU(t, cs), 2)
+}
+
+// checkScale16Coverage fails unless out has want coverage lines of
+// TestScaleRows16 (one per storage type and variant) and each counted
+// every kind of input.
+func checkScale16Coverage(t *testing.T, out string, want int) {
+	t.Helper()
+	re := regexp.MustCompile(`scale coverage: (\w+ \w+): (\d+) ties, (\d+) finite overflows, (\d+) subnormal results, (\d+) NaN values, (\d+) NaN factors, (\d+) NaN factors with low payload, (\d+) zero times infinity`)
 	ms := re.FindAllStringSubmatch(out, -1)
-	if len(ms) != 2 {
-		t.Fatalf("want a coverage line per storage type, got %d in\n%s", len(ms), out)
+	if len(ms) != want {
+		t.Fatalf("want %d coverage lines (storage type × variant), got %d in\n%s", want, len(ms), out)
 	}
 	for _, m := range ms {
 		t.Log(m[0])
@@ -51,6 +57,35 @@ func TestScaleRows16QEMU(t *testing.T) {
 		}
 	}
 }
+
+// scale16Case is the test package of the scaleRows16 kernels in files
+// (storage st), with the variants stand-in variants: TestScaleRows16 runs
+// every registered variant, a NaN result of 0·∞ being defaultNaN (the
+// architecture's default NaN, 0x7FC00000 on arm64, 0xFFC00000 on x86).
+func scale16Case(pkg, st string, files []emit.File, variants string, defaultNaN uint32) asmtest.QEMUCase {
+	return asmtest.QEMUCase{Package: pkg, Files: files, Variants: variants,
+		Test:  fmt.Sprintf(rope16TestHeader, pkg, 8, 8, false, st) + rope16Helpers + scale16TestBody,
+		Extra: fmt.Sprintf(scale16Extra, pkg, defaultNaN)}
+}
+
+// scale16Extra holds the architecture's default NaN and the sorted variant
+// names (package name, default NaN bits).
+const scale16Extra = `package %s
+
+import "sort"
+
+const defaultNaN = %#x
+
+// variantNames lists the registered variants, sorted.
+func variantNames() []string {
+	names := make([]string, 0, len(registered))
+	for name := range registered {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+`
 
 // scale16TestBody is TestScaleRows16 (no format verbs).
 const scale16TestBody = `
@@ -77,7 +112,12 @@ func narrowNaN(b uint32) uint16 {
 }
 
 func TestScaleRows16(t *testing.T) {
-	scale := registered["neon"].scaleRows
+	for _, name := range variantNames() {
+		t.Run(name, func(t *testing.T) { testScaleRows16(t, name, registered[name].scaleRows) })
+	}
+}
+
+func testScaleRows16(t *testing.T, name string, scale func(x []uint16, scales []float32, rowLen int)) {
 	rng := rand.New(rand.NewPCG(5, uint64(len(storage))))
 	nanBits := []uint32{0x7fc00000, 0x7fc1ffff, 0x7fffffff, 0xffff8000, 0x7f800001, 0xffa00000, 0x7fc08000, 0x7fc18000}
 	pool := []float32{1, -1, 0, float32(math.Copysign(0, -1)), 0.5, 1.5, -3, 1 + 0x1p-8, 1 + 0x1p-10, 0x1p20, -0x1p20, 0x1p100,
@@ -144,7 +184,7 @@ func TestScaleRows16(t *testing.T) {
 							want = []uint16{narrowNaN(sb | 0x400000)}
 						default:
 							zeroInf++
-							want = []uint16{narrowNaN(0x7fc00000)} // the default NaN
+							want = []uint16{narrowNaN(defaultNaN)}
 						}
 						if got != want[0] && (len(want) == 1 || got != want[1]) {
 							fail("the NaN %#04x", want)
@@ -169,7 +209,7 @@ func TestScaleRows16(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("scale coverage: %s: %d ties, %d finite overflows, %d subnormal results, %d NaN values, %d NaN factors, %d NaN factors with low payload, %d zero times infinity",
-		storage, ties, overflows, subnormals, nanValues, nanFactors, nanLow, zeroInf)
+	t.Logf("scale coverage: %s %s: %d ties, %d finite overflows, %d subnormal results, %d NaN values, %d NaN factors, %d NaN factors with low payload, %d zero times infinity",
+		name, storage, ties, overflows, subnormals, nanValues, nanFactors, nanLow, zeroInf)
 }
 `

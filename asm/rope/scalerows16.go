@@ -16,7 +16,9 @@ import (
 // integer round-to-nearest-even for bf16. A NaN input needs no special
 // case in the bf16 narrowing: x86 multiplication propagates a widened
 // bf16 NaN with its (zero) low 16 bits, so the rounding carry cannot reach
-// the exponent.
+// the exponent. A NaN factor does (its payload may fill the low half): the
+// bf16 kernel quiets it and clears its low 16 bits once per token, as the
+// NEON kernel does, which is the generic kernel's truncation.
 //
 // Per token the row is walked in blocks of amd64.Unroll full vectors, then
 // single full vectors, then a tail of fewer than Lanes elements taken as
@@ -60,6 +62,26 @@ func (g gen) scaleRows16(sh ropeShape) {
 	c.Label(loop)
 	f := g.Vec()
 	c.VBROADCASTSS(amd64.Mem(sc, 0), f)
+	if sh.storage == "bf16" {
+		// A NaN factor becomes itself quieted with its low 16 bits cleared:
+		// the product of a non-NaN value and a NaN factor is that NaN, and the
+		// rounding carry of the bf16 narrowing would otherwise turn a payload in
+		// the low half into another NaN (0x7FC18000 → 0x7FC2) or, from
+		// 0x7FFFFFFF, past the sign into −0, where the generic kernel truncates.
+		clean := g.Broadcast(0x00400000)
+		c.VORPS(f, clean, clean)
+		c.VANDPS(g.Broadcast(0xffff0000), clean, clean)
+		const unord = 3 // unordered: f is NaN
+		if L == 16 {
+			k := c.K()
+			c.VCMPPS(operand.U8(unord), f, f, k)
+			c.VMOVAPS(clean, k, f)
+		} else {
+			nan := g.Vec()
+			c.VCMPPS(operand.U8(unord), f, f, nan)
+			c.VBLENDVPS(nan, clean, f, f)
+		}
+	}
 	p, n := c.GP64(), c.GP64()
 	c.MOVQ(row, p)
 	c.MOVQ(rowLen, n)

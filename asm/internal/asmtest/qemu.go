@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -53,13 +54,42 @@ func RunQEMU(t *testing.T, cases []QEMUCase) string {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	qemu := NeedQEMU(t)
-	dir, err := os.MkdirTemp(ModuleRoot(t), ".arm64test-*")
+	return runCases(t, cases, "arm64", NeedQEMU(t))
+}
+
+// RunNativeAMD64 is RunQEMU for packages of generated AVX kernels
+// (QEMUCase.Files holding <pkg>_amd64.s and <pkg>_amd64.go): vetted for
+// amd64 and run natively. It skips off amd64.
+func RunNativeAMD64(t *testing.T, cases []QEMUCase) string {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the generated kernels run on amd64 only")
+	}
+	return runCases(t, cases, "amd64", "")
+}
+
+// runCases writes, vets and runs cases for goarch, under exec when set.
+func runCases(t *testing.T, cases []QEMUCase, goarch, qemu string) string {
+	t.Helper()
+	// arm64: a module of its own. amd64: inside the calling package's
+	// directory, in the posenc module, whose go.mod provides the
+	// golang.org/x/sys/cpu that the AVX registration imports.
+	parent, pattern := ModuleRoot(t), ".arm64test-*"
+	if goarch == "amd64" {
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent, pattern = wd, "_amd64native-*"
+	}
+	dir, err := os.MkdirTemp(parent, pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	write(t, filepath.Join(dir, "go.mod"), []byte("module arm64test\n\ngo 1.26\n"))
+	if goarch == "arm64" {
+		write(t, filepath.Join(dir, "go.mod"), []byte("module arm64test\n\ngo 1.26\n"))
+	}
 	for _, c := range cases {
 		pd := filepath.Join(dir, c.Package)
 		for _, f := range c.Files {
@@ -72,7 +102,7 @@ func RunQEMU(t *testing.T, cases []QEMUCase) string {
 		write(t, filepath.Join(pd, "common_test.go"), []byte(fmt.Sprintf(qemuCommon, c.Package)))
 		write(t, filepath.Join(pd, c.Package+"_test.go"), []byte(c.Test))
 	}
-	env := []string{"GOARCH=arm64", "GOWORK=off", "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0"}
+	env := []string{"GOARCH=" + goarch, "GOWORK=off", "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0"}
 	RunGo(t, dir, env, "vet", "./...")
 	args := []string{"test", "-count=1", "-v", "-timeout=0"}
 	if d, ok := t.Deadline(); ok {

@@ -4331,6 +4331,12 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 
 scale16_token94:
 	VBROADCASTSS (CX), Y0
+	VBROADCASTSS c32_00400000<>+0(SB), Y1
+	VORPS        Y0, Y1, Y1
+	VBROADCASTSS c32_ffff0000<>+0(SB), Y2
+	VANDPS       Y2, Y1, Y1
+	VCMPPS       $0x03, Y0, Y0, Y2
+	VBLENDVPS    Y2, Y1, Y0, Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
@@ -6420,7 +6426,7 @@ combine_done144:
 	RET
 
 // func scaleRowsAVX512(x []uint16, scales []float32, rowLen int)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
 TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVL  $0x000000ff, AX
 	KMOVW AX, K1
@@ -6443,6 +6449,12 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 
 scale16_token147:
 	VBROADCASTSS (CX), Z0
+	VBROADCASTSS c32_00400000<>+0(SB), Z1
+	VORPS        Z0, Z1, Z1
+	VBROADCASTSS c32_ffff0000<>+0(SB), Z2
+	VANDPS       Z2, Z1, Z1
+	VCMPPS       $0x03, Z0, Z0, K5
+	VMOVAPS      Z1, K5, Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
@@ -6605,6 +6617,12 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA c32_00400000<>+0(SB)/4, $0x00400000
+GLOBL c32_00400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_ffff0000<>+0(SB)/4, $0xffff0000
+GLOBL c32_ffff0000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_00000001<>+0(SB)/4, $0x00000001
 GLOBL c32_00000001<>(SB), RODATA|NOPTR, $4
