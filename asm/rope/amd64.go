@@ -85,7 +85,8 @@ func (g gen) arg(name string) operand.Mem {
 // by group and large ones read the remaining pieces' cos and sin from the
 // row as memory operands (see rotateTokens). The sign of sign selects one of two copies of the
 // token loop (forward, or inverse with the sin terms negated), so the inner
-// loop pays nothing for it; per the ABI sign is +1 or −1.
+// loop pays nothing for it; per the ABI sign is +1 or −1, and −1 comes only
+// in place (headLoop).
 func (g gen) rotate(p Params) {
 	c := g.Ctx
 	sh := newRopeShape(p)
@@ -212,7 +213,7 @@ func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece,
 	for gi, grp := range groups {
 		cs, sn := g.loadCosSin(sh, row, grp)
 		for _, ts := range r.tensors() {
-			g.headLoop(sh, ts, gi == 0, false, func(pd, ps reg.GPVirtual) {
+			g.headLoop(sh, ts, inv, gi == 0, false, func(pd, ps reg.GPVirtual) {
 				for i, pc := range grp {
 					g.rotatePiece(sh, pc, pd, ps, cs[i], sn[i], inv)
 				}
@@ -237,7 +238,7 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
 
 	for _, ts := range r.tensors() {
-		g.headLoop(sh, ts, true, prefetch, func(pd, ps reg.GPVirtual) {
+		g.headLoop(sh, ts, inv, true, prefetch, func(pd, ps reg.GPVirtual) {
 			for i, pc := range pieces {
 				var cop, sop operand.Op
 				if i < hold {
@@ -282,7 +283,9 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // head's first float in the destination and the source; both advance by the
 // head stride. The loop comes twice: in place (body gets pd for both, as
 // the contiguous Apply always did) and from a separate source, where with
-// pass the dims RotaryDim..HeadDim are also copied. With prefetch, each head
+// pass the dims RotaryDim..HeadDim are also copied. The inverse (inv) only
+// has the in-place loop: Inverse and InverseMRoPE are the only callers with
+// sign −1, and both rotate in place (abi.Rotate). With prefetch, each head
 // first prefetches (PREFETCHT0) the cache lines of the same head of the
 // next token, one token stride ahead of the source: the hardware
 // prefetchers follow one sequential stream well but lose the stream at
@@ -295,11 +298,10 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // ropeGroupedMaxBytes (data in cache) the extra load-port work made
 // ApplyQK 20–30% slower, so small calls do not prefetch, and the last
 // token's prefetches (past the tensor: PREFETCH never faults) are harmless.
-func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass, prefetch bool, body func(pd, ps reg.GPVirtual)) {
+func (g gen) headLoop(sh ropeShape, ts ropeTensor, inv, pass, prefetch bool, body func(pd, ps reg.GPVirtual)) {
 	c := g.Ctx
 	h, pd, ps, hs := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	skip := g.NewLabel("rope_heads_done")
-	separate := g.NewLabel("rope_heads_from_src")
 	c.MOVQ(g.arg(ts.heads), h)
 	c.TESTQ(h, h)
 	c.JZ(operand.LabelRef(skip))
@@ -318,8 +320,12 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass, prefetch bool, body fun
 		c.MOVQ(g.arg(ts.stride), next)
 		c.SHLQ(operand.U8(sh.shift()), next)
 	}
-	c.CMPQ(ts.dst, ts.src)
-	c.JNE(operand.LabelRef(separate))
+	var separate string
+	if !inv {
+		separate = g.NewLabel("rope_heads_from_src")
+		c.CMPQ(ts.dst, ts.src)
+		c.JNE(operand.LabelRef(separate))
+	}
 	inPlace := g.NewLabel("rope_head")
 	c.Label(inPlace)
 	ahead(pd)
@@ -327,6 +333,10 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass, prefetch bool, body fun
 	c.ADDQ(hs, pd)
 	c.DECQ(h)
 	c.JNZ(operand.LabelRef(inPlace))
+	if inv {
+		c.Label(skip)
+		return
+	}
 	c.JMP(operand.LabelRef(skip))
 
 	c.Label(separate)

@@ -112,15 +112,16 @@ func (g *ropeGen) consumed() int {
 
 // heads emits the loop over the cnt heads of one tensor of the token,
 // destination dst and source src; adj is the head stride less consumed().
-// With a partial rotation the loop comes twice: in place, and with the
-// copy of dims RotaryDim..HeadDim when dst and src differ.
+// The loop comes twice: in place, and from a separate source (with the
+// copy of dims RotaryDim..HeadDim) when dst and src differ. The inverse
+// (neg) has only the in-place loop: Inverse and InverseMRoPE are the only
+// callers with sign −1, and both rotate in place (abi.Rotate).
 func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg bool) {
 	e := g.e
 	skip := e.NewLabel(which + "skip")
 	e.Mov(arm64.R8, cnt)
 	e.CBZ(arm64.R8, skip)
 	e.Mov(arm64.R25, dst)
-	e.Mov(arm64.R10, src)
 	loop := func(inPlace bool) {
 		l := e.NewLabel(which + "head")
 		e.Label(l)
@@ -132,12 +133,15 @@ func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg bool) {
 		e.SubsImm(arm64.R8, arm64.R8, 1)
 		e.BNE(l)
 	}
-	inPlace := e.NewLabel(which + "inplace")
-	e.Sub(arm64.R14, dst, src)
-	e.CBZ(arm64.R14, inPlace)
-	loop(false)
-	e.B(skip)
-	e.Label(inPlace)
+	if !neg {
+		inPlace := e.NewLabel(which + "inplace")
+		e.Mov(arm64.R10, src)
+		e.Sub(arm64.R14, dst, src)
+		e.CBZ(arm64.R14, inPlace)
+		loop(false)
+		e.B(skip)
+		e.Label(inPlace)
+	}
 	loop(true)
 	e.Label(skip)
 }

@@ -274,6 +274,9 @@ func TestRotate16(t *testing.T) {
 					// and tokens 5 more than their heads apart; 2: in
 					// place with those strides.
 					strided, separate := mode > 0, mode == 1
+					if separate && sign < 0 {
+						continue // the inverse is only called in place (abi.Rotate)
+					}
 					lay := func(heads int) (ts, hs int) {
 						if !strided {
 							return heads * headDim, headDim

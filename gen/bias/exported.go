@@ -188,6 +188,9 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	} else {
 		addBody = append(addBody, jen.Id("k").Dot("addRow").Call(jen.Id("row"), jen.Id("bias")))
 	}
+	if !rpe {
+		biasRampRows(f, causal)
+	}
 	f.Comment("AddBias adds " + biasDoc + " to every score (h, i, j), in place.")
 	if causal {
 		f.Comment("Keys after their query (j > qOffset+i) are masked: their scores become −Inf, so")
@@ -195,13 +198,13 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	}
 	f.Comment(common)
 	f.Comment(checkDoc)
-	// alibi: if lq <= rampMaxRows { addRampRows(scores, Heads, lq, lk, qOffset, true); return }
+	// alibi: if lq <= rampMaxRows { addRampRows(scores, lq, lk, lk, qOffset, 0, Heads, queryIndex, true); return }
 	rampFast := func(buf string, add bool) jen.Code {
 		if rpe {
 			return jen.Null()
 		}
 		return jen.If(jen.Id("lq").Op("<=").Id("rampMaxRows")).Block(
-			jen.Id("addRampRows").Call(jen.Id(buf), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset"), jen.Lit(add)),
+			jen.Id("addRampRows").Call(jen.Id(buf), jen.Id("lq"), jen.Id("lk"), jen.Id("lk"), jen.Id("qOffset"), jen.Lit(0), jen.Id("Heads"), jen.Id("queryIndex"), jen.Lit(add)),
 			jen.Return(),
 		)
 	}
@@ -214,9 +217,6 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 		jen.Id("k").Op(":=").Id("active"),
 		each(false, addBody...),
 	)...)
-	if !rpe {
-		biasAddRampRows(f, causal)
-	}
 
 	// func Softmax(scores []float32, [table []float32,] lq, lk, qOffset int, scale float32) {
 	//	checkShape(...)
@@ -254,12 +254,11 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	f.Comment(checkDoc)
 	smCall := []jen.Code{jen.Id("k").Op(":=").Id("active"), each(true, smBody...)}
 	if !rpe {
-		// if lq <= rampMaxRows && lk < rampMaxKeys { softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale); return }
+		// if lq <= rampMaxRows && lk < rampMaxKeys { softmaxRampRows(scores, lq, lk, lk, qOffset, 0, Heads, queryIndex, scale); return }
 		smCall = append([]jen.Code{jen.If(jen.Id("lq").Op("<=").Id("rampMaxRows").Op("&&").Id("lk").Op("<").Id("rampMaxKeys")).Block(
-			jen.Id("softmaxRampRows").Call(jen.Id("scores"), jen.Lit(0), jen.Id("Heads"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset"), jen.Id("scale")),
+			jen.Id("softmaxRampRows").Call(jen.Id("scores"), jen.Id("lq"), jen.Id("lk"), jen.Id("lk"), jen.Id("qOffset"), jen.Lit(0), jen.Id("Heads"), jen.Id("queryIndex"), jen.Id("scale")),
 			jen.Return(),
 		)}, smCall...)
-		biasRampRows(f, causal)
 	}
 	f.Func().Id("Softmax").Params(sig("scores", jen.Id("scale").Float32())...).Block(append(checks("Softmax", "scores"), smCall...)...)
 
@@ -282,111 +281,4 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 		rampFast("dst", false),
 		each(false, jen.Copy(jen.Id("dst").Index(jen.Id("off"), jen.Id("off").Op("+").Id("lk")), jen.Id("bias"))),
 	)...)
-}
-
-// biasRampRows emits rampMaxKeys and softmaxRampRows, the ALiBi Softmax
-// without a bias table: each row is one softmaxRamp call.
-func biasRampRows(f *jen.File, causal bool) {
-	f.Comment("rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32")
-	f.Comment("integers, exact below 2^24. Longer rows take the table path (eachRow).")
-	f.Const().Id("rampMaxKeys").Op("=").Lit(1).Op("<<").Lit(24)
-	f.Comment("rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode")
-	f.Comment("and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,")
-	f.Comment("is shared by lq rows and a table load is cheaper than forming the bias in registers.")
-	f.Const().Id("rampMaxRows").Op("=").Lit(8)
-	// func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
-	//	k := active
-	//	for h := range nh {
-	//		ns := float32(-slopes[h0+h])
-	//		for i := range lq {
-	//			row := scores[(h*lq+i)*lk:][:lk]
-	//			t0 := lk - 1
-	//			if qOffset < lk-1-i { t0 = qOffset + i }
-	//			valid := lk                         // causal: validKeys(lk, qOffset, i)
-	//			if valid > 0 { k.softmaxRamp(row[:valid], scale, ns, float32(t0)) }
-	//			clear(row[valid:])                  // causal
-	//		}
-	//	}
-	// }
-	valid := jen.Id("valid").Op(":=").Id("lk")
-	var clr jen.Code = jen.Null()
-	if causal {
-		valid = jen.Id("valid").Op(":=").Id("validKeys").Call(jen.Id("lk"), jen.Id("qOffset"), jen.Id("i"))
-		clr = jen.Clear(jen.Id("row").Index(jen.Id("valid").Op(":")))
-	}
-	f.Comment("softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with")
-	f.Comment("lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the")
-	f.Comment("kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the")
-	f.Comment("row per head). A row whose query position p is at least lk−1 uses t0 = lk−1, the bias")
-	f.Comment("shifted by slope·(p−lk+1): the same softmax, and the ramp stays exact for any p.")
-	f.Func().Id("softmaxRampRows").Params(jen.Id("scores").Index().Float32(), jen.List(jen.Id("h0"), jen.Id("nh"), jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset")).Int(), jen.Id("scale").Float32()).Block(
-		jen.If(jen.Id("lk").Op("==").Lit(0)).Block(jen.Return()),
-		jen.Id("k").Op(":=").Id("active"),
-		jen.For(jen.Id("h").Op(":=").Range().Id("nh")).Block(
-			jen.Id("ns").Op(":=").Float32().Call(jen.Op("-").Id("slopes").Index(jen.Id("h0").Op("+").Id("h"))),
-			jen.For(jen.Id("i").Op(":=").Range().Id("lq")).Block(
-				jen.Id("row").Op(":=").Id("scores").Index(jen.Parens(jen.Id("h").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
-				jen.Id("t0").Op(":=").Id("lk").Op("-").Lit(1),
-				jen.If(jen.Id("qOffset").Op("<").Id("lk").Op("-").Lit(1).Op("-").Id("i")).Block(
-					jen.Id("t0").Op("=").Id("qOffset").Op("+").Id("i"),
-				),
-				valid,
-				jen.If(jen.Id("valid").Op(">").Lit(0)).Block(
-					jen.Id("k").Dot("softmaxRamp").Call(jen.Id("row").Index(jen.Op(":").Id("valid")), jen.Id("scale"), jen.Id("ns"), jen.Float32().Call(jen.Id("t0"))),
-				),
-				clr,
-			),
-		),
-	)
-}
-
-// biasAddRampRows emits addRampRows, AddBias and Bias for few query rows
-// without a bias table: each row is one addRamp call.
-func biasAddRampRows(f *jen.File, causal bool) {
-	// func addRampRows(buf []float32, lq, lk, qOffset int, add bool) {
-	//	if lk == 0 { return }
-	//	k := active
-	//	for h := range Heads {
-	//		ns := -slopes[h]
-	//		for i := range lq {
-	//			row := buf[(h*lq+i)*lk:][:lk]
-	//			t0 := float64(qOffset) + float64(i)
-	//			if !add { clear(row); k.addRamp(row, ns, t0); continue }
-	//			valid := lk                      // causal: validKeys(lk, qOffset, i)
-	//			k.addRamp(row[:valid], ns, t0)
-	//			for j := valid; j < lk; j++ { row[j] = negInf }   // causal
-	//		}
-	//	}
-	// }
-	addBody := []jen.Code{jen.Id("k").Dot("addRamp").Call(jen.Id("row"), jen.Id("ns"), jen.Id("t0"))}
-	if causal {
-		addBody = []jen.Code{
-			jen.Id("valid").Op(":=").Id("validKeys").Call(jen.Id("lk"), jen.Id("qOffset"), jen.Id("i")),
-			jen.Id("k").Dot("addRamp").Call(jen.Id("row").Index(jen.Op(":").Id("valid")), jen.Id("ns"), jen.Id("t0")),
-			jen.For(jen.Id("j").Op(":=").Id("valid"), jen.Id("j").Op("<").Id("lk"), jen.Id("j").Op("++")).Block(
-				jen.Id("row").Index(jen.Id("j")).Op("=").Id("negInf"),
-			),
-		}
-	}
-	f.Comment("addRampRows is AddBias (add) or Bias (!add: each row cleared, then the bias added, so a")
-	f.Comment("bias of −0 is written as +0) for buf, [Heads][lq][lk]: the bias of row i, key j is")
-	f.Comment("float32(−slope·|qOffset+i−j|) formed in float64 by the addRamp kernel, bit for bit the")
-	f.Comment("entry of fillD's table, which this decode path does not build (O(lq+lk) scalar work per")
-	f.Comment("head that would cost more than the row itself when lq is 1).")
-	f.Func().Id("addRampRows").Params(jen.Id("buf").Index().Float32(), jen.List(jen.Id("lq"), jen.Id("lk"), jen.Id("qOffset")).Int(), jen.Id("add").Bool()).Block(
-		jen.If(jen.Id("lk").Op("==").Lit(0)).Block(jen.Return()),
-		jen.Id("k").Op(":=").Id("active"),
-		jen.For(jen.Id("h").Op(":=").Range().Id("Heads")).Block(
-			jen.Id("ns").Op(":=").Op("-").Id("slopes").Index(jen.Id("h")),
-			jen.For(jen.Id("i").Op(":=").Range().Id("lq")).Block(append([]jen.Code{
-				jen.Id("row").Op(":=").Id("buf").Index(jen.Parens(jen.Id("h").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
-				jen.Id("t0").Op(":=").Float64().Call(jen.Id("qOffset")).Op("+").Float64().Call(jen.Id("i")),
-				jen.If(jen.Op("!").Id("add")).Block(
-					jen.Clear(jen.Id("row")),
-					jen.Id("k").Dot("addRamp").Call(jen.Id("row"), jen.Id("ns"), jen.Id("t0")),
-					jen.Continue(),
-				),
-			}, addBody...)...),
-		),
-	)
 }

@@ -273,7 +273,7 @@ func posExported(f *jen.File, rpe, causal bool) {
 	// func SoftmaxPos(scores []float32, [table []float32,] qpos, kpos []int32, h0, nh int, scale float32) {
 	//	checks
 	//	k := active
-	//	[alibi: if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys { softmaxPosRamp(scores, qpos, kpos, run, h0, nh, scale); return }]
+	//	[alibi: if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys { softmaxRampRows(scores, rampArgs(), scale); return }]
 	//	eachPosRow(qpos, kpos, [table,] h0, nh, true, [true,] func(off, valid int, bias []float32) {
 	//		row := scores[off : off+len(kpos)]
 	//		if valid == 0 { clear(row); return }
@@ -302,10 +302,9 @@ func posExported(f *jen.File, rpe, causal bool) {
 	var fast jen.Code = jen.Null()
 	if !rpe {
 		fast = jen.If(id("run").Op(":=").Id("keyRun").Call(id("kpos")), id("run").Op(">").Lit(0).Op("&&").Len(id("kpos")).Op("<").Id("rampMaxKeys")).Block(
-			id("softmaxPosRamp").Call(id("scores"), id("qpos"), id("kpos"), id("run"), id("h0"), id("nh"), id("scale")),
+			id("softmaxRampRows").Call(append([]jen.Code{id("scores")}, append(rampArgs(), id("scale"))...)...),
 			jen.Return(),
 		)
-		posRamp(f, causal)
 	}
 	f.Comment("SoftmaxPos replaces every row (t, i) of scores by softmax_j(scale·scores[t][i][j] + bias),")
 	f.Comment("bias " + biasDoc + " of head h = h0+t: the position form of Softmax.")
@@ -335,18 +334,15 @@ func posExported(f *jen.File, rpe, causal bool) {
 	f.Comment("SoftmaxPos.")
 	lines(f, common)
 	lines(f, checkDoc)
-	// alibi: if run := keyRun(kpos); run > 0 { addPosRamp(scores, qpos, kpos, run, h0, nh, true); return }
+	// alibi: if run := keyRun(kpos); run > 0 { addRampRows(scores, rampArgs(), true); return }
 	posFast := func(buf string, add bool) jen.Code {
 		if rpe {
 			return jen.Null()
 		}
 		return jen.If(id("run").Op(":=").Id("keyRun").Call(id("kpos")), id("run").Op(">").Lit(0)).Block(
-			id("addPosRamp").Call(id(buf), id("qpos"), id("kpos"), id("run"), id("h0"), id("nh"), lit(add)),
+			id("addRampRows").Call(append([]jen.Code{id(buf)}, append(rampArgs(), lit(add))...)...),
 			jen.Return(),
 		)
-	}
-	if !rpe {
-		addPosRamp(f, causal)
 	}
 	f.Func().Id("AddBiasPos").Params(sig("scores")...).Block(append(checks("AddBiasPos", "scores"),
 		posFast("scores", true),
@@ -375,99 +371,15 @@ func posExported(f *jen.File, rpe, causal bool) {
 	)...)
 }
 
-// posRamp emits softmaxPosRamp, SoftmaxPos for ALiBi when the keys are one run.
-func posRamp(f *jen.File, causal bool) {
-	// func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale float32) {
-	//	lq, lk := len(qpos), len(kpos)
-	//	first := int(kpos[0])
-	//	k := active
-	//	for i, q := range qpos {
-	//		valid := run                                     // causal: min(run, max(int(q)-first+1, 0))
-	//		t0 := min(max(int(q)-first, 0), valid-1)
-	//		for t := range nh {
-	//			row := scores[(t*lq+i)*lk:][:lk]
-	//			if valid > 0 { k.softmaxRamp(row[:valid], scale, float32(-slopes[h0+t]), float32(t0)) }
-	//			clear(row[valid:])
-	//		}
-	//	}
-	// }
-	valid := id("valid").Op(":=").Id("run")
-	if causal {
-		valid = id("valid").Op(":=").Min(id("run"), jen.Max(jen.Int().Call(id("q")).Op("-").Id("first").Op("+").Lit(1), lit(0)))
+// rampArgs are the arguments softmaxRampRows and addRampRows take between the
+// buffer and the last one for keys that are one run: len(qpos), len(kpos), run,
+// base = −kpos[0], h0, nh and rel(i) = qpos[i], so key j < run sits at j and
+// query row i at qpos[i]−kpos[0] relative to the first key.
+func rampArgs() []jen.Code {
+	return []jen.Code{
+		jen.Len(id("qpos")), jen.Len(id("kpos")), id("run"), jen.Op("-").Int().Call(id("kpos").Index(lit(0))), id("h0"), id("nh"),
+		jen.Func().Params(id("i").Int()).Int().Block(jen.Return(jen.Int().Call(id("qpos").Index(id("i"))))),
 	}
-	f.Comment("softmaxPosRamp is SoftmaxPos when kpos[:run] is one run kpos[0], kpos[0]+1, … and the")
-	f.Comment("rest padding, len(kpos) < 2^24: key j < run is kpos[0]+j, so the bias −slope·|q−kpos[0]−j|")
-	f.Comment("is softmaxRamp's with t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax")
-	f.Comment("ignores, which keeps t0 exact in float32 for any q).")
-	f.Func().Id("softmaxPosRamp").Params(id("scores").Index().Float32(), jen.List(id("qpos"), id("kpos")).Index().Int32(), jen.List(id("run"), id("h0"), id("nh")).Int(), id("scale").Float32()).Block(
-		jen.List(id("lq"), id("lk")).Op(":=").List(jen.Len(id("qpos")), jen.Len(id("kpos"))),
-		id("first").Op(":=").Int().Call(id("kpos").Index(lit(0))),
-		id("k").Op(":=").Id("active"),
-		jen.For(jen.List(id("i"), id("q")).Op(":=").Range().Id("qpos")).Block(
-			valid,
-			id("t0").Op(":=").Min(jen.Max(jen.Int().Call(id("q")).Op("-").Id("first"), lit(0)), id("valid").Op("-").Lit(1)),
-			jen.For(id("t").Op(":=").Range().Id("nh")).Block(
-				id("row").Op(":=").Id("scores").Index(jen.Parens(id("t").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
-				jen.If(id("valid").Op(">").Lit(0)).Block(
-					id("k").Dot("softmaxRamp").Call(id("row").Index(jen.Op(":").Id("valid")), id("scale"), jen.Float32().Call(jen.Op("-").Id("slopes").Index(id("h0").Op("+").Id("t"))), jen.Float32().Call(id("t0"))),
-				),
-				jen.Clear(id("row").Index(id("valid").Op(":"))),
-			),
-		),
-	)
-}
-
-// addPosRamp emits addPosRamp, AddBiasPos and BiasPos for ALiBi when the
-// keys are one run: no per-row bias buffer, one addRamp call per row.
-func addPosRamp(f *jen.File, causal bool) {
-	// func addPosRamp(buf []float32, qpos, kpos []int32, run, h0, nh int, add bool) {
-	//	lq, lk := len(qpos), len(kpos)
-	//	first := int(kpos[0])
-	//	k := active
-	//	for i, q := range qpos {
-	//		t0 := float64(int(q) - first)
-	//		valid := run                      // causal: min(run, max(int(q)-first+1, 0))
-	//		if !add { valid = run }
-	//		for t := range nh {
-	//			row := buf[(t*lq+i)*lk:][:lk]
-	//			if !add { clear(row) }
-	//			k.addRamp(row[:valid], -slopes[h0+t], t0)
-	//			if add { for j := valid; j < lk; j++ { row[j] = posNegInf } }
-	//		}
-	//	}
-	// }
-	valid := []jen.Code{id("valid").Op(":=").Id("run")}
-	if causal {
-		valid = []jen.Code{
-			id("valid").Op(":=").Id("run"),
-			jen.If(id("add")).Block(
-				id("valid").Op("=").Min(id("run"), jen.Max(jen.Int().Call(id("q")).Op("-").Id("first").Op("+").Lit(1), lit(0))),
-			),
-		}
-	}
-	f.Comment("addPosRamp is AddBiasPos (add) or BiasPos (!add) when kpos[:run] is one run kpos[0],")
-	f.Comment("kpos[0]+1, … and the rest padding: key j < run is kpos[0]+j, so its bias")
-	f.Comment("float32(−slope·|q−kpos[0]−j|) is addRamp's with t0 = q−kpos[0] (exact in float64), bit for")
-	f.Comment("bit the general path's, and no bias row is built. AddBiasPos's masked keys become −Inf;")
-	f.Comment("BiasPos clears the row first (padding keys get 0, a −0 bias is written as +0).")
-	f.Func().Id("addPosRamp").Params(id("buf").Index().Float32(), jen.List(id("qpos"), id("kpos")).Index().Int32(), jen.List(id("run"), id("h0"), id("nh")).Int(), id("add").Bool()).Block(
-		jen.List(id("lq"), id("lk")).Op(":=").List(jen.Len(id("qpos")), jen.Len(id("kpos"))),
-		id("first").Op(":=").Int().Call(id("kpos").Index(lit(0))),
-		id("k").Op(":=").Id("active"),
-		jen.For(jen.List(id("i"), id("q")).Op(":=").Range().Id("qpos")).Block(append(
-			[]jen.Code{id("t0").Op(":=").Float64().Call(jen.Int().Call(id("q")).Op("-").Id("first"))}, append(valid,
-				jen.For(id("t").Op(":=").Range().Id("nh")).Block(
-					id("row").Op(":=").Id("buf").Index(jen.Parens(id("t").Op("*").Id("lq").Op("+").Id("i")).Op("*").Id("lk").Op(":")).Index(jen.Op(":").Id("lk")),
-					jen.If(jen.Op("!").Id("add")).Block(jen.Clear(id("row"))),
-					id("k").Dot("addRamp").Call(id("row").Index(jen.Op(":").Id("valid")), jen.Op("-").Id("slopes").Index(id("h0").Op("+").Id("t")), id("t0")),
-					jen.If(id("add")).Block(
-						jen.For(id("j").Op(":=").Id("valid"), id("j").Op("<").Id("lk"), id("j").Op("++")).Block(
-							id("row").Index(id("j")).Op("=").Id("posNegInf"),
-						),
-					),
-				),
-			)...)...),
-	)
 }
 
 // lines writes text as one line comment per line.

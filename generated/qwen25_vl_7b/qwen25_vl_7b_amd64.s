@@ -814,13 +814,11 @@ rope_token33:
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
 	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src35
 
-rope_head36:
+rope_head35:
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -861,71 +859,19 @@ rope_head36:
 	VFMSUB231PS Y8, Y11, Y13
 	VMOVUPS     Y12, 128(R11)
 	VMOVUPS     Y13, 384(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head36
-	JMP         rope_heads_done34
-
-rope_heads_from_src35:
-	MOVQ CX, R12
-
-rope_head37:
-	VMOVUPS     (R12), Y10
-	VMOVUPS     256(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VMOVUPS     Y12, (R11)
-	VMOVUPS     Y13, 256(R11)
-	VMOVUPS     32(R12), Y10
-	VMOVUPS     288(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VMOVUPS     Y12, 32(R11)
-	VMOVUPS     Y13, 288(R11)
-	VMOVUPS     64(R12), Y10
-	VMOVUPS     320(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VMOVUPS     Y12, 64(R11)
-	VMOVUPS     Y13, 320(R11)
-	VMOVUPS     96(R12), Y10
-	VMOVUPS     352(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VMOVUPS     Y12, 96(R11)
-	VMOVUPS     Y13, 352(R11)
-	VMOVUPS     128(R12), Y10
-	VMOVUPS     384(R12), Y11
-	VMULPS      Y9, Y11, Y12
-	VMULPS      Y9, Y10, Y13
-	VFMADD231PS Y8, Y10, Y12
-	VFMSUB231PS Y8, Y11, Y13
-	VMOVUPS     Y12, 128(R11)
-	VMOVUPS     Y13, 384(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head37
+	JNZ         rope_head35
 
 rope_heads_done34:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done38
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done36
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src39
 
-rope_head40:
+rope_head37:
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -966,61 +912,11 @@ rope_head40:
 	VFMSUB231PS Y8, Y11, Y13
 	VMOVUPS     Y12, 128(R11)
 	VMOVUPS     Y13, 384(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head40
-	JMP         rope_heads_done38
+	JNZ         rope_head37
 
-rope_heads_from_src39:
-	MOVQ BX, R12
-
-rope_head41:
-	VMOVUPS     (R12), Y10
-	VMOVUPS     256(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VMOVUPS     Y12, (R11)
-	VMOVUPS     Y13, 256(R11)
-	VMOVUPS     32(R12), Y10
-	VMOVUPS     288(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VMOVUPS     Y12, 32(R11)
-	VMOVUPS     Y13, 288(R11)
-	VMOVUPS     64(R12), Y10
-	VMOVUPS     320(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VMOVUPS     Y12, 64(R11)
-	VMOVUPS     Y13, 320(R11)
-	VMOVUPS     96(R12), Y10
-	VMOVUPS     352(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VMOVUPS     Y12, 96(R11)
-	VMOVUPS     Y13, 352(R11)
-	VMOVUPS     128(R12), Y10
-	VMOVUPS     384(R12), Y11
-	VMULPS      Y9, Y11, Y12
-	VMULPS      Y9, Y10, Y13
-	VFMADD231PS Y8, Y10, Y12
-	VFMSUB231PS Y8, Y11, Y13
-	VMOVUPS     Y12, 128(R11)
-	VMOVUPS     Y13, 384(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head41
-
-rope_heads_done38:
+rope_heads_done36:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 416(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -1029,14 +925,12 @@ rope_heads_done38:
 	VMOVUPS 480(R9), Y5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done38
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src43
 
-rope_head44:
+rope_head39:
 	VMOVUPS     160(R10), Y6
 	VMOVUPS     416(R10), Y7
 	VMULPS      Y1, Y7, Y8
@@ -1061,55 +955,19 @@ rope_head44:
 	VFMSUB231PS Y4, Y7, Y9
 	VMOVUPS     Y8, 224(R10)
 	VMOVUPS     Y9, 480(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head44
-	JMP         rope_heads_done42
+	JNZ         rope_head39
 
-rope_heads_from_src43:
-	MOVQ CX, R11
-
-rope_head45:
-	VMOVUPS     160(R11), Y6
-	VMOVUPS     416(R11), Y7
-	VMULPS      Y1, Y7, Y8
-	VMULPS      Y1, Y6, Y9
-	VFMADD231PS Y0, Y6, Y8
-	VFMSUB231PS Y0, Y7, Y9
-	VMOVUPS     Y8, 160(R10)
-	VMOVUPS     Y9, 416(R10)
-	VMOVUPS     192(R11), Y6
-	VMOVUPS     448(R11), Y7
-	VMULPS      Y3, Y7, Y8
-	VMULPS      Y3, Y6, Y9
-	VFMADD231PS Y2, Y6, Y8
-	VFMSUB231PS Y2, Y7, Y9
-	VMOVUPS     Y8, 192(R10)
-	VMOVUPS     Y9, 448(R10)
-	VMOVUPS     224(R11), Y6
-	VMOVUPS     480(R11), Y7
-	VMULPS      Y5, Y7, Y8
-	VMULPS      Y5, Y6, Y9
-	VFMADD231PS Y4, Y6, Y8
-	VFMSUB231PS Y4, Y7, Y9
-	VMOVUPS     Y8, 224(R10)
-	VMOVUPS     Y9, 480(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head45
-
-rope_heads_done42:
+rope_heads_done38:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done46
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done40
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src47
 
-rope_head48:
+rope_head41:
 	VMOVUPS     160(R10), Y6
 	VMOVUPS     416(R10), Y7
 	VMULPS      Y1, Y7, Y8
@@ -1134,45 +992,11 @@ rope_head48:
 	VFMSUB231PS Y4, Y7, Y9
 	VMOVUPS     Y8, 224(R10)
 	VMOVUPS     Y9, 480(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head48
-	JMP         rope_heads_done46
+	JNZ         rope_head41
 
-rope_heads_from_src47:
-	MOVQ BX, R11
-
-rope_head49:
-	VMOVUPS     160(R11), Y6
-	VMOVUPS     416(R11), Y7
-	VMULPS      Y1, Y7, Y8
-	VMULPS      Y1, Y6, Y9
-	VFMADD231PS Y0, Y6, Y8
-	VFMSUB231PS Y0, Y7, Y9
-	VMOVUPS     Y8, 160(R10)
-	VMOVUPS     Y9, 416(R10)
-	VMOVUPS     192(R11), Y6
-	VMOVUPS     448(R11), Y7
-	VMULPS      Y3, Y7, Y8
-	VMULPS      Y3, Y6, Y9
-	VFMADD231PS Y2, Y6, Y8
-	VFMSUB231PS Y2, Y7, Y9
-	VMOVUPS     Y8, 192(R10)
-	VMOVUPS     Y9, 448(R10)
-	VMOVUPS     224(R11), Y6
-	VMOVUPS     480(R11), Y7
-	VMULPS      Y5, Y7, Y8
-	VMULPS      Y5, Y6, Y9
-	VFMADD231PS Y4, Y6, Y8
-	VFMSUB231PS Y4, Y7, Y9
-	VMOVUPS     Y8, 224(R10)
-	VMOVUPS     Y9, 480(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head49
-
-rope_heads_done46:
+rope_heads_done40:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1187,7 +1011,7 @@ rope_heads_done46:
 	JMP  rope_tokens_done32
 
 rope_stream31:
-rope_token50:
+rope_token42:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1203,24 +1027,22 @@ rope_token50:
 	VMOVUPS 384(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done51
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	JZ      rope_heads_done43
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x02, R14
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
 
-rope_head53:
-	PREFETCHT0  (R11)(R14*1)
-	PREFETCHT0  64(R11)(R14*1)
-	PREFETCHT0  128(R11)(R14*1)
-	PREFETCHT0  192(R11)(R14*1)
-	PREFETCHT0  256(R11)(R14*1)
-	PREFETCHT0  320(R11)(R14*1)
-	PREFETCHT0  384(R11)(R14*1)
-	PREFETCHT0  448(R11)(R14*1)
+rope_head44:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1285,113 +1107,29 @@ rope_head53:
 	VFMSUB231PS 224(R9), Y11, Y13
 	VMOVUPS     Y12, 224(R11)
 	VMOVUPS     Y13, 480(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head53
-	JMP         rope_heads_done51
+	JNZ         rope_head44
 
-rope_heads_from_src52:
-	MOVQ CX, R12
-
-rope_head54:
-	PREFETCHT0  (R12)(R14*1)
-	PREFETCHT0  64(R12)(R14*1)
-	PREFETCHT0  128(R12)(R14*1)
-	PREFETCHT0  192(R12)(R14*1)
-	PREFETCHT0  256(R12)(R14*1)
-	PREFETCHT0  320(R12)(R14*1)
-	PREFETCHT0  384(R12)(R14*1)
-	PREFETCHT0  448(R12)(R14*1)
-	VMOVUPS     (R12), Y10
-	VMOVUPS     256(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VMOVUPS     Y12, (R11)
-	VMOVUPS     Y13, 256(R11)
-	VMOVUPS     32(R12), Y10
-	VMOVUPS     288(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VMOVUPS     Y12, 32(R11)
-	VMOVUPS     Y13, 288(R11)
-	VMOVUPS     64(R12), Y10
-	VMOVUPS     320(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VMOVUPS     Y12, 64(R11)
-	VMOVUPS     Y13, 320(R11)
-	VMOVUPS     96(R12), Y10
-	VMOVUPS     352(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VMOVUPS     Y12, 96(R11)
-	VMOVUPS     Y13, 352(R11)
-	VMOVUPS     128(R12), Y10
-	VMOVUPS     384(R12), Y11
-	VMULPS      Y9, Y11, Y12
-	VMULPS      Y9, Y10, Y13
-	VFMADD231PS Y8, Y10, Y12
-	VFMSUB231PS Y8, Y11, Y13
-	VMOVUPS     Y12, 128(R11)
-	VMOVUPS     Y13, 384(R11)
-	VMOVUPS     160(R12), Y10
-	VMOVUPS     416(R12), Y11
-	VMULPS      416(R9), Y11, Y12
-	VMULPS      416(R9), Y10, Y13
-	VFMADD231PS 160(R9), Y10, Y12
-	VFMSUB231PS 160(R9), Y11, Y13
-	VMOVUPS     Y12, 160(R11)
-	VMOVUPS     Y13, 416(R11)
-	VMOVUPS     192(R12), Y10
-	VMOVUPS     448(R12), Y11
-	VMULPS      448(R9), Y11, Y12
-	VMULPS      448(R9), Y10, Y13
-	VFMADD231PS 192(R9), Y10, Y12
-	VFMSUB231PS 192(R9), Y11, Y13
-	VMOVUPS     Y12, 192(R11)
-	VMOVUPS     Y13, 448(R11)
-	VMOVUPS     224(R12), Y10
-	VMOVUPS     480(R12), Y11
-	VMULPS      480(R9), Y11, Y12
-	VMULPS      480(R9), Y10, Y13
-	VFMADD231PS 224(R9), Y10, Y12
-	VFMSUB231PS 224(R9), Y11, Y13
-	VMOVUPS     Y12, 224(R11)
-	VMOVUPS     Y13, 480(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head54
-
-rope_heads_done51:
+rope_heads_done43:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done45
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x02, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
 
-rope_head57:
-	PREFETCHT0  (R11)(R14*1)
-	PREFETCHT0  64(R11)(R14*1)
-	PREFETCHT0  128(R11)(R14*1)
-	PREFETCHT0  192(R11)(R14*1)
-	PREFETCHT0  256(R11)(R14*1)
-	PREFETCHT0  320(R11)(R14*1)
-	PREFETCHT0  384(R11)(R14*1)
-	PREFETCHT0  448(R11)(R14*1)
+rope_head46:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
+	PREFETCHT0  192(R11)(R13*1)
+	PREFETCHT0  256(R11)(R13*1)
+	PREFETCHT0  320(R11)(R13*1)
+	PREFETCHT0  384(R11)(R13*1)
+	PREFETCHT0  448(R11)(R13*1)
 	VMOVUPS     (R11), Y10
 	VMOVUPS     256(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1456,93 +1194,11 @@ rope_head57:
 	VFMSUB231PS 224(R9), Y11, Y13
 	VMOVUPS     Y12, 224(R11)
 	VMOVUPS     Y13, 480(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head57
-	JMP         rope_heads_done55
+	JNZ         rope_head46
 
-rope_heads_from_src56:
-	MOVQ BX, R12
-
-rope_head58:
-	PREFETCHT0  (R12)(R14*1)
-	PREFETCHT0  64(R12)(R14*1)
-	PREFETCHT0  128(R12)(R14*1)
-	PREFETCHT0  192(R12)(R14*1)
-	PREFETCHT0  256(R12)(R14*1)
-	PREFETCHT0  320(R12)(R14*1)
-	PREFETCHT0  384(R12)(R14*1)
-	PREFETCHT0  448(R12)(R14*1)
-	VMOVUPS     (R12), Y10
-	VMOVUPS     256(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VMOVUPS     Y12, (R11)
-	VMOVUPS     Y13, 256(R11)
-	VMOVUPS     32(R12), Y10
-	VMOVUPS     288(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VMOVUPS     Y12, 32(R11)
-	VMOVUPS     Y13, 288(R11)
-	VMOVUPS     64(R12), Y10
-	VMOVUPS     320(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VMOVUPS     Y12, 64(R11)
-	VMOVUPS     Y13, 320(R11)
-	VMOVUPS     96(R12), Y10
-	VMOVUPS     352(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VMOVUPS     Y12, 96(R11)
-	VMOVUPS     Y13, 352(R11)
-	VMOVUPS     128(R12), Y10
-	VMOVUPS     384(R12), Y11
-	VMULPS      Y9, Y11, Y12
-	VMULPS      Y9, Y10, Y13
-	VFMADD231PS Y8, Y10, Y12
-	VFMSUB231PS Y8, Y11, Y13
-	VMOVUPS     Y12, 128(R11)
-	VMOVUPS     Y13, 384(R11)
-	VMOVUPS     160(R12), Y10
-	VMOVUPS     416(R12), Y11
-	VMULPS      416(R9), Y11, Y12
-	VMULPS      416(R9), Y10, Y13
-	VFMADD231PS 160(R9), Y10, Y12
-	VFMSUB231PS 160(R9), Y11, Y13
-	VMOVUPS     Y12, 160(R11)
-	VMOVUPS     Y13, 416(R11)
-	VMOVUPS     192(R12), Y10
-	VMOVUPS     448(R12), Y11
-	VMULPS      448(R9), Y11, Y12
-	VMULPS      448(R9), Y10, Y13
-	VFMADD231PS 192(R9), Y10, Y12
-	VFMSUB231PS 192(R9), Y11, Y13
-	VMOVUPS     Y12, 192(R11)
-	VMOVUPS     Y13, 448(R11)
-	VMOVUPS     224(R12), Y10
-	VMOVUPS     480(R12), Y11
-	VMULPS      480(R9), Y11, Y12
-	VMULPS      480(R9), Y10, Y13
-	VFMADD231PS 224(R9), Y10, Y12
-	VFMSUB231PS 224(R9), Y11, Y13
-	VMOVUPS     Y12, 224(R11)
-	VMOVUPS     Y13, 480(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head58
-
-rope_heads_done55:
+rope_heads_done45:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1553,7 +1209,7 @@ rope_heads_done55:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token50
+	JNZ  rope_token42
 
 rope_tokens_done32:
 rope_done1:
@@ -1570,9 +1226,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done59
+	JZ    combine_done47
 
-combine_token60:
+combine_token48:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000400, R8, R8
@@ -1772,9 +1428,9 @@ combine_token60:
 	ADDQ        $0x00000200, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token60
+	JNZ         combine_token48
 
-combine_done59:
+combine_done47:
 	VZEROUPPER
 	RET
 
@@ -1790,18 +1446,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done61
+	JZ     rope_done49
 	TESTL  R9, R9
-	JS     rope_inverse62
+	JS     rope_inverse50
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream63
+	JA     rope_stream51
 
-rope_token65:
+rope_token53:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -1815,14 +1471,14 @@ rope_token65:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done66
+	JZ      rope_heads_done54
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
+	JNE     rope_heads_from_src55
 
-rope_head68:
+rope_head56:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1857,13 +1513,13 @@ rope_head68:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src67:
+rope_heads_from_src55:
 	MOVQ CX, R11
 
-rope_head69:
+rope_head57:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1899,19 +1555,19 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head57
 
-rope_heads_done66:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done70
+	JZ    rope_heads_done58
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
+	JNE   rope_heads_from_src59
 
-rope_head72:
+rope_head60:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1946,13 +1602,13 @@ rope_head72:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
+	JNZ         rope_head60
+	JMP         rope_heads_done58
 
-rope_heads_from_src71:
+rope_heads_from_src59:
 	MOVQ BX, R11
 
-rope_head73:
+rope_head61:
 	VMOVUPS     (R11), Z8
 	VMOVUPS     256(R11), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1988,9 +1644,9 @@ rope_head73:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head73
+	JNZ         rope_head61
 
-rope_heads_done70:
+rope_heads_done58:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2001,11 +1657,11 @@ rope_heads_done70:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token65
-	JMP  rope_tokens_done64
+	JNZ  rope_token53
+	JMP  rope_tokens_done52
 
-rope_stream63:
-rope_token74:
+rope_stream51:
+rope_token62:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -2019,16 +1675,16 @@ rope_token74:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done75
+	JZ      rope_heads_done63
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src76
+	JNE     rope_heads_from_src64
 
-rope_head77:
+rope_head65:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2071,13 +1727,13 @@ rope_head77:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head65
+	JMP         rope_heads_done63
 
-rope_heads_from_src76:
+rope_heads_from_src64:
 	MOVQ CX, R11
 
-rope_head78:
+rope_head66:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2121,21 +1777,21 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head66
 
-rope_heads_done75:
+rope_heads_done63:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done79
+	JZ    rope_heads_done67
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src80
+	JNE   rope_heads_from_src68
 
-rope_head81:
+rope_head69:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2178,13 +1834,13 @@ rope_head81:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
+	JNZ         rope_head69
+	JMP         rope_heads_done67
 
-rope_heads_from_src80:
+rope_heads_from_src68:
 	MOVQ BX, R11
 
-rope_head82:
+rope_head70:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2227,10 +1883,272 @@ rope_head82:
 	VMOVUPS     Z11, 448(R10)
 	ADDQ        R12, R10
 	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head70
+
+rope_heads_done67:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token62
+
+rope_tokens_done52:
+	JMP rope_done49
+
+rope_inverse50:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream71
+
+rope_token73:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done74
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R10
+
+rope_head75:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head75
+
+rope_heads_done74:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done76
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
+	MOVQ  DX, R10
+
+rope_head77:
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head77
+
+rope_heads_done76:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token73
+	JMP  rope_tokens_done72
+
+rope_stream71:
+rope_token78:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done79
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x02, R12
+
+rope_head80:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	PREFETCHT0  192(R10)(R12*1)
+	PREFETCHT0  256(R10)(R12*1)
+	PREFETCHT0  320(R10)(R12*1)
+	PREFETCHT0  384(R10)(R12*1)
+	PREFETCHT0  448(R10)(R12*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done79:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done81
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x02, R12
+
+rope_head82:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	PREFETCHT0  192(R10)(R12*1)
+	PREFETCHT0  256(R10)(R12*1)
+	PREFETCHT0  320(R10)(R12*1)
+	PREFETCHT0  384(R10)(R12*1)
+	PREFETCHT0  448(R10)(R12*1)
+	VMOVUPS     (R10), Z8
+	VMOVUPS     256(R10), Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VMOVUPS     Z10, (R10)
+	VMOVUPS     Z11, 256(R10)
+	VMOVUPS     64(R10), Z8
+	VMOVUPS     320(R10), Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VMOVUPS     Z10, 64(R10)
+	VMOVUPS     Z11, 320(R10)
+	VMOVUPS     128(R10), Z8
+	VMOVUPS     384(R10), Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VMOVUPS     Z10, 128(R10)
+	VMOVUPS     Z11, 384(R10)
+	VMOVUPS     192(R10), Z8
+	VMOVUPS     448(R10), Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VMOVUPS     Z10, 192(R10)
+	VMOVUPS     Z11, 448(R10)
+	ADDQ        R11, R10
 	DECQ        R9
 	JNZ         rope_head82
 
-rope_heads_done79:
+rope_heads_done81:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2241,464 +2159,10 @@ rope_heads_done79:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token74
+	JNZ  rope_token78
 
-rope_tokens_done64:
-	JMP rope_done61
-
-rope_inverse62:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000200, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream83
-
-rope_token85:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done86
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src87
-
-rope_head88:
-	VMOVUPS     (R10), Z8
-	VMOVUPS     256(R10), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R10), Z8
-	VMOVUPS     320(R10), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R10), Z8
-	VMOVUPS     384(R10), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R10), Z8
-	VMOVUPS     448(R10), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head88
-	JMP         rope_heads_done86
-
-rope_heads_from_src87:
-	MOVQ CX, R11
-
-rope_head89:
-	VMOVUPS     (R11), Z8
-	VMOVUPS     256(R11), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R11), Z8
-	VMOVUPS     320(R11), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R11), Z8
-	VMOVUPS     384(R11), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R11), Z8
-	VMOVUPS     448(R11), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head89
-
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done90
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src91
-
-rope_head92:
-	VMOVUPS     (R10), Z8
-	VMOVUPS     256(R10), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R10), Z8
-	VMOVUPS     320(R10), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R10), Z8
-	VMOVUPS     384(R10), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R10), Z8
-	VMOVUPS     448(R10), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head92
-	JMP         rope_heads_done90
-
-rope_heads_from_src91:
-	MOVQ BX, R11
-
-rope_head93:
-	VMOVUPS     (R11), Z8
-	VMOVUPS     256(R11), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R11), Z8
-	VMOVUPS     320(R11), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R11), Z8
-	VMOVUPS     384(R11), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R11), Z8
-	VMOVUPS     448(R11), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head93
-
-rope_heads_done90:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token85
-	JMP  rope_tokens_done84
-
-rope_stream83:
-rope_token94:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done95
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src96
-
-rope_head97:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	PREFETCHT0  192(R10)(R13*1)
-	PREFETCHT0  256(R10)(R13*1)
-	PREFETCHT0  320(R10)(R13*1)
-	PREFETCHT0  384(R10)(R13*1)
-	PREFETCHT0  448(R10)(R13*1)
-	VMOVUPS     (R10), Z8
-	VMOVUPS     256(R10), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R10), Z8
-	VMOVUPS     320(R10), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R10), Z8
-	VMOVUPS     384(R10), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R10), Z8
-	VMOVUPS     448(R10), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head97
-	JMP         rope_heads_done95
-
-rope_heads_from_src96:
-	MOVQ CX, R11
-
-rope_head98:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	PREFETCHT0  192(R11)(R13*1)
-	PREFETCHT0  256(R11)(R13*1)
-	PREFETCHT0  320(R11)(R13*1)
-	PREFETCHT0  384(R11)(R13*1)
-	PREFETCHT0  448(R11)(R13*1)
-	VMOVUPS     (R11), Z8
-	VMOVUPS     256(R11), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R11), Z8
-	VMOVUPS     320(R11), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R11), Z8
-	VMOVUPS     384(R11), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R11), Z8
-	VMOVUPS     448(R11), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head98
-
-rope_heads_done95:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done99
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src100
-
-rope_head101:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	PREFETCHT0  192(R10)(R13*1)
-	PREFETCHT0  256(R10)(R13*1)
-	PREFETCHT0  320(R10)(R13*1)
-	PREFETCHT0  384(R10)(R13*1)
-	PREFETCHT0  448(R10)(R13*1)
-	VMOVUPS     (R10), Z8
-	VMOVUPS     256(R10), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R10), Z8
-	VMOVUPS     320(R10), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R10), Z8
-	VMOVUPS     384(R10), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R10), Z8
-	VMOVUPS     448(R10), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head101
-	JMP         rope_heads_done99
-
-rope_heads_from_src100:
-	MOVQ BX, R11
-
-rope_head102:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	PREFETCHT0  192(R11)(R13*1)
-	PREFETCHT0  256(R11)(R13*1)
-	PREFETCHT0  320(R11)(R13*1)
-	PREFETCHT0  384(R11)(R13*1)
-	PREFETCHT0  448(R11)(R13*1)
-	VMOVUPS     (R11), Z8
-	VMOVUPS     256(R11), Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VMOVUPS     Z10, (R10)
-	VMOVUPS     Z11, 256(R10)
-	VMOVUPS     64(R11), Z8
-	VMOVUPS     320(R11), Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VMOVUPS     Z10, 64(R10)
-	VMOVUPS     Z11, 320(R10)
-	VMOVUPS     128(R11), Z8
-	VMOVUPS     384(R11), Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VMOVUPS     Z10, 128(R10)
-	VMOVUPS     Z11, 384(R10)
-	VMOVUPS     192(R11), Z8
-	VMOVUPS     448(R11), Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VMOVUPS     Z10, 192(R10)
-	VMOVUPS     Z11, 448(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head102
-
-rope_heads_done99:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token94
-
-rope_tokens_done84:
-rope_done61:
+rope_tokens_done72:
+rope_done49:
 	VZEROUPPER
 	RET
 
@@ -2712,9 +2176,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done103
+	JZ    combine_done83
 
-combine_token104:
+combine_token84:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -2818,8 +2282,8 @@ combine_token104:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token104
+	JNZ          combine_token84
 
-combine_done103:
+combine_done83:
 	VZEROUPPER
 	RET

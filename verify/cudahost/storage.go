@@ -33,44 +33,80 @@ func storageAbs(dtype string) float64 {
 	return 0
 }
 
-// storageCheck accumulates a verify.Report for the storage-type check:
-// per element |got − want| / bound, the worst ratio and its case, and at
-// most a few failure lines per case.
+// storageCheck accumulates a verify.Report for the storage-type check, case
+// by case: per element |got − want| / bound, the worst ratio and its case
+// (the first failing case, ratio +Inf), and at most a few failure lines per
+// case, each naming the case, the element, got, want and the bound.
 type storageCheck struct {
 	rep    *verify.Report
 	u, abs float64 // StorageUlp and storageAbs of the spec's dtype, with 0.01% slack for the f32 bounds' own rounding
+	name   string  // the current case
+	fails  int     // failures of the current case
 }
 
 // maxStorageFailures caps Report.Failures as the verify harness does.
 const maxStorageFailures = 200
 
-// check compares one case's output with the reference: element i passes
-// when |got − want| ≤ u·|want| + abs + f32(i), f32 being the float32 bound
-// of docs/design/ for that element; equal infinities pass.
-func (c *storageCheck) check(name string, got []float32, want []float64, f32 func(i int) float64) {
+// begin starts a case.
+func (c *storageCheck) begin(name string) {
 	c.rep.Cases++
-	listed := 0
+	c.name, c.fails = name, 0
+	if c.rep.Worst == "" {
+		c.rep.Worst = name
+	}
+}
+
+// fail records a failure of the current case (a few per case).
+func (c *storageCheck) fail(format string, args ...any) {
+	if !math.IsInf(c.rep.MaxRatio, 1) {
+		c.rep.MaxRatio, c.rep.Worst = math.Inf(1), c.name
+	}
+	if c.fails++; c.fails <= 3 && len(c.rep.Failures) < maxStorageFailures {
+		c.rep.Failures = append(c.rep.Failures, c.name+": "+fmt.Sprintf(format, args...))
+	}
+}
+
+// near checks |got − want| ≤ bound for element i of the output what.
+func (c *storageCheck) near(what string, i int, got float32, want, bound float64) {
+	e := math.Abs(float64(got) - want)
+	if !(e <= bound) {
+		c.fail("%s[%d] = %v, want %v (|err| %.3g > bound %.3g)", what, i, got, want, e, bound)
+		return
+	}
+	if bound > 0 && e/bound > c.rep.MaxRatio {
+		c.rep.MaxRatio, c.rep.Worst = e/bound, c.name
+	}
+}
+
+// same checks that element i of the output what has want's bits.
+func (c *storageCheck) same(what string, i int, got, want float32) {
+	if math.Float32bits(got) != math.Float32bits(want) {
+		c.fail("%s[%d] = %v, want it untouched (%v)", what, i, got, want)
+	}
+}
+
+// call runs f, turning a panic (a failed launch) into a failure.
+func (c *storageCheck) call(f func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.fail("%v", p)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// check is one case comparing a whole output with the reference: element i
+// passes when |got − want| ≤ u·|want| + abs + f32(i), f32 being the float32
+// bound of docs/design/ for that element; equal infinities pass.
+func (c *storageCheck) check(name string, got []float32, want []float64, f32 func(i int) float64) {
+	c.begin(name)
 	for i, w := range want {
-		g := float64(got[i])
-		if math.IsInf(w, 0) && g == w {
+		if math.IsInf(w, 0) && float64(got[i]) == w {
 			continue
 		}
-		b := c.u*math.Abs(w) + c.abs + f32(i)
-		e := math.Abs(g - w)
-		ratio := math.Inf(1)
-		if e <= b {
-			ratio = 0
-			if b > 0 {
-				ratio = e / b
-			}
-		}
-		if ratio > c.rep.MaxRatio || (c.rep.Worst == "" && c.rep.MaxRatio == 0) {
-			c.rep.MaxRatio, c.rep.Worst = ratio, name
-		}
-		if !(ratio <= 1) && listed < 3 && len(c.rep.Failures) < maxStorageFailures {
-			listed++
-			c.rep.Failures = append(c.rep.Failures, fmt.Sprintf("%s: [%d] = %v, want %v (|err| %.3g > bound %.3g)", name, i, g, w, e, b))
-		}
+		c.near("", i, got[i], w, c.u*math.Abs(w)+c.abs+f32(i))
 	}
 }
 
@@ -106,7 +142,7 @@ func (l *Lib) VerifyStorage() *verify.Report {
 	switch s.Encoding {
 	case spec.RoPE:
 		l.storageRoPE(ck, r)
-		l.mergeStorageForms(ck, r)
+		l.storageRoPEForms(ck, r)
 		l.storageMRoPETemperature(ck, r)
 	case spec.ALiBi, spec.RPEBias:
 		l.storageBias(ck, r)
@@ -257,24 +293,5 @@ func (l *Lib) storageAbsolute(ck *storageCheck, r *rand.Rand) {
 		k.Encode(dst, int(p))
 		want := verify.AbsoluteEncoding(s, int(p))
 		ck.check(fmt.Sprintf("Encode pos=%d", p), dst, want, bound(want))
-	}
-}
-
-// mergeStorageForms runs storageRoPEForms (every RoPE launcher, the engine
-// forms included, with untouched elements checked bit for bit) and adds its
-// cases, worst ratio and failures to ck's report.
-func (l *Lib) mergeStorageForms(ck *storageCheck, r *rand.Rand) {
-	sr := &sreport{r: &verify.Report{Spec: l.spec.Name}}
-	u := StorageUlp(l.spec.DType) * 1.0001
-	randn := func(n int) []float32 { return l.randStorage(r, n) }
-	l.storageRoPEForms(sr, u, randn)
-	ck.rep.Cases += sr.r.Cases
-	if sr.r.MaxRatio > ck.rep.MaxRatio {
-		ck.rep.MaxRatio, ck.rep.Worst = sr.r.MaxRatio, sr.r.Worst
-	}
-	for _, f := range sr.r.Failures {
-		if len(ck.rep.Failures) < maxStorageFailures {
-			ck.rep.Failures = append(ck.rep.Failures, f)
-		}
 	}
 }

@@ -3,6 +3,7 @@ package cudahost
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/posenc/posenc/verify"
 )
@@ -21,63 +22,13 @@ import (
 // strided heads, cache slots not written) must keep their bits, and the
 // driver's guard bands catch writes outside the arrays.
 
-// sreport accumulates a storage check into a verify.Report.
-type sreport struct {
-	r     *verify.Report
-	case_ string
-	fails int // failures of the current case
-}
-
-// begin starts a case.
-func (sr *sreport) begin(name string) {
-	sr.r.Cases++
-	sr.case_, sr.fails = name, 0
-}
-
-// fail records a failure of the current case (a few per case).
-func (sr *sreport) fail(format string, args ...any) {
-	sr.r.MaxRatio = math.Inf(1)
-	sr.r.Worst = sr.case_
-	if sr.fails++; sr.fails <= 3 && len(sr.r.Failures) < 200 {
-		sr.r.Failures = append(sr.r.Failures, sr.case_+": "+fmt.Sprintf(format, args...))
-	}
-}
-
-// near checks |got − want| ≤ bound.
-func (sr *sreport) near(what string, i int, got float32, want, bound float64) {
-	e := math.Abs(float64(got) - want)
-	if !(e <= bound) {
-		sr.fail("%s[%d] = %v, want %v (|err| %.3g > bound %.3g)", what, i, got, want, e, bound)
-		return
-	}
-	if bound > 0 && e/bound > sr.r.MaxRatio {
-		sr.r.MaxRatio, sr.r.Worst = e/bound, sr.case_
-	}
-}
-
-// same checks got has want's bits.
-func (sr *sreport) same(what string, i int, got, want float32) {
-	if math.Float32bits(got) != math.Float32bits(want) {
-		sr.fail("%s[%d] = %v, want it untouched (%v)", what, i, got, want)
-	}
-}
-
-// call runs f, turning a panic (a failed launch) into a failure.
-func (sr *sreport) call(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sr.fail("%v", p)
-			ok = false
-		}
-	}()
-	f()
-	return true
-}
-
 // storageRoPEForms checks every RoPE launcher (Apply, ApplyQK, Inverse and the
-// engine forms) with 16-bit storage.
-func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32) {
+// engine forms) with 16-bit storage, untouched elements bit for bit. Its
+// bounds add u·|ref| (ck.u) to the float32 bounds, without ck.abs.
+func (l *Lib) storageRoPEForms(ck *storageCheck, r *rand.Rand) {
 	s := l.spec
+	u := ck.u
+	randn := func(n int) []float32 { return l.randStorage(r, n) }
 	k := l.RoPE()
 	hd := s.HeadDim
 	a := verify.RoPEAttentionFactor(s)
@@ -102,17 +53,17 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 				}
 				for i := range pa {
 					b := bound(t) * (math.Abs(float64(xs[g+pa[i]])) + math.Abs(float64(xs[g+pb[i]])))
-					sr.near(what, o+pa[i], got[o+pa[i]], want[g+pa[i]], u*math.Abs(want[g+pa[i]])+b+1e-30)
-					sr.near(what, o+pb[i], got[o+pb[i]], want[g+pb[i]], u*math.Abs(want[g+pb[i]])+b+1e-30)
+					ck.near(what, o+pa[i], got[o+pa[i]], want[g+pa[i]], u*math.Abs(want[g+pa[i]])+b+1e-30)
+					ck.near(what, o+pb[i], got[o+pb[i]], want[g+pb[i]], u*math.Abs(want[g+pb[i]])+b+1e-30)
 				}
 				for d := rd; d < hd; d++ {
-					sr.same(what, o+d, got[o+d], xs[g+d])
+					ck.same(what, o+d, got[o+d], xs[g+d])
 				}
 			}
 		}
 		for i, c := range covered {
 			if !c {
-				sr.same(what, i, got[i], before[i])
+				ck.same(what, i, got[i], before[i])
 			}
 		}
 	}
@@ -143,10 +94,10 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 
 		// Apply, Inverse, ApplyTo.
 		for _, f := range []string{"Apply", "Inverse", "ApplyTo"} {
-			sr.begin(name(f))
+			ck.begin(name(f))
 			x := randn(n * heads * hd)
 			got := append([]float32(nil), x...)
-			ok := sr.call(func() {
+			ok := ck.call(func() {
 				switch f {
 				case "Apply":
 					k.Apply(got, pos, heads)
@@ -164,10 +115,10 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 			}
 		}
 		// ApplyQK (GQA).
-		sr.begin(name("ApplyQK"))
+		ck.begin(name("ApplyQK"))
 		q, kk := randn(n*heads*hd), randn(n*2*hd)
 		gq, gk := append([]float32(nil), q...), append([]float32(nil), kk...)
-		if sr.call(func() { k.ApplyQK(gq, gk, pos, heads, 2) }) {
+		if ck.call(func() { k.ApplyQK(gq, gk, pos, heads, 2) }) {
 			check("q", gq, gq, q, verify.RoPEApply(s, q, pos, heads, false), n, heads, contig(heads), bound)
 			check("k", gk, gk, kk, verify.RoPEApply(s, kk, pos, 2, false), n, 2, contig(2), bound)
 		}
@@ -178,31 +129,31 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 				hs, st, off = (n+3)*hd, hd, 2*hd
 			}
 			at := func(t, h int) int { return off + t*st + h*hs }
-			sr.begin(name(fmt.Sprintf("ApplyStrided stride=%d headStride=%d", st, hs)))
+			ck.begin(name(fmt.Sprintf("ApplyStrided stride=%d headStride=%d", st, hs)))
 			x := randn(at(n-1, heads-1) + hd + 3)
 			got := append([]float32(nil), x...)
-			if sr.call(func() { k.ApplyStrided(got[off:], pos, heads, st, hs) }) {
+			if ck.call(func() { k.ApplyStrided(got[off:], pos, heads, st, hs) }) {
 				xs := gather(x, n, heads, at)
 				check("x", got, x, xs, verify.RoPEApply(s, xs, pos, heads, false), n, heads, at, bound)
 			}
 		}
 		// ApplyHeadMajor.
-		sr.begin(name("ApplyHeadMajor"))
+		ck.begin(name("ApplyHeadMajor"))
 		x := randn(n * heads * hd)
 		got := append([]float32(nil), x...)
 		hmAt := func(t, h int) int { return (h*n + t) * hd }
-		if sr.call(func() { k.ApplyHeadMajor(got, pos, heads) }) {
+		if ck.call(func() { k.ApplyHeadMajor(got, pos, heads) }) {
 			xs := gather(x, n, heads, hmAt)
 			check("x", got, x, xs, verify.RoPEApply(s, xs, pos, heads, false), n, heads, hmAt, bound)
 		}
 		// ApplyQKStrided: packed q | k | v rows, padded.
 		st := (heads+2*2)*hd + 3
-		sr.begin(name(fmt.Sprintf("ApplyQKStrided kHeads=2 stride=%d", st)))
+		ck.begin(name(fmt.Sprintf("ApplyQKStrided kHeads=2 stride=%d", st)))
 		qkv := randn((n-1)*st + (heads+4)*hd)
 		got = append([]float32(nil), qkv...)
 		qAt := func(t, h int) int { return t*st + h*hd }
 		kAt := func(t, h int) int { return t*st + (heads+h)*hd }
-		if sr.call(func() { k.ApplyQKStrided(got, pos, heads, 2, st) }) {
+		if ck.call(func() { k.ApplyQKStrided(got, pos, heads, 2, st) }) {
 			qs, ks := gather(qkv, n, heads, qAt), gather(qkv, n, 2, kAt)
 			// The k heads are checked by the second call; the first one
 			// sees them as changed, so its "before" holds got's k heads.
@@ -216,14 +167,14 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 			check("k", got, got, ks, verify.RoPEApply(s, ks, pos, 2, false), n, 2, kAt, bound)
 		}
 		// ApplyToSlots: a cache of n+3 slots, tokens in reversed slots.
-		sr.begin(name("ApplyToSlots"))
+		ck.begin(name("ApplyToSlots"))
 		src, cache := randn(n*heads*hd), randn((n+3)*heads*hd)
 		slots := make([]int32, n)
 		for t := range slots {
 			slots[t] = int32(n + 2 - t)
 		}
 		got = append([]float32(nil), cache...)
-		if sr.call(func() { k.ApplyToSlots(got, slots, src, pos, heads) }) {
+		if ck.call(func() { k.ApplyToSlots(got, slots, src, pos, heads) }) {
 			at := func(t, h int) int { return (int(slots[t])*heads + h) * hd }
 			check("cache", got, cache, src, verify.RoPEApply(s, src, pos, heads, false), n, heads, at, bound)
 		}
@@ -235,10 +186,10 @@ func (l *Lib) storageRoPEForms(sr *sreport, u float64, randn func(int) []float32
 	}
 	for i, d := range []int32{0, 7, -1000, 1<<20 + 3, math.MaxInt32, math.MinInt32 + 1} {
 		ln, heads, tokens := lens[i%len(lens)], 1+i%3, 1+2*i
-		sr.begin(fmt.Sprintf("Shift tokens=%d heads=%d delta=%d n=%d", tokens, heads, d, ln))
+		ck.begin(fmt.Sprintf("Shift tokens=%d heads=%d delta=%d n=%d", tokens, heads, d, ln))
 		x := randn(tokens * heads * hd)
 		got := append([]float32(nil), x...)
-		if sr.call(func() { k.Shift(got, d, heads, ln) }) {
+		if ck.call(func() { k.Shift(got, d, heads, ln) }) {
 			at := func(t, h int) int { return (t*heads + h) * hd }
 			check("x", got, x, x, verify.RoPEShift(s, x, d, heads, ln), tokens, heads, at, func(int) float64 { return tol(int64(d)) })
 		}

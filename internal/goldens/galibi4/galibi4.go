@@ -121,6 +121,78 @@ func eachRow(lq, lk, qOffset int, shifted bool, fn func(off, valid int, bias []f
 	dPool.Put(dp)
 }
 
+// rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32
+// integers, exact below 2^24. Longer rows take the table path (eachRow).
+const rampMaxKeys = 1 << 24
+
+// rampMaxRows is the most query rows a Softmax, AddBias or Bias call serves without a
+// bias table (decode and short chunks). With more rows the per-head table D of eachRow,
+// O(lq+lk) to build, is shared by lq rows and a table load is cheaper than forming the
+// bias in registers.
+const rampMaxRows = 8
+
+// queryIndex is the rel argument of softmaxRampRows and addRampRows for Softmax, AddBias
+// and Bias: query i sits at qOffset+i, passed as base = qOffset and rel(i) = i.
+func queryIndex(i int) int {
+	return i
+}
+
+// softmaxRampRows is Softmax (decode calls) and SoftmaxPos (keys in one run) for scores,
+// [nh][lq][lk] over the model's heads [h0, h0+nh): keys j < run sit at positions j relative to the
+// first key, the keys from run on are padding, and query row i at p = base + rel(i), compared
+// with run−1 before it is formed (qOffset near MaxInt does not overflow).
+// Each row is one softmaxRamp call, the bias −slope·|p−j| of query position p formed in the
+// kernel, so no table is built per call (lq = 1 costs one pass over the row per head).
+// t0 is p clamped to [0, valid−1]: a per-row shift softmax ignores, which keeps t0 exact in
+// float32 for any p. Masked keys get probability 0. It needs lk < rampMaxKeys.
+func softmaxRampRows(scores []float32, lq, lk, run, base, h0, nh int, rel func(i int) int, scale float32) {
+	k := active
+	for i := range lq {
+		r := rel(i)
+		valid, t0 := run, run-1
+		if base < run-1-r {
+			t0 = max(base+r, 0)
+		}
+		for t := range nh {
+			row := scores[(t*lq+i)*lk:][:lk]
+			if valid > 0 {
+				k.softmaxRamp(row[:valid], scale, float32(-slopes[h0+t]), float32(t0))
+			}
+			clear(row[valid:])
+		}
+	}
+}
+
+// addRampRows is AddBias and AddBiasPos (add) or Bias and BiasPos (!add: each row cleared,
+// then the bias added, so padding keys get 0 and a −0 bias is written as +0) for buf,
+// [nh][lq][lk] over the model's heads [h0, h0+nh): keys j < run sit at positions j relative to the
+// first key, the keys from run on are padding, and query row i at p = base + rel(i), compared
+// with run−1 before it is formed (qOffset near MaxInt does not overflow).
+// The bias of key j, float32(−slope·|p−j|), is formed in float64 by the addRamp kernel (t0 = p,
+// summed in float64, is exact): bit for bit the entry of the table paths (fillD, eachPosRow),
+// which would cost O(lq+lk) scalar work per head, more than the row itself when lq is 1.
+// With add, masked keys (padding, and after the query when causal) become −Inf.
+func addRampRows(buf []float32, lq, lk, run, base, h0, nh int, rel func(i int) int, add bool) {
+	k := active
+	for i := range lq {
+		r := rel(i)
+		t0 := float64(base) + float64(r)
+		valid := run
+		for t := range nh {
+			row := buf[(t*lq+i)*lk:][:lk]
+			if !add {
+				clear(row)
+			}
+			k.addRamp(row[:valid], -slopes[h0+t], t0)
+			if add {
+				for j := valid; j < lk; j++ {
+					row[j] = posNegInf
+				}
+			}
+		}
+	}
+}
+
 // AddBias adds the bias of head h to every score (h, i, j), in place.
 // scores is [Heads][lq][lk]; query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
@@ -129,7 +201,7 @@ func eachRow(lq, lk, qOffset int, shifted bool, fn func(off, valid int, bias []f
 func AddBias(scores []float32, lq, lk, qOffset int) {
 	checkShape("AddBias", "scores", len(scores), lq, lk, qOffset)
 	if lq <= rampMaxRows {
-		addRampRows(scores, lq, lk, qOffset, true)
+		addRampRows(scores, lq, lk, lk, qOffset, 0, Heads, queryIndex, true)
 		return
 	}
 	k := active
@@ -139,74 +211,15 @@ func AddBias(scores []float32, lq, lk, qOffset int) {
 	})
 }
 
-// addRampRows is AddBias (add) or Bias (!add: each row cleared, then the bias added, so a
-// bias of −0 is written as +0) for buf, [Heads][lq][lk]: the bias of row i, key j is
-// float32(−slope·|qOffset+i−j|) formed in float64 by the addRamp kernel, bit for bit the
-// entry of fillD's table, which this decode path does not build (O(lq+lk) scalar work per
-// head that would cost more than the row itself when lq is 1).
-func addRampRows(buf []float32, lq, lk, qOffset int, add bool) {
-	if lk == 0 {
-		return
-	}
-	k := active
-	for h := range Heads {
-		ns := -slopes[h]
-		for i := range lq {
-			row := buf[(h*lq+i)*lk:][:lk]
-			t0 := float64(qOffset) + float64(i)
-			if !add {
-				clear(row)
-				k.addRamp(row, ns, t0)
-				continue
-			}
-			k.addRamp(row, ns, t0)
-		}
-	}
-}
-
 // Softmax replaces every row (h, i) of scores by softmax_j(scale·scores[h][i][j] + bias),
 // with bias the bias of head h: scaling, bias and softmax fused in one pass
 // over memory, the row maximum subtracted before exponentiation.
 // scores is [Heads][lq][lk]; query i sits at position qOffset+i, key j at position j.
 // It panics, before writing anything, on a negative lq, lk or qOffset or a length that does not match.
-// rampMaxKeys bounds the key counts softmaxRamp serves: it keeps t0 − j as float32
-// integers, exact below 2^24. Longer rows take the table path (eachRow).
-const rampMaxKeys = 1 << 24
-
-// rampMaxRows is the most query rows a Softmax call serves with softmaxRamp (decode
-// and short chunks). With more rows the per-head table D of eachRow, O(lq+lk) to build,
-// is shared by lq rows and a table load is cheaper than forming the bias in registers.
-const rampMaxRows = 8
-
-// softmaxRampRows is Softmax for heads [h0, h0+nh) of scores, [nh][lq][lk] with
-// lk < rampMaxKeys: each row is one softmaxRamp call, the bias −slope·|p−j| formed in the
-// kernel, so no table is built per call (the decode path: lq = 1 costs one pass over the
-// row per head). A row whose query position p is at least lk−1 uses t0 = lk−1, the bias
-// shifted by slope·(p−lk+1): the same softmax, and the ramp stays exact for any p.
-func softmaxRampRows(scores []float32, h0, nh, lq, lk, qOffset int, scale float32) {
-	if lk == 0 {
-		return
-	}
-	k := active
-	for h := range nh {
-		ns := float32(-slopes[h0+h])
-		for i := range lq {
-			row := scores[(h*lq+i)*lk:][:lk]
-			t0 := lk - 1
-			if qOffset < lk-1-i {
-				t0 = qOffset + i
-			}
-			valid := lk
-			if valid > 0 {
-				k.softmaxRamp(row[:valid], scale, ns, float32(t0))
-			}
-		}
-	}
-}
 func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 	checkShape("Softmax", "scores", len(scores), lq, lk, qOffset)
 	if lq <= rampMaxRows && lk < rampMaxKeys {
-		softmaxRampRows(scores, 0, Heads, lq, lk, qOffset, scale)
+		softmaxRampRows(scores, lq, lk, lk, qOffset, 0, Heads, queryIndex, scale)
 		return
 	}
 	k := active
@@ -224,7 +237,7 @@ func Softmax(scores []float32, lq, lk, qOffset int, scale float32) {
 func Bias(dst []float32, lq, lk, qOffset int) {
 	checkShape("Bias", "dst", len(dst), lq, lk, qOffset)
 	if lq <= rampMaxRows {
-		addRampRows(dst, lq, lk, qOffset, false)
+		addRampRows(dst, lq, lk, lk, qOffset, 0, Heads, queryIndex, false)
 		return
 	}
 	eachRow(lq, lk, qOffset, false, func(off, valid int, bias []float32) {
@@ -329,27 +342,6 @@ func eachPosRow(qpos, kpos []int32, h0, nh int, mask, shift bool, fn func(off, v
 	dPool.Put(bp)
 }
 
-// softmaxPosRamp is SoftmaxPos when kpos[:run] is one run kpos[0], kpos[0]+1, … and the
-// rest padding, len(kpos) < 2^24: key j < run is kpos[0]+j, so the bias −slope·|q−kpos[0]−j|
-// is softmaxRamp's with t0 = q−kpos[0], clamped to [0, valid−1] (a per-row shift softmax
-// ignores, which keeps t0 exact in float32 for any q).
-func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale float32) {
-	lq, lk := len(qpos), len(kpos)
-	first := int(kpos[0])
-	k := active
-	for i, q := range qpos {
-		valid := run
-		t0 := min(max(int(q)-first, 0), valid-1)
-		for t := range nh {
-			row := scores[(t*lq+i)*lk:][:lk]
-			if valid > 0 {
-				k.softmaxRamp(row[:valid], scale, float32(-slopes[h0+t]), float32(t0))
-			}
-			clear(row[valid:])
-		}
-	}
-}
-
 // SoftmaxPos replaces every row (t, i) of scores by softmax_j(scale·scores[t][i][j] + bias),
 // bias −slope_h·|qpos[i]−kpos[j]| of head h = h0+t: the position form of Softmax.
 // Masked keys get probability 0, and a row with no unmasked key is all 0.
@@ -363,7 +355,9 @@ func softmaxPosRamp(scores []float32, qpos, kpos []int32, run, h0, nh int, scale
 func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32) {
 	checkPos("SoftmaxPos", "scores", len(scores), qpos, kpos, h0, nh)
 	if run := keyRun(kpos); run > 0 && len(kpos) < rampMaxKeys {
-		softmaxPosRamp(scores, qpos, kpos, run, h0, nh, scale)
+		softmaxRampRows(scores, len(qpos), len(kpos), run, -int(kpos[0]), h0, nh, func(i int) int {
+			return int(qpos[i])
+		}, scale)
 		return
 	}
 	k := active
@@ -401,36 +395,12 @@ func SoftmaxPos(scores []float32, qpos, kpos []int32, h0, nh int, scale float32)
 // at kpos[j], in any order (varlen batches, paged KV caches). A key with kpos[j] < 0 is padding: masked.
 // It panics, before writing anything, on heads outside [0, Heads), a negative qpos or a
 // length that does not match.
-// addPosRamp is AddBiasPos (add) or BiasPos (!add) when kpos[:run] is one run kpos[0],
-// kpos[0]+1, … and the rest padding: key j < run is kpos[0]+j, so its bias
-// float32(−slope·|q−kpos[0]−j|) is addRamp's with t0 = q−kpos[0] (exact in float64), bit for
-// bit the general path's, and no bias row is built. AddBiasPos's masked keys become −Inf;
-// BiasPos clears the row first (padding keys get 0, a −0 bias is written as +0).
-func addPosRamp(buf []float32, qpos, kpos []int32, run, h0, nh int, add bool) {
-	lq, lk := len(qpos), len(kpos)
-	first := int(kpos[0])
-	k := active
-	for i, q := range qpos {
-		t0 := float64(int(q) - first)
-		valid := run
-		for t := range nh {
-			row := buf[(t*lq+i)*lk:][:lk]
-			if !add {
-				clear(row)
-			}
-			k.addRamp(row[:valid], -slopes[h0+t], t0)
-			if add {
-				for j := valid; j < lk; j++ {
-					row[j] = posNegInf
-				}
-			}
-		}
-	}
-}
 func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
 	checkPos("AddBiasPos", "scores", len(scores), qpos, kpos, h0, nh)
 	if run := keyRun(kpos); run > 0 {
-		addPosRamp(scores, qpos, kpos, run, h0, nh, true)
+		addRampRows(scores, len(qpos), len(kpos), run, -int(kpos[0]), h0, nh, func(i int) int {
+			return int(qpos[i])
+		}, true)
 		return
 	}
 	k := active
@@ -456,7 +426,9 @@ func AddBiasPos(scores []float32, qpos, kpos []int32, h0, nh int) {
 func BiasPos(dst []float32, qpos, kpos []int32, h0, nh int) {
 	checkPos("BiasPos", "dst", len(dst), qpos, kpos, h0, nh)
 	if run := keyRun(kpos); run > 0 {
-		addPosRamp(dst, qpos, kpos, run, h0, nh, false)
+		addRampRows(dst, len(qpos), len(kpos), run, -int(kpos[0]), h0, nh, func(i int) int {
+			return int(qpos[i])
+		}, false)
 		return
 	}
 	eachPosRow(qpos, kpos, h0, nh, false, false, func(off, valid int, bias []float32) {

@@ -832,13 +832,11 @@ rope_token33:
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
 	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src35
 
-rope_head36:
+rope_head35:
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -879,73 +877,19 @@ rope_head36:
 	VFMSUB231PS X8, X11, X13
 	VCVTPS2PH   $0x00, X12, 64(R11)
 	VCVTPS2PH   $0x00, X13, 142(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head36
-	JMP         rope_heads_done34
-
-rope_heads_from_src35:
-	MOVQ CX, R12
-
-rope_head37:
-	VCVTPH2PS   (R12), Y10
-	VCVTPH2PS   78(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, (R11)
-	VCVTPS2PH   $0x00, Y13, 78(R11)
-	VCVTPH2PS   16(R12), Y10
-	VCVTPH2PS   94(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 16(R11)
-	VCVTPS2PH   $0x00, Y13, 94(R11)
-	VCVTPH2PS   32(R12), Y10
-	VCVTPH2PS   110(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 32(R11)
-	VCVTPS2PH   $0x00, Y13, 110(R11)
-	VCVTPH2PS   48(R12), Y10
-	VCVTPH2PS   126(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 48(R11)
-	VCVTPS2PH   $0x00, Y13, 126(R11)
-	VCVTPH2PS   64(R12), X10
-	VCVTPH2PS   142(R12), X11
-	VMULPS      X9, X11, X12
-	VMULPS      X9, X10, X13
-	VFMADD231PS X8, X10, X12
-	VFMSUB231PS X8, X11, X13
-	VCVTPS2PH   $0x00, X12, 64(R11)
-	VCVTPS2PH   $0x00, X13, 142(R11)
-	VMOVSS      156(R12), X10
-	VMOVSS      X10, 156(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head37
+	JNZ         rope_head35
 
 rope_heads_done34:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done38
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done36
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src39
 
-rope_head40:
+rope_head37:
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -986,77 +930,23 @@ rope_head40:
 	VFMSUB231PS X8, X11, X13
 	VCVTPS2PH   $0x00, X12, 64(R11)
 	VCVTPS2PH   $0x00, X13, 142(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head40
-	JMP         rope_heads_done38
+	JNZ         rope_head37
 
-rope_heads_from_src39:
-	MOVQ BX, R12
-
-rope_head41:
-	VCVTPH2PS   (R12), Y10
-	VCVTPH2PS   78(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, (R11)
-	VCVTPS2PH   $0x00, Y13, 78(R11)
-	VCVTPH2PS   16(R12), Y10
-	VCVTPH2PS   94(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 16(R11)
-	VCVTPS2PH   $0x00, Y13, 94(R11)
-	VCVTPH2PS   32(R12), Y10
-	VCVTPH2PS   110(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 32(R11)
-	VCVTPS2PH   $0x00, Y13, 110(R11)
-	VCVTPH2PS   48(R12), Y10
-	VCVTPH2PS   126(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 48(R11)
-	VCVTPS2PH   $0x00, Y13, 126(R11)
-	VCVTPH2PS   64(R12), X10
-	VCVTPH2PS   142(R12), X11
-	VMULPS      X9, X11, X12
-	VMULPS      X9, X10, X13
-	VFMADD231PS X8, X10, X12
-	VFMSUB231PS X8, X11, X13
-	VCVTPS2PH   $0x00, X12, 64(R11)
-	VCVTPS2PH   $0x00, X13, 142(R11)
-	VMOVSS      156(R12), X10
-	VMOVSS      X10, 156(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head41
-
-rope_heads_done38:
+rope_heads_done36:
 	VMOVSD 144(R9), X0
 	VMOVSD 300(R9), X1
 	VMOVSS 152(R9), X2
 	VMOVSS 308(R9), X3
 	MOVQ   qHeads+48(FP), R9
 	TESTQ  R9, R9
-	JZ     rope_heads_done42
-	MOVQ   qHeadStride+64(FP), R12
-	SHLQ   $0x01, R12
+	JZ     rope_heads_done38
+	MOVQ   qHeadStride+64(FP), R11
+	SHLQ   $0x01, R11
 	MOVQ   AX, R10
-	CMPQ   AX, CX
-	JNE    rope_heads_from_src43
 
-rope_head44:
+rope_head39:
 	VMOVD       72(R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       150(R10), X5
@@ -1069,11 +959,11 @@ rope_head44:
 	VMOVD       X4, 72(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 150(R10)
-	MOVWLZX     76(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     76(R10), R12
+	VMOVD       R12, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     154(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     154(R10), R12
+	VMOVD       R12, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -1083,57 +973,19 @@ rope_head44:
 	VPEXTRW     $0x00, X4, 76(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 154(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head44
-	JMP         rope_heads_done42
+	JNZ         rope_head39
 
-rope_heads_from_src43:
-	MOVQ CX, R11
-
-rope_head45:
-	VMOVD       72(R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       150(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, 72(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 150(R10)
-	MOVWLZX     76(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     154(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 76(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 154(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head45
-
-rope_heads_done42:
+rope_heads_done38:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done46
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done40
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src47
 
-rope_head48:
+rope_head41:
 	VMOVD       72(R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       150(R10), X5
@@ -1146,11 +998,11 @@ rope_head48:
 	VMOVD       X4, 72(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 150(R10)
-	MOVWLZX     76(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     76(R10), R12
+	VMOVD       R12, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     154(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     154(R10), R12
+	VMOVD       R12, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -1160,47 +1012,11 @@ rope_head48:
 	VPEXTRW     $0x00, X4, 76(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 154(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head48
-	JMP         rope_heads_done46
+	JNZ         rope_head41
 
-rope_heads_from_src47:
-	MOVQ BX, R11
-
-rope_head49:
-	VMOVD       72(R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       150(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, 72(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 150(R10)
-	MOVWLZX     76(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     154(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 76(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 154(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head49
-
-rope_heads_done46:
+rope_heads_done40:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1215,7 +1031,7 @@ rope_heads_done46:
 	JMP  rope_tokens_done32
 
 rope_stream31:
-rope_token50:
+rope_token42:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000138, R9, R9
 	ADDQ    SI, R9
@@ -1231,19 +1047,17 @@ rope_token50:
 	VMOVUPS 284(R9), X9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done51
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	JZ      rope_heads_done43
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x01, R13
 
-rope_head53:
-	PREFETCHT0  (R11)(R14*1)
-	PREFETCHT0  64(R11)(R14*1)
-	PREFETCHT0  128(R11)(R14*1)
+rope_head44:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1300,11 +1114,11 @@ rope_head53:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R11), R12
-	VMOVD       R12, X12
+	MOVWLZX     76(R11), R14
+	VMOVD       R14, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R11), R12
-	VMOVD       R12, X13
+	MOVWLZX     154(R11), R14
+	VMOVD       R14, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -1314,111 +1128,24 @@ rope_head53:
 	VPEXTRW     $0x00, X10, 76(R11)
 	VCVTPS2PH   $0x00, X11, X10
 	VPEXTRW     $0x00, X10, 154(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head53
-	JMP         rope_heads_done51
+	JNZ         rope_head44
 
-rope_heads_from_src52:
-	MOVQ CX, R12
-
-rope_head54:
-	PREFETCHT0  (R12)(R14*1)
-	PREFETCHT0  64(R12)(R14*1)
-	PREFETCHT0  128(R12)(R14*1)
-	VCVTPH2PS   (R12), Y10
-	VCVTPH2PS   78(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, (R11)
-	VCVTPS2PH   $0x00, Y13, 78(R11)
-	VCVTPH2PS   16(R12), Y10
-	VCVTPH2PS   94(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 16(R11)
-	VCVTPS2PH   $0x00, Y13, 94(R11)
-	VCVTPH2PS   32(R12), Y10
-	VCVTPH2PS   110(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 32(R11)
-	VCVTPS2PH   $0x00, Y13, 110(R11)
-	VCVTPH2PS   48(R12), Y10
-	VCVTPH2PS   126(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 48(R11)
-	VCVTPS2PH   $0x00, Y13, 126(R11)
-	VCVTPH2PS   64(R12), X10
-	VCVTPH2PS   142(R12), X11
-	VMULPS      X9, X11, X12
-	VMULPS      X9, X10, X13
-	VFMADD231PS X8, X10, X12
-	VFMSUB231PS X8, X11, X13
-	VCVTPS2PH   $0x00, X12, 64(R11)
-	VCVTPS2PH   $0x00, X13, 142(R11)
-	VMOVSD      144(R9), X10
-	VMOVSD      300(R9), X11
-	VMOVD       72(R12), X12
-	VCVTPH2PS   X12, X12
-	VMOVD       150(R12), X13
-	VCVTPH2PS   X13, X13
-	VMULPS      X11, X13, X14
-	VMULPS      X11, X12, X11
-	VFMADD231PS X10, X12, X14
-	VFMSUB231PS X10, X13, X11
-	VCVTPS2PH   $0x00, X14, X10
-	VMOVD       X10, 72(R11)
-	VCVTPS2PH   $0x00, X11, X10
-	VMOVD       X10, 150(R11)
-	VMOVSS      152(R9), X10
-	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R15
-	VMOVD       R15, X12
-	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R15
-	VMOVD       R15, X13
-	VCVTPH2PS   X13, X13
-	VMULPS      X11, X13, X14
-	VMULPS      X11, X12, X11
-	VFMADD231PS X10, X12, X14
-	VFMSUB231PS X10, X13, X11
-	VCVTPS2PH   $0x00, X14, X10
-	VPEXTRW     $0x00, X10, 76(R11)
-	VCVTPS2PH   $0x00, X11, X10
-	VPEXTRW     $0x00, X10, 154(R11)
-	VMOVSS      156(R12), X10
-	VMOVSS      X10, 156(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head54
-
-rope_heads_done51:
+rope_heads_done43:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done45
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
 
-rope_head57:
-	PREFETCHT0  (R11)(R14*1)
-	PREFETCHT0  64(R11)(R14*1)
-	PREFETCHT0  128(R11)(R14*1)
+rope_head46:
+	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT0  128(R11)(R13*1)
 	VCVTPH2PS   (R11), Y10
 	VCVTPH2PS   78(R11), Y11
 	VMULPS      Y1, Y11, Y12
@@ -1475,11 +1202,11 @@ rope_head57:
 	VMOVD       X10, 150(R11)
 	VMOVSS      152(R9), X10
 	VMOVSS      308(R9), X11
-	MOVWLZX     76(R11), R12
-	VMOVD       R12, X12
+	MOVWLZX     76(R11), R14
+	VMOVD       R14, X12
 	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R11), R12
-	VMOVD       R12, X13
+	MOVWLZX     154(R11), R14
+	VMOVD       R14, X13
 	VCVTPH2PS   X13, X13
 	VMULPS      X11, X13, X14
 	VMULPS      X11, X12, X11
@@ -1489,96 +1216,11 @@ rope_head57:
 	VPEXTRW     $0x00, X10, 76(R11)
 	VCVTPS2PH   $0x00, X11, X10
 	VPEXTRW     $0x00, X10, 154(R11)
-	ADDQ        R13, R11
+	ADDQ        R12, R11
 	DECQ        R10
-	JNZ         rope_head57
-	JMP         rope_heads_done55
+	JNZ         rope_head46
 
-rope_heads_from_src56:
-	MOVQ BX, R12
-
-rope_head58:
-	PREFETCHT0  (R12)(R14*1)
-	PREFETCHT0  64(R12)(R14*1)
-	PREFETCHT0  128(R12)(R14*1)
-	VCVTPH2PS   (R12), Y10
-	VCVTPH2PS   78(R12), Y11
-	VMULPS      Y1, Y11, Y12
-	VMULPS      Y1, Y10, Y13
-	VFMADD231PS Y0, Y10, Y12
-	VFMSUB231PS Y0, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, (R11)
-	VCVTPS2PH   $0x00, Y13, 78(R11)
-	VCVTPH2PS   16(R12), Y10
-	VCVTPH2PS   94(R12), Y11
-	VMULPS      Y3, Y11, Y12
-	VMULPS      Y3, Y10, Y13
-	VFMADD231PS Y2, Y10, Y12
-	VFMSUB231PS Y2, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 16(R11)
-	VCVTPS2PH   $0x00, Y13, 94(R11)
-	VCVTPH2PS   32(R12), Y10
-	VCVTPH2PS   110(R12), Y11
-	VMULPS      Y5, Y11, Y12
-	VMULPS      Y5, Y10, Y13
-	VFMADD231PS Y4, Y10, Y12
-	VFMSUB231PS Y4, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 32(R11)
-	VCVTPS2PH   $0x00, Y13, 110(R11)
-	VCVTPH2PS   48(R12), Y10
-	VCVTPH2PS   126(R12), Y11
-	VMULPS      Y7, Y11, Y12
-	VMULPS      Y7, Y10, Y13
-	VFMADD231PS Y6, Y10, Y12
-	VFMSUB231PS Y6, Y11, Y13
-	VCVTPS2PH   $0x00, Y12, 48(R11)
-	VCVTPS2PH   $0x00, Y13, 126(R11)
-	VCVTPH2PS   64(R12), X10
-	VCVTPH2PS   142(R12), X11
-	VMULPS      X9, X11, X12
-	VMULPS      X9, X10, X13
-	VFMADD231PS X8, X10, X12
-	VFMSUB231PS X8, X11, X13
-	VCVTPS2PH   $0x00, X12, 64(R11)
-	VCVTPS2PH   $0x00, X13, 142(R11)
-	VMOVSD      144(R9), X10
-	VMOVSD      300(R9), X11
-	VMOVD       72(R12), X12
-	VCVTPH2PS   X12, X12
-	VMOVD       150(R12), X13
-	VCVTPH2PS   X13, X13
-	VMULPS      X11, X13, X14
-	VMULPS      X11, X12, X11
-	VFMADD231PS X10, X12, X14
-	VFMSUB231PS X10, X13, X11
-	VCVTPS2PH   $0x00, X14, X10
-	VMOVD       X10, 72(R11)
-	VCVTPS2PH   $0x00, X11, X10
-	VMOVD       X10, 150(R11)
-	VMOVSS      152(R9), X10
-	VMOVSS      308(R9), X11
-	MOVWLZX     76(R12), R15
-	VMOVD       R15, X12
-	VCVTPH2PS   X12, X12
-	MOVWLZX     154(R12), R15
-	VMOVD       R15, X13
-	VCVTPH2PS   X13, X13
-	VMULPS      X11, X13, X14
-	VMULPS      X11, X12, X11
-	VFMADD231PS X10, X12, X14
-	VFMSUB231PS X10, X13, X11
-	VCVTPS2PH   $0x00, X14, X10
-	VPEXTRW     $0x00, X10, 76(R11)
-	VCVTPS2PH   $0x00, X11, X10
-	VPEXTRW     $0x00, X10, 154(R11)
-	VMOVSS      156(R12), X10
-	VMOVSS      X10, 156(R11)
-	ADDQ        R13, R11
-	ADDQ        R13, R12
-	DECQ        R10
-	JNZ         rope_head58
-
-rope_heads_done55:
+rope_heads_done45:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1589,7 +1231,7 @@ rope_heads_done55:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token50
+	JNZ  rope_token42
 
 rope_tokens_done32:
 rope_done1:
@@ -1606,9 +1248,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done59
+	JZ    combine_done47
 
-combine_token60:
+combine_token48:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000270, R8, R8
@@ -1760,9 +1402,9 @@ combine_token60:
 	ADDQ        $0x00000138, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token60
+	JNZ         combine_token48
 
-combine_done59:
+combine_done47:
 	VZEROUPPER
 	RET
 
@@ -1782,18 +1424,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done61
+	JZ     rope_done49
 	TESTL  R9, R9
-	JS     rope_inverse62
+	JS     rope_inverse50
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x000000a0, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream63
+	JA     rope_stream51
 
-rope_token65:
+rope_token53:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1805,14 +1447,14 @@ rope_token65:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done66
+	JZ        rope_heads_done54
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src67
+	JNE       rope_heads_from_src55
 
-rope_head68:
+rope_head56:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1843,13 +1485,13 @@ rope_head68:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src67:
+rope_heads_from_src55:
 	MOVQ CX, R11
 
-rope_head69:
+rope_head57:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1883,19 +1525,19 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head57
 
-rope_heads_done66:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done70
+	JZ    rope_heads_done58
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
+	JNE   rope_heads_from_src59
 
-rope_head72:
+rope_head60:
 	VCVTPH2PS   (R10), Z6
 	VCVTPH2PS   78(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1926,13 +1568,13 @@ rope_head72:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
+	JNZ         rope_head60
+	JMP         rope_heads_done58
 
-rope_heads_from_src71:
+rope_heads_from_src59:
 	MOVQ BX, R11
 
-rope_head73:
+rope_head61:
 	VCVTPH2PS   (R11), Z6
 	VCVTPH2PS   78(R11), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1966,9 +1608,9 @@ rope_head73:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head73
+	JNZ         rope_head61
 
-rope_heads_done70:
+rope_heads_done58:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1979,11 +1621,11 @@ rope_heads_done70:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token65
-	JMP  rope_tokens_done64
+	JNZ  rope_token53
+	JMP  rope_tokens_done52
 
-rope_stream63:
-rope_token74:
+rope_stream51:
+rope_token62:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000138, R9, R9
 	ADDQ      SI, R9
@@ -1995,16 +1637,16 @@ rope_token74:
 	VMOVUPS.Z 284(R9), K1, Z5
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done75
+	JZ        rope_heads_done63
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	MOVQ      qStride+56(FP), R13
 	SHLQ      $0x01, R13
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src76
+	JNE       rope_heads_from_src64
 
-rope_head77:
+rope_head65:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2038,13 +1680,13 @@ rope_head77:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head65
+	JMP         rope_heads_done63
 
-rope_heads_from_src76:
+rope_heads_from_src64:
 	MOVQ CX, R11
 
-rope_head78:
+rope_head66:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2081,21 +1723,21 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head66
 
-rope_heads_done75:
+rope_heads_done63:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done79
+	JZ    rope_heads_done67
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src80
+	JNE   rope_heads_from_src68
 
-rope_head81:
+rope_head69:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -2129,13 +1771,13 @@ rope_head81:
 	VMOVDQU16   Y6, K1, 142(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
+	JNZ         rope_head69
+	JMP         rope_heads_done67
 
-rope_heads_from_src80:
+rope_heads_from_src68:
 	MOVQ BX, R11
 
-rope_head82:
+rope_head70:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -2171,10 +1813,242 @@ rope_head82:
 	VMOVUPS     Z6, K2, 156(R10)
 	ADDQ        R12, R10
 	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head70
+
+rope_heads_done67:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token62
+
+rope_tokens_done52:
+	JMP rope_done49
+
+rope_inverse50:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x000000a0, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream71
+
+rope_token73:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000138, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   156(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   220(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 284(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done74
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
+	MOVQ      AX, R10
+
+rope_head75:
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head75
+
+rope_heads_done74:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done76
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head77:
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head77
+
+rope_heads_done76:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token73
+	JMP  rope_tokens_done72
+
+rope_stream71:
+rope_token78:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000138, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS   (R9), Z0
+	VMOVUPS   156(R9), Z1
+	VMOVUPS   64(R9), Z2
+	VMOVUPS   220(R9), Z3
+	VMOVUPS.Z 128(R9), K1, Z4
+	VMOVUPS.Z 284(R9), K1, Z5
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done79
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R12
+	SHLQ      $0x01, R12
+
+rope_head80:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done79:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done81
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
+
+rope_head82:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	VCVTPH2PS   (R10), Z6
+	VCVTPH2PS   78(R10), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, (R10)
+	VCVTPS2PH   $0x00, Z9, 78(R10)
+	VCVTPH2PS   32(R10), Z6
+	VCVTPH2PS   110(R10), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, 32(R10)
+	VCVTPS2PH   $0x00, Z9, 110(R10)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VCVTPH2PS   Y6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VCVTPH2PS   Y7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VCVTPS2PH   $0x00, Z8, Y6
+	VMOVDQU16   Y6, K1, 64(R10)
+	VCVTPS2PH   $0x00, Z9, Y6
+	VMOVDQU16   Y6, K1, 142(R10)
+	ADDQ        R11, R10
 	DECQ        R9
 	JNZ         rope_head82
 
-rope_heads_done79:
+rope_heads_done81:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2185,416 +2059,10 @@ rope_heads_done79:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token74
+	JNZ  rope_token78
 
-rope_tokens_done64:
-	JMP rope_done61
-
-rope_inverse62:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x000000a0, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream83
-
-rope_token85:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done86
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src87
-
-rope_head88:
-	VCVTPH2PS   (R10), Z6
-	VCVTPH2PS   78(R10), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R10), Z6
-	VCVTPH2PS   110(R10), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head88
-	JMP         rope_heads_done86
-
-rope_heads_from_src87:
-	MOVQ CX, R11
-
-rope_head89:
-	VCVTPH2PS   (R11), Z6
-	VCVTPH2PS   78(R11), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R11), Z6
-	VCVTPH2PS   110(R11), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head89
-
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done90
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src91
-
-rope_head92:
-	VCVTPH2PS   (R10), Z6
-	VCVTPH2PS   78(R10), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R10), Z6
-	VCVTPH2PS   110(R10), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head92
-	JMP         rope_heads_done90
-
-rope_heads_from_src91:
-	MOVQ BX, R11
-
-rope_head93:
-	VCVTPH2PS   (R11), Z6
-	VCVTPH2PS   78(R11), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R11), Z6
-	VCVTPH2PS   110(R11), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head93
-
-rope_heads_done90:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token85
-	JMP  rope_tokens_done84
-
-rope_stream83:
-rope_token94:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done95
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src96
-
-rope_head97:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	VCVTPH2PS   (R10), Z6
-	VCVTPH2PS   78(R10), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R10), Z6
-	VCVTPH2PS   110(R10), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head97
-	JMP         rope_heads_done95
-
-rope_heads_from_src96:
-	MOVQ CX, R11
-
-rope_head98:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	VCVTPH2PS   (R11), Z6
-	VCVTPH2PS   78(R11), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R11), Z6
-	VCVTPH2PS   110(R11), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head98
-
-rope_heads_done95:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done99
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src100
-
-rope_head101:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	VCVTPH2PS   (R10), Z6
-	VCVTPH2PS   78(R10), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R10), Z6
-	VCVTPH2PS   110(R10), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head101
-	JMP         rope_heads_done99
-
-rope_heads_from_src100:
-	MOVQ BX, R11
-
-rope_head102:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	VCVTPH2PS   (R11), Z6
-	VCVTPH2PS   78(R11), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, (R10)
-	VCVTPS2PH   $0x00, Z9, 78(R10)
-	VCVTPH2PS   32(R11), Z6
-	VCVTPH2PS   110(R11), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, 32(R10)
-	VCVTPS2PH   $0x00, Z9, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VCVTPH2PS   Y6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VCVTPH2PS   Y7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VCVTPS2PH   $0x00, Z8, Y6
-	VMOVDQU16   Y6, K1, 64(R10)
-	VCVTPS2PH   $0x00, Z9, Y6
-	VMOVDQU16   Y6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head102
-
-rope_heads_done99:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token94
-
-rope_tokens_done84:
-rope_done61:
+rope_tokens_done72:
+rope_done49:
 	VZEROUPPER
 	RET
 
@@ -2608,9 +2076,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done103
+	JZ    combine_done83
 
-combine_token104:
+combine_token84:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000270, R8, R8
@@ -2750,8 +2218,8 @@ combine_token104:
 	ADDQ         $0x00000138, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token104
+	JNZ          combine_token84
 
-combine_done103:
+combine_done83:
 	VZEROUPPER
 	RET

@@ -1822,13 +1822,11 @@ rope_token33:
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
 	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src35
 
-rope_head36:
+rope_head35:
 	VPMOVZXWD    (R11), Y10
 	VPSLLD       $0x10, Y10, Y10
 	VPMOVZXWD    128(R11), Y11
@@ -1949,151 +1947,19 @@ rope_head36:
 	VEXTRACTI128 $0x01, Y10, X11
 	VPACKUSDW    X11, X10, X10
 	VMOVDQU      X10, 192(R11)
-	ADDQ         R13, R11
+	ADDQ         R12, R11
 	DECQ         R10
-	JNZ          rope_head36
-	JMP          rope_heads_done34
-
-rope_heads_from_src35:
-	MOVQ CX, R12
-
-rope_head37:
-	VPMOVZXWD    (R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    128(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y1, Y11, Y12
-	VMULPS       Y1, Y10, Y13
-	VFMADD231PS  Y0, Y10, Y12
-	VFMSUB231PS  Y0, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, (R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 128(R11)
-	VPMOVZXWD    16(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    144(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y3, Y11, Y12
-	VMULPS       Y3, Y10, Y13
-	VFMADD231PS  Y2, Y10, Y12
-	VFMSUB231PS  Y2, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 16(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 144(R11)
-	VPMOVZXWD    32(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    160(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y5, Y11, Y12
-	VMULPS       Y5, Y10, Y13
-	VFMADD231PS  Y4, Y10, Y12
-	VFMSUB231PS  Y4, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 32(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 160(R11)
-	VPMOVZXWD    48(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    176(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y7, Y11, Y12
-	VMULPS       Y7, Y10, Y13
-	VFMADD231PS  Y6, Y10, Y12
-	VFMSUB231PS  Y6, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 48(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 176(R11)
-	VPMOVZXWD    64(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    192(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y9, Y11, Y12
-	VMULPS       Y9, Y10, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMSUB231PS  Y8, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 64(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 192(R11)
-	ADDQ         R13, R11
-	ADDQ         R13, R12
-	DECQ         R10
-	JNZ          rope_head37
+	JNZ          rope_head35
 
 rope_heads_done34:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done38
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done36
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src39
 
-rope_head40:
+rope_head37:
 	VPMOVZXWD    (R11), Y10
 	VPSLLD       $0x10, Y10, Y10
 	VPMOVZXWD    128(R11), Y11
@@ -2214,141 +2080,11 @@ rope_head40:
 	VEXTRACTI128 $0x01, Y10, X11
 	VPACKUSDW    X11, X10, X10
 	VMOVDQU      X10, 192(R11)
-	ADDQ         R13, R11
+	ADDQ         R12, R11
 	DECQ         R10
-	JNZ          rope_head40
-	JMP          rope_heads_done38
+	JNZ          rope_head37
 
-rope_heads_from_src39:
-	MOVQ BX, R12
-
-rope_head41:
-	VPMOVZXWD    (R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    128(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y1, Y11, Y12
-	VMULPS       Y1, Y10, Y13
-	VFMADD231PS  Y0, Y10, Y12
-	VFMSUB231PS  Y0, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, (R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 128(R11)
-	VPMOVZXWD    16(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    144(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y3, Y11, Y12
-	VMULPS       Y3, Y10, Y13
-	VFMADD231PS  Y2, Y10, Y12
-	VFMSUB231PS  Y2, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 16(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 144(R11)
-	VPMOVZXWD    32(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    160(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y5, Y11, Y12
-	VMULPS       Y5, Y10, Y13
-	VFMADD231PS  Y4, Y10, Y12
-	VFMSUB231PS  Y4, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 32(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 160(R11)
-	VPMOVZXWD    48(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    176(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y7, Y11, Y12
-	VMULPS       Y7, Y10, Y13
-	VFMADD231PS  Y6, Y10, Y12
-	VFMSUB231PS  Y6, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 48(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 176(R11)
-	VPMOVZXWD    64(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    192(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y9, Y11, Y12
-	VMULPS       Y9, Y10, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMSUB231PS  Y8, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 64(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 192(R11)
-	ADDQ         R13, R11
-	ADDQ         R13, R12
-	DECQ         R10
-	JNZ          rope_head41
-
-rope_heads_done38:
+rope_heads_done36:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 416(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -2357,14 +2093,12 @@ rope_heads_done38:
 	VMOVUPS 480(R9), Y5
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	JZ      rope_heads_done38
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src43
 
-rope_head44:
+rope_head39:
 	VPMOVZXWD    80(R10), Y6
 	VPSLLD       $0x10, Y6, Y6
 	VPMOVZXWD    208(R10), Y7
@@ -2437,103 +2171,19 @@ rope_head44:
 	VEXTRACTI128 $0x01, Y6, X7
 	VPACKUSDW    X7, X6, X6
 	VMOVDQU      X6, 240(R10)
-	ADDQ         R12, R10
+	ADDQ         R11, R10
 	DECQ         R9
-	JNZ          rope_head44
-	JMP          rope_heads_done42
+	JNZ          rope_head39
 
-rope_heads_from_src43:
-	MOVQ CX, R11
-
-rope_head45:
-	VPMOVZXWD    80(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    208(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y1, Y7, Y8
-	VMULPS       Y1, Y6, Y9
-	VFMADD231PS  Y0, Y6, Y8
-	VFMSUB231PS  Y0, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 80(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 208(R10)
-	VPMOVZXWD    96(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    224(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y3, Y7, Y8
-	VMULPS       Y3, Y6, Y9
-	VFMADD231PS  Y2, Y6, Y8
-	VFMSUB231PS  Y2, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 96(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 224(R10)
-	VPMOVZXWD    112(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    240(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y5, Y7, Y8
-	VMULPS       Y5, Y6, Y9
-	VFMADD231PS  Y4, Y6, Y8
-	VFMSUB231PS  Y4, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 112(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 240(R10)
-	ADDQ         R12, R10
-	ADDQ         R12, R11
-	DECQ         R9
-	JNZ          rope_head45
-
-rope_heads_done42:
+rope_heads_done38:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done46
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done40
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src47
 
-rope_head48:
+rope_head41:
 	VPMOVZXWD    80(R10), Y6
 	VPSLLD       $0x10, Y6, Y6
 	VPMOVZXWD    208(R10), Y7
@@ -2606,93 +2256,11 @@ rope_head48:
 	VEXTRACTI128 $0x01, Y6, X7
 	VPACKUSDW    X7, X6, X6
 	VMOVDQU      X6, 240(R10)
-	ADDQ         R12, R10
+	ADDQ         R11, R10
 	DECQ         R9
-	JNZ          rope_head48
-	JMP          rope_heads_done46
+	JNZ          rope_head41
 
-rope_heads_from_src47:
-	MOVQ BX, R11
-
-rope_head49:
-	VPMOVZXWD    80(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    208(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y1, Y7, Y8
-	VMULPS       Y1, Y6, Y9
-	VFMADD231PS  Y0, Y6, Y8
-	VFMSUB231PS  Y0, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 80(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 208(R10)
-	VPMOVZXWD    96(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    224(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y3, Y7, Y8
-	VMULPS       Y3, Y6, Y9
-	VFMADD231PS  Y2, Y6, Y8
-	VFMSUB231PS  Y2, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 96(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 224(R10)
-	VPMOVZXWD    112(R11), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VPMOVZXWD    240(R11), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y5, Y7, Y8
-	VMULPS       Y5, Y6, Y9
-	VFMADD231PS  Y4, Y6, Y8
-	VFMSUB231PS  Y4, Y7, Y9
-	VPSRLD       $0x10, Y8, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y8, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 112(R10)
-	VPSRLD       $0x10, Y9, Y6
-	VPAND        c32x8_00000001<>+0(SB), Y6, Y6
-	VPADDD       c32x8_00007fff<>+0(SB), Y6, Y6
-	VPADDD       Y9, Y6, Y6
-	VPSRLD       $0x10, Y6, Y6
-	VEXTRACTI128 $0x01, Y6, X7
-	VPACKUSDW    X7, X6, X6
-	VMOVDQU      X6, 240(R10)
-	ADDQ         R12, R10
-	ADDQ         R12, R11
-	DECQ         R9
-	JNZ          rope_head49
-
-rope_heads_done46:
+rope_heads_done40:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -2707,7 +2275,7 @@ rope_heads_done46:
 	JMP  rope_tokens_done32
 
 rope_stream31:
-rope_token50:
+rope_token42:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -2723,20 +2291,18 @@ rope_token50:
 	VMOVUPS 384(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done51
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	JZ      rope_heads_done43
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x01, R13
 
-rope_head53:
-	PREFETCHT0   (R11)(R14*1)
-	PREFETCHT0   64(R11)(R14*1)
-	PREFETCHT0   128(R11)(R14*1)
-	PREFETCHT0   192(R11)(R14*1)
+rope_head44:
+	PREFETCHT0   (R11)(R13*1)
+	PREFETCHT0   64(R11)(R13*1)
+	PREFETCHT0   128(R11)(R13*1)
+	PREFETCHT0   192(R11)(R13*1)
 	VPMOVZXWD    (R11), Y10
 	VPSLLD       $0x10, Y10, Y10
 	VPMOVZXWD    128(R11), Y11
@@ -2929,233 +2495,25 @@ rope_head53:
 	VEXTRACTI128 $0x01, Y10, X11
 	VPACKUSDW    X11, X10, X10
 	VMOVDQU      X10, 240(R11)
-	ADDQ         R13, R11
+	ADDQ         R12, R11
 	DECQ         R10
-	JNZ          rope_head53
-	JMP          rope_heads_done51
+	JNZ          rope_head44
 
-rope_heads_from_src52:
-	MOVQ CX, R12
-
-rope_head54:
-	PREFETCHT0   (R12)(R14*1)
-	PREFETCHT0   64(R12)(R14*1)
-	PREFETCHT0   128(R12)(R14*1)
-	PREFETCHT0   192(R12)(R14*1)
-	VPMOVZXWD    (R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    128(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y1, Y11, Y12
-	VMULPS       Y1, Y10, Y13
-	VFMADD231PS  Y0, Y10, Y12
-	VFMSUB231PS  Y0, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, (R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 128(R11)
-	VPMOVZXWD    16(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    144(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y3, Y11, Y12
-	VMULPS       Y3, Y10, Y13
-	VFMADD231PS  Y2, Y10, Y12
-	VFMSUB231PS  Y2, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 16(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 144(R11)
-	VPMOVZXWD    32(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    160(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y5, Y11, Y12
-	VMULPS       Y5, Y10, Y13
-	VFMADD231PS  Y4, Y10, Y12
-	VFMSUB231PS  Y4, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 32(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 160(R11)
-	VPMOVZXWD    48(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    176(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y7, Y11, Y12
-	VMULPS       Y7, Y10, Y13
-	VFMADD231PS  Y6, Y10, Y12
-	VFMSUB231PS  Y6, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 48(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 176(R11)
-	VPMOVZXWD    64(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    192(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y9, Y11, Y12
-	VMULPS       Y9, Y10, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMSUB231PS  Y8, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 64(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 192(R11)
-	VPMOVZXWD    80(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    208(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       416(R9), Y11, Y12
-	VMULPS       416(R9), Y10, Y13
-	VFMADD231PS  160(R9), Y10, Y12
-	VFMSUB231PS  160(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 80(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 208(R11)
-	VPMOVZXWD    96(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    224(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       448(R9), Y11, Y12
-	VMULPS       448(R9), Y10, Y13
-	VFMADD231PS  192(R9), Y10, Y12
-	VFMSUB231PS  192(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 96(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 224(R11)
-	VPMOVZXWD    112(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    240(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       480(R9), Y11, Y12
-	VMULPS       480(R9), Y10, Y13
-	VFMADD231PS  224(R9), Y10, Y12
-	VFMSUB231PS  224(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 112(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 240(R11)
-	ADDQ         R13, R11
-	ADDQ         R13, R12
-	DECQ         R10
-	JNZ          rope_head54
-
-rope_heads_done51:
+rope_heads_done43:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done45
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
 
-rope_head57:
-	PREFETCHT0   (R11)(R14*1)
-	PREFETCHT0   64(R11)(R14*1)
-	PREFETCHT0   128(R11)(R14*1)
-	PREFETCHT0   192(R11)(R14*1)
+rope_head46:
+	PREFETCHT0   (R11)(R13*1)
+	PREFETCHT0   64(R11)(R13*1)
+	PREFETCHT0   128(R11)(R13*1)
+	PREFETCHT0   192(R11)(R13*1)
 	VPMOVZXWD    (R11), Y10
 	VPSLLD       $0x10, Y10, Y10
 	VPMOVZXWD    128(R11), Y11
@@ -3348,217 +2706,11 @@ rope_head57:
 	VEXTRACTI128 $0x01, Y10, X11
 	VPACKUSDW    X11, X10, X10
 	VMOVDQU      X10, 240(R11)
-	ADDQ         R13, R11
+	ADDQ         R12, R11
 	DECQ         R10
-	JNZ          rope_head57
-	JMP          rope_heads_done55
+	JNZ          rope_head46
 
-rope_heads_from_src56:
-	MOVQ BX, R12
-
-rope_head58:
-	PREFETCHT0   (R12)(R14*1)
-	PREFETCHT0   64(R12)(R14*1)
-	PREFETCHT0   128(R12)(R14*1)
-	PREFETCHT0   192(R12)(R14*1)
-	VPMOVZXWD    (R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    128(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y1, Y11, Y12
-	VMULPS       Y1, Y10, Y13
-	VFMADD231PS  Y0, Y10, Y12
-	VFMSUB231PS  Y0, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, (R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 128(R11)
-	VPMOVZXWD    16(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    144(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y3, Y11, Y12
-	VMULPS       Y3, Y10, Y13
-	VFMADD231PS  Y2, Y10, Y12
-	VFMSUB231PS  Y2, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 16(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 144(R11)
-	VPMOVZXWD    32(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    160(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y5, Y11, Y12
-	VMULPS       Y5, Y10, Y13
-	VFMADD231PS  Y4, Y10, Y12
-	VFMSUB231PS  Y4, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 32(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 160(R11)
-	VPMOVZXWD    48(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    176(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y7, Y11, Y12
-	VMULPS       Y7, Y10, Y13
-	VFMADD231PS  Y6, Y10, Y12
-	VFMSUB231PS  Y6, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 48(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 176(R11)
-	VPMOVZXWD    64(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    192(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       Y9, Y11, Y12
-	VMULPS       Y9, Y10, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMSUB231PS  Y8, Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 64(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 192(R11)
-	VPMOVZXWD    80(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    208(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       416(R9), Y11, Y12
-	VMULPS       416(R9), Y10, Y13
-	VFMADD231PS  160(R9), Y10, Y12
-	VFMSUB231PS  160(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 80(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 208(R11)
-	VPMOVZXWD    96(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    224(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       448(R9), Y11, Y12
-	VMULPS       448(R9), Y10, Y13
-	VFMADD231PS  192(R9), Y10, Y12
-	VFMSUB231PS  192(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 96(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 224(R11)
-	VPMOVZXWD    112(R12), Y10
-	VPSLLD       $0x10, Y10, Y10
-	VPMOVZXWD    240(R12), Y11
-	VPSLLD       $0x10, Y11, Y11
-	VMULPS       480(R9), Y11, Y12
-	VMULPS       480(R9), Y10, Y13
-	VFMADD231PS  224(R9), Y10, Y12
-	VFMSUB231PS  224(R9), Y11, Y13
-	VPSRLD       $0x10, Y12, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y12, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 112(R11)
-	VPSRLD       $0x10, Y13, Y10
-	VPAND        c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD       c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD       Y13, Y10, Y10
-	VPSRLD       $0x10, Y10, Y10
-	VEXTRACTI128 $0x01, Y10, X11
-	VPACKUSDW    X11, X10, X10
-	VMOVDQU      X10, 240(R11)
-	ADDQ         R13, R11
-	ADDQ         R13, R12
-	DECQ         R10
-	JNZ          rope_head58
-
-rope_heads_done55:
+rope_heads_done45:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -3569,7 +2721,7 @@ rope_heads_done55:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token50
+	JNZ  rope_token42
 
 rope_tokens_done32:
 rope_done1:
@@ -3586,9 +2738,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done59
+	JZ    combine_done47
 
-combine_token60:
+combine_token48:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000400, R8, R8
@@ -3788,9 +2940,9 @@ combine_token60:
 	ADDQ        $0x00000200, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token60
+	JNZ         combine_token48
 
-combine_done59:
+combine_done47:
 	VZEROUPPER
 	RET
 
@@ -3806,18 +2958,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done61
+	JZ     rope_done49
 	TESTL  R9, R9
-	JS     rope_inverse62
+	JS     rope_inverse50
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream63
+	JA     rope_stream51
 
-rope_token65:
+rope_token53:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -3831,14 +2983,14 @@ rope_token65:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done66
+	JZ      rope_heads_done54
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
+	JNE     rope_heads_from_src55
 
-rope_head68:
+rope_head56:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -3921,13 +3073,13 @@ rope_head68:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src67:
+rope_heads_from_src55:
 	MOVQ CX, R11
 
-rope_head69:
+rope_head57:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -4011,19 +3163,19 @@ rope_head69:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head69
+	JNZ         rope_head57
 
-rope_heads_done66:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done70
+	JZ    rope_heads_done58
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
+	JNE   rope_heads_from_src59
 
-rope_head72:
+rope_head60:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -4106,13 +3258,13 @@ rope_head72:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
+	JNZ         rope_head60
+	JMP         rope_heads_done58
 
-rope_heads_from_src71:
+rope_heads_from_src59:
 	MOVQ BX, R11
 
-rope_head73:
+rope_head61:
 	VPMOVZXWD   (R11), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R11), Z9
@@ -4196,9 +3348,9 @@ rope_head73:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head73
+	JNZ         rope_head61
 
-rope_heads_done70:
+rope_heads_done58:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -4209,11 +3361,11 @@ rope_heads_done70:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token65
-	JMP  rope_tokens_done64
+	JNZ  rope_token53
+	JMP  rope_tokens_done52
 
-rope_stream63:
-rope_token74:
+rope_stream51:
+rope_token62:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000200, R9, R9
 	ADDQ    SI, R9
@@ -4227,16 +3379,16 @@ rope_token74:
 	VMOVUPS 448(R9), Z7
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done75
+	JZ      rope_heads_done63
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x01, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src76
+	JNE     rope_heads_from_src64
 
-rope_head77:
+rope_head65:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -4323,13 +3475,13 @@ rope_head77:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head65
+	JMP         rope_heads_done63
 
-rope_heads_from_src76:
+rope_heads_from_src64:
 	MOVQ CX, R11
 
-rope_head78:
+rope_head66:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -4417,21 +3569,21 @@ rope_head78:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head78
+	JNZ         rope_head66
 
-rope_heads_done75:
+rope_heads_done63:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done79
+	JZ    rope_heads_done67
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src80
+	JNE   rope_heads_from_src68
 
-rope_head81:
+rope_head69:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	PREFETCHT0  128(R10)(R13*1)
@@ -4518,13 +3670,13 @@ rope_head81:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
+	JNZ         rope_head69
+	JMP         rope_heads_done67
 
-rope_heads_from_src80:
+rope_heads_from_src68:
 	MOVQ BX, R11
 
-rope_head82:
+rope_head70:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	PREFETCHT0  128(R11)(R13*1)
@@ -4611,10 +3763,456 @@ rope_head82:
 	VPMOVDW     Z8, 224(R10)
 	ADDQ        R12, R10
 	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head70
+
+rope_heads_done67:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token62
+
+rope_tokens_done52:
+	JMP rope_done49
+
+rope_inverse50:
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream71
+
+rope_token73:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done74
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R10
+
+rope_head75:
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R10)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R10)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R10)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head75
+
+rope_heads_done74:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done76
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head77:
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R10)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R10)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R10)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head77
+
+rope_heads_done76:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token73
+	JMP  rope_tokens_done72
+
+rope_stream71:
+rope_token78:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000200, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 256(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 320(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 384(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 448(R9), Z7
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done79
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x01, R12
+
+rope_head80:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	PREFETCHT0  192(R10)(R12*1)
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R10)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R10)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R10)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R10)
+	ADDQ        R11, R10
+	DECQ        R9
+	JNZ         rope_head80
+
+rope_heads_done79:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done81
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
+
+rope_head82:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT0  128(R10)(R12*1)
+	PREFETCHT0  192(R10)(R12*1)
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R10)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R10)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R10)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R10)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R10)
+	ADDQ        R11, R10
 	DECQ        R9
 	JNZ         rope_head82
 
-rope_heads_done79:
+rope_heads_done81:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -4625,832 +4223,10 @@ rope_heads_done79:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token74
+	JNZ  rope_token78
 
-rope_tokens_done64:
-	JMP rope_done61
-
-rope_inverse62:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream83
-
-rope_token85:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done86
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src87
-
-rope_head88:
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head88
-	JMP         rope_heads_done86
-
-rope_heads_from_src87:
-	MOVQ CX, R11
-
-rope_head89:
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head89
-
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done90
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src91
-
-rope_head92:
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head92
-	JMP         rope_heads_done90
-
-rope_heads_from_src91:
-	MOVQ BX, R11
-
-rope_head93:
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head93
-
-rope_heads_done90:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token85
-	JMP  rope_tokens_done84
-
-rope_stream83:
-rope_token94:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done95
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src96
-
-rope_head97:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	PREFETCHT0  192(R10)(R13*1)
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head97
-	JMP         rope_heads_done95
-
-rope_heads_from_src96:
-	MOVQ CX, R11
-
-rope_head98:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	PREFETCHT0  192(R11)(R13*1)
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head98
-
-rope_heads_done95:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done99
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src100
-
-rope_head101:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
-	PREFETCHT0  128(R10)(R13*1)
-	PREFETCHT0  192(R10)(R13*1)
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head101
-	JMP         rope_heads_done99
-
-rope_heads_from_src100:
-	MOVQ BX, R11
-
-rope_head102:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	PREFETCHT0  128(R11)(R13*1)
-	PREFETCHT0  192(R11)(R13*1)
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head102
-
-rope_heads_done99:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token94
-
-rope_tokens_done84:
-rope_done61:
+rope_tokens_done72:
+rope_done49:
 	VZEROUPPER
 	RET
 
@@ -5464,9 +4240,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done103
+	JZ    combine_done83
 
-combine_token104:
+combine_token84:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -5570,9 +4346,9 @@ combine_token104:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token104
+	JNZ          combine_token84
 
-combine_done103:
+combine_done83:
 	VZEROUPPER
 	RET
 

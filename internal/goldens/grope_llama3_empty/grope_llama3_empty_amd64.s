@@ -1058,13 +1058,11 @@ rope_token49:
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
 	JZ      rope_heads_done50
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src51
 
-rope_head52:
+rope_head51:
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1090,56 +1088,19 @@ rope_head52:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head52
-	JMP            rope_heads_done50
-
-rope_heads_from_src51:
-	MOVQ CX, R12
-
-rope_head53:
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head53
+	JNZ            rope_head51
 
 rope_heads_done50:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done54
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done52
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src55
 
-rope_head56:
+rope_head53:
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1165,46 +1126,11 @@ rope_head56:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head56
-	JMP            rope_heads_done54
+	JNZ            rope_head53
 
-rope_heads_from_src55:
-	MOVQ BX, R12
-
-rope_head57:
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head57
-
-rope_heads_done54:
+rope_heads_done52:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 672(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -1217,14 +1143,12 @@ rope_heads_done54:
 	VMOVUPS 800(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done58
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	JZ      rope_heads_done54
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src59
 
-rope_head60:
+rope_head55:
 	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1250,56 +1174,19 @@ rope_head60:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 288(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head60
-	JMP            rope_heads_done58
+	JNZ            rope_head55
 
-rope_heads_from_src59:
-	MOVQ CX, R12
-
-rope_head61:
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	VMOVUPS        256(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R11)
-	VMOVUPS        288(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head61
-
-rope_heads_done58:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done62
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done56
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src63
 
-rope_head64:
+rope_head57:
 	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1325,46 +1212,11 @@ rope_head64:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 288(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head64
-	JMP            rope_heads_done62
+	JNZ            rope_head57
 
-rope_heads_from_src63:
-	MOVQ BX, R12
-
-rope_head65:
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	VMOVUPS        256(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 256(R11)
-	VMOVUPS        288(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 288(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head65
-
-rope_heads_done62:
+rope_heads_done56:
 	VMOVUPS 320(R9), Y0
 	VMOVUPS 832(R9), Y1
 	VMOVUPS 352(R9), Y2
@@ -1377,14 +1229,12 @@ rope_heads_done62:
 	VMOVUPS 960(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done66
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	JZ      rope_heads_done58
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
 
-rope_head68:
+rope_head59:
 	VMOVUPS        320(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1410,56 +1260,19 @@ rope_head68:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 448(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head68
-	JMP            rope_heads_done66
+	JNZ            rope_head59
 
-rope_heads_from_src67:
-	MOVQ CX, R12
-
-rope_head69:
-	VMOVUPS        320(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R11)
-	VMOVUPS        352(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R11)
-	VMOVUPS        384(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R11)
-	VMOVUPS        416(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R11)
-	VMOVUPS        448(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head69
-
-rope_heads_done66:
+rope_heads_done58:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done70
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done60
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
 
-rope_head72:
+rope_head61:
 	VMOVUPS        320(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1485,118 +1298,49 @@ rope_head72:
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
 	VMOVUPS        Y11, 448(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head72
-	JMP            rope_heads_done70
+	JNZ            rope_head61
 
-rope_heads_from_src71:
-	MOVQ BX, R12
-
-rope_head73:
-	VMOVUPS        320(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, 320(R11)
-	VMOVUPS        352(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 352(R11)
-	VMOVUPS        384(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 384(R11)
-	VMOVUPS        416(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 416(R11)
-	VMOVUPS        448(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 448(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head73
-
-rope_heads_done70:
+rope_heads_done60:
 	VMOVUPS 480(R9), Y0
 	VMOVUPS 992(R9), Y1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done74
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done62
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src75
 
-rope_head76:
+rope_head63:
 	VMOVUPS        480(R10), Y2
 	VPERMILPS      $0xb1, Y2, Y3
 	VMULPS         Y1, Y3, Y3
 	VFMSUBADD231PS Y0, Y2, Y3
 	VMOVUPS        Y3, 480(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head76
-	JMP            rope_heads_done74
+	JNZ            rope_head63
 
-rope_heads_from_src75:
-	MOVQ CX, R11
-
-rope_head77:
-	VMOVUPS        480(R11), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head77
-
-rope_heads_done74:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done78
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done64
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src79
 
-rope_head80:
+rope_head65:
 	VMOVUPS        480(R10), Y2
 	VPERMILPS      $0xb1, Y2, Y3
 	VMULPS         Y1, Y3, Y3
 	VFMSUBADD231PS Y0, Y2, Y3
 	VMOVUPS        Y3, 480(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head80
-	JMP            rope_heads_done78
+	JNZ            rope_head65
 
-rope_heads_from_src79:
-	MOVQ BX, R11
-
-rope_head81:
-	VMOVUPS        480(R11), Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VMOVUPS        Y3, 480(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head81
-
-rope_heads_done78:
+rope_heads_done64:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1611,7 +1355,7 @@ rope_heads_done78:
 	JMP  rope_tokens_done48
 
 rope_stream47:
-rope_token82:
+rope_token66:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -1627,24 +1371,22 @@ rope_token82:
 	VMOVUPS 640(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done83
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
+	JZ      rope_heads_done67
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
 	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x02, R14
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src84
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
 
-rope_head85:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
-	PREFETCHT0     192(R11)(R14*1)
-	PREFETCHT0     256(R11)(R14*1)
-	PREFETCHT0     320(R11)(R14*1)
-	PREFETCHT0     384(R11)(R14*1)
-	PREFETCHT0     448(R11)(R14*1)
+rope_head68:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1725,129 +1467,29 @@ rope_head85:
 	VMULPS         992(R9), Y11, Y11
 	VFMSUBADD231PS 480(R9), Y10, Y11
 	VMOVUPS        Y11, 480(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head85
-	JMP            rope_heads_done83
+	JNZ            rope_head68
 
-rope_heads_from_src84:
-	MOVQ CX, R12
-
-rope_head86:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
-	PREFETCHT0     192(R12)(R14*1)
-	PREFETCHT0     256(R12)(R14*1)
-	PREFETCHT0     320(R12)(R14*1)
-	PREFETCHT0     384(R12)(R14*1)
-	PREFETCHT0     448(R12)(R14*1)
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	VMOVUPS        256(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(R11)
-	VMOVUPS        288(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(R11)
-	VMOVUPS        320(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(R11)
-	VMOVUPS        352(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(R11)
-	VMOVUPS        384(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(R11)
-	VMOVUPS        416(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(R11)
-	VMOVUPS        448(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(R11)
-	VMOVUPS        480(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head86
-
-rope_heads_done83:
+rope_heads_done67:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done87
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
+	JZ    rope_heads_done69
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
 	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x02, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src88
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
 
-rope_head89:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
-	PREFETCHT0     192(R11)(R14*1)
-	PREFETCHT0     256(R11)(R14*1)
-	PREFETCHT0     320(R11)(R14*1)
-	PREFETCHT0     384(R11)(R14*1)
-	PREFETCHT0     448(R11)(R14*1)
+rope_head70:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1928,109 +1570,11 @@ rope_head89:
 	VMULPS         992(R9), Y11, Y11
 	VFMSUBADD231PS 480(R9), Y10, Y11
 	VMOVUPS        Y11, 480(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head89
-	JMP            rope_heads_done87
+	JNZ            rope_head70
 
-rope_heads_from_src88:
-	MOVQ BX, R12
-
-rope_head90:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
-	PREFETCHT0     192(R12)(R14*1)
-	PREFETCHT0     256(R12)(R14*1)
-	PREFETCHT0     320(R12)(R14*1)
-	PREFETCHT0     384(R12)(R14*1)
-	PREFETCHT0     448(R12)(R14*1)
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	VMOVUPS        256(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VMOVUPS        Y11, 256(R11)
-	VMOVUPS        288(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VMOVUPS        Y11, 288(R11)
-	VMOVUPS        320(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VMOVUPS        Y11, 320(R11)
-	VMOVUPS        352(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VMOVUPS        Y11, 352(R11)
-	VMOVUPS        384(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VMOVUPS        Y11, 384(R11)
-	VMOVUPS        416(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VMOVUPS        Y11, 416(R11)
-	VMOVUPS        448(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VMOVUPS        Y11, 448(R11)
-	VMOVUPS        480(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VMOVUPS        Y11, 480(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head90
-
-rope_heads_done87:
+rope_heads_done69:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2041,7 +1585,7 @@ rope_heads_done87:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token82
+	JNZ  rope_token66
 
 rope_tokens_done48:
 rope_done1:
@@ -2058,10 +1602,10 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done91
+	JZ      combine_done71
 	VMOVUPS combine_dup8<>+0(SB), Y0
 
-combine_token92:
+combine_token72:
 	MOVLQSX    (BX), R8
 	ANDQ       DI, R8
 	IMUL3Q     $0x00000400, R8, R8
@@ -2293,9 +1837,9 @@ combine_token92:
 	ADDQ       $0x00000400, AX
 	ADDQ       $0x04, BX
 	DECQ       SI
-	JNZ        combine_token92
+	JNZ        combine_token72
 
-combine_done91:
+combine_done71:
 	VZEROUPPER
 	RET
 
@@ -2311,9 +1855,543 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done93
+	JZ     rope_done73
 	TESTL  R9, R9
-	JS     rope_inverse94
+	JS     rope_inverse74
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000200, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream75
+
+rope_token77:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done78
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src79
+
+rope_head80:
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head80
+	JMP            rope_heads_done78
+
+rope_heads_from_src79:
+	MOVQ CX, R11
+
+rope_head81:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head81
+
+rope_heads_done78:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done82
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src83
+
+rope_head84:
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head84
+	JMP            rope_heads_done82
+
+rope_heads_from_src83:
+	MOVQ BX, R11
+
+rope_head85:
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head85
+
+rope_heads_done82:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token77
+	JMP  rope_tokens_done76
+
+rope_stream75:
+rope_token86:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done87
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src88
+
+rope_head89:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head89
+	JMP            rope_heads_done87
+
+rope_heads_from_src88:
+	MOVQ CX, R11
+
+rope_head90:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head90
+
+rope_heads_done87:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done91
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x02, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src92
+
+rope_head93:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	PREFETCHT0     256(R10)(R13*1)
+	PREFETCHT0     320(R10)(R13*1)
+	PREFETCHT0     384(R10)(R13*1)
+	PREFETCHT0     448(R10)(R13*1)
+	VMOVUPS        (R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R10), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head93
+	JMP            rope_heads_done91
+
+rope_heads_from_src92:
+	MOVQ BX, R11
+
+rope_head94:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	PREFETCHT0     256(R11)(R13*1)
+	PREFETCHT0     320(R11)(R13*1)
+	PREFETCHT0     384(R11)(R13*1)
+	PREFETCHT0     448(R11)(R13*1)
+	VMOVUPS        (R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (R10)
+	VMOVUPS        64(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(R10)
+	VMOVUPS        128(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(R10)
+	VMOVUPS        192(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(R10)
+	VMOVUPS        256(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(R10)
+	VMOVUPS        320(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(R10)
+	VMOVUPS        384(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(R10)
+	VMOVUPS        448(R11), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head94
+
+rope_heads_done91:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token86
+
+rope_tokens_done76:
+	JMP rope_done73
+
+rope_inverse74:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000200, R9, R9
@@ -2345,213 +2423,109 @@ rope_token97:
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done98
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src99
 
-rope_head100:
+rope_head99:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VMOVUPS        Z17, (R10)
 	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VMOVUPS        Z17, 64(R10)
 	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VMOVUPS        Z17, 128(R10)
 	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VMOVUPS        Z17, 192(R10)
 	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VMOVUPS        Z17, 256(R10)
 	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VMOVUPS        Z17, 320(R10)
 	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VMOVUPS        Z17, 384(R10)
 	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head100
-	JMP            rope_heads_done98
-
-rope_heads_from_src99:
-	MOVQ CX, R11
-
-rope_head101:
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head101
+	JNZ            rope_head99
 
 rope_heads_done98:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done102
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done100
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src103
 
-rope_head104:
+rope_head101:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VMOVUPS        Z17, (R10)
 	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VMOVUPS        Z17, 64(R10)
 	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VMOVUPS        Z17, 128(R10)
 	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VMOVUPS        Z17, 192(R10)
 	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VMOVUPS        Z17, 256(R10)
 	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VMOVUPS        Z17, 320(R10)
 	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VMOVUPS        Z17, 384(R10)
 	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head104
-	JMP            rope_heads_done102
+	JNZ            rope_head101
 
-rope_heads_from_src103:
-	MOVQ BX, R11
-
-rope_head105:
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head105
-
-rope_heads_done102:
+rope_heads_done100:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2566,7 +2540,7 @@ rope_heads_done102:
 	JMP  rope_tokens_done96
 
 rope_stream95:
-rope_token106:
+rope_token102:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -2588,250 +2562,130 @@ rope_token106:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done107
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done103
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src108
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x02, R12
 
-rope_head109:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	PREFETCHT0     256(R10)(R13*1)
-	PREFETCHT0     320(R10)(R13*1)
-	PREFETCHT0     384(R10)(R13*1)
-	PREFETCHT0     448(R10)(R13*1)
+rope_head104:
+	PREFETCHT0     (R10)(R12*1)
+	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT0     192(R10)(R12*1)
+	PREFETCHT0     256(R10)(R12*1)
+	PREFETCHT0     320(R10)(R12*1)
+	PREFETCHT0     384(R10)(R12*1)
+	PREFETCHT0     448(R10)(R12*1)
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VMOVUPS        Z17, (R10)
 	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VMOVUPS        Z17, 64(R10)
 	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VMOVUPS        Z17, 128(R10)
 	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VMOVUPS        Z17, 192(R10)
 	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VMOVUPS        Z17, 256(R10)
 	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VMOVUPS        Z17, 320(R10)
 	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VMOVUPS        Z17, 384(R10)
 	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
+	JNZ            rope_head104
 
-rope_heads_from_src108:
-	MOVQ CX, R11
-
-rope_head110:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	PREFETCHT0     256(R11)(R13*1)
-	PREFETCHT0     320(R11)(R13*1)
-	PREFETCHT0     384(R11)(R13*1)
-	PREFETCHT0     448(R11)(R13*1)
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head110
-
-rope_heads_done107:
+rope_heads_done103:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done111
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done105
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src112
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x02, R12
 
-rope_head113:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	PREFETCHT0     256(R10)(R13*1)
-	PREFETCHT0     320(R10)(R13*1)
-	PREFETCHT0     384(R10)(R13*1)
-	PREFETCHT0     448(R10)(R13*1)
+rope_head106:
+	PREFETCHT0     (R10)(R12*1)
+	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT0     192(R10)(R12*1)
+	PREFETCHT0     256(R10)(R12*1)
+	PREFETCHT0     320(R10)(R12*1)
+	PREFETCHT0     384(R10)(R12*1)
+	PREFETCHT0     448(R10)(R12*1)
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VMOVUPS        Z17, (R10)
 	VMOVUPS        64(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VMOVUPS        Z17, 64(R10)
 	VMOVUPS        128(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VMOVUPS        Z17, 128(R10)
 	VMOVUPS        192(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VMOVUPS        Z17, 192(R10)
 	VMOVUPS        256(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VMOVUPS        Z17, 256(R10)
 	VMOVUPS        320(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VMOVUPS        Z17, 320(R10)
 	VMOVUPS        384(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VMOVUPS        Z17, 384(R10)
 	VMOVUPS        448(R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head113
-	JMP            rope_heads_done111
+	JNZ            rope_head106
 
-rope_heads_from_src112:
-	MOVQ BX, R11
-
-rope_head114:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	PREFETCHT0     256(R11)(R13*1)
-	PREFETCHT0     320(R11)(R13*1)
-	PREFETCHT0     384(R11)(R13*1)
-	PREFETCHT0     448(R11)(R13*1)
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head114
-
-rope_heads_done111:
+rope_heads_done105:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -2842,544 +2696,10 @@ rope_heads_done111:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token106
+	JNZ  rope_token102
 
 rope_tokens_done96:
-	JMP rope_done93
-
-rope_inverse94:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000200, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream115
-
-rope_token117:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done118
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src119
-
-rope_head120:
-	VMOVUPS        (R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head120
-	JMP            rope_heads_done118
-
-rope_heads_from_src119:
-	MOVQ CX, R11
-
-rope_head121:
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head121
-
-rope_heads_done118:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done122
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src123
-
-rope_head124:
-	VMOVUPS        (R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head124
-	JMP            rope_heads_done122
-
-rope_heads_from_src123:
-	MOVQ BX, R11
-
-rope_head125:
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head125
-
-rope_heads_done122:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token117
-	JMP  rope_tokens_done116
-
-rope_stream115:
-rope_token126:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done127
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src128
-
-rope_head129:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	PREFETCHT0     256(R10)(R13*1)
-	PREFETCHT0     320(R10)(R13*1)
-	PREFETCHT0     384(R10)(R13*1)
-	PREFETCHT0     448(R10)(R13*1)
-	VMOVUPS        (R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head129
-	JMP            rope_heads_done127
-
-rope_heads_from_src128:
-	MOVQ CX, R11
-
-rope_head130:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	PREFETCHT0     256(R11)(R13*1)
-	PREFETCHT0     320(R11)(R13*1)
-	PREFETCHT0     384(R11)(R13*1)
-	PREFETCHT0     448(R11)(R13*1)
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head130
-
-rope_heads_done127:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done131
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src132
-
-rope_head133:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	PREFETCHT0     256(R10)(R13*1)
-	PREFETCHT0     320(R10)(R13*1)
-	PREFETCHT0     384(R10)(R13*1)
-	PREFETCHT0     448(R10)(R13*1)
-	VMOVUPS        (R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R10), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head133
-	JMP            rope_heads_done131
-
-rope_heads_from_src132:
-	MOVQ BX, R11
-
-rope_head134:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	PREFETCHT0     256(R11)(R13*1)
-	PREFETCHT0     320(R11)(R13*1)
-	PREFETCHT0     384(R11)(R13*1)
-	PREFETCHT0     448(R11)(R13*1)
-	VMOVUPS        (R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (R10)
-	VMOVUPS        64(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(R10)
-	VMOVUPS        128(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(R10)
-	VMOVUPS        192(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(R10)
-	VMOVUPS        256(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(R10)
-	VMOVUPS        320(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(R10)
-	VMOVUPS        384(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(R10)
-	VMOVUPS        448(R11), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head134
-
-rope_heads_done131:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token126
-
-rope_tokens_done116:
-rope_done93:
+rope_done73:
 	VZEROUPPER
 	RET
 
@@ -3393,10 +2713,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done135
+	JZ      combine_done107
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token136:
+combine_token108:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -3516,9 +2836,9 @@ combine_token136:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token136
+	JNZ       combine_token108
 
-combine_done135:
+combine_done107:
 	VZEROUPPER
 	RET
 

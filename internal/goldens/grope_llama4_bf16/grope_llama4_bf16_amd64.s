@@ -2066,13 +2066,11 @@ rope_token49:
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
 	JZ      rope_heads_done50
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src51
 
-rope_head52:
+rope_head51:
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2138,96 +2136,19 @@ rope_head52:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 64(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head52
-	JMP            rope_heads_done50
-
-rope_heads_from_src51:
-	MOVQ CX, R12
-
-rope_head53:
-	VPMOVZXWD      (R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, (R11)
-	VPMOVZXWD      16(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 16(R11)
-	VPMOVZXWD      32(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 32(R11)
-	VPMOVZXWD      48(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 48(R11)
-	VPMOVZXWD      64(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 64(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head53
+	JNZ            rope_head51
 
 rope_heads_done50:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done54
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done52
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src55
 
-rope_head56:
+rope_head53:
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2293,86 +2214,11 @@ rope_head56:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 64(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head56
-	JMP            rope_heads_done54
+	JNZ            rope_head53
 
-rope_heads_from_src55:
-	MOVQ BX, R12
-
-rope_head57:
-	VPMOVZXWD      (R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, (R11)
-	VPMOVZXWD      16(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 16(R11)
-	VPMOVZXWD      32(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 32(R11)
-	VPMOVZXWD      48(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 48(R11)
-	VPMOVZXWD      64(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 64(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head57
-
-rope_heads_done54:
+rope_heads_done52:
 	VMOVUPS 160(R9), Y0
 	VMOVUPS 672(R9), Y1
 	VMOVUPS 192(R9), Y2
@@ -2385,14 +2231,12 @@ rope_heads_done54:
 	VMOVUPS 800(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done58
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	JZ      rope_heads_done54
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src59
 
-rope_head60:
+rope_head55:
 	VPMOVZXWD      80(R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2458,96 +2302,19 @@ rope_head60:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 144(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head60
-	JMP            rope_heads_done58
+	JNZ            rope_head55
 
-rope_heads_from_src59:
-	MOVQ CX, R12
-
-rope_head61:
-	VPMOVZXWD      80(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 80(R11)
-	VPMOVZXWD      96(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 96(R11)
-	VPMOVZXWD      112(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 112(R11)
-	VPMOVZXWD      128(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 128(R11)
-	VPMOVZXWD      144(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 144(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head61
-
-rope_heads_done58:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done62
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done56
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src63
 
-rope_head64:
+rope_head57:
 	VPMOVZXWD      80(R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2613,86 +2380,11 @@ rope_head64:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 144(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head64
-	JMP            rope_heads_done62
+	JNZ            rope_head57
 
-rope_heads_from_src63:
-	MOVQ BX, R12
-
-rope_head65:
-	VPMOVZXWD      80(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 80(R11)
-	VPMOVZXWD      96(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 96(R11)
-	VPMOVZXWD      112(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 112(R11)
-	VPMOVZXWD      128(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 128(R11)
-	VPMOVZXWD      144(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 144(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head65
-
-rope_heads_done62:
+rope_heads_done56:
 	VMOVUPS 320(R9), Y0
 	VMOVUPS 832(R9), Y1
 	VMOVUPS 352(R9), Y2
@@ -2705,14 +2397,12 @@ rope_heads_done62:
 	VMOVUPS 960(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done66
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	JZ      rope_heads_done58
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
 
-rope_head68:
+rope_head59:
 	VPMOVZXWD      160(R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2778,96 +2468,19 @@ rope_head68:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 224(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head68
-	JMP            rope_heads_done66
+	JNZ            rope_head59
 
-rope_heads_from_src67:
-	MOVQ CX, R12
-
-rope_head69:
-	VPMOVZXWD      160(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 160(R11)
-	VPMOVZXWD      176(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 176(R11)
-	VPMOVZXWD      192(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 192(R11)
-	VPMOVZXWD      208(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 208(R11)
-	VPMOVZXWD      224(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head69
-
-rope_heads_done66:
+rope_heads_done58:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done70
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done60
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
 
-rope_head72:
+rope_head61:
 	VPMOVZXWD      160(R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -2933,98 +2546,21 @@ rope_head72:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 224(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head72
-	JMP            rope_heads_done70
+	JNZ            rope_head61
 
-rope_heads_from_src71:
-	MOVQ BX, R12
-
-rope_head73:
-	VPMOVZXWD      160(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 160(R11)
-	VPMOVZXWD      176(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 176(R11)
-	VPMOVZXWD      192(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 192(R11)
-	VPMOVZXWD      208(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 208(R11)
-	VPMOVZXWD      224(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head73
-
-rope_heads_done70:
+rope_heads_done60:
 	VMOVUPS 480(R9), Y0
 	VMOVUPS 992(R9), Y1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done74
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	JZ      rope_heads_done62
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src75
 
-rope_head76:
+rope_head63:
 	VPMOVZXWD      240(R10), Y2
 	VPSLLD         $0x10, Y2, Y2
 	VPERMILPS      $0xb1, Y2, Y3
@@ -3038,44 +2574,19 @@ rope_head76:
 	VEXTRACTI128   $0x01, Y2, X3
 	VPACKUSDW      X3, X2, X2
 	VMOVDQU        X2, 240(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head76
-	JMP            rope_heads_done74
+	JNZ            rope_head63
 
-rope_heads_from_src75:
-	MOVQ CX, R11
-
-rope_head77:
-	VPMOVZXWD      240(R11), Y2
-	VPSLLD         $0x10, Y2, Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VPSRLD         $0x10, Y3, Y2
-	VPAND          c32x8_00000001<>+0(SB), Y2, Y2
-	VPADDD         c32x8_00007fff<>+0(SB), Y2, Y2
-	VPADDD         Y3, Y2, Y2
-	VPSRLD         $0x10, Y2, Y2
-	VEXTRACTI128   $0x01, Y2, X3
-	VPACKUSDW      X3, X2, X2
-	VMOVDQU        X2, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head77
-
-rope_heads_done74:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done78
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done64
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src79
 
-rope_head80:
+rope_head65:
 	VPMOVZXWD      240(R10), Y2
 	VPSLLD         $0x10, Y2, Y2
 	VPERMILPS      $0xb1, Y2, Y3
@@ -3089,34 +2600,11 @@ rope_head80:
 	VEXTRACTI128   $0x01, Y2, X3
 	VPACKUSDW      X3, X2, X2
 	VMOVDQU        X2, 240(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head80
-	JMP            rope_heads_done78
+	JNZ            rope_head65
 
-rope_heads_from_src79:
-	MOVQ BX, R11
-
-rope_head81:
-	VPMOVZXWD      240(R11), Y2
-	VPSLLD         $0x10, Y2, Y2
-	VPERMILPS      $0xb1, Y2, Y3
-	VMULPS         Y1, Y3, Y3
-	VFMSUBADD231PS Y0, Y2, Y3
-	VPSRLD         $0x10, Y3, Y2
-	VPAND          c32x8_00000001<>+0(SB), Y2, Y2
-	VPADDD         c32x8_00007fff<>+0(SB), Y2, Y2
-	VPADDD         Y3, Y2, Y2
-	VPSRLD         $0x10, Y2, Y2
-	VEXTRACTI128   $0x01, Y2, X3
-	VPACKUSDW      X3, X2, X2
-	VMOVDQU        X2, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head81
-
-rope_heads_done78:
+rope_heads_done64:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -3131,7 +2619,7 @@ rope_heads_done78:
 	JMP  rope_tokens_done48
 
 rope_stream47:
-rope_token82:
+rope_token66:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -3147,20 +2635,18 @@ rope_token82:
 	VMOVUPS 640(R9), Y9
 	MOVQ    qHeads+48(FP), R10
 	TESTQ   R10, R10
-	JZ      rope_heads_done83
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
+	JZ      rope_heads_done67
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
 	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src84
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x01, R13
 
-rope_head85:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
-	PREFETCHT0     192(R11)(R14*1)
+rope_head68:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -3369,249 +2855,25 @@ rope_head85:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 240(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head85
-	JMP            rope_heads_done83
+	JNZ            rope_head68
 
-rope_heads_from_src84:
-	MOVQ CX, R12
-
-rope_head86:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
-	PREFETCHT0     192(R12)(R14*1)
-	VPMOVZXWD      (R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, (R11)
-	VPMOVZXWD      16(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 16(R11)
-	VPMOVZXWD      32(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 32(R11)
-	VPMOVZXWD      48(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 48(R11)
-	VPMOVZXWD      64(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 64(R11)
-	VPMOVZXWD      80(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 80(R11)
-	VPMOVZXWD      96(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 96(R11)
-	VPMOVZXWD      112(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 112(R11)
-	VPMOVZXWD      128(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 128(R11)
-	VPMOVZXWD      144(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 144(R11)
-	VPMOVZXWD      160(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 160(R11)
-	VPMOVZXWD      176(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 176(R11)
-	VPMOVZXWD      192(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 192(R11)
-	VPMOVZXWD      208(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 208(R11)
-	VPMOVZXWD      224(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 224(R11)
-	VPMOVZXWD      240(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head86
-
-rope_heads_done83:
+rope_heads_done67:
 	MOVQ  kHeads+120(FP), R10
 	TESTQ R10, R10
-	JZ    rope_heads_done87
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
+	JZ    rope_heads_done69
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
 	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src88
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
 
-rope_head89:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
-	PREFETCHT0     192(R11)(R14*1)
+rope_head70:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -3820,233 +3082,11 @@ rope_head89:
 	VEXTRACTI128   $0x01, Y10, X11
 	VPACKUSDW      X11, X10, X10
 	VMOVDQU        X10, 240(R11)
-	ADDQ           R13, R11
+	ADDQ           R12, R11
 	DECQ           R10
-	JNZ            rope_head89
-	JMP            rope_heads_done87
+	JNZ            rope_head70
 
-rope_heads_from_src88:
-	MOVQ BX, R12
-
-rope_head90:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
-	PREFETCHT0     192(R12)(R14*1)
-	VPMOVZXWD      (R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, (R11)
-	VPMOVZXWD      16(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 16(R11)
-	VPMOVZXWD      32(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 32(R11)
-	VPMOVZXWD      48(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 48(R11)
-	VPMOVZXWD      64(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 64(R11)
-	VPMOVZXWD      80(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 80(R11)
-	VPMOVZXWD      96(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 96(R11)
-	VPMOVZXWD      112(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 112(R11)
-	VPMOVZXWD      128(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 128(R11)
-	VPMOVZXWD      144(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 144(R11)
-	VPMOVZXWD      160(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 160(R11)
-	VPMOVZXWD      176(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 176(R11)
-	VPMOVZXWD      192(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 192(R11)
-	VPMOVZXWD      208(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 208(R11)
-	VPMOVZXWD      224(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 224(R11)
-	VPMOVZXWD      240(R12), Y10
-	VPSLLD         $0x10, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VPSRLD         $0x10, Y11, Y10
-	VPAND          c32x8_00000001<>+0(SB), Y10, Y10
-	VPADDD         c32x8_00007fff<>+0(SB), Y10, Y10
-	VPADDD         Y11, Y10, Y10
-	VPSRLD         $0x10, Y10, Y10
-	VEXTRACTI128   $0x01, Y10, X11
-	VPACKUSDW      X11, X10, X10
-	VMOVDQU        X10, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head90
-
-rope_heads_done87:
+rope_heads_done69:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -4057,7 +3097,7 @@ rope_heads_done87:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token82
+	JNZ  rope_token66
 
 rope_tokens_done48:
 rope_done1:
@@ -4074,10 +3114,10 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done91
+	JZ      combine_done71
 	VMOVUPS combine_dup8<>+0(SB), Y0
 
-combine_token92:
+combine_token72:
 	MOVLQSX    (BX), R8
 	ANDQ       DI, R8
 	IMUL3Q     $0x00000400, R8, R8
@@ -4309,9 +3349,9 @@ combine_token92:
 	ADDQ       $0x00000400, AX
 	ADDQ       $0x04, BX
 	DECQ       SI
-	JNZ        combine_token92
+	JNZ        combine_token72
 
-combine_done91:
+combine_done71:
 	VZEROUPPER
 	RET
 
@@ -4323,13 +3363,13 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done93
+	JZ    scale16_done73
 	TESTQ BX, BX
-	JZ    scale16_done93
+	JZ    scale16_done73
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token94:
+scale16_token74:
 	VBROADCASTSS (CX), Y0
 	VBROADCASTSS c32_00400000<>+0(SB), Y1
 	VORPS        Y0, Y1, Y1
@@ -4340,9 +3380,9 @@ scale16_token94:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop95:
+scale16_loop75:
 	CMPQ         R8, $0x00000020
-	JB           scale16_loop_end96
+	JB           scale16_loop_end76
 	VPMOVZXWD    (DI), Y1
 	VPSLLD       $0x10, Y1, Y1
 	VMULPS       Y0, Y1, Y1
@@ -4389,12 +3429,12 @@ scale16_loop95:
 	VMOVDQU      X1, 48(DI)
 	ADDQ         $0x00000040, DI
 	SUBQ         $0x00000020, R8
-	JMP          scale16_loop95
+	JMP          scale16_loop75
 
-scale16_loop_end96:
-scale16_loop97:
+scale16_loop_end76:
+scale16_loop77:
 	CMPQ         R8, $0x00000008
-	JB           scale16_loop_end98
+	JB           scale16_loop_end78
 	VPMOVZXWD    (DI), Y1
 	VPSLLD       $0x10, Y1, Y1
 	VMULPS       Y0, Y1, Y1
@@ -4408,11 +3448,11 @@ scale16_loop97:
 	VMOVDQU      X1, (DI)
 	ADDQ         $0x00000010, DI
 	SUBQ         $0x00000008, R8
-	JMP          scale16_loop97
+	JMP          scale16_loop77
 
-scale16_loop_end98:
+scale16_loop_end78:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail99
+	JZ        scale16_tail79
 	VPMOVZXWD (DI), X1
 	VPSLLD    $0x10, X1, X1
 	VMULPS    X0, X1, X1
@@ -4425,9 +3465,9 @@ scale16_loop_end98:
 	VMOVQ     X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail99:
+scale16_tail79:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail100
+	JZ        scale16_tail80
 	VMOVD     (DI), X1
 	VPMOVZXWD X1, X1
 	VPSLLD    $0x10, X1, X1
@@ -4441,9 +3481,9 @@ scale16_tail99:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail100:
+scale16_tail80:
 	TESTQ   $0x00000001, R8
-	JZ      scale16_tail101
+	JZ      scale16_tail81
 	MOVWLZX (DI), R8
 	SHLL    $0x10, R8
 	VMOVD   R8, X1
@@ -4456,13 +3496,13 @@ scale16_tail100:
 	VPEXTRW $0x00, X0, (DI)
 	ADDQ    $0x00000002, DI
 
-scale16_tail101:
+scale16_tail81:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token94
+	JNZ  scale16_token74
 
-scale16_done93:
+scale16_done73:
 	VZEROUPPER
 	RET
 
@@ -4478,9 +3518,911 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done102
+	JZ     rope_done82
 	TESTL  R9, R9
-	JS     rope_inverse103
+	JS     rope_inverse83
+	MOVQ   qHeads+48(FP), R9
+	ADDQ   kHeads+120(FP), R9
+	IMUL3Q $0x00000100, R9, R9
+	MOVQ   R8, R10
+	IMULQ  R10, R9
+	CMPQ   R9, $0x00080000
+	JA     rope_stream84
+
+rope_token86:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done87
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src88
+
+rope_head89:
+	VPMOVZXWD      (R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head89
+	JMP            rope_heads_done87
+
+rope_heads_from_src88:
+	MOVQ CX, R11
+
+rope_head90:
+	VPMOVZXWD      (R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head90
+
+rope_heads_done87:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done91
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src92
+
+rope_head93:
+	VPMOVZXWD      (R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head93
+	JMP            rope_heads_done91
+
+rope_heads_from_src92:
+	MOVQ BX, R11
+
+rope_head94:
+	VPMOVZXWD      (R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head94
+
+rope_heads_done91:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token86
+	JMP  rope_tokens_done85
+
+rope_stream84:
+rope_token95:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000400, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 512(R9), Z1
+	VMOVUPS 64(R9), Z2
+	VMOVUPS 576(R9), Z3
+	VMOVUPS 128(R9), Z4
+	VMOVUPS 640(R9), Z5
+	VMOVUPS 192(R9), Z6
+	VMOVUPS 704(R9), Z7
+	VMOVUPS 256(R9), Z8
+	VMOVUPS 768(R9), Z9
+	VMOVUPS 320(R9), Z10
+	VMOVUPS 832(R9), Z11
+	VMOVUPS 384(R9), Z12
+	VMOVUPS 896(R9), Z13
+	VMOVUPS 448(R9), Z14
+	VMOVUPS 960(R9), Z15
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done96
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x01, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src97
+
+rope_head98:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	VPMOVZXWD      (R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head98
+	JMP            rope_heads_done96
+
+rope_heads_from_src97:
+	MOVQ CX, R11
+
+rope_head99:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	VPMOVZXWD      (R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head99
+
+rope_heads_done96:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done100
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R13
+	SHLQ  $0x01, R13
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src101
+
+rope_head102:
+	PREFETCHT0     (R10)(R13*1)
+	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT0     192(R10)(R13*1)
+	VPMOVZXWD      (R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R10), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head102
+	JMP            rope_heads_done100
+
+rope_heads_from_src101:
+	MOVQ BX, R11
+
+rope_head103:
+	PREFETCHT0     (R11)(R13*1)
+	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT0     192(R11)(R13*1)
+	VPMOVZXWD      (R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R10)
+	VPMOVZXWD      32(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R10)
+	VPMOVZXWD      64(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R10)
+	VPMOVZXWD      96(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R10)
+	VPMOVZXWD      128(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R10)
+	VPMOVZXWD      160(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R10)
+	VPMOVZXWD      192(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R10)
+	VPMOVZXWD      224(R11), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head103
+
+rope_heads_done100:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token95
+
+rope_tokens_done85:
+	JMP rope_done82
+
+rope_inverse83:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000100, R9, R9
@@ -4512,18 +4454,16 @@ rope_token106:
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done107
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src108
 
-rope_head109:
+rope_head108:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4534,7 +4474,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4545,7 +4485,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4556,7 +4496,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4567,7 +4507,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4578,7 +4518,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4589,7 +4529,7 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4600,131 +4540,31 @@ rope_head109:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
 	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head109
-	JMP            rope_heads_done107
-
-rope_heads_from_src108:
-	MOVQ CX, R11
-
-rope_head110:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head110
+	JNZ            rope_head108
 
 rope_heads_done107:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done111
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done109
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src112
 
-rope_head113:
+rope_head110:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4735,7 +4575,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4746,7 +4586,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4757,7 +4597,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4768,7 +4608,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4779,7 +4619,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4790,7 +4630,7 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4801,116 +4641,18 @@ rope_head113:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
 	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head113
-	JMP            rope_heads_done111
+	JNZ            rope_head110
 
-rope_heads_from_src112:
-	MOVQ BX, R11
-
-rope_head114:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head114
-
-rope_heads_done111:
+rope_heads_done109:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -4925,7 +4667,7 @@ rope_heads_done111:
 	JMP  rope_tokens_done105
 
 rope_stream104:
-rope_token115:
+rope_token111:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000400, R9, R9
 	ADDQ    SI, R9
@@ -4947,25 +4689,23 @@ rope_token115:
 	VMOVUPS 960(R9), Z15
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done116
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	JZ      rope_heads_done112
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src117
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x01, R12
 
-rope_head118:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
+rope_head113:
+	PREFETCHT0     (R10)(R12*1)
+	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT0     192(R10)(R12*1)
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4976,7 +4716,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4987,7 +4727,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -4998,7 +4738,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5009,7 +4749,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5020,7 +4760,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5031,7 +4771,7 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5042,141 +4782,37 @@ rope_head118:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
 	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head118
-	JMP            rope_heads_done116
+	JNZ            rope_head113
 
-rope_heads_from_src117:
-	MOVQ CX, R11
-
-rope_head119:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head119
-
-rope_heads_done116:
+rope_heads_done112:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done120
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done114
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src121
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head122:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
+rope_head115:
+	PREFETCHT0     (R10)(R12*1)
+	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT0     192(R10)(R12*1)
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5187,7 +4823,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5198,7 +4834,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5209,7 +4845,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5220,7 +4856,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5231,7 +4867,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5242,7 +4878,7 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
@@ -5253,120 +4889,18 @@ rope_head122:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
 	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
+	ADDQ           R11, R10
 	DECQ           R9
-	JNZ            rope_head122
-	JMP            rope_heads_done120
+	JNZ            rope_head115
 
-rope_heads_from_src121:
-	MOVQ BX, R11
-
-rope_head123:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head123
-
-rope_heads_done120:
+rope_heads_done114:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -5377,912 +4911,10 @@ rope_heads_done120:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token115
+	JNZ  rope_token111
 
 rope_tokens_done105:
-	JMP rope_done102
-
-rope_inverse103:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream124
-
-rope_token126:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done127
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src128
-
-rope_head129:
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head129
-	JMP            rope_heads_done127
-
-rope_heads_from_src128:
-	MOVQ CX, R11
-
-rope_head130:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head130
-
-rope_heads_done127:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done131
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src132
-
-rope_head133:
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head133
-	JMP            rope_heads_done131
-
-rope_heads_from_src132:
-	MOVQ BX, R11
-
-rope_head134:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head134
-
-rope_heads_done131:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token126
-	JMP  rope_tokens_done125
-
-rope_stream124:
-rope_token135:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done136
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src137
-
-rope_head138:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head138
-	JMP            rope_heads_done136
-
-rope_heads_from_src137:
-	MOVQ CX, R11
-
-rope_head139:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head139
-
-rope_heads_done136:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done140
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src141
-
-rope_head142:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
-	PREFETCHT0     192(R10)(R13*1)
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head142
-	JMP            rope_heads_done140
-
-rope_heads_from_src141:
-	MOVQ BX, R11
-
-rope_head143:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
-	PREFETCHT0     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head143
-
-rope_heads_done140:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token135
-
-rope_tokens_done125:
-rope_done102:
+rope_done82:
 	VZEROUPPER
 	RET
 
@@ -6296,10 +4928,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done144
+	JZ      combine_done116
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token145:
+combine_token117:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -6419,9 +5051,9 @@ combine_token145:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token145
+	JNZ       combine_token117
 
-combine_done144:
+combine_done116:
 	VZEROUPPER
 	RET
 
@@ -6441,13 +5073,13 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done146
+	JZ    scale16_done118
 	TESTQ BX, BX
-	JZ    scale16_done146
+	JZ    scale16_done118
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token147:
+scale16_token119:
 	VBROADCASTSS (CX), Z0
 	VBROADCASTSS c32_00400000<>+0(SB), Z1
 	VORPS        Z0, Z1, Z1
@@ -6458,9 +5090,9 @@ scale16_token147:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop148:
+scale16_loop120:
 	CMPQ        R8, $0x00000040
-	JB          scale16_loop_end149
+	JB          scale16_loop_end121
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -6499,12 +5131,12 @@ scale16_loop148:
 	VPMOVDW     Z2, 96(DI)
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000040, R8
-	JMP         scale16_loop148
+	JMP         scale16_loop120
 
-scale16_loop_end149:
-scale16_loop150:
+scale16_loop_end121:
+scale16_loop122:
 	CMPQ        R8, $0x00000010
-	JB          scale16_loop_end151
+	JB          scale16_loop_end123
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -6516,11 +5148,11 @@ scale16_loop150:
 	VPMOVDW     Z2, (DI)
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000010, R8
-	JMP         scale16_loop150
+	JMP         scale16_loop122
 
-scale16_loop_end151:
+scale16_loop_end123:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail152
+	JZ          scale16_tail124
 	VMOVDQU16.Z (DI), K1, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -6533,9 +5165,9 @@ scale16_loop_end151:
 	VPMOVDW     Z2, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail152:
+scale16_tail124:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail153
+	JZ          scale16_tail125
 	VMOVDQU16.Z (DI), K2, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -6548,9 +5180,9 @@ scale16_tail152:
 	VPMOVDW     Z2, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail153:
+scale16_tail125:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail154
+	JZ          scale16_tail126
 	VMOVDQU16.Z (DI), K3, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -6563,9 +5195,9 @@ scale16_tail153:
 	VPMOVDW     Z2, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail154:
+scale16_tail126:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail155
+	JZ          scale16_tail127
 	VMOVDQU16.Z (DI), K4, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -6578,13 +5210,13 @@ scale16_tail154:
 	VPMOVDW     Z0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail155:
+scale16_tail127:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token147
+	JNZ  scale16_token119
 
-scale16_done146:
+scale16_done118:
 	VZEROUPPER
 	RET
 

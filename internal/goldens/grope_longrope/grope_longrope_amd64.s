@@ -332,13 +332,11 @@ rope_token25:
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done26
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src27
 
-rope_head28:
+rope_head27:
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -355,47 +353,19 @@ rope_head28:
 	VFMSUB231PS Y2, Y5, Y7
 	VMOVUPS     Y6, 32(R10)
 	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head28
-	JMP         rope_heads_done26
-
-rope_heads_from_src27:
-	MOVQ CX, R11
-
-rope_head29:
-	VMOVUPS     (R11), Y4
-	VMOVUPS     64(R11), Y5
-	VMULPS      Y1, Y5, Y6
-	VMULPS      Y1, Y4, Y7
-	VFMADD231PS Y0, Y4, Y6
-	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (R10)
-	VMOVUPS     Y7, 64(R10)
-	VMOVUPS     32(R11), Y4
-	VMOVUPS     96(R11), Y5
-	VMULPS      Y3, Y5, Y6
-	VMULPS      Y3, Y4, Y7
-	VFMADD231PS Y2, Y4, Y6
-	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(R10)
-	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head29
+	JNZ         rope_head27
 
 rope_heads_done26:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done30
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done28
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src31
 
-rope_head32:
+rope_head29:
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -412,37 +382,11 @@ rope_head32:
 	VFMSUB231PS Y2, Y5, Y7
 	VMOVUPS     Y6, 32(R10)
 	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head32
-	JMP         rope_heads_done30
+	JNZ         rope_head29
 
-rope_heads_from_src31:
-	MOVQ BX, R11
-
-rope_head33:
-	VMOVUPS     (R11), Y4
-	VMOVUPS     64(R11), Y5
-	VMULPS      Y1, Y5, Y6
-	VMULPS      Y1, Y4, Y7
-	VFMADD231PS Y0, Y4, Y6
-	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (R10)
-	VMOVUPS     Y7, 64(R10)
-	VMOVUPS     32(R11), Y4
-	VMOVUPS     96(R11), Y5
-	VMULPS      Y3, Y5, Y6
-	VMULPS      Y3, Y4, Y7
-	VFMADD231PS Y2, Y4, Y6
-	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(R10)
-	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head33
-
-rope_heads_done30:
+rope_heads_done28:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -457,7 +401,7 @@ rope_heads_done30:
 	JMP  rope_tokens_done24
 
 rope_stream23:
-rope_token34:
+rope_token30:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000080, R9, R9
 	ADDQ    SI, R9
@@ -467,18 +411,16 @@ rope_token34:
 	VMOVUPS 96(R9), Y3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done35
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done31
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src36
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x02, R12
 
-rope_head37:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+rope_head32:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -495,53 +437,23 @@ rope_head37:
 	VFMSUB231PS Y2, Y5, Y7
 	VMOVUPS     Y6, 32(R10)
 	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head37
-	JMP         rope_heads_done35
+	JNZ         rope_head32
 
-rope_heads_from_src36:
-	MOVQ CX, R11
-
-rope_head38:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	VMOVUPS     (R11), Y4
-	VMOVUPS     64(R11), Y5
-	VMULPS      Y1, Y5, Y6
-	VMULPS      Y1, Y4, Y7
-	VFMADD231PS Y0, Y4, Y6
-	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (R10)
-	VMOVUPS     Y7, 64(R10)
-	VMOVUPS     32(R11), Y4
-	VMOVUPS     96(R11), Y5
-	VMULPS      Y3, Y5, Y6
-	VMULPS      Y3, Y4, Y7
-	VFMADD231PS Y2, Y4, Y6
-	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(R10)
-	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head38
-
-rope_heads_done35:
+rope_heads_done31:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done39
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done33
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src40
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x02, R12
 
-rope_head41:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+rope_head34:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -558,39 +470,11 @@ rope_head41:
 	VFMSUB231PS Y2, Y5, Y7
 	VMOVUPS     Y6, 32(R10)
 	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head41
-	JMP         rope_heads_done39
+	JNZ         rope_head34
 
-rope_heads_from_src40:
-	MOVQ BX, R11
-
-rope_head42:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	VMOVUPS     (R11), Y4
-	VMOVUPS     64(R11), Y5
-	VMULPS      Y1, Y5, Y6
-	VMULPS      Y1, Y4, Y7
-	VFMADD231PS Y0, Y4, Y6
-	VFMSUB231PS Y0, Y5, Y7
-	VMOVUPS     Y6, (R10)
-	VMOVUPS     Y7, 64(R10)
-	VMOVUPS     32(R11), Y4
-	VMOVUPS     96(R11), Y5
-	VMULPS      Y3, Y5, Y6
-	VMULPS      Y3, Y4, Y7
-	VFMADD231PS Y2, Y4, Y6
-	VFMSUB231PS Y2, Y5, Y7
-	VMOVUPS     Y6, 32(R10)
-	VMOVUPS     Y7, 96(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head42
-
-rope_heads_done39:
+rope_heads_done33:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -601,7 +485,7 @@ rope_heads_done39:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token34
+	JNZ  rope_token30
 
 rope_tokens_done24:
 rope_done1:
@@ -618,9 +502,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done43
+	JZ    combine_done35
 
-combine_token44:
+combine_token36:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000100, R8, R8
@@ -676,9 +560,9 @@ combine_token44:
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token44
+	JNZ         combine_token36
 
-combine_done43:
+combine_done35:
 	VZEROUPPER
 	RET
 
@@ -694,18 +578,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done45
+	JZ     rope_done37
 	TESTL  R9, R9
-	JS     rope_inverse46
+	JS     rope_inverse38
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000080, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream47
+	JA     rope_stream39
 
-rope_token49:
+rope_token41:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000080, R9, R9
 	ADDQ    SI, R9
@@ -713,14 +597,14 @@ rope_token49:
 	VMOVUPS 64(R9), Z1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done50
+	JZ      rope_heads_done42
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src51
+	JNE     rope_heads_from_src43
 
-rope_head52:
+rope_head44:
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -731,100 +615,100 @@ rope_head52:
 	VMOVUPS     Z5, 64(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head52
-	JMP         rope_heads_done50
+	JNZ         rope_head44
+	JMP         rope_heads_done42
 
-rope_heads_from_src51:
+rope_heads_from_src43:
 	MOVQ CX, R11
+
+rope_head45:
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head45
+
+rope_heads_done42:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done46
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x02, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src47
+
+rope_head48:
+	VMOVUPS     (R10), Z2
+	VMOVUPS     64(R10), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head48
+	JMP         rope_heads_done46
+
+rope_heads_from_src47:
+	MOVQ BX, R11
+
+rope_head49:
+	VMOVUPS     (R11), Z2
+	VMOVUPS     64(R11), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R10)
+	VMOVUPS     Z5, 64(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head49
+
+rope_heads_done46:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token41
+	JMP  rope_tokens_done40
+
+rope_stream39:
+rope_token50:
+	MOVLQSX (DI), R9
+	IMUL3Q  $0x00000080, R9, R9
+	ADDQ    SI, R9
+	VMOVUPS (R9), Z0
+	VMOVUPS 64(R9), Z1
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done51
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
+	SHLQ    $0x02, R13
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src52
 
 rope_head53:
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head53
-
-rope_heads_done50:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done54
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src55
-
-rope_head56:
-	VMOVUPS     (R10), Z2
-	VMOVUPS     64(R10), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head56
-	JMP         rope_heads_done54
-
-rope_heads_from_src55:
-	MOVQ BX, R11
-
-rope_head57:
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head57
-
-rope_heads_done54:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token49
-	JMP  rope_tokens_done48
-
-rope_stream47:
-rope_token58:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000080, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 64(R9), Z1
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done59
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src60
-
-rope_head61:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	VMOVUPS     (R10), Z2
@@ -837,13 +721,13 @@ rope_head61:
 	VMOVUPS     Z5, 64(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head61
-	JMP         rope_heads_done59
+	JNZ         rope_head53
+	JMP         rope_heads_done51
 
-rope_heads_from_src60:
+rope_heads_from_src52:
 	MOVQ CX, R11
 
-rope_head62:
+rope_head54:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	VMOVUPS     (R11), Z2
@@ -857,21 +741,21 @@ rope_head62:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head62
+	JNZ         rope_head54
 
-rope_heads_done59:
+rope_heads_done51:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done63
+	JZ    rope_heads_done55
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x02, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x02, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src64
+	JNE   rope_heads_from_src56
 
-rope_head65:
+rope_head57:
 	PREFETCHT0  (R10)(R13*1)
 	PREFETCHT0  64(R10)(R13*1)
 	VMOVUPS     (R10), Z2
@@ -884,13 +768,13 @@ rope_head65:
 	VMOVUPS     Z5, 64(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head65
-	JMP         rope_heads_done63
+	JNZ         rope_head57
+	JMP         rope_heads_done55
 
-rope_heads_from_src64:
+rope_heads_from_src56:
 	MOVQ BX, R11
 
-rope_head66:
+rope_head58:
 	PREFETCHT0  (R11)(R13*1)
 	PREFETCHT0  64(R11)(R13*1)
 	VMOVUPS     (R11), Z2
@@ -904,9 +788,9 @@ rope_head66:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head66
+	JNZ         rope_head58
 
-rope_heads_done63:
+rope_heads_done55:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -917,21 +801,21 @@ rope_heads_done63:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token58
+	JNZ  rope_token50
 
-rope_tokens_done48:
-	JMP rope_done45
+rope_tokens_done40:
+	JMP rope_done37
 
-rope_inverse46:
+rope_inverse38:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000080, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream67
+	JA     rope_stream59
 
-rope_token69:
+rope_token61:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000080, R9, R9
 	ADDQ    SI, R9
@@ -939,14 +823,12 @@ rope_token69:
 	VMOVUPS 64(R9), Z1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done70
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done62
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src71
 
-rope_head72:
+rope_head63:
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -955,39 +837,19 @@ rope_head72:
 	VFMSUB231PS Z0, Z3, Z5
 	VMOVUPS     Z4, (R10)
 	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
+	JNZ         rope_head63
 
-rope_heads_from_src71:
-	MOVQ CX, R11
-
-rope_head73:
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head73
-
-rope_heads_done70:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done74
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done64
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src75
 
-rope_head76:
+rope_head65:
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -996,29 +858,11 @@ rope_head76:
 	VFMSUB231PS Z0, Z3, Z5
 	VMOVUPS     Z4, (R10)
 	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head76
-	JMP         rope_heads_done74
+	JNZ         rope_head65
 
-rope_heads_from_src75:
-	MOVQ BX, R11
-
-rope_head77:
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head77
-
-rope_heads_done74:
+rope_heads_done64:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1029,11 +873,11 @@ rope_heads_done74:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token69
-	JMP  rope_tokens_done68
+	JNZ  rope_token61
+	JMP  rope_tokens_done60
 
-rope_stream67:
-rope_token78:
+rope_stream59:
+rope_token66:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000080, R9, R9
 	ADDQ    SI, R9
@@ -1041,18 +885,16 @@ rope_token78:
 	VMOVUPS 64(R9), Z1
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done79
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
+	JZ      rope_heads_done67
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
 	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src80
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x02, R12
 
-rope_head81:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+rope_head68:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1061,45 +903,23 @@ rope_head81:
 	VFMSUB231PS Z0, Z3, Z5
 	VMOVUPS     Z4, (R10)
 	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
+	JNZ         rope_head68
 
-rope_heads_from_src80:
-	MOVQ CX, R11
-
-rope_head82:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head82
-
-rope_heads_done79:
+rope_heads_done67:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done83
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done69
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src84
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x02, R12
 
-rope_head85:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+rope_head70:
+	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT0  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1108,31 +928,11 @@ rope_head85:
 	VFMSUB231PS Z0, Z3, Z5
 	VMOVUPS     Z4, (R10)
 	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head85
-	JMP         rope_heads_done83
+	JNZ         rope_head70
 
-rope_heads_from_src84:
-	MOVQ BX, R11
-
-rope_head86:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
-	VMOVUPS     (R11), Z2
-	VMOVUPS     64(R11), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R10)
-	VMOVUPS     Z5, 64(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head86
-
-rope_heads_done83:
+rope_heads_done69:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x02, R9
 	ADDQ R9, AX
@@ -1143,10 +943,10 @@ rope_heads_done83:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token78
+	JNZ  rope_token66
 
-rope_tokens_done68:
-rope_done45:
+rope_tokens_done60:
+rope_done37:
 	VZEROUPPER
 	RET
 
@@ -1160,9 +960,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done87
+	JZ    combine_done71
 
-combine_token88:
+combine_token72:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000100, R8, R8
@@ -1194,8 +994,8 @@ combine_token88:
 	ADDQ         $0x00000080, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token88
+	JNZ          combine_token72
 
-combine_done87:
+combine_done71:
 	VZEROUPPER
 	RET

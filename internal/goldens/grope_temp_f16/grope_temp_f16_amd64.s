@@ -416,13 +416,11 @@ rope_token25:
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
 	JZ      rope_heads_done26
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src27
 
-rope_head28:
+rope_head27:
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -435,11 +433,11 @@ rope_head28:
 	VMOVD       X4, (R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     4(R10), R12
+	VMOVD       R12, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R10), R12
+	VMOVD       R12, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -449,59 +447,19 @@ rope_head28:
 	VPEXTRW     $0x00, X4, 4(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head28
-	JMP         rope_heads_done26
-
-rope_heads_from_src27:
-	MOVQ CX, R11
-
-rope_head29:
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head29
+	JNZ         rope_head27
 
 rope_heads_done26:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done30
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done28
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src31
 
-rope_head32:
+rope_head29:
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -514,11 +472,11 @@ rope_head32:
 	VMOVD       X4, (R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     4(R10), R12
+	VMOVD       R12, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R10), R12
+	VMOVD       R12, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -528,49 +486,11 @@ rope_head32:
 	VPEXTRW     $0x00, X4, 4(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head32
-	JMP         rope_heads_done30
+	JNZ         rope_head29
 
-rope_heads_from_src31:
-	MOVQ BX, R11
-
-rope_head33:
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head33
-
-rope_heads_done30:
+rope_heads_done28:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -585,7 +505,7 @@ rope_heads_done30:
 	JMP  rope_tokens_done24
 
 rope_stream23:
-rope_token34:
+rope_token30:
 	MOVLQSX (DI), R9
 	IMUL3Q  $0x00000018, R9, R9
 	ADDQ    SI, R9
@@ -595,17 +515,15 @@ rope_token34:
 	VMOVSS  20(R9), X3
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done35
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
+	JZ      rope_heads_done31
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
 	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src36
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x01, R12
 
-rope_head37:
-	PREFETCHT0  (R10)(R13*1)
+rope_head32:
+	PREFETCHT0  (R10)(R12*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -618,11 +536,11 @@ rope_head37:
 	VMOVD       X4, (R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     4(R10), R13
+	VMOVD       R13, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R10), R13
+	VMOVD       R13, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -632,63 +550,22 @@ rope_head37:
 	VPEXTRW     $0x00, X4, 4(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head37
-	JMP         rope_heads_done35
+	JNZ         rope_head32
 
-rope_heads_from_src36:
-	MOVQ CX, R11
-
-rope_head38:
-	PREFETCHT0  (R11)(R13*1)
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R14
-	VMOVD       R14, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R14
-	VMOVD       R14, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head38
-
-rope_heads_done35:
+rope_heads_done31:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done39
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done33
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src40
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head41:
-	PREFETCHT0  (R10)(R13*1)
+rope_head34:
+	PREFETCHT0  (R10)(R12*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -701,11 +578,11 @@ rope_head41:
 	VMOVD       X4, (R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	MOVWLZX     4(R10), R13
+	VMOVD       R13, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R10), R13
+	VMOVD       R13, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
@@ -715,50 +592,11 @@ rope_head41:
 	VPEXTRW     $0x00, X4, 4(R10)
 	VCVTPS2PH   $0x00, X7, X4
 	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head41
-	JMP         rope_heads_done39
+	JNZ         rope_head34
 
-rope_heads_from_src40:
-	MOVQ BX, R11
-
-rope_head42:
-	PREFETCHT0  (R11)(R13*1)
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R14
-	VMOVD       R14, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R14
-	VMOVD       R14, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head42
-
-rope_heads_done39:
+rope_heads_done33:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -769,7 +607,7 @@ rope_heads_done39:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token34
+	JNZ  rope_token30
 
 rope_tokens_done24:
 rope_done1:
@@ -786,9 +624,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done43
+	JZ    combine_done35
 
-combine_token44:
+combine_token36:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -832,9 +670,9 @@ combine_token44:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token44
+	JNZ       combine_token36
 
-combine_done43:
+combine_done35:
 	VZEROUPPER
 	RET
 
@@ -846,20 +684,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done45
+	JZ    scale16_done37
 	TESTQ BX, BX
-	JZ    scale16_done45
+	JZ    scale16_done37
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token46:
+scale16_token38:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop47:
+scale16_loop39:
 	CMPQ      R8, $0x00000020
-	JB        scale16_loop_end48
+	JB        scale16_loop_end40
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
@@ -874,30 +712,30 @@ scale16_loop47:
 	VCVTPS2PH $0x00, Y1, 48(DI)
 	ADDQ      $0x00000040, DI
 	SUBQ      $0x00000020, R8
-	JMP       scale16_loop47
+	JMP       scale16_loop39
 
-scale16_loop_end48:
-scale16_loop49:
+scale16_loop_end40:
+scale16_loop41:
 	CMPQ      R8, $0x00000008
-	JB        scale16_loop_end50
+	JB        scale16_loop_end42
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
 	ADDQ      $0x00000010, DI
 	SUBQ      $0x00000008, R8
-	JMP       scale16_loop49
+	JMP       scale16_loop41
 
-scale16_loop_end50:
+scale16_loop_end42:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail51
+	JZ        scale16_tail43
 	VCVTPH2PS (DI), X1
 	VMULPS    X0, X1, X1
 	VCVTPS2PH $0x00, X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail51:
+scale16_tail43:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail52
+	JZ        scale16_tail44
 	VMOVD     (DI), X1
 	VCVTPH2PS X1, X1
 	VMULPS    X0, X1, X1
@@ -905,9 +743,9 @@ scale16_tail51:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail52:
+scale16_tail44:
 	TESTQ     $0x00000001, R8
-	JZ        scale16_tail53
+	JZ        scale16_tail45
 	MOVWLZX   (DI), R8
 	VMOVD     R8, X1
 	VCVTPH2PS X1, X1
@@ -916,13 +754,13 @@ scale16_tail52:
 	VPEXTRW   $0x00, X0, (DI)
 	ADDQ      $0x00000002, DI
 
-scale16_tail53:
+scale16_tail45:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token46
+	JNZ  scale16_token38
 
-scale16_done45:
+scale16_done37:
 	VZEROUPPER
 	RET
 
@@ -942,18 +780,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), R8
 	MOVL   sign+192(FP), R9
 	TESTQ  R8, R8
-	JZ     rope_done54
+	JZ     rope_done46
 	TESTL  R9, R9
-	JS     rope_inverse55
+	JS     rope_inverse47
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000014, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream56
+	JA     rope_stream48
 
-rope_token58:
+rope_token50:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000018, R9, R9
 	ADDQ      SI, R9
@@ -961,14 +799,14 @@ rope_token58:
 	VMOVUPS.Z 12(R9), K1, Z1
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done59
+	JZ        rope_heads_done51
 	MOVQ      qHeadStride+64(FP), R12
 	SHLQ      $0x01, R12
 	MOVQ      AX, R10
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src60
+	JNE       rope_heads_from_src52
 
-rope_head61:
+rope_head53:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -983,116 +821,116 @@ rope_head61:
 	VMOVDQU16   Y2, K1, 6(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head61
-	JMP         rope_heads_done59
+	JNZ         rope_head53
+	JMP         rope_heads_done51
 
-rope_heads_from_src60:
+rope_heads_from_src52:
 	MOVQ CX, R11
+
+rope_head54:
+	VMOVDQU16.Z (R11), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(R11), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R10)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R10)
+	VMOVUPS.Z   12(R11), K2, Z2
+	VMOVUPS     Z2, K2, 12(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head54
+
+rope_heads_done51:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done55
+	MOVQ  kHeadStride+136(FP), R12
+	SHLQ  $0x01, R12
+	MOVQ  DX, R10
+	CMPQ  DX, BX
+	JNE   rope_heads_from_src56
+
+rope_head57:
+	VMOVDQU16.Z (R10), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(R10), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R10)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R10)
+	ADDQ        R12, R10
+	DECQ        R9
+	JNZ         rope_head57
+	JMP         rope_heads_done55
+
+rope_heads_from_src56:
+	MOVQ BX, R11
+
+rope_head58:
+	VMOVDQU16.Z (R11), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(R11), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R10)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R10)
+	VMOVUPS.Z   12(R11), K2, Z2
+	VMOVUPS     Z2, K2, 12(R10)
+	ADDQ        R12, R10
+	ADDQ        R12, R11
+	DECQ        R9
+	JNZ         rope_head58
+
+rope_heads_done55:
+	MOVQ qStride+56(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, AX
+	ADDQ R9, CX
+	MOVQ kStride+128(FP), R9
+	SHLQ $0x01, R9
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ $0x04, DI
+	DECQ R8
+	JNZ  rope_token50
+	JMP  rope_tokens_done49
+
+rope_stream48:
+rope_token59:
+	MOVLQSX   (DI), R9
+	IMUL3Q    $0x00000018, R9, R9
+	ADDQ      SI, R9
+	VMOVUPS.Z (R9), K1, Z0
+	VMOVUPS.Z 12(R9), K1, Z1
+	MOVQ      qHeads+48(FP), R9
+	TESTQ     R9, R9
+	JZ        rope_heads_done60
+	MOVQ      qHeadStride+64(FP), R12
+	SHLQ      $0x01, R12
+	MOVQ      AX, R10
+	MOVQ      qStride+56(FP), R13
+	SHLQ      $0x01, R13
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src61
 
 rope_head62:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head62
-
-rope_heads_done59:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done63
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src64
-
-rope_head65:
-	VMOVDQU16.Z (R10), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head65
-	JMP         rope_heads_done63
-
-rope_heads_from_src64:
-	MOVQ BX, R11
-
-rope_head66:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head66
-
-rope_heads_done63:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token58
-	JMP  rope_tokens_done57
-
-rope_stream56:
-rope_token67:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000018, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS.Z (R9), K1, Z0
-	VMOVUPS.Z 12(R9), K1, Z1
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done68
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src69
-
-rope_head70:
 	PREFETCHT0  (R10)(R13*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1108,13 +946,13 @@ rope_head70:
 	VMOVDQU16   Y2, K1, 6(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head70
-	JMP         rope_heads_done68
+	JNZ         rope_head62
+	JMP         rope_heads_done60
 
-rope_heads_from_src69:
+rope_heads_from_src61:
 	MOVQ CX, R11
 
-rope_head71:
+rope_head63:
 	PREFETCHT0  (R11)(R13*1)
 	VMOVDQU16.Z (R11), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1133,21 +971,21 @@ rope_head71:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head71
+	JNZ         rope_head63
 
-rope_heads_done68:
+rope_heads_done60:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done72
+	JZ    rope_heads_done64
 	MOVQ  kHeadStride+136(FP), R12
 	SHLQ  $0x01, R12
 	MOVQ  DX, R10
 	MOVQ  kStride+128(FP), R13
 	SHLQ  $0x01, R13
 	CMPQ  DX, BX
-	JNE   rope_heads_from_src73
+	JNE   rope_heads_from_src65
 
-rope_head74:
+rope_head66:
 	PREFETCHT0  (R10)(R13*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1163,13 +1001,13 @@ rope_head74:
 	VMOVDQU16   Y2, K1, 6(R10)
 	ADDQ        R12, R10
 	DECQ        R9
-	JNZ         rope_head74
-	JMP         rope_heads_done72
+	JNZ         rope_head66
+	JMP         rope_heads_done64
 
-rope_heads_from_src73:
+rope_heads_from_src65:
 	MOVQ BX, R11
 
-rope_head75:
+rope_head67:
 	PREFETCHT0  (R11)(R13*1)
 	VMOVDQU16.Z (R11), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1188,9 +1026,9 @@ rope_head75:
 	ADDQ        R12, R10
 	ADDQ        R12, R11
 	DECQ        R9
-	JNZ         rope_head75
+	JNZ         rope_head67
 
-rope_heads_done72:
+rope_heads_done64:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1201,21 +1039,21 @@ rope_heads_done72:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token67
+	JNZ  rope_token59
 
-rope_tokens_done57:
-	JMP rope_done54
+rope_tokens_done49:
+	JMP rope_done46
 
-rope_inverse55:
+rope_inverse47:
 	MOVQ   qHeads+48(FP), R9
 	ADDQ   kHeads+120(FP), R9
 	IMUL3Q $0x00000014, R9, R9
 	MOVQ   R8, R10
 	IMULQ  R10, R9
 	CMPQ   R9, $0x00080000
-	JA     rope_stream76
+	JA     rope_stream68
 
-rope_token78:
+rope_token70:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000018, R9, R9
 	ADDQ      SI, R9
@@ -1223,14 +1061,12 @@ rope_token78:
 	VMOVUPS.Z 12(R9), K1, Z1
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done79
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
+	JZ        rope_heads_done71
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
 	MOVQ      AX, R10
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src80
 
-rope_head81:
+rope_head72:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1243,45 +1079,19 @@ rope_head81:
 	VMOVDQU16   Y2, K1, (R10)
 	VCVTPS2PH   $0x00, Z5, Y2
 	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
+	JNZ         rope_head72
 
-rope_heads_from_src80:
-	MOVQ CX, R11
-
-rope_head82:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head82
-
-rope_heads_done79:
+rope_heads_done71:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done83
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done73
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src84
 
-rope_head85:
+rope_head74:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1294,35 +1104,11 @@ rope_head85:
 	VMOVDQU16   Y2, K1, (R10)
 	VCVTPS2PH   $0x00, Z5, Y2
 	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head85
-	JMP         rope_heads_done83
+	JNZ         rope_head74
 
-rope_heads_from_src84:
-	MOVQ BX, R11
-
-rope_head86:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head86
-
-rope_heads_done83:
+rope_heads_done73:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1333,11 +1119,11 @@ rope_heads_done83:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token78
-	JMP  rope_tokens_done77
+	JNZ  rope_token70
+	JMP  rope_tokens_done69
 
-rope_stream76:
-rope_token87:
+rope_stream68:
+rope_token75:
 	MOVLQSX   (DI), R9
 	IMUL3Q    $0x00000018, R9, R9
 	ADDQ      SI, R9
@@ -1345,17 +1131,15 @@ rope_token87:
 	VMOVUPS.Z 12(R9), K1, Z1
 	MOVQ      qHeads+48(FP), R9
 	TESTQ     R9, R9
-	JZ        rope_heads_done88
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
+	JZ        rope_heads_done76
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
 	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src89
+	MOVQ      qStride+56(FP), R12
+	SHLQ      $0x01, R12
 
-rope_head90:
-	PREFETCHT0  (R10)(R13*1)
+rope_head77:
+	PREFETCHT0  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1368,49 +1152,22 @@ rope_head90:
 	VMOVDQU16   Y2, K1, (R10)
 	VCVTPS2PH   $0x00, Z5, Y2
 	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head90
-	JMP         rope_heads_done88
+	JNZ         rope_head77
 
-rope_heads_from_src89:
-	MOVQ CX, R11
-
-rope_head91:
-	PREFETCHT0  (R11)(R13*1)
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head91
-
-rope_heads_done88:
+rope_heads_done76:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done92
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
+	JZ    rope_heads_done78
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
 	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src93
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head94:
-	PREFETCHT0  (R10)(R13*1)
+rope_head79:
+	PREFETCHT0  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1423,36 +1180,11 @@ rope_head94:
 	VMOVDQU16   Y2, K1, (R10)
 	VCVTPS2PH   $0x00, Z5, Y2
 	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
+	ADDQ        R11, R10
 	DECQ        R9
-	JNZ         rope_head94
-	JMP         rope_heads_done92
+	JNZ         rope_head79
 
-rope_heads_from_src93:
-	MOVQ BX, R11
-
-rope_head95:
-	PREFETCHT0  (R11)(R13*1)
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head95
-
-rope_heads_done92:
+rope_heads_done78:
 	MOVQ qStride+56(FP), R9
 	SHLQ $0x01, R9
 	ADDQ R9, AX
@@ -1463,10 +1195,10 @@ rope_heads_done92:
 	ADDQ R9, BX
 	ADDQ $0x04, DI
 	DECQ R8
-	JNZ  rope_token87
+	JNZ  rope_token75
 
-rope_tokens_done77:
-rope_done54:
+rope_tokens_done69:
+rope_done46:
 	VZEROUPPER
 	RET
 
@@ -1480,9 +1212,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done96
+	JZ    combine_done80
 
-combine_token97:
+combine_token81:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -1526,9 +1258,9 @@ combine_token97:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token97
+	JNZ       combine_token81
 
-combine_done96:
+combine_done80:
 	VZEROUPPER
 	RET
 
@@ -1548,20 +1280,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done98
+	JZ    scale16_done82
 	TESTQ BX, BX
-	JZ    scale16_done98
+	JZ    scale16_done82
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token99:
+scale16_token83:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop100:
+scale16_loop84:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end101
+	JB        scale16_loop_end85
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -1576,22 +1308,22 @@ scale16_loop100:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop100
+	JMP       scale16_loop84
 
-scale16_loop_end101:
-scale16_loop102:
+scale16_loop_end85:
+scale16_loop86:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end103
+	JB        scale16_loop_end87
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop102
+	JMP       scale16_loop86
 
-scale16_loop_end103:
+scale16_loop_end87:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail104
+	JZ          scale16_tail88
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1599,9 +1331,9 @@ scale16_loop_end103:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail104:
+scale16_tail88:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail105
+	JZ          scale16_tail89
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1609,9 +1341,9 @@ scale16_tail104:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail105:
+scale16_tail89:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail106
+	JZ          scale16_tail90
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1619,9 +1351,9 @@ scale16_tail105:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail106:
+scale16_tail90:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail107
+	JZ          scale16_tail91
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1629,12 +1361,12 @@ scale16_tail106:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail107:
+scale16_tail91:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token99
+	JNZ  scale16_token83
 
-scale16_done98:
+scale16_done82:
 	VZEROUPPER
 	RET
