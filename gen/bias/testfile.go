@@ -35,6 +35,9 @@ func biasTest(c *Consts) (emit.File, error) {
 		}
 	}
 	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "BiasKernels").Values(kern)))
+	if !rpe {
+		rampAllocTest(f)
+	}
 
 	// const benchLQ, benchLK = 512, 512
 	f.Comment("benchLQ and benchLK are the benchmark's query and key counts (Heads heads each).")
@@ -311,6 +314,57 @@ func benchPos(f *jen.File, rpe bool) {
 						jen.Id("SoftmaxPos").Call(call...),
 					),
 				)),
+			),
+		),
+	)
+}
+
+// rampAllocTest emits TestRampPathsAllocateNothing: the ALiBi decode calls and
+// the position forms with keys in one run, served by addRampRows and
+// softmaxRampRows without a bias table, allocate nothing per call (their
+// per-row query position is a closure that must not escape).
+func rampAllocTest(f *jen.File) {
+	// func TestRampPathsAllocateNothing(t *testing.T) {
+	//	const lk = 37
+	//	scores := make([]float32, Heads*lk)
+	//	qpos, kpos := []int32{lk - 1}, make([]int32, lk)
+	//	for j := range kpos { kpos[j] = int32(j) }
+	//	for _, c := range []struct{ name string; call func() }{
+	//		{"AddBias", func() { AddBias(scores, 1, lk, lk-1) }}, ...
+	//	} {
+	//		if a := testing.AllocsPerRun(20, c.call); a != 0 { t.Errorf("%s allocates %v times per call", c.name, a) }
+	//	}
+	// }
+	id := jen.Id
+	call := func(name string, args ...jen.Code) jen.Code {
+		return jen.Values(jen.Lit(name), jen.Func().Params().Block(id(name).Call(args...)))
+	}
+	dec := func(extra ...jen.Code) []jen.Code {
+		return append([]jen.Code{id("scores"), jen.Lit(1), id("lk"), id("lk").Op("-").Lit(1)}, extra...)
+	}
+	pos := func(extra ...jen.Code) []jen.Code {
+		return append([]jen.Code{id("scores"), id("qpos"), id("kpos"), jen.Lit(0), id("Heads")}, extra...)
+	}
+	f.Comment("TestRampPathsAllocateNothing checks that the decode calls and the position forms with")
+	f.Comment("keys in one run (addRampRows, softmaxRampRows: no bias table) allocate nothing.")
+	f.Func().Id("TestRampPathsAllocateNothing").Params(id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Const().Id("lk").Op("=").Lit(37),
+		id("scores").Op(":=").Make(jen.Index().Float32(), id("Heads").Op("*").Id("lk")),
+		jen.List(id("qpos"), id("kpos")).Op(":=").List(jen.Index().Int32().Values(id("lk").Op("-").Lit(1)), jen.Make(jen.Index().Int32(), id("lk"))),
+		jen.For(id("j").Op(":=").Range().Id("kpos")).Block(id("kpos").Index(id("j")).Op("=").Int32().Call(id("j"))),
+		jen.For(jen.List(id("_"), id("c")).Op(":=").Range().Index().Struct(
+			id("name").String(),
+			id("call").Func().Params(),
+		).Values(
+			call("AddBias", dec()...),
+			call("Bias", dec()...),
+			call("Softmax", dec(jen.Lit(1))...),
+			call("AddBiasPos", pos()...),
+			call("BiasPos", pos()...),
+			call("SoftmaxPos", pos(jen.Lit(1))...),
+		)).Block(
+			jen.If(id("a").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(20), id("c").Dot("call")), id("a").Op("!=").Lit(0)).Block(
+				id("t").Dot("Errorf").Call(jen.Lit("%s allocates %v times per call"), id("c").Dot("name"), id("a")),
 			),
 		),
 	)

@@ -84,6 +84,37 @@ func TestRequireVariants(t *testing.T) {
 	}
 }
 
+// TestRampPathsAllocateNothing checks that the decode calls and the position forms with
+// keys in one run (addRampRows, softmaxRampRows: no bias table) allocate nothing.
+func TestRampPathsAllocateNothing(t *testing.T) {
+	const lk = 37
+	scores := make([]float32, Heads*lk)
+	qpos, kpos := []int32{lk - 1}, make([]int32, lk)
+	for j := range kpos {
+		kpos[j] = int32(j)
+	}
+	for _, c := range []struct {
+		name string
+		call func()
+	}{{"AddBias", func() {
+		AddBias(scores, 1, lk, lk-1)
+	}}, {"Bias", func() {
+		Bias(scores, 1, lk, lk-1)
+	}}, {"Softmax", func() {
+		Softmax(scores, 1, lk, lk-1, 1)
+	}}, {"AddBiasPos", func() {
+		AddBiasPos(scores, qpos, kpos, 0, Heads)
+	}}, {"BiasPos", func() {
+		BiasPos(scores, qpos, kpos, 0, Heads)
+	}}, {"SoftmaxPos", func() {
+		SoftmaxPos(scores, qpos, kpos, 0, Heads, 1)
+	}}} {
+		if a := testing.AllocsPerRun(20, c.call); a != 0 {
+			t.Errorf("%s allocates %v times per call", c.name, a)
+		}
+	}
+}
+
 // benchLQ and benchLK are the benchmark's query and key counts (Heads heads each).
 const (
 	benchLQ    = 512
