@@ -35,6 +35,17 @@ for want in 'go mod edit -tool=' 'go generate' 'go mod vendor' 'verify -targets 
 	grep -qF -- "$want" "$work/steps.sh" || { echo "tools/downstream: README.md's marked blocks lack '$want'"; exit 1; }
 done
 
+# The module cache holds what posenc's own builds and tests fetched; go mod
+# tidy in the new module also wants the modules of its dependencies' tests
+# (gopkg.in/check.v1 for go.yaml.in/yaml/v3). Fetch posenc's whole module
+# graph first (go mod download all), while the proxy is still allowed (a
+# no-op on a warm cache).
+# In a scratch copy of go.mod and go.sum, so the checkout's go.sum is left as it is.
+graph=$(mktemp -d)
+cp "$repo/go.mod" "$repo/go.sum" "$graph/"
+(cd "$graph" && go mod download all)
+rm -rf "$graph"
+
 cd "$mod"
 export POSENC=$repo GOPROXY=off GOSUMDB=off GOFLAGS=-mod=mod
 go mod init example.com/ropeapp
