@@ -87,11 +87,7 @@ func (g gen) expN(xs []reg.VecVirtual, e expConsts) {
 	n := make([]reg.VecVirtual, len(xs))
 	each(func(i int, x reg.VecVirtual) {
 		t[i] = g.Vec()
-		if r, ok := e.magic.(reg.VecVirtual); ok {
-			c.VMOVAPS(r, t[i])
-		} else {
-			c.VMOVUPS(e.magic, t[i])
-		}
+		c.VMOVUPS(e.magic, t[i])        // a register or a memory constant
 		c.VFMADD231PS(e.log2e, x, t[i]) // t = x·log2e + M, rounded to an integer
 	})
 	each(func(i int, x reg.VecVirtual) {
@@ -104,20 +100,14 @@ func (g gen) expN(xs []reg.VecVirtual, e expConsts) {
 	if g.ISA.Lanes == 16 {
 		each(func(i int, _ reg.VecVirtual) { p[i] = g.Vec() })
 	} else {
-		// AVX2 has 16 registers: the polynomial reuses n's once t holds 2^n.
-		each(func(i int, _ reg.VecVirtual) { p[i] = n[i] })
+		// AVX2 has 16 registers: the float32 2^n (bits (n+127)<<23) is formed
+		// in t, and the polynomial reuses n's register.
+		each(func(i int, _ reg.VecVirtual) {
+			c.VPSLLD(operand.U8(23), t[i], t[i])
+			p[i] = n[i]
+		})
 	}
-	if g.ISA.Lanes != 16 {
-		// The float32 2^n (bits (n+127)<<23), formed before n's register is reused.
-		each(func(i int, _ reg.VecVirtual) { c.VPSLLD(operand.U8(23), t[i], t[i]) })
-	}
-	each(func(i int, _ reg.VecVirtual) {
-		if r, ok := e.poly[0].(reg.VecVirtual); ok {
-			c.VMOVAPS(r, p[i])
-		} else {
-			c.VMOVUPS(e.poly[0], p[i])
-		}
-	})
+	each(func(i int, _ reg.VecVirtual) { c.VMOVUPS(e.poly[0], p[i]) })
 	for _, k := range e.poly[1:] {
 		each(func(i int, x reg.VecVirtual) { c.VFMADD213PS(k, x, p[i]) }) // p = p·r + k; last: p = exp(r)
 	}

@@ -1,27 +1,11 @@
 package rope
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/internal/asmtest"
 )
-
-// amd64Variants is the <name>_variants.go stand-in of an AVX test package:
-// the kernels struct (%[2]s) and a registerVariant that keeps the variants
-// this CPU runs.
-const amd64Variants = `package %[1]s
-
-%[2]s
-var registered = map[string]kernels{}
-
-func registerVariant(name string, available bool, k kernels) {
-	if available {
-		registered[name] = k
-	}
-}
-`
 
 // TestScaleRows16AMD64 runs TestScaleRows16 (qemu_scalerows16_test.go: the
 // exact reference, bit for bit, NaN rules included) natively on the AVX2
@@ -37,9 +21,8 @@ func TestScaleRows16AMD64(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)
 		}
-		variants := fmt.Sprintf(amd64Variants, pkg, asmtest.KernelsStruct(abi.Rotate16, abi.CombineRows, abi.ScaleRows16))
+		variants := asmtest.NativeVariants(pkg, abi.Rotate16, abi.CombineRows, abi.ScaleRows16)
 		cs = append(cs, scale16Case(pkg, st, files, variants, 0xffc00000))
 	}
 	checkScale16Coverage(t, asmtest.RunNativeAMD64(t, cs), 2*2)
 }
-

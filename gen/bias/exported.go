@@ -223,9 +223,10 @@ func biasExported(f *jen.File, pkg string, rpe, causal bool) {
 	//	k := active
 	//	eachRow(lq, lk, qOffset, [table,] func(off, valid int, bias []float32) {
 	//		row := scores[off : off+lk]
-	//		clear(row[valid:])                                       // causal
-	//		n := min(lk, (valid+15)&^15)
+	//		n := min(lk, (valid+15)&^15)                             // causal:
+	//		clear(row[valid:n])
 	//		k.softmaxRow(row[:n], bias[:n], scale)
+	//		clear(row[n:])
 	//		k.softmaxRow(row, bias, scale)                           // otherwise
 	//	})
 	// }

@@ -39,8 +39,8 @@ done
 # tidy in the new module also wants the modules of its dependencies' tests
 # (gopkg.in/check.v1 for go.yaml.in/yaml/v3). Fetch posenc's whole module
 # graph first (go mod download all), while the proxy is still allowed (a
-# no-op on a warm cache).
-# In a scratch copy of go.mod and go.sum, so the checkout's go.sum is left as it is.
+# no-op on a warm cache), from a scratch copy of go.mod and go.sum so that
+# the checkout's go.sum is left as it is.
 graph=$(mktemp -d)
 cp "$repo/go.mod" "$repo/go.sum" "$graph/"
 (cd "$graph" && go mod download all)

@@ -64,25 +64,33 @@ func KernelsStruct(ks ...abi.Kernel) string {
 	return b.String()
 }
 
-// qemuVariants is the stand-in for the generated <name>_variants.go of a
-// NEON test package: the kernels type (%[2]s) and registerVariant.
-const qemuVariants = `package %[1]s
+// standInVariants is the stand-in for the generated <name>_variants.go of a
+// test package: the kernels type (%[2]s) and registerVariant, which keeps
+// every available variant and handles an unavailable one by %[3]s.
+const standInVariants = `package %[1]s
 
 %[2]s
 var registered = map[string]kernels{}
 
 func registerVariant(name string, available bool, k kernels) {
 	if !available {
-		panic("variant " + name + " not available")
+		%[3]s
 	}
 	registered[name] = k
 }
 `
 
 // QEMUVariants returns the <name>_variants.go stand-in of NEON test
-// package pkg whose kernels struct has the fields of ks.
+// package pkg whose kernels struct has the fields of ks; an unavailable
+// variant panics (under qemu NEON always runs).
 func QEMUVariants(pkg string, ks ...abi.Kernel) string {
-	return fmt.Sprintf(qemuVariants, pkg, KernelsStruct(ks...))
+	return fmt.Sprintf(standInVariants, pkg, KernelsStruct(ks...), `panic("variant " + name + " not available")`)
+}
+
+// NativeVariants is QEMUVariants for an AVX test package run natively
+// (RunNativeAMD64): variants this CPU cannot run are left out.
+func NativeVariants(pkg string, ks ...abi.Kernel) string {
+	return fmt.Sprintf(standInVariants, pkg, KernelsStruct(ks...), "return")
 }
 
 // harnessCommon holds helpers shared by every generated test file.
