@@ -503,9 +503,9 @@ rope_token22:
 	JNE     rope_heads_from_src24
 
 rope_head25:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT1     (R11)(R14*1)
+	PREFETCHT1     64(R11)(R14*1)
+	PREFETCHT1     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -594,9 +594,9 @@ rope_heads_from_src24:
 	MOVQ CX, R12
 
 rope_head26:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT1     (R12)(R14*1)
+	PREFETCHT1     64(R12)(R14*1)
+	PREFETCHT1     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -700,9 +700,9 @@ rope_heads_done23:
 	JNE   rope_heads_from_src28
 
 rope_head29:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT1     (R11)(R14*1)
+	PREFETCHT1     64(R11)(R14*1)
+	PREFETCHT1     128(R11)(R14*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -791,9 +791,9 @@ rope_heads_from_src28:
 	MOVQ BX, R12
 
 rope_head30:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT1     (R12)(R14*1)
+	PREFETCHT1     64(R12)(R14*1)
+	PREFETCHT1     128(R12)(R14*1)
 	VPMOVZXWD      (R12), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1169,9 +1169,9 @@ rope_token42:
 	SHLQ    $0x01, R13
 
 rope_head44:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1266,9 +1266,9 @@ rope_heads_done43:
 	SHLQ  $0x01, R13
 
 rope_head46:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VPMOVZXWD      (R11), Y10
 	VPSLLD         $0x10, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1762,9 +1762,9 @@ rope_token62:
 	JNE       rope_heads_from_src64
 
 rope_head65:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1808,9 +1808,9 @@ rope_heads_from_src64:
 	MOVQ CX, R11
 
 rope_head66:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1867,9 +1867,9 @@ rope_heads_done63:
 	JNE   rope_heads_from_src68
 
 rope_head69:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -1913,9 +1913,9 @@ rope_heads_from_src68:
 	MOVQ BX, R11
 
 rope_head70:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VPMOVZXWD      (R11), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2122,9 +2122,9 @@ rope_token78:
 	SHLQ      $0x01, R12
 
 rope_head80:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
-	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
@@ -2174,9 +2174,9 @@ rope_heads_done79:
 	SHLQ  $0x01, R12
 
 rope_head82:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
-	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
 	VPMOVZXWD      (R10), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VPERMILPS      $0xb1, Z6, Z7

@@ -323,9 +323,9 @@ rope_token22:
 	JNE     rope_heads_from_src24
 
 rope_head25:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT1     (R11)(R14*1)
+	PREFETCHT1     64(R11)(R14*1)
+	PREFETCHT1     128(R11)(R14*1)
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -369,9 +369,9 @@ rope_heads_from_src24:
 	MOVQ CX, R12
 
 rope_head26:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT1     (R12)(R14*1)
+	PREFETCHT1     64(R12)(R14*1)
+	PREFETCHT1     128(R12)(R14*1)
 	VCVTPH2PS      (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -430,9 +430,9 @@ rope_heads_done23:
 	JNE   rope_heads_from_src28
 
 rope_head29:
-	PREFETCHT0     (R11)(R14*1)
-	PREFETCHT0     64(R11)(R14*1)
-	PREFETCHT0     128(R11)(R14*1)
+	PREFETCHT1     (R11)(R14*1)
+	PREFETCHT1     64(R11)(R14*1)
+	PREFETCHT1     128(R11)(R14*1)
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -476,9 +476,9 @@ rope_heads_from_src28:
 	MOVQ BX, R12
 
 rope_head30:
-	PREFETCHT0     (R12)(R14*1)
-	PREFETCHT0     64(R12)(R14*1)
-	PREFETCHT0     128(R12)(R14*1)
+	PREFETCHT1     (R12)(R14*1)
+	PREFETCHT1     64(R12)(R14*1)
+	PREFETCHT1     128(R12)(R14*1)
 	VCVTPH2PS      (R12), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -719,9 +719,9 @@ rope_token42:
 	SHLQ    $0x01, R13
 
 rope_head44:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -771,9 +771,9 @@ rope_heads_done43:
 	SHLQ  $0x01, R13
 
 rope_head46:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
@@ -1154,9 +1154,9 @@ rope_token62:
 	JNE       rope_heads_from_src64
 
 rope_head65:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1183,9 +1183,9 @@ rope_heads_from_src64:
 	MOVQ CX, R11
 
 rope_head66:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VCVTPH2PS      (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1225,9 +1225,9 @@ rope_heads_done63:
 	JNE   rope_heads_from_src68
 
 rope_head69:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
-	PREFETCHT0     128(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1254,9 +1254,9 @@ rope_heads_from_src68:
 	MOVQ BX, R11
 
 rope_head70:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
-	PREFETCHT0     128(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VCVTPH2PS      (R11), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1412,9 +1412,9 @@ rope_token78:
 	SHLQ      $0x01, R12
 
 rope_head80:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
-	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1447,9 +1447,9 @@ rope_heads_done79:
 	SHLQ  $0x01, R12
 
 rope_head82:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
-	PREFETCHT0     128(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7

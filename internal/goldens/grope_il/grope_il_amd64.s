@@ -207,8 +207,8 @@ rope_token14:
 	JNE     rope_heads_from_src16
 
 rope_head17:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
 	VMOVUPS        (R10), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -238,8 +238,8 @@ rope_heads_from_src16:
 	MOVQ CX, R11
 
 rope_head18:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -278,8 +278,8 @@ rope_heads_done15:
 	JNE   rope_heads_from_src20
 
 rope_head21:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
 	VMOVUPS        (R10), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -309,8 +309,8 @@ rope_heads_from_src20:
 	MOVQ BX, R11
 
 rope_head22:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
 	VMOVUPS        (R11), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -475,8 +475,8 @@ rope_token30:
 	SHLQ    $0x02, R12
 
 rope_head32:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -512,8 +512,8 @@ rope_heads_done31:
 	SHLQ  $0x02, R12
 
 rope_head34:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Y8
 	VPERMILPS      $0xb1, Y8, Y9
 	VMULPS         Y1, Y9, Y9
@@ -794,8 +794,8 @@ rope_token50:
 	JNE     rope_heads_from_src52
 
 rope_head53:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -815,8 +815,8 @@ rope_heads_from_src52:
 	MOVQ CX, R11
 
 rope_head54:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -845,8 +845,8 @@ rope_heads_done51:
 	JNE   rope_heads_from_src56
 
 rope_head57:
-	PREFETCHT0     (R10)(R13*1)
-	PREFETCHT0     64(R10)(R13*1)
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -866,8 +866,8 @@ rope_heads_from_src56:
 	MOVQ BX, R11
 
 rope_head58:
-	PREFETCHT0     (R11)(R13*1)
-	PREFETCHT0     64(R11)(R13*1)
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
 	VMOVUPS        (R11), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -994,8 +994,8 @@ rope_token66:
 	SHLQ    $0x02, R12
 
 rope_head68:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -1021,8 +1021,8 @@ rope_heads_done67:
 	SHLQ  $0x02, R12
 
 rope_head70:
-	PREFETCHT0     (R10)(R12*1)
-	PREFETCHT0     64(R10)(R12*1)
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5

@@ -183,8 +183,8 @@ rope_token14:
 	JNE     rope_heads_from_src16
 
 rope_head17:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
+	PREFETCHT1  64(R10)(R13*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -210,8 +210,8 @@ rope_heads_from_src16:
 	MOVQ CX, R11
 
 rope_head18:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
+	PREFETCHT1  64(R11)(R13*1)
 	VMOVUPS     (R11), Y4
 	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
@@ -246,8 +246,8 @@ rope_heads_done15:
 	JNE   rope_heads_from_src20
 
 rope_head21:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
+	PREFETCHT1  64(R10)(R13*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -273,8 +273,8 @@ rope_heads_from_src20:
 	MOVQ BX, R11
 
 rope_head22:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
+	PREFETCHT1  64(R11)(R13*1)
 	VMOVUPS     (R11), Y4
 	VMOVUPS     64(R11), Y5
 	VMULPS      Y1, Y5, Y6
@@ -419,8 +419,8 @@ rope_token30:
 	SHLQ    $0x02, R12
 
 rope_head32:
-	PREFETCHT0  (R10)(R12*1)
-	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -452,8 +452,8 @@ rope_heads_done31:
 	SHLQ  $0x02, R12
 
 rope_head34:
-	PREFETCHT0  (R10)(R12*1)
-	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Y4
 	VMOVUPS     64(R10), Y5
 	VMULPS      Y1, Y5, Y6
@@ -709,8 +709,8 @@ rope_token50:
 	JNE     rope_heads_from_src52
 
 rope_head53:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
+	PREFETCHT1  64(R10)(R13*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -728,8 +728,8 @@ rope_heads_from_src52:
 	MOVQ CX, R11
 
 rope_head54:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
+	PREFETCHT1  64(R11)(R13*1)
 	VMOVUPS     (R11), Z2
 	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
@@ -756,8 +756,8 @@ rope_heads_done51:
 	JNE   rope_heads_from_src56
 
 rope_head57:
-	PREFETCHT0  (R10)(R13*1)
-	PREFETCHT0  64(R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
+	PREFETCHT1  64(R10)(R13*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -775,8 +775,8 @@ rope_heads_from_src56:
 	MOVQ BX, R11
 
 rope_head58:
-	PREFETCHT0  (R11)(R13*1)
-	PREFETCHT0  64(R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
+	PREFETCHT1  64(R11)(R13*1)
 	VMOVUPS     (R11), Z2
 	VMOVUPS     64(R11), Z3
 	VMULPS      Z1, Z3, Z4
@@ -893,8 +893,8 @@ rope_token66:
 	SHLQ    $0x02, R12
 
 rope_head68:
-	PREFETCHT0  (R10)(R12*1)
-	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -918,8 +918,8 @@ rope_heads_done67:
 	SHLQ  $0x02, R12
 
 rope_head70:
-	PREFETCHT0  (R10)(R12*1)
-	PREFETCHT0  64(R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4

@@ -227,7 +227,7 @@ rope_token14:
 	JNE     rope_heads_from_src16
 
 rope_head17:
-	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -263,7 +263,7 @@ rope_heads_from_src16:
 	MOVQ CX, R11
 
 rope_head18:
-	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
 	VMOVD       (R11), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R11), X5
@@ -310,7 +310,7 @@ rope_heads_done15:
 	JNE   rope_heads_from_src20
 
 rope_head21:
-	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -346,7 +346,7 @@ rope_heads_from_src20:
 	MOVQ BX, R11
 
 rope_head22:
-	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
 	VMOVD       (R11), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R11), X5
@@ -523,7 +523,7 @@ rope_token30:
 	SHLQ    $0x01, R12
 
 rope_head32:
-	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -565,7 +565,7 @@ rope_heads_done31:
 	SHLQ  $0x01, R12
 
 rope_head34:
-	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -931,7 +931,7 @@ rope_token59:
 	JNE       rope_heads_from_src61
 
 rope_head62:
-	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -953,7 +953,7 @@ rope_heads_from_src61:
 	MOVQ CX, R11
 
 rope_head63:
-	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
 	VMOVDQU16.Z (R11), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R11), K1, Y3
@@ -986,7 +986,7 @@ rope_heads_done60:
 	JNE   rope_heads_from_src65
 
 rope_head66:
-	PREFETCHT0  (R10)(R13*1)
+	PREFETCHT1  (R10)(R13*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1008,7 +1008,7 @@ rope_heads_from_src65:
 	MOVQ BX, R11
 
 rope_head67:
-	PREFETCHT0  (R11)(R13*1)
+	PREFETCHT1  (R11)(R13*1)
 	VMOVDQU16.Z (R11), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R11), K1, Y3
@@ -1139,7 +1139,7 @@ rope_token75:
 	SHLQ      $0x01, R12
 
 rope_head77:
-	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1167,7 +1167,7 @@ rope_heads_done76:
 	SHLQ  $0x01, R12
 
 rope_head79:
-	PREFETCHT0  (R10)(R12*1)
+	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
