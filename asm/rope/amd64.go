@@ -9,7 +9,10 @@ import (
 )
 
 // gen emits the rope kernel of one AVX variant.
-type gen struct{ *amd64.Gen }
+type gen struct {
+	*amd64.Gen
+	bf *bf16Regs // the AVX2 bf16 rotate kernel's conversion constants, or nil
+}
 
 // ropeShape is the compile-time geometry of a rope kernel.
 type ropeShape struct {
@@ -94,6 +97,9 @@ func (g gen) rotate(p Params) {
 		"It trusts its arguments: the caller has checked every length.")
 
 	g.SetupMasks(sh.span, sh.copyUnits())
+	if sh.storage == "bf16" && g.ISA.Lanes == 8 {
+		g.bf = g.newBF16Regs()
+	}
 	r := ropeRegs{
 		q:      c.GP64(),
 		qs:     c.GP64(),
@@ -131,10 +137,13 @@ func (g gen) rotate(p Params) {
 // holdBudget is how many vector registers may hold table values across the
 // head loop: the rest stay free for the four temporaries of a amd64.Piece and for
 // the out-of-order overlap of consecutive pieces (10 of 16 on AVX2, 24 of 32
-// on AVX-512).
+// on AVX-512); the AVX2 bf16 kernel's constants (bf16Regs) take 4 of the 10.
 func (g gen) holdBudget() int {
 	if g.ISA.Regs == 32 {
 		return g.ISA.Regs - 8
+	}
+	if g.bf != nil {
+		return g.ISA.Regs - 6 - bf16Consts
 	}
 	return g.ISA.Regs - 6
 }

@@ -38,15 +38,15 @@ type Params struct {
 func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error) {
 	sh := newRopeShape(p)
 	ks := []amd64.Kernel{
-		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{g}.rotate(p) }, Requires: sh.requires},
-		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{g}.combineRows(p) }},
+		{ABI: sh.kernel, Emit: func(g *amd64.Gen) { gen{Gen: g}.rotate(p) }, Requires: sh.requires},
+		{ABI: abi.CombineRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.combineRows(p) }},
 	}
 	switch {
 	case p.ScaleRows && sh.es == 2:
 		// F16C, when needed, is already required by the rotate kernel of the same variant.
-		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows16, Emit: func(g *amd64.Gen) { gen{g}.scaleRows16(sh) }})
+		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows16, Emit: func(g *amd64.Gen) { gen{Gen: g}.scaleRows16(sh) }})
 	case p.ScaleRows:
-		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{g}.scaleRows() }})
+		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.scaleRows() }})
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
