@@ -1,13 +1,13 @@
 package storagebench
 
 import (
-	"math"
 	"testing"
 	"time"
 
 	f32 "github.com/posenc/posenc/generated/llama31_8b"
 	bf16 "github.com/posenc/posenc/internal/goldens/grope_llama31_bf16"
 	f16 "github.com/posenc/posenc/internal/goldens/grope_llama31_f16"
+	"github.com/posenc/posenc/verify"
 )
 
 // Geometry: 32 heads of 128 dims, tokens such that the float32 tensor is 64
@@ -17,32 +17,22 @@ const (
 	tokens = 64 << 20 / (heads * f32.HeadDim * 4)
 )
 
-// input returns the float32 tensor, the same values as bf16 (truncated)
-// and as f16 bits, and the positions.
+// input returns the float32 tensor, the same values rounded to bf16 and to
+// f16 (their encodings, by verify's storage rounding), and the positions.
 func input() ([]float32, []uint16, []uint16, []int32) {
 	x := make([]float32, tokens*heads*f32.HeadDim)
 	b := make([]uint16, len(x))
 	h := make([]uint16, len(x))
 	for i := range x {
 		x[i] = float32(i%1000)/1000 - 0.5
-		b[i] = uint16(math.Float32bits(x[i]) >> 16) // truncation: any bf16 input will do
-		h[i] = f16Bits(x[i])
+		b[i] = verify.StorageBF16.Bits(verify.StorageBF16.Round(float64(x[i])))
+		h[i] = verify.StorageF16.Bits(verify.StorageF16.Round(float64(x[i])))
 	}
 	pos := make([]int32, tokens)
 	for t := range pos {
 		pos[t] = int32(t % f32.MaxPosition)
 	}
 	return x, b, h, pos
-}
-
-// f16Bits is an IEEE binary16 near v, for |v| in [2^−14, 1) (normal
-// halves): the exponent rebiased and the mantissa truncated to 10 bits.
-func f16Bits(v float32) uint16 {
-	u := math.Float32bits(v)
-	if u&0x7fffffff < 0x38800000 { // below 2^−14: zero will do
-		return uint16(u>>16) & 0x8000
-	}
-	return uint16(u>>16)&0x8000 | uint16((u>>23&0xff)-112)<<10 | uint16(u>>13&0x3ff)
 }
 
 // BenchmarkApply64MiB pairs, per variant and 16-bit type, a float32 Apply
