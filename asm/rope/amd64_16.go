@@ -18,9 +18,9 @@ import (
 //   - bf16 (bfloat16, the upper half of a float32): VPMOVZXWD and VPSLLD
 //     $16 to widen; to narrow, the float32 bits plus 0x7FFF plus their bit
 //     16 (round to nearest even as an integer carry), shifted right by 16
-//     and packed to words (VPACKUSDW on AVX2, VPMOVDW on AVX-512). Whole
-//     AVX2 vectors take fewer shuffles: VBROADCASTI128 and VPSHUFB to
-//     widen, storeBF16x8 to narrow (the same bits). NaNs
+//     and packed to words (VPACKUSDW for AVX2 tails, VPMOVDW on AVX-512).
+//     Whole AVX2 vectors take fewer shuffles: VBROADCASTI128 and VPSHUFB
+//     to widen, storeBF16x8 to narrow (the same bits). NaNs
 //     need no special case here: every NaN the kernel produces has zero low
 //     16 bits (an input NaN is a widened bf16, which x86 arithmetic
 //     propagates with its payload, only setting the quiet bit; an invalid
@@ -147,12 +147,7 @@ func (g gen) storeX(sh ropeShape, pc amd64.Piece, src reg.Register, m operand.Me
 		c.VPMOVDW(b, g.Mask(pc), m)
 	case pc.N == 1:
 		c.VPEXTRW(operand.U8(0), b, m)
-	case g.Full(pc):
-		hi, w := c.XMM(), c.XMM()
-		c.VEXTRACTI128(operand.U8(1), b, hi)
-		c.VPACKUSDW(hi, b.(reg.VecVirtual).AsX(), w)
-		c.VMOVDQU(w, m)
-	default:
+	default: // AVX2 tails of 4 and 2 elements (whole vectors took storeBF16x8)
 		w := c.XMM()
 		c.VPACKUSDW(b, b, w)
 		g.storeLowWords(pc, w, m)
