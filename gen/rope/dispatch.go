@@ -210,7 +210,8 @@ func ropeExported(f *jen.File, c *Consts) {
 	//	if h < 1 { panic("pkg: " + fn + ": " + heads + " = " + strconv.Itoa(h) + ", want " + heads + " >= 1") }
 	//	// n == tokens*h*HeadDim, tested without overflowing.
 	//	if n%HeadDim != 0 || n/HeadDim%h != 0 || n/HeadDim/h != tokens {
-	//		panic("pkg: " + fn + ": len(" + arg + ") = " + strconv.Itoa(n) + ", want len(pos)*" + heads + "*HeadDim = " + strconv.Itoa(tokens*h*HeadDim))
+	//		panic("pkg: " + fn + ": len(" + arg + ") = " + strconv.Itoa(n) + ", want len(pos)*" + heads + "*HeadDim = " +
+	//			strconv.Itoa(tokens) + "*" + strconv.Itoa(h) + "*" + strconv.Itoa(HeadDim)) // the factors as given: the product may overflow
 	//	}
 	// }
 	f.Comment("checkShape panics unless h ≥ 1 and n == tokens·h·HeadDim, naming the function,")
@@ -229,7 +230,7 @@ func ropeExported(f *jen.File, c *Consts) {
 			Id("n").Op("/").Id("HeadDim").Op("/").Id("h").Op("!=").Id("tokens")).Block(
 			jen.Panic(jen.Lit(pkg+": ").Op("+").Id("fn").Op("+").Lit(": len(").Op("+").Id("arg").Op("+").Lit(") = ").Op("+").Add(itoa(jen.Id("n"))).
 				Op("+").Lit(", want len(pos)*").Op("+").Id("heads").Op("+").Lit("*HeadDim = ").Op("+").
-				Add(itoa(jen.Id("tokens").Op("*").Id("h").Op("*").Id("HeadDim")))),
+				Add(itoa(jen.Id("tokens"))).Op("+").Lit("*").Op("+").Add(itoa(jen.Id("h"))).Op("+").Lit("*").Op("+").Add(itoa(jen.Id("HeadDim")))),
 		),
 	)
 

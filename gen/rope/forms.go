@@ -85,13 +85,18 @@ func ropeCheckStrided(f *jen.File, pkg string) {
 	//	if heads < 1 { panic }
 	//	if stride < 0 || headStride < 0 || stride > n || headStride > n { panic }
 	//	if tokens == 0 { return }
-	//	tokenMajor := (heads == 1 || headStride >= HeadDim) && (tokens == 1 || stride >= (heads-1)*headStride+HeadDim)
-	//	headMajor := (tokens == 1 || stride >= HeadDim) && (heads == 1 || headStride >= (tokens-1)*stride+HeadDim)
-	//	if !tokenMajor && !headMajor { panic }
-	//	if need := int64(tokens-1)*int64(stride) + int64(heads-1)*int64(headStride) + HeadDim; int64(n) < need { panic }
+	//	if heads > 1 && headStride < HeadDim || tokens > 1 && stride < HeadDim { panic: overlap }
+	//	if n < HeadDim || heads > 1 && heads-1 > (n-HeadDim)/headStride || tokens > 1 && tokens-1 > (n-HeadDim)/stride { panic: short }
+	//	tokenMajor := tokens == 1 || stride >= (heads-1)*headStride+HeadDim
+	//	headMajor := heads == 1 || headStride >= (tokens-1)*stride+HeadDim
+	//	if !tokenMajor && !headMajor { panic: overlap }
+	//	if n < (tokens-1)*stride+(heads-1)*headStride+HeadDim { panic: short }
 	// }
 	pre := jen.Lit(pkg + ": ").Op("+").Id("fn").Op("+").Lit(": ")
 	strides := jen.Lit("stride = ").Op("+").Add(itoa(id("stride"))).Op("+").Lit(", headStride = ").Op("+").Add(itoa(id("headStride")))
+	overlap := jen.Add(pre).Op("+").Lit("heads overlap: ").Op("+").Add(strides).Op("+").Lit(", HeadDim = ").Op("+").Add(itoa(id("HeadDim")))
+	short := jen.Add(pre).Op("+").Lit("len(x) = ").Op("+").Add(itoa(id("n"))).Op("+").Lit(", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim with len(pos) = ").
+		Op("+").Add(itoa(id("tokens"))).Op("+").Lit(", heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", ").Op("+").Add(strides)
 	f.Comment("checkStrided panics unless heads ≥ 1, the strides that matter are in [0, n], the tokens·heads")
 	f.Comment("heads of HeadDim floats at t·stride + h·headStride do not overlap, and they all lie")
 	f.Comment("in the n floats of x. Two orders are accepted: token-major (heads HeadDim or more")
@@ -101,27 +106,31 @@ func ropeCheckStrided(f *jen.File, pkg string) {
 			jen.Panic(jen.Add(pre).Op("+").Lit("heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", want heads >= 1")),
 		),
 		jen.Comment("A stride only matters with more than one token (head); one larger than n"),
-		jen.Comment("then cannot fit, and bounding it keeps the products below in int64."),
+		jen.Comment("then cannot fit."),
 		jen.If(id("stride").Op("<").Lit(0).Op("||").Id("headStride").Op("<").Lit(0).Op("||").
 			Id("tokens").Op(">").Lit(1).Op("&&").Id("stride").Op(">").Id("n").Op("||").Id("heads").Op(">").Lit(1).Op("&&").Id("headStride").Op(">").Id("n")).Block(
 			jen.Panic(jen.Add(pre).Op("+").Add(strides).Op("+").Lit(", want both in [0, len(x)] = [0, ").Op("+").Add(itoa(id("n"))).Op("+").Lit("]")),
 		),
 		jen.If(id("tokens").Op("==").Lit(0)).Block(jen.Return()),
-		id("tokenMajor").Op(":=").Parens(id("heads").Op("==").Lit(1).Op("||").Id("headStride").Op(">=").Id("HeadDim")).Op("&&").
-			Parens(id("tokens").Op("==").Lit(1).Op("||").Id("stride").Op(">=").Parens(id("heads").Op("-").Lit(1)).Op("*").Id("headStride").Op("+").Id("HeadDim")),
-		id("headMajor").Op(":=").Parens(id("tokens").Op("==").Lit(1).Op("||").Id("stride").Op(">=").Id("HeadDim")).Op("&&").
-			Parens(id("heads").Op("==").Lit(1).Op("||").Id("headStride").Op(">=").Parens(id("tokens").Op("-").Lit(1)).Op("*").Id("stride").Op("+").Id("HeadDim")),
-		jen.If(jen.Op("!").Id("tokenMajor").Op("&&").Op("!").Id("headMajor")).Block(
-			jen.Panic(jen.Add(pre).Op("+").Lit("heads overlap: ").Op("+").Add(strides).Op("+").Lit(", HeadDim = ").Op("+").Add(itoa(id("HeadDim")))),
+		jen.Comment("Two heads (tokens) are HeadDim or more apart in either order, so a stride that"),
+		jen.Comment("matters is at least HeadDim."),
+		jen.If(id("heads").Op(">").Lit(1).Op("&&").Id("headStride").Op("<").Id("HeadDim").Op("||").Id("tokens").Op(">").Lit(1).Op("&&").Id("stride").Op("<").Id("HeadDim")).Block(
+			jen.Panic(overlap),
 		),
-		jen.Comment("int64: (tokens−1)·stride ≤ 2^31·n does not overflow."),
-		jen.If(
-			id("need").Op(":=").Int64().Call(id("tokens").Op("-").Lit(1)).Op("*").Int64().Call(id("stride")).Op("+").
-				Int64().Call(id("heads").Op("-").Lit(1)).Op("*").Int64().Call(id("headStride")).Op("+").Id("HeadDim"),
-			jen.Int64().Call(id("n")).Op("<").Id("need"),
-		).Block(
-			jen.Panic(jen.Add(pre).Op("+").Lit("len(x) = ").Op("+").Add(itoa(id("n"))).Op("+").Lit(", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim = ").
-				Op("+").Qual("strconv", "FormatInt").Call(id("need"), jen.Lit(10))),
+		jen.Comment("(heads−1)·headStride and (tokens−1)·stride must each fit in n−HeadDim: tested by"),
+		jen.Comment("division, so that no product below can overflow (each is then at most n)."),
+		jen.If(id("n").Op("<").Id("HeadDim").Op("||").
+			Id("heads").Op(">").Lit(1).Op("&&").Id("heads").Op("-").Lit(1).Op(">").Parens(id("n").Op("-").Id("HeadDim")).Op("/").Id("headStride").Op("||").
+			Id("tokens").Op(">").Lit(1).Op("&&").Id("tokens").Op("-").Lit(1).Op(">").Parens(id("n").Op("-").Id("HeadDim")).Op("/").Id("stride")).Block(
+			jen.Panic(short),
+		),
+		id("tokenMajor").Op(":=").Id("tokens").Op("==").Lit(1).Op("||").Id("stride").Op(">=").Parens(id("heads").Op("-").Lit(1)).Op("*").Id("headStride").Op("+").Id("HeadDim"),
+		id("headMajor").Op(":=").Id("heads").Op("==").Lit(1).Op("||").Id("headStride").Op(">=").Parens(id("tokens").Op("-").Lit(1)).Op("*").Id("stride").Op("+").Id("HeadDim"),
+		jen.If(jen.Op("!").Id("tokenMajor").Op("&&").Op("!").Id("headMajor")).Block(
+			jen.Panic(overlap),
+		),
+		jen.If(id("n").Op("<").Parens(id("tokens").Op("-").Lit(1)).Op("*").Id("stride").Op("+").Parens(id("heads").Op("-").Lit(1)).Op("*").Id("headStride").Op("+").Id("HeadDim")).Block(
+			jen.Panic(short),
 		),
 	)
 }
@@ -131,9 +140,10 @@ func ropeApplyQKStrided(f *jen.File, c *Consts) {
 	pkg := c.Spec.Name
 	// func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
 	//	if qHeads < 1 || kHeads < 1 { panic }
-	//	if stride < (qHeads+kHeads)*HeadDim { panic }
+	//	if stride/HeadDim < qHeads || stride/HeadDim-qHeads < kHeads { panic }   // stride < (qHeads+kHeads)*HeadDim
 	//	if len(pos) == 0 { return }
-	//	if need := int64(len(pos)-1)*int64(stride) + int64((qHeads+kHeads)*HeadDim); int64(len(qkv)) < need { panic }
+	//	row := (qHeads + kHeads) * HeadDim
+	//	if len(qkv) < row || len(pos)-1 > (len(qkv)-row)/stride { panic }
 	//	rotateTokens(operand{qkv, qkv, qHeads + kHeads, stride, HeadDim}, operand{}, pos, 1)
 	// }
 	//
@@ -156,16 +166,17 @@ func ropeApplyQKStrided(f *jen.File, c *Consts) {
 		jen.If(id("qHeads").Op("<").Lit(1).Op("||").Id("kHeads").Op("<").Lit(1)).Block(
 			jen.Panic(jen.Add(pre).Op("+").Lit("qHeads = ").Op("+").Add(itoa(id("qHeads"))).Op("+").Lit(", kHeads = ").Op("+").Add(itoa(id("kHeads"))).Op("+").Lit(", want both >= 1")),
 		),
-		jen.If(id("stride").Op("<").Add(qk)).Block(
-			jen.Panic(jen.Add(pre).Op("+").Lit("stride = ").Op("+").Add(itoa(id("stride"))).Op("+").Lit(", want stride >= (qHeads+kHeads)*HeadDim = ").Op("+").Add(itoa(qk))),
+		jen.Comment("stride ≥ (qHeads+kHeads)·HeadDim, tested by division: the sum and product may overflow."),
+		jen.If(id("stride").Op("/").Id("HeadDim").Op("<").Id("qHeads").Op("||").Id("stride").Op("/").Id("HeadDim").Op("-").Id("qHeads").Op("<").Id("kHeads")).Block(
+			jen.Panic(jen.Add(pre).Op("+").Lit("stride = ").Op("+").Add(itoa(id("stride"))).Op("+").Lit(", want stride >= (qHeads+kHeads)*HeadDim with qHeads = ").
+				Op("+").Add(itoa(id("qHeads"))).Op("+").Lit(", kHeads = ").Op("+").Add(itoa(id("kHeads"))).Op("+").Lit(", HeadDim = ").Op("+").Add(itoa(id("HeadDim")))),
 		),
 		jen.If(jen.Len(id("pos")).Op("==").Lit(0)).Block(jen.Return()),
-		jen.If(
-			id("need").Op(":=").Int64().Call(jen.Len(id("pos")).Op("-").Lit(1)).Op("*").Int64().Call(id("stride")).Op("+").Int64().Call(qk),
-			jen.Int64().Call(jen.Len(id("qkv"))).Op("<").Id("need"),
-		).Block(
-			jen.Panic(jen.Add(pre).Op("+").Lit("len(qkv) = ").Op("+").Add(itoa(jen.Len(id("qkv")))).Op("+").Lit(", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim = ").
-				Op("+").Qual("strconv", "FormatInt").Call(id("need"), jen.Lit(10))),
+		jen.Comment("row ≤ stride ≤ math.MaxInt; (len(pos)−1)·stride is tested by division."),
+		id("row").Op(":=").Add(qk),
+		jen.If(jen.Len(id("qkv")).Op("<").Id("row").Op("||").Len(id("pos")).Op("-").Lit(1).Op(">").Parens(jen.Len(id("qkv")).Op("-").Id("row")).Op("/").Id("stride")).Block(
+			jen.Panic(jen.Add(pre).Op("+").Lit("len(qkv) = ").Op("+").Add(itoa(jen.Len(id("qkv")))).Op("+").Lit(", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim with len(pos) = ").
+				Op("+").Add(itoa(jen.Len(id("pos")))).Op("+").Lit(", stride = ").Op("+").Add(itoa(id("stride"))).Op("+").Lit(", (qHeads+kHeads)*HeadDim = ").Op("+").Add(itoa(id("row")))),
 		),
 		jen.Comment("The key heads follow the query heads: one operand of qHeads+kHeads heads."),
 		id("rotateTokens").Call(
@@ -181,9 +192,10 @@ func ropeApplyToSlots(f *jen.File, c *Consts) {
 	// func ApplyToSlots(cache []float32, slots []int32, src []float32, pos []int32, heads int) {
 	//	checkShape("ApplyToSlots", "src", "heads", len(src), len(pos), heads)
 	//	if len(slots) != len(pos) { panic }
+	//	if len(cache)%HeadDim != 0 || len(cache)/HeadDim%heads != 0 { panic }
+	//	nslots := len(cache) / HeadDim / heads
+	//	for t, s := range slots { if uint(s) >= uint(nslots) { panic } }
 	//	row := heads * HeadDim
-	//	if len(cache)%row != 0 { panic }
-	//	for t, s := range slots { if uint(s) >= uint(len(cache)/row) { panic } }
 	//	n := seqLen(pos)   (0 without a run-time switch)
 	//	for t := 0; t < len(slots); {
 	//		e := t + 1
@@ -210,16 +222,20 @@ func ropeApplyToSlots(f *jen.File, c *Consts) {
 		jen.If(jen.Len(id("slots")).Op("!=").Len(id("pos"))).Block(
 			jen.Panic(jen.Lit(pkg+": ApplyToSlots: len(slots) = ").Op("+").Add(itoa(jen.Len(id("slots")))).Op("+").Lit(", want len(pos) = ").Op("+").Add(itoa(jen.Len(id("pos"))))),
 		),
-		id("row").Op(":=").Id("heads").Op("*").Id("HeadDim"),
-		jen.If(jen.Len(id("cache")).Op("%").Id("row").Op("!=").Lit(0)).Block(
-			jen.Panic(jen.Lit(pkg+": ApplyToSlots: len(cache) = ").Op("+").Add(itoa(jen.Len(id("cache")))).Op("+").Lit(", want a multiple of heads*HeadDim = ").Op("+").Add(itoa(id("row")))),
+		jen.Comment("len(cache) a multiple of heads·HeadDim, tested by division: the product may overflow."),
+		jen.If(jen.Len(id("cache")).Op("%").Id("HeadDim").Op("!=").Lit(0).Op("||").Len(id("cache")).Op("/").Id("HeadDim").Op("%").Id("heads").Op("!=").Lit(0)).Block(
+			jen.Panic(jen.Lit(pkg+": ApplyToSlots: len(cache) = ").Op("+").Add(itoa(jen.Len(id("cache")))).Op("+").Lit(", want a multiple of heads*HeadDim with heads = ").
+				Op("+").Add(itoa(id("heads"))).Op("+").Lit(", HeadDim = ").Op("+").Add(itoa(id("HeadDim")))),
 		),
+		id("nslots").Op(":=").Len(id("cache")).Op("/").Id("HeadDim").Op("/").Id("heads"),
 		jen.For(ids("t", "s").Op(":=").Range().Id("slots")).Block(
-			jen.If(jen.Uint().Call(id("s")).Op(">=").Uint().Call(jen.Len(id("cache")).Op("/").Id("row"))).Block(
+			jen.If(jen.Uint().Call(id("s")).Op(">=").Uint().Call(id("nslots"))).Block(
 				jen.Panic(jen.Lit(pkg+": ApplyToSlots: slots[").Op("+").Add(itoa(id("t"))).Op("+").Lit("] = ").Op("+").Add(itoa(jen.Int().Call(id("s")))).
-					Op("+").Lit(", want a slot in [0, ").Op("+").Add(itoa(jen.Len(id("cache")).Op("/").Id("row"))).Op("+").Lit(")")),
+					Op("+").Lit(", want a slot in [0, ").Op("+").Add(itoa(id("nslots"))).Op("+").Lit(")")),
 			),
 		),
+		jen.Comment("A slot exists, so a row, heads·HeadDim, fits in len(cache)."),
+		id("row").Op(":=").Id("heads").Op("*").Id("HeadDim"),
 		id("n").Op(":=").Add(n),
 		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("slots")), jen.Empty()).Block(
 			id("e").Op(":=").Id("t").Op("+").Lit(1),
@@ -244,12 +260,14 @@ func ropeShift(f *jen.File, c *Consts) {
 	f.Var().Id("zeroIdx").Index(id("exactChunk")).Int32()
 
 	// func Shift(x []float32, delta int32, heads, n int) {
-	//	if heads < 1 || len(x)%(heads*HeadDim) != 0 { panic }
+	//	if heads < 1 || len(x)%HeadDim != 0 || len(x)/HeadDim%heads != 0 { panic }
+	//	tokens := len(x) / HeadDim / heads
+	//	if tokens == 0 { return }
 	//	var w [nFreq]float64
 	//	freqsAt(n, &w)
 	//	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
 	//	fillRow((*[rowLen]float32)(rows[:]), float64(delta), &w, 1)
-	//	o, tokens := contiguous(x, x, heads), len(x)/(heads*HeadDim)
+	//	o := contiguous(x, x, heads)
 	//	for t := 0; t < tokens; t += exactChunk {
 	//		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
 	//	}
@@ -271,15 +289,19 @@ func ropeShift(f *jen.File, c *Consts) {
 	f.Comment("before writing anything, if heads < 1 or len(x) is not a multiple of heads*HeadDim.")
 	nArg := id("n").Int()
 	f.Func().Id("Shift").Params(id("x").Add(c.tensor()), id("delta").Int32(), id("heads"), nArg).Block(
-		jen.If(id("heads").Op("<").Lit(1).Op("||").Len(id("x")).Op("%").Parens(id("heads").Op("*").Id("HeadDim")).Op("!=").Lit(0)).Block(
+		jen.Comment("len(x) a multiple of heads·HeadDim, tested by division: the product may overflow."),
+		jen.If(id("heads").Op("<").Lit(1).Op("||").Len(id("x")).Op("%").Id("HeadDim").Op("!=").Lit(0).Op("||").Len(id("x")).Op("/").Id("HeadDim").Op("%").Id("heads").Op("!=").Lit(0)).Block(
 			jen.Panic(jen.Lit(pkg+": Shift: heads = ").Op("+").Add(itoa(id("heads"))).Op("+").Lit(", len(x) = ").Op("+").Add(itoa(jen.Len(id("x")))).
 				Op("+").Lit(", want heads >= 1 and len(x) a multiple of heads*HeadDim")),
 		),
+		id("tokens").Op(":=").Len(id("x")).Op("/").Id("HeadDim").Op("/").Id("heads"),
+		jen.If(id("tokens").Op("==").Lit(0)).Block(jen.Return()),
 		jen.Var().Id("w").Index(id("nFreq")).Float64(),
 		id("freqsAt").Call(id("n"), jen.Op("&").Id("w")),
 		id("rows").Op(":=").Id("exactScratch").Dot("Get").Call().Assert(jen.Op("*").Index(id("exactChunk").Op("*").Id("rowLen")).Float32()),
 		id("fillRow").Call(jen.Parens(jen.Op("*").Index(id("rowLen")).Float32()).Call(id("rows").Index(jen.Empty(), jen.Empty())), jen.Float64().Call(id("delta")), jen.Op("&").Id("w"), jen.Lit(1)),
-		ids("o", "tokens").Op(":=").List(id("contiguous").Call(id("x"), id("x"), id("heads")), jen.Len(id("x")).Op("/").Parens(id("heads").Op("*").Id("HeadDim"))),
+		jen.Comment("tokens ≥ 1, so a token's row, heads·HeadDim, fits in len(x)."),
+		id("o").Op(":=").Id("contiguous").Call(id("x"), id("x"), id("heads")),
 		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Id("tokens"), id("t").Op("+=").Id("exactChunk")).Block(
 			id("rotateRun").Call(id("o").Dot("from").Call(id("t")), id("operand").Values(),
 				id("rows").Index(jen.Empty(), id("rowLen")),

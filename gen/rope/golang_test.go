@@ -376,13 +376,13 @@ func checkPanics(t *testing.T, want string, f func()) {
 func TestCheckPanics(t *testing.T) {
 	x := make([]float32, 2*HeadDim+1)
 	pos := []int32{1, 2}
-	checkPanics(t, "{{.Pkg}}: Apply: len(x) = "+itoa(len(x))+", want len(pos)*heads*HeadDim = "+itoa(2*HeadDim), func() { Apply(x, pos, 1) })
+	checkPanics(t, "{{.Pkg}}: Apply: len(x) = "+itoa(len(x))+", want len(pos)*heads*HeadDim = 2*1*"+itoa(HeadDim), func() { Apply(x, pos, 1) })
 	checkPanics(t, "{{.Pkg}}: Inverse: heads = 0, want heads >= 1", func() { Inverse(x, pos, 0) })
 	q := make([]float32, 2*2*HeadDim)
 	for i := range q {
 		q[i] = 1
 	}
-	checkPanics(t, "{{.Pkg}}: ApplyQK: len(k) = "+itoa(len(x))+", want len(pos)*kHeads*HeadDim = "+itoa(2*HeadDim), func() { ApplyQK(q, x, pos, 2, 1) })
+	checkPanics(t, "{{.Pkg}}: ApplyQK: len(k) = "+itoa(len(x))+", want len(pos)*kHeads*HeadDim = 2*1*"+itoa(HeadDim), func() { ApplyQK(q, x, pos, 2, 1) })
 	checkPanics(t, "{{.Pkg}}: ApplyQK: kHeads = -1, want kHeads >= 1", func() { ApplyQK(q, x, pos, 2, -1) })
 	for _, v := range q {
 		if v != 1 {

@@ -269,7 +269,8 @@ func ropeMRoPE(f *jen.File, c *Consts) {
 		id("tokens").Op(":=").Id("npos").Op("/").Id("Axes"),
 		jen.If(id("n").Op("%").Id("HeadDim").Op("!=").Lit(0).Op("||").Id("n").Op("/").Id("HeadDim").Op("%").Id("h").Op("!=").Lit(0).Op("||").Id("n").Op("/").Id("HeadDim").Op("/").Id("h").Op("!=").Id("tokens")).Block(
 			jen.Panic(jen.Add(pre).Op("+").Lit("len(").Op("+").Id("arg").Op("+").Lit(") = ").Op("+").Add(itoa(id("n"))).
-				Op("+").Lit(", want len(pos)/Axes*").Op("+").Id("heads").Op("+").Lit("*HeadDim = ").Op("+").Add(itoa(id("tokens").Op("*").Id("h").Op("*").Id("HeadDim")))),
+				Op("+").Lit(", want len(pos)/Axes*").Op("+").Id("heads").Op("+").Lit("*HeadDim = ").Op("+").Add(itoa(id("tokens"))).
+				Op("+").Lit("*").Op("+").Add(itoa(id("h"))).Op("+").Lit("*").Op("+").Add(itoa(id("HeadDim")))),
 		),
 	)
 

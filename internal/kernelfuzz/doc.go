@@ -6,7 +6,8 @@
 // ScaleQ of four internal/goldens packages), concurrency tests (meaningful under -race,
 // including the lazy tables' first use in a fresh process), length-check
 // tests (a slice one element short panics, naming the argument, before
-// anything is written) and, on Linux, canary tests that place every buffer
+// anything is written), FuzzSizes (every exported function with fuzzed
+// sizes, products that overflow int included, against guard pages) and, on Linux, canary tests that place every buffer
 // against a PROT_NONE guard page so that a read or write past either end
 // faults.
 //
