@@ -61,10 +61,12 @@ func (k Kernel) FuncType() string { return "func" + k.Signature() }
 var (
 	// Rotate is the rope kernel (RoFormer, Su et al. 2021): per token t it
 	// rotates the first RotaryDim dims of every q head and then every k head
-	// by table row idx[t]; sign −1 applies the inverse rotation, in place
-	// only (q = qSrc, k = kSrc: Inverse and InverseMRoPE, the only callers
-	// with sign −1, rotate in place, and the assembly has no inverse loop
-	// from a separate source). Head h of
+	// by table row idx[t]; sign −1 applies the inverse rotation of q in
+	// place only (q = qSrc and kHeads = 0: Inverse and InverseMRoPE, the
+	// only callers with sign −1, rotate one tensor in place). k is always
+	// rotated in place (k = kSrc: ApplyQK and ApplyQKMRoPE are its only
+	// callers), and the assembly has no loop for the other cases, which no
+	// public function reaches. Head h of
 	// token t starts at float t·qStride + h·qHeadStride of qSrc, is read
 	// there and written at the same offset of q (the destination); q and
 	// qSrc are the same slice (in place) or do not overlap, and when they
@@ -77,7 +79,7 @@ var (
 		{"q", "[]float32"}, {"qSrc", "[]float32"}, {"qHeads", "int"}, {"qStride", "int"}, {"qHeadStride", "int"},
 		{"k", "[]float32"}, {"kSrc", "[]float32"}, {"kHeads", "int"}, {"kStride", "int"}, {"kHeadStride", "int"},
 		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
-	}, Doc: "rotates the rotary dims of every q and k head (strided, read from qSrc/kSrc, written to q/k) by the table rows idx selects (sign −1: inverse, in place only)"}
+	}, Doc: "rotates the rotary dims of every q and k head (strided, q read from qSrc and written to q, k in place) by the table rows idx selects (sign −1: inverse of q in place, no k)"}
 
 	// Rotate16 is Rotate over 16-bit storage (a spec's dtype f16 or bf16):
 	// q, qSrc, k and kSrc hold the raw encodings (IEEE 754 binary16 or
@@ -89,7 +91,7 @@ var (
 		{"q", "[]uint16"}, {"qSrc", "[]uint16"}, {"qHeads", "int"}, {"qStride", "int"}, {"qHeadStride", "int"},
 		{"k", "[]uint16"}, {"kSrc", "[]uint16"}, {"kHeads", "int"}, {"kStride", "int"}, {"kHeadStride", "int"},
 		{"table", "[]float32"}, {"idx", "[]int32"}, {"sign", "float32"},
-	}, Doc: "rotates the rotary dims of every q and k head stored as 16-bit floats (widened to float32, narrowed to nearest even) by the table rows idx selects (sign −1: inverse, in place only)"}
+	}, Doc: "rotates the rotary dims of every q and k head stored as 16-bit floats (widened to float32, narrowed to nearest even) by the table rows idx selects (q read from qSrc, k in place; sign −1: inverse of q in place, no k)"}
 
 	// AddRow adds src to dst element-wise: dst[j] += src[j] (alibi and
 	// rpe_bias: adding a bias row to a score row).

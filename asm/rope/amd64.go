@@ -44,24 +44,34 @@ func newRopeShape(p Params) ropeShape {
 }
 
 // ropeRegs are the general-purpose registers of the rotate kernel: the
-// destination and source cursors of the current token of q and k, the
+// destination and source cursors of the current token of q, the cursor of
+// k (rotated in place only, so kSrc is never read), the
 // table, the idx cursor and the tokens left. Head counts and strides stay
 // in the argument frame and are read where they are needed.
 type ropeRegs struct {
-	q, qs, k, ks, table, idx, tokens reg.GPVirtual
+	q, qs, k, table, idx, tokens reg.GPVirtual
 }
 
-// ropeTensor names one tensor's registers and frame slots.
+// ropeTensor names one tensor's registers and frame slots; fromSrc says
+// whether its head loop also comes in the from-a-separate-source form.
 type ropeTensor struct {
 	dst, src                  reg.GPVirtual
 	heads, stride, headStride string // argument names
+	fromSrc                   bool
 }
 
-// tensors returns q then k.
-func (r ropeRegs) tensors() [2]ropeTensor {
-	return [2]ropeTensor{
-		{r.q, r.qs, "qHeads", "qStride", "qHeadStride"},
-		{r.k, r.ks, "kHeads", "kStride", "kHeadStride"},
+// tensors returns the tensors a token loop rotates, each with only the head
+// loops some public function reaches (abi.Rotate): forward, q in place or
+// from a separate source (ApplyTo, ApplyToSlots) and k in place (every
+// caller passes k = kSrc); inverse, q in place only (Inverse and
+// InverseMRoPE pass no k).
+func (r ropeRegs) tensors(inv bool) []ropeTensor {
+	if inv {
+		return []ropeTensor{{r.q, r.qs, "qHeads", "qStride", "qHeadStride", false}}
+	}
+	return []ropeTensor{
+		{r.q, r.qs, "qHeads", "qStride", "qHeadStride", true},
+		{r.k, r.k, "kHeads", "kStride", "kHeadStride", false},
 	}
 }
 
@@ -104,7 +114,6 @@ func (g gen) rotate(p Params) {
 		q:      c.GP64(),
 		qs:     c.GP64(),
 		k:      c.GP64(),
-		ks:     c.GP64(),
 		table:  c.GP64(),
 		idx:    c.GP64(),
 		tokens: c.GP64(),
@@ -112,7 +121,6 @@ func (g gen) rotate(p Params) {
 	c.Load(c.Param("q").Base(), r.q)
 	c.Load(c.Param("qSrc").Base(), r.qs)
 	c.Load(c.Param("k").Base(), r.k)
-	c.Load(c.Param("kSrc").Base(), r.ks)
 	c.Load(c.Param("table").Base(), r.table)
 	c.Load(c.Param("idx").Base(), r.idx)
 	c.Load(c.Param("idx").Len(), r.tokens)
@@ -189,14 +197,16 @@ func (g gen) rotateTokens(sh ropeShape, r ropeRegs, inv bool) {
 
 // nextToken emits the advance of every cursor to the next token (each
 // tensor's dst and src by its stride in bytes) and the loop back to loop.
-func (g gen) nextToken(sh ropeShape, r ropeRegs, loop string) {
+func (g gen) nextToken(sh ropeShape, r ropeRegs, inv bool, loop string) {
 	c := g.Ctx
-	for _, ts := range r.tensors() {
+	for _, ts := range r.tensors(inv) {
 		st := c.GP64()
 		c.MOVQ(g.arg(ts.stride), st)
 		c.SHLQ(operand.U8(sh.shift()), st)
 		c.ADDQ(st, ts.dst)
-		c.ADDQ(st, ts.src)
+		if ts.fromSrc {
+			c.ADDQ(st, ts.src) // an in-place loop never reads src
+		}
 	}
 	c.ADDQ(operand.U8(4), r.idx)
 	c.DECQ(r.tokens)
@@ -221,15 +231,15 @@ func (g gen) rotateTokensGrouped(sh ropeShape, r ropeRegs, pieces []amd64.Piece,
 	row := g.tableRow(sh, r)
 	for gi, grp := range groups {
 		cs, sn := g.loadCosSin(sh, row, grp)
-		for _, ts := range r.tensors() {
-			g.headLoop(sh, ts, inv, gi == 0, false, func(pd, ps reg.GPVirtual) {
+		for _, ts := range r.tensors(inv) {
+			g.headLoop(sh, ts, gi == 0, false, func(pd, ps reg.GPVirtual) {
 				for i, pc := range grp {
 					g.rotatePiece(sh, pc, pd, ps, cs[i], sn[i], inv)
 				}
 			})
 		}
 	}
-	g.nextToken(sh, r, loop)
+	g.nextToken(sh, r, inv, loop)
 }
 
 // rotateTokensStreaming emits the loop over tokens (tokens > 0 on entry)
@@ -246,8 +256,8 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 	row := g.tableRow(sh, r)
 	cs, sn := g.loadCosSin(sh, row, pieces[:hold])
 
-	for _, ts := range r.tensors() {
-		g.headLoop(sh, ts, inv, true, prefetch, func(pd, ps reg.GPVirtual) {
+	for _, ts := range r.tensors(inv) {
+		g.headLoop(sh, ts, true, prefetch, func(pd, ps reg.GPVirtual) {
 			for i, pc := range pieces {
 				var cop, sop operand.Op
 				if i < hold {
@@ -260,7 +270,7 @@ func (g gen) rotateTokensStreaming(sh ropeShape, r ropeRegs, pieces []amd64.Piec
 			}
 		})
 	}
-	g.nextToken(sh, r, loop)
+	g.nextToken(sh, r, inv, loop)
 }
 
 // tableRow emits the address of the token's table row, table + idx[t]·row
@@ -290,11 +300,11 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // headLoop emits a loop over the heads of one tensor of the current token
 // (none when its head count is 0), running body with pd and ps at the
 // head's first float in the destination and the source; both advance by the
-// head stride. The loop comes twice: in place (body gets pd for both, as
-// the contiguous Apply always did) and from a separate source, where with
-// pass the dims RotaryDim..HeadDim are also copied. The inverse (inv) only
-// has the in-place loop: Inverse and InverseMRoPE are the only callers with
-// sign −1, and both rotate in place (abi.Rotate). With prefetch, each head
+// head stride. The loop comes in place (body gets pd for both, as the
+// contiguous Apply always did) and, for a tensor with ts.fromSrc (q,
+// forward), also from a separate source, where with pass the dims
+// RotaryDim..HeadDim are also copied. The loops no public function reaches
+// are not emitted (see ropeRegs.tensors). With prefetch, each head
 // first prefetches the cache lines of the same head of the next token, one
 // token stride ahead of the source: the hardware prefetchers follow one
 // sequential stream well but lose the stream at every gap of a strided
@@ -308,7 +318,7 @@ func (g gen) loadCosSin(sh ropeShape, row reg.GPVirtual, pcs []amd64.Piece) (cs,
 // ropeGroupedMaxBytes (data in cache) the extra load-port work made
 // ApplyQK 20–30% slower, so small calls do not prefetch, and the last
 // token's prefetches (past the tensor: PREFETCH never faults) are harmless.
-func (g gen) headLoop(sh ropeShape, ts ropeTensor, inv, pass, prefetch bool, body func(pd, ps reg.GPVirtual)) {
+func (g gen) headLoop(sh ropeShape, ts ropeTensor, pass, prefetch bool, body func(pd, ps reg.GPVirtual)) {
 	c := g.Ctx
 	h, pd, ps, hs := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	skip := g.NewLabel("rope_heads_done")
@@ -331,7 +341,7 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, inv, pass, prefetch bool, bod
 		c.SHLQ(operand.U8(sh.shift()), next)
 	}
 	var separate string
-	if !inv {
+	if ts.fromSrc {
 		separate = g.NewLabel("rope_heads_from_src")
 		c.CMPQ(ts.dst, ts.src)
 		c.JNE(operand.LabelRef(separate))
@@ -343,7 +353,7 @@ func (g gen) headLoop(sh ropeShape, ts ropeTensor, inv, pass, prefetch bool, bod
 	c.ADDQ(hs, pd)
 	c.DECQ(h)
 	c.JNZ(operand.LabelRef(inPlace))
-	if inv {
+	if !ts.fromSrc {
 		c.Label(skip)
 		return
 	}

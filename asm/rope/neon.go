@@ -7,7 +7,8 @@ import "github.com/posenc/posenc/asm/arm64"
 // Registers: R0 q (destination) of the token, R19 qSrc of the token, R1
 // qHeads, R20 qStride in bytes, R21 the bytes from where a head's x_i
 // cursors stop to the next head (qHeadStride·4 less what the rotation
-// consumed); R2, R22, R3, R23, R24 the same for k; R4 table, R5 idx cursor,
+// consumed); R2, R3, R23, R24 the same for k (k is
+// rotated in place only: kSrc is not read); R4 table, R5 idx cursor,
 // R6 tokens left, R7 row, R8 heads left, R9 row stride in bytes, R25 and
 // R10 the destination and source cursors of x_i (or of the interleaved
 // pairs), R11 and R16 those of x_{i+n} (half), R12 cos cursor, R13 sin
@@ -48,7 +49,6 @@ func (g *ropeGen) text(name string) {
 	e.LoadArg(arm64.R20, e.Arg(k, "qStride"))
 	e.LoadArg(arm64.R21, e.Arg(k, "qHeadStride"))
 	e.LoadArg(arm64.R2, e.Arg(k, "k_base"))
-	e.LoadArg(arm64.R22, e.Arg(k, "kSrc_base"))
 	e.LoadArg(arm64.R3, e.Arg(k, "kHeads"))
 	e.LoadArg(arm64.R23, e.Arg(k, "kStride"))
 	e.LoadArg(arm64.R24, e.Arg(k, "kHeadStride"))
@@ -89,13 +89,19 @@ func (g *ropeGen) tokens(neg bool) {
 	if g.resident() {
 		g.loadRowAll()
 	}
-	g.heads("q", arm64.R0, arm64.R19, arm64.R1, arm64.R21, neg)
-	g.heads("k", arm64.R2, arm64.R22, arm64.R3, arm64.R24, neg)
+	// Only the loops a public function reaches (abi.Rotate): forward, q in
+	// place or from a separate source and k in place (every caller passes
+	// k = kSrc); inverse, q in place (Inverse and InverseMRoPE pass no k).
+	g.heads("q", arm64.R0, arm64.R19, arm64.R1, arm64.R21, neg, !neg)
+	if !neg {
+		g.heads("k", arm64.R2, arm64.R2, arm64.R3, arm64.R24, false, false)
+	}
 	e.Comment("next token: every cursor by its tensor's stride")
 	e.Add(arm64.R0, arm64.R0, arm64.R20)
-	e.Add(arm64.R19, arm64.R19, arm64.R20)
-	e.Add(arm64.R2, arm64.R2, arm64.R23)
-	e.Add(arm64.R22, arm64.R22, arm64.R23)
+	if !neg {
+		e.Add(arm64.R19, arm64.R19, arm64.R20)
+		e.Add(arm64.R2, arm64.R2, arm64.R23)
+	}
 	e.SubsImm(arm64.R6, arm64.R6, 1)
 	e.BNE(tok)
 	e.RET()
@@ -112,11 +118,9 @@ func (g *ropeGen) consumed() int {
 
 // heads emits the loop over the cnt heads of one tensor of the token,
 // destination dst and source src; adj is the head stride less consumed().
-// The loop comes twice: in place, and from a separate source (with the
-// copy of dims RotaryDim..HeadDim) when dst and src differ. The inverse
-// (neg) has only the in-place loop: Inverse and InverseMRoPE are the only
-// callers with sign −1, and both rotate in place (abi.Rotate).
-func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg bool) {
+// The loop comes in place and, with fromSrc, also from a separate source
+// (with the copy of dims RotaryDim..HeadDim), taken when dst and src differ.
+func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg, fromSrc bool) {
 	e := g.e
 	skip := e.NewLabel(which + "skip")
 	e.Mov(arm64.R8, cnt)
@@ -133,7 +137,7 @@ func (g *ropeGen) heads(which string, dst, src, cnt, adj arm64.Reg, neg bool) {
 		e.SubsImm(arm64.R8, arm64.R8, 1)
 		e.BNE(l)
 	}
-	if !neg {
+	if fromSrc {
 		inPlace := e.NewLabel(which + "inplace")
 		e.Mov(arm64.R10, src)
 		e.Sub(arm64.R14, dst, src)

@@ -277,6 +277,12 @@ func TestRotate16(t *testing.T) {
 					if separate && sign < 0 {
 						continue // the inverse is only called in place (abi.Rotate)
 					}
+					// k is rotated in place only, and the inverse has no k
+					// (abi.Rotate).
+					hh := hh
+					if sign < 0 {
+						hh[1] = 0
+					}
 					lay := func(heads int) (ts, hs int) {
 						if !strided {
 							return heads * headDim, headDim
@@ -300,8 +306,7 @@ func TestRotate16(t *testing.T) {
 					qd, qdbuf, kd, kdbuf := q, qbuf, k, kbuf
 					if separate {
 						qd, qdbuf = guarded16(len(q))
-						kd, kdbuf = guarded16(len(k))
-						for _, x := range [][]uint16{qd, kd} {
+						for _, x := range [][]uint16{qd} {
 							for i := range x {
 								x[i] = uint16(rng.Uint32())
 							}
@@ -319,11 +324,6 @@ func TestRotate16(t *testing.T) {
 						for i := range q {
 							if q[i] != q0[i] {
 								t.Fatalf("q source changed at %d", i)
-							}
-						}
-						for i := range k {
-							if k[i] != k0[i] {
-								t.Fatalf("k source changed at %d", i)
 							}
 						}
 					}

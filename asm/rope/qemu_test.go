@@ -97,9 +97,15 @@ func TestRotate(t *testing.T) {
 			for _, strided := range []bool{false, true} {
 				// In place on the contiguous layout, or with heads HeadDim+3
 				// floats apart and tokens 5 floats more than their heads
-				// apart, from a source to a separate destination (in place
+				// apart, q from a source to a separate destination (in place
 				// for the inverse, which is only called in place: abi.Rotate).
 				separate := strided && sign > 0
+				// k is rotated in place only, and the inverse has no k
+				// (abi.Rotate).
+				hh := hh
+				if sign < 0 {
+					hh[1] = 0
+				}
 				lay := func(heads int) (ts, hs int) {
 					if !strided {
 						return heads * headDim, headDim
@@ -123,7 +129,6 @@ func TestRotate(t *testing.T) {
 				qd, qdbuf, kd, kdbuf := q, qbuf, k, kbuf
 				if separate {
 					qd, qdbuf = guarded(len(q))
-					kd, kdbuf = guarded(len(k))
 				}
 				qd0, kd0 := append([]float32(nil), qd...), append([]float32(nil), kd...)
 				rot(qd, q, hh[0], qts, qhs, kd, k, hh[1], kts, khs, table, idx, sign)

@@ -31,12 +31,13 @@ func main() {
 	root := flag.String("root", ".", "repository root to copy")
 	run := flag.String("run", "", "only the mutations whose name matches this regular expression")
 	list := flag.Bool("list", false, "list the mutations and their checks, run nothing")
+	every := flag.Int("every", 0, "sample every Nth FMA site of the rope kernels (0: each file's own step)")
 	verbose := flag.Bool("v", false, "print the output of surviving mutations and failed baselines in full")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := mutate(ctx, os.Stdout, *root, *run, *list, *verbose)
+	code, err := mutate(ctx, os.Stdout, *root, *run, *every, *list, *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 	}
@@ -46,8 +47,12 @@ func main() {
 // mutate runs the suite and returns the exit status: 0 when every selected
 // mutation was caught, 1 otherwise. The scratch copy is removed before it
 // returns, also when ctx is cancelled (an interrupt).
-func mutate(ctx context.Context, w io.Writer, root, run string, list, verbose bool) (int, error) {
-	sel, err := selectMutations(mutations, run)
+func mutate(ctx context.Context, w io.Writer, root, run string, every int, list, verbose bool) (int, error) {
+	all, err := allMutations(root, every)
+	if err != nil {
+		return 2, err
+	}
+	sel, err := selectMutations(all, run)
 	if err != nil {
 		return 2, err
 	}
@@ -144,10 +149,30 @@ func runMutation(ctx context.Context, scratch string, m Mutation) (string, strin
 }
 
 // apply returns src with m's single replacement made: the first Old after
-// After (After must occur once; without After, Old must occur once).
+// After (After must occur once; without After, Old must occur once), or
+// with m.Nth > 0 the Nth Old after After (or after the file's start).
 func (m Mutation) apply(src []byte) ([]byte, error) {
 	s := string(src)
 	from := 0
+	if m.Nth > 0 {
+		if m.After != "" {
+			if n := strings.Count(s, m.After); n != 1 {
+				return nil, fmt.Errorf("anchor %q occurs %d times in %s, want 1", m.After, n, m.File)
+			}
+			from = strings.Index(s, m.After) + len(m.After)
+		}
+		for k := 1; ; k++ {
+			i := strings.Index(s[from:], m.Old)
+			if i < 0 {
+				return nil, fmt.Errorf("%q occurs %d times in %s after %q, want at least %d", m.Old, k-1, m.File, m.After, m.Nth)
+			}
+			if k == m.Nth {
+				i += from
+				return []byte(s[:i] + m.New + s[i+len(m.Old):]), nil
+			}
+			from += i + len(m.Old)
+		}
+	}
 	if m.After != "" {
 		if n := strings.Count(s, m.After); n != 1 {
 			return nil, fmt.Errorf("anchor %q occurs %d times in %s, want 1", m.After, n, m.File)

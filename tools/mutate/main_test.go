@@ -13,8 +13,12 @@ import (
 // moves a mutation's target fails here before the suite runs.
 func TestMutationsApply(t *testing.T) {
 	root := filepath.Join("..", "..")
+	all, err := allMutations(root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
-	for _, m := range mutations {
+	for _, m := range all {
 		if seen[m.Name] {
 			t.Errorf("duplicate mutation name %q", m.Name)
 		}

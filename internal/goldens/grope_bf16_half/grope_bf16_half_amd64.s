@@ -14,46 +14,45 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ    q_base+0(FP), AX
 	MOVQ    qSrc_base+24(FP), CX
 	MOVQ    k_base+72(FP), DX
-	MOVQ    kSrc_base+96(FP), BX
-	MOVQ    table_base+144(FP), SI
-	MOVQ    idx_base+168(FP), DI
-	MOVQ    idx_len+176(FP), R8
-	MOVL    sign+192(FP), R9
-	TESTQ   R8, R8
+	MOVQ    table_base+144(FP), BX
+	MOVQ    idx_base+168(FP), SI
+	MOVQ    idx_len+176(FP), DI
+	MOVL    sign+192(FP), R8
+	TESTQ   DI, DI
 	JZ      rope_done1
-	TESTL   R9, R9
+	TESTL   R8, R8
 	JS      rope_inverse2
-	MOVQ    qHeads+48(FP), R9
-	ADDQ    kHeads+120(FP), R9
-	IMUL3Q  $0x000000a0, R9, R9
-	MOVQ    R8, R10
-	IMULQ   R10, R9
-	CMPQ    R9, $0x00080000
+	MOVQ    qHeads+48(FP), R8
+	ADDQ    kHeads+120(FP), R8
+	IMUL3Q  $0x000000a0, R8, R8
+	MOVQ    DI, R9
+	IMULQ   R9, R8
+	CMPQ    R8, $0x00080000
 	JA      rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000138, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 156(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 188(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 220(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000138, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 156(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 188(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 220(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
 	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src7
 
 rope_head8:
-	VBROADCASTI128 (R11), Y10
+	VBROADCASTI128 (R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
+	VBROADCASTI128 78(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -65,17 +64,17 @@ rope_head8:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X13, 78(R10)
+	VBROADCASTI128 16(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
+	VBROADCASTI128 94(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -87,17 +86,17 @@ rope_head8:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 94(R10)
+	VBROADCASTI128 32(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
+	VBROADCASTI128 110(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -109,107 +108,23 @@ rope_head8:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	ADDQ           R13, R11
-	DECQ           R10
+	VMOVDQU        X13, 110(R10)
+	ADDQ           R12, R10
+	DECQ           R9
 	JNZ            rope_head8
 	JMP            rope_heads_done6
 
 rope_heads_from_src7:
-	MOVQ CX, R12
+	MOVQ CX, R11
 
 rope_head9:
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VMOVSS         156(R12), X10
-	VMOVSS         X10, 156(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
 	VBROADCASTI128 (R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 78(R11), Y11
@@ -224,14 +139,14 @@ rope_head12:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
+	VMOVDQU        X13, 78(R10)
 	VBROADCASTI128 16(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 94(R11), Y11
@@ -246,14 +161,14 @@ rope_head12:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
+	VMOVDQU        X13, 94(R10)
 	VBROADCASTI128 32(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 110(R11), Y11
@@ -268,26 +183,33 @@ rope_head12:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head12
-	JMP            rope_heads_done10
+	VMOVDQU        X13, 110(R10)
+	VMOVSS         156(R11), X10
+	VMOVSS         X10, 156(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head9
 
-rope_heads_from_src11:
-	MOVQ BX, R12
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
 
-rope_head13:
-	VBROADCASTI128 (R12), Y10
+rope_head11:
+	VBROADCASTI128 (R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R12), Y11
+	VBROADCASTI128 78(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -299,17 +221,17 @@ rope_head13:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R12), Y10
+	VMOVDQU        X13, 78(R10)
+	VBROADCASTI128 16(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R12), Y11
+	VBROADCASTI128 94(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -321,17 +243,17 @@ rope_head13:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R12), Y10
+	VMOVDQU        X13, 94(R10)
+	VBROADCASTI128 32(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R12), Y11
+	VBROADCASTI128 110(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -343,41 +265,38 @@ rope_head13:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VMOVSS         156(R12), X10
-	VMOVSS         X10, 156(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head13
+	VMOVDQU        X13, 110(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head11
 
 rope_heads_done10:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 252(R9), Y5
-	VMOVUPS 128(R9), X6
-	VMOVUPS 284(R9), X7
-	VMOVSD  144(R9), X8
-	VMOVSD  300(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done14
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
+	VMOVUPS 96(R8), Y4
+	VMOVUPS 252(R8), Y5
+	VMOVUPS 128(R8), X6
+	VMOVUPS 284(R8), X7
+	VMOVSD  144(R8), X8
+	VMOVSD  300(R8), X9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done12
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src15
+	JNE     rope_heads_from_src13
 
-rope_head16:
-	VBROADCASTI128 48(R11), Y10
+rope_head14:
+	VBROADCASTI128 48(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
+	VBROADCASTI128 126(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -389,17 +308,17 @@ rope_head16:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
+	VMOVDQU        X13, 126(R10)
+	VPMOVZXWD      64(R10), X10
 	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
+	VPMOVZXWD      142(R10), X11
 	VPSLLD         $0x10, X11, X11
 	VMULPS         X7, X11, X12
 	VMULPS         X7, X10, X13
@@ -411,18 +330,18 @@ rope_head16:
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
+	VMOVQ          X10, 64(R10)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R11), X10
+	VMOVQ          X10, 142(R10)
+	VMOVD          72(R10), X10
 	VPMOVZXWD      X10, X10
 	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R11), X11
+	VMOVD          150(R10), X11
 	VPMOVZXWD      X11, X11
 	VPSLLD         $0x10, X11, X11
 	VMULPS         X9, X11, X12
@@ -435,307 +354,196 @@ rope_head16:
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
+	VMOVD          X10, 72(R10)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head16
-	JMP            rope_heads_done14
+	VMOVD          X10, 150(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head14
+	JMP            rope_heads_done12
 
-rope_heads_from_src15:
-	MOVQ CX, R12
-
-rope_head17:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R12), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R12), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X7, X11, X12
-	VMULPS         X7, X10, X13
-	VFMSUB231PS    X6, X10, X12
-	VFMADD231PS    X6, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R12), X10
-	VPMOVZXWD      X10, X10
-	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R12), X11
-	VPMOVZXWD      X11, X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X9, X11, X12
-	VMULPS         X9, X10, X13
-	VFMSUB231PS    X8, X10, X12
-	VFMADD231PS    X8, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head17
-
-rope_heads_done14:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done18
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src19
-
-rope_head20:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X7, X11, X12
-	VMULPS         X7, X10, X13
-	VFMSUB231PS    X6, X10, X12
-	VFMADD231PS    X6, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R11), X10
-	VPMOVZXWD      X10, X10
-	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R11), X11
-	VPMOVZXWD      X11, X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X9, X11, X12
-	VMULPS         X9, X10, X13
-	VFMSUB231PS    X8, X10, X12
-	VFMADD231PS    X8, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head20
-	JMP            rope_heads_done18
-
-rope_heads_from_src19:
-	MOVQ BX, R12
-
-rope_head21:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R12), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R12), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X7, X11, X12
-	VMULPS         X7, X10, X13
-	VFMSUB231PS    X6, X10, X12
-	VFMADD231PS    X6, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R12), X10
-	VPMOVZXWD      X10, X10
-	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R12), X11
-	VPMOVZXWD      X11, X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X9, X11, X12
-	VMULPS         X9, X10, X13
-	VFMSUB231PS    X8, X10, X12
-	VFMADD231PS    X8, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head21
-
-rope_heads_done18:
-	VMOVSS 152(R9), X4
-	VMOVSS 308(R9), X5
-	MOVQ   qHeads+48(FP), R9
-	TESTQ  R9, R9
-	JZ     rope_heads_done22
-	MOVQ   qHeadStride+64(FP), R12
-	SHLQ   $0x01, R12
-	MOVQ   AX, R10
-	CMPQ   AX, CX
-	JNE    rope_heads_from_src23
-
-rope_head24:
-	MOVWLZX     76(R10), R11
-	SHLL        $0x10, R11
-	VMOVD       R11, X6
-	MOVWLZX     154(R10), R11
-	SHLL        $0x10, R11
-	VMOVD       R11, X7
-	VMULPS      X5, X7, X8
-	VMULPS      X5, X6, X9
-	VFMSUB231PS X4, X6, X8
-	VFMADD231PS X4, X7, X9
-	VPSRLD      $0x10, X8, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X8, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
-	VPSRLD      $0x10, X9, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X9, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head24
-	JMP         rope_heads_done22
-
-rope_heads_from_src23:
+rope_heads_from_src13:
 	MOVQ CX, R11
 
-rope_head25:
-	MOVWLZX     76(R11), R13
-	SHLL        $0x10, R13
-	VMOVD       R13, X6
-	MOVWLZX     154(R11), R13
-	SHLL        $0x10, R13
-	VMOVD       R13, X7
+rope_head15:
+	VBROADCASTI128 48(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 126(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 126(R10)
+	VPMOVZXWD      64(R11), X10
+	VPSLLD         $0x10, X10, X10
+	VPMOVZXWD      142(R11), X11
+	VPSLLD         $0x10, X11, X11
+	VMULPS         X7, X11, X12
+	VMULPS         X7, X10, X13
+	VFMSUB231PS    X6, X10, X12
+	VFMADD231PS    X6, X11, X13
+	VPSRLD         $0x10, X12, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X12, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 64(R10)
+	VPSRLD         $0x10, X13, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X13, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 142(R10)
+	VMOVD          72(R11), X10
+	VPMOVZXWD      X10, X10
+	VPSLLD         $0x10, X10, X10
+	VMOVD          150(R11), X11
+	VPMOVZXWD      X11, X11
+	VPSLLD         $0x10, X11, X11
+	VMULPS         X9, X11, X12
+	VMULPS         X9, X10, X13
+	VFMSUB231PS    X8, X10, X12
+	VFMADD231PS    X8, X11, X13
+	VPSRLD         $0x10, X12, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X12, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 72(R10)
+	VPSRLD         $0x10, X13, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X13, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 150(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head15
+
+rope_heads_done12:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done16
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head17:
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 126(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 126(R10)
+	VPMOVZXWD      64(R10), X10
+	VPSLLD         $0x10, X10, X10
+	VPMOVZXWD      142(R10), X11
+	VPSLLD         $0x10, X11, X11
+	VMULPS         X7, X11, X12
+	VMULPS         X7, X10, X13
+	VFMSUB231PS    X6, X10, X12
+	VFMADD231PS    X6, X11, X13
+	VPSRLD         $0x10, X12, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X12, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 64(R10)
+	VPSRLD         $0x10, X13, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X13, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 142(R10)
+	VMOVD          72(R10), X10
+	VPMOVZXWD      X10, X10
+	VPSLLD         $0x10, X10, X10
+	VMOVD          150(R10), X11
+	VPMOVZXWD      X11, X11
+	VPSLLD         $0x10, X11, X11
+	VMULPS         X9, X11, X12
+	VMULPS         X9, X10, X13
+	VFMSUB231PS    X8, X10, X12
+	VFMADD231PS    X8, X11, X13
+	VPSRLD         $0x10, X12, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X12, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 72(R10)
+	VPSRLD         $0x10, X13, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X13, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 150(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head17
+
+rope_heads_done16:
+	VMOVSS 152(R8), X4
+	VMOVSS 308(R8), X5
+	MOVQ   qHeads+48(FP), R8
+	TESTQ  R8, R8
+	JZ     rope_heads_done18
+	MOVQ   qHeadStride+64(FP), R11
+	SHLQ   $0x01, R11
+	MOVQ   AX, R9
+	CMPQ   AX, CX
+	JNE    rope_heads_from_src19
+
+rope_head20:
+	MOVWLZX     76(R9), R10
+	SHLL        $0x10, R10
+	VMOVD       R10, X6
+	MOVWLZX     154(R9), R10
+	SHLL        $0x10, R10
+	VMOVD       R10, X7
 	VMULPS      X5, X7, X8
 	VMULPS      X5, X6, X9
 	VFMSUB231PS X4, X6, X8
@@ -745,33 +553,62 @@ rope_head25:
 	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
 	VPADDD      X8, X6, X6
 	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
+	VPEXTRW     $0x00, X6, 76(R9)
 	VPSRLD      $0x10, X9, X6
 	VPAND       c32x8_00000001<>+0(SB), X6, X6
 	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
 	VPADDD      X9, X6, X6
 	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head25
+	VPEXTRW     $0x00, X6, 154(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head20
+	JMP         rope_heads_done18
 
-rope_heads_done22:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done26
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src27
+rope_heads_from_src19:
+	MOVQ CX, R10
 
-rope_head28:
-	MOVWLZX     76(R10), R11
+rope_head21:
+	MOVWLZX     76(R10), R12
+	SHLL        $0x10, R12
+	VMOVD       R12, X6
+	MOVWLZX     154(R10), R12
+	SHLL        $0x10, R12
+	VMOVD       R12, X7
+	VMULPS      X5, X7, X8
+	VMULPS      X5, X6, X9
+	VFMSUB231PS X4, X6, X8
+	VFMADD231PS X4, X7, X9
+	VPSRLD      $0x10, X8, X6
+	VPAND       c32x8_00000001<>+0(SB), X6, X6
+	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
+	VPADDD      X8, X6, X6
+	VPSRLD      $0x10, X6, X6
+	VPEXTRW     $0x00, X6, 76(R9)
+	VPSRLD      $0x10, X9, X6
+	VPAND       c32x8_00000001<>+0(SB), X6, X6
+	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
+	VPADDD      X9, X6, X6
+	VPSRLD      $0x10, X6, X6
+	VPEXTRW     $0x00, X6, 154(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head21
+
+rope_heads_done18:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done22
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+
+rope_head23:
+	MOVWLZX     76(R9), R11
 	SHLL        $0x10, R11
 	VMOVD       R11, X6
-	MOVWLZX     154(R10), R11
+	MOVWLZX     154(R9), R11
 	SHLL        $0x10, R11
 	VMOVD       R11, X7
 	VMULPS      X5, X7, X8
@@ -783,89 +620,228 @@ rope_head28:
 	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
 	VPADDD      X8, X6, X6
 	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
+	VPEXTRW     $0x00, X6, 76(R9)
 	VPSRLD      $0x10, X9, X6
 	VPAND       c32x8_00000001<>+0(SB), X6, X6
 	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
 	VPADDD      X9, X6, X6
 	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head28
-	JMP         rope_heads_done26
+	VPEXTRW     $0x00, X6, 154(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head23
 
-rope_heads_from_src27:
-	MOVQ BX, R11
-
-rope_head29:
-	MOVWLZX     76(R11), R13
-	SHLL        $0x10, R13
-	VMOVD       R13, X6
-	MOVWLZX     154(R11), R13
-	SHLL        $0x10, R13
-	VMOVD       R13, X7
-	VMULPS      X5, X7, X8
-	VMULPS      X5, X6, X9
-	VFMSUB231PS X4, X6, X8
-	VFMADD231PS X4, X7, X9
-	VPSRLD      $0x10, X8, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X8, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
-	VPSRLD      $0x10, X9, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X9, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head29
-
-rope_heads_done26:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+rope_heads_done22:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token30:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000138, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 156(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 188(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 220(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done31
-	MOVQ    qHeadStride+64(FP), R13
+rope_token24:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000138, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 156(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 188(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 220(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done25
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src32
+	JNE     rope_heads_from_src26
 
-rope_head33:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
+rope_head27:
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 78(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, (R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 78(R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 94(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 16(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 94(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 110(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 32(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 110(R10)
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 126(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         252(R8), Y11, Y12
+	VMULPS         252(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 126(R10)
+	VPMOVZXWD      64(R10), X10
+	VPSLLD         $0x10, X10, X10
+	VPMOVZXWD      142(R10), X11
+	VPSLLD         $0x10, X11, X11
+	VMULPS         284(R8), X11, X12
+	VMULPS         284(R8), X10, X13
+	VFMSUB231PS    128(R8), X10, X12
+	VFMADD231PS    128(R8), X11, X13
+	VPSRLD         $0x10, X12, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X12, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 64(R10)
+	VPSRLD         $0x10, X13, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X13, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVQ          X10, 142(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         300(R8), X11
+	VMOVD          72(R10), X12
+	VPMOVZXWD      X12, X12
+	VPSLLD         $0x10, X12, X12
+	VMOVD          150(R10), X13
+	VPMOVZXWD      X13, X13
+	VPSLLD         $0x10, X13, X13
+	VMULPS         X11, X13, X14
+	VMULPS         X11, X12, X11
+	VFMSUB231PS    X10, X12, X14
+	VFMADD231PS    X10, X13, X11
+	VPSRLD         $0x10, X14, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X14, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 72(R10)
+	VPSRLD         $0x10, X11, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X11, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPACKUSDW      X10, X10, X10
+	VMOVD          X10, 150(R10)
+	VMOVSS         152(R8), X10
+	VMOVSS         308(R8), X11
+	MOVWLZX        76(R10), R11
+	SHLL           $0x10, R11
+	VMOVD          R11, X12
+	MOVWLZX        154(R10), R11
+	SHLL           $0x10, R11
+	VMOVD          R11, X13
+	VMULPS         X11, X13, X14
+	VMULPS         X11, X12, X11
+	VFMSUB231PS    X10, X12, X14
+	VFMADD231PS    X10, X13, X11
+	VPSRLD         $0x10, X14, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X14, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPEXTRW        $0x00, X10, 76(R10)
+	VPSRLD         $0x10, X11, X10
+	VPAND          c32x8_00000001<>+0(SB), X10, X10
+	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
+	VPADDD         X11, X10, X10
+	VPSRLD         $0x10, X10, X10
+	VPEXTRW        $0x00, X10, 154(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head27
+	JMP            rope_heads_done25
+
+rope_heads_from_src26:
+	MOVQ CX, R11
+
+rope_head28:
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VBROADCASTI128 (R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 78(R11), Y11
@@ -880,14 +856,14 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
+	VMOVDQU        X13, 78(R10)
 	VBROADCASTI128 16(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 94(R11), Y11
@@ -902,14 +878,14 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
+	VMOVDQU        X13, 94(R10)
 	VBROADCASTI128 32(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 110(R11), Y11
@@ -924,60 +900,60 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
+	VMOVDQU        X13, 110(R10)
 	VBROADCASTI128 48(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 126(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
+	VMULPS         252(R8), Y11, Y12
+	VMULPS         252(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
+	VMOVDQU        X13, 126(R10)
 	VPMOVZXWD      64(R11), X10
 	VPSLLD         $0x10, X10, X10
 	VPMOVZXWD      142(R11), X11
 	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMSUB231PS    128(R9), X10, X12
-	VFMADD231PS    128(R9), X11, X13
+	VMULPS         284(R8), X11, X12
+	VMULPS         284(R8), X10, X13
+	VFMSUB231PS    128(R8), X10, X12
+	VFMADD231PS    128(R8), X11, X13
 	VPSRLD         $0x10, X12, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
+	VMOVQ          X10, 64(R10)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
+	VMOVQ          X10, 142(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         300(R8), X11
 	VMOVD          72(R11), X12
 	VPMOVZXWD      X12, X12
 	VPSLLD         $0x10, X12, X12
@@ -994,22 +970,22 @@ rope_head33:
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
+	VMOVD          X10, 72(R10)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R11), R12
-	SHLL           $0x10, R12
-	VMOVD          R12, X12
-	MOVWLZX        154(R11), R12
-	SHLL           $0x10, R12
-	VMOVD          R12, X13
+	VMOVD          X10, 150(R10)
+	VMOVSS         152(R8), X10
+	VMOVSS         308(R8), X11
+	MOVWLZX        76(R11), R14
+	SHLL           $0x10, R14
+	VMOVD          R14, X12
+	MOVWLZX        154(R11), R14
+	SHLL           $0x10, R14
+	VMOVD          R14, X13
 	VMULPS         X11, X13, X14
 	VMULPS         X11, X12, X11
 	VFMSUB231PS    X10, X12, X14
@@ -1019,28 +995,37 @@ rope_head33:
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
+	VPEXTRW        $0x00, X10, 76(R10)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head33
-	JMP            rope_heads_done31
+	VPEXTRW        $0x00, X10, 154(R10)
+	VMOVSS         156(R11), X10
+	VMOVSS         X10, 156(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head28
 
-rope_heads_from_src32:
-	MOVQ CX, R12
+rope_heads_done25:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done29
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head34:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
+rope_head30:
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
+	VBROADCASTI128 (R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R12), Y11
+	VBROADCASTI128 78(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1052,17 +1037,17 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R12), Y10
+	VMOVDQU        X13, 78(R10)
+	VBROADCASTI128 16(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R12), Y11
+	VBROADCASTI128 94(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -1074,17 +1059,17 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R12), Y10
+	VMOVDQU        X13, 94(R10)
+	VBROADCASTI128 32(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R12), Y11
+	VBROADCASTI128 110(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -1096,64 +1081,64 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VBROADCASTI128 48(R12), Y10
+	VMOVDQU        X13, 110(R10)
+	VBROADCASTI128 48(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R12), Y11
+	VBROADCASTI128 126(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
+	VMULPS         252(R8), Y11, Y12
+	VMULPS         252(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R12), X10
+	VMOVDQU        X13, 126(R10)
+	VPMOVZXWD      64(R10), X10
 	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R12), X11
+	VPMOVZXWD      142(R10), X11
 	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMSUB231PS    128(R9), X10, X12
-	VFMADD231PS    128(R9), X11, X13
+	VMULPS         284(R8), X11, X12
+	VMULPS         284(R8), X10, X13
+	VFMSUB231PS    128(R8), X10, X12
+	VFMADD231PS    128(R8), X11, X13
 	VPSRLD         $0x10, X12, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
+	VMOVQ          X10, 64(R10)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
-	VMOVD          72(R12), X12
+	VMOVQ          X10, 142(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         300(R8), X11
+	VMOVD          72(R10), X12
 	VPMOVZXWD      X12, X12
 	VPSLLD         $0x10, X12, X12
-	VMOVD          150(R12), X13
+	VMOVD          150(R10), X13
 	VPMOVZXWD      X13, X13
 	VPSLLD         $0x10, X13, X13
 	VMULPS         X11, X13, X14
@@ -1166,22 +1151,22 @@ rope_head34:
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
+	VMOVD          X10, 72(R10)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R12), R15
-	SHLL           $0x10, R15
-	VMOVD          R15, X12
-	MOVWLZX        154(R12), R15
-	SHLL           $0x10, R15
-	VMOVD          R15, X13
+	VMOVD          X10, 150(R10)
+	VMOVSS         152(R8), X10
+	VMOVSS         308(R8), X11
+	MOVWLZX        76(R10), R13
+	SHLL           $0x10, R13
+	VMOVD          R13, X12
+	MOVWLZX        154(R10), R13
+	SHLL           $0x10, R13
+	VMOVD          R13, X13
 	VMULPS         X11, X13, X14
 	VMULPS         X11, X12, X11
 	VFMSUB231PS    X10, X12, X14
@@ -1191,421 +1176,62 @@ rope_head34:
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
+	VPEXTRW        $0x00, X10, 76(R10)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	VMOVSS         156(R12), X10
-	VMOVSS         X10, 156(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head34
+	VPEXTRW        $0x00, X10, 154(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head30
 
-rope_heads_done31:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done35
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src36
-
-rope_head37:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMSUB231PS    128(R9), X10, X12
-	VFMADD231PS    128(R9), X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
-	VMOVD          72(R11), X12
-	VPMOVZXWD      X12, X12
-	VPSLLD         $0x10, X12, X12
-	VMOVD          150(R11), X13
-	VPMOVZXWD      X13, X13
-	VPSLLD         $0x10, X13, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMSUB231PS    X10, X12, X14
-	VFMADD231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R11), R12
-	SHLL           $0x10, R12
-	VMOVD          R12, X12
-	MOVWLZX        154(R11), R12
-	SHLL           $0x10, R12
-	VMOVD          R12, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMSUB231PS    X10, X12, X14
-	VFMADD231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head37
-	JMP            rope_heads_done35
-
-rope_heads_from_src36:
-	MOVQ BX, R12
-
-rope_head38:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R12), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R12), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMSUB231PS    128(R9), X10, X12
-	VFMADD231PS    128(R9), X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
-	VMOVD          72(R12), X12
-	VPMOVZXWD      X12, X12
-	VPSLLD         $0x10, X12, X12
-	VMOVD          150(R12), X13
-	VPMOVZXWD      X13, X13
-	VPSLLD         $0x10, X13, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMSUB231PS    X10, X12, X14
-	VFMADD231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R12), R15
-	SHLL           $0x10, R15
-	VMOVD          R15, X12
-	MOVWLZX        154(R12), R15
-	SHLL           $0x10, R15
-	VMOVD          R15, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMSUB231PS    X10, X12, X14
-	VFMADD231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	VMOVSS         156(R12), X10
-	VMOVSS         X10, 156(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head38
-
-rope_heads_done35:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token30
+rope_heads_done29:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token24
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x000000a0, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream39
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x000000a0, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream31
 
-rope_token41:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000138, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 156(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 188(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 220(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_token33:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000138, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 156(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 188(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 220(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done34
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head43:
-	VBROADCASTI128 (R11), Y10
+rope_head35:
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
+	VBROADCASTI128 78(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1617,17 +1243,17 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X13, 78(R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
+	VBROADCASTI128 94(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -1639,17 +1265,17 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 94(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
+	VBROADCASTI128 110(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -1661,30 +1287,36 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head43
+	VMOVDQU        X13, 110(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head35
 
-rope_heads_done42:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done44
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done34:
+	VMOVUPS 96(CX), Y4
+	VMOVUPS 252(CX), Y5
+	VMOVUPS 128(CX), X6
+	VMOVUPS 284(CX), X7
+	VMOVSD  144(CX), X8
+	VMOVSD  300(CX), X9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done36
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head45:
-	VBROADCASTI128 (R11), Y10
+rope_head37:
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
+	VBROADCASTI128 126(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1696,102 +1328,17 @@ rope_head45:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, 48(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMADD231PS    Y6, Y10, Y12
-	VFMSUB231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMADD231PS    Y8, Y10, Y12
-	VFMSUB231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head45
-
-rope_heads_done44:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 252(R9), Y5
-	VMOVUPS 128(R9), X6
-	VMOVUPS 284(R9), X7
-	VMOVSD  144(R9), X8
-	VMOVSD  300(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done46
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-
-rope_head47:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
+	VMOVDQU        X13, 126(R8)
+	VPMOVZXWD      64(R8), X10
 	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
+	VPMOVZXWD      142(R8), X11
 	VPSLLD         $0x10, X11, X11
 	VMULPS         X7, X11, X12
 	VMULPS         X7, X10, X13
@@ -1803,18 +1350,18 @@ rope_head47:
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
+	VMOVQ          X10, 64(R8)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R11), X10
+	VMOVQ          X10, 142(R8)
+	VMOVD          72(R8), X10
 	VPMOVZXWD      X10, X10
 	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R11), X11
+	VMOVD          150(R8), X11
 	VPMOVZXWD      X11, X11
 	VPSLLD         $0x10, X11, X11
 	VMULPS         X9, X11, X12
@@ -1827,30 +1374,91 @@ rope_head47:
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
+	VMOVD          X10, 72(R8)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head47
+	VMOVD          X10, 150(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head37
 
-rope_heads_done46:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done48
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done36:
+	VMOVSS 152(CX), X4
+	VMOVSS 308(CX), X5
+	MOVQ   qHeads+48(FP), CX
+	TESTQ  CX, CX
+	JZ     rope_heads_done38
+	MOVQ   qHeadStride+64(FP), R8
+	SHLQ   $0x01, R8
+	MOVQ   AX, DX
 
-rope_head49:
-	VBROADCASTI128 48(R11), Y10
+rope_head39:
+	MOVWLZX     76(DX), R9
+	SHLL        $0x10, R9
+	VMOVD       R9, X6
+	MOVWLZX     154(DX), R9
+	SHLL        $0x10, R9
+	VMOVD       R9, X7
+	VMULPS      X5, X7, X8
+	VMULPS      X5, X6, X9
+	VFMADD231PS X4, X6, X8
+	VFMSUB231PS X4, X7, X9
+	VPSRLD      $0x10, X8, X6
+	VPAND       c32x8_00000001<>+0(SB), X6, X6
+	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
+	VPADDD      X8, X6, X6
+	VPSRLD      $0x10, X6, X6
+	VPEXTRW     $0x00, X6, 76(DX)
+	VPSRLD      $0x10, X9, X6
+	VPAND       c32x8_00000001<>+0(SB), X6, X6
+	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
+	VPADDD      X9, X6, X6
+	VPSRLD      $0x10, X6, X6
+	VPEXTRW     $0x00, X6, 154(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head39
+
+rope_heads_done38:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
+
+rope_stream31:
+rope_token40:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000138, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 156(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 188(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 220(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done41
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
+	MOVQ    qStride+56(FP), R10
+	SHLQ    $0x01, R10
+
+rope_head42:
+	PREFETCHT1     (R8)(R10*1)
+	PREFETCHT1     64(R8)(R10*1)
+	PREFETCHT1     128(R8)(R10*1)
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
+	VBROADCASTI128 78(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1862,199 +1470,17 @@ rope_head49:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, (R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X7, X11, X12
-	VMULPS         X7, X10, X13
-	VFMADD231PS    X6, X10, X12
-	VFMSUB231PS    X6, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVD          72(R11), X10
-	VPMOVZXWD      X10, X10
-	VPSLLD         $0x10, X10, X10
-	VMOVD          150(R11), X11
-	VPMOVZXWD      X11, X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         X9, X11, X12
-	VMULPS         X9, X10, X13
-	VFMADD231PS    X8, X10, X12
-	VFMSUB231PS    X8, X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head49
-
-rope_heads_done48:
-	VMOVSS 152(R9), X4
-	VMOVSS 308(R9), X5
-	MOVQ   qHeads+48(FP), R9
-	TESTQ  R9, R9
-	JZ     rope_heads_done50
-	MOVQ   qHeadStride+64(FP), R11
-	SHLQ   $0x01, R11
-	MOVQ   AX, R10
-
-rope_head51:
-	MOVWLZX     76(R10), R12
-	SHLL        $0x10, R12
-	VMOVD       R12, X6
-	MOVWLZX     154(R10), R12
-	SHLL        $0x10, R12
-	VMOVD       R12, X7
-	VMULPS      X5, X7, X8
-	VMULPS      X5, X6, X9
-	VFMADD231PS X4, X6, X8
-	VFMSUB231PS X4, X7, X9
-	VPSRLD      $0x10, X8, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X8, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
-	VPSRLD      $0x10, X9, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X9, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head51
-
-rope_heads_done50:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done52
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-
-rope_head53:
-	MOVWLZX     76(R10), R12
-	SHLL        $0x10, R12
-	VMOVD       R12, X6
-	MOVWLZX     154(R10), R12
-	SHLL        $0x10, R12
-	VMOVD       R12, X7
-	VMULPS      X5, X7, X8
-	VMULPS      X5, X6, X9
-	VFMADD231PS X4, X6, X8
-	VFMSUB231PS X4, X7, X9
-	VPSRLD      $0x10, X8, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X8, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 76(R10)
-	VPSRLD      $0x10, X9, X6
-	VPAND       c32x8_00000001<>+0(SB), X6, X6
-	VPADDD      c32x8_00007fff<>+0(SB), X6, X6
-	VPADDD      X9, X6, X6
-	VPSRLD      $0x10, X6, X6
-	VPEXTRW     $0x00, X6, 154(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head53
-
-rope_heads_done52:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token41
-	JMP  rope_tokens_done40
-
-rope_stream39:
-rope_token54:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000138, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 156(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 188(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 220(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done55
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-
-rope_head56:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
+	VMOVDQU        X13, 78(R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
+	VBROADCASTI128 94(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -2066,17 +1492,17 @@ rope_head56:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 94(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
+	VBROADCASTI128 110(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -2088,64 +1514,64 @@ rope_head56:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VBROADCASTI128 48(R11), Y10
+	VMOVDQU        X13, 110(R8)
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
+	VBROADCASTI128 126(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMADD231PS    96(R9), Y10, Y12
-	VFMSUB231PS    96(R9), Y11, Y13
+	VMULPS         252(CX), Y11, Y12
+	VMULPS         252(CX), Y10, Y13
+	VFMADD231PS    96(CX), Y10, Y12
+	VFMSUB231PS    96(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
+	VMOVDQU        X13, 126(R8)
+	VPMOVZXWD      64(R8), X10
 	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
+	VPMOVZXWD      142(R8), X11
 	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMADD231PS    128(R9), X10, X12
-	VFMSUB231PS    128(R9), X11, X13
+	VMULPS         284(CX), X11, X12
+	VMULPS         284(CX), X10, X13
+	VFMADD231PS    128(CX), X10, X12
+	VFMSUB231PS    128(CX), X11, X13
 	VPSRLD         $0x10, X12, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X12, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
+	VMOVQ          X10, 64(R8)
 	VPSRLD         $0x10, X13, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X13, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
-	VMOVD          72(R11), X12
+	VMOVQ          X10, 142(R8)
+	VMOVSD         144(CX), X10
+	VMOVSD         300(CX), X11
+	VMOVD          72(R8), X12
 	VPMOVZXWD      X12, X12
 	VPSLLD         $0x10, X12, X12
-	VMOVD          150(R11), X13
+	VMOVD          150(R8), X13
 	VPMOVZXWD      X13, X13
 	VPSLLD         $0x10, X13, X13
 	VMULPS         X11, X13, X14
@@ -2158,22 +1584,22 @@ rope_head56:
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
+	VMOVD          X10, 72(R8)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
 	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R11), R14
-	SHLL           $0x10, R14
-	VMOVD          R14, X12
-	MOVWLZX        154(R11), R14
-	SHLL           $0x10, R14
-	VMOVD          R14, X13
+	VMOVD          X10, 150(R8)
+	VMOVSS         152(CX), X10
+	VMOVSS         308(CX), X11
+	MOVWLZX        76(R8), R11
+	SHLL           $0x10, R11
+	VMOVD          R11, X12
+	MOVWLZX        154(R8), R11
+	SHLL           $0x10, R11
+	VMOVD          R11, X13
 	VMULPS         X11, X13, X14
 	VMULPS         X11, X12, X11
 	VFMADD231PS    X10, X12, X14
@@ -2183,209 +1609,26 @@ rope_head56:
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X14, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
+	VPEXTRW        $0x00, X10, 76(R8)
 	VPSRLD         $0x10, X11, X10
 	VPAND          c32x8_00000001<>+0(SB), X10, X10
 	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
 	VPADDD         X11, X10, X10
 	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head56
+	VPEXTRW        $0x00, X10, 154(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head42
 
-rope_heads_done55:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done57
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
+rope_heads_done41:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token40
 
-rope_head58:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 78(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 78(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 94(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMADD231PS    Y6, Y10, Y12
-	VFMSUB231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 94(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 110(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMADD231PS    Y8, Y10, Y12
-	VFMSUB231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 110(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 126(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         252(R9), Y11, Y12
-	VMULPS         252(R9), Y10, Y13
-	VFMADD231PS    96(R9), Y10, Y12
-	VFMSUB231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 126(R11)
-	VPMOVZXWD      64(R11), X10
-	VPSLLD         $0x10, X10, X10
-	VPMOVZXWD      142(R11), X11
-	VPSLLD         $0x10, X11, X11
-	VMULPS         284(R9), X11, X12
-	VMULPS         284(R9), X10, X13
-	VFMADD231PS    128(R9), X10, X12
-	VFMSUB231PS    128(R9), X11, X13
-	VPSRLD         $0x10, X12, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X12, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 64(R11)
-	VPSRLD         $0x10, X13, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X13, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVQ          X10, 142(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         300(R9), X11
-	VMOVD          72(R11), X12
-	VPMOVZXWD      X12, X12
-	VPSLLD         $0x10, X12, X12
-	VMOVD          150(R11), X13
-	VPMOVZXWD      X13, X13
-	VPSLLD         $0x10, X13, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMADD231PS    X10, X12, X14
-	VFMSUB231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 72(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPACKUSDW      X10, X10, X10
-	VMOVD          X10, 150(R11)
-	VMOVSS         152(R9), X10
-	VMOVSS         308(R9), X11
-	MOVWLZX        76(R11), R14
-	SHLL           $0x10, R14
-	VMOVD          R14, X12
-	MOVWLZX        154(R11), R14
-	SHLL           $0x10, R14
-	VMOVD          R14, X13
-	VMULPS         X11, X13, X14
-	VMULPS         X11, X12, X11
-	VFMADD231PS    X10, X12, X14
-	VFMSUB231PS    X10, X13, X11
-	VPSRLD         $0x10, X14, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X14, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 76(R11)
-	VPSRLD         $0x10, X11, X10
-	VPAND          c32x8_00000001<>+0(SB), X10, X10
-	VPADDD         c32x8_00007fff<>+0(SB), X10, X10
-	VPADDD         X11, X10, X10
-	VPSRLD         $0x10, X10, X10
-	VPEXTRW        $0x00, X10, 154(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head58
-
-rope_heads_done57:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token54
-
-rope_tokens_done40:
+rope_tokens_done32:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -2400,9 +1643,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done59
+	JZ    combine_done43
 
-combine_token60:
+combine_token44:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000270, R8, R8
@@ -2554,9 +1797,9 @@ combine_token60:
 	ADDQ        $0x00000138, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token60
+	JNZ         combine_token44
 
-combine_done59:
+combine_done43:
 	VZEROUPPER
 	RET
 
@@ -2570,1059 +1813,736 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done61
-	TESTL  R9, R9
-	JS     rope_inverse62
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x000000a0, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done45
+	TESTL  R8, R8
+	JS     rope_inverse46
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x000000a0, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream47
+
+rope_token49:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000138, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS   (R8), Z0
+	VMOVUPS   156(R8), Z1
+	VMOVUPS   64(R8), Z2
+	VMOVUPS   220(R8), Z3
+	VMOVUPS.Z 128(R8), K1, Z4
+	VMOVUPS.Z 284(R8), K1, Z5
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done50
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
+	MOVQ      AX, R9
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src51
+
+rope_head52:
+	VPMOVZXWD   (R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R9), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R9), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head52
+	JMP         rope_heads_done50
+
+rope_heads_from_src51:
+	MOVQ CX, R10
+
+rope_head53:
+	VPMOVZXWD   (R10), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R10), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R10), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R10), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	VMOVUPS.Z   156(R10), K2, Z6
+	VMOVUPS     Z6, K2, 156(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head53
+
+rope_heads_done50:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done54
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+
+rope_head55:
+	VPMOVZXWD   (R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R9), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R9), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head55
+
+rope_heads_done54:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
+
+rope_stream47:
+rope_token56:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000138, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS   (R8), Z0
+	VMOVUPS   156(R8), Z1
+	VMOVUPS   64(R8), Z2
+	VMOVUPS   220(R8), Z3
+	VMOVUPS.Z 128(R8), K1, Z4
+	VMOVUPS.Z 284(R8), K1, Z5
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done57
+	MOVQ      qHeadStride+64(FP), R11
+	SHLQ      $0x01, R11
+	MOVQ      AX, R9
+	MOVQ      qStride+56(FP), R12
+	SHLQ      $0x01, R12
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src58
+
+rope_head59:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	VPMOVZXWD   (R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R9), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R9), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head59
+	JMP         rope_heads_done57
+
+rope_heads_from_src58:
+	MOVQ CX, R10
+
+rope_head60:
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
+	PREFETCHT1  128(R10)(R12*1)
+	VPMOVZXWD   (R10), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R10), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R10), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R10), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R10), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R10), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	VMOVUPS.Z   156(R10), K2, Z6
+	VMOVUPS     Z6, K2, 156(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head60
+
+rope_heads_done57:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done61
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x01, R11
+
+rope_head62:
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	VPMOVZXWD   (R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   78(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMSUB231PS Z0, Z6, Z8
+	VFMADD231PS Z0, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, (R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 78(R9)
+	VPMOVZXWD   32(R9), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   110(R9), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMSUB231PS Z2, Z6, Z8
+	VFMADD231PS Z2, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 32(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, 110(R9)
+	VMOVDQU16.Z 64(R9), K1, Y6
+	VPMOVZXWD   Y6, Z6
+	VPSLLD      $0x10, Z6, Z6
+	VMOVDQU16.Z 142(R9), K1, Y7
+	VPMOVZXWD   Y7, Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMSUB231PS Z4, Z6, Z8
+	VFMADD231PS Z4, Z7, Z9
+	VPSRLD      $0x10, Z8, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z8, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 64(R9)
+	VPSRLD      $0x10, Z9, Z6
+	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
+	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
+	VPADDD      Z9, Z6, Z6
+	VPSRLD      $0x10, Z6, Z6
+	VPMOVDW     Z6, K1, 142(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head62
+
+rope_heads_done61:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token56
+
+rope_tokens_done48:
+	JMP rope_done45
+
+rope_inverse46:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x000000a0, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
 	JA     rope_stream63
 
 rope_token65:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000138, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS   (CX), Z0
+	VMOVUPS   156(CX), Z1
+	VMOVUPS   64(CX), Z2
+	VMOVUPS   220(CX), Z3
+	VMOVUPS.Z 128(CX), K1, Z4
+	VMOVUPS.Z 284(CX), K1, Z5
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
 	JZ        rope_heads_done66
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src67
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
 
-rope_head68:
-	VPMOVZXWD   (R10), Z6
+rope_head67:
+	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
+	VPMOVZXWD   78(DX), Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z1, Z7, Z8
 	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
+	VPMOVDW     Z6, (DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
+	VPMOVDW     Z6, 78(DX)
+	VPMOVZXWD   32(DX), Z6
 	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
+	VPMOVZXWD   110(DX), Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z3, Z7, Z8
 	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
+	VPMOVDW     Z6, 32(DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
+	VPMOVDW     Z6, 110(DX)
+	VMOVDQU16.Z 64(DX), K1, Y6
 	VPMOVZXWD   Y6, Z6
 	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
+	VMOVDQU16.Z 142(DX), K1, Y7
 	VPMOVZXWD   Y7, Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z5, Z7, Z8
 	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
+	VPMOVDW     Z6, K1, 64(DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
-
-rope_heads_from_src67:
-	MOVQ CX, R11
-
-rope_head69:
-	VPMOVZXWD   (R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head69
+	VPMOVDW     Z6, K1, 142(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head67
 
 rope_heads_done66:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done70
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
-
-rope_head72:
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
-
-rope_heads_from_src71:
-	MOVQ BX, R11
-
-rope_head73:
-	VPMOVZXWD   (R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head73
-
-rope_heads_done70:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token65
 	JMP  rope_tokens_done64
 
 rope_stream63:
-rope_token74:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done75
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src76
+rope_token68:
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000138, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS   (CX), Z0
+	VMOVUPS   156(CX), Z1
+	VMOVUPS   64(CX), Z2
+	VMOVUPS   220(CX), Z3
+	VMOVUPS.Z 128(CX), K1, Z4
+	VMOVUPS.Z 284(CX), K1, Z5
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
+	JZ        rope_heads_done69
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
+	MOVQ      qStride+56(FP), R9
+	SHLQ      $0x01, R9
 
-rope_head77:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	VPMOVZXWD   (R10), Z6
+rope_head70:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
+	VPMOVZXWD   78(DX), Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z1, Z7, Z8
 	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
+	VPMOVDW     Z6, (DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
+	VPMOVDW     Z6, 78(DX)
+	VPMOVZXWD   32(DX), Z6
 	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
+	VPMOVZXWD   110(DX), Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z3, Z7, Z8
 	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
+	VPMOVDW     Z6, 32(DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
+	VPMOVDW     Z6, 110(DX)
+	VMOVDQU16.Z 64(DX), K1, Y6
 	VPMOVZXWD   Y6, Z6
 	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
+	VMOVDQU16.Z 142(DX), K1, Y7
 	VPMOVZXWD   Y7, Z7
 	VPSLLD      $0x10, Z7, Z7
 	VMULPS      Z5, Z7, Z8
 	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
 	VPSRLD      $0x10, Z8, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z8, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
+	VPMOVDW     Z6, K1, 64(DX)
 	VPSRLD      $0x10, Z9, Z6
 	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
 	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
 	VPADDD      Z9, Z6, Z6
 	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	VPMOVDW     Z6, K1, 142(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head70
 
-rope_heads_from_src76:
-	MOVQ CX, R11
-
-rope_head78:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	VPMOVZXWD   (R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head78
-
-rope_heads_done75:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done79
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src80
-
-rope_head81:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
-
-rope_heads_from_src80:
-	MOVQ BX, R11
-
-rope_head82:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	VPMOVZXWD   (R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMSUB231PS Z0, Z6, Z8
-	VFMADD231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R11), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R11), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMSUB231PS Z2, Z6, Z8
-	VFMADD231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R11), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R11), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMSUB231PS Z4, Z6, Z8
-	VFMADD231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	VMOVUPS.Z   156(R11), K2, Z6
-	VMOVUPS     Z6, K2, 156(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head82
-
-rope_heads_done79:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token74
+rope_heads_done69:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token68
 
 rope_tokens_done64:
-	JMP rope_done61
-
-rope_inverse62:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x000000a0, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream83
-
-rope_token85:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done86
-	MOVQ      qHeadStride+64(FP), R11
-	SHLQ      $0x01, R11
-	MOVQ      AX, R10
-
-rope_head87:
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head87
-
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done88
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-
-rope_head89:
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head89
-
-rope_heads_done88:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token85
-	JMP  rope_tokens_done84
-
-rope_stream83:
-rope_token90:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000138, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   156(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   220(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 284(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done91
-	MOVQ      qHeadStride+64(FP), R11
-	SHLQ      $0x01, R11
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R12
-	SHLQ      $0x01, R12
-
-rope_head92:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head92
-
-rope_heads_done91:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done93
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
-
-rope_head94:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	VPMOVZXWD   (R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   78(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, (R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 78(R10)
-	VPMOVZXWD   32(R10), Z6
-	VPSLLD      $0x10, Z6, Z6
-	VPMOVZXWD   110(R10), Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 32(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, 110(R10)
-	VMOVDQU16.Z 64(R10), K1, Y6
-	VPMOVZXWD   Y6, Z6
-	VPSLLD      $0x10, Z6, Z6
-	VMOVDQU16.Z 142(R10), K1, Y7
-	VPMOVZXWD   Y7, Z7
-	VPSLLD      $0x10, Z7, Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VPSRLD      $0x10, Z8, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z8, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 64(R10)
-	VPSRLD      $0x10, Z9, Z6
-	VPANDD.BCST c32_00000001<>+0(SB), Z6, Z6
-	VPADDD.BCST c32_00007fff<>+0(SB), Z6, Z6
-	VPADDD      Z9, Z6, Z6
-	VPSRLD      $0x10, Z6, Z6
-	VPMOVDW     Z6, K1, 142(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head94
-
-rope_heads_done93:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token90
-
-rope_tokens_done84:
-rope_done61:
+rope_done45:
 	VZEROUPPER
 	RET
 
@@ -3636,9 +2556,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done95
+	JZ    combine_done71
 
-combine_token96:
+combine_token72:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000270, R8, R8
@@ -3778,9 +2698,9 @@ combine_token96:
 	ADDQ         $0x00000138, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token96
+	JNZ          combine_token72
 
-combine_done95:
+combine_done71:
 	VZEROUPPER
 	RET
 

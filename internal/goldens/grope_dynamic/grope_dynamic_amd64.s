@@ -10,704 +10,503 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
 	JZ     rope_done1
-	TESTL  R9, R9
+	TESTL  R8, R8
 	JS     rope_inverse2
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
 	JA     rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 128(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 160(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 192(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
 	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src7
 
 rope_head8:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
 	JNZ         rope_head8
 	JMP         rope_heads_done6
 
 rope_heads_from_src7:
-	MOVQ CX, R11
+	MOVQ CX, R10
 
 rope_head9:
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
 	VMOVUPS     32(R10), Y8
 	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
 	VMOVUPS     64(R10), Y8
 	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
 	VMOVUPS     96(R10), Y8
 	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head12
-	JMP         rope_heads_done10
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head9
 
-rope_heads_from_src11:
-	MOVQ BX, R11
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head13:
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
+rope_head11:
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head13
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head11
 
 rope_heads_done10:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done15
-	MOVQ    qHeadStride+64(FP), R12
+rope_token12:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 128(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 160(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 192(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done13
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
+	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src16
+	JNE     rope_heads_from_src14
 
-rope_head17:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
+rope_head15:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	PREFETCHT1  192(R9)(R12*1)
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head15
+	JMP         rope_heads_done13
+
+rope_heads_from_src14:
+	MOVQ CX, R10
+
+rope_head16:
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
+	PREFETCHT1  128(R10)(R12*1)
+	PREFETCHT1  192(R10)(R12*1)
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
 	VMOVUPS     32(R10), Y8
 	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
 	VMOVUPS     64(R10), Y8
 	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
 	VMOVUPS     96(R10), Y8
 	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head17
-	JMP         rope_heads_done15
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head16
 
-rope_heads_from_src16:
-	MOVQ CX, R11
+rope_heads_done13:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done17
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x02, R11
 
 rope_head18:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	PREFETCHT1  192(R9)(R11*1)
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
 	JNZ         rope_head18
 
-rope_heads_done15:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done19
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src20
-
-rope_head21:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head21
-	JMP         rope_heads_done19
-
-rope_heads_from_src20:
-	MOVQ BX, R11
-
-rope_head22:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head22
-
-rope_heads_done19:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token14
+rope_heads_done17:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token12
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream23
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream19
 
-rope_token25:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done26
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+rope_token21:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 128(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 160(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 192(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done22
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
 
-rope_head27:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+rope_head23:
+	VMOVUPS     (DX), Y8
+	VMOVUPS     128(DX), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (DX)
+	VMOVUPS     Y11, 128(DX)
+	VMOVUPS     32(DX), Y8
+	VMOVUPS     160(DX), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(DX)
+	VMOVUPS     Y11, 160(DX)
+	VMOVUPS     64(DX), Y8
+	VMOVUPS     192(DX), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y11, 192(DX)
+	VMOVUPS     96(DX), Y8
+	VMOVUPS     224(DX), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head27
+	VMOVUPS     Y10, 96(DX)
+	VMOVUPS     Y11, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head23
 
-rope_heads_done26:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done28
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
+rope_heads_done22:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token21
+	JMP  rope_tokens_done20
 
-rope_head29:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+rope_stream19:
+rope_token24:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 128(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 160(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 192(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done25
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head26:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VMOVUPS     (DX), Y8
+	VMOVUPS     128(DX), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (DX)
+	VMOVUPS     Y11, 128(DX)
+	VMOVUPS     32(DX), Y8
+	VMOVUPS     160(DX), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(DX)
+	VMOVUPS     Y11, 160(DX)
+	VMOVUPS     64(DX), Y8
+	VMOVUPS     192(DX), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y11, 192(DX)
+	VMOVUPS     96(DX), Y8
+	VMOVUPS     224(DX), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head29
+	VMOVUPS     Y10, 96(DX)
+	VMOVUPS     Y11, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head26
 
-rope_heads_done28:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token25
-	JMP  rope_tokens_done24
+rope_heads_done25:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token24
 
-rope_stream23:
-rope_token30:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done31
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R12
-	SHLQ    $0x02, R12
-
-rope_head32:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMADD231PS Y0, Y8, Y10
-	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMADD231PS Y2, Y8, Y10
-	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMADD231PS Y4, Y8, Y10
-	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMADD231PS Y6, Y8, Y10
-	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head32
-
-rope_heads_done31:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done33
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x02, R12
-
-rope_head34:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMADD231PS Y0, Y8, Y10
-	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMADD231PS Y2, Y8, Y10
-	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMADD231PS Y4, Y8, Y10
-	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMADD231PS Y6, Y8, Y10
-	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head34
-
-rope_heads_done33:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token30
-
-rope_tokens_done24:
+rope_tokens_done20:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -722,9 +521,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done35
+	JZ    combine_done27
 
-combine_token36:
+combine_token28:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000200, R8, R8
@@ -828,9 +627,9 @@ combine_token36:
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token36
+	JNZ         combine_token28
 
-combine_done35:
+combine_done27:
 	VZEROUPPER
 	RET
 
@@ -840,423 +639,178 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done37
-	TESTL  R9, R9
-	JS     rope_inverse38
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream39
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done29
+	TESTL  R8, R8
+	JS     rope_inverse30
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream31
 
-rope_token41:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src43
-
-rope_head44:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head44
-	JMP         rope_heads_done42
-
-rope_heads_from_src43:
-	MOVQ CX, R11
-
-rope_head45:
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head45
-
-rope_heads_done42:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done46
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src47
-
-rope_head48:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head48
-	JMP         rope_heads_done46
-
-rope_heads_from_src47:
-	MOVQ BX, R11
-
-rope_head49:
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head49
-
-rope_heads_done46:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token41
-	JMP  rope_tokens_done40
-
-rope_stream39:
-rope_token50:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done51
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
-
-rope_head53:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head53
-	JMP         rope_heads_done51
-
-rope_heads_from_src52:
-	MOVQ CX, R11
-
-rope_head54:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head54
-
-rope_heads_done51:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
-
-rope_head57:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head57
-	JMP         rope_heads_done55
-
-rope_heads_from_src56:
-	MOVQ BX, R11
-
-rope_head58:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head58
-
-rope_heads_done55:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token50
-
-rope_tokens_done40:
-	JMP rope_done37
-
-rope_inverse38:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream59
-
-rope_token61:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done62
+rope_token33:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 128(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done34
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src35
 
-rope_head63:
+rope_head36:
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head36
+	JMP         rope_heads_done34
+
+rope_heads_from_src35:
+	MOVQ CX, R10
+
+rope_head37:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
 	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head63
+	DECQ        R8
+	JNZ         rope_head37
 
-rope_heads_done62:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done64
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
+rope_heads_done34:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done38
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head65:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
+rope_head39:
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head65
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head39
 
-rope_heads_done64:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_tokens_done60
+rope_heads_done38:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
 
-rope_stream59:
-rope_token66:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done67
+rope_stream31:
+rope_token40:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 128(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done41
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src42
 
-rope_head68:
+rope_head43:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	PREFETCHT1  192(R9)(R12*1)
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head43
+	JMP         rope_heads_done41
+
+rope_heads_from_src42:
+	MOVQ CX, R10
+
+rope_head44:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1265,72 +819,180 @@ rope_head68:
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
 	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head68
+	DECQ        R8
+	JNZ         rope_head44
 
-rope_heads_done67:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done69
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done41:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done45
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x02, R12
 
-rope_head70:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
+rope_head46:
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	PREFETCHT1  192(R9)(R11*1)
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head46
+
+rope_heads_done45:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token40
+
+rope_tokens_done32:
+	JMP rope_done29
+
+rope_inverse30:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream47
+
+rope_token49:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 128(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done50
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+
+rope_head51:
+	VMOVUPS     (DX), Z4
+	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMADD231PS Z0, Z4, Z6
 	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     Z7, 128(DX)
+	VMOVUPS     64(DX), Z4
+	VMOVUPS     192(DX), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMADD231PS Z2, Z4, Z6
 	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head70
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     Z7, 192(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head51
 
-rope_heads_done69:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token66
+rope_heads_done50:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
 
-rope_tokens_done60:
-rope_done37:
+rope_stream47:
+rope_token52:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 128(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done53
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head54:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VMOVUPS     (DX), Z4
+	VMOVUPS     128(DX), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     Z7, 128(DX)
+	VMOVUPS     64(DX), Z4
+	VMOVUPS     192(DX), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     Z7, 192(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head54
+
+rope_heads_done53:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token52
+
+rope_tokens_done48:
+rope_done29:
 	VZEROUPPER
 	RET
 
@@ -1344,9 +1006,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done71
+	JZ    combine_done55
 
-combine_token72:
+combine_token56:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -1402,8 +1064,8 @@ combine_token72:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token72
+	JNZ          combine_token56
 
-combine_done71:
+combine_done55:
 	VZEROUPPER
 	RET

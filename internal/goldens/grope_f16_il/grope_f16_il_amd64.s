@@ -10,822 +10,582 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
 	JZ     rope_done1
-	TESTL  R9, R9
+	TESTL  R8, R8
 	JS     rope_inverse2
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000090, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000090, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
 	JA     rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000130, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 152(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 184(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 216(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 248(R9), Y7
-	VMOVUPS 128(R9), X8
-	VMOVUPS 280(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000130, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 152(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 184(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 216(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 248(R8), Y7
+	VMOVUPS 128(R8), X8
+	VMOVUPS 280(R8), X9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
 	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src7
 
 rope_head8:
-	VCVTPH2PS      (R11), Y10
+	VCVTPH2PS      (R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
+	VCVTPS2PH      $0x00, Y11, (R10)
+	VCVTPH2PS      16(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 16(R10)
+	VCVTPH2PS      32(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 32(R10)
+	VCVTPH2PS      48(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
+	VCVTPS2PH      $0x00, Y11, 48(R10)
+	VCVTPH2PS      64(R10), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	ADDQ           R13, R11
-	DECQ           R10
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	ADDQ           R12, R10
+	DECQ           R9
 	JNZ            rope_head8
 	JMP            rope_heads_done6
 
 rope_heads_from_src7:
-	MOVQ CX, R12
+	MOVQ CX, R11
 
 rope_head9:
-	VCVTPH2PS      (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R12), X10
-	VPERMILPS      $0xb1, X10, X11
-	VMULPS         X9, X11, X11
-	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVUPS        76(R12), Y10
-	VMOVUPS        Y10, 76(R11)
-	VMOVUPS        108(R12), Y10
-	VMOVUPS        Y10, 108(R11)
-	VMOVSS         140(R12), X10
-	VMOVSS         X10, 140(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
+	VCVTPS2PH      $0x00, Y11, (R10)
 	VCVTPH2PS      16(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
+	VCVTPS2PH      $0x00, Y11, 16(R10)
 	VCVTPH2PS      32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
+	VCVTPS2PH      $0x00, Y11, 32(R10)
 	VCVTPH2PS      48(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
+	VCVTPS2PH      $0x00, Y11, 48(R10)
 	VCVTPH2PS      64(R11), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head12
-	JMP            rope_heads_done10
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	VMOVUPS        76(R11), Y10
+	VMOVUPS        Y10, 76(R10)
+	VMOVUPS        108(R11), Y10
+	VMOVUPS        Y10, 108(R10)
+	VMOVSS         140(R11), X10
+	VMOVSS         X10, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head9
 
-rope_heads_from_src11:
-	MOVQ BX, R12
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
 
-rope_head13:
-	VCVTPH2PS      (R12), Y10
+rope_head11:
+	VCVTPH2PS      (R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R12), Y10
+	VCVTPS2PH      $0x00, Y11, (R10)
+	VCVTPH2PS      16(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R12), Y10
+	VCVTPS2PH      $0x00, Y11, 16(R10)
+	VCVTPH2PS      32(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R12), Y10
+	VCVTPS2PH      $0x00, Y11, 32(R10)
+	VCVTPH2PS      48(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R12), X10
+	VCVTPS2PH      $0x00, Y11, 48(R10)
+	VCVTPH2PS      64(R10), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVUPS        76(R12), Y10
-	VMOVUPS        Y10, 76(R11)
-	VMOVUPS        108(R12), Y10
-	VMOVUPS        Y10, 108(R11)
-	VMOVSS         140(R12), X10
-	VMOVSS         X10, 140(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head13
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head11
 
 rope_heads_done10:
-	VMOVSD 144(R9), X0
-	VMOVSD 296(R9), X1
-	MOVQ   qHeads+48(FP), R9
-	TESTQ  R9, R9
-	JZ     rope_heads_done14
-	MOVQ   qHeadStride+64(FP), R12
-	SHLQ   $0x01, R12
-	MOVQ   AX, R10
+	VMOVSD 144(R8), X0
+	VMOVSD 296(R8), X1
+	MOVQ   qHeads+48(FP), R8
+	TESTQ  R8, R8
+	JZ     rope_heads_done12
+	MOVQ   qHeadStride+64(FP), R11
+	SHLQ   $0x01, R11
+	MOVQ   AX, R9
 	CMPQ   AX, CX
-	JNE    rope_heads_from_src15
+	JNE    rope_heads_from_src13
 
-rope_head16:
+rope_head14:
+	VMOVD          72(R9), X2
+	VCVTPH2PS      X2, X2
+	VPERMILPS      $0xb1, X2, X3
+	VMULPS         X1, X3, X3
+	VFMADDSUB231PS X0, X2, X3
+	VCVTPS2PH      $0x00, X3, X2
+	VMOVD          X2, 72(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head14
+	JMP            rope_heads_done12
+
+rope_heads_from_src13:
+	MOVQ CX, R10
+
+rope_head15:
 	VMOVD          72(R10), X2
 	VCVTPH2PS      X2, X2
 	VPERMILPS      $0xb1, X2, X3
 	VMULPS         X1, X3, X3
 	VFMADDSUB231PS X0, X2, X3
 	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head16
-	JMP            rope_heads_done14
+	VMOVD          X2, 72(R9)
+	ADDQ           R11, R9
+	ADDQ           R11, R10
+	DECQ           R8
+	JNZ            rope_head15
 
-rope_heads_from_src15:
-	MOVQ CX, R11
+rope_heads_done12:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done16
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
 rope_head17:
-	VMOVD          72(R11), X2
+	VMOVD          72(R9), X2
 	VCVTPH2PS      X2, X2
 	VPERMILPS      $0xb1, X2, X3
 	VMULPS         X1, X3, X3
 	VFMADDSUB231PS X0, X2, X3
 	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
+	VMOVD          X2, 72(R9)
+	ADDQ           R10, R9
+	DECQ           R8
 	JNZ            rope_head17
 
-rope_heads_done14:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done18
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src19
-
-rope_head20:
-	VMOVD          72(R10), X2
-	VCVTPH2PS      X2, X2
-	VPERMILPS      $0xb1, X2, X3
-	VMULPS         X1, X3, X3
-	VFMADDSUB231PS X0, X2, X3
-	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head20
-	JMP            rope_heads_done18
-
-rope_heads_from_src19:
-	MOVQ BX, R11
-
-rope_head21:
-	VMOVD          72(R11), X2
-	VCVTPH2PS      X2, X2
-	VPERMILPS      $0xb1, X2, X3
-	VMULPS         X1, X3, X3
-	VFMADDSUB231PS X0, X2, X3
-	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head21
-
-rope_heads_done18:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+rope_heads_done16:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token22:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000130, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 152(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 184(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 216(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 248(R9), Y7
-	VMOVUPS 128(R9), X8
-	VMOVUPS 280(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done23
-	MOVQ    qHeadStride+64(FP), R13
+rope_token18:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000130, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 152(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 184(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 216(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 248(R8), Y7
+	VMOVUPS 128(R8), X8
+	VMOVUPS 280(R8), X9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done19
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src24
+	JNE     rope_heads_from_src20
 
-rope_head25:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
+rope_head21:
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
+	VCVTPH2PS      (R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VCVTPS2PH      $0x00, Y11, (R10)
+	VCVTPH2PS      16(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VCVTPS2PH      $0x00, Y11, 16(R10)
+	VCVTPH2PS      32(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VCVTPS2PH      $0x00, Y11, 32(R10)
+	VCVTPH2PS      48(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VCVTPS2PH      $0x00, Y11, 48(R10)
+	VCVTPH2PS      64(R10), X10
+	VPERMILPS      $0xb1, X10, X11
+	VMULPS         X9, X11, X11
+	VFMADDSUB231PS X8, X10, X11
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         296(R8), X11
+	VMOVD          72(R10), X12
+	VCVTPH2PS      X12, X12
+	VPERMILPS      $0xb1, X12, X13
+	VMULPS         X11, X13, X13
+	VFMADDSUB231PS X10, X12, X13
+	VCVTPS2PH      $0x00, X13, X10
+	VMOVD          X10, 72(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head21
+	JMP            rope_heads_done19
+
+rope_heads_from_src20:
+	MOVQ CX, R11
+
+rope_head22:
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
 	VCVTPH2PS      (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
+	VCVTPS2PH      $0x00, Y11, (R10)
 	VCVTPH2PS      16(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
+	VCVTPS2PH      $0x00, Y11, 16(R10)
 	VCVTPH2PS      32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
+	VCVTPS2PH      $0x00, Y11, 32(R10)
 	VCVTPH2PS      48(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
+	VCVTPS2PH      $0x00, Y11, 48(R10)
 	VCVTPH2PS      64(R11), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         296(R8), X11
 	VMOVD          72(R11), X12
 	VCVTPH2PS      X12, X12
 	VPERMILPS      $0xb1, X12, X13
 	VMULPS         X11, X13, X13
 	VFMADDSUB231PS X10, X12, X13
 	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head25
-	JMP            rope_heads_done23
+	VMOVD          X10, 72(R10)
+	VMOVUPS        76(R11), Y10
+	VMOVUPS        Y10, 76(R10)
+	VMOVUPS        108(R11), Y10
+	VMOVUPS        Y10, 108(R10)
+	VMOVSS         140(R11), X10
+	VMOVSS         X10, 140(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head22
 
-rope_heads_from_src24:
-	MOVQ CX, R12
+rope_heads_done19:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done23
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head26:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	VCVTPH2PS      (R12), Y10
+rope_head24:
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
+	VCVTPH2PS      (R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R12), Y10
+	VCVTPS2PH      $0x00, Y11, (R10)
+	VCVTPH2PS      16(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R12), Y10
+	VCVTPS2PH      $0x00, Y11, 16(R10)
+	VCVTPH2PS      32(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R12), Y10
+	VCVTPS2PH      $0x00, Y11, 32(R10)
+	VCVTPH2PS      48(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R12), X10
+	VCVTPS2PH      $0x00, Y11, 48(R10)
+	VCVTPH2PS      64(R10), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
-	VMOVD          72(R12), X12
+	VCVTPS2PH      $0x00, X11, 64(R10)
+	VMOVSD         144(R8), X10
+	VMOVSD         296(R8), X11
+	VMOVD          72(R10), X12
 	VCVTPH2PS      X12, X12
 	VPERMILPS      $0xb1, X12, X13
 	VMULPS         X11, X13, X13
 	VFMADDSUB231PS X10, X12, X13
 	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	VMOVUPS        76(R12), Y10
-	VMOVUPS        Y10, 76(R11)
-	VMOVUPS        108(R12), Y10
-	VMOVUPS        Y10, 108(R11)
-	VMOVSS         140(R12), X10
-	VMOVSS         X10, 140(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head26
+	VMOVD          X10, 72(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head24
 
 rope_heads_done23:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done27
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src28
-
-rope_head29:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	VCVTPH2PS      (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
-	VPERMILPS      $0xb1, X10, X11
-	VMULPS         X9, X11, X11
-	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
-	VMOVD          72(R11), X12
-	VCVTPH2PS      X12, X12
-	VPERMILPS      $0xb1, X12, X13
-	VMULPS         X11, X13, X13
-	VFMADDSUB231PS X10, X12, X13
-	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head29
-	JMP            rope_heads_done27
-
-rope_heads_from_src28:
-	MOVQ BX, R12
-
-rope_head30:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	VCVTPH2PS      (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R12), X10
-	VPERMILPS      $0xb1, X10, X11
-	VMULPS         X9, X11, X11
-	VFMADDSUB231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
-	VMOVD          72(R12), X12
-	VCVTPH2PS      X12, X12
-	VPERMILPS      $0xb1, X12, X13
-	VMULPS         X11, X13, X13
-	VFMADDSUB231PS X10, X12, X13
-	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	VMOVUPS        76(R12), Y10
-	VMOVUPS        Y10, 76(R11)
-	VMOVUPS        108(R12), Y10
-	VMOVUPS        Y10, 108(R11)
-	VMOVSS         140(R12), X10
-	VMOVSS         X10, 140(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head30
-
-rope_heads_done27:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token22
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token18
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000090, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream31
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000090, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream25
 
-rope_token33:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000130, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 152(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 184(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 216(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 248(R9), Y7
-	VMOVUPS 128(R9), X8
-	VMOVUPS 280(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_token27:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000130, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 152(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 184(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 216(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 248(CX), Y7
+	VMOVUPS 128(CX), X8
+	VMOVUPS 280(CX), X9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done28
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head35:
-	VCVTPH2PS      (R11), Y10
+rope_head29:
+	VCVTPH2PS      (R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
+	VCVTPS2PH      $0x00, Y11, (R8)
+	VCVTPH2PS      16(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 16(R8)
+	VCVTPH2PS      32(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 32(R8)
+	VCVTPH2PS      48(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
+	VCVTPS2PH      $0x00, Y11, 48(R8)
+	VCVTPH2PS      64(R8), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMSUBADD231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head35
+	VCVTPS2PH      $0x00, X11, 64(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head29
 
-rope_heads_done34:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done36
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done28:
+	VMOVSD 144(CX), X0
+	VMOVSD 296(CX), X1
+	MOVQ   qHeads+48(FP), CX
+	TESTQ  CX, CX
+	JZ     rope_heads_done30
+	MOVQ   qHeadStride+64(FP), R8
+	SHLQ   $0x01, R8
+	MOVQ   AX, DX
 
-rope_head37:
-	VCVTPH2PS      (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
-	VPERMILPS      $0xb1, X10, X11
-	VMULPS         X9, X11, X11
-	VFMSUBADD231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head37
-
-rope_heads_done36:
-	VMOVSD 144(R9), X0
-	VMOVSD 296(R9), X1
-	MOVQ   qHeads+48(FP), R9
-	TESTQ  R9, R9
-	JZ     rope_heads_done38
-	MOVQ   qHeadStride+64(FP), R11
-	SHLQ   $0x01, R11
-	MOVQ   AX, R10
-
-rope_head39:
-	VMOVD          72(R10), X2
+rope_head31:
+	VMOVD          72(DX), X2
 	VCVTPH2PS      X2, X2
 	VPERMILPS      $0xb1, X2, X3
 	VMULPS         X1, X3, X3
 	VFMSUBADD231PS X0, X2, X3
 	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head39
+	VMOVD          X2, 72(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head31
 
-rope_heads_done38:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done40
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done30:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token27
+	JMP  rope_tokens_done26
 
-rope_head41:
-	VMOVD          72(R10), X2
-	VCVTPH2PS      X2, X2
-	VPERMILPS      $0xb1, X2, X3
-	VMULPS         X1, X3, X3
-	VFMSUBADD231PS X0, X2, X3
-	VCVTPS2PH      $0x00, X3, X2
-	VMOVD          X2, 72(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head41
+rope_stream25:
+rope_token32:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000130, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 152(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 184(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 216(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 248(CX), Y7
+	VMOVUPS 128(CX), X8
+	VMOVUPS 280(CX), X9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done33
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
+	MOVQ    qStride+56(FP), R10
+	SHLQ    $0x01, R10
 
-rope_heads_done40:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token33
-	JMP  rope_tokens_done32
-
-rope_stream31:
-rope_token42:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000130, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 152(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 184(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 216(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 248(R9), Y7
-	VMOVUPS 128(R9), X8
-	VMOVUPS 280(R9), X9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done43
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-
-rope_head44:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VCVTPH2PS      (R11), Y10
+rope_head34:
+	PREFETCHT1     (R8)(R10*1)
+	PREFETCHT1     64(R8)(R10*1)
+	PREFETCHT1     128(R8)(R10*1)
+	VCVTPH2PS      (R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
+	VCVTPS2PH      $0x00, Y11, (R8)
+	VCVTPH2PS      16(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 16(R8)
+	VCVTPH2PS      32(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
+	VCVTPS2PH      $0x00, Y11, 32(R8)
+	VCVTPH2PS      48(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
+	VCVTPS2PH      $0x00, Y11, 48(R8)
+	VCVTPH2PS      64(R8), X10
 	VPERMILPS      $0xb1, X10, X11
 	VMULPS         X9, X11, X11
 	VFMSUBADD231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
-	VMOVD          72(R11), X12
+	VCVTPS2PH      $0x00, X11, 64(R8)
+	VMOVSD         144(CX), X10
+	VMOVSD         296(CX), X11
+	VMOVD          72(R8), X12
 	VCVTPH2PS      X12, X12
 	VPERMILPS      $0xb1, X12, X13
 	VMULPS         X11, X13, X13
 	VFMSUBADD231PS X10, X12, X13
 	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head44
+	VMOVD          X10, 72(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head34
 
-rope_heads_done43:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done45
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
+rope_heads_done33:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token32
 
-rope_head46:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VCVTPH2PS      (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, (R11)
-	VCVTPH2PS      16(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 16(R11)
-	VCVTPH2PS      32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 32(R11)
-	VCVTPH2PS      48(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VCVTPS2PH      $0x00, Y11, 48(R11)
-	VCVTPH2PS      64(R11), X10
-	VPERMILPS      $0xb1, X10, X11
-	VMULPS         X9, X11, X11
-	VFMSUBADD231PS X8, X10, X11
-	VCVTPS2PH      $0x00, X11, 64(R11)
-	VMOVSD         144(R9), X10
-	VMOVSD         296(R9), X11
-	VMOVD          72(R11), X12
-	VCVTPH2PS      X12, X12
-	VPERMILPS      $0xb1, X12, X13
-	VMULPS         X11, X13, X13
-	VFMSUBADD231PS X10, X12, X13
-	VCVTPS2PH      $0x00, X13, X10
-	VMOVD          X10, 72(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head46
-
-rope_heads_done45:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token42
-
-rope_tokens_done32:
+rope_tokens_done26:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -840,10 +600,10 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done47
+	JZ      combine_done35
 	VMOVUPS combine_dup8<>+0(SB), Y0
 
-combine_token48:
+combine_token36:
 	MOVLQSX    (BX), R8
 	ANDQ       DI, R8
 	IMUL3Q     $0x00000130, R8, R8
@@ -949,9 +709,9 @@ combine_token48:
 	ADDQ       $0x00000130, AX
 	ADDQ       $0x04, BX
 	DECQ       SI
-	JNZ        combine_token48
+	JNZ        combine_token36
 
-combine_done47:
+combine_done35:
 	VZEROUPPER
 	RET
 
@@ -965,527 +725,380 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done49
-	TESTL  R9, R9
-	JS     rope_inverse50
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000090, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream51
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done37
+	TESTL  R8, R8
+	JS     rope_inverse38
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000090, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream39
 
-rope_token53:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000130, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   152(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   216(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 280(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done54
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src55
-
-rope_head56:
-	VCVTPH2PS      (R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head56
-	JMP            rope_heads_done54
-
-rope_heads_from_src55:
-	MOVQ CX, R11
-
-rope_head57:
-	VCVTPH2PS      (R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R11), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	VMOVUPS        76(R11), Z6
-	VMOVUPS        Z6, 76(R10)
-	VMOVUPS.Z      140(R11), K2, Z6
-	VMOVUPS        Z6, K2, 140(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head57
-
-rope_heads_done54:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done58
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src59
-
-rope_head60:
-	VCVTPH2PS      (R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head60
-	JMP            rope_heads_done58
-
-rope_heads_from_src59:
-	MOVQ BX, R11
-
-rope_head61:
-	VCVTPH2PS      (R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R11), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	VMOVUPS        76(R11), Z6
-	VMOVUPS        Z6, 76(R10)
-	VMOVUPS.Z      140(R11), K2, Z6
-	VMOVUPS        Z6, K2, 140(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head61
-
-rope_heads_done58:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token53
-	JMP  rope_tokens_done52
-
-rope_stream51:
-rope_token62:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000130, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   152(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   216(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 280(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done63
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src64
-
-rope_head65:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	VCVTPH2PS      (R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head65
-	JMP            rope_heads_done63
-
-rope_heads_from_src64:
-	MOVQ CX, R11
-
-rope_head66:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VCVTPH2PS      (R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R11), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	VMOVUPS        76(R11), Z6
-	VMOVUPS        Z6, 76(R10)
-	VMOVUPS.Z      140(R11), K2, Z6
-	VMOVUPS        Z6, K2, 140(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head66
-
-rope_heads_done63:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done67
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src68
-
-rope_head69:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	VCVTPH2PS      (R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head69
-	JMP            rope_heads_done67
-
-rope_heads_from_src68:
-	MOVQ BX, R11
-
-rope_head70:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	VCVTPH2PS      (R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z1, Z7, Z7
-	VFMADDSUB231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R11), Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z3, Z7, Z7
-	VFMADDSUB231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R11), K1, Y6
-	VCVTPH2PS      Y6, Z6
-	VPERMILPS      $0xb1, Z6, Z7
-	VMULPS         Z5, Z7, Z7
-	VFMADDSUB231PS Z4, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	VMOVUPS        76(R11), Z6
-	VMOVUPS        Z6, 76(R10)
-	VMOVUPS.Z      140(R11), K2, Z6
-	VMOVUPS        Z6, K2, 140(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head70
-
-rope_heads_done67:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token62
-
-rope_tokens_done52:
-	JMP rope_done49
-
-rope_inverse50:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000090, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream71
-
-rope_token73:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000130, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   152(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   216(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 280(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done74
+rope_token41:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000130, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS   (R8), Z0
+	VMOVUPS   152(R8), Z1
+	VMOVUPS   64(R8), Z2
+	VMOVUPS   216(R8), Z3
+	VMOVUPS.Z 128(R8), K1, Z4
+	VMOVUPS.Z 280(R8), K1, Z5
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done42
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
-	MOVQ      AX, R10
+	MOVQ      AX, R9
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src43
 
-rope_head75:
+rope_head44:
+	VCVTPH2PS      (R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
+	VCVTPH2PS      32(R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
+	VMOVDQU16.Z    64(R9), K1, Y6
+	VCVTPH2PS      Y6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, Y6
+	VMOVDQU16      Y6, K1, 64(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head44
+	JMP            rope_heads_done42
+
+rope_heads_from_src43:
+	MOVQ CX, R10
+
+rope_head45:
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
-	VFMSUBADD231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
 	VCVTPH2PS      32(R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z3, Z7, Z7
-	VFMSUBADD231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
 	VMOVDQU16.Z    64(R10), K1, Y6
 	VCVTPH2PS      Y6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z5, Z7, Z7
-	VFMSUBADD231PS Z4, Z6, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
 	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
+	VMOVDQU16      Y6, K1, 64(R9)
+	VMOVUPS        76(R10), Z6
+	VMOVUPS        Z6, 76(R9)
+	VMOVUPS.Z      140(R10), K2, Z6
+	VMOVUPS        Z6, K2, 140(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head75
+	DECQ           R8
+	JNZ            rope_head45
 
-rope_heads_done74:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done76
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done42:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done46
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
-rope_head77:
-	VCVTPH2PS      (R10), Z6
+rope_head47:
+	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
-	VFMSUBADD231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
+	VCVTPH2PS      32(R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z3, Z7, Z7
-	VFMSUBADD231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
+	VMOVDQU16.Z    64(R9), K1, Y6
 	VCVTPH2PS      Y6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z5, Z7, Z7
-	VFMSUBADD231PS Z4, Z6, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
 	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head77
+	VMOVDQU16      Y6, K1, 64(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head47
 
-rope_heads_done76:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token73
-	JMP  rope_tokens_done72
+rope_heads_done46:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token41
+	JMP  rope_tokens_done40
 
-rope_stream71:
-rope_token78:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000130, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS   (R9), Z0
-	VMOVUPS   152(R9), Z1
-	VMOVUPS   64(R9), Z2
-	VMOVUPS   216(R9), Z3
-	VMOVUPS.Z 128(R9), K1, Z4
-	VMOVUPS.Z 280(R9), K1, Z5
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done79
+rope_stream39:
+rope_token48:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000130, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS   (R8), Z0
+	VMOVUPS   152(R8), Z1
+	VMOVUPS   64(R8), Z2
+	VMOVUPS   216(R8), Z3
+	VMOVUPS.Z 128(R8), K1, Z4
+	VMOVUPS.Z 280(R8), K1, Z5
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done49
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
-	MOVQ      AX, R10
+	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src50
 
-rope_head80:
+rope_head51:
+	PREFETCHT1     (R9)(R12*1)
+	PREFETCHT1     64(R9)(R12*1)
+	PREFETCHT1     128(R9)(R12*1)
+	VCVTPH2PS      (R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
+	VCVTPH2PS      32(R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
+	VMOVDQU16.Z    64(R9), K1, Y6
+	VCVTPH2PS      Y6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, Y6
+	VMOVDQU16      Y6, K1, 64(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head51
+	JMP            rope_heads_done49
+
+rope_heads_from_src50:
+	MOVQ CX, R10
+
+rope_head52:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
-	VFMSUBADD231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
 	VCVTPH2PS      32(R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z3, Z7, Z7
-	VFMSUBADD231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
 	VMOVDQU16.Z    64(R10), K1, Y6
 	VCVTPH2PS      Y6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z5, Z7, Z7
-	VFMSUBADD231PS Z4, Z6, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
 	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
+	VMOVDQU16      Y6, K1, 64(R9)
+	VMOVUPS        76(R10), Z6
+	VMOVUPS        Z6, 76(R9)
+	VMOVUPS.Z      140(R10), K2, Z6
+	VMOVUPS        Z6, K2, 140(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head80
+	DECQ           R8
+	JNZ            rope_head52
 
-rope_heads_done79:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done81
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done49:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done53
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
 
-rope_head82:
-	PREFETCHT1     (R10)(R12*1)
-	PREFETCHT1     64(R10)(R12*1)
-	PREFETCHT1     128(R10)(R12*1)
-	VCVTPH2PS      (R10), Z6
+rope_head54:
+	PREFETCHT1     (R9)(R11*1)
+	PREFETCHT1     64(R9)(R11*1)
+	PREFETCHT1     128(R9)(R11*1)
+	VCVTPH2PS      (R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMADDSUB231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (R9)
+	VCVTPH2PS      32(R9), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMADDSUB231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(R9)
+	VMOVDQU16.Z    64(R9), K1, Y6
+	VCVTPH2PS      Y6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMADDSUB231PS Z4, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, Y6
+	VMOVDQU16      Y6, K1, 64(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head54
+
+rope_heads_done53:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token48
+
+rope_tokens_done40:
+	JMP rope_done37
+
+rope_inverse38:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000090, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream55
+
+rope_token57:
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000130, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS   (CX), Z0
+	VMOVUPS   152(CX), Z1
+	VMOVUPS   64(CX), Z2
+	VMOVUPS   216(CX), Z3
+	VMOVUPS.Z 128(CX), K1, Z4
+	VMOVUPS.Z 280(CX), K1, Z5
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
+	JZ        rope_heads_done58
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
+
+rope_head59:
+	VCVTPH2PS      (DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
 	VFMSUBADD231PS Z0, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, (R10)
-	VCVTPH2PS      32(R10), Z6
+	VCVTPS2PH      $0x00, Z7, (DX)
+	VCVTPH2PS      32(DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z3, Z7, Z7
 	VFMSUBADD231PS Z2, Z6, Z7
-	VCVTPS2PH      $0x00, Z7, 32(R10)
-	VMOVDQU16.Z    64(R10), K1, Y6
+	VCVTPS2PH      $0x00, Z7, 32(DX)
+	VMOVDQU16.Z    64(DX), K1, Y6
 	VCVTPH2PS      Y6, Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z5, Z7, Z7
 	VFMSUBADD231PS Z4, Z6, Z7
 	VCVTPS2PH      $0x00, Z7, Y6
-	VMOVDQU16      Y6, K1, 64(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head82
+	VMOVDQU16      Y6, K1, 64(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head59
 
-rope_heads_done81:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token78
+rope_heads_done58:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token57
+	JMP  rope_tokens_done56
 
-rope_tokens_done72:
-rope_done49:
+rope_stream55:
+rope_token60:
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000130, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS   (CX), Z0
+	VMOVUPS   152(CX), Z1
+	VMOVUPS   64(CX), Z2
+	VMOVUPS   216(CX), Z3
+	VMOVUPS.Z 128(CX), K1, Z4
+	VMOVUPS.Z 280(CX), K1, Z5
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
+	JZ        rope_heads_done61
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
+	MOVQ      qStride+56(FP), R9
+	SHLQ      $0x01, R9
+
+rope_head62:
+	PREFETCHT1     (DX)(R9*1)
+	PREFETCHT1     64(DX)(R9*1)
+	PREFETCHT1     128(DX)(R9*1)
+	VCVTPH2PS      (DX), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z1, Z7, Z7
+	VFMSUBADD231PS Z0, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, (DX)
+	VCVTPH2PS      32(DX), Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z3, Z7, Z7
+	VFMSUBADD231PS Z2, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, 32(DX)
+	VMOVDQU16.Z    64(DX), K1, Y6
+	VCVTPH2PS      Y6, Z6
+	VPERMILPS      $0xb1, Z6, Z7
+	VMULPS         Z5, Z7, Z7
+	VFMSUBADD231PS Z4, Z6, Z7
+	VCVTPS2PH      $0x00, Z7, Y6
+	VMOVDQU16      Y6, K1, 64(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head62
+
+rope_heads_done61:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token60
+
+rope_tokens_done56:
+rope_done37:
 	VZEROUPPER
 	RET
 
@@ -1499,10 +1112,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done83
+	JZ      combine_done63
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token84:
+combine_token64:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000130, R8, R8
@@ -1580,9 +1193,9 @@ combine_token84:
 	ADDQ      $0x00000130, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token84
+	JNZ       combine_token64
 
-combine_done83:
+combine_done63:
 	VZEROUPPER
 	RET
 

@@ -13,7 +13,6 @@ TEXT ·rotateNEON(SB), NOSPLIT, $0-196
 	MOVD qStride+56(FP), R20
 	MOVD qHeadStride+64(FP), R21
 	MOVD k_base+72(FP), R2
-	MOVD kSrc_base+96(FP), R22
 	MOVD kHeads+120(FP), R3
 	MOVD kStride+128(FP), R23
 	MOVD kHeadStride+136(FP), R24
@@ -97,37 +96,7 @@ qskip4:
 	MOVD R3, R8
 	CBZ R8, kskip8
 	MOVD R2, R25
-	MOVD R22, R10
-	SUB R22, R2, R14
-	CBZ R14, kinplace9
-khead10:
-	ADD $32, R25, R11
-	ADD $32, R10, R16
-	VLD1.P 32(R10), [V8.S4, V9.S4]
-	VLD1.P 32(R16), [V12.S4, V13.S4]
-	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
-	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
-	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
-	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
-	VFMLS V4.S4, V12.S4, V16.S4
-	VFMLA V4.S4, V8.S4, V20.S4
-	VFMLS V5.S4, V13.S4, V17.S4
-	VFMLA V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R25)
-	VST1.P [V20.S4, V21.S4], 32(R11)
-	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
-	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
-	VLD1.P 64(R16), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(R11)
-	ADD R24, R25, R25
-	ADD R24, R10, R10
-	SUBS $1, R8, R8
-	BNE khead10
-	B kskip8
-kinplace9:
-khead11:
+khead9:
 	ADD $32, R25, R11
 	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
@@ -143,18 +112,17 @@ khead11:
 	VST1.P [V20.S4, V21.S4], 32(R11)
 	ADD R24, R25, R25
 	SUBS $1, R8, R8
-	BNE khead11
+	BNE khead9
 kskip8:
 	// next token: every cursor by its tensor's stride
 	ADD R20, R0, R0
 	ADD R20, R19, R19
 	ADD R23, R2, R2
-	ADD R23, R22, R22
 	SUBS $1, R6, R6
 	BNE token3
 	RET
 inverse2:
-token12:
+token10:
 	// row = table + idx[t]·RowLen
 	MOVW.P 4(R5), R7
 	MUL R9, R7, R7
@@ -165,9 +133,9 @@ token12:
 	VLD1.P 32(R12), [V0.S4, V1.S4]
 	VLD1.P 32(R13), [V4.S4, V5.S4]
 	MOVD R1, R8
-	CBZ R8, qskip13
+	CBZ R8, qskip11
 	MOVD R0, R25
-qhead14:
+qhead12:
 	ADD $32, R25, R11
 	VLD1 (R25), [V8.S4, V9.S4]
 	VLD1 (R11), [V12.S4, V13.S4]
@@ -183,36 +151,12 @@ qhead14:
 	VST1.P [V20.S4, V21.S4], 32(R11)
 	ADD R21, R25, R25
 	SUBS $1, R8, R8
-	BNE qhead14
-qskip13:
-	MOVD R3, R8
-	CBZ R8, kskip15
-	MOVD R2, R25
-khead16:
-	ADD $32, R25, R11
-	VLD1 (R25), [V8.S4, V9.S4]
-	VLD1 (R11), [V12.S4, V13.S4]
-	WORD $0x6e20dd10 // FMUL V0.S4, V8.S4, V16.S4
-	WORD $0x6e20dd94 // FMUL V0.S4, V12.S4, V20.S4
-	WORD $0x6e21dd31 // FMUL V1.S4, V9.S4, V17.S4
-	WORD $0x6e21ddb5 // FMUL V1.S4, V13.S4, V21.S4
-	VFMLA V4.S4, V12.S4, V16.S4
-	VFMLS V4.S4, V8.S4, V20.S4
-	VFMLA V5.S4, V13.S4, V17.S4
-	VFMLS V5.S4, V9.S4, V21.S4
-	VST1.P [V16.S4, V17.S4], 32(R25)
-	VST1.P [V20.S4, V21.S4], 32(R11)
-	ADD R24, R25, R25
-	SUBS $1, R8, R8
-	BNE khead16
-kskip15:
+	BNE qhead12
+qskip11:
 	// next token: every cursor by its tensor's stride
 	ADD R20, R0, R0
-	ADD R20, R19, R19
-	ADD R23, R2, R2
-	ADD R23, R22, R22
 	SUBS $1, R6, R6
-	BNE token12
+	BNE token10
 	RET
 done1:
 	RET

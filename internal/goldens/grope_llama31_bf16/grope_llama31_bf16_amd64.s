@@ -14,737 +14,527 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ    q_base+0(FP), AX
 	MOVQ    qSrc_base+24(FP), CX
 	MOVQ    k_base+72(FP), DX
-	MOVQ    kSrc_base+96(FP), BX
-	MOVQ    table_base+144(FP), SI
-	MOVQ    idx_base+168(FP), DI
-	MOVQ    idx_len+176(FP), R8
-	MOVL    sign+192(FP), R9
-	TESTQ   R8, R8
+	MOVQ    table_base+144(FP), BX
+	MOVQ    idx_base+168(FP), SI
+	MOVQ    idx_len+176(FP), DI
+	MOVL    sign+192(FP), R8
+	TESTQ   DI, DI
 	JZ      rope_done1
-	TESTL   R9, R9
+	TESTL   R8, R8
 	JS      rope_inverse2
-	MOVQ    qHeads+48(FP), R9
-	ADDQ    kHeads+120(FP), R9
-	IMUL3Q  $0x00000100, R9, R9
-	MOVQ    R8, R10
-	IMULQ   R10, R9
-	CMPQ    R9, $0x00080000
+	MOVQ    qHeads+48(FP), R8
+	ADDQ    kHeads+120(FP), R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVQ    DI, R9
+	IMULQ   R9, R8
+	CMPQ    R8, $0x00080000
 	JA      rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 256(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 288(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 320(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src7
-
-rope_head8:
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head8
-	JMP            rope_heads_done6
-
-rope_heads_from_src7:
-	MOVQ CX, R12
-
-rope_head9:
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head12
-	JMP            rope_heads_done10
-
-rope_heads_from_src11:
-	MOVQ BX, R12
-
-rope_head13:
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head13
-
-rope_heads_done10:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 352(R9), Y5
-	VMOVUPS 128(R9), Y6
-	VMOVUPS 384(R9), Y7
-	VMOVUPS 160(R9), Y8
-	VMOVUPS 416(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done14
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src15
-
-rope_head16:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head16
-	JMP            rope_heads_done14
-
-rope_heads_from_src15:
-	MOVQ CX, R12
-
-rope_head17:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head17
-
-rope_heads_done14:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done18
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src19
-
-rope_head20:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head20
-	JMP            rope_heads_done18
-
-rope_heads_from_src19:
-	MOVQ BX, R12
-
-rope_head21:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head21
-
-rope_heads_done18:
-	VMOVUPS 192(R9), Y4
-	VMOVUPS 448(R9), Y5
-	VMOVUPS 224(R9), Y6
-	VMOVUPS 480(R9), Y7
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 256(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 288(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 320(R8), Y9
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done22
+	JZ      rope_heads_done6
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src23
+	JNE     rope_heads_from_src7
 
-rope_head24:
-	VBROADCASTI128 96(R10), Y8
-	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 224(R10), Y9
-	VPSHUFB        Y0, Y9, Y9
-	VMULPS         Y5, Y9, Y10
-	VMULPS         Y5, Y8, Y11
-	VFMSUB231PS    Y4, Y8, Y10
-	VFMADD231PS    Y4, Y9, Y11
-	VPAND          Y1, Y10, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y10, Y10
-	VPSUBD         Y8, Y10, Y10
-	VPSHUFB        Y3, Y10, Y10
-	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
-	VPAND          Y1, Y11, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y8, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
-	VBROADCASTI128 112(R10), Y8
-	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 240(R10), Y9
-	VPSHUFB        Y0, Y9, Y9
-	VMULPS         Y7, Y9, Y10
-	VMULPS         Y7, Y8, Y11
-	VFMSUB231PS    Y6, Y8, Y10
-	VFMADD231PS    Y6, Y9, Y11
-	VPAND          Y1, Y10, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y10, Y10
-	VPSUBD         Y8, Y10, Y10
-	VPSHUFB        Y3, Y10, Y10
-	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
-	VPAND          Y1, Y11, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y8, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
+rope_head8:
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 128(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, (R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 128(R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 144(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 16(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 144(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 160(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 32(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 160(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head24
-	JMP            rope_heads_done22
+	JNZ            rope_head8
+	JMP            rope_heads_done6
 
-rope_heads_from_src23:
+rope_heads_from_src7:
 	MOVQ CX, R11
 
-rope_head25:
-	VBROADCASTI128 96(R11), Y8
+rope_head9:
+	VBROADCASTI128 (R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 128(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, (R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 128(R10)
+	VBROADCASTI128 16(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 144(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 16(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 144(R10)
+	VBROADCASTI128 32(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 160(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 32(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 160(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head9
+
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head11:
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 128(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, (R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 128(R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 144(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 16(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 144(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 160(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 32(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 160(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head11
+
+rope_heads_done10:
+	VMOVUPS 96(R8), Y4
+	VMOVUPS 352(R8), Y5
+	VMOVUPS 128(R8), Y6
+	VMOVUPS 384(R8), Y7
+	VMOVUPS 160(R8), Y8
+	VMOVUPS 416(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done12
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src13
+
+rope_head14:
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 176(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 176(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 192(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 64(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 192(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 208(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 80(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 208(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head14
+	JMP            rope_heads_done12
+
+rope_heads_from_src13:
+	MOVQ CX, R11
+
+rope_head15:
+	VBROADCASTI128 48(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 176(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 176(R10)
+	VBROADCASTI128 64(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 192(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 64(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 192(R10)
+	VBROADCASTI128 80(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 208(R11), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 80(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 208(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head15
+
+rope_heads_done12:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done16
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head17:
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 176(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 176(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 192(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 64(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 192(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 208(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 80(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 208(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head17
+
+rope_heads_done16:
+	VMOVUPS 192(R8), Y4
+	VMOVUPS 448(R8), Y5
+	VMOVUPS 224(R8), Y6
+	VMOVUPS 480(R8), Y7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done18
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src19
+
+rope_head20:
+	VBROADCASTI128 96(R9), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 224(R11), Y9
+	VBROADCASTI128 224(R9), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y5, Y9, Y10
 	VMULPS         Y5, Y8, Y11
@@ -756,17 +546,17 @@ rope_head25:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
+	VMOVDQU        X10, 96(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
-	VBROADCASTI128 112(R11), Y8
+	VMOVDQU        X11, 224(R9)
+	VBROADCASTI128 112(R9), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 240(R11), Y9
+	VBROADCASTI128 240(R9), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y7, Y9, Y10
 	VMULPS         Y7, Y8, Y11
@@ -778,30 +568,23 @@ rope_head25:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
+	VMOVDQU        X10, 112(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head25
+	VMOVDQU        X11, 240(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head20
+	JMP            rope_heads_done18
 
-rope_heads_done22:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done26
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src27
+rope_heads_from_src19:
+	MOVQ CX, R10
 
-rope_head28:
+rope_head21:
 	VBROADCASTI128 96(R10), Y8
 	VPSHUFB        Y0, Y8, Y8
 	VBROADCASTI128 224(R10), Y9
@@ -816,14 +599,14 @@ rope_head28:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
+	VMOVDQU        X10, 96(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
+	VMOVDQU        X11, 224(R9)
 	VBROADCASTI128 112(R10), Y8
 	VPSHUFB        Y0, Y8, Y8
 	VBROADCASTI128 240(R10), Y9
@@ -838,26 +621,31 @@ rope_head28:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
+	VMOVDQU        X10, 112(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head28
-	JMP            rope_heads_done26
+	VMOVDQU        X11, 240(R9)
+	ADDQ           R11, R9
+	ADDQ           R11, R10
+	DECQ           R8
+	JNZ            rope_head21
 
-rope_heads_from_src27:
-	MOVQ BX, R11
+rope_heads_done18:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done22
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
-rope_head29:
-	VBROADCASTI128 96(R11), Y8
+rope_head23:
+	VBROADCASTI128 96(R9), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 224(R11), Y9
+	VBROADCASTI128 224(R9), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y5, Y9, Y10
 	VMULPS         Y5, Y8, Y11
@@ -869,17 +657,17 @@ rope_head29:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
+	VMOVDQU        X10, 96(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
-	VBROADCASTI128 112(R11), Y8
+	VMOVDQU        X11, 224(R9)
+	VBROADCASTI128 112(R9), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 240(R11), Y9
+	VBROADCASTI128 240(R9), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y7, Y9, Y10
 	VMULPS         Y7, Y8, Y11
@@ -891,60 +679,247 @@ rope_head29:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
+	VMOVDQU        X10, 112(R9)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head29
+	VMOVDQU        X11, 240(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head23
 
-rope_heads_done26:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+rope_heads_done22:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token30:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 256(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 288(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 320(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done31
-	MOVQ    qHeadStride+64(FP), R13
+rope_token24:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 256(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 288(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 320(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done25
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src32
+	JNE     rope_heads_from_src26
 
-rope_head33:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
+rope_head27:
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
+	PREFETCHT1     192(R10)(R13*1)
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 128(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y5, Y11, Y12
+	VMULPS         Y5, Y10, Y13
+	VFMSUB231PS    Y4, Y10, Y12
+	VFMADD231PS    Y4, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, (R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 128(R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 144(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y7, Y11, Y12
+	VMULPS         Y7, Y10, Y13
+	VFMSUB231PS    Y6, Y10, Y12
+	VFMADD231PS    Y6, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 16(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 144(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 160(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         Y9, Y11, Y12
+	VMULPS         Y9, Y10, Y13
+	VFMSUB231PS    Y8, Y10, Y12
+	VFMADD231PS    Y8, Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 32(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 160(R10)
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 176(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         352(R8), Y11, Y12
+	VMULPS         352(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 48(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 176(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 192(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         384(R8), Y11, Y12
+	VMULPS         384(R8), Y10, Y13
+	VFMSUB231PS    128(R8), Y10, Y12
+	VFMADD231PS    128(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 64(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 192(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 208(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         416(R8), Y11, Y12
+	VMULPS         416(R8), Y10, Y13
+	VFMSUB231PS    160(R8), Y10, Y12
+	VFMADD231PS    160(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 80(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 208(R10)
+	VBROADCASTI128 96(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 224(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         448(R8), Y11, Y12
+	VMULPS         448(R8), Y10, Y13
+	VFMSUB231PS    192(R8), Y10, Y12
+	VFMADD231PS    192(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 96(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 224(R10)
+	VBROADCASTI128 112(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VBROADCASTI128 240(R10), Y11
+	VPSHUFB        Y0, Y11, Y11
+	VMULPS         480(R8), Y11, Y12
+	VMULPS         480(R8), Y10, Y13
+	VFMSUB231PS    224(R8), Y10, Y12
+	VFMADD231PS    224(R8), Y11, Y13
+	VPAND          Y1, Y12, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y12, Y12
+	VPSUBD         Y10, Y12, Y12
+	VPSHUFB        Y3, Y12, Y12
+	VPERMQ         $0x08, Y12, Y12
+	VMOVDQU        X12, 112(R10)
+	VPAND          Y1, Y13, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y13, Y13
+	VPSUBD         Y10, Y13, Y13
+	VPSHUFB        Y3, Y13, Y13
+	VPERMQ         $0x08, Y13, Y13
+	VMOVDQU        X13, 240(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head27
+	JMP            rope_heads_done25
+
+rope_heads_from_src26:
+	MOVQ CX, R11
+
+rope_head28:
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
+	PREFETCHT1     192(R11)(R13*1)
 	VBROADCASTI128 (R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 128(R11), Y11
@@ -959,14 +934,14 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
+	VMOVDQU        X13, 128(R10)
 	VBROADCASTI128 16(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 144(R11), Y11
@@ -981,14 +956,14 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
+	VMOVDQU        X13, 144(R10)
 	VBROADCASTI128 32(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 160(R11), Y11
@@ -1003,140 +978,147 @@ rope_head33:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
+	VMOVDQU        X13, 160(R10)
 	VBROADCASTI128 48(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 176(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
+	VMULPS         352(R8), Y11, Y12
+	VMULPS         352(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
+	VMOVDQU        X13, 176(R10)
 	VBROADCASTI128 64(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 192(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMSUB231PS    128(R9), Y10, Y12
-	VFMADD231PS    128(R9), Y11, Y13
+	VMULPS         384(R8), Y11, Y12
+	VMULPS         384(R8), Y10, Y13
+	VFMSUB231PS    128(R8), Y10, Y12
+	VFMADD231PS    128(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
+	VMOVDQU        X12, 64(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
+	VMOVDQU        X13, 192(R10)
 	VBROADCASTI128 80(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 208(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMSUB231PS    160(R9), Y10, Y12
-	VFMADD231PS    160(R9), Y11, Y13
+	VMULPS         416(R8), Y11, Y12
+	VMULPS         416(R8), Y10, Y13
+	VFMSUB231PS    160(R8), Y10, Y12
+	VFMADD231PS    160(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
+	VMOVDQU        X12, 80(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
+	VMOVDQU        X13, 208(R10)
 	VBROADCASTI128 96(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 224(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMSUB231PS    192(R9), Y10, Y12
-	VFMADD231PS    192(R9), Y11, Y13
+	VMULPS         448(R8), Y11, Y12
+	VMULPS         448(R8), Y10, Y13
+	VFMSUB231PS    192(R8), Y10, Y12
+	VFMADD231PS    192(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
+	VMOVDQU        X12, 96(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
+	VMOVDQU        X13, 224(R10)
 	VBROADCASTI128 112(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VBROADCASTI128 240(R11), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMSUB231PS    224(R9), Y10, Y12
-	VFMADD231PS    224(R9), Y11, Y13
+	VMULPS         480(R8), Y11, Y12
+	VMULPS         480(R8), Y10, Y13
+	VFMSUB231PS    224(R8), Y10, Y12
+	VFMADD231PS    224(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
+	VMOVDQU        X12, 112(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head33
-	JMP            rope_heads_done31
+	VMOVDQU        X13, 240(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head28
 
-rope_heads_from_src32:
-	MOVQ CX, R12
+rope_heads_done25:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done29
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head34:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
+rope_head30:
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
+	PREFETCHT1     192(R10)(R12*1)
+	VBROADCASTI128 (R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R12), Y11
+	VBROADCASTI128 128(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1148,17 +1130,17 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R12), Y10
+	VMOVDQU        X13, 128(R10)
+	VBROADCASTI128 16(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R12), Y11
+	VBROADCASTI128 144(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -1170,17 +1152,17 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R12), Y10
+	VMOVDQU        X13, 144(R10)
+	VBROADCASTI128 32(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R12), Y11
+	VBROADCASTI128 160(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -1192,562 +1174,173 @@ rope_head34:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	VBROADCASTI128 48(R12), Y10
+	VMOVDQU        X13, 160(R10)
+	VBROADCASTI128 48(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R12), Y11
+	VBROADCASTI128 176(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
+	VMULPS         352(R8), Y11, Y12
+	VMULPS         352(R8), Y10, Y13
+	VFMSUB231PS    96(R8), Y10, Y12
+	VFMADD231PS    96(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R12), Y10
+	VMOVDQU        X13, 176(R10)
+	VBROADCASTI128 64(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R12), Y11
+	VBROADCASTI128 192(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMSUB231PS    128(R9), Y10, Y12
-	VFMADD231PS    128(R9), Y11, Y13
+	VMULPS         384(R8), Y11, Y12
+	VMULPS         384(R8), Y10, Y13
+	VFMSUB231PS    128(R8), Y10, Y12
+	VFMADD231PS    128(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
+	VMOVDQU        X12, 64(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R12), Y10
+	VMOVDQU        X13, 192(R10)
+	VBROADCASTI128 80(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R12), Y11
+	VBROADCASTI128 208(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMSUB231PS    160(R9), Y10, Y12
-	VFMADD231PS    160(R9), Y11, Y13
+	VMULPS         416(R8), Y11, Y12
+	VMULPS         416(R8), Y10, Y13
+	VFMSUB231PS    160(R8), Y10, Y12
+	VFMADD231PS    160(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
+	VMOVDQU        X12, 80(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	VBROADCASTI128 96(R12), Y10
+	VMOVDQU        X13, 208(R10)
+	VBROADCASTI128 96(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 224(R12), Y11
+	VBROADCASTI128 224(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMSUB231PS    192(R9), Y10, Y12
-	VFMADD231PS    192(R9), Y11, Y13
+	VMULPS         448(R8), Y11, Y12
+	VMULPS         448(R8), Y10, Y13
+	VFMSUB231PS    192(R8), Y10, Y12
+	VFMADD231PS    192(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
+	VMOVDQU        X12, 96(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
-	VBROADCASTI128 112(R12), Y10
+	VMOVDQU        X13, 224(R10)
+	VBROADCASTI128 112(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 240(R12), Y11
+	VBROADCASTI128 240(R10), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMSUB231PS    224(R9), Y10, Y12
-	VFMADD231PS    224(R9), Y11, Y13
+	VMULPS         480(R8), Y11, Y12
+	VMULPS         480(R8), Y10, Y13
+	VFMSUB231PS    224(R8), Y10, Y12
+	VFMADD231PS    224(R8), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
+	VMOVDQU        X12, 112(R10)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head34
+	VMOVDQU        X13, 240(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head30
 
-rope_heads_done31:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done35
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src36
-
-rope_head37:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMSUB231PS    128(R9), Y10, Y12
-	VFMADD231PS    128(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMSUB231PS    160(R9), Y10, Y12
-	VFMADD231PS    160(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 224(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMSUB231PS    192(R9), Y10, Y12
-	VFMADD231PS    192(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 240(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMSUB231PS    224(R9), Y10, Y12
-	VFMADD231PS    224(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head37
-	JMP            rope_heads_done35
-
-rope_heads_from_src36:
-	MOVQ BX, R12
-
-rope_head38:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMSUB231PS    Y4, Y10, Y12
-	VFMADD231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMSUB231PS    Y6, Y10, Y12
-	VFMADD231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMSUB231PS    Y8, Y10, Y12
-	VFMADD231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMSUB231PS    96(R9), Y10, Y12
-	VFMADD231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMSUB231PS    128(R9), Y10, Y12
-	VFMADD231PS    128(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMSUB231PS    160(R9), Y10, Y12
-	VFMADD231PS    160(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	VBROADCASTI128 96(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 224(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMSUB231PS    192(R9), Y10, Y12
-	VFMADD231PS    192(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
-	VBROADCASTI128 112(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 240(R12), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMSUB231PS    224(R9), Y10, Y12
-	VFMADD231PS    224(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head38
-
-rope_heads_done35:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token30
+rope_heads_done29:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token24
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream39
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream31
 
-rope_token41:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 256(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 288(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 320(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_token33:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 256(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 288(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 320(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done34
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head43:
-	VBROADCASTI128 (R11), Y10
+rope_head35:
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
+	VBROADCASTI128 128(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1759,17 +1352,17 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X13, 128(R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
+	VBROADCASTI128 144(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -1781,17 +1374,17 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 144(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
+	VBROADCASTI128 160(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -1803,30 +1396,36 @@ rope_head43:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head43
+	VMOVDQU        X13, 160(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head35
 
-rope_heads_done42:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done44
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done34:
+	VMOVUPS 96(CX), Y4
+	VMOVUPS 352(CX), Y5
+	VMOVUPS 128(CX), Y6
+	VMOVUPS 384(CX), Y7
+	VMOVUPS 160(CX), Y8
+	VMOVUPS 416(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done36
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head45:
-	VBROADCASTI128 (R11), Y10
+rope_head37:
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
+	VBROADCASTI128 176(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -1838,17 +1437,17 @@ rope_head45:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, 48(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X13, 176(R8)
+	VBROADCASTI128 64(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
+	VBROADCASTI128 192(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -1860,17 +1459,17 @@ rope_head45:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 64(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 192(R8)
+	VBROADCASTI128 80(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
+	VBROADCASTI128 208(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -1882,198 +1481,34 @@ rope_head45:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 80(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head45
+	VMOVDQU        X13, 208(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head37
 
-rope_heads_done44:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 352(R9), Y5
-	VMOVUPS 128(R9), Y6
-	VMOVUPS 384(R9), Y7
-	VMOVUPS 160(R9), Y8
-	VMOVUPS 416(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done46
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_heads_done36:
+	VMOVUPS 192(CX), Y4
+	VMOVUPS 448(CX), Y5
+	VMOVUPS 224(CX), Y6
+	VMOVUPS 480(CX), Y7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done38
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
 
-rope_head47:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMADD231PS    Y6, Y10, Y12
-	VFMSUB231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMADD231PS    Y8, Y10, Y12
-	VFMSUB231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head47
-
-rope_heads_done46:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done48
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-
-rope_head49:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMADD231PS    Y6, Y10, Y12
-	VFMSUB231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMADD231PS    Y8, Y10, Y12
-	VFMSUB231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head49
-
-rope_heads_done48:
-	VMOVUPS 192(R9), Y4
-	VMOVUPS 448(R9), Y5
-	VMOVUPS 224(R9), Y6
-	VMOVUPS 480(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done50
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
-
-rope_head51:
-	VBROADCASTI128 96(R10), Y8
+rope_head39:
+	VBROADCASTI128 96(DX), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 224(R10), Y9
+	VBROADCASTI128 224(DX), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y5, Y9, Y10
 	VMULPS         Y5, Y8, Y11
@@ -2085,17 +1520,17 @@ rope_head51:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
+	VMOVDQU        X10, 96(DX)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
-	VBROADCASTI128 112(R10), Y8
+	VMOVDQU        X11, 224(DX)
+	VBROADCASTI128 112(DX), Y8
 	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 240(R10), Y9
+	VBROADCASTI128 240(DX), Y9
 	VPSHUFB        Y0, Y9, Y9
 	VMULPS         Y7, Y9, Y10
 	VMULPS         Y7, Y8, Y11
@@ -2107,117 +1542,55 @@ rope_head51:
 	VPSUBD         Y8, Y10, Y10
 	VPSHUFB        Y3, Y10, Y10
 	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
+	VMOVDQU        X10, 112(DX)
 	VPAND          Y1, Y11, Y8
 	VPCMPEQD       Y1, Y8, Y8
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y8, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head51
+	VMOVDQU        X11, 240(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head39
 
-rope_heads_done50:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done52
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done38:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token33
+	JMP  rope_tokens_done32
 
-rope_head53:
-	VBROADCASTI128 96(R10), Y8
-	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 224(R10), Y9
-	VPSHUFB        Y0, Y9, Y9
-	VMULPS         Y5, Y9, Y10
-	VMULPS         Y5, Y8, Y11
-	VFMADD231PS    Y4, Y8, Y10
-	VFMSUB231PS    Y4, Y9, Y11
-	VPAND          Y1, Y10, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y10, Y10
-	VPSUBD         Y8, Y10, Y10
-	VPSHUFB        Y3, Y10, Y10
-	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 96(R10)
-	VPAND          Y1, Y11, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y8, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R10)
-	VBROADCASTI128 112(R10), Y8
-	VPSHUFB        Y0, Y8, Y8
-	VBROADCASTI128 240(R10), Y9
-	VPSHUFB        Y0, Y9, Y9
-	VMULPS         Y7, Y9, Y10
-	VMULPS         Y7, Y8, Y11
-	VFMADD231PS    Y6, Y8, Y10
-	VFMSUB231PS    Y6, Y9, Y11
-	VPAND          Y1, Y10, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y10, Y10
-	VPSUBD         Y8, Y10, Y10
-	VPSHUFB        Y3, Y10, Y10
-	VPERMQ         $0x08, Y10, Y10
-	VMOVDQU        X10, 112(R10)
-	VPAND          Y1, Y11, Y8
-	VPCMPEQD       Y1, Y8, Y8
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y8, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head53
+rope_stream31:
+rope_token40:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 256(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 288(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 320(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done41
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
+	MOVQ    qStride+56(FP), R10
+	SHLQ    $0x01, R10
 
-rope_heads_done52:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token41
-	JMP  rope_tokens_done40
-
-rope_stream39:
-rope_token54:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 256(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 288(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 320(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done55
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-
-rope_head56:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
+rope_head42:
+	PREFETCHT1     (R8)(R10*1)
+	PREFETCHT1     64(R8)(R10*1)
+	PREFETCHT1     128(R8)(R10*1)
+	PREFETCHT1     192(R8)(R10*1)
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
+	VBROADCASTI128 128(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y5, Y11, Y12
 	VMULPS         Y5, Y10, Y13
@@ -2229,17 +1602,17 @@ rope_head56:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
+	VMOVDQU        X12, (R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X13, 128(R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
+	VBROADCASTI128 144(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y7, Y11, Y12
 	VMULPS         Y7, Y10, Y13
@@ -2251,17 +1624,17 @@ rope_head56:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
+	VMOVDQU        X12, 16(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X13, 144(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
+	VBROADCASTI128 160(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
 	VMULPS         Y9, Y11, Y12
 	VMULPS         Y9, Y10, Y13
@@ -2273,337 +1646,137 @@ rope_head56:
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
+	VMOVDQU        X12, 32(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	VBROADCASTI128 48(R11), Y10
+	VMOVDQU        X13, 160(R8)
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
+	VBROADCASTI128 176(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMADD231PS    96(R9), Y10, Y12
-	VFMSUB231PS    96(R9), Y11, Y13
+	VMULPS         352(CX), Y11, Y12
+	VMULPS         352(CX), Y10, Y13
+	VFMADD231PS    96(CX), Y10, Y12
+	VFMSUB231PS    96(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
+	VMOVDQU        X12, 48(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
+	VMOVDQU        X13, 176(R8)
+	VBROADCASTI128 64(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
+	VBROADCASTI128 192(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMADD231PS    128(R9), Y10, Y12
-	VFMSUB231PS    128(R9), Y11, Y13
+	VMULPS         384(CX), Y11, Y12
+	VMULPS         384(CX), Y10, Y13
+	VFMADD231PS    128(CX), Y10, Y12
+	VFMSUB231PS    128(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
+	VMOVDQU        X12, 64(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
+	VMOVDQU        X13, 192(R8)
+	VBROADCASTI128 80(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
+	VBROADCASTI128 208(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMADD231PS    160(R9), Y10, Y12
-	VFMSUB231PS    160(R9), Y11, Y13
+	VMULPS         416(CX), Y11, Y12
+	VMULPS         416(CX), Y10, Y13
+	VFMADD231PS    160(CX), Y10, Y12
+	VFMSUB231PS    160(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
+	VMOVDQU        X12, 80(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	VBROADCASTI128 96(R11), Y10
+	VMOVDQU        X13, 208(R8)
+	VBROADCASTI128 96(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 224(R11), Y11
+	VBROADCASTI128 224(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMADD231PS    192(R9), Y10, Y12
-	VFMSUB231PS    192(R9), Y11, Y13
+	VMULPS         448(CX), Y11, Y12
+	VMULPS         448(CX), Y10, Y13
+	VFMADD231PS    192(CX), Y10, Y12
+	VFMSUB231PS    192(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
+	VMOVDQU        X12, 96(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
-	VBROADCASTI128 112(R11), Y10
+	VMOVDQU        X13, 224(R8)
+	VBROADCASTI128 112(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 240(R11), Y11
+	VBROADCASTI128 240(R8), Y11
 	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMADD231PS    224(R9), Y10, Y12
-	VFMSUB231PS    224(R9), Y11, Y13
+	VMULPS         480(CX), Y11, Y12
+	VMULPS         480(CX), Y10, Y13
+	VFMADD231PS    224(CX), Y10, Y12
+	VFMSUB231PS    224(CX), Y11, Y13
 	VPAND          Y1, Y12, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y12, Y12
 	VPSUBD         Y10, Y12, Y12
 	VPSHUFB        Y3, Y12, Y12
 	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
+	VMOVDQU        X12, 112(R8)
 	VPAND          Y1, Y13, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y13, Y13
 	VPSUBD         Y10, Y13, Y13
 	VPSHUFB        Y3, Y13, Y13
 	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head56
+	VMOVDQU        X13, 240(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head42
 
-rope_heads_done55:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done57
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
+rope_heads_done41:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token40
 
-rope_head58:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 128(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y5, Y11, Y12
-	VMULPS         Y5, Y10, Y13
-	VFMADD231PS    Y4, Y10, Y12
-	VFMSUB231PS    Y4, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, (R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 128(R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 144(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y7, Y11, Y12
-	VMULPS         Y7, Y10, Y13
-	VFMADD231PS    Y6, Y10, Y12
-	VFMSUB231PS    Y6, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 16(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 144(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 160(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         Y9, Y11, Y12
-	VMULPS         Y9, Y10, Y13
-	VFMADD231PS    Y8, Y10, Y12
-	VFMSUB231PS    Y8, Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 32(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 160(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 176(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         352(R9), Y11, Y12
-	VMULPS         352(R9), Y10, Y13
-	VFMADD231PS    96(R9), Y10, Y12
-	VFMSUB231PS    96(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 48(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 176(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 192(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         384(R9), Y11, Y12
-	VMULPS         384(R9), Y10, Y13
-	VFMADD231PS    128(R9), Y10, Y12
-	VFMSUB231PS    128(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 64(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 192(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 208(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         416(R9), Y11, Y12
-	VMULPS         416(R9), Y10, Y13
-	VFMADD231PS    160(R9), Y10, Y12
-	VFMSUB231PS    160(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 80(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 208(R11)
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 224(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         448(R9), Y11, Y12
-	VMULPS         448(R9), Y10, Y13
-	VFMADD231PS    192(R9), Y10, Y12
-	VFMSUB231PS    192(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 96(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 224(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VBROADCASTI128 240(R11), Y11
-	VPSHUFB        Y0, Y11, Y11
-	VMULPS         480(R9), Y11, Y12
-	VMULPS         480(R9), Y10, Y13
-	VFMADD231PS    224(R9), Y10, Y12
-	VFMSUB231PS    224(R9), Y11, Y13
-	VPAND          Y1, Y12, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y12, Y12
-	VPSUBD         Y10, Y12, Y12
-	VPSHUFB        Y3, Y12, Y12
-	VPERMQ         $0x08, Y12, Y12
-	VMOVDQU        X12, 112(R11)
-	VPAND          Y1, Y13, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y13, Y13
-	VPSUBD         Y10, Y13, Y13
-	VPSHUFB        Y3, Y13, Y13
-	VPERMQ         $0x08, Y13, Y13
-	VMOVDQU        X13, 240(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head58
-
-rope_heads_done57:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token54
-
-rope_tokens_done40:
+rope_tokens_done32:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -2618,9 +1791,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done59
+	JZ    combine_done43
 
-combine_token60:
+combine_token44:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000400, R8, R8
@@ -2820,9 +1993,9 @@ combine_token60:
 	ADDQ        $0x00000200, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token60
+	JNZ         combine_token44
 
-combine_done59:
+combine_done43:
 	VZEROUPPER
 	RET
 
@@ -2832,1281 +2005,888 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done61
-	TESTL  R9, R9
-	JS     rope_inverse62
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done45
+	TESTL  R8, R8
+	JS     rope_inverse46
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream47
+
+rope_token49:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 256(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 320(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 384(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done50
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src51
+
+rope_head52:
+	VPMOVZXWD   (R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head52
+	JMP         rope_heads_done50
+
+rope_heads_from_src51:
+	MOVQ CX, R10
+
+rope_head53:
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head53
+
+rope_heads_done50:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done54
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+
+rope_head55:
+	VPMOVZXWD   (R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head55
+
+rope_heads_done54:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token49
+	JMP  rope_tokens_done48
+
+rope_stream47:
+rope_token56:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 256(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 320(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 384(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done57
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x01, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src58
+
+rope_head59:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	PREFETCHT1  192(R9)(R12*1)
+	VPMOVZXWD   (R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head59
+	JMP         rope_heads_done57
+
+rope_heads_from_src58:
+	MOVQ CX, R10
+
+rope_head60:
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
+	PREFETCHT1  128(R10)(R12*1)
+	PREFETCHT1  192(R10)(R12*1)
+	VPMOVZXWD   (R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R10), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R10), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head60
+
+rope_heads_done57:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done61
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x01, R11
+
+rope_head62:
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	PREFETCHT1  192(R9)(R11*1)
+	VPMOVZXWD   (R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   128(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z1, Z9, Z10
+	VMULPS      Z1, Z8, Z11
+	VFMSUB231PS Z0, Z8, Z10
+	VFMADD231PS Z0, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, (R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 128(R9)
+	VPMOVZXWD   32(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   160(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z3, Z9, Z10
+	VMULPS      Z3, Z8, Z11
+	VFMSUB231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 32(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 160(R9)
+	VPMOVZXWD   64(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   192(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z5, Z9, Z10
+	VMULPS      Z5, Z8, Z11
+	VFMSUB231PS Z4, Z8, Z10
+	VFMADD231PS Z4, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 64(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 192(R9)
+	VPMOVZXWD   96(R9), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPMOVZXWD   224(R9), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VMULPS      Z7, Z9, Z10
+	VMULPS      Z7, Z8, Z11
+	VFMSUB231PS Z6, Z8, Z10
+	VFMADD231PS Z6, Z9, Z11
+	VPSRLD      $0x10, Z10, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z10, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 96(R9)
+	VPSRLD      $0x10, Z11, Z8
+	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
+	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
+	VPADDD      Z11, Z8, Z8
+	VPSRLD      $0x10, Z8, Z8
+	VPMOVDW     Z8, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head62
+
+rope_heads_done61:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token56
+
+rope_tokens_done48:
+	JMP rope_done45
+
+rope_inverse46:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
 	JA     rope_stream63
 
 rope_token65:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 256(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 320(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 384(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
 	JZ      rope_heads_done66
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
 
-rope_head68:
-	VPMOVZXWD   (R10), Z8
+rope_head67:
+	VPMOVZXWD   (DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
+	VPMOVZXWD   128(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z1, Z9, Z10
 	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
+	VPMOVDW     Z8, (DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
+	VPMOVDW     Z8, 128(DX)
+	VPMOVZXWD   32(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
+	VPMOVZXWD   160(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z3, Z9, Z10
 	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
+	VPMOVDW     Z8, 32(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
+	VPMOVDW     Z8, 160(DX)
+	VPMOVZXWD   64(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
+	VPMOVZXWD   192(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z5, Z9, Z10
 	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
+	VPMOVDW     Z8, 64(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
+	VPMOVDW     Z8, 192(DX)
+	VPMOVZXWD   96(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
+	VPMOVZXWD   224(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z7, Z9, Z10
 	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
+	VPMOVDW     Z8, 96(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head68
-	JMP         rope_heads_done66
-
-rope_heads_from_src67:
-	MOVQ CX, R11
-
-rope_head69:
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head69
+	VPMOVDW     Z8, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head67
 
 rope_heads_done66:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done70
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src71
-
-rope_head72:
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head72
-	JMP         rope_heads_done70
-
-rope_heads_from_src71:
-	MOVQ BX, R11
-
-rope_head73:
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head73
-
-rope_heads_done70:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token65
 	JMP  rope_tokens_done64
 
 rope_stream63:
-rope_token74:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done75
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src76
+rope_token68:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 256(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 320(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 384(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done69
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x01, R9
 
-rope_head77:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VPMOVZXWD   (R10), Z8
+rope_head70:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VPMOVZXWD   (DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
+	VPMOVZXWD   128(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z1, Z9, Z10
 	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
+	VFMADD231PS Z0, Z8, Z10
+	VFMSUB231PS Z0, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
+	VPMOVDW     Z8, (DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
+	VPMOVDW     Z8, 128(DX)
+	VPMOVZXWD   32(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
+	VPMOVZXWD   160(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z3, Z9, Z10
 	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
+	VFMADD231PS Z2, Z8, Z10
+	VFMSUB231PS Z2, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
+	VPMOVDW     Z8, 32(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
+	VPMOVDW     Z8, 160(DX)
+	VPMOVZXWD   64(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
+	VPMOVZXWD   192(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z5, Z9, Z10
 	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
+	VFMADD231PS Z4, Z8, Z10
+	VFMSUB231PS Z4, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
+	VPMOVDW     Z8, 64(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
+	VPMOVDW     Z8, 192(DX)
+	VPMOVZXWD   96(DX), Z8
 	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
+	VPMOVZXWD   224(DX), Z9
 	VPSLLD      $0x10, Z9, Z9
 	VMULPS      Z7, Z9, Z10
 	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
+	VFMADD231PS Z6, Z8, Z10
+	VFMSUB231PS Z6, Z9, Z11
 	VPSRLD      $0x10, Z10, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z10, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
+	VPMOVDW     Z8, 96(DX)
 	VPSRLD      $0x10, Z11, Z8
 	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
 	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
 	VPADDD      Z11, Z8, Z8
 	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	VPMOVDW     Z8, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head70
 
-rope_heads_from_src76:
-	MOVQ CX, R11
-
-rope_head78:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head78
-
-rope_heads_done75:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done79
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src80
-
-rope_head81:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head81
-	JMP         rope_heads_done79
-
-rope_heads_from_src80:
-	MOVQ BX, R11
-
-rope_head82:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VPMOVZXWD   (R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMSUB231PS Z0, Z8, Z10
-	VFMADD231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMSUB231PS Z2, Z8, Z10
-	VFMADD231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMSUB231PS Z4, Z8, Z10
-	VFMADD231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R11), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R11), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMSUB231PS Z6, Z8, Z10
-	VFMADD231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head82
-
-rope_heads_done79:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token74
+rope_heads_done69:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token68
 
 rope_tokens_done64:
-	JMP rope_done61
-
-rope_inverse62:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream83
-
-rope_token85:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done86
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
-
-rope_head87:
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head87
-
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done88
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-
-rope_head89:
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head89
-
-rope_heads_done88:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token85
-	JMP  rope_tokens_done84
-
-rope_stream83:
-rope_token90:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done91
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R12
-	SHLQ    $0x01, R12
-
-rope_head92:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head92
-
-rope_heads_done91:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done93
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
-
-rope_head94:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VPMOVZXWD   (R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   128(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z1, Z9, Z10
-	VMULPS      Z1, Z8, Z11
-	VFMADD231PS Z0, Z8, Z10
-	VFMSUB231PS Z0, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, (R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 128(R10)
-	VPMOVZXWD   32(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   160(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z3, Z9, Z10
-	VMULPS      Z3, Z8, Z11
-	VFMADD231PS Z2, Z8, Z10
-	VFMSUB231PS Z2, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 32(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 160(R10)
-	VPMOVZXWD   64(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   192(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z5, Z9, Z10
-	VMULPS      Z5, Z8, Z11
-	VFMADD231PS Z4, Z8, Z10
-	VFMSUB231PS Z4, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 64(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 192(R10)
-	VPMOVZXWD   96(R10), Z8
-	VPSLLD      $0x10, Z8, Z8
-	VPMOVZXWD   224(R10), Z9
-	VPSLLD      $0x10, Z9, Z9
-	VMULPS      Z7, Z9, Z10
-	VMULPS      Z7, Z8, Z11
-	VFMADD231PS Z6, Z8, Z10
-	VFMSUB231PS Z6, Z9, Z11
-	VPSRLD      $0x10, Z10, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z10, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 96(R10)
-	VPSRLD      $0x10, Z11, Z8
-	VPANDD.BCST c32_00000001<>+0(SB), Z8, Z8
-	VPADDD.BCST c32_00007fff<>+0(SB), Z8, Z8
-	VPADDD      Z11, Z8, Z8
-	VPSRLD      $0x10, Z8, Z8
-	VPMOVDW     Z8, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head94
-
-rope_heads_done93:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token90
-
-rope_tokens_done84:
-rope_done61:
+rope_done45:
 	VZEROUPPER
 	RET
 
@@ -4120,9 +2900,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done95
+	JZ    combine_done71
 
-combine_token96:
+combine_token72:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -4226,9 +3006,9 @@ combine_token96:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token96
+	JNZ          combine_token72
 
-combine_done95:
+combine_done71:
 	VZEROUPPER
 	RET
 

@@ -14,1061 +14,799 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ    q_base+0(FP), AX
 	MOVQ    qSrc_base+24(FP), CX
 	MOVQ    k_base+72(FP), DX
-	MOVQ    kSrc_base+96(FP), BX
-	MOVQ    table_base+144(FP), SI
-	MOVQ    idx_base+168(FP), DI
-	MOVQ    idx_len+176(FP), R8
-	MOVL    sign+192(FP), R9
-	TESTQ   R8, R8
+	MOVQ    table_base+144(FP), BX
+	MOVQ    idx_base+168(FP), SI
+	MOVQ    idx_len+176(FP), DI
+	MOVL    sign+192(FP), R8
+	TESTQ   DI, DI
 	JZ      rope_done1
-	TESTL   R9, R9
+	TESTL   R8, R8
 	JS      rope_inverse2
-	MOVQ    qHeads+48(FP), R9
-	ADDQ    kHeads+120(FP), R9
-	IMUL3Q  $0x00000100, R9, R9
-	MOVQ    R8, R10
-	IMULQ   R10, R9
-	CMPQ    R9, $0x00080000
+	MOVQ    qHeads+48(FP), R8
+	ADDQ    kHeads+120(FP), R8
+	IMUL3Q  $0x00000100, R8, R8
+	MOVQ    DI, R9
+	IMULQ   R9, R8
+	CMPQ    R8, $0x00080000
 	JA      rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 512(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 544(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 576(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src7
-
-rope_head8:
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head8
-	JMP            rope_heads_done6
-
-rope_heads_from_src7:
-	MOVQ CX, R12
-
-rope_head9:
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head12
-	JMP            rope_heads_done10
-
-rope_heads_from_src11:
-	MOVQ BX, R12
-
-rope_head13:
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head13
-
-rope_heads_done10:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 608(R9), Y5
-	VMOVUPS 128(R9), Y6
-	VMOVUPS 640(R9), Y7
-	VMOVUPS 160(R9), Y8
-	VMOVUPS 672(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done14
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src15
-
-rope_head16:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head16
-	JMP            rope_heads_done14
-
-rope_heads_from_src15:
-	MOVQ CX, R12
-
-rope_head17:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head17
-
-rope_heads_done14:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done18
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src19
-
-rope_head20:
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head20
-	JMP            rope_heads_done18
-
-rope_heads_from_src19:
-	MOVQ BX, R12
-
-rope_head21:
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head21
-
-rope_heads_done18:
-	VMOVUPS 192(R9), Y4
-	VMOVUPS 704(R9), Y5
-	VMOVUPS 224(R9), Y6
-	VMOVUPS 736(R9), Y7
-	VMOVUPS 256(R9), Y8
-	VMOVUPS 768(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done22
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src23
-
-rope_head24:
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head24
-	JMP            rope_heads_done22
-
-rope_heads_from_src23:
-	MOVQ CX, R12
-
-rope_head25:
-	VBROADCASTI128 96(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head25
-
-rope_heads_done22:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done26
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src27
-
-rope_head28:
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head28
-	JMP            rope_heads_done26
-
-rope_heads_from_src27:
-	MOVQ BX, R12
-
-rope_head29:
-	VBROADCASTI128 96(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head29
-
-rope_heads_done26:
-	VMOVUPS 288(R9), Y4
-	VMOVUPS 800(R9), Y5
-	VMOVUPS 320(R9), Y6
-	VMOVUPS 832(R9), Y7
-	VMOVUPS 352(R9), Y8
-	VMOVUPS 864(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done30
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src31
-
-rope_head32:
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head32
-	JMP            rope_heads_done30
-
-rope_heads_from_src31:
-	MOVQ CX, R12
-
-rope_head33:
-	VBROADCASTI128 144(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head33
-
-rope_heads_done30:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done34
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src35
-
-rope_head36:
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head36
-	JMP            rope_heads_done34
-
-rope_heads_from_src35:
-	MOVQ BX, R12
-
-rope_head37:
-	VBROADCASTI128 144(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head37
-
-rope_heads_done34:
-	VMOVUPS 384(R9), Y4
-	VMOVUPS 896(R9), Y5
-	VMOVUPS 416(R9), Y6
-	VMOVUPS 928(R9), Y7
-	VMOVUPS 448(R9), Y8
-	VMOVUPS 960(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done38
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src39
-
-rope_head40:
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head40
-	JMP            rope_heads_done38
-
-rope_heads_from_src39:
-	MOVQ CX, R12
-
-rope_head41:
-	VBROADCASTI128 192(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head41
-
-rope_heads_done38:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done42
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src43
-
-rope_head44:
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head44
-	JMP            rope_heads_done42
-
-rope_heads_from_src43:
-	MOVQ BX, R12
-
-rope_head45:
-	VBROADCASTI128 192(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head45
-
-rope_heads_done42:
-	VMOVUPS 480(R9), Y4
-	VMOVUPS 992(R9), Y5
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000400, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 512(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 544(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 576(R8), Y9
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done46
+	JZ      rope_heads_done6
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x01, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src47
+	JNE     rope_heads_from_src7
 
-rope_head48:
-	VBROADCASTI128 240(R10), Y6
-	VPSHUFB        Y0, Y6, Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMADDSUB231PS Y4, Y6, Y7
-	VPAND          Y1, Y7, Y6
-	VPCMPEQD       Y1, Y6, Y6
-	VPADDD         Y2, Y7, Y7
-	VPSUBD         Y6, Y7, Y7
-	VPSHUFB        Y3, Y7, Y7
-	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
+rope_head8:
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, (R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 16(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 32(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head48
-	JMP            rope_heads_done46
+	JNZ            rope_head8
+	JMP            rope_heads_done6
 
-rope_heads_from_src47:
+rope_heads_from_src7:
 	MOVQ CX, R11
 
-rope_head49:
-	VBROADCASTI128 240(R11), Y6
+rope_head9:
+	VBROADCASTI128 (R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, (R10)
+	VBROADCASTI128 16(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 16(R10)
+	VBROADCASTI128 32(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 32(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head9
+
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head11:
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, (R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 16(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 32(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head11
+
+rope_heads_done10:
+	VMOVUPS 96(R8), Y4
+	VMOVUPS 608(R8), Y5
+	VMOVUPS 128(R8), Y6
+	VMOVUPS 640(R8), Y7
+	VMOVUPS 160(R8), Y8
+	VMOVUPS 672(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done12
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src13
+
+rope_head14:
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 48(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 64(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 80(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head14
+	JMP            rope_heads_done12
+
+rope_heads_from_src13:
+	MOVQ CX, R11
+
+rope_head15:
+	VBROADCASTI128 48(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 48(R10)
+	VBROADCASTI128 64(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 64(R10)
+	VBROADCASTI128 80(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 80(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head15
+
+rope_heads_done12:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done16
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head17:
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 48(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 64(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 80(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head17
+
+rope_heads_done16:
+	VMOVUPS 192(R8), Y4
+	VMOVUPS 704(R8), Y5
+	VMOVUPS 224(R8), Y6
+	VMOVUPS 736(R8), Y7
+	VMOVUPS 256(R8), Y8
+	VMOVUPS 768(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done18
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src19
+
+rope_head20:
+	VBROADCASTI128 96(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 96(R10)
+	VBROADCASTI128 112(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 112(R10)
+	VBROADCASTI128 128(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 128(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head20
+	JMP            rope_heads_done18
+
+rope_heads_from_src19:
+	MOVQ CX, R11
+
+rope_head21:
+	VBROADCASTI128 96(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 96(R10)
+	VBROADCASTI128 112(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 112(R10)
+	VBROADCASTI128 128(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 128(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head21
+
+rope_heads_done18:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done22
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head23:
+	VBROADCASTI128 96(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 96(R10)
+	VBROADCASTI128 112(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 112(R10)
+	VBROADCASTI128 128(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 128(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head23
+
+rope_heads_done22:
+	VMOVUPS 288(R8), Y4
+	VMOVUPS 800(R8), Y5
+	VMOVUPS 320(R8), Y6
+	VMOVUPS 832(R8), Y7
+	VMOVUPS 352(R8), Y8
+	VMOVUPS 864(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done24
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src25
+
+rope_head26:
+	VBROADCASTI128 144(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 144(R10)
+	VBROADCASTI128 160(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 160(R10)
+	VBROADCASTI128 176(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 176(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head26
+	JMP            rope_heads_done24
+
+rope_heads_from_src25:
+	MOVQ CX, R11
+
+rope_head27:
+	VBROADCASTI128 144(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 144(R10)
+	VBROADCASTI128 160(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 160(R10)
+	VBROADCASTI128 176(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 176(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head27
+
+rope_heads_done24:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done28
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head29:
+	VBROADCASTI128 144(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 144(R10)
+	VBROADCASTI128 160(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 160(R10)
+	VBROADCASTI128 176(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 176(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head29
+
+rope_heads_done28:
+	VMOVUPS 384(R8), Y4
+	VMOVUPS 896(R8), Y5
+	VMOVUPS 416(R8), Y6
+	VMOVUPS 928(R8), Y7
+	VMOVUPS 448(R8), Y8
+	VMOVUPS 960(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done30
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src31
+
+rope_head32:
+	VBROADCASTI128 192(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 192(R10)
+	VBROADCASTI128 208(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 208(R10)
+	VBROADCASTI128 224(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head32
+	JMP            rope_heads_done30
+
+rope_heads_from_src31:
+	MOVQ CX, R11
+
+rope_head33:
+	VBROADCASTI128 192(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 192(R10)
+	VBROADCASTI128 208(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 208(R10)
+	VBROADCASTI128 224(R11), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head33
+
+rope_heads_done30:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done34
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+
+rope_head35:
+	VBROADCASTI128 192(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 192(R10)
+	VBROADCASTI128 208(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 208(R10)
+	VBROADCASTI128 224(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 224(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head35
+
+rope_heads_done34:
+	VMOVUPS 480(R8), Y4
+	VMOVUPS 992(R8), Y5
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done36
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src37
+
+rope_head38:
+	VBROADCASTI128 240(R9), Y6
 	VPSHUFB        Y0, Y6, Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
@@ -1079,23 +817,16 @@ rope_head49:
 	VPSUBD         Y6, Y7, Y7
 	VPSHUFB        Y3, Y7, Y7
 	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head49
+	VMOVDQU        X7, 240(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head38
+	JMP            rope_heads_done36
 
-rope_heads_done46:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done50
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src51
+rope_heads_from_src37:
+	MOVQ CX, R10
 
-rope_head52:
+rope_head39:
 	VBROADCASTI128 240(R10), Y6
 	VPSHUFB        Y0, Y6, Y6
 	VPERMILPS      $0xb1, Y6, Y7
@@ -1107,17 +838,22 @@ rope_head52:
 	VPSUBD         Y6, Y7, Y7
 	VPSHUFB        Y3, Y7, Y7
 	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head52
-	JMP            rope_heads_done50
+	VMOVDQU        X7, 240(R9)
+	ADDQ           R11, R9
+	ADDQ           R11, R10
+	DECQ           R8
+	JNZ            rope_head39
 
-rope_heads_from_src51:
-	MOVQ BX, R11
+rope_heads_done36:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done40
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
-rope_head53:
-	VBROADCASTI128 240(R11), Y6
+rope_head41:
+	VBROADCASTI128 240(R9), Y6
 	VPSHUFB        Y0, Y6, Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
@@ -1128,53 +864,256 @@ rope_head53:
 	VPSUBD         Y6, Y7, Y7
 	VPSHUFB        Y3, Y7, Y7
 	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head53
+	VMOVDQU        X7, 240(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head41
 
-rope_heads_done50:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+rope_heads_done40:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token54:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 512(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 544(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 576(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done55
-	MOVQ    qHeadStride+64(FP), R13
+rope_token42:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000400, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y4
+	VMOVUPS 512(R8), Y5
+	VMOVUPS 32(R8), Y6
+	VMOVUPS 544(R8), Y7
+	VMOVUPS 64(R8), Y8
+	VMOVUPS 576(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done43
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x01, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x01, R13
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x01, R14
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src56
+	JNE     rope_heads_from_src44
 
-rope_head57:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
+rope_head45:
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
+	PREFETCHT1     192(R10)(R13*1)
+	VBROADCASTI128 (R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, (R10)
+	VBROADCASTI128 16(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 16(R10)
+	VBROADCASTI128 32(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 32(R10)
+	VBROADCASTI128 48(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         608(R8), Y11, Y11
+	VFMADDSUB231PS 96(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 48(R10)
+	VBROADCASTI128 64(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         640(R8), Y11, Y11
+	VFMADDSUB231PS 128(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 64(R10)
+	VBROADCASTI128 80(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         672(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 80(R10)
+	VBROADCASTI128 96(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         704(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 96(R10)
+	VBROADCASTI128 112(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         736(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 112(R10)
+	VBROADCASTI128 128(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         768(R8), Y11, Y11
+	VFMADDSUB231PS 256(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 128(R10)
+	VBROADCASTI128 144(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         800(R8), Y11, Y11
+	VFMADDSUB231PS 288(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 144(R10)
+	VBROADCASTI128 160(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         832(R8), Y11, Y11
+	VFMADDSUB231PS 320(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 160(R10)
+	VBROADCASTI128 176(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         864(R8), Y11, Y11
+	VFMADDSUB231PS 352(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 176(R10)
+	VBROADCASTI128 192(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         896(R8), Y11, Y11
+	VFMADDSUB231PS 384(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 192(R10)
+	VBROADCASTI128 208(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         928(R8), Y11, Y11
+	VFMADDSUB231PS 416(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 208(R10)
+	VBROADCASTI128 224(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         960(R8), Y11, Y11
+	VFMADDSUB231PS 448(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 224(R10)
+	VBROADCASTI128 240(R10), Y10
+	VPSHUFB        Y0, Y10, Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         992(R8), Y11, Y11
+	VFMADDSUB231PS 480(R8), Y10, Y11
+	VPAND          Y1, Y11, Y10
+	VPCMPEQD       Y1, Y10, Y10
+	VPADDD         Y2, Y11, Y11
+	VPSUBD         Y10, Y11, Y11
+	VPSHUFB        Y3, Y11, Y11
+	VPERMQ         $0x08, Y11, Y11
+	VMOVDQU        X11, 240(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head45
+	JMP            rope_heads_done43
+
+rope_heads_from_src44:
+	MOVQ CX, R11
+
+rope_head46:
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
+	PREFETCHT1     192(R11)(R13*1)
 	VBROADCASTI128 (R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1186,7 +1125,7 @@ rope_head57:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
+	VMOVDQU        X11, (R10)
 	VBROADCASTI128 16(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1198,7 +1137,7 @@ rope_head57:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
+	VMOVDQU        X11, 16(R10)
 	VBROADCASTI128 32(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
@@ -1210,177 +1149,184 @@ rope_head57:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
+	VMOVDQU        X11, 32(R10)
 	VBROADCASTI128 48(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMADDSUB231PS 96(R9), Y10, Y11
+	VMULPS         608(R8), Y11, Y11
+	VFMADDSUB231PS 96(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
+	VMOVDQU        X11, 48(R10)
 	VBROADCASTI128 64(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMADDSUB231PS 128(R9), Y10, Y11
+	VMULPS         640(R8), Y11, Y11
+	VFMADDSUB231PS 128(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
+	VMOVDQU        X11, 64(R10)
 	VBROADCASTI128 80(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMULPS         672(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
+	VMOVDQU        X11, 80(R10)
 	VBROADCASTI128 96(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMULPS         704(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
+	VMOVDQU        X11, 96(R10)
 	VBROADCASTI128 112(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMULPS         736(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
+	VMOVDQU        X11, 112(R10)
 	VBROADCASTI128 128(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMADDSUB231PS 256(R9), Y10, Y11
+	VMULPS         768(R8), Y11, Y11
+	VFMADDSUB231PS 256(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
+	VMOVDQU        X11, 128(R10)
 	VBROADCASTI128 144(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMADDSUB231PS 288(R9), Y10, Y11
+	VMULPS         800(R8), Y11, Y11
+	VFMADDSUB231PS 288(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
+	VMOVDQU        X11, 144(R10)
 	VBROADCASTI128 160(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMADDSUB231PS 320(R9), Y10, Y11
+	VMULPS         832(R8), Y11, Y11
+	VFMADDSUB231PS 320(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
+	VMOVDQU        X11, 160(R10)
 	VBROADCASTI128 176(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMADDSUB231PS 352(R9), Y10, Y11
+	VMULPS         864(R8), Y11, Y11
+	VFMADDSUB231PS 352(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
+	VMOVDQU        X11, 176(R10)
 	VBROADCASTI128 192(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMADDSUB231PS 384(R9), Y10, Y11
+	VMULPS         896(R8), Y11, Y11
+	VFMADDSUB231PS 384(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
+	VMOVDQU        X11, 192(R10)
 	VBROADCASTI128 208(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMADDSUB231PS 416(R9), Y10, Y11
+	VMULPS         928(R8), Y11, Y11
+	VFMADDSUB231PS 416(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
+	VMOVDQU        X11, 208(R10)
 	VBROADCASTI128 224(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMADDSUB231PS 448(R9), Y10, Y11
+	VMULPS         960(R8), Y11, Y11
+	VFMADDSUB231PS 448(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
+	VMOVDQU        X11, 224(R10)
 	VBROADCASTI128 240(R11), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMADDSUB231PS 480(R9), Y10, Y11
+	VMULPS         992(R8), Y11, Y11
+	VFMADDSUB231PS 480(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head57
-	JMP            rope_heads_done55
+	VMOVDQU        X11, 240(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head46
 
-rope_heads_from_src56:
-	MOVQ CX, R12
+rope_heads_done43:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done47
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x01, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x01, R12
 
-rope_head58:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
+rope_head48:
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
+	PREFETCHT1     192(R10)(R12*1)
+	VBROADCASTI128 (R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -1391,8 +1337,8 @@ rope_head58:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R12), Y10
+	VMOVDQU        X11, (R10)
+	VBROADCASTI128 16(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -1403,8 +1349,8 @@ rope_head58:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R12), Y10
+	VMOVDQU        X11, 16(R10)
+	VBROADCASTI128 32(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -1415,631 +1361,210 @@ rope_head58:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	VBROADCASTI128 48(R12), Y10
+	VMOVDQU        X11, 32(R10)
+	VBROADCASTI128 48(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMADDSUB231PS 96(R9), Y10, Y11
+	VMULPS         608(R8), Y11, Y11
+	VFMADDSUB231PS 96(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R12), Y10
+	VMOVDQU        X11, 48(R10)
+	VBROADCASTI128 64(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMADDSUB231PS 128(R9), Y10, Y11
+	VMULPS         640(R8), Y11, Y11
+	VFMADDSUB231PS 128(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R12), Y10
+	VMOVDQU        X11, 64(R10)
+	VBROADCASTI128 80(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
+	VMULPS         672(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	VBROADCASTI128 96(R12), Y10
+	VMOVDQU        X11, 80(R10)
+	VBROADCASTI128 96(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
+	VMULPS         704(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R12), Y10
+	VMOVDQU        X11, 96(R10)
+	VBROADCASTI128 112(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
+	VMULPS         736(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R12), Y10
+	VMOVDQU        X11, 112(R10)
+	VBROADCASTI128 128(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMADDSUB231PS 256(R9), Y10, Y11
+	VMULPS         768(R8), Y11, Y11
+	VFMADDSUB231PS 256(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	VBROADCASTI128 144(R12), Y10
+	VMOVDQU        X11, 128(R10)
+	VBROADCASTI128 144(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMADDSUB231PS 288(R9), Y10, Y11
+	VMULPS         800(R8), Y11, Y11
+	VFMADDSUB231PS 288(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R12), Y10
+	VMOVDQU        X11, 144(R10)
+	VBROADCASTI128 160(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMADDSUB231PS 320(R9), Y10, Y11
+	VMULPS         832(R8), Y11, Y11
+	VFMADDSUB231PS 320(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R12), Y10
+	VMOVDQU        X11, 160(R10)
+	VBROADCASTI128 176(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMADDSUB231PS 352(R9), Y10, Y11
+	VMULPS         864(R8), Y11, Y11
+	VFMADDSUB231PS 352(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	VBROADCASTI128 192(R12), Y10
+	VMOVDQU        X11, 176(R10)
+	VBROADCASTI128 192(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMADDSUB231PS 384(R9), Y10, Y11
+	VMULPS         896(R8), Y11, Y11
+	VFMADDSUB231PS 384(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R12), Y10
+	VMOVDQU        X11, 192(R10)
+	VBROADCASTI128 208(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMADDSUB231PS 416(R9), Y10, Y11
+	VMULPS         928(R8), Y11, Y11
+	VFMADDSUB231PS 416(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R12), Y10
+	VMOVDQU        X11, 208(R10)
+	VBROADCASTI128 224(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMADDSUB231PS 448(R9), Y10, Y11
+	VMULPS         960(R8), Y11, Y11
+	VFMADDSUB231PS 448(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	VBROADCASTI128 240(R12), Y10
+	VMOVDQU        X11, 224(R10)
+	VBROADCASTI128 240(R10), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMADDSUB231PS 480(R9), Y10, Y11
+	VMULPS         992(R8), Y11, Y11
+	VFMADDSUB231PS 480(R8), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head58
+	VMOVDQU        X11, 240(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head48
 
-rope_heads_done55:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done59
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x01, R13
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x01, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src60
-
-rope_head61:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMADDSUB231PS 96(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMADDSUB231PS 128(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMADDSUB231PS 256(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMADDSUB231PS 288(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMADDSUB231PS 320(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMADDSUB231PS 352(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMADDSUB231PS 384(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMADDSUB231PS 416(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMADDSUB231PS 448(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	VBROADCASTI128 240(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMADDSUB231PS 480(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head61
-	JMP            rope_heads_done59
-
-rope_heads_from_src60:
-	MOVQ BX, R12
-
-rope_head62:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VBROADCASTI128 (R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	VBROADCASTI128 48(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMADDSUB231PS 96(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMADDSUB231PS 128(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	VBROADCASTI128 96(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMADDSUB231PS 256(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	VBROADCASTI128 144(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMADDSUB231PS 288(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMADDSUB231PS 320(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMADDSUB231PS 352(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	VBROADCASTI128 192(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMADDSUB231PS 384(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMADDSUB231PS 416(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMADDSUB231PS 448(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	VBROADCASTI128 240(R12), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMADDSUB231PS 480(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head62
-
-rope_heads_done59:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token54
+rope_heads_done47:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token42
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream63
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream49
 
-rope_token65:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 512(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 544(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 576(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done66
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_token51:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000400, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 512(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 544(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 576(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done52
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head67:
-	VBROADCASTI128 (R11), Y10
+rope_head53:
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2050,8 +1575,8 @@ rope_head67:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X11, (R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2062,8 +1587,8 @@ rope_head67:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X11, 16(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2074,21 +1599,27 @@ rope_head67:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head67
+	VMOVDQU        X11, 32(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head53
 
-rope_heads_done66:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done68
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done52:
+	VMOVUPS 96(CX), Y4
+	VMOVUPS 608(CX), Y5
+	VMOVUPS 128(CX), Y6
+	VMOVUPS 640(CX), Y7
+	VMOVUPS 160(CX), Y8
+	VMOVUPS 672(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done54
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head69:
-	VBROADCASTI128 (R11), Y10
+rope_head55:
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2099,8 +1630,8 @@ rope_head69:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X11, 48(R8)
+	VBROADCASTI128 64(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2111,8 +1642,8 @@ rope_head69:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X11, 64(R8)
+	VBROADCASTI128 80(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2123,27 +1654,27 @@ rope_head69:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head69
+	VMOVDQU        X11, 80(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head55
 
-rope_heads_done68:
-	VMOVUPS 96(R9), Y4
-	VMOVUPS 608(R9), Y5
-	VMOVUPS 128(R9), Y6
-	VMOVUPS 640(R9), Y7
-	VMOVUPS 160(R9), Y8
-	VMOVUPS 672(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done70
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_heads_done54:
+	VMOVUPS 192(CX), Y4
+	VMOVUPS 704(CX), Y5
+	VMOVUPS 224(CX), Y6
+	VMOVUPS 736(CX), Y7
+	VMOVUPS 256(CX), Y8
+	VMOVUPS 768(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done56
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head71:
-	VBROADCASTI128 48(R11), Y10
+rope_head57:
+	VBROADCASTI128 96(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2154,8 +1685,8 @@ rope_head71:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
+	VMOVDQU        X11, 96(R8)
+	VBROADCASTI128 112(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2166,8 +1697,8 @@ rope_head71:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
+	VMOVDQU        X11, 112(R8)
+	VBROADCASTI128 128(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2178,21 +1709,27 @@ rope_head71:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head71
+	VMOVDQU        X11, 128(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head57
 
-rope_heads_done70:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done72
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done56:
+	VMOVUPS 288(CX), Y4
+	VMOVUPS 800(CX), Y5
+	VMOVUPS 320(CX), Y6
+	VMOVUPS 832(CX), Y7
+	VMOVUPS 352(CX), Y8
+	VMOVUPS 864(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done58
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head73:
-	VBROADCASTI128 48(R11), Y10
+rope_head59:
+	VBROADCASTI128 144(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2203,8 +1740,8 @@ rope_head73:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
+	VMOVDQU        X11, 144(R8)
+	VBROADCASTI128 160(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2215,8 +1752,8 @@ rope_head73:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
+	VMOVDQU        X11, 160(R8)
+	VBROADCASTI128 176(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2227,27 +1764,27 @@ rope_head73:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head73
+	VMOVDQU        X11, 176(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head59
 
-rope_heads_done72:
-	VMOVUPS 192(R9), Y4
-	VMOVUPS 704(R9), Y5
-	VMOVUPS 224(R9), Y6
-	VMOVUPS 736(R9), Y7
-	VMOVUPS 256(R9), Y8
-	VMOVUPS 768(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done74
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
+rope_heads_done58:
+	VMOVUPS 384(CX), Y4
+	VMOVUPS 896(CX), Y5
+	VMOVUPS 416(CX), Y6
+	VMOVUPS 928(CX), Y7
+	VMOVUPS 448(CX), Y8
+	VMOVUPS 960(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done60
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
 
-rope_head75:
-	VBROADCASTI128 96(R11), Y10
+rope_head61:
+	VBROADCASTI128 192(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2258,8 +1795,8 @@ rope_head75:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
+	VMOVDQU        X11, 192(R8)
+	VBROADCASTI128 208(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2270,8 +1807,8 @@ rope_head75:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
+	VMOVDQU        X11, 208(R8)
+	VBROADCASTI128 224(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2282,280 +1819,23 @@ rope_head75:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head75
+	VMOVDQU        X11, 224(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head61
 
-rope_heads_done74:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done76
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
+rope_heads_done60:
+	VMOVUPS 480(CX), Y4
+	VMOVUPS 992(CX), Y5
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done62
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
 
-rope_head77:
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head77
-
-rope_heads_done76:
-	VMOVUPS 288(R9), Y4
-	VMOVUPS 800(R9), Y5
-	VMOVUPS 320(R9), Y6
-	VMOVUPS 832(R9), Y7
-	VMOVUPS 352(R9), Y8
-	VMOVUPS 864(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done78
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-
-rope_head79:
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head79
-
-rope_heads_done78:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done80
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-
-rope_head81:
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head81
-
-rope_heads_done80:
-	VMOVUPS 384(R9), Y4
-	VMOVUPS 896(R9), Y5
-	VMOVUPS 416(R9), Y6
-	VMOVUPS 928(R9), Y7
-	VMOVUPS 448(R9), Y8
-	VMOVUPS 960(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done82
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-
-rope_head83:
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head83
-
-rope_heads_done82:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done84
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-
-rope_head85:
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head85
-
-rope_heads_done84:
-	VMOVUPS 480(R9), Y4
-	VMOVUPS 992(R9), Y5
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done86
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
-
-rope_head87:
-	VBROADCASTI128 240(R10), Y6
+rope_head63:
+	VBROADCASTI128 240(DX), Y6
 	VPSHUFB        Y0, Y6, Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
@@ -2566,76 +1846,46 @@ rope_head87:
 	VPSUBD         Y6, Y7, Y7
 	VPSHUFB        Y3, Y7, Y7
 	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head87
+	VMOVDQU        X7, 240(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head63
 
-rope_heads_done86:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done88
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done62:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token51
+	JMP  rope_tokens_done50
 
-rope_head89:
-	VBROADCASTI128 240(R10), Y6
-	VPSHUFB        Y0, Y6, Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VPAND          Y1, Y7, Y6
-	VPCMPEQD       Y1, Y6, Y6
-	VPADDD         Y2, Y7, Y7
-	VPSUBD         Y6, Y7, Y7
-	VPSHUFB        Y3, Y7, Y7
-	VPERMQ         $0x08, Y7, Y7
-	VMOVDQU        X7, 240(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head89
+rope_stream49:
+rope_token64:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000400, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y4
+	VMOVUPS 512(CX), Y5
+	VMOVUPS 32(CX), Y6
+	VMOVUPS 544(CX), Y7
+	VMOVUPS 64(CX), Y8
+	VMOVUPS 576(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done65
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    AX, R8
+	MOVQ    qStride+56(FP), R10
+	SHLQ    $0x01, R10
 
-rope_heads_done88:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token65
-	JMP  rope_tokens_done64
-
-rope_stream63:
-rope_token90:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y4
-	VMOVUPS 512(R9), Y5
-	VMOVUPS 32(R9), Y6
-	VMOVUPS 544(R9), Y7
-	VMOVUPS 64(R9), Y8
-	VMOVUPS 576(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done91
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-
-rope_head92:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
+rope_head66:
+	PREFETCHT1     (R8)(R10*1)
+	PREFETCHT1     64(R8)(R10*1)
+	PREFETCHT1     128(R8)(R10*1)
+	PREFETCHT1     192(R8)(R10*1)
+	VBROADCASTI128 (R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
@@ -2646,8 +1896,8 @@ rope_head92:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
+	VMOVDQU        X11, (R8)
+	VBROADCASTI128 16(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
@@ -2658,8 +1908,8 @@ rope_head92:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
+	VMOVDQU        X11, 16(R8)
+	VBROADCASTI128 32(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
@@ -2670,392 +1920,176 @@ rope_head92:
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	VBROADCASTI128 48(R11), Y10
+	VMOVDQU        X11, 32(R8)
+	VBROADCASTI128 48(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMSUBADD231PS 96(R9), Y10, Y11
+	VMULPS         608(CX), Y11, Y11
+	VFMSUBADD231PS 96(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
+	VMOVDQU        X11, 48(R8)
+	VBROADCASTI128 64(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMSUBADD231PS 128(R9), Y10, Y11
+	VMULPS         640(CX), Y11, Y11
+	VFMSUBADD231PS 128(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
+	VMOVDQU        X11, 64(R8)
+	VBROADCASTI128 80(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
+	VMULPS         672(CX), Y11, Y11
+	VFMSUBADD231PS 160(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	VBROADCASTI128 96(R11), Y10
+	VMOVDQU        X11, 80(R8)
+	VBROADCASTI128 96(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
+	VMULPS         704(CX), Y11, Y11
+	VFMSUBADD231PS 192(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
+	VMOVDQU        X11, 96(R8)
+	VBROADCASTI128 112(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
+	VMULPS         736(CX), Y11, Y11
+	VFMSUBADD231PS 224(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
+	VMOVDQU        X11, 112(R8)
+	VBROADCASTI128 128(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
+	VMULPS         768(CX), Y11, Y11
+	VFMSUBADD231PS 256(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	VBROADCASTI128 144(R11), Y10
+	VMOVDQU        X11, 128(R8)
+	VBROADCASTI128 144(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
+	VMULPS         800(CX), Y11, Y11
+	VFMSUBADD231PS 288(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
+	VMOVDQU        X11, 144(R8)
+	VBROADCASTI128 160(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
+	VMULPS         832(CX), Y11, Y11
+	VFMSUBADD231PS 320(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
+	VMOVDQU        X11, 160(R8)
+	VBROADCASTI128 176(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
+	VMULPS         864(CX), Y11, Y11
+	VFMSUBADD231PS 352(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	VBROADCASTI128 192(R11), Y10
+	VMOVDQU        X11, 176(R8)
+	VBROADCASTI128 192(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
+	VMULPS         896(CX), Y11, Y11
+	VFMSUBADD231PS 384(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
+	VMOVDQU        X11, 192(R8)
+	VBROADCASTI128 208(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
+	VMULPS         928(CX), Y11, Y11
+	VFMSUBADD231PS 416(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
+	VMOVDQU        X11, 208(R8)
+	VBROADCASTI128 224(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
+	VMULPS         960(CX), Y11, Y11
+	VFMSUBADD231PS 448(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	VBROADCASTI128 240(R11), Y10
+	VMOVDQU        X11, 224(R8)
+	VBROADCASTI128 240(R8), Y10
 	VPSHUFB        Y0, Y10, Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
+	VMULPS         992(CX), Y11, Y11
+	VFMSUBADD231PS 480(CX), Y10, Y11
 	VPAND          Y1, Y11, Y10
 	VPCMPEQD       Y1, Y10, Y10
 	VPADDD         Y2, Y11, Y11
 	VPSUBD         Y10, Y11, Y11
 	VPSHUFB        Y3, Y11, Y11
 	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head92
+	VMOVDQU        X11, 240(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head66
 
-rope_heads_done91:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done93
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
+rope_heads_done65:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token64
 
-rope_head94:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VBROADCASTI128 (R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, (R11)
-	VBROADCASTI128 16(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 16(R11)
-	VBROADCASTI128 32(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 32(R11)
-	VBROADCASTI128 48(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         608(R9), Y11, Y11
-	VFMSUBADD231PS 96(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 48(R11)
-	VBROADCASTI128 64(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         640(R9), Y11, Y11
-	VFMSUBADD231PS 128(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 64(R11)
-	VBROADCASTI128 80(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         672(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 80(R11)
-	VBROADCASTI128 96(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         704(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 96(R11)
-	VBROADCASTI128 112(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         736(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 112(R11)
-	VBROADCASTI128 128(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         768(R9), Y11, Y11
-	VFMSUBADD231PS 256(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 128(R11)
-	VBROADCASTI128 144(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         800(R9), Y11, Y11
-	VFMSUBADD231PS 288(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 144(R11)
-	VBROADCASTI128 160(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         832(R9), Y11, Y11
-	VFMSUBADD231PS 320(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 160(R11)
-	VBROADCASTI128 176(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         864(R9), Y11, Y11
-	VFMSUBADD231PS 352(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 176(R11)
-	VBROADCASTI128 192(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         896(R9), Y11, Y11
-	VFMSUBADD231PS 384(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 192(R11)
-	VBROADCASTI128 208(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         928(R9), Y11, Y11
-	VFMSUBADD231PS 416(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 208(R11)
-	VBROADCASTI128 224(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         960(R9), Y11, Y11
-	VFMSUBADD231PS 448(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 224(R11)
-	VBROADCASTI128 240(R11), Y10
-	VPSHUFB        Y0, Y10, Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         992(R9), Y11, Y11
-	VFMSUBADD231PS 480(R9), Y10, Y11
-	VPAND          Y1, Y11, Y10
-	VPCMPEQD       Y1, Y10, Y10
-	VPADDD         Y2, Y11, Y11
-	VPSUBD         Y10, Y11, Y11
-	VPSHUFB        Y3, Y11, Y11
-	VPERMQ         $0x08, Y11, Y11
-	VMOVDQU        X11, 240(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head94
-
-rope_heads_done93:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token90
-
-rope_tokens_done64:
+rope_tokens_done50:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -3070,10 +2104,10 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done95
+	JZ      combine_done67
 	VMOVUPS combine_dup8<>+0(SB), Y0
 
-combine_token96:
+combine_token68:
 	MOVLQSX    (BX), R8
 	ANDQ       DI, R8
 	IMUL3Q     $0x00000400, R8, R8
@@ -3305,9 +2339,9 @@ combine_token96:
 	ADDQ       $0x00000400, AX
 	ADDQ       $0x04, BX
 	DECQ       SI
-	JNZ        combine_token96
+	JNZ        combine_token68
 
-combine_done95:
+combine_done67:
 	VZEROUPPER
 	RET
 
@@ -3319,13 +2353,13 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done97
+	JZ    scale16_done69
 	TESTQ BX, BX
-	JZ    scale16_done97
+	JZ    scale16_done69
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token98:
+scale16_token70:
 	VBROADCASTSS (CX), Y0
 	VBROADCASTSS c32_00400000<>+0(SB), Y1
 	VORPS        Y0, Y1, Y1
@@ -3336,9 +2370,9 @@ scale16_token98:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop99:
+scale16_loop71:
 	CMPQ           R8, $0x00000020
-	JB             scale16_loop_end100
+	JB             scale16_loop_end72
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -3381,12 +2415,12 @@ scale16_loop99:
 	VMOVDQU        X1, 48(DI)
 	ADDQ           $0x00000040, DI
 	SUBQ           $0x00000020, R8
-	JMP            scale16_loop99
+	JMP            scale16_loop71
 
-scale16_loop_end100:
-scale16_loop101:
+scale16_loop_end72:
+scale16_loop73:
 	CMPQ           R8, $0x00000008
-	JB             scale16_loop_end102
+	JB             scale16_loop_end74
 	VBROADCASTI128 (DI), Y1
 	VPSHUFB        bf16widen<>+0(SB), Y1, Y1
 	VMULPS         Y0, Y1, Y1
@@ -3399,11 +2433,11 @@ scale16_loop101:
 	VMOVDQU        X1, (DI)
 	ADDQ           $0x00000010, DI
 	SUBQ           $0x00000008, R8
-	JMP            scale16_loop101
+	JMP            scale16_loop73
 
-scale16_loop_end102:
+scale16_loop_end74:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail103
+	JZ        scale16_tail75
 	VPMOVZXWD (DI), X1
 	VPSLLD    $0x10, X1, X1
 	VMULPS    X0, X1, X1
@@ -3416,9 +2450,9 @@ scale16_loop_end102:
 	VMOVQ     X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail103:
+scale16_tail75:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail104
+	JZ        scale16_tail76
 	VMOVD     (DI), X1
 	VPMOVZXWD X1, X1
 	VPSLLD    $0x10, X1, X1
@@ -3432,9 +2466,9 @@ scale16_tail103:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail104:
+scale16_tail76:
 	TESTQ   $0x00000001, R8
-	JZ      scale16_tail105
+	JZ      scale16_tail77
 	MOVWLZX (DI), R8
 	SHLL    $0x10, R8
 	VMOVD   R8, X1
@@ -3447,13 +2481,13 @@ scale16_tail104:
 	VPEXTRW $0x00, X0, (DI)
 	ADDQ    $0x00000002, DI
 
-scale16_tail105:
+scale16_tail77:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token98
+	JNZ  scale16_token70
 
-scale16_done97:
+scale16_done69:
 	VZEROUPPER
 	RET
 
@@ -3463,1191 +2497,490 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done106
-	TESTL  R9, R9
-	JS     rope_inverse107
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream108
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done78
+	TESTL  R8, R8
+	JS     rope_inverse79
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream80
 
-rope_token110:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done111
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src112
-
-rope_head113:
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head113
-	JMP            rope_heads_done111
-
-rope_heads_from_src112:
-	MOVQ CX, R11
-
-rope_head114:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head114
-
-rope_heads_done111:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done115
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src116
-
-rope_head117:
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head117
-	JMP            rope_heads_done115
-
-rope_heads_from_src116:
-	MOVQ BX, R11
-
-rope_head118:
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head118
-
-rope_heads_done115:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token110
-	JMP  rope_tokens_done109
-
-rope_stream108:
-rope_token119:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done120
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src121
-
-rope_head122:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	PREFETCHT1     192(R10)(R13*1)
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head122
-	JMP            rope_heads_done120
-
-rope_heads_from_src121:
-	MOVQ CX, R11
-
-rope_head123:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head123
-
-rope_heads_done120:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done124
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src125
-
-rope_head126:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	PREFETCHT1     192(R10)(R13*1)
-	VPMOVZXWD      (R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head126
-	JMP            rope_heads_done124
-
-rope_heads_from_src125:
-	MOVQ BX, R11
-
-rope_head127:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VPMOVZXWD      (R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMADDSUB231PS Z0, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMADDSUB231PS Z2, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMADDSUB231PS Z4, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMADDSUB231PS Z6, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMADDSUB231PS Z8, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMADDSUB231PS Z10, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMADDSUB231PS Z12, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R11), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMADDSUB231PS Z14, Z16, Z17
-	VPSRLD         $0x10, Z17, Z16
-	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
-	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
-	VPADDD         Z17, Z16, Z16
-	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head127
-
-rope_heads_done124:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token119
-
-rope_tokens_done109:
-	JMP rope_done106
-
-rope_inverse107:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream128
-
-rope_token130:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done131
+rope_token82:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000400, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 512(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 576(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 640(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 704(R8), Z7
+	VMOVUPS 256(R8), Z8
+	VMOVUPS 768(R8), Z9
+	VMOVUPS 320(R8), Z10
+	VMOVUPS 832(R8), Z11
+	VMOVUPS 384(R8), Z12
+	VMOVUPS 896(R8), Z13
+	VMOVUPS 448(R8), Z14
+	VMOVUPS 960(R8), Z15
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done83
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src84
 
-rope_head132:
+rope_head85:
+	VPMOVZXWD      (R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R9)
+	VPMOVZXWD      32(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R9)
+	VPMOVZXWD      64(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R9)
+	VPMOVZXWD      96(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R9)
+	VPMOVZXWD      128(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R9)
+	VPMOVZXWD      160(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R9)
+	VPMOVZXWD      192(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R9)
+	VPMOVZXWD      224(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head85
+	JMP            rope_heads_done83
+
+rope_heads_from_src84:
+	MOVQ CX, R10
+
+rope_head86:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
+	VPMOVDW        Z16, (R9)
 	VPMOVZXWD      32(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
+	VPMOVDW        Z16, 32(R9)
 	VPMOVZXWD      64(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
+	VPMOVDW        Z16, 64(R9)
 	VPMOVZXWD      96(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
+	VPMOVDW        Z16, 96(R9)
 	VPMOVZXWD      128(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
+	VPMOVDW        Z16, 128(R9)
 	VPMOVZXWD      160(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
+	VPMOVDW        Z16, 160(R9)
 	VPMOVZXWD      192(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
+	VPMOVDW        Z16, 192(R9)
 	VPMOVZXWD      224(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head132
+	DECQ           R8
+	JNZ            rope_head86
 
-rope_heads_done131:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done133
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done83:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done87
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
-rope_head134:
-	VPMOVZXWD      (R10), Z16
+rope_head88:
+	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
+	VPMOVDW        Z16, (R9)
+	VPMOVZXWD      32(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
+	VPMOVDW        Z16, 32(R9)
+	VPMOVZXWD      64(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
+	VPMOVDW        Z16, 64(R9)
+	VPMOVZXWD      96(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
+	VPMOVDW        Z16, 96(R9)
+	VPMOVZXWD      128(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
+	VPMOVDW        Z16, 128(R9)
+	VPMOVZXWD      160(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
+	VPMOVDW        Z16, 160(R9)
+	VPMOVZXWD      192(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
+	VPMOVDW        Z16, 192(R9)
+	VPMOVZXWD      224(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head134
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head88
 
-rope_heads_done133:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token130
-	JMP  rope_tokens_done129
+rope_heads_done87:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token82
+	JMP  rope_tokens_done81
 
-rope_stream128:
-rope_token135:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000400, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 512(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 576(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 640(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 704(R9), Z7
-	VMOVUPS 256(R9), Z8
-	VMOVUPS 768(R9), Z9
-	VMOVUPS 320(R9), Z10
-	VMOVUPS 832(R9), Z11
-	VMOVUPS 384(R9), Z12
-	VMOVUPS 896(R9), Z13
-	VMOVUPS 448(R9), Z14
-	VMOVUPS 960(R9), Z15
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done136
+rope_stream80:
+rope_token89:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000400, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 512(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 576(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 640(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 704(R8), Z7
+	VMOVUPS 256(R8), Z8
+	VMOVUPS 768(R8), Z9
+	VMOVUPS 320(R8), Z10
+	VMOVUPS 832(R8), Z11
+	VMOVUPS 384(R8), Z12
+	VMOVUPS 896(R8), Z13
+	VMOVUPS 448(R8), Z14
+	VMOVUPS 960(R8), Z15
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done90
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src91
 
-rope_head137:
+rope_head92:
+	PREFETCHT1     (R9)(R12*1)
+	PREFETCHT1     64(R9)(R12*1)
+	PREFETCHT1     128(R9)(R12*1)
+	PREFETCHT1     192(R9)(R12*1)
+	VPMOVZXWD      (R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R9)
+	VPMOVZXWD      32(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R9)
+	VPMOVZXWD      64(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R9)
+	VPMOVZXWD      96(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R9)
+	VPMOVZXWD      128(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R9)
+	VPMOVZXWD      160(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R9)
+	VPMOVZXWD      192(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R9)
+	VPMOVZXWD      224(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head92
+	JMP            rope_heads_done90
+
+rope_heads_from_src91:
+	MOVQ CX, R10
+
+rope_head93:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -4656,110 +2989,255 @@ rope_head137:
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
+	VPMOVDW        Z16, (R9)
 	VPMOVZXWD      32(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
+	VPMOVDW        Z16, 32(R9)
 	VPMOVZXWD      64(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
+	VPMOVDW        Z16, 64(R9)
 	VPMOVZXWD      96(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
+	VPMOVDW        Z16, 96(R9)
 	VPMOVZXWD      128(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
+	VPMOVDW        Z16, 128(R9)
 	VPMOVZXWD      160(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
+	VPMOVDW        Z16, 160(R9)
 	VPMOVZXWD      192(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
+	VPMOVDW        Z16, 192(R9)
 	VPMOVZXWD      224(R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
 	VPSRLD         $0x10, Z17, Z16
 	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head137
+	DECQ           R8
+	JNZ            rope_head93
 
-rope_heads_done136:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done138
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done90:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done94
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
 
-rope_head139:
-	PREFETCHT1     (R10)(R12*1)
-	PREFETCHT1     64(R10)(R12*1)
-	PREFETCHT1     128(R10)(R12*1)
-	PREFETCHT1     192(R10)(R12*1)
-	VPMOVZXWD      (R10), Z16
+rope_head95:
+	PREFETCHT1     (R9)(R11*1)
+	PREFETCHT1     64(R9)(R11*1)
+	PREFETCHT1     128(R9)(R11*1)
+	PREFETCHT1     192(R9)(R11*1)
+	VPMOVZXWD      (R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMADDSUB231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (R9)
+	VPMOVZXWD      32(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMADDSUB231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(R9)
+	VPMOVZXWD      64(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMADDSUB231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(R9)
+	VPMOVZXWD      96(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMADDSUB231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(R9)
+	VPMOVZXWD      128(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMADDSUB231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(R9)
+	VPMOVZXWD      160(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMADDSUB231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(R9)
+	VPMOVZXWD      192(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMADDSUB231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(R9)
+	VPMOVZXWD      224(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMADDSUB231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head95
+
+rope_heads_done94:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token89
+
+rope_tokens_done81:
+	JMP rope_done78
+
+rope_inverse79:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream96
+
+rope_token98:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000400, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 512(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 576(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 640(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 704(CX), Z7
+	VMOVUPS 256(CX), Z8
+	VMOVUPS 768(CX), Z9
+	VMOVUPS 320(CX), Z10
+	VMOVUPS 832(CX), Z11
+	VMOVUPS 384(CX), Z12
+	VMOVUPS 896(CX), Z13
+	VMOVUPS 448(CX), Z14
+	VMOVUPS 960(CX), Z15
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done99
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
+
+rope_head100:
+	VPMOVZXWD      (DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -4769,8 +3247,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, (R10)
-	VPMOVZXWD      32(R10), Z16
+	VPMOVDW        Z16, (DX)
+	VPMOVZXWD      32(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z3, Z17, Z17
@@ -4780,8 +3258,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 32(R10)
-	VPMOVZXWD      64(R10), Z16
+	VPMOVDW        Z16, 32(DX)
+	VPMOVZXWD      64(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z5, Z17, Z17
@@ -4791,8 +3269,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 64(R10)
-	VPMOVZXWD      96(R10), Z16
+	VPMOVDW        Z16, 64(DX)
+	VPMOVZXWD      96(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z7, Z17, Z17
@@ -4802,8 +3280,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 96(R10)
-	VPMOVZXWD      128(R10), Z16
+	VPMOVDW        Z16, 96(DX)
+	VPMOVZXWD      128(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z9, Z17, Z17
@@ -4813,8 +3291,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 128(R10)
-	VPMOVZXWD      160(R10), Z16
+	VPMOVDW        Z16, 128(DX)
+	VPMOVZXWD      160(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z11, Z17, Z17
@@ -4824,8 +3302,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 160(R10)
-	VPMOVZXWD      192(R10), Z16
+	VPMOVDW        Z16, 160(DX)
+	VPMOVZXWD      192(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z13, Z17, Z17
@@ -4835,8 +3313,8 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 192(R10)
-	VPMOVZXWD      224(R10), Z16
+	VPMOVDW        Z16, 192(DX)
+	VPMOVZXWD      224(DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z15, Z17, Z17
@@ -4846,26 +3324,157 @@ rope_head139:
 	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
 	VPADDD         Z17, Z16, Z16
 	VPSRLD         $0x10, Z16, Z16
-	VPMOVDW        Z16, 224(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head139
+	VPMOVDW        Z16, 224(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head100
 
-rope_heads_done138:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token135
+rope_heads_done99:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token98
+	JMP  rope_tokens_done97
 
-rope_tokens_done129:
-rope_done106:
+rope_stream96:
+rope_token101:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000400, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 512(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 576(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 640(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 704(CX), Z7
+	VMOVUPS 256(CX), Z8
+	VMOVUPS 768(CX), Z9
+	VMOVUPS 320(CX), Z10
+	VMOVUPS 832(CX), Z11
+	VMOVUPS 384(CX), Z12
+	VMOVUPS 896(CX), Z13
+	VMOVUPS 448(CX), Z14
+	VMOVUPS 960(CX), Z15
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done102
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x01, R9
+
+rope_head103:
+	PREFETCHT1     (DX)(R9*1)
+	PREFETCHT1     64(DX)(R9*1)
+	PREFETCHT1     128(DX)(R9*1)
+	PREFETCHT1     192(DX)(R9*1)
+	VPMOVZXWD      (DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, (DX)
+	VPMOVZXWD      32(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 32(DX)
+	VPMOVZXWD      64(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 64(DX)
+	VPMOVZXWD      96(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 96(DX)
+	VPMOVZXWD      128(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 128(DX)
+	VPMOVZXWD      160(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 160(DX)
+	VPMOVZXWD      192(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 192(DX)
+	VPMOVZXWD      224(DX), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VPSRLD         $0x10, Z17, Z16
+	VPANDD.BCST    c32_00000001<>+0(SB), Z16, Z16
+	VPADDD.BCST    c32_00007fff<>+0(SB), Z16, Z16
+	VPADDD         Z17, Z16, Z16
+	VPSRLD         $0x10, Z16, Z16
+	VPMOVDW        Z16, 224(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head103
+
+rope_heads_done102:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token101
+
+rope_tokens_done97:
+rope_done78:
 	VZEROUPPER
 	RET
 
@@ -4879,10 +3488,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done140
+	JZ      combine_done104
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token141:
+combine_token105:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -5002,9 +3611,9 @@ combine_token141:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token141
+	JNZ       combine_token105
 
-combine_done140:
+combine_done104:
 	VZEROUPPER
 	RET
 
@@ -5024,13 +3633,13 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done142
+	JZ    scale16_done106
 	TESTQ BX, BX
-	JZ    scale16_done142
+	JZ    scale16_done106
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token143:
+scale16_token107:
 	VBROADCASTSS (CX), Z0
 	VBROADCASTSS c32_00400000<>+0(SB), Z1
 	VORPS        Z0, Z1, Z1
@@ -5041,9 +3650,9 @@ scale16_token143:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop144:
+scale16_loop108:
 	CMPQ        R8, $0x00000040
-	JB          scale16_loop_end145
+	JB          scale16_loop_end109
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -5082,12 +3691,12 @@ scale16_loop144:
 	VPMOVDW     Z2, 96(DI)
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000040, R8
-	JMP         scale16_loop144
+	JMP         scale16_loop108
 
-scale16_loop_end145:
-scale16_loop146:
+scale16_loop_end109:
+scale16_loop110:
 	CMPQ        R8, $0x00000010
-	JB          scale16_loop_end147
+	JB          scale16_loop_end111
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -5099,11 +3708,11 @@ scale16_loop146:
 	VPMOVDW     Z2, (DI)
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000010, R8
-	JMP         scale16_loop146
+	JMP         scale16_loop110
 
-scale16_loop_end147:
+scale16_loop_end111:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail148
+	JZ          scale16_tail112
 	VMOVDQU16.Z (DI), K1, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -5116,9 +3725,9 @@ scale16_loop_end147:
 	VPMOVDW     Z2, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail148:
+scale16_tail112:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail149
+	JZ          scale16_tail113
 	VMOVDQU16.Z (DI), K2, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -5131,9 +3740,9 @@ scale16_tail148:
 	VPMOVDW     Z2, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail149:
+scale16_tail113:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail150
+	JZ          scale16_tail114
 	VMOVDQU16.Z (DI), K3, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -5146,9 +3755,9 @@ scale16_tail149:
 	VPMOVDW     Z2, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail150:
+scale16_tail114:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail151
+	JZ          scale16_tail115
 	VMOVDQU16.Z (DI), K4, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -5161,13 +3770,13 @@ scale16_tail150:
 	VPMOVDW     Z0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail151:
+scale16_tail115:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token143
+	JNZ  scale16_token107
 
-scale16_done142:
+scale16_done106:
 	VZEROUPPER
 	RET
 

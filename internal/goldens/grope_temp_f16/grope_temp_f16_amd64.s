@@ -10,120 +10,75 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
 	JZ     rope_done1
-	TESTL  R9, R9
+	TESTL  R8, R8
 	JS     rope_inverse2
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000014, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000014, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
 	JA     rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000018, R9, R9
-	ADDQ    SI, R9
-	VMOVSD  (R9), X0
-	VMOVSD  12(R9), X1
-	VMOVSS  8(R9), X2
-	VMOVSS  20(R9), X3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000018, R8, R8
+	ADDQ    BX, R8
+	VMOVSD  (R8), X0
+	VMOVSD  12(R8), X1
+	VMOVSS  8(R8), X2
+	VMOVSS  20(R8), X3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
 	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x01, R12
-	MOVQ    AX, R10
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src7
 
 rope_head8:
-	VMOVD       (R10), X4
+	VMOVD       (R9), X4
 	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
+	VMOVD       6(R9), X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X1, X5, X6
 	VMULPS      X1, X4, X7
 	VFMSUB231PS X0, X4, X6
 	VFMADD231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R9), R10
+	VMOVD       R10, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R9), R10
+	VMOVD       R10, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
 	VFMSUB231PS X2, X4, X6
 	VFMADD231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
-	DECQ        R9
+	VPEXTRW     $0x00, X4, 10(R9)
+	ADDQ        R11, R9
+	DECQ        R8
 	JNZ         rope_head8
 	JMP         rope_heads_done6
 
 rope_heads_from_src7:
-	MOVQ CX, R11
+	MOVQ CX, R10
 
 rope_head9:
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMSUB231PS X0, X4, X6
-	VFMADD231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMSUB231PS X2, X4, X6
-	VFMADD231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -133,13 +88,55 @@ rope_head12:
 	VFMSUB231PS X0, X4, X6
 	VFMADD231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R10), R12
+	VMOVD       R12, X4
+	VCVTPH2PS   X4, X4
+	MOVWLZX     10(R10), R12
+	VMOVD       R12, X5
+	VCVTPH2PS   X5, X5
+	VMULPS      X3, X5, X6
+	VMULPS      X3, X4, X7
+	VFMSUB231PS X2, X4, X6
+	VFMADD231PS X2, X5, X7
+	VCVTPS2PH   $0x00, X6, X4
+	VPEXTRW     $0x00, X4, 4(R9)
+	VCVTPS2PH   $0x00, X7, X4
+	VPEXTRW     $0x00, X4, 10(R9)
+	VMOVSD      12(R10), X4
+	VMOVSD      X4, 12(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head9
+
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+
+rope_head11:
+	VMOVD       (R9), X4
+	VCVTPH2PS   X4, X4
+	VMOVD       6(R9), X5
+	VCVTPH2PS   X5, X5
+	VMULPS      X1, X5, X6
+	VMULPS      X1, X4, X7
+	VFMSUB231PS X0, X4, X6
+	VFMADD231PS X0, X5, X7
+	VCVTPS2PH   $0x00, X6, X4
+	VMOVD       X4, (R9)
+	VCVTPS2PH   $0x00, X7, X4
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R9), R11
 	VMOVD       R11, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
+	MOVWLZX     10(R9), R11
 	VMOVD       R11, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
@@ -147,87 +144,84 @@ rope_head12:
 	VFMSUB231PS X2, X4, X6
 	VFMADD231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head12
-	JMP         rope_heads_done10
-
-rope_heads_from_src11:
-	MOVQ BX, R11
-
-rope_head13:
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMSUB231PS X0, X4, X6
-	VFMADD231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMSUB231PS X2, X4, X6
-	VFMADD231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head13
+	VPEXTRW     $0x00, X4, 10(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head11
 
 rope_heads_done10:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000018, R9, R9
-	ADDQ    SI, R9
-	VMOVSD  (R9), X0
-	VMOVSD  12(R9), X1
-	VMOVSS  8(R9), X2
-	VMOVSS  20(R9), X3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done15
-	MOVQ    qHeadStride+64(FP), R12
+rope_token12:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000018, R8, R8
+	ADDQ    BX, R8
+	VMOVSD  (R8), X0
+	VMOVSD  12(R8), X1
+	VMOVSS  8(R8), X2
+	VMOVSS  20(R8), X3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done13
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x01, R11
+	MOVQ    AX, R9
+	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x01, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src16
+	JNE     rope_heads_from_src14
 
-rope_head17:
-	PREFETCHT1  (R10)(R13*1)
+rope_head15:
+	PREFETCHT1  (R9)(R12*1)
+	VMOVD       (R9), X4
+	VCVTPH2PS   X4, X4
+	VMOVD       6(R9), X5
+	VCVTPH2PS   X5, X5
+	VMULPS      X1, X5, X6
+	VMULPS      X1, X4, X7
+	VFMSUB231PS X0, X4, X6
+	VFMADD231PS X0, X5, X7
+	VCVTPS2PH   $0x00, X6, X4
+	VMOVD       X4, (R9)
+	VCVTPS2PH   $0x00, X7, X4
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R9), R10
+	VMOVD       R10, X4
+	VCVTPH2PS   X4, X4
+	MOVWLZX     10(R9), R10
+	VMOVD       R10, X5
+	VCVTPH2PS   X5, X5
+	VMULPS      X3, X5, X6
+	VMULPS      X3, X4, X7
+	VFMSUB231PS X2, X4, X6
+	VFMADD231PS X2, X5, X7
+	VCVTPS2PH   $0x00, X6, X4
+	VPEXTRW     $0x00, X4, 4(R9)
+	VCVTPS2PH   $0x00, X7, X4
+	VPEXTRW     $0x00, X4, 10(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head15
+	JMP         rope_heads_done13
+
+rope_heads_from_src14:
+	MOVQ CX, R10
+
+rope_head16:
+	PREFETCHT1  (R10)(R12*1)
 	VMOVD       (R10), X4
 	VCVTPH2PS   X4, X4
 	VMOVD       6(R10), X5
@@ -237,379 +231,210 @@ rope_head17:
 	VFMSUB231PS X0, X4, X6
 	VFMADD231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R10), R13
+	VMOVD       R13, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
+	MOVWLZX     10(R10), R13
+	VMOVD       R13, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
 	VFMSUB231PS X2, X4, X6
 	VFMADD231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head17
-	JMP         rope_heads_done15
+	VPEXTRW     $0x00, X4, 10(R9)
+	VMOVSD      12(R10), X4
+	VMOVSD      X4, 12(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head16
 
-rope_heads_from_src16:
-	MOVQ CX, R11
+rope_heads_done13:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done17
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x01, R11
 
 rope_head18:
-	PREFETCHT1  (R11)(R13*1)
-	VMOVD       (R11), X4
+	PREFETCHT1  (R9)(R11*1)
+	VMOVD       (R9), X4
 	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
+	VMOVD       6(R9), X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X1, X5, X6
 	VMULPS      X1, X4, X7
 	VFMSUB231PS X0, X4, X6
 	VFMADD231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R14
-	VMOVD       R14, X4
+	VMOVD       X4, 6(R9)
+	MOVWLZX     4(R9), R12
+	VMOVD       R12, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R14
-	VMOVD       R14, X5
+	MOVWLZX     10(R9), R12
+	VMOVD       R12, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
 	VFMSUB231PS X2, X4, X6
 	VFMADD231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(R9)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
+	VPEXTRW     $0x00, X4, 10(R9)
+	ADDQ        R10, R9
+	DECQ        R8
 	JNZ         rope_head18
 
-rope_heads_done15:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done19
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src20
-
-rope_head21:
-	PREFETCHT1  (R10)(R13*1)
-	VMOVD       (R10), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMSUB231PS X0, X4, X6
-	VFMADD231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R11
-	VMOVD       R11, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R11
-	VMOVD       R11, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMSUB231PS X2, X4, X6
-	VFMADD231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head21
-	JMP         rope_heads_done19
-
-rope_heads_from_src20:
-	MOVQ BX, R11
-
-rope_head22:
-	PREFETCHT1  (R11)(R13*1)
-	VMOVD       (R11), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R11), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMSUB231PS X0, X4, X6
-	VFMADD231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R11), R14
-	VMOVD       R14, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R11), R14
-	VMOVD       R14, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMSUB231PS X2, X4, X6
-	VFMADD231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	VMOVSD      12(R11), X4
-	VMOVSD      X4, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head22
-
-rope_heads_done19:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token14
+rope_heads_done17:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token12
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000014, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream23
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000014, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream19
 
-rope_token25:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000018, R9, R9
-	ADDQ    SI, R9
-	VMOVSD  (R9), X0
-	VMOVSD  12(R9), X1
-	VMOVSS  8(R9), X2
-	VMOVSS  20(R9), X3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done26
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
+rope_token21:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000018, CX, CX
+	ADDQ    BX, CX
+	VMOVSD  (CX), X0
+	VMOVSD  12(CX), X1
+	VMOVSS  8(CX), X2
+	VMOVSS  20(CX), X3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done22
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
 
-rope_head27:
-	VMOVD       (R10), X4
+rope_head23:
+	VMOVD       (DX), X4
 	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
+	VMOVD       6(DX), X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X1, X5, X6
 	VMULPS      X1, X4, X7
 	VFMADD231PS X0, X4, X6
 	VFMSUB231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (DX)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R12
-	VMOVD       R12, X4
+	VMOVD       X4, 6(DX)
+	MOVWLZX     4(DX), R9
+	VMOVD       R9, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R12
-	VMOVD       R12, X5
+	MOVWLZX     10(DX), R9
+	VMOVD       R9, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
 	VFMADD231PS X2, X4, X6
 	VFMSUB231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(DX)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head27
+	VPEXTRW     $0x00, X4, 10(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head23
 
-rope_heads_done26:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done28
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done22:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token21
+	JMP  rope_tokens_done20
 
-rope_head29:
-	VMOVD       (R10), X4
+rope_stream19:
+rope_token24:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000018, CX, CX
+	ADDQ    BX, CX
+	VMOVSD  (CX), X0
+	VMOVSD  12(CX), X1
+	VMOVSS  8(CX), X2
+	VMOVSS  20(CX), X3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done25
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x01, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x01, R9
+
+rope_head26:
+	PREFETCHT1  (DX)(R9*1)
+	VMOVD       (DX), X4
 	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
+	VMOVD       6(DX), X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X1, X5, X6
 	VMULPS      X1, X4, X7
 	VFMADD231PS X0, X4, X6
 	VFMSUB231PS X0, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
+	VMOVD       X4, (DX)
 	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R12
-	VMOVD       R12, X4
+	VMOVD       X4, 6(DX)
+	MOVWLZX     4(DX), R10
+	VMOVD       R10, X4
 	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R12
-	VMOVD       R12, X5
+	MOVWLZX     10(DX), R10
+	VMOVD       R10, X5
 	VCVTPH2PS   X5, X5
 	VMULPS      X3, X5, X6
 	VMULPS      X3, X4, X7
 	VFMADD231PS X2, X4, X6
 	VFMSUB231PS X2, X5, X7
 	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
+	VPEXTRW     $0x00, X4, 4(DX)
 	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head29
+	VPEXTRW     $0x00, X4, 10(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head26
 
-rope_heads_done28:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token25
-	JMP  rope_tokens_done24
+rope_heads_done25:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token24
 
-rope_stream23:
-rope_token30:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000018, R9, R9
-	ADDQ    SI, R9
-	VMOVSD  (R9), X0
-	VMOVSD  12(R9), X1
-	VMOVSS  8(R9), X2
-	VMOVSS  20(R9), X3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done31
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x01, R11
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R12
-	SHLQ    $0x01, R12
-
-rope_head32:
-	PREFETCHT1  (R10)(R12*1)
-	VMOVD       (R10), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head32
-
-rope_heads_done31:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done33
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
-
-rope_head34:
-	PREFETCHT1  (R10)(R12*1)
-	VMOVD       (R10), X4
-	VCVTPH2PS   X4, X4
-	VMOVD       6(R10), X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X1, X5, X6
-	VMULPS      X1, X4, X7
-	VFMADD231PS X0, X4, X6
-	VFMSUB231PS X0, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VMOVD       X4, (R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VMOVD       X4, 6(R10)
-	MOVWLZX     4(R10), R13
-	VMOVD       R13, X4
-	VCVTPH2PS   X4, X4
-	MOVWLZX     10(R10), R13
-	VMOVD       R13, X5
-	VCVTPH2PS   X5, X5
-	VMULPS      X3, X5, X6
-	VMULPS      X3, X4, X7
-	VFMADD231PS X2, X4, X6
-	VFMSUB231PS X2, X5, X7
-	VCVTPS2PH   $0x00, X6, X4
-	VPEXTRW     $0x00, X4, 4(R10)
-	VCVTPS2PH   $0x00, X7, X4
-	VPEXTRW     $0x00, X4, 10(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head34
-
-rope_heads_done33:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token30
-
-rope_tokens_done24:
+rope_tokens_done20:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -624,9 +449,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done35
+	JZ    combine_done27
 
-combine_token36:
+combine_token28:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -670,9 +495,9 @@ combine_token36:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token36
+	JNZ       combine_token28
 
-combine_done35:
+combine_done27:
 	VZEROUPPER
 	RET
 
@@ -684,20 +509,20 @@ TEXT ·scaleRowsAVX2(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done37
+	JZ    scale16_done29
 	TESTQ BX, BX
-	JZ    scale16_done37
+	JZ    scale16_done29
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token38:
+scale16_token30:
 	VBROADCASTSS (CX), Y0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop39:
+scale16_loop31:
 	CMPQ      R8, $0x00000020
-	JB        scale16_loop_end40
+	JB        scale16_loop_end32
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
@@ -712,30 +537,30 @@ scale16_loop39:
 	VCVTPS2PH $0x00, Y1, 48(DI)
 	ADDQ      $0x00000040, DI
 	SUBQ      $0x00000020, R8
-	JMP       scale16_loop39
+	JMP       scale16_loop31
 
-scale16_loop_end40:
-scale16_loop41:
+scale16_loop_end32:
+scale16_loop33:
 	CMPQ      R8, $0x00000008
-	JB        scale16_loop_end42
+	JB        scale16_loop_end34
 	VCVTPH2PS (DI), Y1
 	VMULPS    Y0, Y1, Y1
 	VCVTPS2PH $0x00, Y1, (DI)
 	ADDQ      $0x00000010, DI
 	SUBQ      $0x00000008, R8
-	JMP       scale16_loop41
+	JMP       scale16_loop33
 
-scale16_loop_end42:
+scale16_loop_end34:
 	TESTQ     $0x00000004, R8
-	JZ        scale16_tail43
+	JZ        scale16_tail35
 	VCVTPH2PS (DI), X1
 	VMULPS    X0, X1, X1
 	VCVTPS2PH $0x00, X1, (DI)
 	ADDQ      $0x00000008, DI
 
-scale16_tail43:
+scale16_tail35:
 	TESTQ     $0x00000002, R8
-	JZ        scale16_tail44
+	JZ        scale16_tail36
 	VMOVD     (DI), X1
 	VCVTPH2PS X1, X1
 	VMULPS    X0, X1, X1
@@ -743,9 +568,9 @@ scale16_tail43:
 	VMOVD     X1, (DI)
 	ADDQ      $0x00000004, DI
 
-scale16_tail44:
+scale16_tail36:
 	TESTQ     $0x00000001, R8
-	JZ        scale16_tail45
+	JZ        scale16_tail37
 	MOVWLZX   (DI), R8
 	VMOVD     R8, X1
 	VCVTPH2PS X1, X1
@@ -754,13 +579,13 @@ scale16_tail44:
 	VPEXTRW   $0x00, X0, (DI)
 	ADDQ      $0x00000002, DI
 
-scale16_tail45:
+scale16_tail37:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token38
+	JNZ  scale16_token30
 
-scale16_done37:
+scale16_done29:
 	VZEROUPPER
 	RET
 
@@ -774,371 +599,157 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done46
-	TESTL  R9, R9
-	JS     rope_inverse47
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000014, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream48
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done38
+	TESTL  R8, R8
+	JS     rope_inverse39
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000014, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream40
 
-rope_token50:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000018, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS.Z (R9), K1, Z0
-	VMOVUPS.Z 12(R9), K1, Z1
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done51
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src52
-
-rope_head53:
-	VMOVDQU16.Z (R10), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head53
-	JMP         rope_heads_done51
-
-rope_heads_from_src52:
-	MOVQ CX, R11
-
-rope_head54:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head54
-
-rope_heads_done51:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
-
-rope_head57:
-	VMOVDQU16.Z (R10), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head57
-	JMP         rope_heads_done55
-
-rope_heads_from_src56:
-	MOVQ BX, R11
-
-rope_head58:
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head58
-
-rope_heads_done55:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token50
-	JMP  rope_tokens_done49
-
-rope_stream48:
-rope_token59:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000018, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS.Z (R9), K1, Z0
-	VMOVUPS.Z 12(R9), K1, Z1
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done60
-	MOVQ      qHeadStride+64(FP), R12
-	SHLQ      $0x01, R12
-	MOVQ      AX, R10
-	MOVQ      qStride+56(FP), R13
-	SHLQ      $0x01, R13
-	CMPQ      AX, CX
-	JNE       rope_heads_from_src61
-
-rope_head62:
-	PREFETCHT1  (R10)(R13*1)
-	VMOVDQU16.Z (R10), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head62
-	JMP         rope_heads_done60
-
-rope_heads_from_src61:
-	MOVQ CX, R11
-
-rope_head63:
-	PREFETCHT1  (R11)(R13*1)
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head63
-
-rope_heads_done60:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done64
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x01, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x01, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src65
-
-rope_head66:
-	PREFETCHT1  (R10)(R13*1)
-	VMOVDQU16.Z (R10), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head66
-	JMP         rope_heads_done64
-
-rope_heads_from_src65:
-	MOVQ BX, R11
-
-rope_head67:
-	PREFETCHT1  (R11)(R13*1)
-	VMOVDQU16.Z (R11), K1, Y2
-	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R11), K1, Y3
-	VCVTPH2PS   Y3, Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
-	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	VMOVUPS.Z   12(R11), K2, Z2
-	VMOVUPS     Z2, K2, 12(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head67
-
-rope_heads_done64:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token59
-
-rope_tokens_done49:
-	JMP rope_done46
-
-rope_inverse47:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000014, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream68
-
-rope_token70:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000018, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS.Z (R9), K1, Z0
-	VMOVUPS.Z 12(R9), K1, Z1
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done71
+rope_token42:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000018, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS.Z (R8), K1, Z0
+	VMOVUPS.Z 12(R8), K1, Z1
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done43
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
-	MOVQ      AX, R10
+	MOVQ      AX, R9
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src44
 
-rope_head72:
+rope_head45:
+	VMOVDQU16.Z (R9), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(R9), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R9)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head45
+	JMP         rope_heads_done43
+
+rope_heads_from_src44:
+	MOVQ CX, R10
+
+rope_head46:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
 	VCVTPH2PS   Y3, Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
 	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
+	VMOVDQU16   Y2, K1, (R9)
 	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
+	VMOVDQU16   Y2, K1, 6(R9)
+	VMOVUPS.Z   12(R10), K2, Z2
+	VMOVUPS     Z2, K2, 12(R9)
+	ADDQ        R11, R9
 	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head72
+	DECQ        R8
+	JNZ         rope_head46
 
-rope_heads_done71:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done73
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x01, R11
-	MOVQ  DX, R10
+rope_heads_done43:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done47
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
 
-rope_head74:
-	VMOVDQU16.Z (R10), K1, Y2
+rope_head48:
+	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
+	VMOVDQU16.Z 6(R9), K1, Y3
 	VCVTPH2PS   Y3, Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
 	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
+	VMOVDQU16   Y2, K1, (R9)
 	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head74
+	VMOVDQU16   Y2, K1, 6(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head48
 
-rope_heads_done73:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token70
-	JMP  rope_tokens_done69
+rope_heads_done47:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token42
+	JMP  rope_tokens_done41
 
-rope_stream68:
-rope_token75:
-	MOVLQSX   (DI), R9
-	IMUL3Q    $0x00000018, R9, R9
-	ADDQ      SI, R9
-	VMOVUPS.Z (R9), K1, Z0
-	VMOVUPS.Z 12(R9), K1, Z1
-	MOVQ      qHeads+48(FP), R9
-	TESTQ     R9, R9
-	JZ        rope_heads_done76
+rope_stream40:
+rope_token49:
+	MOVLQSX   (SI), R8
+	IMUL3Q    $0x00000018, R8, R8
+	ADDQ      BX, R8
+	VMOVUPS.Z (R8), K1, Z0
+	VMOVUPS.Z 12(R8), K1, Z1
+	MOVQ      qHeads+48(FP), R8
+	TESTQ     R8, R8
+	JZ        rope_heads_done50
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
-	MOVQ      AX, R10
+	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
+	CMPQ      AX, CX
+	JNE       rope_heads_from_src51
 
-rope_head77:
+rope_head52:
+	PREFETCHT1  (R9)(R12*1)
+	VMOVDQU16.Z (R9), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(R9), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R9)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head52
+	JMP         rope_heads_done50
+
+rope_heads_from_src51:
+	MOVQ CX, R10
+
+rope_head53:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1146,59 +757,154 @@ rope_head77:
 	VCVTPH2PS   Y3, Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
-	VFMADD231PS Z0, Z2, Z4
-	VFMSUB231PS Z0, Z3, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
 	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
+	VMOVDQU16   Y2, K1, (R9)
 	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
+	VMOVDQU16   Y2, K1, 6(R9)
+	VMOVUPS.Z   12(R10), K2, Z2
+	VMOVUPS     Z2, K2, 12(R9)
+	ADDQ        R11, R9
 	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head77
+	DECQ        R8
+	JNZ         rope_head53
 
-rope_heads_done76:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done78
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done50:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done54
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x01, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x01, R12
 
-rope_head79:
-	PREFETCHT1  (R10)(R12*1)
-	VMOVDQU16.Z (R10), K1, Y2
+rope_head55:
+	PREFETCHT1  (R9)(R11*1)
+	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
-	VMOVDQU16.Z 6(R10), K1, Y3
+	VMOVDQU16.Z 6(R9), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (R9)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head55
+
+rope_heads_done54:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x01, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token49
+
+rope_tokens_done41:
+	JMP rope_done38
+
+rope_inverse39:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000014, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream56
+
+rope_token58:
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000018, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS.Z (CX), K1, Z0
+	VMOVUPS.Z 12(CX), K1, Z1
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
+	JZ        rope_heads_done59
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
+
+rope_head60:
+	VMOVDQU16.Z (DX), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(DX), K1, Y3
 	VCVTPH2PS   Y3, Z3
 	VMULPS      Z1, Z3, Z4
 	VMULPS      Z1, Z2, Z5
 	VFMADD231PS Z0, Z2, Z4
 	VFMSUB231PS Z0, Z3, Z5
 	VCVTPS2PH   $0x00, Z4, Y2
-	VMOVDQU16   Y2, K1, (R10)
+	VMOVDQU16   Y2, K1, (DX)
 	VCVTPS2PH   $0x00, Z5, Y2
-	VMOVDQU16   Y2, K1, 6(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head79
+	VMOVDQU16   Y2, K1, 6(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head60
 
-rope_heads_done78:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x01, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token75
+rope_heads_done59:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token58
+	JMP  rope_tokens_done57
 
-rope_tokens_done69:
-rope_done46:
+rope_stream56:
+rope_token61:
+	MOVLQSX   (SI), CX
+	IMUL3Q    $0x00000018, CX, CX
+	ADDQ      BX, CX
+	VMOVUPS.Z (CX), K1, Z0
+	VMOVUPS.Z 12(CX), K1, Z1
+	MOVQ      qHeads+48(FP), CX
+	TESTQ     CX, CX
+	JZ        rope_heads_done62
+	MOVQ      qHeadStride+64(FP), R8
+	SHLQ      $0x01, R8
+	MOVQ      AX, DX
+	MOVQ      qStride+56(FP), R9
+	SHLQ      $0x01, R9
+
+rope_head63:
+	PREFETCHT1  (DX)(R9*1)
+	VMOVDQU16.Z (DX), K1, Y2
+	VCVTPH2PS   Y2, Z2
+	VMOVDQU16.Z 6(DX), K1, Y3
+	VCVTPH2PS   Y3, Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMADD231PS Z0, Z2, Z4
+	VFMSUB231PS Z0, Z3, Z5
+	VCVTPS2PH   $0x00, Z4, Y2
+	VMOVDQU16   Y2, K1, (DX)
+	VCVTPS2PH   $0x00, Z5, Y2
+	VMOVDQU16   Y2, K1, 6(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head63
+
+rope_heads_done62:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x01, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token61
+
+rope_tokens_done57:
+rope_done38:
 	VZEROUPPER
 	RET
 
@@ -1212,9 +918,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done80
+	JZ    combine_done64
 
-combine_token81:
+combine_token65:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -1258,9 +964,9 @@ combine_token81:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token81
+	JNZ       combine_token65
 
-combine_done80:
+combine_done64:
 	VZEROUPPER
 	RET
 
@@ -1280,20 +986,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done82
+	JZ    scale16_done66
 	TESTQ BX, BX
-	JZ    scale16_done82
+	JZ    scale16_done66
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token83:
+scale16_token67:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop84:
+scale16_loop68:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end85
+	JB        scale16_loop_end69
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -1308,22 +1014,22 @@ scale16_loop84:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop84
+	JMP       scale16_loop68
 
-scale16_loop_end85:
-scale16_loop86:
+scale16_loop_end69:
+scale16_loop70:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end87
+	JB        scale16_loop_end71
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop86
+	JMP       scale16_loop70
 
-scale16_loop_end87:
+scale16_loop_end71:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail88
+	JZ          scale16_tail72
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1331,9 +1037,9 @@ scale16_loop_end87:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail88:
+scale16_tail72:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail89
+	JZ          scale16_tail73
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1341,9 +1047,9 @@ scale16_tail88:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail89:
+scale16_tail73:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail90
+	JZ          scale16_tail74
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1351,9 +1057,9 @@ scale16_tail89:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail90:
+scale16_tail74:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail91
+	JZ          scale16_tail75
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1361,12 +1067,12 @@ scale16_tail90:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail91:
+scale16_tail75:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token83
+	JNZ  scale16_token67
 
-scale16_done82:
+scale16_done66:
 	VZEROUPPER
 	RET

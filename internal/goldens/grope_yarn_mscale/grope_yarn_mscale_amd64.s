@@ -10,896 +10,638 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
 	JZ     rope_done1
-	TESTL  R9, R9
+	TESTL  R8, R8
 	JS     rope_inverse2
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
 	JA     rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 256(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 288(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 320(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 352(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 384(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R13
-	SHLQ    $0x02, R13
-	MOVQ    AX, R11
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src7
-
-rope_head8:
-	VMOVUPS        (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head8
-	JMP            rope_heads_done6
-
-rope_heads_from_src7:
-	MOVQ CX, R12
-
-rope_head9:
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
-	MOVQ  DX, R11
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
-	VMOVUPS        (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head12
-	JMP            rope_heads_done10
-
-rope_heads_from_src11:
-	MOVQ BX, R12
-
-rope_head13:
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head13
-
-rope_heads_done10:
-	VMOVUPS 160(R9), Y0
-	VMOVUPS 416(R9), Y1
-	VMOVUPS 192(R9), Y2
-	VMOVUPS 448(R9), Y3
-	VMOVUPS 224(R9), Y4
-	VMOVUPS 480(R9), Y5
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 256(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 288(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 320(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 352(R8), Y7
+	VMOVUPS 128(R8), Y8
+	VMOVUPS 384(R8), Y9
 	MOVQ    qHeads+48(FP), R9
 	TESTQ   R9, R9
-	JZ      rope_heads_done14
+	JZ      rope_heads_done6
 	MOVQ    qHeadStride+64(FP), R12
 	SHLQ    $0x02, R12
 	MOVQ    AX, R10
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src15
+	JNE     rope_heads_from_src7
 
-rope_head16:
-	VMOVUPS        160(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
-	VMOVUPS        192(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
-	VMOVUPS        224(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
+rope_head8:
+	VMOVUPS        (R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R10)
+	VMOVUPS        32(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        64(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        96(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R10)
+	VMOVUPS        128(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R10)
 	ADDQ           R12, R10
 	DECQ           R9
-	JNZ            rope_head16
-	JMP            rope_heads_done14
+	JNZ            rope_head8
+	JMP            rope_heads_done6
 
-rope_heads_from_src15:
+rope_heads_from_src7:
 	MOVQ CX, R11
 
-rope_head17:
-	VMOVUPS        160(R11), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
-	VMOVUPS        192(R11), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
-	VMOVUPS        224(R11), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
+rope_head9:
+	VMOVUPS        (R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R10)
+	VMOVUPS        32(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        64(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        96(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R10)
+	VMOVUPS        128(R11), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R10)
 	ADDQ           R12, R10
 	ADDQ           R12, R11
 	DECQ           R9
-	JNZ            rope_head17
+	JNZ            rope_head9
 
-rope_heads_done14:
+rope_heads_done6:
 	MOVQ  kHeads+120(FP), R9
 	TESTQ R9, R9
-	JZ    rope_heads_done18
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
 	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src19
 
-rope_head20:
+rope_head11:
+	VMOVUPS        (R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R10)
+	VMOVUPS        32(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        64(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        96(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R10)
+	VMOVUPS        128(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head11
+
+rope_heads_done10:
+	VMOVUPS 160(R8), Y0
+	VMOVUPS 416(R8), Y1
+	VMOVUPS 192(R8), Y2
+	VMOVUPS 448(R8), Y3
+	VMOVUPS 224(R8), Y4
+	VMOVUPS 480(R8), Y5
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done12
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src13
+
+rope_head14:
+	VMOVUPS        160(R9), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y1, Y7, Y7
+	VFMADDSUB231PS Y0, Y6, Y7
+	VMOVUPS        Y7, 160(R9)
+	VMOVUPS        192(R9), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y3, Y7, Y7
+	VFMADDSUB231PS Y2, Y6, Y7
+	VMOVUPS        Y7, 192(R9)
+	VMOVUPS        224(R9), Y6
+	VPERMILPS      $0xb1, Y6, Y7
+	VMULPS         Y5, Y7, Y7
+	VFMADDSUB231PS Y4, Y6, Y7
+	VMOVUPS        Y7, 224(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head14
+	JMP            rope_heads_done12
+
+rope_heads_from_src13:
+	MOVQ CX, R10
+
+rope_head15:
 	VMOVUPS        160(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y1, Y7, Y7
 	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
+	VMOVUPS        Y7, 160(R9)
 	VMOVUPS        192(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y3, Y7, Y7
 	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
+	VMOVUPS        Y7, 192(R9)
 	VMOVUPS        224(R10), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
 	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head20
-	JMP            rope_heads_done18
+	VMOVUPS        Y7, 224(R9)
+	ADDQ           R11, R9
+	ADDQ           R11, R10
+	DECQ           R8
+	JNZ            rope_head15
 
-rope_heads_from_src19:
-	MOVQ BX, R11
+rope_heads_done12:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done16
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head21:
-	VMOVUPS        160(R11), Y6
+rope_head17:
+	VMOVUPS        160(R9), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y1, Y7, Y7
 	VFMADDSUB231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
-	VMOVUPS        192(R11), Y6
+	VMOVUPS        Y7, 160(R9)
+	VMOVUPS        192(R9), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y3, Y7, Y7
 	VFMADDSUB231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
-	VMOVUPS        224(R11), Y6
+	VMOVUPS        Y7, 192(R9)
+	VMOVUPS        224(R9), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
 	VFMADDSUB231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head21
+	VMOVUPS        Y7, 224(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head17
 
-rope_heads_done18:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+rope_heads_done16:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token22:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 256(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 288(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 320(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 352(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 384(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done23
-	MOVQ    qHeadStride+64(FP), R13
+rope_token18:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 256(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 288(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 320(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 352(R8), Y7
+	VMOVUPS 128(R8), Y8
+	VMOVUPS 384(R8), Y9
+	MOVQ    qHeads+48(FP), R9
+	TESTQ   R9, R9
+	JZ      rope_heads_done19
+	MOVQ    qHeadStride+64(FP), R12
+	SHLQ    $0x02, R12
+	MOVQ    AX, R10
+	MOVQ    qStride+56(FP), R13
 	SHLQ    $0x02, R13
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R14
-	SHLQ    $0x02, R14
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src24
+	JNE     rope_heads_from_src20
 
-rope_head25:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
+rope_head21:
+	PREFETCHT1     (R10)(R13*1)
+	PREFETCHT1     64(R10)(R13*1)
+	PREFETCHT1     128(R10)(R13*1)
+	PREFETCHT1     192(R10)(R13*1)
+	VMOVUPS        (R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y1, Y11, Y11
+	VFMADDSUB231PS Y0, Y10, Y11
+	VMOVUPS        Y11, (R10)
+	VMOVUPS        32(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y3, Y11, Y11
+	VFMADDSUB231PS Y2, Y10, Y11
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        64(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y5, Y11, Y11
+	VFMADDSUB231PS Y4, Y10, Y11
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        96(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y7, Y11, Y11
+	VFMADDSUB231PS Y6, Y10, Y11
+	VMOVUPS        Y11, 96(R10)
+	VMOVUPS        128(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         Y9, Y11, Y11
+	VFMADDSUB231PS Y8, Y10, Y11
+	VMOVUPS        Y11, 128(R10)
+	VMOVUPS        160(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         416(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
+	VMOVUPS        Y11, 160(R10)
+	VMOVUPS        192(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         448(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
+	VMOVUPS        Y11, 192(R10)
+	VMOVUPS        224(R10), Y10
+	VPERMILPS      $0xb1, Y10, Y11
+	VMULPS         480(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
+	VMOVUPS        Y11, 224(R10)
+	ADDQ           R12, R10
+	DECQ           R9
+	JNZ            rope_head21
+	JMP            rope_heads_done19
+
+rope_heads_from_src20:
+	MOVQ CX, R11
+
+rope_head22:
+	PREFETCHT1     (R11)(R13*1)
+	PREFETCHT1     64(R11)(R13*1)
+	PREFETCHT1     128(R11)(R13*1)
+	PREFETCHT1     192(R11)(R13*1)
 	VMOVUPS        (R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
+	VMOVUPS        Y11, (R10)
 	VMOVUPS        32(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
+	VMOVUPS        Y11, 32(R10)
 	VMOVUPS        64(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
+	VMOVUPS        Y11, 64(R10)
 	VMOVUPS        96(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
+	VMOVUPS        Y11, 96(R10)
 	VMOVUPS        128(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
+	VMOVUPS        Y11, 128(R10)
 	VMOVUPS        160(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
+	VMULPS         416(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
+	VMOVUPS        Y11, 160(R10)
 	VMOVUPS        192(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
+	VMULPS         448(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
+	VMOVUPS        Y11, 192(R10)
 	VMOVUPS        224(R11), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head25
-	JMP            rope_heads_done23
+	VMULPS         480(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
+	VMOVUPS        Y11, 224(R10)
+	ADDQ           R12, R10
+	ADDQ           R12, R11
+	DECQ           R9
+	JNZ            rope_head22
 
-rope_heads_from_src24:
-	MOVQ CX, R12
+rope_heads_done19:
+	MOVQ  kHeads+120(FP), R9
+	TESTQ R9, R9
+	JZ    rope_heads_done23
+	MOVQ  kHeadStride+136(FP), R11
+	SHLQ  $0x02, R11
+	MOVQ  DX, R10
+	MOVQ  kStride+128(FP), R12
+	SHLQ  $0x02, R12
 
-rope_head26:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VMOVUPS        (R12), Y10
+rope_head24:
+	PREFETCHT1     (R10)(R12*1)
+	PREFETCHT1     64(R10)(R12*1)
+	PREFETCHT1     128(R10)(R12*1)
+	PREFETCHT1     192(R10)(R12*1)
+	VMOVUPS        (R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
+	VMOVUPS        Y11, (R10)
+	VMOVUPS        32(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
+	VMOVUPS        Y11, 32(R10)
+	VMOVUPS        64(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
+	VMOVUPS        Y11, 64(R10)
+	VMOVUPS        96(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
+	VMOVUPS        Y11, 96(R10)
+	VMOVUPS        128(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
+	VMOVUPS        Y11, 128(R10)
+	VMOVUPS        160(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
+	VMULPS         416(R8), Y11, Y11
+	VFMADDSUB231PS 160(R8), Y10, Y11
+	VMOVUPS        Y11, 160(R10)
+	VMOVUPS        192(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
+	VMULPS         448(R8), Y11, Y11
+	VFMADDSUB231PS 192(R8), Y10, Y11
+	VMOVUPS        Y11, 192(R10)
+	VMOVUPS        224(R10), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head26
+	VMULPS         480(R8), Y11, Y11
+	VFMADDSUB231PS 224(R8), Y10, Y11
+	VMOVUPS        Y11, 224(R10)
+	ADDQ           R11, R10
+	DECQ           R9
+	JNZ            rope_head24
 
 rope_heads_done23:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done27
-	MOVQ  kHeadStride+136(FP), R13
-	SHLQ  $0x02, R13
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R14
-	SHLQ  $0x02, R14
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src28
-
-rope_head29:
-	PREFETCHT1     (R11)(R14*1)
-	PREFETCHT1     64(R11)(R14*1)
-	PREFETCHT1     128(R11)(R14*1)
-	PREFETCHT1     192(R11)(R14*1)
-	VMOVUPS        (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R13, R11
-	DECQ           R10
-	JNZ            rope_head29
-	JMP            rope_heads_done27
-
-rope_heads_from_src28:
-	MOVQ BX, R12
-
-rope_head30:
-	PREFETCHT1     (R12)(R14*1)
-	PREFETCHT1     64(R12)(R14*1)
-	PREFETCHT1     128(R12)(R14*1)
-	PREFETCHT1     192(R12)(R14*1)
-	VMOVUPS        (R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMADDSUB231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMADDSUB231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMADDSUB231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMADDSUB231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMADDSUB231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMADDSUB231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMADDSUB231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R12), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMADDSUB231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R13, R11
-	ADDQ           R13, R12
-	DECQ           R10
-	JNZ            rope_head30
-
-rope_heads_done27:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token22
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token18
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream31
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream25
 
-rope_token33:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 256(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 288(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 320(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 352(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 384(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R11
+rope_token27:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 256(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 288(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 320(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 352(CX), Y7
+	VMOVUPS 128(CX), Y8
+	VMOVUPS 384(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done28
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x02, R9
+	MOVQ    AX, R8
 
-rope_head35:
-	VMOVUPS        (R11), Y10
+rope_head29:
+	VMOVUPS        (R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
+	VMOVUPS        Y11, (R8)
+	VMOVUPS        32(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
+	VMOVUPS        Y11, 32(R8)
+	VMOVUPS        64(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
+	VMOVUPS        Y11, 64(R8)
+	VMOVUPS        96(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
+	VMOVUPS        Y11, 96(R8)
+	VMOVUPS        128(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head35
+	VMOVUPS        Y11, 128(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head29
 
-rope_heads_done34:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done36
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R11
+rope_heads_done28:
+	VMOVUPS 160(CX), Y0
+	VMOVUPS 416(CX), Y1
+	VMOVUPS 192(CX), Y2
+	VMOVUPS 448(CX), Y3
+	VMOVUPS 224(CX), Y4
+	VMOVUPS 480(CX), Y5
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done30
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
 
-rope_head37:
-	VMOVUPS        (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head37
-
-rope_heads_done36:
-	VMOVUPS 160(R9), Y0
-	VMOVUPS 416(R9), Y1
-	VMOVUPS 192(R9), Y2
-	VMOVUPS 448(R9), Y3
-	VMOVUPS 224(R9), Y4
-	VMOVUPS 480(R9), Y5
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done38
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
-
-rope_head39:
-	VMOVUPS        160(R10), Y6
+rope_head31:
+	VMOVUPS        160(DX), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y1, Y7, Y7
 	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
-	VMOVUPS        192(R10), Y6
+	VMOVUPS        Y7, 160(DX)
+	VMOVUPS        192(DX), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y3, Y7, Y7
 	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
-	VMOVUPS        224(R10), Y6
+	VMOVUPS        Y7, 192(DX)
+	VMOVUPS        224(DX), Y6
 	VPERMILPS      $0xb1, Y6, Y7
 	VMULPS         Y5, Y7, Y7
 	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head39
+	VMOVUPS        Y7, 224(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head31
 
-rope_heads_done38:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done40
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
+rope_heads_done30:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token27
+	JMP  rope_tokens_done26
 
-rope_head41:
-	VMOVUPS        160(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y1, Y7, Y7
-	VFMSUBADD231PS Y0, Y6, Y7
-	VMOVUPS        Y7, 160(R10)
-	VMOVUPS        192(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y3, Y7, Y7
-	VFMSUBADD231PS Y2, Y6, Y7
-	VMOVUPS        Y7, 192(R10)
-	VMOVUPS        224(R10), Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VMULPS         Y5, Y7, Y7
-	VFMSUBADD231PS Y4, Y6, Y7
-	VMOVUPS        Y7, 224(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head41
+rope_stream25:
+rope_token32:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 256(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 288(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 320(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 352(CX), Y7
+	VMOVUPS 128(CX), Y8
+	VMOVUPS 384(CX), Y9
+	MOVQ    qHeads+48(FP), DX
+	TESTQ   DX, DX
+	JZ      rope_heads_done33
+	MOVQ    qHeadStride+64(FP), R9
+	SHLQ    $0x02, R9
+	MOVQ    AX, R8
+	MOVQ    qStride+56(FP), R10
+	SHLQ    $0x02, R10
 
-rope_heads_done40:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token33
-	JMP  rope_tokens_done32
-
-rope_stream31:
-rope_token42:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 256(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 288(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 320(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 352(R9), Y7
-	VMOVUPS 128(R9), Y8
-	VMOVUPS 384(R9), Y9
-	MOVQ    qHeads+48(FP), R10
-	TESTQ   R10, R10
-	JZ      rope_heads_done43
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R11
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-
-rope_head44:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VMOVUPS        (R11), Y10
+rope_head34:
+	PREFETCHT1     (R8)(R10*1)
+	PREFETCHT1     64(R8)(R10*1)
+	PREFETCHT1     128(R8)(R10*1)
+	PREFETCHT1     192(R8)(R10*1)
+	VMOVUPS        (R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y1, Y11, Y11
 	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
+	VMOVUPS        Y11, (R8)
+	VMOVUPS        32(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y3, Y11, Y11
 	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
+	VMOVUPS        Y11, 32(R8)
+	VMOVUPS        64(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y5, Y11, Y11
 	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
+	VMOVUPS        Y11, 64(R8)
+	VMOVUPS        96(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y7, Y11, Y11
 	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
+	VMOVUPS        Y11, 96(R8)
+	VMOVUPS        128(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
 	VMULPS         Y9, Y11, Y11
 	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R11), Y10
+	VMOVUPS        Y11, 128(R8)
+	VMOVUPS        160(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R11), Y10
+	VMULPS         416(CX), Y11, Y11
+	VFMSUBADD231PS 160(CX), Y10, Y11
+	VMOVUPS        Y11, 160(R8)
+	VMOVUPS        192(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R11), Y10
+	VMULPS         448(CX), Y11, Y11
+	VFMSUBADD231PS 192(CX), Y10, Y11
+	VMOVUPS        Y11, 192(R8)
+	VMOVUPS        224(R8), Y10
 	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head44
+	VMULPS         480(CX), Y11, Y11
+	VFMSUBADD231PS 224(CX), Y10, Y11
+	VMOVUPS        Y11, 224(R8)
+	ADDQ           R9, R8
+	DECQ           DX
+	JNZ            rope_head34
 
-rope_heads_done43:
-	MOVQ  kHeads+120(FP), R10
-	TESTQ R10, R10
-	JZ    rope_heads_done45
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R11
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
+rope_heads_done33:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token32
 
-rope_head46:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VMOVUPS        (R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y1, Y11, Y11
-	VFMSUBADD231PS Y0, Y10, Y11
-	VMOVUPS        Y11, (R11)
-	VMOVUPS        32(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y3, Y11, Y11
-	VFMSUBADD231PS Y2, Y10, Y11
-	VMOVUPS        Y11, 32(R11)
-	VMOVUPS        64(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y5, Y11, Y11
-	VFMSUBADD231PS Y4, Y10, Y11
-	VMOVUPS        Y11, 64(R11)
-	VMOVUPS        96(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y7, Y11, Y11
-	VFMSUBADD231PS Y6, Y10, Y11
-	VMOVUPS        Y11, 96(R11)
-	VMOVUPS        128(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         Y9, Y11, Y11
-	VFMSUBADD231PS Y8, Y10, Y11
-	VMOVUPS        Y11, 128(R11)
-	VMOVUPS        160(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         416(R9), Y11, Y11
-	VFMSUBADD231PS 160(R9), Y10, Y11
-	VMOVUPS        Y11, 160(R11)
-	VMOVUPS        192(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         448(R9), Y11, Y11
-	VFMSUBADD231PS 192(R9), Y10, Y11
-	VMOVUPS        Y11, 192(R11)
-	VMOVUPS        224(R11), Y10
-	VPERMILPS      $0xb1, Y10, Y11
-	VMULPS         480(R9), Y11, Y11
-	VFMSUBADD231PS 224(R9), Y10, Y11
-	VMOVUPS        Y11, 224(R11)
-	ADDQ           R12, R11
-	DECQ           R10
-	JNZ            rope_head46
-
-rope_heads_done45:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token42
-
-rope_tokens_done32:
+rope_tokens_done26:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -914,10 +656,10 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done47
+	JZ      combine_done35
 	VMOVUPS combine_dup8<>+0(SB), Y0
 
-combine_token48:
+combine_token36:
 	MOVLQSX    (BX), R8
 	ANDQ       DI, R8
 	IMUL3Q     $0x00000200, R8, R8
@@ -1037,9 +779,9 @@ combine_token48:
 	ADDQ       $0x00000200, AX
 	ADDQ       $0x04, BX
 	DECQ       SI
-	JNZ        combine_token48
+	JNZ        combine_token36
 
-combine_done47:
+combine_done35:
 	VZEROUPPER
 	RET
 
@@ -1049,479 +791,202 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done49
-	TESTL  R9, R9
-	JS     rope_inverse50
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream51
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done37
+	TESTL  R8, R8
+	JS     rope_inverse38
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream39
 
-rope_token53:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done54
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src55
-
-rope_head56:
-	VMOVUPS        (R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head56
-	JMP            rope_heads_done54
-
-rope_heads_from_src55:
-	MOVQ CX, R11
-
-rope_head57:
-	VMOVUPS        (R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head57
-
-rope_heads_done54:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done58
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src59
-
-rope_head60:
-	VMOVUPS        (R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head60
-	JMP            rope_heads_done58
-
-rope_heads_from_src59:
-	MOVQ BX, R11
-
-rope_head61:
-	VMOVUPS        (R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head61
-
-rope_heads_done58:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token53
-	JMP  rope_tokens_done52
-
-rope_stream51:
-rope_token62:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done63
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src64
-
-rope_head65:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	PREFETCHT1     192(R10)(R13*1)
-	VMOVUPS        (R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head65
-	JMP            rope_heads_done63
-
-rope_heads_from_src64:
-	MOVQ CX, R11
-
-rope_head66:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VMOVUPS        (R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head66
-
-rope_heads_done63:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done67
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src68
-
-rope_head69:
-	PREFETCHT1     (R10)(R13*1)
-	PREFETCHT1     64(R10)(R13*1)
-	PREFETCHT1     128(R10)(R13*1)
-	PREFETCHT1     192(R10)(R13*1)
-	VMOVUPS        (R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	DECQ           R9
-	JNZ            rope_head69
-	JMP            rope_heads_done67
-
-rope_heads_from_src68:
-	MOVQ BX, R11
-
-rope_head70:
-	PREFETCHT1     (R11)(R13*1)
-	PREFETCHT1     64(R11)(R13*1)
-	PREFETCHT1     128(R11)(R13*1)
-	PREFETCHT1     192(R11)(R13*1)
-	VMOVUPS        (R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z1, Z9, Z9
-	VFMADDSUB231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z3, Z9, Z9
-	VFMADDSUB231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z5, Z9, Z9
-	VFMADDSUB231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R11), Z8
-	VPERMILPS      $0xb1, Z8, Z9
-	VMULPS         Z7, Z9, Z9
-	VFMADDSUB231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R12, R10
-	ADDQ           R12, R11
-	DECQ           R9
-	JNZ            rope_head70
-
-rope_heads_done67:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token62
-
-rope_tokens_done52:
-	JMP rope_done49
-
-rope_inverse50:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream71
-
-rope_token73:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done74
+rope_token41:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 256(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 320(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 384(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done42
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src43
 
-rope_head75:
+rope_head44:
+	VMOVUPS        (R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
+	VMOVUPS        64(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
+	VMOVUPS        128(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
+	VMOVUPS        192(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head44
+	JMP            rope_heads_done42
+
+rope_heads_from_src43:
+	MOVQ CX, R10
+
+rope_head45:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
-	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
 	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
-	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
 	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
-	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
 	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
-	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head75
+	DECQ           R8
+	JNZ            rope_head45
 
-rope_heads_done74:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done76
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
+rope_heads_done42:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done46
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head77:
-	VMOVUPS        (R10), Z8
+rope_head47:
+	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
-	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
+	VMOVUPS        64(R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
-	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
+	VMOVUPS        128(R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
-	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
+	VMOVUPS        192(R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
-	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head77
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head47
 
-rope_heads_done76:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token73
-	JMP  rope_tokens_done72
+rope_heads_done46:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token41
+	JMP  rope_tokens_done40
 
-rope_stream71:
-rope_token78:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000200, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 256(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 320(R9), Z3
-	VMOVUPS 128(R9), Z4
-	VMOVUPS 384(R9), Z5
-	VMOVUPS 192(R9), Z6
-	VMOVUPS 448(R9), Z7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done79
+rope_stream39:
+rope_token48:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000200, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 256(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 320(R8), Z3
+	VMOVUPS 128(R8), Z4
+	VMOVUPS 384(R8), Z5
+	VMOVUPS 192(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done49
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src50
 
-rope_head80:
+rope_head51:
+	PREFETCHT1     (R9)(R12*1)
+	PREFETCHT1     64(R9)(R12*1)
+	PREFETCHT1     128(R9)(R12*1)
+	PREFETCHT1     192(R9)(R12*1)
+	VMOVUPS        (R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
+	VMOVUPS        64(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
+	VMOVUPS        128(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
+	VMOVUPS        192(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R11, R9
+	DECQ           R8
+	JNZ            rope_head51
+	JMP            rope_heads_done49
+
+rope_heads_from_src50:
+	MOVQ CX, R10
+
+rope_head52:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -1529,81 +994,205 @@ rope_head80:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
-	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
 	VMOVUPS        64(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
-	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
 	VMOVUPS        128(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
-	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
 	VMOVUPS        192(R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
-	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R11, R9
 	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head80
+	DECQ           R8
+	JNZ            rope_head52
 
-rope_heads_done79:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done81
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done49:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done53
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x02, R12
 
-rope_head82:
-	PREFETCHT1     (R10)(R12*1)
-	PREFETCHT1     64(R10)(R12*1)
-	PREFETCHT1     128(R10)(R12*1)
-	PREFETCHT1     192(R10)(R12*1)
-	VMOVUPS        (R10), Z8
+rope_head54:
+	PREFETCHT1     (R9)(R11*1)
+	PREFETCHT1     64(R9)(R11*1)
+	PREFETCHT1     128(R9)(R11*1)
+	PREFETCHT1     192(R9)(R11*1)
+	VMOVUPS        (R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMADDSUB231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (R9)
+	VMOVUPS        64(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMADDSUB231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(R9)
+	VMOVUPS        128(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMADDSUB231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(R9)
+	VMOVUPS        192(R9), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMADDSUB231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(R9)
+	ADDQ           R10, R9
+	DECQ           R8
+	JNZ            rope_head54
+
+rope_heads_done53:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token48
+
+rope_tokens_done40:
+	JMP rope_done37
+
+rope_inverse38:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream55
+
+rope_token57:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 256(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 320(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 384(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done58
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+
+rope_head59:
+	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
 	VFMSUBADD231PS Z0, Z8, Z9
-	VMOVUPS        Z9, (R10)
-	VMOVUPS        64(R10), Z8
+	VMOVUPS        Z9, (DX)
+	VMOVUPS        64(DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z3, Z9, Z9
 	VFMSUBADD231PS Z2, Z8, Z9
-	VMOVUPS        Z9, 64(R10)
-	VMOVUPS        128(R10), Z8
+	VMOVUPS        Z9, 64(DX)
+	VMOVUPS        128(DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z5, Z9, Z9
 	VFMSUBADD231PS Z4, Z8, Z9
-	VMOVUPS        Z9, 128(R10)
-	VMOVUPS        192(R10), Z8
+	VMOVUPS        Z9, 128(DX)
+	VMOVUPS        192(DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z7, Z9, Z9
 	VFMSUBADD231PS Z6, Z8, Z9
-	VMOVUPS        Z9, 192(R10)
-	ADDQ           R11, R10
-	DECQ           R9
-	JNZ            rope_head82
+	VMOVUPS        Z9, 192(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head59
 
-rope_heads_done81:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token78
+rope_heads_done58:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token57
+	JMP  rope_tokens_done56
 
-rope_tokens_done72:
-rope_done49:
+rope_stream55:
+rope_token60:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000200, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 256(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 320(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 384(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done61
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head62:
+	PREFETCHT1     (DX)(R9*1)
+	PREFETCHT1     64(DX)(R9*1)
+	PREFETCHT1     128(DX)(R9*1)
+	PREFETCHT1     192(DX)(R9*1)
+	VMOVUPS        (DX), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z1, Z9, Z9
+	VFMSUBADD231PS Z0, Z8, Z9
+	VMOVUPS        Z9, (DX)
+	VMOVUPS        64(DX), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z3, Z9, Z9
+	VFMSUBADD231PS Z2, Z8, Z9
+	VMOVUPS        Z9, 64(DX)
+	VMOVUPS        128(DX), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z5, Z9, Z9
+	VFMSUBADD231PS Z4, Z8, Z9
+	VMOVUPS        Z9, 128(DX)
+	VMOVUPS        192(DX), Z8
+	VPERMILPS      $0xb1, Z8, Z9
+	VMULPS         Z7, Z9, Z9
+	VFMSUBADD231PS Z6, Z8, Z9
+	VMOVUPS        Z9, 192(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head62
+
+rope_heads_done61:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token60
+
+rope_tokens_done56:
+rope_done37:
 	VZEROUPPER
 	RET
 
@@ -1617,10 +1206,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done83
+	JZ      combine_done63
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token84:
+combine_token64:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -1684,9 +1273,9 @@ combine_token84:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token84
+	JNZ       combine_token64
 
-combine_done83:
+combine_done63:
 	VZEROUPPER
 	RET
 

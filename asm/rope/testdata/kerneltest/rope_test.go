@@ -61,9 +61,15 @@ func TestRotate(t *testing.T) {
 						}
 						// In place on the contiguous layout, or with heads HeadDim+3
 						// floats apart and tokens 5 floats more than their heads
-						// apart, from a source to a separate destination (in place
+						// apart, q from a source to a separate destination (in place
 						// for the inverse, which is only called in place: abi.Rotate).
 						separate := strided && sign > 0
+						// k is rotated in place only, and the inverse has no
+						// k (abi.Rotate).
+						sh := sh
+						if sign < 0 {
+							sh.kHeads = 0
+						}
 						lay := func(heads int) (ts, hs int) {
 							if !strided {
 								return heads * rc.headDim, rc.headDim
@@ -88,9 +94,7 @@ func TestRotate(t *testing.T) {
 						checkQD, checkKD := func(string) {}, func(string) {}
 						if separate {
 							qd, checkQD = guardedF32(t, len(q))
-							kd, checkKD = guardedF32(t, len(k))
 							fill(r, qd, 100, 101)
-							fill(r, kd, 100, 101)
 						}
 						qd0, kd0 := append([]float32(nil), qd...), append([]float32(nil), kd...)
 						v.Rotate(qd, q, sh.qHeads, qts, qhs, kd, k, sh.kHeads, kts, khs, table, idx, sign)
@@ -103,11 +107,6 @@ func TestRotate(t *testing.T) {
 							for i := range q {
 								if math.Float32bits(q[i]) != math.Float32bits(q0[i]) {
 									t.Fatalf("%s: q source changed at %d", name, i)
-								}
-							}
-							for i := range k {
-								if math.Float32bits(k[i]) != math.Float32bits(k0[i]) {
-									t.Fatalf("%s: k source changed at %d", name, i)
 								}
 							}
 						}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// signFlipPairs are the fused multiply-add mnemonics of the rope kernels
+// and the one with the product's sign flipped: FMSUB/FMADD (AVX2, AVX-512
+// half layout), FMADDSUB/FMSUBADD (interleaved) and FMLA/FMLS (NEON).
+var signFlipPairs = map[string]string{
+	"VFMADD231PS":    "VFMSUB231PS",
+	"VFMSUB231PS":    "VFMADD231PS",
+	"VFMADDSUB231PS": "VFMSUBADD231PS",
+	"VFMSUBADD231PS": "VFMADDSUB231PS",
+	"VFMLA":          "VFMLS",
+	"VFMLS":          "VFMLA",
+}
+
+// signFlipFiles are the generated rope kernels whose FMA sites are sampled:
+// half and interleaved (partial rotary) float32, and bf16 storage, each on
+// amd64 (AVX2 and AVX-512) and arm64 (NEON), with the package test that
+// must catch a flip and the sampling step: every 4th site (the 1st, the
+// 5th, …) of llama2_7b, every 8th of the others, which keeps the suite's
+// time in CI; `go run ./tools/mutate -every 4 -run 'asm sample'` samples
+// every 4th site of each. Each loop of a kernel (q in place and from a
+// source, k, the inverse, the grouped and streaming token orders) holds
+// 8 or more sites, so an every-4th or every-8th sample reaches each.
+var signFlipFiles = []struct {
+	file, check string
+	every       int
+}{
+	{"generated/llama2_7b/llama2_7b_amd64.s", "test llama2_7b", 4},
+	{"generated/llama2_7b/llama2_7b_arm64.s", "neon llama2_7b", 4},
+	{"generated/gptj_6b/gptj_6b_amd64.s", "test gptj_6b", 8},
+	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 8},
+	{"internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "golden grope_bf16_half", 8},
+	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 8},
+}
+
+// signFlips returns the sampled sign-flip mutations of the files of
+// signFlipFiles under root, read now so that the sample follows the
+// generated code: each flips one instruction, found as the Nth occurrence
+// of its mnemonic. every > 0 replaces each file's sampling step.
+func signFlips(root string, every int) ([]Mutation, error) {
+	var ms []Mutation
+	for _, f := range signFlipFiles {
+		step := f.every
+		if every > 0 {
+			step = every
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.file)))
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]int{} // occurrences of each mnemonic so far
+		site := 0
+		for _, line := range strings.Split(string(src), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) < 2 {
+				continue
+			}
+			to, ok := signFlipPairs[fields[0]]
+			if !ok {
+				continue
+			}
+			// Old is the mnemonic with its tab and trailing space, so that
+			// VFMADD231PS never matches inside VFMADDSUB231PS.
+			op := fields[0]
+			seen[op]++
+			if site%step == 0 {
+				ms = append(ms, Mutation{
+					Name:  fmt.Sprintf("asm sample: %s FMA site %d %s→%s", filepath.Base(f.file), site+1, op, to),
+					File:  f.file,
+					Old:   "\t" + op + " ",
+					New:   "\t" + to + " ",
+					Nth:   seen[op],
+					Check: f.check,
+				})
+			}
+			site++
+		}
+		if site == 0 {
+			return nil, fmt.Errorf("%s: no FMA site to sample", f.file)
+		}
+	}
+	return ms, nil
+}
+
+// allMutations is the suite: the listed mutations and the sampled sign
+// flips of the generated rope kernels under root (every: as signFlips).
+func allMutations(root string, every int) ([]Mutation, error) {
+	flips, err := signFlips(root, every)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]Mutation(nil), mutations...), flips...), nil
+}
