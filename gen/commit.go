@@ -65,7 +65,7 @@ type RefusedError struct {
 	Errs  []error  // why, one per name
 }
 
-func (e *RefusedError) Error() string { return errors.Join(e.Errs...).Error() }
+func (e *RefusedError) Error() string   { return errors.Join(e.Errs...).Error() }
 func (e *RefusedError) Unwrap() []error { return e.Errs }
 
 // CommitError reports a failure while moving staged packages into place
