@@ -24,22 +24,35 @@ import (
 type pkgFiles map[string][]byte
 
 // tempPrefix starts the temporary directories gen.WritePackage builds a
-// package in before swapping it into place.
-const tempPrefix = ".posenc-new-"
+// package in before swapping it into place; stagePrefix the staging
+// directory gen.WritePackages (posenc gen) builds every package in, whose
+// COMMIT file (journalName) marks the commit point.
+const (
+	tempPrefix  = ".posenc-new-"
+	stagePrefix = ".posenc-stage-"
+	journalName = "COMMIT"
+)
 
 // TestInterruptedGen builds the posenc binary, fills a directory with an
 // "old" generation of the zoo (llama2_7b from a copy of its spec with another
 // base, every other package with a marker line appended to each file and an
 // extra file), then repeatedly runs `posenc gen -force -o DIR` over it and
-// kills it with SIGKILL after 0–300 ms. After every kill each DIR/<name>/ must
-// be, file set and bytes, exactly the old package or exactly the new one
-// (gen.Generate's output), never a mix, and no package may be missing (on
-// Linux the swap is one renameat2(RENAME_EXCHANGE)). Temporary directories
-// (".posenc-new-*") are not packages: a SIGKILL can leave them behind, since
-// nothing runs the deferred cleanup; the next write into the directory
-// removes those whose owner has exited. The test requires a final,
-// uninterrupted `posenc gen` to succeed, to leave every package new and no
-// temporary directory behind.
+// kills it with SIGKILL at a random moment of its run. After every kill:
+//
+//   - each DIR/<name>/ must be, file set and bytes, exactly the old package
+//     or exactly the new one (gen.Generate's output), never a mix, and no
+//     package may be missing (on Linux the swap is one
+//     renameat2(RENAME_EXCHANGE));
+//   - the run is all or nothing: unless it was killed after its commit point
+//     (a staging directory ".posenc-stage-*" holding the journal COMMIT is
+//     left), every package is old or every package is new;
+//   - gen.Recover, which every later write into DIR runs first, must leave
+//     every package old, or every package new when the run had committed,
+//     and no staging directory.
+//
+// Temporary directories (".posenc-new-*", ".posenc-stage-*") are not
+// packages. The test requires a final, uninterrupted `posenc gen` to
+// succeed, to leave every package new and no temporary directory behind.
 func TestInterruptedGen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the posenc binary; skipped under -short")
@@ -86,18 +99,36 @@ func TestInterruptedGen(t *testing.T) {
 		}
 	}
 
+	// Kill at a random moment of a run: time one complete run first.
+	writeOld()
+	start := time.Now()
+	if out, err := exec.Command(bin, "gen", "-force", "-o", dir).CombinedOutput(); err != nil {
+		t.Fatalf("posenc gen: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	var runs, stale int
 	outcomes := map[string]int{}
 	for time.Now().Before(deadline) && runs < 60 {
 		writeOld()
 		cmd := exec.Command(bin, "gen", "-force", "-o", dir)
+		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		delay := time.Duration(r.IntN(300)) * time.Millisecond
-		time.Sleep(delay)
+		var delay time.Duration
+		switch runs % 3 {
+		case 0: // any moment of the run
+			delay = time.Duration(r.Int64N(int64(full) * 11 / 10))
+			time.Sleep(delay)
+		case 1: // while staging: up to 200 ms after the staging directory appears
+			delay = waitFor(dir, stagePrefix+"*", 2*full) + time.Duration(r.IntN(200))*time.Millisecond
+			time.Sleep(delay - time.Since(start))
+		case 2: // right after the commit point, while moving the packages into place
+			delay = waitFor(dir, stagePrefix+"*/"+journalName, 2*full)
+		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		runs++
@@ -107,16 +138,35 @@ func TestInterruptedGen(t *testing.T) {
 			return
 		}
 		stale = tmps
+		committed := hasJournal(t, dir)
 		switch {
 		case nNew == 0:
 			outcomes["all old"]++
 		case nOld == 0:
 			outcomes["all new"]++
+		case committed:
+			outcomes["killed while moving the packages into place"]++
 		default:
-			outcomes["some old, some new"]++
+			t.Fatalf("kill after %v: %d packages old and %d new, and no committed staging directory: the run was not all or nothing", delay, nOld, nNew)
+		}
+		moved, err := gen.Recover(dir)
+		if err != nil {
+			t.Fatalf("kill after %v: gen.Recover: %v", delay, err)
+		}
+		nOld, nNew, tmps = checkPackages(t, dir, oldGen, newGen, delay)
+		if t.Failed() {
+			return
+		}
+		switch {
+		case committed && nOld != 0:
+			t.Fatalf("kill after %v: after gen.Recover of a committed run (moved %v), %d packages are old", delay, moved, nOld)
+		case !committed && nNew != 0 && nOld != 0:
+			t.Fatalf("kill after %v: after gen.Recover, %d packages old and %d new", delay, nOld, nNew)
+		case stagingDirs(t, dir) != 0:
+			t.Fatalf("kill after %v: gen.Recover left a staging directory of the killed run", delay)
 		}
 	}
-	t.Logf("%d killed runs: %v; %d stale temporary directories left", runs, outcomes, stale)
+	t.Logf("%d killed runs (a complete run takes %v): %v; %d stale temporary directories left", runs, full, outcomes, stale)
 
 	// A complete run succeeds beside the stale temporary directories.
 	if out, err := exec.Command(bin, "gen", "-force", "-o", dir).CombinedOutput(); err != nil {
@@ -186,7 +236,7 @@ func checkPackages(t *testing.T, dir string, oldGen, newGen map[string]pkgFiles,
 	}
 	seen := map[string]bool{}
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
+		if strings.HasPrefix(e.Name(), tempPrefix) || strings.HasPrefix(e.Name(), stagePrefix) {
 			tmps++
 			continue
 		}
@@ -213,6 +263,40 @@ func checkPackages(t *testing.T, dir string, oldGen, newGen map[string]pkgFiles,
 		}
 	}
 	return nOld, nNew, tmps
+}
+
+// waitFor polls dir until a path matching pattern exists, at most limit
+// long, and returns how long it waited.
+func waitFor(dir, pattern string, limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
+			break
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return time.Since(start)
+}
+
+// hasJournal reports whether dir holds a staging directory with a
+// journal: a posenc gen killed after its commit point.
+func hasJournal(t *testing.T, dir string) bool {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, stagePrefix+"*", journalName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m) > 0
+}
+
+// stagingDirs counts dir's staging directories.
+func stagingDirs(t *testing.T, dir string) int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
 }
 
 // readPkg reads every file of a package directory.

@@ -37,24 +37,18 @@ func WritePackage(dir string, files []emit.File, force bool) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s: exists and is not a directory", dir)
-		}
-		if !force {
-			if foreign, err := foreignFile(dir); err != nil {
-				return err
-			} else if foreign != "" {
-				return fmt.Errorf("%s: %w: %s", dir, ErrForeignFiles, foreign)
-			}
-		}
-	} else if !os.IsNotExist(err) {
+	if err := checkTarget(dir, force); err != nil {
 		return err
 	}
 
 	// A run killed before its deferred cleanup leaves its temporary
 	// directory behind; the next run removes those whose owner has exited
-	// (never a live concurrent run's).
+	// (never a live concurrent run's). A killed WritePackages whose commit
+	// had begun is finished first, so that it cannot later overwrite this
+	// package with an older one.
+	if _, err := Recover(parent); err != nil {
+		return err
+	}
 	scratch.RemoveStale(parent, tempPrefix)
 	tmp, err := scratch.Dir(parent, tempPrefix, filepath.Base(dir))
 	if err != nil {
@@ -73,6 +67,29 @@ func WritePackage(dir string, files []emit.File, force bool) error {
 		return err
 	}
 	return swapDir(tmp, dir)
+}
+
+// checkTarget checks that dir may become a package: it is absent, or a
+// directory holding only files posenc generated (any files when force).
+func checkTarget(dir string, force bool) error {
+	fi, err := os.Stat(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: exists and is not a directory", dir)
+	}
+	if !force {
+		if foreign, err := foreignFile(dir); err != nil {
+			return err
+		} else if foreign != "" {
+			return fmt.Errorf("%s: %w: %s", dir, ErrForeignFiles, foreign)
+		}
+	}
+	return nil
 }
 
 // writeFileSync writes data to a new file and flushes it to disk, so the

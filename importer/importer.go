@@ -12,6 +12,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -205,7 +206,19 @@ func fmtNum(v float64) string {
 func finish(source, name string, d *doc) ([]byte, error) {
 	out := d.bytes()
 	if _, err := spec.Parse(name+".yaml", out); err != nil {
-		return nil, &Error{Source: source, Msg: fmt.Sprintf("the imported spec does not validate: %v", err)}
+		// The spec exists only in memory: cite its line, not a file.
+		msg := err.Error()
+		var se *spec.Error
+		if errors.As(err, &se) {
+			msg = se.Msg
+			if se.Field != "" {
+				msg = se.Field + ": " + msg
+			}
+			if se.Line > 0 {
+				msg = fmt.Sprintf("line %d: %s", se.Line, msg)
+			}
+		}
+		return nil, &Error{Source: source, Msg: "the imported spec " + name + " does not validate: " + msg}
 	}
 	return out, nil
 }

@@ -3,7 +3,7 @@
 // against position, ALiBi bias per head, bucket map, absolute-encoding
 // heatmap (docs/plots.md).
 //
-//	posenc-plot [-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]
+//	posenc-plot [-kind KIND] [-width PX] [-height PX] [-zoo NAME] [-name NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]
 //
 // `posenc plot ARGS` runs it with go run. It is a command of its own so that
 // the posenc generator does not import gonum/plot, its fonts and image
@@ -21,7 +21,7 @@ import (
 	"github.com/posenc/posenc/internal/cli"
 )
 
-const usage = "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]"
+const usage = "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] [-name NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

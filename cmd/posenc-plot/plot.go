@@ -21,6 +21,7 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output image: FILE.png or FILE.svg (with -kind all, a name containing "+kindPattern+")")
 	kind := fs.String("kind", "", "picture to draw (default: the encoding's first): "+strings.Join(plot.AllKinds(), ", ")+", or all")
 	zoo := fs.String("zoo", "", "plot the named zoo spec instead of a SPEC.yaml argument")
+	name := fs.String("name", "", "of a SPEC.yaml holding several specs (as import-hf writes for Gemma 3), plot the one of this name")
 	width := fs.Int("width", 800, "image width in pixels (SVG: ×0.75 points)")
 	height := fs.Int("height", 500, "image height in pixels (SVG: ×0.75 points)")
 	if err := cli.Parse(fs, args); err != nil {
@@ -32,12 +33,15 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	case *zoo != "" && fs.NArg() == 0:
 		s, err = spec.ZooSpec(*zoo)
 	case *zoo == "" && fs.NArg() == 1:
-		s, err = cli.LoadOne(fs.Arg(0))
+		s, err = pickSpec(fs.Arg(0), *name)
 	default:
 		return fmt.Errorf("%w: plot takes one spec: a SPEC.yaml argument or -zoo NAME", cli.ErrUsage)
 	}
 	if err != nil {
 		return err
+	}
+	if *name != "" && s.Name != *name {
+		return fmt.Errorf("%w: -name %s: the spec is %s", cli.ErrUsage, *name, s.Name)
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: -o FILE.png|FILE.svg is required", cli.ErrUsage)
@@ -67,6 +71,29 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "posenc: wrote %s (%s %s)\n", path, s.Name, k)
 	}
 	return nil
+}
+
+// pickSpec loads the spec file (or zoo name) arg: its one spec, or of a
+// file holding several, the one called name, which must then be given.
+func pickSpec(arg, name string) (*spec.Spec, error) {
+	specs, err := cli.LoadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 1 {
+		return specs[0], nil
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		if s.Name == name {
+			return s, nil
+		}
+		names[i] = s.Name
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%w: %s holds %d specs (%s): choose one with -name", cli.ErrUsage, arg, len(specs), strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("%w: -name %s: %s holds no such spec, only %s", cli.ErrUsage, name, arg, strings.Join(names, ", "))
 }
 
 // plotKinds resolves -kind for the spec: the default kind when empty,

@@ -210,3 +210,31 @@ POSENC-PLOT-ERR 100 naive-fp32 3e-6
 		t.Error("no measurements were accepted")
 	}
 }
+
+// A file holding several specs (import-hf's stdout for Gemma 3): -name
+// picks the one to plot; without it, or with a name the file lacks, the
+// error lists the specs and nothing is written.
+func TestPlotMultiDocument(t *testing.T) {
+	dir := t.TempDir()
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte("name: a3\nencoding: alibi\nheads: 3\n---\nname: a5\nencoding: alibi\nheads: 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "a5.svg")
+	code, _, errs := runCLI("plot", "-kind", "bias", "-o", out, both)
+	if code != 2 || !strings.Contains(errs, "holds 2 specs (a3, a5)") || !strings.Contains(errs, "-name") {
+		t.Errorf("plot of two specs without -name: code %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI("plot", "-kind", "bias", "-name", "a4", "-o", out, both)
+	if code != 2 || !strings.Contains(errs, "a3, a5") {
+		t.Errorf("plot -name a4: code %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a refused plot wrote %s", out)
+	}
+	code, stdout, errs := runCLI("plot", "-kind", "bias", "-name", "a5", "-o", out, both)
+	if code != 0 || !strings.Contains(stdout, "(a5 bias)") {
+		t.Fatalf("plot -name a5: code %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	checkImage(t, out, 0, 0)
+}

@@ -17,15 +17,24 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: explain takes one spec file or zoo name", errUsage)
 	}
-	s, err := loadOne(fs.Arg(0))
+	// A file may hold several specs (import-hf writes Gemma 3's two to
+	// stdout as one file): explain each in turn, after deriving them all.
+	specs, err := loadFile(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	c, err := gen.Derive(s)
-	if err != nil {
-		return err
+	derived := make([]family.Derived, len(specs))
+	for i, s := range specs {
+		if derived[i], err = gen.Derive(s); err != nil {
+			return err
+		}
 	}
-	explain(stdout, c)
+	for i, c := range derived {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		explain(stdout, c)
+	}
 	return nil
 }
 

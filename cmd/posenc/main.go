@@ -6,9 +6,9 @@
 //	posenc bench [-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]
 //	posenc list
 //	posenc explain SPEC.yaml|NAME
-//	posenc plot [-kind KIND] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]  (runs cmd/posenc-plot)
-//	posenc import-hf [-name NAME] [-o SPEC.yaml | DIR/] config.json
-//	posenc import-gguf [-name NAME] [-o SPEC.yaml] model.gguf
+//	posenc plot [-kind KIND] [-zoo NAME] [-name NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]  (runs cmd/posenc-plot)
+//	posenc import-hf [-name NAME] [-force] [-o SPEC.yaml | DIR/] config.json
+//	posenc import-gguf [-name NAME] [-force] [-o SPEC.yaml | DIR/] model.gguf
 //
 // Every command takes -h.
 package main
@@ -37,10 +37,10 @@ func init() {
 		{"verify", "[-targets LIST|auto] [-gpu] [-zoo NAME]... [SPEC.yaml...]", "generate each spec (no spec: the zoo) into a temporary directory inside the current module and check every variant against the float64 reference (-gpu: also the CUDA kernels on this machine's GPU, built with nvcc)", runVerify},
 		{"bench", "[-short] [-benchtime D] [-gpu [-reps N]] [-zoo NAME]... [SPEC.yaml...]", "benchmark every kernel variant: GB/s, ratio to copy() of the same size, speed-up over the plain Go loop (-gpu: the CUDA kernels, as a ratio to a device-to-device copy)", runBench},
 		{"list", "", "list the embedded zoo of real-model specs", runList},
-		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec: frequencies, attention factor, slopes, buckets", runExplain},
-		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture (runs go run " + plotCommand + ", a separate command so that posenc does not import gonum/plot): RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap", runPlot},
-		{"import-hf", "[-name NAME] [-o SPEC.yaml | DIR/] config.json", "turn a Hugging Face config.json into its spec(s) (Gemma 3: NAME_local and NAME_global; unsupported fields are errors, never a silently different spec)", runImportHF},
-		{"import-gguf", "[-name NAME] [-o SPEC.yaml] model.gguf", "turn a GGUF file's header metadata into a spec (tensor data is never read)", runImportGGUF},
+		{"explain", "SPEC.yaml|NAME", "print the constants derived from a spec (a file holding several: each in turn): frequencies, attention factor, slopes, buckets", runExplain},
+		{"plot", "[-kind KIND] [-width PX] [-height PX] [-zoo NAME] [-name NAME] -o FILE.png|FILE.svg [SPEC.yaml|NAME]", "draw a spec's picture (runs go run " + plotCommand + ", a separate command so that posenc does not import gonum/plot): RoPE spectrum, long-term decay and kernel error against position, ALiBi bias per head, bucket map, absolute encoding heatmap; of a file holding several specs, -name picks one", runPlot},
+		{"import-hf", "[-name NAME] [-force] [-o SPEC.yaml | DIR/] config.json", "turn a Hugging Face config.json into its spec(s) (Gemma 3: NAME_local and NAME_global; unsupported fields are errors, never a silently different spec); -o DIR/ or an existing directory gets DIR/NAME.yaml per spec; an existing file is replaced only with -force", runImportHF},
+		{"import-gguf", "[-name NAME] [-force] [-o SPEC.yaml | DIR/] model.gguf", "turn a GGUF file's header metadata into a spec (tensor data is never read); -o DIR/ or an existing directory gets DIR/NAME.yaml; an existing file is replaced only with -force", runImportGGUF},
 	}
 }
 

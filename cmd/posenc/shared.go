@@ -19,6 +19,7 @@ var (
 	mustRel     = cli.Rel
 	loadSpecs   = cli.LoadSpecs
 	loadOne     = cli.LoadOne
+	loadFile    = cli.LoadFile
 	generateAll = cli.GenerateAll
 )
 

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/posenc/posenc/gen"
-	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
 
@@ -75,41 +73,42 @@ func LoadFile(arg string) ([]*spec.Spec, error) {
 }
 
 // GenerateAll generates every spec first and writes only when all
-// succeeded, so a bad spec leaves the disk untouched; each package is then
-// written atomically into out/<name>/. A package that cannot be written
-// (a full disk, a file in its place) does not stop the others: every one is
-// tried, and the error names each package not written with its own error,
-// and the packages that were. It returns the number written.
+// succeeded, so a bad spec leaves the disk untouched; the packages are then
+// written into out/<name>/ all or nothing (gen.WritePackages: staged beside
+// them, committed by a journal, then moved into place; each package
+// directory is also replaced atomically). When any package cannot be
+// written (a file in its place, files posenc did not generate), none is,
+// and the error names each refused package with its own cause. Packages a
+// killed earlier run had committed but not yet moved are moved into place
+// first, and reported on stderr. It returns the number written.
 func GenerateAll(specs []*spec.Spec, out string, force bool) (int, error) {
-	all := make([][]emit.File, len(specs))
+	pkgs := make([]gen.Package, len(specs))
 	for i, s := range specs {
 		files, err := gen.Generate(s)
 		if err != nil {
 			return 0, err
 		}
-		all[i] = files
+		pkgs[i] = gen.Package{Name: s.Name, Files: files}
 	}
-	var written, failed []string
-	var errs []error
-	for i, s := range specs {
-		if err := gen.WritePackage(filepath.Join(out, s.Name), all[i], force); err != nil {
-			failed = append(failed, s.Name)
-			errs = append(errs, fmt.Errorf("%s: %w", s.Name, err))
-			continue
-		}
-		written = append(written, s.Name)
+	recovered, err := gen.WritePackages(out, pkgs, force)
+	if len(recovered) > 0 {
+		fmt.Fprintf(os.Stderr, "posenc: finished the write of a killed earlier run first: %d package(s) moved into %s: %s\n",
+			len(recovered), out, strings.Join(recovered, ", "))
 	}
-	if len(errs) == 0 {
-		return len(written), nil
+	var refused *gen.RefusedError
+	switch {
+	case err == nil:
+		return len(specs), nil
+	case errors.As(err, &refused) && len(specs) == 1:
+		return 0, refused.Errs[0]
+	case errors.As(err, &refused):
+		summary := fmt.Errorf("%d of %d packages cannot be written into %s: %s (nothing written)",
+			len(refused.Names), len(specs), out, strings.Join(refused.Names, ", "))
+		return 0, errors.Join(append([]error{summary}, refused.Errs...)...)
 	}
-	if len(specs) == 1 {
-		return 0, errs[0]
+	var ce *gen.CommitError
+	if errors.As(err, &ce) {
+		return len(ce.Written), err
 	}
-	done := "none written"
-	if len(written) > 0 {
-		done = "written: " + strings.Join(written, ", ")
-	}
-	summary := fmt.Errorf("%d of %d packages not written into %s: %s (%s)",
-		len(failed), len(specs), out, strings.Join(failed, ", "), done)
-	return len(written), errors.Join(append([]error{summary}, errs...)...)
+	return 0, err
 }

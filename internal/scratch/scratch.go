@@ -47,20 +47,31 @@ func Owner(name, prefix string) (int, bool) {
 // errors (an unreadable parent, an entry removed by another cleaner) are
 // ignored: removing leftovers is best effort.
 func RemoveStale(parent, prefix string) []string {
-	ents, err := os.ReadDir(parent)
-	if err != nil {
-		return nil
-	}
 	var removed []string
-	for _, e := range ents {
-		pid, ok := Owner(e.Name(), prefix)
-		if !ok || pid == os.Getpid() || !processGone(pid) {
-			continue
-		}
-		p := filepath.Join(parent, e.Name())
+	for _, p := range Stale(parent, prefix) {
 		if os.RemoveAll(p) == nil {
 			removed = append(removed, p)
 		}
 	}
 	return removed
+}
+
+// Stale returns the paths of the entries of parent that Dir made with
+// prefix and whose owning process no longer runs on this machine (never the
+// caller's, a live process's, or one whose owner cannot be determined), in
+// name order. An unreadable parent gives none.
+func Stale(parent, prefix string) []string {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var stale []string
+	for _, e := range ents {
+		pid, ok := Owner(e.Name(), prefix)
+		if !ok || pid == os.Getpid() || !processGone(pid) {
+			continue
+		}
+		stale = append(stale, filepath.Join(parent, e.Name()))
+	}
+	return stale
 }
