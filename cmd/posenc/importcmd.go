@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/posenc/posenc/importer"
+	"github.com/posenc/posenc/spec"
 )
 
 // runImportHF writes every spec importer.FromHFSpecs returns: one spec as
@@ -28,7 +29,7 @@ func runImportHF(args []string, stdout, stderr io.Writer) error {
 	if err := notInput(*out, path); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(path)
+	data, err := spec.ReadInput(path) // refuses a file over spec.MaxInputBytes
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,13 @@ func runImportGGUF(args []string, stdout, stderr io.Writer) error {
 			return nil, err
 		}
 		defer f.Close()
-		return importer.FromGGUF(name, f)
+		// The importer reads at most the header (64 MiB); its errors say
+		// "GGUF", so name the file.
+		y, err := importer.FromGGUF(name, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return y, nil
 	})
 }
 
