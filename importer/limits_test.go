@@ -31,7 +31,9 @@ func TestImportRefusesSpecsGenCannotBuild(t *testing.T) {
 // the field, before anything in proportion to it is allocated (10^9
 // Gemma 3 layers reached 23.7 GB).
 func TestImportCountLimits(t *testing.T) {
-	list := func(item string, n int) string { return "[" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]" }
+	list := func(item string, n int) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]"
+	}
 	llama := `"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072`
 	for _, c := range []struct{ name, config, field, want string }{
 		{"gemma3 layers", `{"model_type": "gemma3_text", "num_hidden_layers": 1000000000}`, "num_hidden_layers", "[1, 1024]"},
