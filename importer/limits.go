@@ -6,7 +6,7 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// Bounds on what the importers read (docs/import.md, "Limits"). Each is
+// Bounds on what the importers read (docs/spec.md, "Input files"). Each is
 // checked before anything in proportion to the number is allocated, and
 // each is far above what real models need; spec.Parse then applies the
 // spec's own limits to the values a spec keeps.

@@ -7,9 +7,10 @@ import (
 )
 
 // MaxInputBytes bounds every file posenc reads as input: a spec, a Hugging
-// Face config.json, the metadata header of a GGUF file. Real ones are a few
-// KiB (a GGUF header with its tokenizer tens of MiB at most); the limit
-// keeps a hostile file from exhausting memory before it is refused.
+// Face config.json, the metadata header of a GGUF file (docs/spec.md,
+// "Input files"). Real ones are a few KiB (a GGUF header with its
+// tokenizer some MiB); the limit keeps a hostile file from exhausting
+// memory before it is refused.
 const MaxInputBytes = 64 << 20
 
 // ReadInput reads the input file at path, refusing one larger than

@@ -9,7 +9,7 @@ import (
 // the YAML parser runs. yaml.v3 builds a node tree of some hundred bytes
 // per node, so a 60 MiB list of one-character entries took minutes and
 // over 6 GiB; a spec needs some thousands at most (two longrope factor
-// lists of 512 entries, 256 slopes).
+// lists of 512 entries, 256 slopes). docs/spec.md, "Input files".
 const MaxYAMLNodes = 1 << 16
 
 // yamlNodeBound is an upper bound on the nodes yaml.v3 makes of data: every
