@@ -39,55 +39,15 @@ func tooLarge(source string, n int) error {
 	return &Error{Source: source, Msg: fmt.Sprintf("input of %d bytes is larger than the %d MiB limit", n, maxInputBytes>>20)}
 }
 
-// jsonValueBound is an upper bound on the values in the JSON text data:
-// every value but the first follows a ',' (the next element or member) or
-// opens after '[' or '{' (the first one), outside strings. It returns the
-// byte offset at which the bound passes limit, or -1.
-func jsonValueBound(data []byte, limit int) int {
-	n, inString, escaped := 1, false, false
-	for i, c := range data {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ',' || c == '[' || c == '{':
-			if n++; n > limit {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// checkConfigSize refuses a config.json over maxInputBytes or with more
-// than maxJSONValues values, before it is decoded.
-func checkConfigSize(data []byte) error {
-	if len(data) > maxInputBytes {
-		return tooLarge(hfSource, len(data))
-	}
-	if off := jsonValueBound(data, maxJSONValues); off >= 0 {
-		return &Error{Source: hfSource, Msg: fmt.Sprintf("more than %d JSON values by byte %d; a config.json holds some hundreds", maxJSONValues, off)}
-	}
-	return nil
-}
-
-// list reads the list at key, of at most max entries (what says what they
-// are, for the error).
-func (o obj) list(key, want string, max int, what string) ([]any, error) {
+// list reads the list at key, of at most limit entries (what says what
+// they are, for the error).
+func (o obj) list(key, want string, limit int, what string) ([]any, error) {
 	l, ok := o.m[key].([]any)
 	if !ok {
 		return nil, o.errf(key, "must be a list of %s, got %s", want, jsonKind(o.m[key]))
 	}
-	if len(l) > max {
-		return nil, o.errf(key, "has %d entries, more than the %d allowed (%s)", len(l), max, what)
+	if len(l) > limit {
+		return nil, o.errf(key, "has %d entries, more than the %d allowed (%s)", len(l), limit, what)
 	}
 	return l, nil
 }
