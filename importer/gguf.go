@@ -55,9 +55,10 @@ const (
 	ggufMaxDepth = 8
 	// ggufMaxDims is GGML_MAX_DIMS: a tensor has at most 4 dimensions.
 	ggufMaxDims = 4
-	// ggufMaxHeader bounds the bytes read before giving up (tokenizer
-	// vocabularies make real headers tens of MiB at most).
-	ggufMaxHeader = 1 << 30
+	// ggufMaxHeader bounds the bytes read before giving up: maxInputBytes
+	// (64 MiB). Tokenizer vocabularies make real headers some MiB (Gemma
+	// 3's 262k tokens with scores and types about 8 MiB).
+	ggufMaxHeader = maxInputBytes
 )
 
 // ggufArrayValue records an array's element type and length; the elements
@@ -95,7 +96,7 @@ func ggufErr(field, format string, args ...any) error {
 // fill reads exactly n ≤ 8 bytes into g.buf.
 func (g *ggufReader) fill(n int, what string) ([]byte, error) {
 	if g.off+uint64(n) > ggufMaxHeader {
-		return nil, ggufErr("", "header larger than %d bytes; not a plausible GGUF file", ggufMaxHeader)
+		return nil, ggufErr("", "header larger than the %d MiB limit; not a plausible GGUF file", ggufMaxHeader>>20)
 	}
 	if _, err := io.ReadFull(g.r, g.buf[:n]); err != nil {
 		return nil, ggufErr("", "truncated at byte %d reading %s: %v", g.off, what, err)
@@ -123,7 +124,7 @@ func (g *ggufReader) u64(what string) (uint64, error) {
 // skip discards n bytes without allocating.
 func (g *ggufReader) skip(n uint64, what string) error {
 	if n > ggufMaxHeader || g.off+n > ggufMaxHeader {
-		return ggufErr("", "%s of %d bytes at byte %d: header larger than %d bytes; not a plausible GGUF file", what, n, g.off, ggufMaxHeader)
+		return ggufErr("", "%s of %d bytes at byte %d: header larger than the %d MiB limit; not a plausible GGUF file", what, n, g.off, ggufMaxHeader>>20)
 	}
 	got, err := io.CopyN(io.Discard, g.r, int64(n))
 	g.off += uint64(got)
@@ -185,7 +186,7 @@ func (g *ggufReader) value(typ uint32, key string, depth int) (any, error) {
 		}
 		if size := ggufScalarSize[elem]; size > 0 {
 			if count > ggufMaxHeader/size {
-				return nil, ggufErr(key, "array of %d %s elements is larger than %d bytes", count, ggufTypeNames[elem], ggufMaxHeader)
+				return nil, ggufErr(key, "array of %d %s elements is larger than the %d MiB header limit", count, ggufTypeNames[elem], ggufMaxHeader>>20)
 			}
 			return ggufArrayValue{elem, count}, g.skip(count*size, "array data")
 		}

@@ -115,5 +115,5 @@ func ggufHeads(m ggufMeta) (int, error) {
 	if !m.has("attention.head_count") {
 		return 0, ggufErr(m.key("attention.head_count"), "required: the number of attention heads")
 	}
-	return m.integer("attention.head_count", 1)
+	return m.integerIn("attention.head_count", 1, maxHeads)
 }

@@ -25,6 +25,11 @@ func (m ggufMeta) has(suffix string) bool {
 
 // integer reads an integer-typed value in [lo, maxInt].
 func (m ggufMeta) integer(suffix string, lo int) (int, error) {
+	return m.integerIn(suffix, lo, maxInt)
+}
+
+// integerIn reads an integer-typed value in [lo, hi].
+func (m ggufMeta) integerIn(suffix string, lo, hi int) (int, error) {
 	k := m.key(suffix)
 	var v float64
 	switch x := m.h.kv[k].(type) {
@@ -38,8 +43,8 @@ func (m ggufMeta) integer(suffix string, lo int) (int, error) {
 	default:
 		return 0, ggufErr(k, "must be an integer, got %s", ggufKind(m.h.kv[k]))
 	}
-	if v < float64(lo) || v > maxInt {
-		return 0, ggufErr(k, "must be in [%d, %d], got %v", lo, maxInt, v)
+	if v < float64(lo) || v > float64(hi) {
+		return 0, ggufErr(k, "must be in [%d, %d], got %v", lo, hi, v)
 	}
 	return int(v), nil
 }

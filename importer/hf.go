@@ -106,6 +106,6 @@ func hfHeads(cfg obj, keys []string) (int, string, error) {
 	if k == "" {
 		return 0, "", cfg.errf(keys[0], "required: the number of attention heads")
 	}
-	n, err := cfg.integer(k, 1)
+	n, err := cfg.integerIn(k, 1, maxHeads)
 	return n, k, err
 }

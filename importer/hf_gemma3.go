@@ -79,7 +79,7 @@ func gemma3Layers(cfg obj) (local, global []int, err error) {
 	}
 	n := gemma3NumLayers
 	if cfg.has("num_hidden_layers") {
-		if n, err = cfg.integer("num_hidden_layers", 1); err != nil {
+		if n, err = cfg.integerIn("num_hidden_layers", 1, maxLayers); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -99,11 +99,11 @@ func gemma3Layers(cfg obj) (local, global []int, err error) {
 	return local, global, nil
 }
 
-// stringList reads a list of strings.
+// stringList reads a list of strings, one per layer (at most maxLayers).
 func stringList(o obj, key string) ([]string, error) {
-	list, ok := o.m[key].([]any)
-	if !ok {
-		return nil, o.errf(key, "must be a list of strings, got %s", jsonKind(o.m[key]))
+	list, err := o.list(key, "strings", maxLayers, "one per layer")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]string, len(list))
 	for i, it := range list {

@@ -91,6 +91,9 @@ func hfLlama4(name, mt string, cfg obj) ([]Spec, error) {
 // (i+1) % no_rope_layer_interval != 0.
 func llama4Layers(cfg obj) (rope, nope []int, err error) {
 	if list, ok := cfg.m["no_rope_layers"].([]any); ok && len(list) > 0 {
+		if len(list) > maxLayers {
+			return nil, nil, cfg.errf("no_rope_layers", "has %d entries, more than the %d allowed (one per layer)", len(list), maxLayers)
+		}
 		for i, it := range list {
 			n, ok := it.(json.Number)
 			if !ok || (n.String() != "0" && n.String() != "1") {
@@ -108,7 +111,7 @@ func llama4Layers(cfg obj) (rope, nope []int, err error) {
 	}
 	n, interval := llama4NumLayers, llama4Interval
 	if cfg.has("num_hidden_layers") {
-		if n, err = cfg.integer("num_hidden_layers", 1); err != nil {
+		if n, err = cfg.integerIn("num_hidden_layers", 1, maxLayers); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -144,7 +144,7 @@ func qwenVisionSpec(name, mt string, cfg obj, kind qwenVLText) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	heads, err := vc.integer("num_heads", 1)
+	heads, err := vc.integerIn("num_heads", 1, maxHeads)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -191,7 +191,7 @@ func hfPixtral(name, mt string, cfg obj) ([]Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		heads, err := cfg.integer("num_attention_heads", 1)
+		heads, err := cfg.integerIn("num_attention_heads", 1, maxHeads)
 		if err != nil {
 			return nil, err
 		}
@@ -249,11 +249,12 @@ func withRoPE(cfg obj, key string, m map[string]any) obj {
 	return obj{path: cfg.path, m: c}
 }
 
-// intList reads a list of positive integers.
+// intList reads mrope_section: a list of positive integers, at most
+// maxSections.
 func intList(o obj, key string) ([]int, error) {
-	list, ok := o.m[key].([]any)
-	if !ok {
-		return nil, o.errf(key, "must be a list of integers, got %s", jsonKind(o.m[key]))
+	list, err := o.list(key, "integers", maxSections, "one per position axis")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]int, len(list))
 	for i, it := range list {

@@ -20,7 +20,11 @@ type obj struct {
 
 // decodeConfig parses config.json into its top-level object. Numbers are
 // kept as json.Number so that integers are not rounded through float64.
+// Input over maxInputBytes or maxJSONValues is refused before decoding.
 func decodeConfig(data []byte) (obj, error) {
+	if err := checkConfigSize(data); err != nil {
+		return obj{}, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -102,6 +106,11 @@ const maxInt = math.MaxInt32
 // integer reads a whole number in [lo, maxInt]; 64.0 is accepted as 64,
 // since Python writes some integer fields as floats.
 func (o obj) integer(key string, lo int) (int, error) {
+	return o.integerIn(key, lo, maxInt)
+}
+
+// integerIn reads a whole number in [lo, hi], as integer does.
+func (o obj) integerIn(key string, lo, hi int) (int, error) {
 	v, err := o.num(key)
 	if err != nil {
 		return 0, err
@@ -109,8 +118,8 @@ func (o obj) integer(key string, lo int) (int, error) {
 	if v != math.Trunc(v) {
 		return 0, o.errf(key, "must be an integer, got %v", v)
 	}
-	if v < float64(lo) || v > maxInt {
-		return 0, o.errf(key, "must be an integer in [%d, %d], got %v", lo, maxInt, v)
+	if v < float64(lo) || v > float64(hi) {
+		return 0, o.errf(key, "must be an integer in [%d, %d], got %v", lo, hi, v)
 	}
 	return int(v), nil
 }
@@ -142,11 +151,12 @@ func (o obj) object(key string) (obj, error) {
 	return obj{path: o.field(key), m: m}, nil
 }
 
-// numbers reads a list of positive finite numbers.
+// numbers reads a list of positive finite numbers (a longrope factor
+// list: at most maxFactors).
 func (o obj) numbers(key string) ([]float64, error) {
-	list, ok := o.m[key].([]any)
-	if !ok {
-		return nil, o.errf(key, "must be a list of numbers, got %s", jsonKind(o.m[key]))
+	list, err := o.list(key, "numbers", maxFactors, "rotary_dim/2 factors")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]float64, len(list))
 	for i, it := range list {

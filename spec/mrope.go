@@ -57,10 +57,13 @@ func (d *decoder) mrope(s *Spec) {
 		d.fail(d.line(p), p, "must list the rotary pairs of 2 to %d position axes (Qwen2-VL: [t, h, w] = [16, 24, 24]), got %d entries", MaxMRoPEAxes, len(sec))
 		return
 	}
+	// Each section is range-checked before any is added: with every
+	// section in [1, pairs] the sum of at most MaxMRoPEAxes of them cannot
+	// overflow (sections near 2^62 used to wrap around to rotary_dim/2).
 	sum := 0
 	for i, n := range sec {
-		if n < 1 {
-			d.fail(d.line(p), fmt.Sprintf("%s[%d]", p, i), "must be ≥ 1 (pairs of axis %d), got %d", i, n)
+		if ip := fmt.Sprintf("%s[%d]", p, i); n < 1 || n > pairs {
+			d.fail(d.line(ip), ip, "must be an integer in [1, %d] (the pairs of axis %d, at most rotary_dim/2), got %d", pairs, i, n)
 			return
 		}
 		sum += n

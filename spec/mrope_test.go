@@ -38,6 +38,10 @@ func TestMRoPEErrors(t *testing.T) {
 		{"mrope_section: [16, 24, 20]\n", "mrope_section", 5},
 		{"mrope_section: [64]\n", "mrope_section", 5},
 		{"mrope_section: [16, 0, 48]\n", "mrope_section[1]", 5},
+		// Four sections near 2^62 whose int64 sum wraps around to 64.
+		{"mrope_section: [4611686018427387904, 4611686018427387904, 4611686018427387904, 4611686018427387968]\n", "mrope_section[0]", 5},
+		{"mrope_section:\n  - 16\n  - -9223372036854775808\n  - 24\n", "mrope_section[1]", 7},
+		{"mrope_section: [65, 24]\n", "mrope_section[0]", 5},
 		{"mrope_section: [16, 24, x]\n", "mrope_section[2]", 5},
 		{"mrope_section: 64\n", "mrope_section", 5},
 		{"mrope_interleaved: true\n", "mrope_interleaved", 5},

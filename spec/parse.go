@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,8 +14,9 @@ import (
 
 // Load reads the spec file at path and parses it with Parse, using path as
 // the file name in errors and in Spec.File.
+// A file larger than MaxInputBytes is refused before it is read whole.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +26,17 @@ func Load(path string) (*Spec, error) {
 // Parse decodes the single YAML document in data into a Spec, applies every
 // default and checks every rule. file names the source in errors and becomes
 // Spec.File; data becomes Spec.Source. Problems with the content are
-// reported as an *Error naming the file, line and field.
-func Parse(file string, data []byte) (s *Spec, err error) {
+// reported as an *Error naming the file, line and field. Data larger than
+// MaxInputBytes, or with more than MaxYAMLNodes nodes, is refused before
+// the YAML parser sees it.
+func Parse(file string, data []byte) (*Spec, error) {
+	return parseAt(file, data, 0)
+}
+
+// parseAt is Parse for data that starts after the first offset lines of
+// file (one document of several, see ParseAll): error lines are lines of
+// file.
+func parseAt(file string, data []byte, offset int) (s *Spec, err error) {
 	defer func() {
 		// yaml.v3 reports its own failures as errors; anything else
 		// escaping it is still a problem with the input, not the caller.
@@ -35,7 +44,11 @@ func Parse(file string, data []byte) (s *Spec, err error) {
 			s, err = nil, &Error{File: file, Msg: fmt.Sprintf("YAML decoder failure: %v", r)}
 		}
 	}()
-	d := &decoder{file: file, lines: map[string]int{}}
+	d := &decoder{file: file, lines: map[string]int{}, lineOffset: offset}
+	d.checkInput(data)
+	if d.err != nil {
+		return nil, d.err
+	}
 	root := d.document(data)
 	if d.err != nil {
 		return nil, d.err
@@ -63,12 +76,18 @@ type decoder struct {
 	// ("head_dim", "scaling.factor", "slopes[2]") to the line of its value;
 	// for nested mappings the line of their key.
 	lines map[string]int
+	// lineOffset is added to every line reported: the lines of data that
+	// precede it in the file.
+	lineOffset int
 }
 
 // fail records an error unless one is already recorded: the first problem
 // found is the one reported.
 func (d *decoder) fail(line int, field, format string, args ...any) {
 	if d.err == nil {
+		if line > 0 {
+			line += d.lineOffset
+		}
 		d.err = &Error{File: d.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 }

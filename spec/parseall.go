@@ -1,9 +1,8 @@
 package spec
 
 import (
-	"os"
+	"bytes"
 	"regexp"
-	"strings"
 )
 
 // docMarker matches a YAML document start marker line ("---", optionally
@@ -11,9 +10,10 @@ import (
 // scalar, so it always separates documents.
 var docMarker = regexp.MustCompile(`^---([ \t].*)?\r?$`)
 
-// LoadAll reads the spec file at path and parses it with ParseAll.
+// LoadAll reads the spec file at path and parses it with ParseAll. A file
+// larger than MaxInputBytes is refused before it is read whole.
 func LoadAll(path string) ([]*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -23,17 +23,27 @@ func LoadAll(path string) ([]*Spec, error) {
 // ParseAll parses a file holding one spec or several YAML documents
 // separated by "---" lines, one spec each (as `posenc import-hf` writes
 // for a model with several encodings, e.g. Gemma 3's local and global
-// layers). Each document is parsed by Parse with the lines it has in the
-// file, so errors name the right line; its Source is the document's text.
-// A single-document file gives exactly Parse's result.
+// layers). Each document is parsed by Parse, with errors naming its lines
+// in the file; its Source is the document's text. A single-document file
+// gives exactly Parse's result. The whole file is held to MaxInputBytes
+// and MaxYAMLNodes before any document is parsed.
 func ParseAll(file string, data []byte) ([]*Spec, error) {
-	lines := strings.SplitAfter(string(data), "\n")
-	var starts []int // index of each document's first line
-	var markers []int
-	for i, l := range lines {
-		if docMarker.MatchString(strings.TrimRight(l, "\n")) {
-			markers = append(markers, i)
+	d := &decoder{file: file}
+	d.checkInput(data)
+	if d.err != nil {
+		return nil, d.err
+	}
+	type start struct{ off, line int } // a document's first byte and line index
+	var markers []start
+	for off, line := 0, 0; off < len(data); line++ {
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
 		}
+		if l := data[off:next]; bytes.HasPrefix(l, []byte("---")) && docMarker.Match(bytes.TrimRight(l, "\n")) {
+			markers = append(markers, start{off, line})
+		}
+		off = next
 	}
 	if len(markers) == 0 {
 		s, err := Parse(file, data)
@@ -44,39 +54,40 @@ func ParseAll(file string, data []byte) ([]*Spec, error) {
 	}
 	// A leading marker opens the first document; text before it that holds
 	// only comments and blank lines belongs to it.
-	if !onlyComments(lines[:markers[0]]) {
-		starts = append(starts, 0)
-	}
-	for _, m := range markers {
-		starts = append(starts, m)
+	starts := markers
+	if !onlyComments(data[:markers[0].off]) {
+		starts = append([]start{{0, 0}}, markers...)
+	} else {
+		starts[0] = start{0, 0}
 	}
 	var out []*Spec
 	for k, st := range starts {
-		end := len(lines)
+		end := len(data)
 		if k+1 < len(starts) {
-			end = starts[k+1]
+			end = starts[k+1].off
 		}
-		text := strings.Join(lines[st:end], "")
-		if k == 0 && st > 0 {
-			text = strings.Join(lines[:end], "")
-			st = 0
-		}
-		// Blank lines in front keep the document's line numbers.
-		padded := strings.Repeat("\n", st) + text
-		s, err := Parse(file, []byte(padded))
+		text := data[st.off:end]
+		s, err := parseAt(file, text, st.line)
 		if err != nil {
 			return nil, err
 		}
-		s.Source = text
+		s.Source = string(text)
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-// onlyComments reports whether lines hold nothing but comments and blanks.
-func onlyComments(lines []string) bool {
-	for _, l := range lines {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+// onlyComments reports whether text holds nothing but comments and blank
+// lines.
+func onlyComments(text []byte) bool {
+	for len(text) > 0 {
+		l := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
 			return false
 		}
 	}

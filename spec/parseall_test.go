@@ -33,3 +33,12 @@ func TestParseAll(t *testing.T) {
 		t.Fatalf("error %v, want bad.yaml:10: head_dim", err)
 	}
 }
+
+// A YAML syntax error in a later document names its line in the file.
+func TestParseAllSyntaxLine(t *testing.T) {
+	src := "name: a\nencoding: alibi\nheads: 3\n---\nname: b\nencoding: alibi\nheads: [\n"
+	_, err := ParseAll("syn.yaml", []byte(src))
+	if e, ok := err.(*Error); !ok || e.Line != 7 || !strings.Contains(e.Msg, "YAML syntax") {
+		t.Fatalf("error %v, want syn.yaml:7: YAML syntax", err)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // DIR/<name>.yaml each (DIR ends in a slash or is an existing directory).
 func runImportHF(args []string, stdout, stderr io.Writer) error {
 	return runImport("import-hf", args, stdout, func(name, path string) ([]importer.Spec, error) {
-		data, err := os.ReadFile(path)
+		data, err := spec.ReadInput(path) // refuses a file over spec.MaxInputBytes
 		if err != nil {
 			return nil, err
 		}
@@ -49,9 +49,11 @@ func runImportGGUF(args []string, stdout, stderr io.Writer) error {
 			return nil, err
 		}
 		defer f.Close()
+		// The importer reads at most the header (64 MiB); name the file in
+		// errors that are not an importer.Error (runImport names those).
 		y, err := importer.FromGGUF(name, f)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return []importer.Spec{{Name: name, YAML: y}}, nil
 	})
