@@ -57,7 +57,7 @@ func TestHostileInputsRefused(t *testing.T) {
 		{[]string{"explain", junk}, junk + ":65531: more than 65536 YAML nodes"},
 		{[]string{"import-hf", gemma}, "num_hidden_layers: must be an integer in [1, 1024], got 1e+09"},
 		{[]string{"import-hf", hugeJSON}, hugeJSON + ": input file too large"},
-		{[]string{"import-gguf", hugeGGUF}, hugeGGUF + ": GGUF: header larger than the 64 MiB limit"},
+		{[]string{"import-gguf", hugeGGUF}, hugeGGUF + ": header larger than the 64 MiB limit"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		if code != 1 || !strings.Contains(errs, c.want) {
