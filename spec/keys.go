@@ -19,8 +19,8 @@ var commonKeys = []string{"name", "encoding", "targets", "dtype"}
 // encodingKeys are the keys, beyond commonKeys, that belong to each encoding.
 var encodingKeys = map[string][]string{
 	RoPE:       {"head_dim", "rotary_dim", "layout", "base", "max_position", "scaling", "mrope_section", "mrope_interleaved", "mrope_freqs", "attn_temperature"},
-	ALiBi:      {"heads", "max_bias", "slopes", "causal"},
-	RPEBias:    {"heads", "r_max", "buckets"},
+	ALiBi:      {"heads", "max_bias", "slopes", "causal", "head_dim"},
+	RPEBias:    {"heads", "r_max", "buckets", "head_dim"},
 	Sinusoidal: {"d_model", "max_len", "base"},
 	Learned:    {"d_model", "max_len"},
 	Algebraic:  {"d_model", "max_len"},

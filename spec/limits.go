@@ -26,6 +26,11 @@ const (
 	// unrolled over the rotary pairs, and their register allocation grows
 	// faster than linearly (about 4 s at 1024, 24 s at 2048).
 	MaxRoPEHeadDim = 1024
+	// MaxAttentionHeadDim bounds the optional head_dim of alibi and
+	// rpe_bias (the head size of their fused attention form): rope's bound,
+	// since the attention kernels loop over the head in the same way. Real
+	// ALiBi and T5 models use 64 to 128.
+	MaxAttentionHeadDim = MaxRoPEHeadDim
 	// CUDAConstBytes is CUDA's constant memory per module (64 KiB): the
 	// tables the .cu file keeps there (RoPE frequencies, ALiBi slopes, the
 	// rpe_bias bucket map, the sinusoidal, algebraic and xl divisors) must

@@ -94,6 +94,11 @@ func TestZoo(t *testing.T) {
 	if b.Heads != 112 || b.MaxBias != 8 || !b.Causal {
 		t.Errorf("bloom_176b decoded as %+v", b)
 	}
+	for n, hd := range map[string]int{"bloom_7b1": 128, "bloom_176b": 128, "mpt_7b": 128, "t5_base": 64} {
+		if z, err := ZooSpec(n); err != nil || z.HeadDim != hd {
+			t.Errorf("%s: head_dim %v (%v), want %d", n, z, err, hd)
+		}
+	}
 	t5, _ := ZooSpec("t5_base")
 	if t5.Buckets == nil || *t5.Buckets != (Buckets{Num: 32, MaxDistance: 128, Bidirectional: true}) || t5.NumBuckets() != 32 {
 		t.Errorf("t5_base decoded as %+v", t5)
@@ -190,7 +195,7 @@ func TestErrors(t *testing.T) {
 		msg              string // also expected in the message
 	}{
 		{"unknown top-level key", rope + "head_dims: 3\n", "head_dims", 5, "unknown key"},
-		{"key of another encoding", "name: a\nencoding: alibi\nheads: 4\nhead_dim: 64\n", "head_dim", 4, "does not apply to encoding alibi"},
+		{"key of another encoding", "name: a\nencoding: alibi\nheads: 4\nd_model: 64\n", "d_model", 4, "does not apply to encoding alibi"},
 		{"scaling key of another type", rope + "scaling:\n  type: yarn\n  factor: 2\n  original_max_position: 8\n  low_freq_factor: 1\n", "scaling.low_freq_factor", 9, "does not apply to scaling type yarn"},
 		{"duplicate key", rope + "head_dim: 32\n", "head_dim", 5, "duplicate key (first given at line 3)"},
 		{"float for int", "name: r\nencoding: rope\nhead_dim: 64.5\nlayout: half\n", "head_dim", 3, "must be an integer"},

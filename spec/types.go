@@ -62,8 +62,14 @@ type Spec struct {
 	Targets  []string // default AllTargets
 	DType    string   // "f32" (default), "f16", "bf16"
 
-	// RoPE, rpe_full, xl
-	HeadDim     int     // rope, rpe_full, xl: even, > 0
+	// HeadDim is the per-head dimension of q and k. rope and xl: even,
+	// required; rpe_full: ≥ 1, required; alibi and rpe_bias: optional, the
+	// head size of the fused attention form (1 ≤ HeadDim ≤
+	// MaxAttentionHeadDim, any parity), 0 when absent (no attention form).
+	// Absolute encodings: always 0.
+	HeadDim int
+
+	// RoPE
 	RotaryDim   int     // rope: even, 2 ≤ RotaryDim ≤ HeadDim; default HeadDim
 	Layout      string  // rope: LayoutHalf | LayoutInterleaved; required
 	Base        float64 // rope: rope_theta, default 10000; sinusoidal, xl: default 10000; > 1

@@ -360,6 +360,17 @@ func (d *decoder) alibi(s *Spec) {
 	if !d.has("causal") {
 		s.Causal = true
 	}
+	d.attnHeadDim(s)
+}
+
+// attnHeadDim checks the optional head_dim of alibi and rpe_bias: the
+// per-head dimension of q and k in the fused attention form. It need not be
+// even (nothing rotates in pairs); absent, HeadDim stays 0 and the package
+// has no attention form.
+func (d *decoder) attnHeadDim(s *Spec) {
+	if d.err == nil {
+		d.intIn(s.HeadDim, "head_dim", 1, MaxAttentionHeadDim, false, "the per-head dimension of the attention form")
+	}
 }
 
 // rpeBias checks an rpe_bias spec and applies its defaults.
@@ -386,6 +397,7 @@ func (d *decoder) rpeBias(s *Spec) {
 			d.table(s.Heads, s.Buckets.Num, "buckets.num", "the bias table ([heads][num])")
 		}
 	}
+	d.attnHeadDim(s)
 }
 
 // t5 checks the T5 bucketing rule and applies its default; it reports
