@@ -9,7 +9,8 @@ import (
 // ggufT5 imports the T5 encoder's bucketed relative bias: heads from
 // attention.head_count, buckets from attention.relative_buckets_count
 // (llama.cpp default 32); llama.cpp's llama_relative_position_bucket fixes
-// max_distance at 128.
+// max_distance at 128; head_dim from attention.key_length (T5's d_kv), as
+// ggufAttnHeadDim reads it.
 func ggufT5(m ggufMeta, d *doc) error {
 	heads, err := ggufHeads(m)
 	if err != nil {
@@ -29,5 +30,6 @@ func ggufT5(m ggufMeta, d *doc) error {
 		kv{key: "num", val: fmt.Sprint(num)},
 		kv{key: "max_distance", val: "128"},
 		kv{key: "bidirectional", val: "true"})
-	return nil
+	// convert_hf_to_gguf.py writes d_kv as attention.key_length.
+	return ggufAttnHeadDim(m, d, heads)
 }

@@ -254,13 +254,18 @@ func TestFromGGUF(t *testing.T) {
 			func(s *spec.Spec) bool {
 				return s.Layout == "half" && s.HeadDim == 64 && s.Scaling == nil && s.MaxPosition == spec.DefaultMaxPosition
 			}},
-		{"bloom", arch("bloom", ggufKV{"bloom.attention.head_count", u32v(112)}, ggufKV{"bloom.context_length", u32v(2048)}),
-			func(s *spec.Spec) bool { return s.Encoding == "alibi" && s.Heads == 112 && s.MaxBias == 8 && s.Causal }},
-		{"mpt", arch("mpt", ggufKV{"mpt.attention.head_count", u32v(32)}, ggufKV{"mpt.attention.max_alibi_bias", f32v(8)}),
-			func(s *spec.Spec) bool { return s.Encoding == "alibi" && s.Heads == 32 && s.MaxBias == 8 }},
-		{"t5", arch("t5", ggufKV{"t5.attention.head_count", u32v(12)}, ggufKV{"t5.attention.relative_buckets_count", u32v(32)}),
+		{"bloom", arch("bloom", ggufKV{"bloom.attention.head_count", u32v(112)}, ggufKV{"bloom.context_length", u32v(2048)}, ggufKV{"bloom.embedding_length", u32v(14336)}),
 			func(s *spec.Spec) bool {
-				return s.Encoding == "rpe_bias" && s.Heads == 12 && s.Buckets.Num == 32 && s.Buckets.MaxDistance == 128 && s.Buckets.Bidirectional
+				return s.Encoding == "alibi" && s.Heads == 112 && s.MaxBias == 8 && s.Causal && s.HeadDim == 128
+			}},
+		{"mpt", arch("mpt", ggufKV{"mpt.attention.head_count", u32v(32)}, ggufKV{"mpt.attention.max_alibi_bias", f32v(8)}, ggufKV{"mpt.embedding_length", u32v(4096)}),
+			func(s *spec.Spec) bool {
+				return s.Encoding == "alibi" && s.Heads == 32 && s.MaxBias == 8 && s.HeadDim == 128
+			}},
+		{"t5", arch("t5", ggufKV{"t5.attention.head_count", u32v(12)}, ggufKV{"t5.attention.relative_buckets_count", u32v(32)},
+			ggufKV{"t5.embedding_length", u32v(768)}, ggufKV{"t5.attention.key_length", u32v(64)}, ggufKV{"t5.attention.value_length", u32v(64)}),
+			func(s *spec.Spec) bool {
+				return s.Encoding == "rpe_bias" && s.Heads == 12 && s.Buckets.Num == 32 && s.Buckets.MaxDistance == 128 && s.Buckets.Bidirectional && s.HeadDim == 64
 			}},
 		{"bert", arch("bert", ggufKV{"bert.embedding_length", u32v(768)}, ggufKV{"bert.context_length", u32v(512)}, ggufKV{"bert.attention.head_count", u32v(12)}),
 			func(s *spec.Spec) bool { return s.Encoding == "learned" && s.DModel == 768 && s.MaxLen == 512 }},

@@ -38,5 +38,16 @@ func hfT5(cfg obj, d *doc) error {
 		kv{key: "num", val: fmt.Sprint(num)},
 		kv{key: "max_distance", val: fmt.Sprint(maxDist)},
 		kv{key: "bidirectional", val: "true"})
+	// head_dim: T5Attention.key_value_proj_dim = config.d_kv, independent of
+	// d_model / num_heads (T5-11B: d_model 1024, 128 heads of d_kv 128).
+	dkv, dkvFrom := 64, "T5Config default d_kv"
+	if cfg.has("d_kv") {
+		if dkv, err = cfg.integerIn("d_kv", 1, spec.MaxAttentionHeadDim); err != nil {
+			return err
+		}
+		dkvFrom = "config d_kv"
+	}
+	d.note("head_dim %d: %s (T5Attention.key_value_proj_dim)", dkv, dkvFrom)
+	d.setInt("head_dim", dkv)
 	return nil
 }

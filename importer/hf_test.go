@@ -87,10 +87,10 @@ func TestFromHFFamilies(t *testing.T) {
 				}
 			}},
 		{"qwen3_8b_v5.json", "qwen3", want{enc: "rope", layout: "half", headDim: 128, rotary: 128, maxP: 32768, base: 1e6}, nil},
-		{"bloom_7b1.json", "bloom", want{enc: "alibi", heads: 32, maxBias: 8}, nil},
-		{"mpt_7b.json", "mpt", want{enc: "alibi", heads: 32, maxBias: 8}, nil},
-		{"falcon_rw_1b.json", "falcon", want{enc: "alibi", heads: 32, maxBias: 8}, nil},
-		{"t5_base.json", "t5", want{enc: "rpe_bias", heads: 12},
+		{"bloom_7b1.json", "bloom", want{enc: "alibi", heads: 32, maxBias: 8, headDim: 128}, nil},
+		{"mpt_7b.json", "mpt", want{enc: "alibi", heads: 32, maxBias: 8, headDim: 128}, nil},
+		{"falcon_rw_1b.json", "falcon", want{enc: "alibi", heads: 32, maxBias: 8, headDim: 64}, nil},
+		{"t5_base.json", "t5", want{enc: "rpe_bias", heads: 12, headDim: 64},
 			func(t *testing.T, s *spec.Spec) {
 				if b := s.Buckets; b == nil || b.Num != 32 || b.MaxDistance != 128 || !b.Bidirectional {
 					t.Errorf("t5 buckets = %+v", b)
@@ -124,12 +124,12 @@ func TestFromHFFamilies(t *testing.T) {
 					t.Errorf("got %+v\nwant %+v\n%s", got, w, out)
 				}
 			case "alibi":
-				if s.Heads != w.heads || s.MaxBias != w.maxBias || !s.Causal || s.Slopes != nil {
-					t.Errorf("alibi heads %d max_bias %v causal %v\n%s", s.Heads, s.MaxBias, s.Causal, out)
+				if s.Heads != w.heads || s.MaxBias != w.maxBias || !s.Causal || s.Slopes != nil || s.HeadDim != w.headDim {
+					t.Errorf("alibi heads %d max_bias %v causal %v head_dim %d\n%s", s.Heads, s.MaxBias, s.Causal, s.HeadDim, out)
 				}
 			case "rpe_bias":
-				if s.Heads != w.heads {
-					t.Errorf("heads %d, want %d", s.Heads, w.heads)
+				if s.Heads != w.heads || s.HeadDim != w.headDim {
+					t.Errorf("heads %d head_dim %d, want %d and %d", s.Heads, s.HeadDim, w.heads, w.headDim)
 				}
 			}
 			if c.check != nil {
