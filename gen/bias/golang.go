@@ -54,7 +54,15 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(files, reg), nil
+	files = append(files, reg)
+	if s.HeadDim > 0 {
+		att, err := attentionFile(c)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, att)
+	}
+	return files, nil
 }
 
 // biasAPI emits <name>.go: constants, slopes or bucket map, length checks,

@@ -40,7 +40,15 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []emit.File{api, generic, reg, test}, nil
+	files := []emit.File{api, generic, reg, test}
+	if c.hasAttention() {
+		att, err := attentionFile(c)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, att)
+	}
+	return files, nil
 }
 
 // ropeFloat writes v as the shortest Go literal that reads back as the

@@ -19,7 +19,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "zoo/bloom_176b.yaml"
-	specYAML = "# BLOOM 176B: bigscience/bloom config.json (n_head 112, not a power of two: ALiBi's interleaved slopes rule for the remaining 48 heads, causal decoder)\nname: bloom_176b\nencoding: alibi\nheads: 112\nmax_bias: 8\ncausal: true\n"
+	specYAML = "# BLOOM 176B: bigscience/bloom config.json (n_head 112, not a power of two: ALiBi's interleaved slopes rule for the remaining 48 heads, causal decoder)\n# head_dim 128 = hidden_size 14336 / n_head 112 (modeling_bloom.py BloomAttention.head_dim)\nname: bloom_176b\nencoding: alibi\nheads: 112\nmax_bias: 8\ncausal: true\nhead_dim: 128\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.

@@ -19,7 +19,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "zoo/bloom_7b1.yaml"
-	specYAML = "# BLOOM 7B1: bigscience/bloom-7b1 config.json (n_head 32; ALiBi with the paper's slopes 2^(-8i/n), causal decoder)\nname: bloom_7b1\nencoding: alibi\nheads: 32\nmax_bias: 8\ncausal: true\n"
+	specYAML = "# BLOOM 7B1: bigscience/bloom-7b1 config.json (n_head 32; ALiBi with the paper's slopes 2^(-8i/n), causal decoder)\n# head_dim 128 = hidden_size 4096 / n_head 32 (modeling_bloom.py BloomAttention.head_dim)\nname: bloom_7b1\nencoding: alibi\nheads: 32\nmax_bias: 8\ncausal: true\nhead_dim: 128\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.

@@ -19,7 +19,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "zoo/mpt_7b.yaml"
-	specYAML = "# MPT 7B: mosaicml/mpt-7b config.json (n_heads 32, attn_config {alibi: true, alibi_bias_max: 8}, causal decoder)\nname: mpt_7b\nencoding: alibi\nheads: 32\nmax_bias: 8\ncausal: true\n"
+	specYAML = "# MPT 7B: mosaicml/mpt-7b config.json (n_heads 32, attn_config {alibi: true, alibi_bias_max: 8}, causal decoder)\n# head_dim 128 = d_model 4096 / n_heads 32 (modeling_mpt.py MptAttention.head_dim)\nname: mpt_7b\nencoding: alibi\nheads: 32\nmax_bias: 8\ncausal: true\nhead_dim: 128\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.

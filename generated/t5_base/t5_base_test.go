@@ -19,7 +19,7 @@ import (
 // specFile and specYAML are the spec this package was generated from.
 const (
 	specFile = "zoo/t5_base.yaml"
-	specYAML = "# T5 base (encoder self-attention): google-t5/t5-base config.json (num_heads 12, relative_attention_num_buckets 32, relative_attention_max_distance 128; bidirectional in the encoder)\nname: t5_base\nencoding: rpe_bias\nheads: 12\nbuckets:\n  num: 32\n  max_distance: 128\n  bidirectional: true\n"
+	specYAML = "# T5 base (encoder self-attention): google-t5/t5-base config.json (num_heads 12, relative_attention_num_buckets 32, relative_attention_max_distance 128; bidirectional in the encoder)\n# head_dim 64: config d_kv (modeling_t5.py T5Attention.key_value_proj_dim; here also d_model 768 / num_heads 12)\nname: t5_base\nencoding: rpe_bias\nheads: 12\nbuckets:\n  num: 32\n  max_distance: 128\n  bidirectional: true\nhead_dim: 64\n"
 )
 
 // loadSpec parses specYAML, the input of the verifier's float64 reference.

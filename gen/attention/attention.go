@@ -1,0 +1,92 @@
+// Package attention emits the attention form of a generated package: one
+// engine (FlashAttention-2's tiled online softmax, the score matrix never in
+// memory) shared by every family, into which a family contributes only its
+// term: RoPE's rotation of the queries and keys, ALiBi's linear bias, the
+// learned bucket bias of rpe_bias. The engine is Go source written once
+// (engine.go.tmpl); the terms are the named blocks of terms.go.tmpl, one
+// per family, selected by Term.Family.
+package attention
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"go/format"
+	"strings"
+	"text/template"
+
+	"github.com/posenc/posenc/internal/emit"
+	"github.com/posenc/posenc/spec"
+)
+
+//go:embed engine.go.tmpl terms.go.tmpl
+var sources embed.FS
+
+// engine is the parsed engine with the families' terms.
+var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go.tmpl"))
+
+// Term is a family's part of the attention form of one spec.
+type Term struct {
+	// Family selects the term's blocks in terms.go.tmpl: "rope", "alibi" or
+	// "rpe_bias".
+	Family string
+	// What names the term in the doc comment of Attention ("rotation", "ALiBi bias").
+	What string
+	// Doc are the family's lines of Attention's doc comment.
+	Doc []string
+	// RuntimeSwitch (rope): the frequencies depend on the call's positions
+	// (dynamic NTK, LongRoPE), so the engine passes max(qpos, kpos)+1.
+	RuntimeSwitch bool
+	// HeadDim is emitted as the package's HeadDim constant by families that do
+	// not have one (alibi, rpe_bias); 0 for rope, whose package declares it.
+	HeadDim int
+}
+
+// data is what the engine template reads.
+type data struct {
+	Term
+	Pkg                    string
+	Rope, Bias, Table      bool
+	SeqLenArg, SeqLenPaged string
+}
+
+// File emits <name>_attention.go for spec s with the family term t.
+func File(s *spec.Spec, t Term) (emit.File, error) {
+	d := data{Term: t, Pkg: s.Name, SeqLenArg: "0", SeqLenPaged: "0"}
+	switch t.Family {
+	case "rope":
+		d.Rope = true
+	case "alibi":
+		d.Bias = true
+	case "rpe_bias":
+		d.Bias, d.Table = true, true
+	default:
+		return emit.File{}, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
+	}
+	if t.RuntimeSwitch {
+		d.SeqLenArg = "attnSeqLen(qpos, kpos)"
+		d.SeqLenPaged = "attnSeqLen(qpos[q0:q1], kpos[k0:k1])"
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport (\n\t\"math\"\n\t\"strconv\"\n\t\"sync\"\n)\n\n", emit.Header(s.File), s.Name)
+	if t.HeadDim > 0 {
+		fmt.Fprintf(&b, "// HeadDim is the dimension of an attention head: q, k, v and out rows of Attention.\nconst HeadDim = %d\n\n", t.HeadDim)
+	}
+	if err := engine.ExecuteTemplate(&b, "engine.go.tmpl", d); err != nil {
+		return emit.File{}, fmt.Errorf("attention: %s: %w", s.File, err)
+	}
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		return emit.File{}, fmt.Errorf("attention: %s: formatting the engine: %w\n%s", s.File, err, numbered(b.String()))
+	}
+	return emit.File{Name: s.Name + "_attention.go", Data: src}, nil
+}
+
+// numbered prefixes each line of src with its number, for formatting errors.
+func numbered(src string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(src, "\n") {
+		fmt.Fprintf(&b, "%4d %s\n", i+1, l)
+	}
+	return b.String()
+}

@@ -1,0 +1,30 @@
+package rope
+
+import (
+	"github.com/posenc/posenc/gen/attention"
+	"github.com/posenc/posenc/internal/emit"
+)
+
+// hasAttention reports whether the package gets the attention form: float32
+// storage without M-RoPE (16-bit storage and M-RoPE attention are not
+// generated yet).
+func (c *Consts) hasAttention() bool {
+	return !c.storage16() && len(c.Spec.MRoPESection) == 0
+}
+
+// attentionFile emits <name>_attention.go: the shared engine with RoPE's
+// term, q and k rotated inside by the package's own rotation (rotateTokensAt).
+func attentionFile(c *Consts) (emit.File, error) {
+	return attention.File(c.Spec, attention.Term{
+		Family:        "rope",
+		What:          "rotation",
+		RuntimeSwitch: c.RuntimeSwitch(),
+		Doc: []string{
+			"q and k are the unrotated projections (an unrotated KV cache, as FlashInfer's",
+			"pos_encoding_mode keeps): each query is rotated at qpos and each tile of keys at",
+			"kpos inside, by Apply's rotation (its table, AttentionFactor, partial rotary and",
+			"exact angles beyond the table) with the frequencies of max(qpos, kpos)+1, so the",
+			"result is plain attention over Apply'd q and k; the inputs are not modified.",
+		},
+	})
+}
