@@ -1,0 +1,444 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// The float64 reference of the fused attention form (docs/design/attention.md):
+//
+//	out[i][h] = Σ_j softmax_j(scale·q[i][h]·k[j][g] + bias_h(qpos[i], kpos[j]))·v[j][g],
+//	g = h / (QHeads/KVHeads),
+//
+// over the keys not masked for query i, with the positional encoding of the
+// spec inside: rope rotates q and k (RoPEApply's rotation), alibi and
+// rpe_bias add their bias. The softmax is the plain float64 one (Vaswani et
+// al. 2017, eq. 1; the row maximum subtracted); the fused kernels compute
+// the same value with FlashAttention-2's online softmax (Dao 2023), which
+// only the error bound sees.
+
+// AttentionOptions mirror the generated packages' options of the attention
+// form.
+type AttentionOptions struct {
+	// QHeads query heads share KVHeads key/value heads: query head h reads
+	// KV head h/(QHeads/KVHeads) (grouped-query attention, Ainslie et al.
+	// 2023). QHeads % KVHeads == 0.
+	QHeads, KVHeads int
+	// Scale multiplies q·k (usually 1/√HeadDim).
+	Scale float32
+	// Causal masks the keys after the query: kpos[j] > qpos[i].
+	Causal bool
+	// Window > 0 masks the keys at distance ≥ Window before the query:
+	// qpos[i] − kpos[j] ≥ Window (sliding-window attention).
+	Window int
+}
+
+// u32 is u, the unit roundoff of float32: 2^−24.
+const u32 = 0x1p-24
+
+// gamma is Higham's γ_n = n·u/(1 − n·u) for float32 (Accuracy and Stability
+// of Numerical Algorithms, 2nd ed., §3.1): n roundings in a row multiply a
+// value by at most 1 + γ_n.
+func gamma(n int) float64 {
+	nu := float64(n) * u32
+	return nu / (1 - nu)
+}
+
+// attnMasked reports whether a key at position kp is masked for a query at
+// qp: padding (kp < 0), after the query when causal, at distance ≥ Window
+// when Window > 0 (differences in int64, so no position overflows).
+func attnMasked(qp, kp int32, o AttentionOptions) bool {
+	if kp < 0 {
+		return true
+	}
+	d := int64(qp) - int64(kp)
+	return (o.Causal && d < 0) || (o.Window > 0 && d >= int64(o.Window))
+}
+
+// attentionSeqLen is the seq_len whose frequencies a rope attention call
+// uses for q and k alike: max over the non-negative positions of qpos and
+// kpos, plus 1; 0 when there is none (the dynamic and longrope switches of
+// RoPEFrequencies then stay off).
+func attentionSeqLen(qpos, kpos []int32) int {
+	m := -1
+	for _, ps := range [][]int32{qpos, kpos} {
+		for _, p := range ps {
+			if p >= 0 {
+				m = max(m, int(p))
+			}
+		}
+	}
+	return m + 1
+}
+
+// ropeRotateAt is RoPEApply (forward) with the frequencies of
+// RoPEFrequencies(s, seqLen) instead of those of the call's own positions:
+// y_a = A·(x_a·cos θ − x_b·sin θ), y_b = A·(x_b·cos θ + x_a·sin θ) with
+// θ = pos·ω_i in float64.
+func ropeRotateAt(s *spec.Spec, x []float32, pos []int32, heads, seqLen int) []float64 {
+	hd := s.HeadDim
+	w := RoPEFrequencies(s, seqLen)
+	attn := RoPEAttentionFactor(s)
+	pa, pb := RoPEPairs(s)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	for t, p := range pos {
+		for i, omega := range w {
+			sn, cs := math.Sincos(float64(p) * omega)
+			cs, sn = attn*cs, attn*sn
+			for h := range heads {
+				row := y[(t*heads+h)*hd : (t*heads+h+1)*hd]
+				x0, x1 := row[pa[i]], row[pb[i]]
+				row[pa[i]] = x0*cs - x1*sn
+				row[pb[i]] = x1*cs + x0*sn
+			}
+		}
+	}
+	return y
+}
+
+// ropeElemErr returns, per element of x ([token][heads][HeadDim]), the bound
+// the rope harness allows a rotated element: RoPEBound(pos)·A·(|x_a|+|x_b|)
+// for both elements of a rotated pair (ropeerror.go), 0 for the copied dims
+// ≥ RotaryDim.
+func ropeElemErr(s *spec.Spec, x []float32, pos []int32, heads int) []float64 {
+	hd := s.HeadDim
+	a := RoPEAttentionFactor(s)
+	pa, pb := RoPEPairs(s)
+	e := make([]float64, len(x))
+	for t, p := range pos {
+		tol := RoPEBound(int64(p)) * a
+		for h := range heads {
+			o := (t*heads + h) * hd
+			for i := range pa {
+				b := tol * (math.Abs(float64(x[o+pa[i]])) + math.Abs(float64(x[o+pb[i]])))
+				e[o+pa[i]], e[o+pb[i]] = b, b
+			}
+		}
+	}
+	return e
+}
+
+// attnCtx holds one call's inputs in the form the reference works on: q and
+// k rotated (rope) in float64, with the per-element bound of their rotation
+// error, and the family's bias.
+type attnCtx struct {
+	hd     int
+	o      AttentionOptions
+	qr, qe []float64 // [lq][QHeads][hd] and its rotation error bound (nil: none)
+	kr, ke []float64 // [lk][KVHeads][hd] and its rotation error bound (nil: none)
+	v      []float32 // [lk][KVHeads][hd]
+	// bias is bias_h(qp, kp) of an unmasked key; nil for rope.
+	bias func(h int, qp, kp int32) float64
+	// rawBias: the kernel may add the bias as it is (rpe_bias: a table
+	// value), not only relative to the row's largest (alibi's per-row shift).
+	rawBias bool
+}
+
+// checkAttnArgs panics, naming the argument, unless the shapes are those of
+// the contract.
+func checkAttnArgs(s *spec.Spec, hd int, q, k, v, table []float32, lq, lk int, o AttentionOptions) {
+	switch {
+	case hd < 1:
+		panic(fmt.Sprintf("verify: attention: headDim %d < 1", hd))
+	case o.KVHeads < 1:
+		panic(fmt.Sprintf("verify: attention: KVHeads %d < 1", o.KVHeads))
+	case o.QHeads < 1 || o.QHeads%o.KVHeads != 0:
+		panic(fmt.Sprintf("verify: attention: QHeads %d is not a positive multiple of KVHeads %d", o.QHeads, o.KVHeads))
+	case len(q) != lq*o.QHeads*hd:
+		panic("verify: attention: len(q) does not match len(qpos)·QHeads·headDim")
+	case len(k) != lk*o.KVHeads*hd:
+		panic("verify: attention: len(k) does not match keys·KVHeads·headDim")
+	case len(v) != lk*o.KVHeads*hd:
+		panic("verify: attention: len(v) does not match keys·KVHeads·headDim")
+	}
+	switch s.Encoding {
+	case spec.RoPE:
+		if hd != s.HeadDim {
+			panic(fmt.Sprintf("verify: attention: headDim %d, the rope spec has %d", hd, s.HeadDim))
+		}
+	case spec.ALiBi, spec.RPEBias:
+		if o.QHeads != s.Heads {
+			panic(fmt.Sprintf("verify: attention: QHeads %d, the spec has %d heads", o.QHeads, s.Heads))
+		}
+		if s.Encoding == spec.RPEBias && len(table) != s.Heads*s.NumBuckets() {
+			panic("verify: attention: len(table) does not match Heads·NumBuckets")
+		}
+	default:
+		panic("verify: attention: encoding " + s.Encoding + " has no attention form")
+	}
+}
+
+// newAttnCtx prepares a call: keys are the rows of k and v at positions kpos
+// (already gathered for the paged form); seqLen picks the rope frequencies.
+func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, seqLen int) *attnCtx {
+	a := &attnCtx{hd: hd, o: o, v: v}
+	switch s.Encoding {
+	case spec.RoPE:
+		a.qr = ropeRotateAt(s, q, qpos, o.QHeads, seqLen)
+		a.qe = ropeElemErr(s, q, qpos, o.QHeads)
+		if kRotated {
+			a.kr = widen(k)
+		} else {
+			a.kr = ropeRotateAt(s, k, kpos, o.KVHeads, seqLen)
+			a.ke = ropeElemErr(s, k, kpos, o.KVHeads)
+		}
+	case spec.ALiBi:
+		a.qr, a.kr = widen(q), widen(k)
+		sl := ALiBiSlopes(s)
+		a.bias = func(h int, qp, kp int32) float64 {
+			return -sl[h] * math.Abs(float64(int64(qp)-int64(kp)))
+		}
+	case spec.RPEBias:
+		a.qr, a.kr = widen(q), widen(k)
+		nb := s.NumBuckets()
+		a.bias = func(h int, qp, kp int32) float64 {
+			return float64(table[h*nb+RPEBucket(s, int(int64(qp)-int64(kp)))])
+		}
+		a.rawBias = true
+	}
+	return a
+}
+
+// widen converts x to float64.
+func widen(x []float32) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
+}
+
+// AttentionRef returns the float64 reference output [len(qpos)][QHeads][headDim]
+// of the attention form and, per output element, the bound of
+// docs/design/attention.md that a float32 kernel's output must be within:
+// |got − out| ≤ bound. A query with no unmasked key has out = 0 and
+// bound = 0 (the kernel must write exact zeros).
+//
+// q is [len(qpos)][QHeads][headDim], k and v [len(kpos)][KVHeads][headDim].
+// For rope, q and k are unrotated and rotated here as by RoPEApply but with
+// the frequencies of RoPEFrequencies(s, seqLen) for both, seqLen = 1 + the
+// largest non-negative position of qpos and kpos; with kRotated, k is used
+// as given (already rotated: the rotated-cache form). For alibi and
+// rpe_bias, QHeads must be the spec's Heads and table (rpe_bias only) is
+// the [Heads][NumBuckets] bias table. It panics on shapes that break the
+// contract.
+func AttentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool) (out []float64, bound []float64) {
+	lq, lk := len(qpos), len(kpos)
+	checkAttnArgs(s, headDim, q, k, v, table, lq, lk, o)
+	a := newAttnCtx(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos))
+	out = make([]float64, lq*o.QHeads*headDim)
+	bound = make([]float64, len(out))
+	for i := range lq {
+		a.query(out, bound, i, qpos[i], kpos, 0, lk)
+	}
+	return out, bound
+}
+
+// attentionPagedRef is AttentionRef for the paged form: sequence t has the
+// queries qStart[t]…qStart[t+1] and the keys kStart[t]…kStart[t+1], key j
+// being row slots[j] of kCache and vCache ([nSlots][KVHeads][headDim]). The
+// keys are gathered in kpos order and every query sees only its own
+// sequence's keys; the rope frequencies are those of the whole call's
+// positions. kRotated: the cache holds rotated k.
+func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions, kRotated bool) (out, bound []float64) {
+	row := o.KVHeads * hd
+	checkPaged(len(qpos), len(kpos), len(kCache), row, qStart, slots, kStart)
+	if len(vCache) != len(kCache) {
+		panic("verify: attention: len(vCache) does not match len(kCache)")
+	}
+	k := make([]float32, 0, len(kpos)*row)
+	v := make([]float32, 0, len(kpos)*row)
+	for _, sl := range slots {
+		k = append(k, kCache[int(sl)*row:int(sl+1)*row]...)
+		v = append(v, vCache[int(sl)*row:int(sl+1)*row]...)
+	}
+	checkAttnArgs(s, hd, q, k, v, table, len(qpos), len(kpos), o)
+	a := newAttnCtx(s, hd, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos))
+	out = make([]float64, len(qpos)*o.QHeads*hd)
+	bound = make([]float64, len(out))
+	for t := range len(qStart) - 1 {
+		lo, hi := int(kStart[t]), int(kStart[t+1])
+		for i := int(qStart[t]); i < int(qStart[t+1]); i++ {
+			a.query(out, bound, i, qpos[i], kpos, lo, hi)
+		}
+	}
+	return out, bound
+}
+
+// checkPaged panics, naming the argument, unless qStart and kStart are
+// sequence boundaries over lq queries and lk keys (same length ≥ 1, from
+// 0, non-decreasing, ending at lq and lk), len(slots) == lk and every slot
+// indexes a row of a cache of cacheLen floats (row floats a row).
+func checkPaged(lq, lk, cacheLen, row int, qStart, slots, kStart []int32) {
+	bounds := func(name string, st []int32, n int) {
+		if len(st) < 1 || st[0] != 0 || int(st[len(st)-1]) != n {
+			panic(fmt.Sprintf("verify: attention: %s must run from 0 to %d", name, n))
+		}
+		for i := 1; i < len(st); i++ {
+			if st[i] < st[i-1] {
+				panic(fmt.Sprintf("verify: attention: %s decreases at %d", name, i))
+			}
+		}
+	}
+	bounds("qStart", qStart, lq)
+	bounds("kStart", kStart, lk)
+	switch {
+	case len(kStart) != len(qStart):
+		panic("verify: attention: len(kStart) != len(qStart)")
+	case len(slots) != lk:
+		panic("verify: attention: len(slots) != len(kpos)")
+	case row < 1 || cacheLen%row != 0:
+		panic("verify: attention: len(kCache) is not a whole number of KVHeads·headDim rows")
+	}
+	for j, sl := range slots {
+		if sl < 0 || int(sl) >= cacheLen/row {
+			panic(fmt.Sprintf("verify: attention: slots[%d] = %d out of range", j, sl))
+		}
+	}
+}
+
+// query computes out and bound of query i (position qp) for every head over
+// the keys lo…hi−1 (positions kpos[lo:hi], rows lo…hi−1 of a.kr and a.v).
+//
+// Per unmasked key j (docs/design/attention.md, "Bound"), with x_j the
+// float64 logit, m = max_j x_j and w_j = exp(x_j − m)/Σ exp(x − m):
+//
+//	δ_j = γ_{hd+4}·|scale|·D_j + |scale|·R_j + 5u·(|scale·dot_j| + |b̂_j| + (m − x_j)) + 1.01·6u·(n_r + 1)
+//
+// bounds the log of the factor by which the kernel's unnormalized weight of
+// key j differs from exp(x_j − m) (up to a factor common to all keys), where
+// D_j = Σ_t (|q_t|+e_t)(|k_t|+f_t) with e, f the rope bounds of q and k,
+// R_j = D_j − Σ_t |q_t||k_t| the rope error of the dot product, b̂_j the bias
+// the kernel adds (b_j − max_j b_j, plus |b_j| for rpe_bias) and
+// n_r = ⌈n/16⌉ the rescales of the online softmax over n keys. With
+// E_j = e^{δ_j} − 1 and Ē = Σ_j w_j E_j, the weight error is
+// A_d = Σ_j w_j|v_jd|(E_j + Ē)/(1 − Ē), the accumulation error
+// B_d = (γ_{n+n_r+2}·S_d + γ_{n+n_r+1}·(|ref_d| + A_d))/(1 − γ_{n+n_r+1})
+// with S_d = Σ_j w_j|v_jd|(1+E_j)/(1−Ē), and the bound
+// (A_d + B_d)(1+3u) + 3u·|ref_d| + (n+1)·2^−124·(1 + max_j|v_jd|), capped by
+// |ref_d| + 1.01·max_j|v_jd| (every float32 kernel's output is a convex
+// combination of the v_jd up to 1%).
+func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo, hi int) {
+	hd, o := a.hd, a.o
+	n := hi - lo
+	nr := (n + 15) / 16
+	gDot := gamma(hd + 4)
+	eta := 1.01 * 6 * u32 * float64(nr+1)
+	gAcc, gSum := gamma(n+nr+2), gamma(n+nr+1)
+	scale := float64(o.Scale)
+	ratio := o.QHeads / o.KVHeads
+	x := make([]float64, n)    // logits, −Inf where masked
+	bh := make([]float64, n)   // b_j
+	dd := make([]float64, n)   // |scale·dot_j|
+	errd := make([]float64, n) // γ·|scale|·D_j + |scale|·R_j
+	wE := make([]float64, n)   // w_j·E_j
+	w := make([]float64, n)    // w_j
+	live := make([]int, 0, n)  // the unmasked keys
+	for h := range o.QHeads {
+		g := h / ratio
+		qo := (i*o.QHeads + h) * hd
+		qv := a.qr[qo : qo+hd]
+		var qe []float64
+		if a.qe != nil {
+			qe = a.qe[qo : qo+hd]
+		}
+		m, bmax := math.Inf(-1), math.Inf(-1)
+		for j := range n {
+			kp := kpos[lo+j]
+			if attnMasked(qp, kp, o) {
+				x[j] = math.Inf(-1)
+				continue
+			}
+			ko := ((lo+j)*o.KVHeads + g) * hd
+			kv := a.kr[ko : ko+hd]
+			var ke []float64
+			if a.ke != nil {
+				ke = a.ke[ko : ko+hd]
+			}
+			dot, plain, full := 0.0, 0.0, 0.0
+			for t := range hd {
+				dot += qv[t] * kv[t]
+				aq, ak := math.Abs(qv[t]), math.Abs(kv[t])
+				plain += aq * ak
+				if qe != nil {
+					aq += qe[t]
+				}
+				if ke != nil {
+					ak += ke[t]
+				}
+				full += aq * ak
+			}
+			b := 0.0
+			if a.bias != nil {
+				b = a.bias(h, qp, kp)
+			}
+			x[j] = scale*dot + b
+			bh[j] = b
+			dd[j] = math.Abs(scale * dot)
+			errd[j] = gDot*math.Abs(scale)*full + math.Abs(scale)*(full-plain)
+			m = math.Max(m, x[j])
+			bmax = math.Max(bmax, b)
+		}
+		oo := (i*o.QHeads + h) * hd
+		if math.IsInf(m, -1) { // no unmasked key: exact zeros
+			clear(out[oo : oo+hd])
+			clear(bound[oo : oo+hd])
+			continue
+		}
+		l := 0.0
+		for j := range n {
+			w[j] = math.Exp(x[j] - m) // 0 where masked
+			l += w[j]
+		}
+		eBar := 0.0
+		for j := range n {
+			if math.IsInf(x[j], -1) {
+				w[j], wE[j] = 0, 0
+				continue
+			}
+			bhat := bh[j] - bmax
+			if a.rawBias {
+				bhat = math.Abs(bhat) + math.Abs(bh[j])
+			}
+			delta := errd[j] + 5*u32*(dd[j]+math.Abs(bhat)+(m-x[j])) + eta
+			// w_j·E_j = (e^{x_j−m+δ_j} − e^{x_j−m})/l, finite even where
+			// e^{δ_j} alone overflows.
+			wE[j] = (math.Exp(x[j]-m+delta) - math.Exp(x[j]-m)) / l
+			w[j] /= l
+			eBar += wE[j]
+		}
+		live = live[:0]
+		for j := range n {
+			if !math.IsInf(x[j], -1) {
+				live = append(live, j)
+			}
+		}
+		for d := range hd {
+			ref, sw, swe, vmax := 0.0, 0.0, 0.0, 0.0
+			for _, j := range live {
+				vd := float64(a.v[((lo+j)*o.KVHeads+g)*hd+d])
+				ref += w[j] * vd
+				av := math.Abs(vd)
+				sw += w[j] * av
+				swe += wE[j] * av
+				vmax = math.Max(vmax, av)
+			}
+			out[oo+d] = ref
+			capB := math.Abs(ref) + 1.01*vmax
+			if eBar >= 0.5 {
+				bound[oo+d] = capB
+				continue
+			}
+			aw := (swe + sw*eBar) / (1 - eBar)
+			sd := (sw + swe) / (1 - eBar)
+			bacc := (gAcc*sd + gSum*(math.Abs(ref)+aw)) / (1 - gSum)
+			b := (aw+bacc)*(1+3*u32) + 3*u32*math.Abs(ref) + float64(n+1)*0x1p-124*(1+vmax)
+			bound[oo+d] = math.Min(b, capB)
+		}
+	}
+}

@@ -1,0 +1,544 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/posenc/posenc/spec"
+)
+
+// AttentionKernels are the fused attention functions of a generated rope,
+// alibi or rpe_bias package (docs/design/attention.md), as dispatched to the
+// variant under test. q and out are [len(qpos)][QHeads][HeadDim], k and v
+// [len(kpos)][KVHeads][HeadDim].
+type AttentionKernels struct {
+	// HeadDim is the head dimension of the package's attention form (a rope
+	// spec's head_dim; the optional head_dim of alibi and rpe_bias).
+	HeadDim int
+	// Attention: table is nil except for rpe_bias ([Heads][Buckets]).
+	// For rope, q and k are unrotated.
+	Attention func(out, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions)
+	// AttentionRotated (rope only, nil otherwise; required for rope): k is
+	// already rotated at kpos, q is rotated inside.
+	AttentionRotated func(out, q, k, v []float32, qpos, kpos []int32, o AttentionOptions)
+	// AttentionPaged is the paged form (nil: not checked): sequence t has
+	// queries qStart[t]…qStart[t+1] and keys kStart[t]…kStart[t+1], key j
+	// being row slots[j] of kCache and vCache ([nSlots][KVHeads][HeadDim]).
+	AttentionPaged func(out, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
+	// PagedKRotated (rope): the paged form's cache holds rotated k (as
+	// written by ApplyToSlots); false: unrotated k, as Attention.
+	PagedKRotated bool
+}
+
+// attnCase is one attention call of RunAttention.
+type attnCase struct {
+	name       string
+	qpos, kpos []int32
+	o          AttentionOptions
+	qs, ks     float64 // standard deviations of q and k
+	spread     bool    // keys of magnitudes over 3.5 decades
+	st         Storage // q, k, v rounded to this type first (f32: not)
+}
+
+// attnShapes are the (lq, lk) of the main cases: lengths off every vector
+// and tile width (8, 16, 64), square prefills and decode rows.
+var attnShapes = [][2]int{
+	{1, 1}, {2, 5}, {3, 63}, {7, 64}, {17, 65}, {65, 130}, {2, 257},
+	{3, 1000}, {1, 1000}, {17, 17}, {65, 65}, {1, 130},
+}
+
+// attnSchemes name the position layouts of attnPositions.
+var attnSchemes = []string{"prefill", "decode", "random", "random+pad", "near 2^31−1", "far after keys"}
+
+// attnOpts are the mask options the main cases cycle through (scale set
+// per case).
+var attnOpts = []AttentionOptions{
+	{Causal: true}, {}, {Causal: true, Window: 1}, {Causal: true, Window: 7},
+	{Causal: true, Window: 100}, {Window: 7}, {Window: 100},
+}
+
+// attnPositions returns query and key positions of the layout named scheme
+// for lq queries and lk keys; every position stays ≤ 2^31−1.
+func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32) {
+	qpos, kpos = make([]int32, lq), make([]int32, lk)
+	switch scheme {
+	case "prefill": // the last lq of lk tokens from 0 (qpos = kpos when lq = lk)
+		for j := range kpos {
+			kpos[j] = int32(j)
+		}
+		for i := range qpos {
+			qpos[i] = int32(max(lk-lq, 0) + i)
+		}
+	case "decode": // queries from the last key on
+		for j := range kpos {
+			kpos[j] = int32(j)
+		}
+		for i := range qpos {
+			qpos[i] = int32(lk - 1 + i)
+		}
+	case "random", "random+pad":
+		base := int64(1000)
+		if scheme == "random+pad" {
+			base = 1 << 20
+		}
+		for j := range kpos {
+			kpos[j] = int32(base + r.Int64N(int64(2*lk)))
+			if scheme == "random+pad" && r.IntN(5) == 0 {
+				kpos[j] = []int32{-1, -2, math.MinInt32}[r.IntN(3)]
+			}
+		}
+		for i := range qpos {
+			qpos[i] = int32(base + r.Int64N(int64(2*lk)))
+		}
+	case "near 2^31−1": // shuffled keys up to 2^31−1, queries up to it
+		base := int64(math.MaxInt32) - int64(lk) + 1
+		for j, p := range r.Perm(lk) {
+			kpos[j] = int32(base + int64(p))
+		}
+		for i := range qpos {
+			qpos[i] = int32(math.MaxInt32 - r.Int64N(int64(lk)))
+		}
+		qpos[0] = math.MaxInt32
+	case "far after keys": // distances ≈ 2^31, beyond every table
+		for j := range kpos {
+			kpos[j] = int32(j)
+			if j%7 == 3 {
+				kpos[j] = -1
+			}
+		}
+		for i := range qpos {
+			qpos[i] = int32(math.MaxInt32 - i)
+		}
+	default:
+		panic("verify: unknown attention scheme " + scheme)
+	}
+	return qpos, kpos
+}
+
+// attnHeads returns the (QHeads, KVHeads) pairs of the spec: for rope 8/8,
+// 8/2, 8/1, 3/3 and 6/2; for the bias families QHeads = Heads with KVHeads
+// = Heads, Heads/4, Heads/8 (when they divide it), 2 and 1.
+func attnHeads(s *spec.Spec) [][2]int {
+	if s.Encoding == spec.RoPE {
+		return [][2]int{{8, 8}, {8, 2}, {8, 1}, {3, 3}, {6, 2}}
+	}
+	h := s.Heads
+	hs := [][2]int{{h, h}}
+	for _, d := range []int{4, 8, h / 2, h} {
+		if d > 1 && h%d == 0 && h/d != h && (len(hs) == 0 || hs[len(hs)-1][1] != h/d) {
+			hs = append(hs, [2]int{h, h / d})
+		}
+	}
+	return hs
+}
+
+// attnBudget caps lq·lk·QHeads·HeadDim of one case (the reference's and a
+// naive kernel's multiply-adds): a case over it keeps fewer queries, so
+// RunAttention stays well under a second natively for the largest specs.
+const attnBudget = 1 << 22
+
+// RunAttention checks the attention form of a rope, alibi or rpe_bias
+// variant against AttentionRef, every output element within its bound
+// (docs/design/attention.md) and rows with no unmasked key exactly 0:
+// shapes with lq, lk off the 8/16/64 widths, one decode row over 4100
+// keys, GQA ratios 1 to 8 and odd head counts, causal and not, windows 1,
+// 7 and 100, scattered padding keys and fully masked rows, positions from
+// 0, decode, near 2^31−1 and ≈ 2^31 away from the keys, logits of ±200
+// (overflowing a naive exp) and wide logit spreads, and inputs rounded
+// through f16 and bf16. For rope it runs AttentionRotated on keys rotated
+// by the reference, and when set AttentionPaged on four sequences in a
+// permuted cache whose unused slots hold NaN. Every buffer sits inside
+// sentinels; inputs must stay unchanged; each misuse (a wrong length, bad
+// head counts, bad sequence bounds, a slot out of range) must panic, naming
+// the argument, before anything is written.
+func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
+	rep := &Report{Spec: s.Name}
+	rope := s.Encoding == spec.RoPE
+	switch {
+	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias:
+		rep.begin("kernels").fail("RunAttention: encoding %q has no attention form", s.Encoding)
+		return rep
+	case k.Attention == nil || (rope && k.AttentionRotated == nil):
+		rep.begin("kernels").fail("AttentionKernels lacks Attention (or, for rope, AttentionRotated)")
+		return rep
+	case k.HeadDim < 1 || (rope && k.HeadDim != s.HeadDim):
+		rep.begin("kernels").fail("AttentionKernels.HeadDim = %d is not the spec's head dim", k.HeadDim)
+		return rep
+	}
+	hd := k.HeadDim
+	r := rand.New(rand.NewPCG(0xa77e, 5))
+	var table []float32
+	if s.Encoding == spec.RPEBias {
+		table = make([]float32, s.Heads*s.NumBuckets())
+		for i := range table {
+			table[i] = float32(2 * r.NormFloat64())
+		}
+	}
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	heads := attnHeads(s)
+	var cases []attnCase
+	for si, sh := range attnShapes {
+		for v := range 2 {
+			x := 2*si + v
+			hk := heads[x%len(heads)]
+			lq, lk := sh[0], sh[1]
+			lq = max(1, min(lq, attnBudget/(lk*hk[0]*hd)))
+			scheme := attnSchemes[x%len(attnSchemes)]
+			o := attnOpts[x%len(attnOpts)]
+			o.QHeads, o.KVHeads, o.Scale = hk[0], hk[1], scale
+			qpos, kpos := attnPositions(r, scheme, lq, lk)
+			cases = append(cases, attnCase{qpos: qpos, kpos: kpos, o: o, qs: 1, ks: 1, st: StorageF32,
+				name: fmt.Sprintf("lq=%d lk=%d %s", lq, lk, scheme)})
+		}
+	}
+	full := heads[0]
+	gqa := heads[len(heads)-1]
+	opt := func(hk [2]int, causal bool, window int, sc float32) AttentionOptions {
+		return AttentionOptions{QHeads: hk[0], KVHeads: hk[1], Scale: sc, Causal: causal, Window: window}
+	}
+	special := func(name string, qpos, kpos []int32, o AttentionOptions, qs, ks float64, spread bool, st Storage) {
+		cases = append(cases, attnCase{name, qpos, kpos, o, qs, ks, spread, st})
+	}
+	// Fully masked rows among others: query 0 sees no key (causal), query 1
+	// only padding before it, query 2 one key, query 3 two.
+	special("fully masked rows", []int32{0, 1, 9, 10}, []int32{5, -1, 9, 12, -4, 10, 3, 30}, opt(full, true, 2, scale), 1, 1, false, StorageF32)
+	special("every key padding", []int32{4, 0}, []int32{-1, -1, math.MinInt32}, opt(gqa, false, 0, scale), 1, 1, false, StorageF32)
+	// Logits of ±200: a naive exp overflows float32 (e^89 > MaxFloat32).
+	q, kp := attnPositions(r, "random", 5, 67)
+	special("logits ±200 lq=5 lk=67 random", q, kp, opt(gqa, false, 0, scale), 14, 14, false, StorageF32)
+	q, kp = attnPositions(r, "prefill", 9, 40)
+	special("logits ±200 lq=9 lk=40 prefill", q, kp, opt(full, true, 0, scale), 14, 14, false, StorageF32)
+	// Wide spreads: keys scaled by 10^U(−2, 1.5), scale 1.
+	q, kp = attnPositions(r, "random+pad", 4, 129)
+	special("wide logit spread lq=4 lk=129 random+pad", q, kp, opt(gqa, false, 0, 1), 1, 1, true, StorageF32)
+	// Inputs of 16-bit models.
+	q, kp = attnPositions(r, "prefill", 16, 48)
+	special("f16 inputs lq=16 lk=48 prefill", q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF16)
+	q, kp = attnPositions(r, "decode", 1, 300)
+	special("bf16 inputs lq=1 lk=300 decode", q, kp, opt(full, true, 100, scale), 1, 1, false, StorageBF16)
+	// The one long decode row.
+	q, kp = attnPositions(r, "decode", 1, 4100)
+	for j := range kp {
+		if r.IntN(50) == 0 {
+			kp[j] = -1
+		}
+	}
+	special("decode lq=1 lk=4100 with padding", q, kp, opt(heads[min(1, len(heads)-1)], true, 0, scale), 1, 1, false, StorageF32)
+
+	for _, ac := range cases {
+		in := attnInputs(r, ac, hd)
+		name := fmt.Sprintf("Attention %s QHeads=%d KVHeads=%d causal=%v window=%d", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window)
+		attnCall(rep, s, hd, name, ac, in[0], in[1], in[2], table, false, k.Attention)
+	}
+	if rope {
+		rot := k.AttentionRotated
+		for ci, ac := range []attnCase{cases[5], cases[10], cases[9], cases[len(cases)-3]} {
+			in := attnInputs(r, ac, hd)
+			seqLen := attentionSeqLen(ac.qpos, ac.kpos)
+			kr := ropeRotateAt(s, in[1], ac.kpos, ac.o.KVHeads, seqLen)
+			krot := narrow(kr)
+			name := fmt.Sprintf("AttentionRotated %s QHeads=%d KVHeads=%d causal=%v window=%d (%d)", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window, ci)
+			attnCall(rep, s, hd, name, ac, in[0], krot, in[2], nil, true, func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
+				rot(out, q, kk, v, qpos, kpos, o)
+			})
+		}
+	}
+	if k.AttentionPaged != nil {
+		attnPaged(rep, s, k, r, table, opt(gqa, true, 0, scale), "causal")
+		attnPaged(rep, s, k, r, table, opt(full, false, 40, scale), "window=40")
+	}
+	attnPanics(rep, s, k, r, table)
+	return rep
+}
+
+// narrow rounds x to float32.
+func narrow(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(v)
+	}
+	return y
+}
+
+// attnInputs draws q, k and v of a case: normal values times qs and ks
+// (v standard), keys each scaled by 10^U(−2, 1.5) when spread, every value
+// rounded to the case's storage type.
+func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
+	lq, lk := len(ac.qpos), len(ac.kpos)
+	row := ac.o.KVHeads * hd
+	q := make([]float32, lq*ac.o.QHeads*hd)
+	k := make([]float32, lk*row)
+	v := make([]float32, lk*row)
+	draw := func(x []float32, sd float64) {
+		for i := range x {
+			x[i] = float32(ac.st.Round(sd * r.NormFloat64()))
+		}
+	}
+	draw(q, ac.qs)
+	draw(k, ac.ks)
+	draw(v, 1)
+	if ac.spread {
+		for j := range lk {
+			f := math.Pow(10, -2+3.5*r.Float64())
+			for t := j * row; t < (j+1)*row; t++ {
+				k[t] = float32(ac.st.Round(float64(k[t]) * f))
+			}
+		}
+	}
+	return [3][]float32{q, k, v}
+}
+
+// attnFunc is the common signature of Attention and AttentionRotated (the
+// latter ignores the table).
+type attnFunc func(out, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions)
+
+// attnCall runs one call on guarded copies and checks it against
+// AttentionRef (kRotated: k is given rotated).
+func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k, v, table []float32, kRotated bool, run attnFunc) {
+	c := rep.begin(name)
+	out := guardUnset(len(ac.qpos) * ac.o.QHeads * hd)
+	ins := []*guarded{guard(q), guard(k), guard(v), guard(table)}
+	prints := make([]fingerprint, len(ins))
+	for i, g := range ins {
+		prints[i] = g.fingerprint()
+	}
+	qp, kp := append([]int32(nil), ac.qpos...), append([]int32(nil), ac.kpos...)
+	if !c.call(func() { run(out.s, ins[0].s, ins[1].s, ins[2].s, ins[3].s, qp, kp, ac.o) }) {
+		return
+	}
+	out.intact(c, "out")
+	for i, what := range []string{"q", "k", "v", "table"} {
+		ins[i].unchanged(c, what, prints[i])
+	}
+	intsUnchanged(c, "qpos", qp, ac.qpos)
+	intsUnchanged(c, "kpos", kp, ac.kpos)
+	want, bound := AttentionRef(s, hd, q, k, v, table, ac.qpos, ac.kpos, ac.o, kRotated)
+	checkAttnOut(c, out.s, want, bound)
+}
+
+// checkAttnOut compares outputs with the reference: within the bound, and
+// exactly 0 where the bound is 0 (a query with no unmasked key).
+func checkAttnOut(c *check, got []float32, want, bound []float64) {
+	for i, w := range want {
+		if bound[i] == 0 {
+			if got[i] != 0 {
+				c.fail("out[%d] = %v, want 0 (no unmasked key)", i, got[i])
+			} else {
+				c.r.ratio(0, c.name)
+			}
+			continue
+		}
+		c.near("out", i, float64(got[i]), w, bound[i])
+	}
+}
+
+// attnPaged runs the paged form on four sequences — a prefill chunk, an
+// empty one, a decode row and a prefill from 0 with padding, then a
+// sequence with keys but no query — in a cache with 41 unused slots
+// holding NaN, the used ones permuted.
+func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string) {
+	hd := k.HeadDim
+	type seq struct {
+		scheme string
+		lq, lk int
+	}
+	seqs := []seq{{"prefill", 3, 40}, {"prefill", 0, 0}, {"decode", 1, 70}, {"prefill", 5, 5}, {"random", 0, 9}, {"near 2^31−1", 2, 17}}
+	var qpos, kpos []int32
+	qStart, kStart := []int32{0}, []int32{0}
+	for _, sq := range seqs {
+		qp, kp := attnPositions(r, sq.scheme, sq.lq, sq.lk)
+		if sq.lq == 5 {
+			kp[2] = -1
+		}
+		qpos, kpos = append(qpos, qp...), append(kpos, kp...)
+		qStart = append(qStart, int32(len(qpos)))
+		kStart = append(kStart, int32(len(kpos)))
+	}
+	nk := len(kpos)
+	nSlots := nk + 41
+	row := o.KVHeads * hd
+	perm := r.Perm(nSlots)
+	slots := make([]int32, nk)
+	for j := range slots {
+		slots[j] = int32(perm[j])
+	}
+	ac := attnCase{qpos: qpos, kpos: kpos, o: o, qs: 1, ks: 1, st: StorageF32}
+	q := attnInputs(r, ac, hd)[0]
+	kc, vc := make([]float32, nSlots*row), make([]float32, nSlots*row)
+	nan := float32(math.NaN())
+	for i := range kc {
+		kc[i], vc[i] = nan, nan
+	}
+	for j, sl := range slots {
+		for t := range row {
+			kc[int(sl)*row+t] = float32(r.NormFloat64())
+			vc[int(sl)*row+t] = float32(r.NormFloat64())
+		}
+		if k.PagedKRotated && s.Encoding == spec.RoPE {
+			kr := ropeRotateAt(s, kc[int(sl)*row:int(sl+1)*row], kpos[j:j+1], o.KVHeads, attentionSeqLen(qpos, kpos))
+			copy(kc[int(sl)*row:], narrow(kr))
+		}
+	}
+	c := rep.begin(fmt.Sprintf("AttentionPaged %d sequences %s QHeads=%d KVHeads=%d", len(seqs), what, o.QHeads, o.KVHeads))
+	out := guardUnset(len(qpos) * o.QHeads * hd)
+	ins := []*guarded{guard(q), guard(kc), guard(vc), guard(table)}
+	prints := make([]fingerprint, len(ins))
+	for i, g := range ins {
+		prints[i] = g.fingerprint()
+	}
+	ints := [][]int32{qpos, qStart, slots, kpos, kStart}
+	cp := make([][]int32, len(ints))
+	for i, x := range ints {
+		cp[i] = append([]int32(nil), x...)
+	}
+	if !c.call(func() {
+		k.AttentionPaged(out.s, ins[0].s, ins[1].s, ins[2].s, ins[3].s, cp[0], cp[1], cp[2], cp[3], cp[4], o)
+	}) {
+		return
+	}
+	out.intact(c, "out")
+	for i, what := range []string{"q", "kCache", "vCache", "table"} {
+		ins[i].unchanged(c, what, prints[i])
+	}
+	for i, what := range []string{"qpos", "qStart", "slots", "kpos", "kStart"} {
+		intsUnchanged(c, what, cp[i], ints[i])
+	}
+	want, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, k.PagedKRotated && s.Encoding == spec.RoPE)
+	checkAttnOut(c, out.s, want, bound)
+}
+
+// expectPanicArg is expectPanic for a misuse that must panic with a message
+// naming one of args (as a whole word, any case) before writing anything.
+func (r *Report) expectPanicArg(name string, args []string, f func(), bufs ...*guarded) {
+	c := r.begin(name)
+	prints := make([]fingerprint, len(bufs))
+	for i, g := range bufs {
+		prints[i] = g.fingerprint()
+	}
+	var msg any
+	panicked := func() (p bool) {
+		defer func() {
+			msg = recover()
+			p = msg != nil
+		}()
+		f()
+		return false
+	}()
+	switch {
+	case !panicked:
+		c.fail("no panic")
+	case !namesArg(fmt.Sprint(msg), args):
+		c.fail("panic %q names none of %v", fmt.Sprint(msg), args)
+	}
+	for i, g := range bufs {
+		g.unchanged(c, fmt.Sprintf("argument %d", i+1), prints[i])
+	}
+	if c.fails == 0 {
+		c.r.ratio(0, c.name)
+	}
+}
+
+// namesArg reports whether msg holds one of args as a word (split at
+// every character that cannot be in a Go identifier), ignoring case.
+func namesArg(msg string, args []string) bool {
+	words := strings.FieldsFunc(msg, func(c rune) bool {
+		return !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+	})
+	for _, w := range words {
+		for _, a := range args {
+			if strings.EqualFold(w, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attnPanics checks the misuses: each call must panic, naming the
+// argument, with out (and every input) untouched.
+func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32) {
+	hd := k.HeadDim
+	qh := 4
+	if s.Encoding != spec.RoPE {
+		qh = s.Heads
+	}
+	o := AttentionOptions{QHeads: qh, KVHeads: 1, Scale: 0.5, Causal: true}
+	qpos, kpos := []int32{3, 4}, []int32{0, 1, 2}
+	vec := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	nq, nk := len(qpos)*qh*hd, len(kpos)*hd
+	type bad struct {
+		name              string
+		args              []string
+		out, q, k, v, tab int
+		o                 AttentionOptions
+	}
+	cases := []bad{
+		{"out one element short", []string{"out"}, nq - 1, nq, nk, nk, len(table), o},
+		{"q one element short", []string{"q"}, nq, nq - 1, nk, nk, len(table), o},
+		{"k one element short", []string{"k"}, nq, nq, nk - 1, nk, len(table), o},
+		{"v one element short", []string{"v"}, nq, nq, nk, nk - 1, len(table), o},
+		{"QHeads not a multiple of KVHeads", []string{"QHeads", "KVHeads"}, nq, nq, nk * (qh + 1), nk * (qh + 1), len(table), AttentionOptions{QHeads: qh, KVHeads: qh + 1, Scale: 1}},
+		{"KVHeads 0", []string{"KVHeads"}, nq, nq, 0, 0, len(table), AttentionOptions{QHeads: qh, Scale: 1}},
+	}
+	if s.Encoding != spec.RoPE {
+		o2 := AttentionOptions{QHeads: 2 * qh, KVHeads: qh, Scale: 1}
+		cases = append(cases, bad{"QHeads ≠ Heads", []string{"QHeads", "Heads"}, 2 * nq, 2 * nq, nk * qh, nk * qh, len(table), o2})
+	}
+	if s.Encoding == spec.RPEBias {
+		cases = append(cases, bad{"table one element short", []string{"table"}, nq, nq, nk, nk, len(table) - 1, o})
+	}
+	for _, b := range cases {
+		og, qg, kg, vg := guardUnset(b.out), guard(vec(b.q)), guard(vec(b.k)), guard(vec(b.v))
+		tg := guard(table[:b.tab])
+		rep.expectPanicArg("Attention with "+b.name, b.args, func() {
+			k.Attention(og.s, qg.s, kg.s, vg.s, tg.s, qpos, kpos, b.o)
+		}, og, qg, kg, vg, tg)
+		if k.AttentionRotated != nil && !strings.HasPrefix(b.name, "table") {
+			og, qg, kg, vg := guardUnset(b.out), guard(vec(b.q)), guard(vec(b.k)), guard(vec(b.v))
+			rep.expectPanicArg("AttentionRotated with "+b.name, b.args, func() {
+				k.AttentionRotated(og.s, qg.s, kg.s, vg.s, qpos, kpos, b.o)
+			}, og, qg, kg, vg)
+		}
+	}
+	if k.AttentionPaged == nil {
+		return
+	}
+	// Two sequences: queries {3} and {4, 5}, keys {0, 1} and {0, 1, 2} in
+	// slots of a 7-row cache.
+	pq := []int32{3, 4, 5}
+	qStart, kStart := []int32{0, 1, 3}, []int32{0, 2, 5}
+	slots, pk := []int32{6, 0, 2, 3, 5}, []int32{0, 1, 0, 1, 2}
+	const nSlots = 7
+	npq := len(pq) * qh * hd
+	type pbad struct {
+		name                  string
+		args                  []string
+		out                   int
+		qStart, slots, kStart []int32
+	}
+	for _, b := range []pbad{
+		{"out one element short", []string{"out"}, npq - 1, qStart, slots, kStart},
+		{"qStart not ending at len(qpos)", []string{"qStart"}, npq, []int32{0, 1, 2}, slots, kStart},
+		{"qStart decreasing", []string{"qStart"}, npq, []int32{0, 2, 1, 3}, slots, []int32{0, 2, 2, 5}},
+		{"kStart not from 0", []string{"kStart"}, npq, qStart, slots, []int32{1, 2, 5}},
+		{"kStart decreasing", []string{"kStart"}, npq, qStart, slots, []int32{0, 6, 5}},
+		{"kStart longer than qStart", []string{"kStart", "qStart"}, npq, qStart, slots, []int32{0, 2, 4, 5}},
+		{"slot past the cache", []string{"slots"}, npq, qStart, []int32{6, 0, nSlots, 3, 5}, kStart},
+		{"negative slot", []string{"slots"}, npq, qStart, []int32{6, 0, 2, -1, 5}, kStart},
+		{"slots shorter than kpos", []string{"slots", "kpos"}, npq, qStart, slots[:4], kStart},
+	} {
+		og, qg := guardUnset(b.out), guard(vec(npq))
+		kg, vg, tg := guard(vec(nSlots*hd)), guard(vec(nSlots*hd)), guard(table)
+		rep.expectPanicArg("AttentionPaged with "+b.name, b.args, func() {
+			k.AttentionPaged(og.s, qg.s, kg.s, vg.s, tg.s, pq, b.qStart, b.slots, pk, b.kStart, o)
+		}, og, qg, kg, vg, tg)
+	}
+}
