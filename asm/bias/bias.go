@@ -10,6 +10,7 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/asm/relative"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -24,6 +25,9 @@ type Params struct {
 	// that computes the ALiBi bias in registers, and addRamp (abi.AddRamp),
 	// the in-register ALiBi bias of AddBias and Bias; alibi packages set it.
 	Ramp bool
+	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
+	// head dimension (relative.AttentionAMD64, relative.AttentionNEON).
+	AttentionHeadDim int
 }
 
 // expNEONName is the NEON symbol of abi.Exp, the name tests call.
@@ -52,6 +56,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	if p.ExpTest {
 		ks = append(ks, amd64.Kernel{ABI: abi.Exp, Emit: func(g *amd64.Gen) { gen{g}.expRow() }})
 	}
+	if p.AttentionHeadDim > 0 {
+		ks = append(ks, relative.AttentionAMD64(p.AttentionHeadDim)...)
+	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
 
@@ -77,6 +84,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 		ks = append(ks, arm64.Kernel{ABI: abi.Exp, Name: expNEONName,
 			Doc:  "sets dst[i] = e^src[i] with softmaxRow's vector expf (test-only).",
 			Emit: func(e *arm64.Emitter) { expKernel(e, expNEONName) }})
+	}
+	if p.AttentionHeadDim > 0 {
+		ks = append(ks, relative.AttentionNEON(p.AttentionHeadDim)...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/asm/relative"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -31,6 +32,9 @@ type Params struct {
 	// 16-bit Storage abi.ScaleRows16, scalerows16.go): the spec has
 	// attn_temperature (Llama 4's ScaleQ).
 	ScaleRows bool
+	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
+	// head dimension (relative.AttentionAMD64, relative.AttentionNEON).
+	AttentionHeadDim int
 }
 
 // AMD64 returns <pkg>_amd64.s and <pkg>_amd64.go with the rotate kernel of
@@ -47,6 +51,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows16, Emit: func(g *amd64.Gen) { gen{Gen: g}.scaleRows16(sh) }})
 	case p.ScaleRows:
 		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.scaleRows() }})
+	}
+	if p.AttentionHeadDim > 0 {
+		ks = append(ks, relative.AttentionAMD64(p.AttentionHeadDim)...)
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
@@ -84,6 +91,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 		sn := arm64.Symbol(abi.ScaleRows)
 		ks = append(ks, arm64.Kernel{ABI: abi.ScaleRows, Name: sn, Doc: "multiplies row t of x (rowLen floats) by scales[t].",
 			Emit: func(e *arm64.Emitter) { scaleRowsNEON(e, sn) }})
+	}
+	if p.AttentionHeadDim > 0 {
+		ks = append(ks, relative.AttentionNEON(p.AttentionHeadDim)...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

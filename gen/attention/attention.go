@@ -15,9 +15,30 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/dave/jennifer/jen"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
 )
+
+// Fields are the kernels-struct fields of the engine's tile kernels: a tile's
+// scores are one dotRows per query row against the tile's keys (abi.DotRows),
+// its output one axpyRows per row over the tile's values (abi.AxpyRows). The
+// assembly comes from asm/relative (AttentionAMD64, AttentionNEON), which a
+// family adds to its own programs.
+var Fields = []gocode.KernelField{
+	{Name: abi.DotRows.Field, Type: abi.DotRows.FuncType()},
+	{Name: abi.AxpyRows.Field, Type: abi.AxpyRows.FuncType()},
+}
+
+// GenericKernels adds the engine's portable tile kernels, emitted with the
+// engine, to a family's genericKernels dict.
+func GenericKernels(d jen.Dict) {
+	d[jen.Id(abi.DotRows.Field)] = jen.Id("dotRowsGeneric")
+	d[jen.Id(abi.AxpyRows.Field)] = jen.Id("axpyRowsGeneric")
+}
 
 //go:embed engine.go.tmpl terms.go.tmpl
 var sources embed.FS

@@ -11,7 +11,7 @@ import (
 // softmaxRamp and addRamp, which compute the ALiBi bias in registers.
 func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	s := c.Spec
-	p := asm.Params{Ramp: !isRPE(s)}
+	p := asm.Params{Ramp: !isRPE(s), AttentionHeadDim: s.HeadDim}
 	return family.AsmFiles(avx2, avx512, neon,
 		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, p) },
 		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, p) })

@@ -2,6 +2,7 @@ package bias
 
 import (
 	"fmt"
+	"github.com/posenc/posenc/gen/attention"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/posenc/posenc/gen/gocode"
@@ -25,10 +26,14 @@ var addRampField = gocode.KernelField{Name: "addRamp", Type: "func(dst []float32
 // fields returns the kernels struct of s: biasFields, and softmaxRamp and
 // addRamp for alibi.
 func fields(s *spec.Spec) []gocode.KernelField {
-	if isRPE(s) {
-		return biasFields
+	fs := append([]gocode.KernelField(nil), biasFields...)
+	if !isRPE(s) {
+		fs = append(fs, rampField, addRampField)
 	}
-	return append(append([]gocode.KernelField(nil), biasFields...), rampField, addRampField)
+	if s.HeadDim > 0 {
+		fs = append(fs, attention.Fields...)
+	}
+	return fs
 }
 
 // GoFiles returns the Go files of an alibi or rpe_bias package: the API
@@ -339,6 +344,9 @@ func biasGeneric(c *Consts) (emit.File, error) {
 	if !isRPE(c.Spec) {
 		kd[jen.Id("softmaxRamp")] = jen.Id("softmaxRampGeneric")
 		kd[jen.Id("addRamp")] = jen.Id("addRampGeneric")
+	}
+	if c.Spec.HeadDim > 0 {
+		attention.GenericKernels(kd)
 	}
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(kd)
 

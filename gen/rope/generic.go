@@ -2,6 +2,7 @@ package rope
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
@@ -21,6 +22,9 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
 	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric"), jen.Id("combineRows"): jen.Id("combineRowsGeneric")}
 	temperatureGenericKernel(f, gk, c)
+	if c.hasAttention() {
+		attention.GenericKernels(gk)
+	}
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 
 	// half:        var sn [nFreq]float32;     for i := range sn { sn[i] = sign * row[nFreq+i] }

@@ -3,6 +3,7 @@ package rope
 import (
 	"fmt"
 	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/gen/attention"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := gocode.Registry(s.Name, s.File, append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}}, temperatureFields(c)...))
+	fields := append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}}, temperatureFields(c)...)
+	if c.hasAttention() {
+		fields = append(fields, attention.Fields...)
+	}
+	reg, err := gocode.Registry(s.Name, s.File, fields)
 	if err != nil {
 		return nil, err
 	}

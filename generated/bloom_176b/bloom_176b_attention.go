@@ -49,6 +49,7 @@ type attnKeys struct {
 // online-softmax state, the running maximum m, sum l and accumulator acc.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
+	live                  []bool // the row has an unmasked key in the current tile
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -60,13 +61,14 @@ func getAttnScratch(rows int) *attnScratch {
 		return sc
 	}
 	return &attnScratch{
-		q:   make([]float32, rows*HeadDim),
-		k:   make([]float32, attnTile*HeadDim),
-		v:   make([]float32, attnTile*HeadDim),
-		s:   make([]float32, rows*attnTile),
-		acc: make([]float32, rows*HeadDim),
-		m:   make([]float32, rows),
-		l:   make([]float32, rows),
+		q:    make([]float32, rows*HeadDim),
+		k:    make([]float32, attnTile*HeadDim),
+		v:    make([]float32, attnTile*HeadDim),
+		s:    make([]float32, rows*attnTile),
+		acc:  make([]float32, rows*HeadDim),
+		m:    make([]float32, rows),
+		l:    make([]float32, rows),
+		live: make([]bool, rows),
 	}
 }
 
@@ -115,7 +117,7 @@ func Attention(out, q, k, v []float32, qpos, kpos []int32, o AttentionOptions) {
 	attnCheckLen("Attention", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("Attention", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
 	sc := getAttnScratch(attnBlockRows(o))
-	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, o, 0, sc)
+	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, o, sc)
 	attnPool.Put(sc)
 }
 
@@ -161,7 +163,7 @@ func AttentionPaged(out, q, kCache, vCache []float32, qpos, qStart, slots, kpos,
 			continue
 		}
 		ks := attnKeys{k: kCache, v: vCache, slots: slots[k0:k1], kpos: kpos[k0:k1]}
-		attend(out[q0*row:q1*row], q[q0*row:q1*row], qpos[q0:q1], ks, o, 0, sc)
+		attend(out[q0*row:q1*row], q[q0*row:q1*row], qpos[q0:q1], ks, o, sc)
 	}
 	attnPool.Put(sc)
 }
@@ -192,12 +194,11 @@ func attnMasked(qp, kp int64, o *AttentionOptions) bool {
 
 // attend is the attention engine: one sequence's queries q, out at qpos against the
 // keys ks, KV head by KV head, block of queries by block, tile of keys by tile. A
-// tile's scores s = q·kᵀ (qkTile) get the {alibi ALiBi bias [bias_h(p, q) = −Slopes()[h]·|p − q| (Press et al. 2022), formed per key inside the loop from the slopes; QHeads is Heads.] false 128} and the masks, then the online
+// tile's scores s = q·kᵀ (dotRows) get the ALiBi bias and the masks, then the online
 // softmax update (Milakov and Gimelshein 2018; FlashAttention-2): with the row's
 // running maximum m and sum l, a new maximum m' rescales l and acc by e^(m−m'), the
-// probabilities p_j = e^(s_j−m') are added to l and p·v to acc (pvTile); out = acc/l.
-func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n int, sc *attnScratch) {
-	_ = n
+// probabilities p_j = e^(s_j−m') are added to l and p·v to acc (axpyRows); out = acc/l.
+func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sc *attnScratch) {
 	grp := o.QHeads / o.KVHeads
 	bq := max(1, attnRows/grp) // queries per block
 	row := o.KVHeads * HeadDim // floats per key (value) row
@@ -227,8 +228,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n i
 				if attnTileMasked(kpos, qmax, &o) {
 					continue
 				}
-				kt, kStride := attnRowsOf(ks.k, ks.slots, sc.k, j0, nt, g, row)
-				qkTile(sc.s, sc.q, kt, nr, nt, kStride)
+				// The tile's keys, gathered into HeadDim-float rows; one dotRows per row of the block.
+				kt := attnGather(sc.k, ks.k, ks.slots, kpos, false, j0, nt, g, row)
+				for r := 0; r < nr; r++ {
+					active.dotRows(sc.s[r*attnTile:r*attnTile+nt], sc.q[r*HeadDim:(r+1)*HeadDim], kt)
+				}
 				for r := 0; r < nr; r++ {
 					qp := int64(qpos[i0+r/grp])
 					s := sc.s[r*attnTile : r*attnTile+nt]
@@ -248,8 +252,8 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n i
 						s[j] += float32(-slope * float64(dist))
 						mt = max(mt, s[j])
 					}
-					if mt == negInf { // every key of the tile masked for this row
-						clear(s)
+					sc.live[r] = mt != negInf
+					if !sc.live[r] { // every key of the tile masked for this row
 						continue
 					}
 					if mt > sc.m[r] {
@@ -265,8 +269,14 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n i
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r])
 				}
-				vt, vStride := attnRowsOf(ks.v, ks.slots, sc.v, j0, nt, g, row)
-				pvTile(sc.acc, sc.s, vt, nr, nt, vStride)
+				// The tile's values (a padding key's row zero, so that its p = 0 never meets
+				// a NaN there); one axpyRows per row with a key left.
+				vt := attnGather(sc.v, ks.v, ks.slots, kpos, true, j0, nt, g, row)
+				for r := 0; r < nr; r++ {
+					if sc.live[r] {
+						active.axpyRows(sc.acc[r*HeadDim:(r+1)*HeadDim], sc.s[r*attnTile:r*attnTile+nt], vt)
+					}
+				}
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/grp, g*grp+r%grp
@@ -295,25 +305,21 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 	return true
 }
 
-// attnRowsOf returns the nt rows of KV head g of keys j0.. of x and their stride in
-// floats: in place when the keys are contiguous (slots nil), gathered into buf
-// otherwise.
-func attnRowsOf(x []float32, slots []int32, buf []float32, j0, nt, g, row int) ([]float32, int) {
-	if slots == nil {
-		return x[j0*row+g*HeadDim : (j0+nt-1)*row+(g+1)*HeadDim], row
-	}
-	return attnGather(buf, x, slots, j0, nt, g, row), HeadDim
-}
-
-// attnGather copies rows j0..j0+nt of KV head g (row slots[j], or j without slots)
-// of x into buf, HeadDim floats apart, and returns them.
-func attnGather(buf, x []float32, slots []int32, j0, nt, g, row int) []float32 {
+// attnGather copies the rows of KV head g of keys j0..j0+nt of x (key j is row
+// slots[j], or row j without slots; rows of row floats) into buf, HeadDim floats
+// apart, and returns them; with zeroPad a padding key's row (kpos < 0) is zeros.
+func attnGather(buf, x []float32, slots, kpos []int32, zeroPad bool, j0, nt, g, row int) []float32 {
 	for j := 0; j < nt; j++ {
+		dst := buf[j*HeadDim : (j+1)*HeadDim]
+		if zeroPad && kpos[j] < 0 {
+			clear(dst)
+			continue
+		}
 		src := j0 + j
 		if slots != nil {
 			src = int(slots[j0+j])
 		}
-		copy(buf[j*HeadDim:(j+1)*HeadDim], x[src*row+g*HeadDim:])
+		copy(dst, x[src*row+g*HeadDim:])
 	}
 	return buf[:nt*HeadDim]
 }
@@ -330,43 +336,35 @@ func attnExpRow(s []float32, m float32) float32 {
 	return sum
 }
 
-// qkTile writes s[r][j] = q[r]·k[j] for nr rows of q (HeadDim floats apart) and nt
-// keys of k (kStride floats apart); s rows are attnTile floats apart.
-func qkTile(s, q, k []float32, nr, nt, kStride int) {
-	for r := 0; r < nr; r++ {
-		qr := q[r*HeadDim : (r+1)*HeadDim]
-		for j := 0; j < nt; j++ {
-			kj := k[j*kStride : j*kStride+HeadDim]
-			var a0, a1, a2, a3 float32
-			d := 0
-			for ; d+4 <= HeadDim; d += 4 {
-				a0 += qr[d] * kj[d]
-				a1 += qr[d+1] * kj[d+1]
-				a2 += qr[d+2] * kj[d+2]
-				a3 += qr[d+3] * kj[d+3]
-			}
-			for ; d < HeadDim; d++ {
-				a0 += qr[d] * kj[d]
-			}
-			s[r*attnTile+j] = (a0 + a1) + (a2 + a3)
+// dotRowsGeneric sets dst[r] = x·rows[r] for r < len(dst), rows HeadDim floats
+// apart (kernels.dotRows): four partial sums, added pairwise.
+func dotRowsGeneric(dst, x, rows []float32) {
+	x = x[:HeadDim]
+	for r := range dst {
+		k := rows[r*HeadDim : (r+1)*HeadDim]
+		var a0, a1, a2, a3 float32
+		d := 0
+		for ; d+4 <= HeadDim; d += 4 {
+			a0 += x[d] * k[d]
+			a1 += x[d+1] * k[d+1]
+			a2 += x[d+2] * k[d+2]
+			a3 += x[d+3] * k[d+3]
 		}
+		for ; d < HeadDim; d++ {
+			a0 += x[d] * k[d]
+		}
+		dst[r] = (a0 + a1) + (a2 + a3)
 	}
 }
 
-// pvTile adds Σ_j p[r][j]·v[j] to acc[r] for nr rows (p rows attnTile floats apart,
-// acc rows HeadDim) and nt values of v (vStride floats apart).
-func pvTile(acc, p, v []float32, nr, nt, vStride int) {
-	for r := 0; r < nr; r++ {
-		ar := acc[r*HeadDim : (r+1)*HeadDim]
-		for j := 0; j < nt; j++ {
-			pj := p[r*attnTile+j]
-			if pj == 0 {
-				continue
-			}
-			vj := v[j*vStride : j*vStride+HeadDim]
-			for d := range ar {
-				ar[d] += pj * vj[d]
-			}
+// axpyRowsGeneric adds Σ_r w[r]·rows[r] to dst[:HeadDim], rows HeadDim floats apart
+// (kernels.axpyRows).
+func axpyRowsGeneric(dst, w, rows []float32) {
+	dst = dst[:HeadDim]
+	for r, wr := range w {
+		v := rows[r*HeadDim : (r+1)*HeadDim]
+		for d := range dst {
+			dst[d] += wr * v[d]
 		}
 	}
 }

@@ -8,6 +8,8 @@ import "math"
 var genericKernels = kernels{
 	addRamp:     addRampGeneric,
 	addRow:      addRowGeneric,
+	axpyRows:    axpyRowsGeneric,
+	dotRows:     dotRowsGeneric,
 	softmaxRamp: softmaxRampGeneric,
 	softmaxRow:  softmaxRowGeneric,
 }

@@ -19,6 +19,18 @@ func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStrid
 //go:noescape
 func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
+// dotRowsAVX2 is the AVX2+FMA kernels.dotRows for HeadDim 256: dst[r] = x·rows[r].
+// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+
+// axpyRowsAVX2 is the AVX2+FMA kernels.axpyRows for HeadDim 256: dst += Σ_r w[r]·rows[r].
+// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -32,7 +44,19 @@ func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStr
 //go:noescape
 func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
+// dotRowsAVX512 is the AVX-512 kernels.dotRows for HeadDim 256: dst[r] = x·rows[r].
+// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+
+// axpyRowsAVX512 is the AVX-512 kernels.axpyRows for HeadDim 256: dst += Σ_r w[r]·rows[r].
+// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, dotRows: dotRowsAVX2, axpyRows: axpyRowsAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, dotRows: dotRowsAVX512, axpyRows: axpyRowsAVX512})
 }

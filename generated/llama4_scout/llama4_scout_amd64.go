@@ -25,6 +25,18 @@ func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, m
 //go:noescape
 func scaleRowsAVX2(x []float32, scales []float32, rowLen int)
 
+// dotRowsAVX2 is the AVX2+FMA kernels.dotRows for HeadDim 128: dst[r] = x·rows[r].
+// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+
+// axpyRowsAVX2 is the AVX2+FMA kernels.axpyRows for HeadDim 128: dst += Σ_r w[r]·rows[r].
+// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -44,7 +56,19 @@ func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32,
 //go:noescape
 func scaleRowsAVX512(x []float32, scales []float32, rowLen int)
 
+// dotRowsAVX512 is the AVX-512 kernels.dotRows for HeadDim 128: dst[r] = x·rows[r].
+// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+
+// axpyRowsAVX512 is the AVX-512 kernels.axpyRows for HeadDim 128: dst += Σ_r w[r]·rows[r].
+// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+//
+//go:noescape
+func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scaleRows: scaleRowsAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scaleRows: scaleRowsAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scaleRows: scaleRowsAVX2, dotRows: dotRowsAVX2, axpyRows: axpyRowsAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scaleRows: scaleRowsAVX512, dotRows: dotRowsAVX512, axpyRows: axpyRowsAVX512})
 }

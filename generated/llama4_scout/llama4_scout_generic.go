@@ -15,7 +15,9 @@ func scaleRowsGeneric(x, scales []float32, rowLen int) {
 }
 
 var genericKernels = kernels{
+	axpyRows:    axpyRowsGeneric,
 	combineRows: combineRowsGeneric,
+	dotRows:     dotRowsGeneric,
 	rotate:      rotateGeneric,
 	scaleRows:   scaleRowsGeneric,
 }

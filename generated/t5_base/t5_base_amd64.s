@@ -591,6 +591,205 @@ loop_done35:
 	VZEROUPPER
 	RET
 
+// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// Requires: AVX, FMA3
+TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	MOVQ    rows_base+48(FP), BX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	VMOVUPS 96(DX), Y3
+	VMOVUPS 128(DX), Y4
+	VMOVUPS 160(DX), Y5
+	TESTQ   CX, CX
+	JZ      dot_done40
+	CMPQ    CX, $0x00000008
+	JB      dot_single41
+
+dot_block42:
+	VMULPS      (BX), Y0, Y6
+	VMULPS      512(BX), Y0, Y7
+	VMULPS      256(BX), Y0, Y8
+	VMULPS      768(BX), Y0, Y9
+	VMULPS      1024(BX), Y0, Y10
+	VMULPS      1536(BX), Y0, Y11
+	VMULPS      1280(BX), Y0, Y12
+	VMULPS      1792(BX), Y0, Y13
+	VFMADD231PS 32(BX), Y1, Y6
+	VFMADD231PS 544(BX), Y1, Y7
+	VFMADD231PS 288(BX), Y1, Y8
+	VFMADD231PS 800(BX), Y1, Y9
+	VFMADD231PS 1056(BX), Y1, Y10
+	VFMADD231PS 1568(BX), Y1, Y11
+	VFMADD231PS 1312(BX), Y1, Y12
+	VFMADD231PS 1824(BX), Y1, Y13
+	VFMADD231PS 64(BX), Y2, Y6
+	VFMADD231PS 576(BX), Y2, Y7
+	VFMADD231PS 320(BX), Y2, Y8
+	VFMADD231PS 832(BX), Y2, Y9
+	VFMADD231PS 1088(BX), Y2, Y10
+	VFMADD231PS 1600(BX), Y2, Y11
+	VFMADD231PS 1344(BX), Y2, Y12
+	VFMADD231PS 1856(BX), Y2, Y13
+	VFMADD231PS 96(BX), Y3, Y6
+	VFMADD231PS 608(BX), Y3, Y7
+	VFMADD231PS 352(BX), Y3, Y8
+	VFMADD231PS 864(BX), Y3, Y9
+	VFMADD231PS 1120(BX), Y3, Y10
+	VFMADD231PS 1632(BX), Y3, Y11
+	VFMADD231PS 1376(BX), Y3, Y12
+	VFMADD231PS 1888(BX), Y3, Y13
+	VFMADD231PS 128(BX), Y4, Y6
+	VFMADD231PS 640(BX), Y4, Y7
+	VFMADD231PS 384(BX), Y4, Y8
+	VFMADD231PS 896(BX), Y4, Y9
+	VFMADD231PS 1152(BX), Y4, Y10
+	VFMADD231PS 1664(BX), Y4, Y11
+	VFMADD231PS 1408(BX), Y4, Y12
+	VFMADD231PS 1920(BX), Y4, Y13
+	VFMADD231PS 160(BX), Y5, Y6
+	VFMADD231PS 672(BX), Y5, Y7
+	VFMADD231PS 416(BX), Y5, Y8
+	VFMADD231PS 928(BX), Y5, Y9
+	VFMADD231PS 1184(BX), Y5, Y10
+	VFMADD231PS 1696(BX), Y5, Y11
+	VFMADD231PS 1440(BX), Y5, Y12
+	VFMADD231PS 1952(BX), Y5, Y13
+	VMOVUPS     192(DX), Y14
+	VFMADD231PS 192(BX), Y14, Y6
+	VFMADD231PS 704(BX), Y14, Y7
+	VFMADD231PS 448(BX), Y14, Y8
+	VFMADD231PS 960(BX), Y14, Y9
+	VFMADD231PS 1216(BX), Y14, Y10
+	VFMADD231PS 1728(BX), Y14, Y11
+	VFMADD231PS 1472(BX), Y14, Y12
+	VFMADD231PS 1984(BX), Y14, Y13
+	VMOVUPS     224(DX), Y14
+	VFMADD231PS 224(BX), Y14, Y6
+	VFMADD231PS 736(BX), Y14, Y7
+	VFMADD231PS 480(BX), Y14, Y8
+	VFMADD231PS 992(BX), Y14, Y9
+	VFMADD231PS 1248(BX), Y14, Y10
+	VFMADD231PS 1760(BX), Y14, Y11
+	VFMADD231PS 1504(BX), Y14, Y12
+	VFMADD231PS 2016(BX), Y14, Y13
+	VPERM2F128  $0x20, Y10, Y6, Y14
+	VPERM2F128  $0x31, Y10, Y6, Y6
+	VADDPS      Y6, Y14, Y14
+	VPERM2F128  $0x20, Y11, Y7, Y6
+	VPERM2F128  $0x31, Y11, Y7, Y7
+	VADDPS      Y7, Y6, Y6
+	VPERM2F128  $0x20, Y12, Y8, Y7
+	VPERM2F128  $0x31, Y12, Y8, Y8
+	VADDPS      Y8, Y7, Y7
+	VPERM2F128  $0x20, Y13, Y9, Y8
+	VPERM2F128  $0x31, Y13, Y9, Y9
+	VADDPS      Y9, Y8, Y8
+	VSHUFPS     $0x88, Y7, Y14, Y9
+	VSHUFPS     $0xdd, Y7, Y14, Y7
+	VADDPS      Y7, Y9, Y9
+	VSHUFPS     $0x88, Y8, Y6, Y7
+	VSHUFPS     $0xdd, Y8, Y6, Y6
+	VADDPS      Y6, Y7, Y7
+	VSHUFPS     $0x88, Y7, Y9, Y6
+	VSHUFPS     $0xdd, Y7, Y9, Y7
+	VADDPS      Y7, Y6, Y6
+	VMOVUPS     Y6, (AX)
+	ADDQ        $0x00000800, BX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, CX
+	CMPQ        CX, $0x00000008
+	JAE         dot_block42
+	TESTQ       CX, CX
+	JZ          dot_done40
+	MOVQ        $0x00000008, SI
+	SUBQ        CX, SI
+	IMUL3Q      $0x00000100, SI, CX
+	SUBQ        CX, BX
+	SHLQ        $0x02, SI
+	SUBQ        SI, AX
+	MOVQ        $0x00000008, CX
+	JMP         dot_block42
+
+dot_single41:
+	VMULPS      (BX), Y0, Y6
+	VFMADD231PS 32(BX), Y1, Y6
+	VFMADD231PS 64(BX), Y2, Y6
+	VFMADD231PS 96(BX), Y3, Y6
+	VFMADD231PS 128(BX), Y4, Y6
+	VFMADD231PS 160(BX), Y5, Y6
+	VMOVUPS     192(DX), Y7
+	VFMADD231PS 192(BX), Y7, Y6
+	VMOVUPS     224(DX), Y7
+	VFMADD231PS 224(BX), Y7, Y6
+	VPERM2F128  $0x20, Y6, Y6, Y7
+	VPERM2F128  $0x31, Y6, Y6, Y6
+	VADDPS      Y6, Y7, Y7
+	VSHUFPS     $0x88, Y7, Y7, Y6
+	VSHUFPS     $0xdd, Y7, Y7, Y7
+	VADDPS      Y7, Y6, Y6
+	VSHUFPS     $0x88, Y6, Y6, Y7
+	VSHUFPS     $0xdd, Y6, Y6, Y6
+	VADDPS      Y6, Y7, Y7
+	VMOVSS      X7, (AX)
+	ADDQ        $0x00000100, BX
+	ADDQ        $0x00000004, AX
+	DECQ        CX
+	JNZ         dot_single41
+
+dot_done40:
+	VZEROUPPER
+	RET
+
+// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// Requires: AVX, FMA3
+TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    w_base+24(FP), CX
+	MOVQ    rows_base+48(FP), DX
+	MOVQ    w_len+32(FP), BX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	VMOVUPS 224(AX), Y7
+	MOVQ    DX, DX
+
+axpy_rows43:
+	CMPQ         BX, $0x00000001
+	JB           axpy_rows_end44
+	VBROADCASTSS (CX), Y8
+	VFMADD231PS  (DX), Y8, Y0
+	VFMADD231PS  32(DX), Y8, Y1
+	VFMADD231PS  64(DX), Y8, Y2
+	VFMADD231PS  96(DX), Y8, Y3
+	VFMADD231PS  128(DX), Y8, Y4
+	VFMADD231PS  160(DX), Y8, Y5
+	VFMADD231PS  192(DX), Y8, Y6
+	VFMADD231PS  224(DX), Y8, Y7
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x00000004, CX
+	SUBQ         $0x00000001, BX
+	JMP          axpy_rows43
+
+axpy_rows_end44:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	VZEROUPPER
+	RET
+
 // func addRowAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
@@ -598,9 +797,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop41:
+loop46:
 	CMPQ    DX, $0x00000040
-	JB      loop_end42
+	JB      loop_end47
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -616,23 +815,23 @@ loop41:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop41
+	JMP     loop46
 
-loop_end42:
-loop43:
+loop_end47:
+loop48:
 	CMPQ    DX, $0x00000010
-	JB      loop_end44
+	JB      loop_end49
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop43
+	JMP     loop48
 
-loop_end44:
+loop_end49:
 	TESTQ     DX, DX
-	JZ        loop_done40
+	JZ        loop_done45
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -640,7 +839,7 @@ loop_end44:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done40:
+loop_done45:
 	VZEROUPPER
 	RET
 
@@ -660,9 +859,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop46:
+loop51:
 	CMPQ        DI, $0x00000040
-	JB          loop_end47
+	JB          loop_end52
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -678,23 +877,23 @@ loop46:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop46
+	JMP         loop51
 
-loop_end47:
-loop48:
+loop_end52:
+loop53:
 	CMPQ        DI, $0x00000010
-	JB          loop_end49
+	JB          loop_end54
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop48
+	JMP         loop53
 
-loop_end49:
+loop_end54:
 	TESTQ       DI, DI
-	JZ          loop_done45
+	JZ          loop_done50
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -702,7 +901,7 @@ loop_end49:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done45:
+loop_done50:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -732,13 +931,13 @@ loop_done45:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge50
+	JAE           softmax_huge55
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop53:
+loop58:
 	CMPQ         SI, $0x00000040
-	JB           loop_end54
+	JB           loop_end59
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -749,7 +948,7 @@ loop53:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead55
+	JZ           exp_dead60
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -778,13 +977,13 @@ loop53:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done56
+	JMP          exp_done61
 
-exp_dead55:
+exp_dead60:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done56:
+exp_done61:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -799,7 +998,7 @@ exp_done56:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead57
+	JZ           exp_dead62
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -828,13 +1027,13 @@ exp_done56:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done58
+	JMP          exp_done63
 
-exp_dead57:
+exp_dead62:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done58:
+exp_done63:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -850,18 +1049,18 @@ exp_done58:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop53
+	JMP           loop58
 
-loop_end54:
-loop59:
+loop_end59:
+loop64:
 	CMPQ         SI, $0x00000010
-	JB           loop_end60
+	JB           loop_end65
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead61
+	JZ           exp_dead66
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -876,111 +1075,111 @@ loop59:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done62
-
-exp_dead61:
-	VXORPS Z1, Z1, Z1
-
-exp_done62:
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z16
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z16, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000040, CX
-	SUBQ          $0x00000010, SI
-	JMP           loop59
-
-loop_end60:
-	TESTQ         SI, SI
-	JZ            loop_done52
-	LEAQ          tailmask16<>+0(SB), DI
-	KMOVW         (DI)(SI*2), K1
-	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z16
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   Z16, Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMOVUPS       Z4, Z0
-	VFMADD231PS   Z5, Z1, Z0
-	VSUBPS        Z4, Z0, Z0
-	VFNMADD231PS  Z6, Z0, Z1
-	VFNMADD231PS  Z7, Z0, Z1
-	VMOVUPS       Z8, Z2
-	VFMADD213PS   Z9, Z1, Z2
-	VFMADD213PS   Z10, Z1, Z2
-	VFMADD213PS   Z11, Z1, Z2
-	VFMADD213PS   Z12, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VSCALEFPS     Z0, Z2, Z1
-	VMOVUPS       Z1, K1, (BX)
-	VMOVAPS.Z     Z1, K1, Z1
-	VCVTPS2PD     Y1, Z0
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-
-loop_done52:
-	JMP softmax_summed51
-
-softmax_huge50:
-	MOVQ AX, BX
-	MOVQ DX, SI
-
-loop64:
-	CMPQ         SI, $0x00000040
-	JB           loop_end65
-	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VSUBPS       Z2, Z1, Z1
-	VMOVUPS      64(CX), Z16
-	VFMADD231PS  64(BX), Z0, Z16
-	VSUBPS       Z2, Z16, Z16
-	VCMPPS       $0x06, Z3, Z1, K1
-	VCMPPS       $0x06, Z3, Z16, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead66
-	VMAXPS       Z1, Z3, Z1
-	VMAXPS       Z16, Z3, Z16
-	VMOVUPS      Z4, Z17
-	VFMADD231PS  Z5, Z1, Z17
-	VMOVUPS      Z4, Z18
-	VFMADD231PS  Z5, Z16, Z18
-	VSUBPS       Z4, Z17, Z17
-	VSUBPS       Z4, Z18, Z18
-	VFNMADD231PS Z6, Z17, Z1
-	VFNMADD231PS Z6, Z18, Z16
-	VFNMADD231PS Z7, Z17, Z1
-	VFNMADD231PS Z7, Z18, Z16
-	VMOVUPS      Z8, Z19
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z1, Z19
-	VFMADD213PS  Z9, Z16, Z20
-	VFMADD213PS  Z10, Z1, Z19
-	VFMADD213PS  Z10, Z16, Z20
-	VFMADD213PS  Z11, Z1, Z19
-	VFMADD213PS  Z11, Z16, Z20
-	VFMADD213PS  Z12, Z1, Z19
-	VFMADD213PS  Z12, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VSCALEFPS    Z17, Z19, Z1
-	VSCALEFPS    Z18, Z20, Z16
 	JMP          exp_done67
 
 exp_dead66:
 	VXORPS Z1, Z1, Z1
-	VXORPS Z16, Z16, Z16
 
 exp_done67:
+	VMOVUPS       Z1, (BX)
+	PREFETCHT0    8192(BX)
+	VCVTPS2PD     Y1, Z16
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000040, CX
+	SUBQ          $0x00000010, SI
+	JMP           loop64
+
+loop_end65:
+	TESTQ         SI, SI
+	JZ            loop_done57
+	LEAQ          tailmask16<>+0(SB), DI
+	KMOVW         (DI)(SI*2), K1
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z16
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   Z16, Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMOVUPS       Z4, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z4, Z0, Z0
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z8, Z2
+	VFMADD213PS   Z9, Z1, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+
+loop_done57:
+	JMP softmax_summed56
+
+softmax_huge55:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop69:
+	CMPQ         SI, $0x00000040
+	JB           loop_end70
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VMOVUPS      64(CX), Z16
+	VFMADD231PS  64(BX), Z0, Z16
+	VSUBPS       Z2, Z16, Z16
+	VCMPPS       $0x06, Z3, Z1, K1
+	VCMPPS       $0x06, Z3, Z16, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead71
+	VMAXPS       Z1, Z3, Z1
+	VMAXPS       Z16, Z3, Z16
+	VMOVUPS      Z4, Z17
+	VFMADD231PS  Z5, Z1, Z17
+	VMOVUPS      Z4, Z18
+	VFMADD231PS  Z5, Z16, Z18
+	VSUBPS       Z4, Z17, Z17
+	VSUBPS       Z4, Z18, Z18
+	VFNMADD231PS Z6, Z17, Z1
+	VFNMADD231PS Z6, Z18, Z16
+	VFNMADD231PS Z7, Z17, Z1
+	VFNMADD231PS Z7, Z18, Z16
+	VMOVUPS      Z8, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD213PS  Z9, Z1, Z19
+	VFMADD213PS  Z9, Z16, Z20
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z10, Z16, Z20
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z11, Z16, Z20
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z12, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VSCALEFPS    Z17, Z19, Z1
+	VSCALEFPS    Z18, Z20, Z16
+	JMP          exp_done72
+
+exp_dead71:
+	VXORPS Z1, Z1, Z1
+	VXORPS Z16, Z16, Z16
+
+exp_done72:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -995,7 +1194,7 @@ exp_done67:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead68
+	JZ           exp_dead73
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1024,13 +1223,13 @@ exp_done67:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done69
+	JMP          exp_done74
 
-exp_dead68:
+exp_dead73:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done69:
+exp_done74:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1046,18 +1245,18 @@ exp_done69:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop64
+	JMP           loop69
 
-loop_end65:
-loop70:
+loop_end70:
+loop75:
 	CMPQ         SI, $0x00000010
-	JB           loop_end71
+	JB           loop_end76
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead72
+	JZ           exp_dead77
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1072,12 +1271,12 @@ loop70:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done73
+	JMP          exp_done78
 
-exp_dead72:
+exp_dead77:
 	VXORPS Z1, Z1, Z1
 
-exp_done73:
+exp_done78:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1088,11 +1287,11 @@ exp_done73:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop70
+	JMP           loop75
 
-loop_end71:
+loop_end76:
 	TESTQ         SI, SI
-	JZ            loop_done63
+	JZ            loop_done68
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1121,8 +1320,8 @@ loop_end71:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done63:
-softmax_summed51:
+loop_done68:
+softmax_summed56:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1136,9 +1335,9 @@ softmax_summed51:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop75:
+loop80:
 	CMPQ    CX, $0x00000040
-	JB      loop_end76
+	JB      loop_end81
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1149,28 +1348,259 @@ loop75:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop75
+	JMP     loop80
 
-loop_end76:
-loop77:
+loop_end81:
+loop82:
 	CMPQ    CX, $0x00000010
-	JB      loop_end78
+	JB      loop_end83
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop77
+	JMP     loop82
 
-loop_end78:
+loop_end83:
 	TESTQ     CX, CX
-	JZ        loop_done74
+	JZ        loop_done79
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done74:
+loop_done79:
+	VZEROUPPER
+	RET
+
+// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+// Requires: AVX, AVX512F
+TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	MOVQ    rows_base+48(FP), BX
+	VMOVUPS (DX), Z0
+	VMOVUPS 64(DX), Z1
+	VMOVUPS 128(DX), Z2
+	VMOVUPS 192(DX), Z3
+	TESTQ   CX, CX
+	JZ      dot_done84
+	CMPQ    CX, $0x00000010
+	JB      dot_single85
+
+dot_block86:
+	VMULPS      (BX), Z0, Z4
+	VMULPS      512(BX), Z0, Z5
+	VMULPS      256(BX), Z0, Z6
+	VMULPS      768(BX), Z0, Z7
+	VMULPS      2048(BX), Z0, Z8
+	VMULPS      2560(BX), Z0, Z9
+	VMULPS      2304(BX), Z0, Z10
+	VMULPS      2816(BX), Z0, Z11
+	VMULPS      1024(BX), Z0, Z12
+	VMULPS      1536(BX), Z0, Z13
+	VMULPS      1280(BX), Z0, Z14
+	VMULPS      1792(BX), Z0, Z15
+	VMULPS      3072(BX), Z0, Z16
+	VMULPS      3584(BX), Z0, Z17
+	VMULPS      3328(BX), Z0, Z18
+	VMULPS      3840(BX), Z0, Z19
+	VFMADD231PS 64(BX), Z1, Z4
+	VFMADD231PS 576(BX), Z1, Z5
+	VFMADD231PS 320(BX), Z1, Z6
+	VFMADD231PS 832(BX), Z1, Z7
+	VFMADD231PS 2112(BX), Z1, Z8
+	VFMADD231PS 2624(BX), Z1, Z9
+	VFMADD231PS 2368(BX), Z1, Z10
+	VFMADD231PS 2880(BX), Z1, Z11
+	VFMADD231PS 1088(BX), Z1, Z12
+	VFMADD231PS 1600(BX), Z1, Z13
+	VFMADD231PS 1344(BX), Z1, Z14
+	VFMADD231PS 1856(BX), Z1, Z15
+	VFMADD231PS 3136(BX), Z1, Z16
+	VFMADD231PS 3648(BX), Z1, Z17
+	VFMADD231PS 3392(BX), Z1, Z18
+	VFMADD231PS 3904(BX), Z1, Z19
+	VFMADD231PS 128(BX), Z2, Z4
+	VFMADD231PS 640(BX), Z2, Z5
+	VFMADD231PS 384(BX), Z2, Z6
+	VFMADD231PS 896(BX), Z2, Z7
+	VFMADD231PS 2176(BX), Z2, Z8
+	VFMADD231PS 2688(BX), Z2, Z9
+	VFMADD231PS 2432(BX), Z2, Z10
+	VFMADD231PS 2944(BX), Z2, Z11
+	VFMADD231PS 1152(BX), Z2, Z12
+	VFMADD231PS 1664(BX), Z2, Z13
+	VFMADD231PS 1408(BX), Z2, Z14
+	VFMADD231PS 1920(BX), Z2, Z15
+	VFMADD231PS 3200(BX), Z2, Z16
+	VFMADD231PS 3712(BX), Z2, Z17
+	VFMADD231PS 3456(BX), Z2, Z18
+	VFMADD231PS 3968(BX), Z2, Z19
+	VFMADD231PS 192(BX), Z3, Z4
+	VFMADD231PS 704(BX), Z3, Z5
+	VFMADD231PS 448(BX), Z3, Z6
+	VFMADD231PS 960(BX), Z3, Z7
+	VFMADD231PS 2240(BX), Z3, Z8
+	VFMADD231PS 2752(BX), Z3, Z9
+	VFMADD231PS 2496(BX), Z3, Z10
+	VFMADD231PS 3008(BX), Z3, Z11
+	VFMADD231PS 1216(BX), Z3, Z12
+	VFMADD231PS 1728(BX), Z3, Z13
+	VFMADD231PS 1472(BX), Z3, Z14
+	VFMADD231PS 1984(BX), Z3, Z15
+	VFMADD231PS 3264(BX), Z3, Z16
+	VFMADD231PS 3776(BX), Z3, Z17
+	VFMADD231PS 3520(BX), Z3, Z18
+	VFMADD231PS 4032(BX), Z3, Z19
+	VSHUFF32X4  $0x44, Z12, Z4, Z20
+	VSHUFF32X4  $0xee, Z12, Z4, Z4
+	VADDPS      Z4, Z20, Z20
+	VSHUFF32X4  $0x44, Z13, Z5, Z4
+	VSHUFF32X4  $0xee, Z13, Z5, Z5
+	VADDPS      Z5, Z4, Z4
+	VSHUFF32X4  $0x44, Z14, Z6, Z5
+	VSHUFF32X4  $0xee, Z14, Z6, Z6
+	VADDPS      Z6, Z5, Z5
+	VSHUFF32X4  $0x44, Z15, Z7, Z6
+	VSHUFF32X4  $0xee, Z15, Z7, Z7
+	VADDPS      Z7, Z6, Z6
+	VSHUFF32X4  $0x44, Z16, Z8, Z7
+	VSHUFF32X4  $0xee, Z16, Z8, Z8
+	VADDPS      Z8, Z7, Z7
+	VSHUFF32X4  $0x44, Z17, Z9, Z8
+	VSHUFF32X4  $0xee, Z17, Z9, Z9
+	VADDPS      Z9, Z8, Z8
+	VSHUFF32X4  $0x44, Z18, Z10, Z9
+	VSHUFF32X4  $0xee, Z18, Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VSHUFF32X4  $0x44, Z19, Z11, Z10
+	VSHUFF32X4  $0xee, Z19, Z11, Z11
+	VADDPS      Z11, Z10, Z10
+	VSHUFF32X4  $0x88, Z7, Z20, Z11
+	VSHUFF32X4  $0xdd, Z7, Z20, Z7
+	VADDPS      Z7, Z11, Z11
+	VSHUFF32X4  $0x88, Z8, Z4, Z7
+	VSHUFF32X4  $0xdd, Z8, Z4, Z4
+	VADDPS      Z4, Z7, Z7
+	VSHUFF32X4  $0x88, Z9, Z5, Z4
+	VSHUFF32X4  $0xdd, Z9, Z5, Z5
+	VADDPS      Z5, Z4, Z4
+	VSHUFF32X4  $0x88, Z10, Z6, Z5
+	VSHUFF32X4  $0xdd, Z10, Z6, Z6
+	VADDPS      Z6, Z5, Z5
+	VSHUFPS     $0x88, Z4, Z11, Z6
+	VSHUFPS     $0xdd, Z4, Z11, Z4
+	VADDPS      Z4, Z6, Z6
+	VSHUFPS     $0x88, Z5, Z7, Z4
+	VSHUFPS     $0xdd, Z5, Z7, Z5
+	VADDPS      Z5, Z4, Z4
+	VSHUFPS     $0x88, Z4, Z6, Z5
+	VSHUFPS     $0xdd, Z4, Z6, Z4
+	VADDPS      Z4, Z5, Z5
+	VMOVUPS     Z5, (AX)
+	ADDQ        $0x00001000, BX
+	ADDQ        $0x00000040, AX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JAE         dot_block86
+	TESTQ       CX, CX
+	JZ          dot_done84
+	MOVQ        $0x00000010, DX
+	SUBQ        CX, DX
+	IMUL3Q      $0x00000100, DX, CX
+	SUBQ        CX, BX
+	SHLQ        $0x02, DX
+	SUBQ        DX, AX
+	MOVQ        $0x00000010, CX
+	JMP         dot_block86
+
+dot_single85:
+	VMULPS      (BX), Z0, Z4
+	VFMADD231PS 64(BX), Z1, Z4
+	VFMADD231PS 128(BX), Z2, Z4
+	VFMADD231PS 192(BX), Z3, Z4
+	VSHUFF32X4  $0x44, Z4, Z4, Z5
+	VSHUFF32X4  $0xee, Z4, Z4, Z4
+	VADDPS      Z4, Z5, Z5
+	VSHUFF32X4  $0x88, Z5, Z5, Z4
+	VSHUFF32X4  $0xdd, Z5, Z5, Z5
+	VADDPS      Z5, Z4, Z4
+	VSHUFPS     $0x88, Z4, Z4, Z5
+	VSHUFPS     $0xdd, Z4, Z4, Z4
+	VADDPS      Z4, Z5, Z5
+	VSHUFPS     $0x88, Z5, Z5, Z4
+	VSHUFPS     $0xdd, Z5, Z5, Z5
+	VADDPS      Z5, Z4, Z4
+	VMOVSS      X4, (AX)
+	ADDQ        $0x00000100, BX
+	ADDQ        $0x00000004, AX
+	DECQ        CX
+	JNZ         dot_single85
+
+dot_done84:
+	VZEROUPPER
+	RET
+
+// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    w_base+24(FP), CX
+	MOVQ    rows_base+48(FP), DX
+	MOVQ    w_len+32(FP), BX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    DX, DX
+
+axpy_rows87:
+	CMPQ         BX, $0x00000002
+	JB           axpy_rows_end88
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  (DX), Z8, Z0
+	VFMADD231PS  64(DX), Z8, Z1
+	VFMADD231PS  128(DX), Z8, Z2
+	VFMADD231PS  192(DX), Z8, Z3
+	VBROADCASTSS 4(CX), Z8
+	VFMADD231PS  256(DX), Z8, Z4
+	VFMADD231PS  320(DX), Z8, Z5
+	VFMADD231PS  384(DX), Z8, Z6
+	VFMADD231PS  448(DX), Z8, Z7
+	ADDQ         $0x00000200, DX
+	ADDQ         $0x00000008, CX
+	SUBQ         $0x00000002, BX
+	JMP          axpy_rows87
+
+axpy_rows_end88:
+axpy_rows89:
+	CMPQ         BX, $0x00000001
+	JB           axpy_rows_end90
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  (DX), Z8, Z0
+	VFMADD231PS  64(DX), Z8, Z1
+	VFMADD231PS  128(DX), Z8, Z2
+	VFMADD231PS  192(DX), Z8, Z3
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x00000004, CX
+	SUBQ         $0x00000001, BX
+	JMP          axpy_rows89
+
+axpy_rows_end90:
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS Z0, (AX)
+	VADDPS  Z5, Z1, Z1
+	VMOVUPS Z1, 64(AX)
+	VADDPS  Z6, Z2, Z2
+	VMOVUPS Z2, 128(AX)
+	VADDPS  Z7, Z3, Z3
+	VMOVUPS Z3, 192(AX)
 	VZEROUPPER
 	RET
 

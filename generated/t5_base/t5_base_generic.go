@@ -7,6 +7,8 @@ import "math"
 // genericKernels is the portable Go implementation, always available.
 var genericKernels = kernels{
 	addRow:     addRowGeneric,
+	axpyRows:   axpyRowsGeneric,
+	dotRows:    dotRowsGeneric,
 	softmaxRow: softmaxRowGeneric,
 }
 

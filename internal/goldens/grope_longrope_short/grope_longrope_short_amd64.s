@@ -433,6 +433,178 @@ combine_done27:
 	VZEROUPPER
 	RET
 
+// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// Requires: AVX, FMA3
+TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	MOVQ    rows_base+48(FP), BX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	VMOVUPS 96(DX), Y3
+	TESTQ   CX, CX
+	JZ      dot_done29
+	CMPQ    CX, $0x00000008
+	JB      dot_single30
+
+dot_block31:
+	VMULPS      (BX), Y0, Y4
+	VMULPS      256(BX), Y0, Y5
+	VMULPS      128(BX), Y0, Y6
+	VMULPS      384(BX), Y0, Y7
+	VMULPS      512(BX), Y0, Y8
+	VMULPS      768(BX), Y0, Y9
+	VMULPS      640(BX), Y0, Y10
+	VMULPS      896(BX), Y0, Y11
+	VFMADD231PS 32(BX), Y1, Y4
+	VFMADD231PS 288(BX), Y1, Y5
+	VFMADD231PS 160(BX), Y1, Y6
+	VFMADD231PS 416(BX), Y1, Y7
+	VFMADD231PS 544(BX), Y1, Y8
+	VFMADD231PS 800(BX), Y1, Y9
+	VFMADD231PS 672(BX), Y1, Y10
+	VFMADD231PS 928(BX), Y1, Y11
+	VFMADD231PS 64(BX), Y2, Y4
+	VFMADD231PS 320(BX), Y2, Y5
+	VFMADD231PS 192(BX), Y2, Y6
+	VFMADD231PS 448(BX), Y2, Y7
+	VFMADD231PS 576(BX), Y2, Y8
+	VFMADD231PS 832(BX), Y2, Y9
+	VFMADD231PS 704(BX), Y2, Y10
+	VFMADD231PS 960(BX), Y2, Y11
+	VFMADD231PS 96(BX), Y3, Y4
+	VFMADD231PS 352(BX), Y3, Y5
+	VFMADD231PS 224(BX), Y3, Y6
+	VFMADD231PS 480(BX), Y3, Y7
+	VFMADD231PS 608(BX), Y3, Y8
+	VFMADD231PS 864(BX), Y3, Y9
+	VFMADD231PS 736(BX), Y3, Y10
+	VFMADD231PS 992(BX), Y3, Y11
+	VPERM2F128  $0x20, Y8, Y4, Y12
+	VPERM2F128  $0x31, Y8, Y4, Y4
+	VADDPS      Y4, Y12, Y12
+	VPERM2F128  $0x20, Y9, Y5, Y4
+	VPERM2F128  $0x31, Y9, Y5, Y5
+	VADDPS      Y5, Y4, Y4
+	VPERM2F128  $0x20, Y10, Y6, Y5
+	VPERM2F128  $0x31, Y10, Y6, Y6
+	VADDPS      Y6, Y5, Y5
+	VPERM2F128  $0x20, Y11, Y7, Y6
+	VPERM2F128  $0x31, Y11, Y7, Y7
+	VADDPS      Y7, Y6, Y6
+	VSHUFPS     $0x88, Y5, Y12, Y7
+	VSHUFPS     $0xdd, Y5, Y12, Y5
+	VADDPS      Y5, Y7, Y7
+	VSHUFPS     $0x88, Y6, Y4, Y5
+	VSHUFPS     $0xdd, Y6, Y4, Y4
+	VADDPS      Y4, Y5, Y5
+	VSHUFPS     $0x88, Y5, Y7, Y4
+	VSHUFPS     $0xdd, Y5, Y7, Y5
+	VADDPS      Y5, Y4, Y4
+	VMOVUPS     Y4, (AX)
+	ADDQ        $0x00000400, BX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, CX
+	CMPQ        CX, $0x00000008
+	JAE         dot_block31
+	TESTQ       CX, CX
+	JZ          dot_done29
+	MOVQ        $0x00000008, DX
+	SUBQ        CX, DX
+	IMUL3Q      $0x00000080, DX, CX
+	SUBQ        CX, BX
+	SHLQ        $0x02, DX
+	SUBQ        DX, AX
+	MOVQ        $0x00000008, CX
+	JMP         dot_block31
+
+dot_single30:
+	VMULPS      (BX), Y0, Y4
+	VFMADD231PS 32(BX), Y1, Y4
+	VFMADD231PS 64(BX), Y2, Y4
+	VFMADD231PS 96(BX), Y3, Y4
+	VPERM2F128  $0x20, Y4, Y4, Y5
+	VPERM2F128  $0x31, Y4, Y4, Y4
+	VADDPS      Y4, Y5, Y5
+	VSHUFPS     $0x88, Y5, Y5, Y4
+	VSHUFPS     $0xdd, Y5, Y5, Y5
+	VADDPS      Y5, Y4, Y4
+	VSHUFPS     $0x88, Y4, Y4, Y5
+	VSHUFPS     $0xdd, Y4, Y4, Y4
+	VADDPS      Y4, Y5, Y5
+	VMOVSS      X5, (AX)
+	ADDQ        $0x00000080, BX
+	ADDQ        $0x00000004, AX
+	DECQ        CX
+	JNZ         dot_single30
+
+dot_done29:
+	VZEROUPPER
+	RET
+
+// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// Requires: AVX, FMA3
+TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    w_base+24(FP), CX
+	MOVQ    rows_base+48(FP), DX
+	MOVQ    w_len+32(FP), BX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    DX, DX
+
+axpy_rows32:
+	CMPQ         BX, $0x00000002
+	JB           axpy_rows_end33
+	VBROADCASTSS (CX), Y8
+	VFMADD231PS  (DX), Y8, Y0
+	VFMADD231PS  32(DX), Y8, Y1
+	VFMADD231PS  64(DX), Y8, Y2
+	VFMADD231PS  96(DX), Y8, Y3
+	VBROADCASTSS 4(CX), Y8
+	VFMADD231PS  128(DX), Y8, Y4
+	VFMADD231PS  160(DX), Y8, Y5
+	VFMADD231PS  192(DX), Y8, Y6
+	VFMADD231PS  224(DX), Y8, Y7
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x00000008, CX
+	SUBQ         $0x00000002, BX
+	JMP          axpy_rows32
+
+axpy_rows_end33:
+axpy_rows34:
+	CMPQ         BX, $0x00000001
+	JB           axpy_rows_end35
+	VBROADCASTSS (CX), Y8
+	VFMADD231PS  (DX), Y8, Y0
+	VFMADD231PS  32(DX), Y8, Y1
+	VFMADD231PS  64(DX), Y8, Y2
+	VFMADD231PS  96(DX), Y8, Y3
+	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000004, CX
+	SUBQ         $0x00000001, BX
+	JMP          axpy_rows34
+
+axpy_rows_end35:
+	VADDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (AX)
+	VADDPS  Y5, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS Y2, 64(AX)
+	VADDPS  Y7, Y3, Y3
+	VMOVUPS Y3, 96(AX)
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -444,98 +616,17 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done29
+	JZ     rope_done36
 	TESTL  R8, R8
-	JS     rope_inverse30
+	JS     rope_inverse37
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000080, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream31
+	JA     rope_stream38
 
-rope_token33:
-	MOVLQSX (SI), R8
-	IMUL3Q  $0x00000080, R8, R8
-	ADDQ    BX, R8
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	MOVQ    qHeads+48(FP), R8
-	TESTQ   R8, R8
-	JZ      rope_heads_done34
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R9
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src35
-
-rope_head36:
-	VMOVUPS     (R9), Z2
-	VMOVUPS     64(R9), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R9)
-	VMOVUPS     Z5, 64(R9)
-	ADDQ        R11, R9
-	DECQ        R8
-	JNZ         rope_head36
-	JMP         rope_heads_done34
-
-rope_heads_from_src35:
-	MOVQ CX, R10
-
-rope_head37:
-	VMOVUPS     (R10), Z2
-	VMOVUPS     64(R10), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R9)
-	VMOVUPS     Z5, 64(R9)
-	ADDQ        R11, R9
-	ADDQ        R11, R10
-	DECQ        R8
-	JNZ         rope_head37
-
-rope_heads_done34:
-	MOVQ  kHeads+120(FP), R8
-	TESTQ R8, R8
-	JZ    rope_heads_done38
-	MOVQ  kHeadStride+136(FP), R10
-	SHLQ  $0x02, R10
-	MOVQ  DX, R9
-
-rope_head39:
-	VMOVUPS     (R9), Z2
-	VMOVUPS     64(R9), Z3
-	VMULPS      Z1, Z3, Z4
-	VMULPS      Z1, Z2, Z5
-	VFMSUB231PS Z0, Z2, Z4
-	VFMADD231PS Z0, Z3, Z5
-	VMOVUPS     Z4, (R9)
-	VMOVUPS     Z5, 64(R9)
-	ADDQ        R10, R9
-	DECQ        R8
-	JNZ         rope_head39
-
-rope_heads_done38:
-	MOVQ qStride+56(FP), R8
-	SHLQ $0x02, R8
-	ADDQ R8, AX
-	ADDQ R8, CX
-	MOVQ kStride+128(FP), R8
-	SHLQ $0x02, R8
-	ADDQ R8, DX
-	ADDQ $0x04, SI
-	DECQ DI
-	JNZ  rope_token33
-	JMP  rope_tokens_done32
-
-rope_stream31:
 rope_token40:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000080, R8, R8
@@ -548,14 +639,10 @@ rope_token40:
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
-	MOVQ    qStride+56(FP), R12
-	SHLQ    $0x02, R12
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src42
 
 rope_head43:
-	PREFETCHT1  (R9)(R12*1)
-	PREFETCHT1  64(R9)(R12*1)
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -573,8 +660,6 @@ rope_heads_from_src42:
 	MOVQ CX, R10
 
 rope_head44:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -595,12 +680,8 @@ rope_heads_done41:
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
-	MOVQ  kStride+128(FP), R11
-	SHLQ  $0x02, R11
 
 rope_head46:
-	PREFETCHT1  (R9)(R11*1)
-	PREFETCHT1  64(R9)(R11*1)
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -624,20 +705,111 @@ rope_heads_done45:
 	ADDQ $0x04, SI
 	DECQ DI
 	JNZ  rope_token40
+	JMP  rope_tokens_done39
 
-rope_tokens_done32:
-	JMP rope_done29
+rope_stream38:
+rope_token47:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000080, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done48
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
+	MOVQ    qStride+56(FP), R12
+	SHLQ    $0x02, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src49
 
-rope_inverse30:
+rope_head50:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	VMOVUPS     (R9), Z2
+	VMOVUPS     64(R9), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R9)
+	VMOVUPS     Z5, 64(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head50
+	JMP         rope_heads_done48
+
+rope_heads_from_src49:
+	MOVQ CX, R10
+
+rope_head51:
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
+	VMOVUPS     (R10), Z2
+	VMOVUPS     64(R10), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R9)
+	VMOVUPS     Z5, 64(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head51
+
+rope_heads_done48:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done52
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x02, R11
+
+rope_head53:
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	VMOVUPS     (R9), Z2
+	VMOVUPS     64(R9), Z3
+	VMULPS      Z1, Z3, Z4
+	VMULPS      Z1, Z2, Z5
+	VFMSUB231PS Z0, Z2, Z4
+	VFMADD231PS Z0, Z3, Z5
+	VMOVUPS     Z4, (R9)
+	VMOVUPS     Z5, 64(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head53
+
+rope_heads_done52:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token47
+
+rope_tokens_done39:
+	JMP rope_done36
+
+rope_inverse37:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000080, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream47
+	JA     rope_stream54
 
-rope_token49:
+rope_token56:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -645,12 +817,12 @@ rope_token49:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done50
+	JZ      rope_heads_done57
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head51:
+rope_head58:
 	VMOVUPS     (DX), Z2
 	VMOVUPS     64(DX), Z3
 	VMULPS      Z1, Z3, Z4
@@ -661,19 +833,19 @@ rope_head51:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head51
+	JNZ         rope_head58
 
-rope_heads_done50:
+rope_heads_done57:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token49
-	JMP  rope_tokens_done48
+	JNZ  rope_token56
+	JMP  rope_tokens_done55
 
-rope_stream47:
-rope_token52:
+rope_stream54:
+rope_token59:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -681,14 +853,14 @@ rope_token52:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done53
+	JZ      rope_heads_done60
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head54:
+rope_head61:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	VMOVUPS     (DX), Z2
@@ -701,18 +873,18 @@ rope_head54:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head54
+	JNZ         rope_head61
 
-rope_heads_done53:
+rope_heads_done60:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token52
+	JNZ  rope_token59
 
-rope_tokens_done48:
-rope_done29:
+rope_tokens_done55:
+rope_done36:
 	VZEROUPPER
 	RET
 
@@ -726,9 +898,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done55
+	JZ    combine_done62
 
-combine_token56:
+combine_token63:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000100, R8, R8
@@ -760,8 +932,203 @@ combine_token56:
 	ADDQ         $0x00000080, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token56
+	JNZ          combine_token63
 
-combine_done55:
+combine_done62:
+	VZEROUPPER
+	RET
+
+// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+// Requires: AVX, AVX512F
+TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	MOVQ    rows_base+48(FP), BX
+	VMOVUPS (DX), Z0
+	VMOVUPS 64(DX), Z1
+	TESTQ   CX, CX
+	JZ      dot_done64
+	CMPQ    CX, $0x00000010
+	JB      dot_single65
+
+dot_block66:
+	VMULPS      (BX), Z0, Z2
+	VMULPS      256(BX), Z0, Z3
+	VMULPS      128(BX), Z0, Z4
+	VMULPS      384(BX), Z0, Z5
+	VMULPS      1024(BX), Z0, Z6
+	VMULPS      1280(BX), Z0, Z7
+	VMULPS      1152(BX), Z0, Z8
+	VMULPS      1408(BX), Z0, Z9
+	VMULPS      512(BX), Z0, Z10
+	VMULPS      768(BX), Z0, Z11
+	VMULPS      640(BX), Z0, Z12
+	VMULPS      896(BX), Z0, Z13
+	VMULPS      1536(BX), Z0, Z14
+	VMULPS      1792(BX), Z0, Z15
+	VMULPS      1664(BX), Z0, Z16
+	VMULPS      1920(BX), Z0, Z17
+	VFMADD231PS 64(BX), Z1, Z2
+	VFMADD231PS 320(BX), Z1, Z3
+	VFMADD231PS 192(BX), Z1, Z4
+	VFMADD231PS 448(BX), Z1, Z5
+	VFMADD231PS 1088(BX), Z1, Z6
+	VFMADD231PS 1344(BX), Z1, Z7
+	VFMADD231PS 1216(BX), Z1, Z8
+	VFMADD231PS 1472(BX), Z1, Z9
+	VFMADD231PS 576(BX), Z1, Z10
+	VFMADD231PS 832(BX), Z1, Z11
+	VFMADD231PS 704(BX), Z1, Z12
+	VFMADD231PS 960(BX), Z1, Z13
+	VFMADD231PS 1600(BX), Z1, Z14
+	VFMADD231PS 1856(BX), Z1, Z15
+	VFMADD231PS 1728(BX), Z1, Z16
+	VFMADD231PS 1984(BX), Z1, Z17
+	VSHUFF32X4  $0x44, Z10, Z2, Z18
+	VSHUFF32X4  $0xee, Z10, Z2, Z2
+	VADDPS      Z2, Z18, Z18
+	VSHUFF32X4  $0x44, Z11, Z3, Z2
+	VSHUFF32X4  $0xee, Z11, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VSHUFF32X4  $0x44, Z12, Z4, Z3
+	VSHUFF32X4  $0xee, Z12, Z4, Z4
+	VADDPS      Z4, Z3, Z3
+	VSHUFF32X4  $0x44, Z13, Z5, Z4
+	VSHUFF32X4  $0xee, Z13, Z5, Z5
+	VADDPS      Z5, Z4, Z4
+	VSHUFF32X4  $0x44, Z14, Z6, Z5
+	VSHUFF32X4  $0xee, Z14, Z6, Z6
+	VADDPS      Z6, Z5, Z5
+	VSHUFF32X4  $0x44, Z15, Z7, Z6
+	VSHUFF32X4  $0xee, Z15, Z7, Z7
+	VADDPS      Z7, Z6, Z6
+	VSHUFF32X4  $0x44, Z16, Z8, Z7
+	VSHUFF32X4  $0xee, Z16, Z8, Z8
+	VADDPS      Z8, Z7, Z7
+	VSHUFF32X4  $0x44, Z17, Z9, Z8
+	VSHUFF32X4  $0xee, Z17, Z9, Z9
+	VADDPS      Z9, Z8, Z8
+	VSHUFF32X4  $0x88, Z5, Z18, Z9
+	VSHUFF32X4  $0xdd, Z5, Z18, Z5
+	VADDPS      Z5, Z9, Z9
+	VSHUFF32X4  $0x88, Z6, Z2, Z5
+	VSHUFF32X4  $0xdd, Z6, Z2, Z2
+	VADDPS      Z2, Z5, Z5
+	VSHUFF32X4  $0x88, Z7, Z3, Z2
+	VSHUFF32X4  $0xdd, Z7, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VSHUFF32X4  $0x88, Z8, Z4, Z3
+	VSHUFF32X4  $0xdd, Z8, Z4, Z4
+	VADDPS      Z4, Z3, Z3
+	VSHUFPS     $0x88, Z2, Z9, Z4
+	VSHUFPS     $0xdd, Z2, Z9, Z2
+	VADDPS      Z2, Z4, Z4
+	VSHUFPS     $0x88, Z3, Z5, Z2
+	VSHUFPS     $0xdd, Z3, Z5, Z3
+	VADDPS      Z3, Z2, Z2
+	VSHUFPS     $0x88, Z2, Z4, Z3
+	VSHUFPS     $0xdd, Z2, Z4, Z2
+	VADDPS      Z2, Z3, Z3
+	VMOVUPS     Z3, (AX)
+	ADDQ        $0x00000800, BX
+	ADDQ        $0x00000040, AX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JAE         dot_block66
+	TESTQ       CX, CX
+	JZ          dot_done64
+	MOVQ        $0x00000010, DX
+	SUBQ        CX, DX
+	IMUL3Q      $0x00000080, DX, CX
+	SUBQ        CX, BX
+	SHLQ        $0x02, DX
+	SUBQ        DX, AX
+	MOVQ        $0x00000010, CX
+	JMP         dot_block66
+
+dot_single65:
+	VMULPS      (BX), Z0, Z2
+	VFMADD231PS 64(BX), Z1, Z2
+	VSHUFF32X4  $0x44, Z2, Z2, Z3
+	VSHUFF32X4  $0xee, Z2, Z2, Z2
+	VADDPS      Z2, Z3, Z3
+	VSHUFF32X4  $0x88, Z3, Z3, Z2
+	VSHUFF32X4  $0xdd, Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VSHUFPS     $0x88, Z2, Z2, Z3
+	VSHUFPS     $0xdd, Z2, Z2, Z2
+	VADDPS      Z2, Z3, Z3
+	VSHUFPS     $0x88, Z3, Z3, Z2
+	VSHUFPS     $0xdd, Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMOVSS      X2, (AX)
+	ADDQ        $0x00000080, BX
+	ADDQ        $0x00000004, AX
+	DECQ        CX
+	JNZ         dot_single65
+
+dot_done64:
+	VZEROUPPER
+	RET
+
+// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    w_base+24(FP), CX
+	MOVQ    rows_base+48(FP), DX
+	MOVQ    w_len+32(FP), BX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    DX, DX
+
+axpy_rows67:
+	CMPQ         BX, $0x00000004
+	JB           axpy_rows_end68
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  (DX), Z8, Z0
+	VFMADD231PS  64(DX), Z8, Z1
+	VBROADCASTSS 4(CX), Z8
+	VFMADD231PS  128(DX), Z8, Z2
+	VFMADD231PS  192(DX), Z8, Z3
+	VBROADCASTSS 8(CX), Z8
+	VFMADD231PS  256(DX), Z8, Z4
+	VFMADD231PS  320(DX), Z8, Z5
+	VBROADCASTSS 12(CX), Z8
+	VFMADD231PS  384(DX), Z8, Z6
+	VFMADD231PS  448(DX), Z8, Z7
+	ADDQ         $0x00000200, DX
+	ADDQ         $0x00000010, CX
+	SUBQ         $0x00000004, BX
+	JMP          axpy_rows67
+
+axpy_rows_end68:
+axpy_rows69:
+	CMPQ         BX, $0x00000001
+	JB           axpy_rows_end70
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  (DX), Z8, Z0
+	VFMADD231PS  64(DX), Z8, Z1
+	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000004, CX
+	SUBQ         $0x00000001, BX
+	JMP          axpy_rows69
+
+axpy_rows_end70:
+	VADDPS  Z2, Z0, Z0
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z6, Z0, Z0
+	VMOVUPS Z0, (AX)
+	VADDPS  Z3, Z1, Z1
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z7, Z1, Z1
+	VMOVUPS Z1, 64(AX)
 	VZEROUPPER
 	RET

@@ -4,7 +4,9 @@ package grope_ntk
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
+	axpyRows:    axpyRowsGeneric,
 	combineRows: combineRowsGeneric,
+	dotRows:     dotRowsGeneric,
 	rotate:      rotateGeneric,
 }
 
