@@ -332,13 +332,14 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 	gAcc, gSum := gamma(n+nr+2), gamma(n+nr+1)
 	scale := float64(o.Scale)
 	ratio := o.QHeads / o.KVHeads
-	x := make([]float64, n)    // logits, −Inf where masked
-	bh := make([]float64, n)   // b_j
-	dd := make([]float64, n)   // |scale·dot_j|
-	errd := make([]float64, n) // γ·|scale|·D_j + |scale|·R_j
-	wE := make([]float64, n)   // w_j·E_j
-	w := make([]float64, n)    // w_j
-	live := make([]int, 0, n)  // the unmasked keys
+	x := make([]float64, n)      // logits, −Inf where masked
+	bh := make([]float64, n)     // b_j
+	dd := make([]float64, n)     // |scale·dot_j|
+	errd := make([]float64, n)   // γ·|scale|·D_j + |scale|·R_j
+	wE := make([]float64, n)     // w_j·E_j
+	w := make([]float64, n)      // w_j
+	live := make([]int, 0, n)    // the unmasked keys
+	acc := make([]float64, 4*hd) // per dim: ref | Σ w|v| | Σ wE|v| | max |v|
 	for h := range o.QHeads {
 		g := h / ratio
 		qo := (i*o.QHeads + h) * hd
@@ -361,17 +362,26 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 				ke = a.ke[ko : ko+hd]
 			}
 			dot, plain, full := 0.0, 0.0, 0.0
-			for t := range hd {
-				dot += qv[t] * kv[t]
-				aq, ak := math.Abs(qv[t]), math.Abs(kv[t])
-				plain += aq * ak
-				if qe != nil {
-					aq += qe[t]
+			switch {
+			case qe == nil && ke == nil:
+				dot, plain = dotAbs(qv, kv)
+				full = plain
+			case ke == nil:
+				for t, qt := range qv {
+					kt := kv[t]
+					dot += qt * kt
+					ak := math.Abs(kt)
+					plain += math.Abs(qt) * ak
+					full += (math.Abs(qt) + qe[t]) * ak
 				}
-				if ke != nil {
-					ak += ke[t]
+			default:
+				for t, qt := range qv {
+					kt := kv[t]
+					dot += qt * kt
+					aq, ak := math.Abs(qt), math.Abs(kt)
+					plain += aq * ak
+					full += (aq + qe[t]) * (ak + ke[t])
 				}
-				full += aq * ak
 			}
 			b := 0.0
 			if a.bias != nil {
@@ -418,16 +428,25 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 				live = append(live, j)
 			}
 		}
-		for d := range hd {
-			ref, sw, swe, vmax := 0.0, 0.0, 0.0, 0.0
-			for _, j := range live {
-				vd := float64(a.v[((lo+j)*o.KVHeads+g)*hd+d])
-				ref += w[j] * vd
+		clear(acc)
+		ra, sa, ea, ma := acc[:hd], acc[hd:2*hd], acc[2*hd:3*hd], acc[3*hd:]
+		for _, j := range live {
+			vr := a.v[((lo+j)*o.KVHeads+g)*hd : ((lo+j)*o.KVHeads+g+1)*hd]
+			wj, wej := w[j], wE[j]
+			ra, sa, ea, ma := ra[:len(vr)], sa[:len(vr)], ea[:len(vr)], ma[:len(vr)]
+			for d, vf := range vr {
+				vd := float64(vf)
 				av := math.Abs(vd)
-				sw += w[j] * av
-				swe += wE[j] * av
-				vmax = math.Max(vmax, av)
+				ra[d] += wj * vd
+				sa[d] += wj * av
+				ea[d] += wej * av
+				if av > ma[d] {
+					ma[d] = av
+				}
 			}
+		}
+		for d := range hd {
+			ref, sw, swe, vmax := ra[d], sa[d], ea[d], ma[d]
 			out[oo+d] = ref
 			capB := math.Abs(ref) + 1.01*vmax
 			if eBar >= 0.5 {
@@ -441,4 +460,23 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 			bound[oo+d] = math.Min(b, capB)
 		}
 	}
+}
+
+// dotAbs returns Σ a_t·b_t and Σ |a_t·b_t| (four partial sums each, for
+// speed; the order does not matter at float64 precision here).
+func dotAbs(a, b []float64) (dot, abs float64) {
+	b = b[:len(a)]
+	var d0, d1, d2, d3, s0, s1, s2, s3 float64
+	t := 0
+	for ; t+4 <= len(a); t += 4 {
+		p0, p1, p2, p3 := a[t]*b[t], a[t+1]*b[t+1], a[t+2]*b[t+2], a[t+3]*b[t+3]
+		d0, d1, d2, d3 = d0+p0, d1+p1, d2+p2, d3+p3
+		s0, s1, s2, s3 = s0+math.Abs(p0), s1+math.Abs(p1), s2+math.Abs(p2), s3+math.Abs(p3)
+	}
+	for ; t < len(a); t++ {
+		p := a[t] * b[t]
+		d0 += p
+		s0 += math.Abs(p)
+	}
+	return (d0 + d1) + (d2 + d3), (s0 + s1) + (s2 + s3)
 }
