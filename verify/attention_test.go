@@ -409,6 +409,7 @@ func TestAttentionHarnessCatchesBugs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rep := RunAttention(c.sp.s, attnTestKernels(c.sp.s, c.sp.hd, c.kn))
 			expectFail(t, rep, c.want)
+			t.Logf("max ratio %.3g (%s)", rep.MaxRatio, rep.Worst)
 			if rep.MaxRatio < 100 {
 				t.Errorf("max ratio %g: the bug is caught by less than two orders of magnitude", rep.MaxRatio)
 			}
