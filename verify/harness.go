@@ -267,3 +267,25 @@ func maxAbs(vs []float64) float64 {
 	}
 	return m
 }
+
+// Merge returns one report holding the cases and failures of rs, all of
+// one spec and variant (a package's encoding and its attention form, say):
+// the cases add up, MaxRatio and Worst are the largest, the failures are
+// concatenated (within the cap).
+func Merge(rs ...*Report) *Report {
+	m := &Report{}
+	for i, r := range rs {
+		if i == 0 {
+			m.Spec, m.Target = r.Spec, r.Target
+		}
+		m.Cases += r.Cases
+		if r.Worst != "" {
+			m.ratio(r.MaxRatio, r.Worst)
+		}
+		for _, f := range r.Failures {
+			m.addFailure(f)
+		}
+		m.omitted += r.omitted
+	}
+	return m
+}

@@ -216,6 +216,13 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	// Wide spreads: keys scaled by 10^U(−2, 1.5), scale 1.
 	q, kp = attnPositions(r, "random+pad", 4, 129)
 	special("wide logit spread lq=4 lk=129 random+pad", q, kp, opt(gqa, false, 0, 1), 1, 1, true, StorageF32)
+	// Queries about 2^31 after their keys, no window: every distance is beyond
+	// every table and ALiBi's raw bias near −2^31·slope, whose float32 rounding
+	// (±64) would swamp the differences between keys without a per-row shift.
+	q, kp = attnPositions(r, "far after keys", 3, 37)
+	special("far after keys lq=3 lk=37 causal", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32)
+	q, kp = attnPositions(r, "far after keys", 1, 70)
+	special("far after keys lq=1 lk=70", q, kp, opt(gqa, false, 0, scale), 1, 1, false, StorageF32)
 	// Inputs of 16-bit models.
 	q, kp = attnPositions(r, "prefill", 16, 48)
 	special("f16 inputs lq=16 lk=48 prefill", q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF16)

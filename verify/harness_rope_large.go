@@ -21,11 +21,21 @@ const GroupedMaxBytes = 512 << 10
 const exactChunkTokens = 64
 
 // largeHeads returns the smallest head count h such that exactChunkTokens
-// tokens of h heads exceed GroupedMaxBytes, so even a call cut into
-// exact-path chunks hands the kernel calls above the grouped limit.
-func largeHeads(headDim int) int {
-	per := exactChunkTokens * headDim * 4 // bytes of one head over a chunk
+// tokens of h heads of elemBytes-byte elements (4, or 2 for f16 and bf16
+// storage: the kernels count bytes of the stored type) exceed
+// GroupedMaxBytes, so even a call cut into exact-path chunks hands the
+// kernel calls above the grouped limit.
+func largeHeads(headDim, elemBytes int) int {
+	per := exactChunkTokens * headDim * elemBytes // bytes of one head over a chunk
 	return GroupedMaxBytes/per + 1
+}
+
+// elemBytes is the size of one stored element of st.
+func (st Storage) elemBytes() int {
+	if st == StorageF16 || st == StorageBF16 {
+		return 2
+	}
+	return 4
 }
 
 // tablePositions returns a generator of positions that take the table path
@@ -43,13 +53,14 @@ func tablePositions(s *spec.Spec) func(*rand.Rand) int64 {
 	return uniform(0, hi)
 }
 
-// ropeLarge runs the large cases: Apply, Inverse and ApplyQK calls of more
-// than GroupedMaxBytes, with positions in the table (one kernel call for
+// ropeLarge runs the large cases: Apply, Inverse, ApplyQK and ApplyTo calls
+// (ApplyTo: the kernels' loop from a separate source) of more than
+// GroupedMaxBytes, with positions in the table (one kernel call for
 // the whole tensor) and beyond it (kernel calls of exactChunkTokens tokens,
 // each above the grouped limit, plus a shorter last chunk).
 func ropeLarge(rep *Report, s *spec.Spec, st Storage, k RoPEKernels, r *rand.Rand) {
 	hd := s.HeadDim
-	heads := largeHeads(hd)
+	heads := largeHeads(hd, st.elemBytes())
 	n := exactChunkTokens + exactChunkTokens/2 + 3 // two exact chunks, the second partial
 	in := tablePositions(s)
 	schemes := []posScheme{
@@ -78,4 +89,21 @@ func ropeLarge(rep *Report, s *spec.Spec, st Storage, k RoPEKernels, r *rand.Ran
 	ropeCase(rep, s, st, name, pos, []ropeOperand{{q, qh}, {kk, kh}}, false, func(o []*guarded, pos []int32) {
 		k.ApplyQK(o[0].s, o[1].s, pos, qh, kh)
 	})
+	if k.ApplyTo != nil {
+		for _, sch := range schemes {
+			pos := sch.gen(r, n)
+			src := st.vector(r, n*heads*hd)
+			c := rep.begin(fmt.Sprintf("ApplyTo large tokens=%d heads=%d %s", n, heads, sch.name))
+			gs, gd := guard(src), guardUnset(len(src))
+			if c.call(func() { k.ApplyTo(gd.s, gs.s, append([]int32(nil), pos...), heads) }) {
+				gs.intact(c, "src")
+				gd.intact(c, "dst")
+				for i := range src {
+					c.same("src", i, gs.s[i], src[i])
+				}
+				at := func(t, h int) int { return (t*heads + h) * hd }
+				checkLaid(c, s, st, "dst", gd.s, gd.s, src, RoPEApply(s, src, pos, heads, false), n, heads, at, applyTol(s, pos))
+			}
+		}
+	}
 }

@@ -86,7 +86,7 @@ func File(s *spec.Spec, t Term) (emit.File, error) {
 	}
 	if t.RuntimeSwitch {
 		d.SeqLenArg = "attnSeqLen(qpos, kpos)"
-		d.SeqLenPaged = "attnSeqLen(qpos[q0:q1], kpos[k0:k1])"
+		d.SeqLenPaged = "n"
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport (\n\t\"math\"\n\t\"strconv\"\n\t\"sync\"\n)\n\n", emit.Header(s.File), s.Name)
@@ -110,4 +110,52 @@ func numbered(src string) string {
 		fmt.Fprintf(&b, "%4d %s\n", i+1, l)
 	}
 	return b.String()
+}
+
+// Run returns the harness call of the attention form for a generated test,
+// verify.RunAttention(s, attentionKernels()), and emits attentionKernels
+// into f: the package's Attention, AttentionRotated (rope) and
+// AttentionPaged adapted to verify's signatures (its options convert
+// directly: the two structs have the same fields).
+func Run(f *jen.File, t Term) jen.Code {
+	verify := gocode.VerifyPath
+	opts := func() jen.Code { return jen.Id("AttentionOptions").Call(jen.Id("o")) }
+	optParam := jen.Id("o").Qual(verify, "AttentionOptions")
+	tableArg := func() []jen.Code {
+		if t.Family == "rpe_bias" {
+			return []jen.Code{jen.Id("table")}
+		}
+		return nil
+	}
+	f32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Float32() }
+	i32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Int32() }
+	d := jen.Dict{
+		jen.Id("HeadDim"): jen.Id("HeadDim"),
+		jen.Id("Attention"): jen.Func().Params(f32("out", "q", "k", "v", "table"), i32("qpos", "kpos"), optParam.Clone()).Block(
+			jen.Id("Attention").Call(append(append(ids([]string{"out", "q", "k", "v"}), tableArg()...), jen.Id("qpos"), jen.Id("kpos"), opts())...),
+		),
+		jen.Id("AttentionPaged"): jen.Func().Params(f32("out", "q", "kCache", "vCache", "table"), i32("qpos", "qStart", "slots", "kpos", "kStart"), optParam.Clone()).Block(
+			jen.Id("AttentionPaged").Call(append(append(ids([]string{"out", "q", "kCache", "vCache"}), tableArg()...),
+				jen.Id("qpos"), jen.Id("qStart"), jen.Id("slots"), jen.Id("kpos"), jen.Id("kStart"), opts())...),
+		),
+	}
+	if t.Family == "rope" {
+		d[jen.Id("AttentionRotated")] = jen.Func().Params(f32("out", "q", "k", "v"), i32("qpos", "kpos"), optParam.Clone()).Block(
+			jen.Id("AttentionRotated").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), opts()),
+		)
+	}
+	f.Comment("attentionKernels adapts the attention form to verify.RunAttention.")
+	f.Func().Id("attentionKernels").Params().Qual(verify, "AttentionKernels").Block(
+		jen.Return(jen.Qual(verify, "AttentionKernels").Values(d)),
+	)
+	return jen.Qual(verify, "RunAttention").Call(jen.Id("s"), jen.Id("attentionKernels").Call())
+}
+
+// ids returns the identifiers of names.
+func ids(names []string) []jen.Code {
+	out := make([]jen.Code, len(names))
+	for i, n := range names {
+		out[i] = jen.Id(n)
+	}
+	return out
 }

@@ -7,7 +7,11 @@ import (
 
 // attentionFile emits <name>_attention.go when the spec gives head_dim: the
 // shared engine with the ALiBi or learned-bucket bias as its term.
-func attentionFile(c *Consts) (emit.File, error) {
+func attentionFile(c *Consts) (emit.File, error) { return attention.File(c.Spec, attentionTerm(c)) }
+
+// attentionTerm is the bias family's term: ALiBi's slopes or the learned
+// bucket table.
+func attentionTerm(c *Consts) attention.Term {
 	s := c.Spec
 	t := attention.Term{
 		Family:  "alibi",
@@ -30,5 +34,5 @@ func attentionFile(c *Consts) (emit.File, error) {
 			},
 		}
 	}
-	return attention.File(s, t)
+	return t
 }

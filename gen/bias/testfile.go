@@ -2,6 +2,7 @@ package bias
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -34,7 +35,11 @@ func biasTest(c *Consts) (emit.File, error) {
 			jen.Id("RPEBiasPos"):    jen.Id("BiasPos"),
 		}
 	}
-	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "BiasKernels").Values(kern)))
+	var run jen.Code = jen.Qual(gocode.VerifyPath, "RunBias").Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, "BiasKernels").Values(kern))
+	if s.HeadDim > 0 {
+		run = jen.Qual(gocode.VerifyPath, "Merge").Call(run, attention.Run(f, attentionTerm(c)))
+	}
+	gocode.VariantsTest(f, c.Spec, Backends.Assembly, run)
 	if !rpe {
 		rampAllocTest(f)
 	}

@@ -13,9 +13,13 @@ func (c *Consts) hasAttention() bool {
 }
 
 // attentionFile emits <name>_attention.go: the shared engine with RoPE's
-// term, q and k rotated inside by the package's own rotation (rotateTokensAt).
-func attentionFile(c *Consts) (emit.File, error) {
-	return attention.File(c.Spec, attention.Term{
+// term.
+func attentionFile(c *Consts) (emit.File, error) { return attention.File(c.Spec, attentionTerm(c)) }
+
+// attentionTerm is RoPE's term: q and k rotated inside by the package's own
+// rotation (rotateTokensAt).
+func attentionTerm(c *Consts) attention.Term {
+	return attention.Term{
 		Family:        "rope",
 		What:          "rotation",
 		RuntimeSwitch: c.RuntimeSwitch(),
@@ -26,5 +30,5 @@ func attentionFile(c *Consts) (emit.File, error) {
 			"exact angles beyond the table) with the frequencies of max(qpos, kpos)+1, so the",
 			"result is plain attention over Apply'd q and k; the inputs are not modified.",
 		},
-	})
+	}
 }

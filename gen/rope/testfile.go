@@ -2,6 +2,7 @@ package rope
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"
@@ -21,7 +22,7 @@ func ropeTestFile(c *Consts) (emit.File, error) {
 	if c.storage16() {
 		run, kernels = "RunRoPE16", "RoPE16Kernels"
 	}
-	gocode.VariantsTest(f, c.Spec, Backends.Assembly, jen.Qual(gocode.VerifyPath, run).Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, kernels).Values(jen.DictFunc(func(d jen.Dict) {
+	var runAll jen.Code = jen.Qual(gocode.VerifyPath, run).Call(jen.Id("s"), jen.Qual(gocode.VerifyPath, kernels).Values(jen.DictFunc(func(d jen.Dict) {
 		for _, name := range []string{"Apply", "ApplyQK", "Inverse", "Frequencies", "FrequenciesAt", "AttentionFactor",
 			"ApplyStrided", "ApplyHeadMajor", "ApplyQKStrided", "ApplyTo", "ApplyToSlots", "Shift"} {
 			d[jen.Id(name)] = jen.Id(name)
@@ -34,7 +35,11 @@ func ropeTestFile(c *Consts) (emit.File, error) {
 		if c.Spec.AttnTemperature != nil {
 			d[jen.Id("ScaleQ")] = jen.Id("ScaleQ")
 		}
-	}))))
+	})))
+	if c.hasAttention() {
+		runAll = jen.Qual(gocode.VerifyPath, "Merge").Call(runAll, attention.Run(f, attentionTerm(c)))
+	}
+	gocode.VariantsTest(f, c.Spec, Backends.Assembly, runAll)
 	ropeBenchmarks(f, c)
 	return gocode.Render(c.Spec.Name+"_test.go", f)
 }

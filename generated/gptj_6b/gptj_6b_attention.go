@@ -23,13 +23,39 @@ type AttentionOptions struct {
 	Window int
 }
 
-// attnTile is the number of keys of a tile, attnRows the most rows (queries ×
-// heads of one KV group) of a query block: the scores of a block and a tile, attnRows·
-// attnTile floats, stay in L1 next to the block's queries and accumulators.
+// The engine's block shapes. A block is a set of rows (a query and a head each) whose
+// online-softmax state stays in scratch while every tile of keys passes: up to
+// attnDecodeRows rows, all heads of a few queries (decode: each key row, all KV heads
+// of one position, is read once, in memory order), or else the heads of one KV group
+// for attnGroupRows/(QHeads/KVHeads) queries (prefill: a tile serves many queries). A
+// tile is at most attnTile keys and at most attnTileFloats floats of keys (as many of
+// values), so the gathered keys and values of a tile stay in L2.
 const (
-	attnTile = 64
-	attnRows = 64
+	attnTile       = 64
+	attnGroupRows  = 64
+	attnDecodeRows = 256
+	attnTileFloats = 1 << 16
 )
+
+// attnShape is the block and tile shape of a call: groups KV groups per block (all or
+// one), queries per block, and keys per tile.
+type attnShape struct{ groups, queries, tile int }
+
+// attnShapeOf picks the shape of a call with nq queries.
+func attnShapeOf(o *AttentionOptions, nq int) attnShape {
+	grp := o.QHeads / o.KVHeads
+	sh := attnShape{groups: 1, queries: max(1, attnGroupRows/grp)}
+	if nq <= max(1, attnDecodeRows/o.QHeads) {
+		sh = attnShape{groups: o.KVHeads, queries: nq}
+	}
+	sh.tile = max(1, min(attnTile, attnTileFloats/(sh.groups*HeadDim)))
+	return sh
+}
+
+// rows is the most rows of a block.
+func (sh attnShape) rows(o *AttentionOptions) int {
+	return sh.queries * sh.groups * (o.QHeads / o.KVHeads)
+}
 
 // attnKeys is where the keys and values of one sequence are: key j is row
 // slots[j] (row j when slots is nil) of k and v, rows of KVHeads·HeadDim floats,
@@ -42,28 +68,31 @@ type attnKeys struct {
 	rotate bool
 }
 
-// attnScratch is a call's working memory, O(attnRows·(attnTile+HeadDim)) floats
-// whatever the sequence lengths: the block's queries (scaled, rotated), a tile of
-// gathered keys and values, the block's scores (then probabilities), and its
-// online-softmax state, the running maximum m, sum l and accumulator acc.
+// attnScratch is a call's working memory, O(rows·(tile+HeadDim) + tile·groups·HeadDim)
+// floats whatever the sequence lengths: the block's queries (scaled, rotated), a
+// tile of keys and values gathered head-major ([group][key][HeadDim]), the block's
+// scores (then probabilities, rows tile floats apart), and its online-softmax state:
+// the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	live                  []bool // the row has an unmasked key in the current tile
+	live                  []bool  // the row has an unmasked key in the current tile
+	dmin                  []int64 // per query, the family term's state (ALiBi: the nearest key's distance)
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
 var attnPool sync.Pool
 
-// getAttnScratch returns scratch for blocks of rows rows.
-func getAttnScratch(rows int) *attnScratch {
-	if sc, ok := attnPool.Get().(*attnScratch); ok && len(sc.m) >= rows {
+// getAttnScratch returns scratch for the block and tile shape of a call.
+func getAttnScratch(sh attnShape, o *AttentionOptions) *attnScratch {
+	rows, kv := sh.rows(o), sh.tile*sh.groups*HeadDim
+	if sc, ok := attnPool.Get().(*attnScratch); ok && len(sc.m) >= rows && len(sc.k) >= kv && len(sc.s) >= rows*sh.tile {
 		return sc
 	}
 	return &attnScratch{
 		q:    make([]float32, rows*HeadDim),
-		k:    make([]float32, attnTile*HeadDim),
-		v:    make([]float32, attnTile*HeadDim),
-		s:    make([]float32, rows*attnTile),
+		k:    make([]float32, kv),
+		v:    make([]float32, kv),
+		s:    make([]float32, rows*sh.tile),
 		acc:  make([]float32, rows*HeadDim),
 		m:    make([]float32, rows),
 		l:    make([]float32, rows),
@@ -113,8 +142,9 @@ func Attention(out, q, k, v []float32, qpos, kpos []int32, o AttentionOptions) {
 	attnCheckLen("Attention", "out", "len(qpos)", "QHeads", len(out), len(qpos), o.QHeads)
 	attnCheckLen("Attention", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("Attention", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
-	sc := getAttnScratch(attnBlockRows(o))
-	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos, rotate: true}, o, 0, sc)
+	sh := attnShapeOf(&o, len(qpos))
+	sc := getAttnScratch(sh, &o)
+	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos, rotate: true}, o, sh, 0, sc)
 	attnPool.Put(sc)
 }
 
@@ -128,8 +158,9 @@ func AttentionRotated(out, q, k, v []float32, qpos, kpos []int32, o AttentionOpt
 	attnCheckLen("AttentionRotated", "out", "len(qpos)", "QHeads", len(out), len(qpos), o.QHeads)
 	attnCheckLen("AttentionRotated", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("AttentionRotated", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
-	sc := getAttnScratch(attnBlockRows(o))
-	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, o, 0, sc)
+	sh := attnShapeOf(&o, len(qpos))
+	sc := getAttnScratch(sh, &o)
+	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, o, sh, 0, sc)
 	attnPool.Put(sc)
 }
 
@@ -167,7 +198,6 @@ func AttentionPaged(out, q, kCache, vCache []float32, qpos, qStart, slots, kpos,
 			panic("gptj_6b: AttentionPaged: slots[" + strconv.Itoa(j) + "] = " + strconv.Itoa(int(s)) + ", want a slot in [0, " + strconv.Itoa(nslots) + ")")
 		}
 	}
-	sc := getAttnScratch(attnBlockRows(o))
 	row := o.QHeads * HeadDim // ≤ len(q) when a sequence has queries
 	for s := 0; s+1 < len(qStart); s++ {
 		q0, q1, k0, k1 := int(qStart[s]), int(qStart[s+1]), int(kStart[s]), int(kStart[s+1])
@@ -175,9 +205,11 @@ func AttentionPaged(out, q, kCache, vCache []float32, qpos, qStart, slots, kpos,
 			continue
 		}
 		ks := attnKeys{k: kCache, v: vCache, slots: slots[k0:k1], kpos: kpos[k0:k1], rotate: true}
-		attend(out[q0*row:q1*row], q[q0*row:q1*row], qpos[q0:q1], ks, o, 0, sc)
+		sh := attnShapeOf(&o, q1-q0)
+		sc := getAttnScratch(sh, &o)
+		attend(out[q0*row:q1*row], q[q0*row:q1*row], qpos[q0:q1], ks, o, sh, 0, sc)
+		attnPool.Put(sc)
 	}
-	attnPool.Put(sc)
 }
 
 // attnCheckStarts panics unless st begins at 0, does not decrease and ends at n.
@@ -192,38 +224,34 @@ func attnCheckStarts(arg string, st []int32, n int) {
 	}
 }
 
-// attnBlockRows is the rows of a query block: whole KV groups of QHeads/KVHeads
-// heads, as many queries as fit in attnRows (one at least).
-func attnBlockRows(o AttentionOptions) int {
-	grp := o.QHeads / o.KVHeads
-	return max(1, attnRows/grp) * grp
-}
-
 // attnMasked reports whether key position kp is masked for query position qp.
 func attnMasked(qp, kp int64, o *AttentionOptions) bool {
 	return kp < 0 || o.Causal && kp > qp || o.Window > 0 && qp-kp >= int64(o.Window)
 }
 
 // attend is the attention engine: one sequence's queries q, out at qpos against the
-// keys ks, KV head by KV head, block of queries by block, tile of keys by tile. A
-// tile's scores s = q·kᵀ (dotRows) get the rotation and the masks, then the online
+// keys ks, block of rows by block, tile of keys by tile. A tile's keys and values are
+// gathered head-major in one pass over their rows (the keys rotated there); its
+// scores s = q·kᵀ (dotRows, per row) get the rotation and the masks, then the online
 // softmax update (Milakov and Gimelshein 2018; FlashAttention-2): with the row's
 // running maximum m and sum l, a new maximum m' rescales l and acc by e^(m−m'), the
 // probabilities p_j = e^(s_j−m') are added to l and p·v to acc (axpyRows); out = acc/l.
-func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n int, sc *attnScratch) {
+// A block's row r is query i0 + r/(groups·grp), KV group g0 + r/grp%groups, head
+// (g0 + r/grp%groups)·grp + r%grp.
+func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh attnShape, n int, sc *attnScratch) {
 	grp := o.QHeads / o.KVHeads
-	bq := max(1, attnRows/grp) // queries per block
 	row := o.KVHeads * HeadDim // floats per key (value) row
+	tile := sh.tile
 	negInf := float32(math.Inf(-1))
-	for g := 0; g < o.KVHeads; g++ {
-		for i0 := 0; i0 < len(qpos); i0 += bq {
-			nb := min(bq, len(qpos)-i0)
-			nr := nb * grp
-			// The block's queries: the grp heads of group g of each query are adjacent.
+	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
+		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
+			nb := min(sh.queries, len(qpos)-i0)
+			hb := sh.groups * grp // heads of a query in the block, adjacent in q
+			nr := nb * hb
 			for b := 0; b < nb; b++ {
-				copy(sc.q[b*grp*HeadDim:(b+1)*grp*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g*grp*HeadDim:])
+				copy(sc.q[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
 			}
-			rotateTokensAt(operand{sc.q, sc.q, grp, grp * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)
+			rotateTokensAt(operand{sc.q, sc.q, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)
 			qmax := int64(math.MinInt32)
 			for b := 0; b < nb; b++ {
 				qmax = max(qmax, int64(qpos[i0+b]))
@@ -235,24 +263,23 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n i
 				sc.m[r], sc.l[r] = negInf, 0
 			}
 			clear(sc.acc[:nr*HeadDim])
-			for j0 := 0; j0 < len(ks.kpos); j0 += attnTile {
-				nt := min(attnTile, len(ks.kpos)-j0)
+			for j0 := 0; j0 < len(ks.kpos); j0 += tile {
+				nt := min(tile, len(ks.kpos)-j0)
 				kpos := ks.kpos[j0 : j0+nt]
 				if attnTileMasked(kpos, qmax, &o) {
 					continue
 				}
-				// The tile's keys, gathered into HeadDim-float rows (and rotated there:
-				// the input is not modified); one dotRows per row of the block.
-				kt := attnGather(sc.k, ks.k, ks.slots, kpos, false, j0, nt, g, row)
-				if ks.rotate {
-					rotateTokensAt(operand{kt, kt, 1, HeadDim, HeadDim}, operand{}, kpos, n, 1)
+				attnGather(sc.k, ks.k, ks.slots, kpos, false, j0, nt, g0, sh.groups, tile, row)
+				if ks.rotate { // in scratch: the input is not modified
+					rotateTokensAt(operand{sc.k, sc.k, sh.groups, HeadDim, tile * HeadDim}, operand{}, kpos, n, 1)
 				}
 				for r := 0; r < nr; r++ {
-					active.dotRows(sc.s[r*attnTile:r*attnTile+nt], sc.q[r*HeadDim:(r+1)*HeadDim], kt)
+					gi := r / grp % sh.groups
+					active.dotRows(sc.s[r*tile:r*tile+nt], sc.q[r*HeadDim:(r+1)*HeadDim], sc.k[gi*tile*HeadDim:(gi*tile+nt)*HeadDim])
 				}
 				for r := 0; r < nr; r++ {
-					qp := int64(qpos[i0+r/grp])
-					s := sc.s[r*attnTile : r*attnTile+nt]
+					qp := int64(qpos[i0+r/hb])
+					s := sc.s[r*tile : r*tile+nt]
 					mt := negInf
 					for j, kp32 := range kpos {
 						kp := int64(kp32)
@@ -279,17 +306,18 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, n i
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r])
 				}
-				// The tile's values (a padding key's row zero, so that its p = 0 never meets
-				// a NaN there); one axpyRows per row with a key left.
-				vt := attnGather(sc.v, ks.v, ks.slots, kpos, true, j0, nt, g, row)
+				// The tile's values; a padding key's row is zero, so that its p = 0 never
+				// meets a NaN there.
+				attnGather(sc.v, ks.v, ks.slots, kpos, true, j0, nt, g0, sh.groups, tile, row)
 				for r := 0; r < nr; r++ {
 					if sc.live[r] {
-						active.axpyRows(sc.acc[r*HeadDim:(r+1)*HeadDim], sc.s[r*attnTile:r*attnTile+nt], vt)
+						gi := r / grp % sh.groups
+						active.axpyRows(sc.acc[r*HeadDim:(r+1)*HeadDim], sc.s[r*tile:r*tile+nt], sc.v[gi*tile*HeadDim:(gi*tile+nt)*HeadDim])
 					}
 				}
 			}
 			for r := 0; r < nr; r++ {
-				i, h := i0+r/grp, g*grp+r%grp
+				i, h := i0+r/hb, g0*grp+r%hb
 				dst := out[(i*o.QHeads+h)*HeadDim : (i*o.QHeads+h+1)*HeadDim]
 				if sc.l[r] == 0 {
 					clear(dst)
@@ -315,23 +343,27 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 	return true
 }
 
-// attnGather copies the rows of KV head g of keys j0..j0+nt of x (key j is row
-// slots[j], or row j without slots; rows of row floats) into buf, HeadDim floats
-// apart, and returns them; with zeroPad a padding key's row (kpos < 0) is zeros.
-func attnGather(buf, x []float32, slots, kpos []int32, zeroPad bool, j0, nt, g, row int) []float32 {
+// attnGather copies KV heads g0..g0+groups of keys j0..j0+nt of x (key j is row
+// slots[j], or row j without slots; rows of row floats) into buf head-major: head
+// g0+gi of key j0+j at buf[(gi·tile + j)·HeadDim:], reading each key's heads in
+// memory order. With zeroPad a padding key's heads (kpos < 0) are zeros instead.
+func attnGather(buf, x []float32, slots, kpos []int32, zeroPad bool, j0, nt, g0, groups, tile, row int) {
 	for j := 0; j < nt; j++ {
-		dst := buf[j*HeadDim : (j+1)*HeadDim]
 		if zeroPad && kpos[j] < 0 {
-			clear(dst)
+			for gi := 0; gi < groups; gi++ {
+				clear(buf[(gi*tile+j)*HeadDim : (gi*tile+j+1)*HeadDim])
+			}
 			continue
 		}
 		src := j0 + j
 		if slots != nil {
 			src = int(slots[j0+j])
 		}
-		copy(dst, x[src*row+g*HeadDim:])
+		kr := x[src*row+g0*HeadDim : src*row+(g0+groups)*HeadDim]
+		for gi := 0; gi < groups; gi++ {
+			copy(buf[(gi*tile+j)*HeadDim:(gi*tile+j+1)*HeadDim], kr[gi*HeadDim:])
+		}
 	}
-	return buf[:nt*HeadDim]
 }
 
 // attnExpRow replaces every score s_j of a row by e^(s_j−m) (0 for a masked −∞)
