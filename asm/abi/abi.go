@@ -175,6 +175,24 @@ var (
 	ScaleRows16 = Kernel{Field: "scaleRows", Params: []Param{{"x", "[]uint16"}, {"scales", "[]float32"}, {"rowLen", "int"}},
 		Doc: "x[t·rowLen+j] = narrow(widen(x[t·rowLen+j])·scales[t]) for t < len(scales), j < rowLen, the 16-bit values rounded to nearest even; len(x) ≥ len(scales)·rowLen"}
 
+	// ScoresKV is the attention form's score kernel over keys in their
+	// [key][KVHead][HeadDim] rows (gen/attention): a block of nb queries ×
+	// groups KV groups × grp query heads, rows r = (b·groups + gi)·grp + hh
+	// of q (HeadDim floats apart), and nk keys kStride floats apart; row r
+	// meets KV head gi of each key, at k[j·kStride + gi·HeadDim:].
+	ScoresKV = Kernel{Field: "scoresKV", Params: []Param{
+		{"s", "[]float32"}, {"q", "[]float32"}, {"k", "[]float32"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
+	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·k[j·kStride + gi(r)·HeadDim:] for j < nk, r < nb·groups·grp, gi(r) = r/grp mod groups"}
+	// ValuesKV is the attention form's output kernel, the transpose of
+	// ScoresKV: row r of acc gains p[r·pStride + j]·v_j for each key j whose
+	// weight is not +0 (a zero weight never meets the row, so a padding key's
+	// NaN stays out).
+	ValuesKV = Kernel{Field: "valuesKV", Params: []Param{
+		{"acc", "[]float32"}, {"p", "[]float32"}, {"v", "[]float32"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
+	}, Doc: "acc[r·HeadDim + x] += p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] for j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -183,5 +201,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, Exp}
 }

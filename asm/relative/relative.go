@@ -43,44 +43,21 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 // kernels.
 func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	d := p.HeadDim
-	scores := arm64.Symbol(abi.ScoresRow)
+	dot, scores, axpy := arm64.Symbol(abi.DotRows), arm64.Symbol(abi.ScoresRow), arm64.Symbol(abi.AxpyRows)
 	if p.XL {
 		return arm64.Files(pkg, source, []arm64.Kernel{{ABI: abi.XLScoresRow, Name: scores,
 			Doc:  fmt.Sprintf("sets dst[j] = qu·k_j + qv·r_j (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "xl", d) }}})
 	}
-	att := AttentionNEON(d)
 	return arm64.Files(pkg, source, []arm64.Kernel{
-		att[0],
-		{ABI: abi.ScoresRow, Name: scores,
-			Doc:  fmt.Sprintf("sets dst[j] = (q·k_j + bias[j])·scale (rows of %d floats).", d),
-			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "scoresRow", d) }},
-		att[1],
-	})
-}
-
-// AttentionAMD64 returns dotRows and axpyRows for HeadDim d, the two tile
-// kernels of the attention form (gen/attention) that rope and bias packages
-// add to their own amd64 programs: a tile's scores are one dotRows per query
-// row against the tile's keys, its output one axpyRows per row over the
-// tile's values.
-func AttentionAMD64(d int) []amd64.Kernel {
-	return []amd64.Kernel{
-		{ABI: abi.DotRows, Emit: func(g *amd64.Gen) { gen{g}.dotKernel(dotPlain, d) }},
-		{ABI: abi.AxpyRows, Emit: func(g *amd64.Gen) { gen{g}.axpyRows(d) }},
-	}
-}
-
-// AttentionNEON returns the NEON dotRows and axpyRows for HeadDim d (see
-// AttentionAMD64).
-func AttentionNEON(d int) []arm64.Kernel {
-	dot, axpy := arm64.Symbol(abi.DotRows), arm64.Symbol(abi.AxpyRows)
-	return []arm64.Kernel{
 		{ABI: abi.DotRows, Name: dot,
 			Doc:  fmt.Sprintf("sets dst[r] = x·rows[r] (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { dotKernel(e, dot, "dotRows", d) }},
+		{ABI: abi.ScoresRow, Name: scores,
+			Doc:  fmt.Sprintf("sets dst[j] = (q·k_j + bias[j])·scale (rows of %d floats).", d),
+			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "scoresRow", d) }},
 		{ABI: abi.AxpyRows, Name: axpy,
 			Doc:  fmt.Sprintf("adds Σ_r w[r]·rows[r] to dst (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { axpyRows(e, axpy, d) }},
-	}
+	})
 }

@@ -23,21 +23,20 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// Fields are the kernels-struct fields of the engine's tile kernels: a tile's
-// scores are one dotRows per query row against the tile's keys (abi.DotRows),
-// its output one axpyRows per row over the tile's values (abi.AxpyRows). The
-// assembly comes from asm/relative (AttentionAMD64, AttentionNEON), which a
-// family adds to its own programs.
+// Fields are the kernels-struct fields of the engine's kernels, which read
+// the keys and values in their [key][KVHead][HeadDim] rows: a tile's scores
+// (abi.ScoresKV) and its share of the output (abi.ValuesKV). The assembly
+// comes from asm/attention, which the families add to their own programs.
 var Fields = []gocode.KernelField{
-	{Name: abi.DotRows.Field, Type: abi.DotRows.FuncType()},
-	{Name: abi.AxpyRows.Field, Type: abi.AxpyRows.FuncType()},
+	{Name: abi.ScoresKV.Field, Type: abi.ScoresKV.FuncType()},
+	{Name: abi.ValuesKV.Field, Type: abi.ValuesKV.FuncType()},
 }
 
-// GenericKernels adds the engine's portable tile kernels, emitted with the
+// GenericKernels adds the engine's portable kernels, emitted with the
 // engine, to a family's genericKernels dict.
 func GenericKernels(d jen.Dict) {
-	d[jen.Id(abi.DotRows.Field)] = jen.Id("dotRowsGeneric")
-	d[jen.Id(abi.AxpyRows.Field)] = jen.Id("axpyRowsGeneric")
+	d[jen.Id(abi.ScoresKV.Field)] = jen.Id("scoresKVGeneric")
+	d[jen.Id(abi.ValuesKV.Field)] = jen.Id("valuesKVGeneric")
 }
 
 //go:embed engine.go.tmpl terms.go.tmpl

@@ -1821,355 +1821,219 @@ loop_done109:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3
-TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Y0
-	VMOVUPS 32(DX), Y1
-	VMOVUPS 64(DX), Y2
-	VMOVUPS 96(DX), Y3
-	VMOVUPS 128(DX), Y4
-	VMOVUPS 160(DX), Y5
-	TESTQ   CX, CX
-	JZ      dot_done114
-	CMPQ    CX, $0x00000008
-	JB      dot_single115
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done115
 
-dot_block116:
-	VMULPS      (BX), Y0, Y6
-	VMULPS      1024(BX), Y0, Y7
-	VMULPS      512(BX), Y0, Y8
-	VMULPS      1536(BX), Y0, Y9
-	VMULPS      2048(BX), Y0, Y10
-	VMULPS      3072(BX), Y0, Y11
-	VMULPS      2560(BX), Y0, Y12
-	VMULPS      3584(BX), Y0, Y13
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 1056(BX), Y1, Y7
-	VFMADD231PS 544(BX), Y1, Y8
-	VFMADD231PS 1568(BX), Y1, Y9
-	VFMADD231PS 2080(BX), Y1, Y10
-	VFMADD231PS 3104(BX), Y1, Y11
-	VFMADD231PS 2592(BX), Y1, Y12
-	VFMADD231PS 3616(BX), Y1, Y13
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 1088(BX), Y2, Y7
-	VFMADD231PS 576(BX), Y2, Y8
-	VFMADD231PS 1600(BX), Y2, Y9
-	VFMADD231PS 2112(BX), Y2, Y10
-	VFMADD231PS 3136(BX), Y2, Y11
-	VFMADD231PS 2624(BX), Y2, Y12
-	VFMADD231PS 3648(BX), Y2, Y13
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 1120(BX), Y3, Y7
-	VFMADD231PS 608(BX), Y3, Y8
-	VFMADD231PS 1632(BX), Y3, Y9
-	VFMADD231PS 2144(BX), Y3, Y10
-	VFMADD231PS 3168(BX), Y3, Y11
-	VFMADD231PS 2656(BX), Y3, Y12
-	VFMADD231PS 3680(BX), Y3, Y13
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 1152(BX), Y4, Y7
-	VFMADD231PS 640(BX), Y4, Y8
-	VFMADD231PS 1664(BX), Y4, Y9
-	VFMADD231PS 2176(BX), Y4, Y10
-	VFMADD231PS 3200(BX), Y4, Y11
-	VFMADD231PS 2688(BX), Y4, Y12
-	VFMADD231PS 3712(BX), Y4, Y13
-	VFMADD231PS 160(BX), Y5, Y6
-	VFMADD231PS 1184(BX), Y5, Y7
-	VFMADD231PS 672(BX), Y5, Y8
-	VFMADD231PS 1696(BX), Y5, Y9
-	VFMADD231PS 2208(BX), Y5, Y10
-	VFMADD231PS 3232(BX), Y5, Y11
-	VFMADD231PS 2720(BX), Y5, Y12
-	VFMADD231PS 3744(BX), Y5, Y13
-	VMOVUPS     192(DX), Y14
-	VFMADD231PS 192(BX), Y14, Y6
-	VFMADD231PS 1216(BX), Y14, Y7
-	VFMADD231PS 704(BX), Y14, Y8
-	VFMADD231PS 1728(BX), Y14, Y9
-	VFMADD231PS 2240(BX), Y14, Y10
-	VFMADD231PS 3264(BX), Y14, Y11
-	VFMADD231PS 2752(BX), Y14, Y12
-	VFMADD231PS 3776(BX), Y14, Y13
-	VMOVUPS     224(DX), Y14
-	VFMADD231PS 224(BX), Y14, Y6
-	VFMADD231PS 1248(BX), Y14, Y7
-	VFMADD231PS 736(BX), Y14, Y8
-	VFMADD231PS 1760(BX), Y14, Y9
-	VFMADD231PS 2272(BX), Y14, Y10
-	VFMADD231PS 3296(BX), Y14, Y11
-	VFMADD231PS 2784(BX), Y14, Y12
-	VFMADD231PS 3808(BX), Y14, Y13
-	VMOVUPS     256(DX), Y14
-	VFMADD231PS 256(BX), Y14, Y6
-	VFMADD231PS 1280(BX), Y14, Y7
-	VFMADD231PS 768(BX), Y14, Y8
-	VFMADD231PS 1792(BX), Y14, Y9
-	VFMADD231PS 2304(BX), Y14, Y10
-	VFMADD231PS 3328(BX), Y14, Y11
-	VFMADD231PS 2816(BX), Y14, Y12
-	VFMADD231PS 3840(BX), Y14, Y13
-	VMOVUPS     288(DX), Y14
-	VFMADD231PS 288(BX), Y14, Y6
-	VFMADD231PS 1312(BX), Y14, Y7
-	VFMADD231PS 800(BX), Y14, Y8
-	VFMADD231PS 1824(BX), Y14, Y9
-	VFMADD231PS 2336(BX), Y14, Y10
-	VFMADD231PS 3360(BX), Y14, Y11
-	VFMADD231PS 2848(BX), Y14, Y12
-	VFMADD231PS 3872(BX), Y14, Y13
-	VMOVUPS     320(DX), Y14
-	VFMADD231PS 320(BX), Y14, Y6
-	VFMADD231PS 1344(BX), Y14, Y7
-	VFMADD231PS 832(BX), Y14, Y8
-	VFMADD231PS 1856(BX), Y14, Y9
-	VFMADD231PS 2368(BX), Y14, Y10
-	VFMADD231PS 3392(BX), Y14, Y11
-	VFMADD231PS 2880(BX), Y14, Y12
-	VFMADD231PS 3904(BX), Y14, Y13
-	VMOVUPS     352(DX), Y14
-	VFMADD231PS 352(BX), Y14, Y6
-	VFMADD231PS 1376(BX), Y14, Y7
-	VFMADD231PS 864(BX), Y14, Y8
-	VFMADD231PS 1888(BX), Y14, Y9
-	VFMADD231PS 2400(BX), Y14, Y10
-	VFMADD231PS 3424(BX), Y14, Y11
-	VFMADD231PS 2912(BX), Y14, Y12
-	VFMADD231PS 3936(BX), Y14, Y13
-	VMOVUPS     384(DX), Y14
-	VFMADD231PS 384(BX), Y14, Y6
-	VFMADD231PS 1408(BX), Y14, Y7
-	VFMADD231PS 896(BX), Y14, Y8
-	VFMADD231PS 1920(BX), Y14, Y9
-	VFMADD231PS 2432(BX), Y14, Y10
-	VFMADD231PS 3456(BX), Y14, Y11
-	VFMADD231PS 2944(BX), Y14, Y12
-	VFMADD231PS 3968(BX), Y14, Y13
-	VMOVUPS     416(DX), Y14
-	VFMADD231PS 416(BX), Y14, Y6
-	VFMADD231PS 1440(BX), Y14, Y7
-	VFMADD231PS 928(BX), Y14, Y8
-	VFMADD231PS 1952(BX), Y14, Y9
-	VFMADD231PS 2464(BX), Y14, Y10
-	VFMADD231PS 3488(BX), Y14, Y11
-	VFMADD231PS 2976(BX), Y14, Y12
-	VFMADD231PS 4000(BX), Y14, Y13
-	VMOVUPS     448(DX), Y14
-	VFMADD231PS 448(BX), Y14, Y6
-	VFMADD231PS 1472(BX), Y14, Y7
-	VFMADD231PS 960(BX), Y14, Y8
-	VFMADD231PS 1984(BX), Y14, Y9
-	VFMADD231PS 2496(BX), Y14, Y10
-	VFMADD231PS 3520(BX), Y14, Y11
-	VFMADD231PS 3008(BX), Y14, Y12
-	VFMADD231PS 4032(BX), Y14, Y13
-	VMOVUPS     480(DX), Y14
-	VFMADD231PS 480(BX), Y14, Y6
-	VFMADD231PS 1504(BX), Y14, Y7
-	VFMADD231PS 992(BX), Y14, Y8
-	VFMADD231PS 2016(BX), Y14, Y9
-	VFMADD231PS 2528(BX), Y14, Y10
-	VFMADD231PS 3552(BX), Y14, Y11
-	VFMADD231PS 3040(BX), Y14, Y12
-	VFMADD231PS 4064(BX), Y14, Y13
-	VPERM2F128  $0x20, Y10, Y6, Y14
-	VPERM2F128  $0x31, Y10, Y6, Y6
-	VADDPS      Y6, Y14, Y14
-	VPERM2F128  $0x20, Y11, Y7, Y6
-	VPERM2F128  $0x31, Y11, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VPERM2F128  $0x20, Y12, Y8, Y7
-	VPERM2F128  $0x31, Y12, Y8, Y8
-	VADDPS      Y8, Y7, Y7
-	VPERM2F128  $0x20, Y13, Y9, Y8
-	VPERM2F128  $0x31, Y13, Y9, Y9
-	VADDPS      Y9, Y8, Y8
-	VSHUFPS     $0x88, Y7, Y14, Y9
-	VSHUFPS     $0xdd, Y7, Y14, Y7
-	VADDPS      Y7, Y9, Y9
-	VSHUFPS     $0x88, Y8, Y6, Y7
-	VSHUFPS     $0xdd, Y8, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y9, Y6
-	VSHUFPS     $0xdd, Y7, Y9, Y7
-	VADDPS      Y7, Y6, Y6
-	VMOVUPS     Y6, (AX)
-	ADDQ        $0x00001000, BX
-	ADDQ        $0x00000020, AX
-	SUBQ        $0x00000008, CX
-	CMPQ        CX, $0x00000008
-	JAE         dot_block116
-	TESTQ       CX, CX
-	JZ          dot_done114
-	MOVQ        $0x00000008, SI
-	SUBQ        CX, SI
-	IMUL3Q      $0x00000200, SI, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, SI
-	SUBQ        SI, AX
-	MOVQ        $0x00000008, CX
-	JMP         dot_block116
+kv_key114:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done117
 
-dot_single115:
-	VMULPS      (BX), Y0, Y6
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 160(BX), Y5, Y6
-	VMOVUPS     192(DX), Y7
-	VFMADD231PS 192(BX), Y7, Y6
-	VMOVUPS     224(DX), Y7
-	VFMADD231PS 224(BX), Y7, Y6
-	VMOVUPS     256(DX), Y7
-	VFMADD231PS 256(BX), Y7, Y6
-	VMOVUPS     288(DX), Y7
-	VFMADD231PS 288(BX), Y7, Y6
-	VMOVUPS     320(DX), Y7
-	VFMADD231PS 320(BX), Y7, Y6
-	VMOVUPS     352(DX), Y7
-	VFMADD231PS 352(BX), Y7, Y6
-	VMOVUPS     384(DX), Y7
-	VFMADD231PS 384(BX), Y7, Y6
-	VMOVUPS     416(DX), Y7
-	VFMADD231PS 416(BX), Y7, Y6
-	VMOVUPS     448(DX), Y7
-	VFMADD231PS 448(BX), Y7, Y6
-	VMOVUPS     480(DX), Y7
-	VFMADD231PS 480(BX), Y7, Y6
-	VPERM2F128  $0x20, Y6, Y6, Y7
-	VPERM2F128  $0x31, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y7, Y6
-	VSHUFPS     $0xdd, Y7, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VSHUFPS     $0x88, Y6, Y6, Y7
-	VSHUFPS     $0xdd, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VMOVSS      X7, (AX)
-	ADDQ        $0x00000200, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single115
+kv_query116:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done119
 
-dot_done114:
+kv_group118:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	VMOVUPS 256(R8), Y8
+	VMOVUPS 288(R8), Y9
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done121
+
+kv_head120:
+	VMULPS       (SI), Y0, Y10
+	VMULPS       32(SI), Y1, Y11
+	VFMADD231PS  64(SI), Y2, Y10
+	VFMADD231PS  96(SI), Y3, Y11
+	VFMADD231PS  128(SI), Y4, Y10
+	VFMADD231PS  160(SI), Y5, Y11
+	VFMADD231PS  192(SI), Y6, Y10
+	VFMADD231PS  224(SI), Y7, Y11
+	VFMADD231PS  256(SI), Y8, Y10
+	VFMADD231PS  288(SI), Y9, Y11
+	VMOVUPS      320(SI), Y12
+	VFMADD231PS  320(R8), Y12, Y10
+	VMOVUPS      352(SI), Y12
+	VFMADD231PS  352(R8), Y12, Y11
+	VMOVUPS      384(SI), Y12
+	VFMADD231PS  384(R8), Y12, Y10
+	VMOVUPS      416(SI), Y12
+	VFMADD231PS  416(R8), Y12, Y11
+	VMOVUPS      448(SI), Y12
+	VFMADD231PS  448(R8), Y12, Y10
+	VMOVUPS      480(SI), Y12
+	VFMADD231PS  480(R8), Y12, Y11
+	VADDPS       Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X11
+	VPERMILPS    $0x4e, X11, X10
+	VADDPS       X10, X11, X11
+	VPERMILPS    $0xb1, X11, X10
+	VADDSS       X10, X11, X11
+	VMOVSS       X11, (DI)
+	ADDQ         $0x00000200, SI
+	ADDQ         BX, DI
+	DECQ         R12
+	JNZ          kv_head120
+
+kv_head_done121:
+	ADDQ $0x00000200, R8
+	DECQ R11
+	JNZ  kv_group118
+
+kv_group_done119:
+	DECQ R10
+	JNZ  kv_query116
+
+kv_query_done117:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key114
+
+kv_key_done115:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3
-TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Y0
-	VMOVUPS 32(AX), Y1
-	VMOVUPS 64(AX), Y2
-	VMOVUPS 96(AX), Y3
-	VMOVUPS 128(AX), Y4
-	VMOVUPS 160(AX), Y5
-	VMOVUPS 192(AX), Y6
-	VMOVUPS 224(AX), Y7
-	VMOVUPS 256(AX), Y8
-	VMOVUPS 288(AX), Y9
-	VMOVUPS 320(AX), Y10
-	VMOVUPS 352(AX), Y11
-	MOVQ    CX, SI
-	MOVQ    DX, DI
-	MOVQ    BX, R8
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done123
 
-axpy_rows117:
-	CMPQ         R8, $0x00000001
-	JB           axpy_rows_end118
-	VBROADCASTSS (SI), Y12
-	VFMADD231PS  (DI), Y12, Y0
-	VFMADD231PS  32(DI), Y12, Y1
-	VFMADD231PS  64(DI), Y12, Y2
-	VFMADD231PS  96(DI), Y12, Y3
-	VFMADD231PS  128(DI), Y12, Y4
-	VFMADD231PS  160(DI), Y12, Y5
-	VFMADD231PS  192(DI), Y12, Y6
-	VFMADD231PS  224(DI), Y12, Y7
-	VFMADD231PS  256(DI), Y12, Y8
-	VFMADD231PS  288(DI), Y12, Y9
-	VFMADD231PS  320(DI), Y12, Y10
-	VFMADD231PS  352(DI), Y12, Y11
-	ADDQ         $0x00000200, DI
-	ADDQ         $0x00000004, SI
-	SUBQ         $0x00000001, R8
-	JMP          axpy_rows117
+kv_key122:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done125
 
-axpy_rows_end118:
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
-	VMOVUPS Y8, 256(AX)
-	VMOVUPS Y9, 288(AX)
-	VMOVUPS Y10, 320(AX)
-	VMOVUPS Y11, 352(AX)
-	VMOVUPS 384(AX), Y0
-	VMOVUPS 416(AX), Y1
-	VMOVUPS 448(AX), Y2
-	VMOVUPS 480(AX), Y3
-	VXORPS  Y4, Y4, Y4
-	VXORPS  Y5, Y5, Y5
-	VXORPS  Y6, Y6, Y6
-	VXORPS  Y7, Y7, Y7
-	MOVQ    DX, DX
+kv_query124:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done127
 
-axpy_rows119:
-	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end120
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  384(DX), Y8, Y0
-	VFMADD231PS  416(DX), Y8, Y1
-	VFMADD231PS  448(DX), Y8, Y2
-	VFMADD231PS  480(DX), Y8, Y3
-	VBROADCASTSS 4(CX), Y8
-	VFMADD231PS  896(DX), Y8, Y4
-	VFMADD231PS  928(DX), Y8, Y5
-	VFMADD231PS  960(DX), Y8, Y6
-	VFMADD231PS  992(DX), Y8, Y7
-	ADDQ         $0x00000400, DX
-	ADDQ         $0x00000008, CX
-	SUBQ         $0x00000002, BX
-	JMP          axpy_rows119
+kv_group126:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	VMOVUPS 256(R8), Y8
+	VMOVUPS 288(R8), Y9
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done129
 
-axpy_rows_end120:
-axpy_rows121:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end122
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  384(DX), Y8, Y0
-	VFMADD231PS  416(DX), Y8, Y1
-	VFMADD231PS  448(DX), Y8, Y2
-	VFMADD231PS  480(DX), Y8, Y3
-	ADDQ         $0x00000200, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows121
+kv_head128:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero130
+	VBROADCASTSS (DI), Y10
+	VMOVUPS      (SI), Y11
+	VFMADD231PS  Y0, Y10, Y11
+	VMOVUPS      Y11, (SI)
+	VMOVUPS      32(SI), Y11
+	VFMADD231PS  Y1, Y10, Y11
+	VMOVUPS      Y11, 32(SI)
+	VMOVUPS      64(SI), Y11
+	VFMADD231PS  Y2, Y10, Y11
+	VMOVUPS      Y11, 64(SI)
+	VMOVUPS      96(SI), Y11
+	VFMADD231PS  Y3, Y10, Y11
+	VMOVUPS      Y11, 96(SI)
+	VMOVUPS      128(SI), Y11
+	VFMADD231PS  Y4, Y10, Y11
+	VMOVUPS      Y11, 128(SI)
+	VMOVUPS      160(SI), Y11
+	VFMADD231PS  Y5, Y10, Y11
+	VMOVUPS      Y11, 160(SI)
+	VMOVUPS      192(SI), Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VMOVUPS      Y11, 192(SI)
+	VMOVUPS      224(SI), Y11
+	VFMADD231PS  Y7, Y10, Y11
+	VMOVUPS      Y11, 224(SI)
+	VMOVUPS      256(SI), Y11
+	VFMADD231PS  Y8, Y10, Y11
+	VMOVUPS      Y11, 256(SI)
+	VMOVUPS      288(SI), Y11
+	VFMADD231PS  Y9, Y10, Y11
+	VMOVUPS      Y11, 288(SI)
+	VMOVUPS      320(SI), Y11
+	VFMADD231PS  320(R8), Y10, Y11
+	VMOVUPS      Y11, 320(SI)
+	VMOVUPS      352(SI), Y11
+	VFMADD231PS  352(R8), Y10, Y11
+	VMOVUPS      Y11, 352(SI)
+	VMOVUPS      384(SI), Y11
+	VFMADD231PS  384(R8), Y10, Y11
+	VMOVUPS      Y11, 384(SI)
+	VMOVUPS      416(SI), Y11
+	VFMADD231PS  416(R8), Y10, Y11
+	VMOVUPS      Y11, 416(SI)
+	VMOVUPS      448(SI), Y11
+	VFMADD231PS  448(R8), Y10, Y11
+	VMOVUPS      Y11, 448(SI)
+	VMOVUPS      480(SI), Y11
+	VFMADD231PS  480(R8), Y10, Y11
+	VMOVUPS      Y11, 480(SI)
 
-axpy_rows_end122:
-	VADDPS  Y4, Y0, Y0
-	VMOVUPS Y0, 384(AX)
-	VADDPS  Y5, Y1, Y1
-	VMOVUPS Y1, 416(AX)
-	VADDPS  Y6, Y2, Y2
-	VMOVUPS Y2, 448(AX)
-	VADDPS  Y7, Y3, Y3
-	VMOVUPS Y3, 480(AX)
+kv_zero130:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head128
+
+kv_head_done129:
+	ADDQ $0x00000200, R8
+	DECQ R12
+	JNZ  kv_group126
+
+kv_group_done127:
+	DECQ R11
+	JNZ  kv_query124
+
+kv_query_done125:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key122
+
+kv_key_done123:
 	VZEROUPPER
 	RET
 
@@ -2180,9 +2044,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop124:
+loop132:
 	CMPQ    DX, $0x00000040
-	JB      loop_end125
+	JB      loop_end133
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -2198,23 +2062,23 @@ loop124:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop124
+	JMP     loop132
 
-loop_end125:
-loop126:
+loop_end133:
+loop134:
 	CMPQ    DX, $0x00000010
-	JB      loop_end127
+	JB      loop_end135
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop126
+	JMP     loop134
 
-loop_end127:
+loop_end135:
 	TESTQ     DX, DX
-	JZ        loop_done123
+	JZ        loop_done131
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -2222,7 +2086,7 @@ loop_end127:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done123:
+loop_done131:
 	VZEROUPPER
 	RET
 
@@ -2242,9 +2106,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop129:
+loop137:
 	CMPQ        DI, $0x00000040
-	JB          loop_end130
+	JB          loop_end138
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -2260,23 +2124,23 @@ loop129:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop129
+	JMP         loop137
 
-loop_end130:
-loop131:
+loop_end138:
+loop139:
 	CMPQ        DI, $0x00000010
-	JB          loop_end132
+	JB          loop_end140
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop131
+	JMP         loop139
 
-loop_end132:
+loop_end140:
 	TESTQ       DI, DI
-	JZ          loop_done128
+	JZ          loop_done136
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -2284,7 +2148,7 @@ loop_end132:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done128:
+loop_done136:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2314,13 +2178,13 @@ loop_done128:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge133
+	JAE           softmax_huge141
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop136:
+loop144:
 	CMPQ         SI, $0x00000040
-	JB           loop_end137
+	JB           loop_end145
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -2331,7 +2195,7 @@ loop136:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead138
+	JZ           exp_dead146
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2360,13 +2224,13 @@ loop136:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done139
+	JMP          exp_done147
 
-exp_dead138:
+exp_dead146:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done139:
+exp_done147:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2381,7 +2245,7 @@ exp_done139:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead140
+	JZ           exp_dead148
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2410,13 +2274,13 @@ exp_done139:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done141
+	JMP          exp_done149
 
-exp_dead140:
+exp_dead148:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done141:
+exp_done149:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2432,18 +2296,18 @@ exp_done141:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop136
+	JMP           loop144
 
-loop_end137:
-loop142:
+loop_end145:
+loop150:
 	CMPQ         SI, $0x00000010
-	JB           loop_end143
+	JB           loop_end151
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead144
+	JZ           exp_dead152
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2458,12 +2322,12 @@ loop142:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done145
+	JMP          exp_done153
 
-exp_dead144:
+exp_dead152:
 	VXORPS Z1, Z1, Z1
 
-exp_done145:
+exp_done153:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2474,11 +2338,11 @@ exp_done145:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop142
+	JMP           loop150
 
-loop_end143:
+loop_end151:
 	TESTQ         SI, SI
-	JZ            loop_done135
+	JZ            loop_done143
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2507,16 +2371,16 @@ loop_end143:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done135:
-	JMP softmax_summed134
+loop_done143:
+	JMP softmax_summed142
 
-softmax_huge133:
+softmax_huge141:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop147:
+loop155:
 	CMPQ         SI, $0x00000040
-	JB           loop_end148
+	JB           loop_end156
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -2527,7 +2391,7 @@ loop147:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead149
+	JZ           exp_dead157
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2556,13 +2420,13 @@ loop147:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done150
+	JMP          exp_done158
 
-exp_dead149:
+exp_dead157:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done150:
+exp_done158:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2577,7 +2441,7 @@ exp_done150:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead151
+	JZ           exp_dead159
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2606,13 +2470,13 @@ exp_done150:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done152
+	JMP          exp_done160
 
-exp_dead151:
+exp_dead159:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done152:
+exp_done160:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2628,18 +2492,18 @@ exp_done152:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop147
+	JMP           loop155
 
-loop_end148:
-loop153:
+loop_end156:
+loop161:
 	CMPQ         SI, $0x00000010
-	JB           loop_end154
+	JB           loop_end162
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead155
+	JZ           exp_dead163
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2654,12 +2518,12 @@ loop153:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done156
+	JMP          exp_done164
 
-exp_dead155:
+exp_dead163:
 	VXORPS Z1, Z1, Z1
 
-exp_done156:
+exp_done164:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2670,11 +2534,11 @@ exp_done156:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop153
+	JMP           loop161
 
-loop_end154:
+loop_end162:
 	TESTQ         SI, SI
-	JZ            loop_done146
+	JZ            loop_done154
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2703,8 +2567,8 @@ loop_end154:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done146:
-softmax_summed134:
+loop_done154:
+softmax_summed142:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -2718,9 +2582,9 @@ softmax_summed134:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop158:
+loop166:
 	CMPQ    CX, $0x00000040
-	JB      loop_end159
+	JB      loop_end167
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2731,28 +2595,28 @@ loop158:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop158
+	JMP     loop166
 
-loop_end159:
-loop160:
+loop_end167:
+loop168:
 	CMPQ    CX, $0x00000010
-	JB      loop_end161
+	JB      loop_end169
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop160
+	JMP     loop168
 
-loop_end161:
+loop_end169:
 	TESTQ     CX, CX
-	JZ        loop_done157
+	JZ        loop_done165
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done157:
+loop_done165:
 	VZEROUPPER
 	RET
 
@@ -2770,7 +2634,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided162
+	JAE          ramp_one_sided170
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -2780,9 +2644,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop164:
+loop172:
 	CMPQ        BX, $0x00000040
-	JB          loop_end165
+	JB          loop_end173
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -2805,12 +2669,12 @@ loop164:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop164
+	JMP         loop172
 
-loop_end165:
-loop166:
+loop_end173:
+loop174:
 	CMPQ        BX, $0x00000010
-	JB          loop_end167
+	JB          loop_end175
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -2818,11 +2682,11 @@ loop166:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop166
+	JMP         loop174
 
-loop_end167:
+loop_end175:
 	TESTQ       BX, BX
-	JZ          loop_done163
+	JZ          loop_done171
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -2832,7 +2696,7 @@ loop_end167:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done163:
+loop_done171:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -2862,15 +2726,15 @@ loop_done163:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge168
+	JAE           softmax_huge176
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop171:
+loop179:
 	CMPQ         BX, $0x00000040
-	JB           loop_end172
+	JB           loop_end180
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -2884,7 +2748,7 @@ loop171:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead173
+	JZ           exp_dead181
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -2913,13 +2777,13 @@ loop171:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done174
+	JMP          exp_done182
 
-exp_dead173:
+exp_dead181:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done174:
+exp_done182:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -2939,7 +2803,7 @@ exp_done174:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead175
+	JZ           exp_dead183
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -2968,13 +2832,13 @@ exp_done174:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done176
+	JMP          exp_done184
 
-exp_dead175:
+exp_dead183:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done176:
+exp_done184:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -2989,12 +2853,12 @@ exp_done176:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop171
+	JMP           loop179
 
-loop_end172:
-loop177:
+loop_end180:
+loop185:
 	CMPQ         BX, $0x00000010
-	JB           loop_end178
+	JB           loop_end186
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3002,7 +2866,7 @@ loop177:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead179
+	JZ           exp_dead187
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3017,12 +2881,12 @@ loop177:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done180
+	JMP          exp_done188
 
-exp_dead179:
+exp_dead187:
 	VXORPS Z3, Z3, Z3
 
-exp_done180:
+exp_done188:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3032,11 +2896,11 @@ exp_done180:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop177
+	JMP           loop185
 
-loop_end178:
+loop_end186:
 	TESTQ         BX, BX
-	JZ            loop_done170
+	JZ            loop_done178
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3067,18 +2931,18 @@ loop_end178:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done170:
-	JMP softmax_summed169
+loop_done178:
+	JMP softmax_summed177
 
-softmax_huge168:
+softmax_huge176:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop182:
+loop190:
 	CMPQ         BX, $0x00000040
-	JB           loop_end183
+	JB           loop_end191
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3092,7 +2956,7 @@ loop182:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead184
+	JZ           exp_dead192
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3121,13 +2985,13 @@ loop182:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done185
+	JMP          exp_done193
 
-exp_dead184:
+exp_dead192:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done185:
+exp_done193:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3147,7 +3011,7 @@ exp_done185:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead186
+	JZ           exp_dead194
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3176,13 +3040,13 @@ exp_done185:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done187
+	JMP          exp_done195
 
-exp_dead186:
+exp_dead194:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done187:
+exp_done195:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3197,12 +3061,12 @@ exp_done187:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop182
+	JMP           loop190
 
-loop_end183:
-loop188:
+loop_end191:
+loop196:
 	CMPQ         BX, $0x00000010
-	JB           loop_end189
+	JB           loop_end197
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3210,7 +3074,7 @@ loop188:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead190
+	JZ           exp_dead198
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3225,12 +3089,12 @@ loop188:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done191
+	JMP          exp_done199
 
-exp_dead190:
+exp_dead198:
 	VXORPS Z3, Z3, Z3
 
-exp_done191:
+exp_done199:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3240,11 +3104,11 @@ exp_done191:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop188
+	JMP           loop196
 
-loop_end189:
+loop_end197:
 	TESTQ         BX, BX
-	JZ            loop_done181
+	JZ            loop_done189
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3275,8 +3139,8 @@ loop_end189:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done181:
-softmax_summed169:
+loop_done189:
+softmax_summed177:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3290,9 +3154,9 @@ softmax_summed169:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop193:
+loop201:
 	CMPQ    CX, $0x00000040
-	JB      loop_end194
+	JB      loop_end202
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3303,32 +3167,32 @@ loop193:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop193
+	JMP     loop201
 
-loop_end194:
-loop195:
+loop_end202:
+loop203:
 	CMPQ    CX, $0x00000010
-	JB      loop_end196
+	JB      loop_end204
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop195
+	JMP     loop203
 
-loop_end196:
+loop_end204:
 	TESTQ     CX, CX
-	JZ        loop_done192
+	JZ        loop_done200
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done192:
+loop_done200:
 	VZEROUPPER
 	RET
 
-ramp_one_sided162:
+ramp_one_sided170:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3338,9 +3202,9 @@ ramp_one_sided162:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop198:
+loop206:
 	CMPQ        BX, $0x00000040
-	JB          loop_end199
+	JB          loop_end207
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3360,12 +3224,12 @@ loop198:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop198
+	JMP         loop206
 
-loop_end199:
-loop200:
+loop_end207:
+loop208:
 	CMPQ        BX, $0x00000010
-	JB          loop_end201
+	JB          loop_end209
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3373,11 +3237,11 @@ loop200:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop200
+	JMP         loop208
 
-loop_end201:
+loop_end209:
 	TESTQ       BX, BX
-	JZ          loop_done197
+	JZ          loop_done205
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3387,7 +3251,7 @@ loop_end201:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done197:
+loop_done205:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3417,15 +3281,15 @@ loop_done197:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge202
+	JAE           softmax_huge210
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop205:
+loop213:
 	CMPQ         BX, $0x00000040
-	JB           loop_end206
+	JB           loop_end214
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3438,7 +3302,7 @@ loop205:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead207
+	JZ           exp_dead215
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3467,13 +3331,13 @@ loop205:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done208
+	JMP          exp_done216
 
-exp_dead207:
+exp_dead215:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done208:
+exp_done216:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3491,7 +3355,7 @@ exp_done208:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead209
+	JZ           exp_dead217
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3520,13 +3384,13 @@ exp_done208:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done210
+	JMP          exp_done218
 
-exp_dead209:
+exp_dead217:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done210:
+exp_done218:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3541,12 +3405,12 @@ exp_done210:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop205
+	JMP           loop213
 
-loop_end206:
-loop211:
+loop_end214:
+loop219:
 	CMPQ         BX, $0x00000010
-	JB           loop_end212
+	JB           loop_end220
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3554,7 +3418,7 @@ loop211:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead213
+	JZ           exp_dead221
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3569,12 +3433,12 @@ loop211:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done214
+	JMP          exp_done222
 
-exp_dead213:
+exp_dead221:
 	VXORPS Z3, Z3, Z3
 
-exp_done214:
+exp_done222:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3584,11 +3448,11 @@ exp_done214:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop211
+	JMP           loop219
 
-loop_end212:
+loop_end220:
 	TESTQ         BX, BX
-	JZ            loop_done204
+	JZ            loop_done212
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3619,18 +3483,18 @@ loop_end212:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done204:
-	JMP softmax_summed203
+loop_done212:
+	JMP softmax_summed211
 
-softmax_huge202:
+softmax_huge210:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop216:
+loop224:
 	CMPQ         BX, $0x00000040
-	JB           loop_end217
+	JB           loop_end225
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3643,7 +3507,7 @@ loop216:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead218
+	JZ           exp_dead226
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3672,13 +3536,13 @@ loop216:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done219
+	JMP          exp_done227
 
-exp_dead218:
+exp_dead226:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done219:
+exp_done227:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3696,7 +3560,7 @@ exp_done219:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead220
+	JZ           exp_dead228
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3725,13 +3589,13 @@ exp_done219:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done221
+	JMP          exp_done229
 
-exp_dead220:
+exp_dead228:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done221:
+exp_done229:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3746,12 +3610,12 @@ exp_done221:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop216
+	JMP           loop224
 
-loop_end217:
-loop222:
+loop_end225:
+loop230:
 	CMPQ         BX, $0x00000010
-	JB           loop_end223
+	JB           loop_end231
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3759,7 +3623,7 @@ loop222:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead224
+	JZ           exp_dead232
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3774,12 +3638,12 @@ loop222:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done225
+	JMP          exp_done233
 
-exp_dead224:
+exp_dead232:
 	VXORPS Z3, Z3, Z3
 
-exp_done225:
+exp_done233:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3789,11 +3653,11 @@ exp_done225:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop222
+	JMP           loop230
 
-loop_end223:
+loop_end231:
 	TESTQ         BX, BX
-	JZ            loop_done215
+	JZ            loop_done223
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3824,8 +3688,8 @@ loop_end223:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done215:
-softmax_summed203:
+loop_done223:
+softmax_summed211:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3839,9 +3703,9 @@ softmax_summed203:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop227:
+loop235:
 	CMPQ    CX, $0x00000040
-	JB      loop_end228
+	JB      loop_end236
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3852,28 +3716,28 @@ loop227:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop227
+	JMP     loop235
 
-loop_end228:
-loop229:
+loop_end236:
+loop237:
 	CMPQ    CX, $0x00000010
-	JB      loop_end230
+	JB      loop_end238
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop229
+	JMP     loop237
 
-loop_end230:
+loop_end238:
 	TESTQ     CX, CX
-	JZ        loop_done226
+	JZ        loop_done234
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done226:
+loop_done234:
 	VZEROUPPER
 	RET
 
@@ -3889,9 +3753,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop232:
+loop240:
 	CMPQ         CX, $0x00000040
-	JB           loop_end233
+	JB           loop_end241
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3938,12 +3802,12 @@ loop232:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop232
+	JMP          loop240
 
-loop_end233:
-loop234:
+loop_end241:
+loop242:
 	CMPQ         CX, $0x00000010
-	JB           loop_end235
+	JB           loop_end243
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3957,11 +3821,11 @@ loop234:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop234
+	JMP          loop242
 
-loop_end235:
+loop_end243:
 	TESTQ        CX, CX
-	JZ           loop_done231
+	JZ           loop_done239
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -3975,295 +3839,183 @@ loop_end235:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done231:
+loop_done239:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
-// Requires: AVX, AVX512F
-TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	VMOVUPS 128(DX), Z2
-	VMOVUPS 192(DX), Z3
-	VMOVUPS 256(DX), Z4
-	VMOVUPS 320(DX), Z5
-	VMOVUPS 384(DX), Z6
-	VMOVUPS 448(DX), Z7
-	TESTQ   CX, CX
-	JZ      dot_done236
-	CMPQ    CX, $0x00000010
-	JB      dot_single237
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done245
 
-dot_block238:
-	VMULPS      (BX), Z0, Z8
-	VMULPS      1024(BX), Z0, Z9
-	VMULPS      512(BX), Z0, Z10
-	VMULPS      1536(BX), Z0, Z11
-	VMULPS      4096(BX), Z0, Z12
-	VMULPS      5120(BX), Z0, Z13
-	VMULPS      4608(BX), Z0, Z14
-	VMULPS      5632(BX), Z0, Z15
-	VMULPS      2048(BX), Z0, Z16
-	VMULPS      3072(BX), Z0, Z17
-	VMULPS      2560(BX), Z0, Z18
-	VMULPS      3584(BX), Z0, Z19
-	VMULPS      6144(BX), Z0, Z20
-	VMULPS      7168(BX), Z0, Z21
-	VMULPS      6656(BX), Z0, Z22
-	VMULPS      7680(BX), Z0, Z23
-	VFMADD231PS 64(BX), Z1, Z8
-	VFMADD231PS 1088(BX), Z1, Z9
-	VFMADD231PS 576(BX), Z1, Z10
-	VFMADD231PS 1600(BX), Z1, Z11
-	VFMADD231PS 4160(BX), Z1, Z12
-	VFMADD231PS 5184(BX), Z1, Z13
-	VFMADD231PS 4672(BX), Z1, Z14
-	VFMADD231PS 5696(BX), Z1, Z15
-	VFMADD231PS 2112(BX), Z1, Z16
-	VFMADD231PS 3136(BX), Z1, Z17
-	VFMADD231PS 2624(BX), Z1, Z18
-	VFMADD231PS 3648(BX), Z1, Z19
-	VFMADD231PS 6208(BX), Z1, Z20
-	VFMADD231PS 7232(BX), Z1, Z21
-	VFMADD231PS 6720(BX), Z1, Z22
-	VFMADD231PS 7744(BX), Z1, Z23
-	VFMADD231PS 128(BX), Z2, Z8
-	VFMADD231PS 1152(BX), Z2, Z9
-	VFMADD231PS 640(BX), Z2, Z10
-	VFMADD231PS 1664(BX), Z2, Z11
-	VFMADD231PS 4224(BX), Z2, Z12
-	VFMADD231PS 5248(BX), Z2, Z13
-	VFMADD231PS 4736(BX), Z2, Z14
-	VFMADD231PS 5760(BX), Z2, Z15
-	VFMADD231PS 2176(BX), Z2, Z16
-	VFMADD231PS 3200(BX), Z2, Z17
-	VFMADD231PS 2688(BX), Z2, Z18
-	VFMADD231PS 3712(BX), Z2, Z19
-	VFMADD231PS 6272(BX), Z2, Z20
-	VFMADD231PS 7296(BX), Z2, Z21
-	VFMADD231PS 6784(BX), Z2, Z22
-	VFMADD231PS 7808(BX), Z2, Z23
-	VFMADD231PS 192(BX), Z3, Z8
-	VFMADD231PS 1216(BX), Z3, Z9
-	VFMADD231PS 704(BX), Z3, Z10
-	VFMADD231PS 1728(BX), Z3, Z11
-	VFMADD231PS 4288(BX), Z3, Z12
-	VFMADD231PS 5312(BX), Z3, Z13
-	VFMADD231PS 4800(BX), Z3, Z14
-	VFMADD231PS 5824(BX), Z3, Z15
-	VFMADD231PS 2240(BX), Z3, Z16
-	VFMADD231PS 3264(BX), Z3, Z17
-	VFMADD231PS 2752(BX), Z3, Z18
-	VFMADD231PS 3776(BX), Z3, Z19
-	VFMADD231PS 6336(BX), Z3, Z20
-	VFMADD231PS 7360(BX), Z3, Z21
-	VFMADD231PS 6848(BX), Z3, Z22
-	VFMADD231PS 7872(BX), Z3, Z23
-	VFMADD231PS 256(BX), Z4, Z8
-	VFMADD231PS 1280(BX), Z4, Z9
-	VFMADD231PS 768(BX), Z4, Z10
-	VFMADD231PS 1792(BX), Z4, Z11
-	VFMADD231PS 4352(BX), Z4, Z12
-	VFMADD231PS 5376(BX), Z4, Z13
-	VFMADD231PS 4864(BX), Z4, Z14
-	VFMADD231PS 5888(BX), Z4, Z15
-	VFMADD231PS 2304(BX), Z4, Z16
-	VFMADD231PS 3328(BX), Z4, Z17
-	VFMADD231PS 2816(BX), Z4, Z18
-	VFMADD231PS 3840(BX), Z4, Z19
-	VFMADD231PS 6400(BX), Z4, Z20
-	VFMADD231PS 7424(BX), Z4, Z21
-	VFMADD231PS 6912(BX), Z4, Z22
-	VFMADD231PS 7936(BX), Z4, Z23
-	VFMADD231PS 320(BX), Z5, Z8
-	VFMADD231PS 1344(BX), Z5, Z9
-	VFMADD231PS 832(BX), Z5, Z10
-	VFMADD231PS 1856(BX), Z5, Z11
-	VFMADD231PS 4416(BX), Z5, Z12
-	VFMADD231PS 5440(BX), Z5, Z13
-	VFMADD231PS 4928(BX), Z5, Z14
-	VFMADD231PS 5952(BX), Z5, Z15
-	VFMADD231PS 2368(BX), Z5, Z16
-	VFMADD231PS 3392(BX), Z5, Z17
-	VFMADD231PS 2880(BX), Z5, Z18
-	VFMADD231PS 3904(BX), Z5, Z19
-	VFMADD231PS 6464(BX), Z5, Z20
-	VFMADD231PS 7488(BX), Z5, Z21
-	VFMADD231PS 6976(BX), Z5, Z22
-	VFMADD231PS 8000(BX), Z5, Z23
-	VFMADD231PS 384(BX), Z6, Z8
-	VFMADD231PS 1408(BX), Z6, Z9
-	VFMADD231PS 896(BX), Z6, Z10
-	VFMADD231PS 1920(BX), Z6, Z11
-	VFMADD231PS 4480(BX), Z6, Z12
-	VFMADD231PS 5504(BX), Z6, Z13
-	VFMADD231PS 4992(BX), Z6, Z14
-	VFMADD231PS 6016(BX), Z6, Z15
-	VFMADD231PS 2432(BX), Z6, Z16
-	VFMADD231PS 3456(BX), Z6, Z17
-	VFMADD231PS 2944(BX), Z6, Z18
-	VFMADD231PS 3968(BX), Z6, Z19
-	VFMADD231PS 6528(BX), Z6, Z20
-	VFMADD231PS 7552(BX), Z6, Z21
-	VFMADD231PS 7040(BX), Z6, Z22
-	VFMADD231PS 8064(BX), Z6, Z23
-	VFMADD231PS 448(BX), Z7, Z8
-	VFMADD231PS 1472(BX), Z7, Z9
-	VFMADD231PS 960(BX), Z7, Z10
-	VFMADD231PS 1984(BX), Z7, Z11
-	VFMADD231PS 4544(BX), Z7, Z12
-	VFMADD231PS 5568(BX), Z7, Z13
-	VFMADD231PS 5056(BX), Z7, Z14
-	VFMADD231PS 6080(BX), Z7, Z15
-	VFMADD231PS 2496(BX), Z7, Z16
-	VFMADD231PS 3520(BX), Z7, Z17
-	VFMADD231PS 3008(BX), Z7, Z18
-	VFMADD231PS 4032(BX), Z7, Z19
-	VFMADD231PS 6592(BX), Z7, Z20
-	VFMADD231PS 7616(BX), Z7, Z21
-	VFMADD231PS 7104(BX), Z7, Z22
-	VFMADD231PS 8128(BX), Z7, Z23
-	VSHUFF32X4  $0x44, Z16, Z8, Z24
-	VSHUFF32X4  $0xee, Z16, Z8, Z8
-	VADDPS      Z8, Z24, Z24
-	VSHUFF32X4  $0x44, Z17, Z9, Z8
-	VSHUFF32X4  $0xee, Z17, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFF32X4  $0x44, Z18, Z10, Z9
-	VSHUFF32X4  $0xee, Z18, Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VSHUFF32X4  $0x44, Z19, Z11, Z10
-	VSHUFF32X4  $0xee, Z19, Z11, Z11
-	VADDPS      Z11, Z10, Z10
-	VSHUFF32X4  $0x44, Z20, Z12, Z11
-	VSHUFF32X4  $0xee, Z20, Z12, Z12
-	VADDPS      Z12, Z11, Z11
-	VSHUFF32X4  $0x44, Z21, Z13, Z12
-	VSHUFF32X4  $0xee, Z21, Z13, Z13
-	VADDPS      Z13, Z12, Z12
-	VSHUFF32X4  $0x44, Z22, Z14, Z13
-	VSHUFF32X4  $0xee, Z22, Z14, Z14
-	VADDPS      Z14, Z13, Z13
-	VSHUFF32X4  $0x44, Z23, Z15, Z14
-	VSHUFF32X4  $0xee, Z23, Z15, Z15
-	VADDPS      Z15, Z14, Z14
-	VSHUFF32X4  $0x88, Z11, Z24, Z15
-	VSHUFF32X4  $0xdd, Z11, Z24, Z11
-	VADDPS      Z11, Z15, Z15
-	VSHUFF32X4  $0x88, Z12, Z8, Z11
-	VSHUFF32X4  $0xdd, Z12, Z8, Z8
-	VADDPS      Z8, Z11, Z11
-	VSHUFF32X4  $0x88, Z13, Z9, Z8
-	VSHUFF32X4  $0xdd, Z13, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFF32X4  $0x88, Z14, Z10, Z9
-	VSHUFF32X4  $0xdd, Z14, Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VSHUFPS     $0x88, Z8, Z15, Z10
-	VSHUFPS     $0xdd, Z8, Z15, Z8
-	VADDPS      Z8, Z10, Z10
-	VSHUFPS     $0x88, Z9, Z11, Z8
-	VSHUFPS     $0xdd, Z9, Z11, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFPS     $0x88, Z8, Z10, Z9
-	VSHUFPS     $0xdd, Z8, Z10, Z8
-	VADDPS      Z8, Z9, Z9
-	VMOVUPS     Z9, (AX)
-	ADDQ        $0x00002000, BX
-	ADDQ        $0x00000040, AX
-	SUBQ        $0x00000010, CX
-	CMPQ        CX, $0x00000010
-	JAE         dot_block238
-	TESTQ       CX, CX
-	JZ          dot_done236
-	MOVQ        $0x00000010, DX
-	SUBQ        CX, DX
-	IMUL3Q      $0x00000200, DX, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, DX
-	SUBQ        DX, AX
-	MOVQ        $0x00000010, CX
-	JMP         dot_block238
+kv_key244:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done247
 
-dot_single237:
-	VMULPS      (BX), Z0, Z8
-	VFMADD231PS 64(BX), Z1, Z8
-	VFMADD231PS 128(BX), Z2, Z8
-	VFMADD231PS 192(BX), Z3, Z8
-	VFMADD231PS 256(BX), Z4, Z8
-	VFMADD231PS 320(BX), Z5, Z8
-	VFMADD231PS 384(BX), Z6, Z8
-	VFMADD231PS 448(BX), Z7, Z8
-	VSHUFF32X4  $0x44, Z8, Z8, Z9
-	VSHUFF32X4  $0xee, Z8, Z8, Z8
-	VADDPS      Z8, Z9, Z9
-	VSHUFF32X4  $0x88, Z9, Z9, Z8
-	VSHUFF32X4  $0xdd, Z9, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFPS     $0x88, Z8, Z8, Z9
-	VSHUFPS     $0xdd, Z8, Z8, Z8
-	VADDPS      Z8, Z9, Z9
-	VSHUFPS     $0x88, Z9, Z9, Z8
-	VSHUFPS     $0xdd, Z9, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VMOVSS      X8, (AX)
-	ADDQ        $0x00000200, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single237
+kv_query246:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done249
 
-dot_done236:
+kv_group248:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	VMOVUPS 256(R8), Z4
+	VMOVUPS 320(R8), Z5
+	VMOVUPS 384(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done251
+
+kv_head250:
+	VMULPS        (SI), Z0, Z8
+	VMULPS        64(SI), Z1, Z9
+	VFMADD231PS   128(SI), Z2, Z8
+	VFMADD231PS   192(SI), Z3, Z9
+	VFMADD231PS   256(SI), Z4, Z8
+	VFMADD231PS   320(SI), Z5, Z9
+	VFMADD231PS   384(SI), Z6, Z8
+	VFMADD231PS   448(SI), Z7, Z9
+	VADDPS        Z9, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y9
+	VADDPS        Y9, Y8, Y9
+	VEXTRACTF32X4 $0x01, Y9, X8
+	VADDPS        X8, X9, X8
+	VPERMILPS     $0x4e, X8, X9
+	VADDPS        X9, X8, X8
+	VPERMILPS     $0xb1, X8, X9
+	VADDSS        X9, X8, X8
+	VMOVSS        X8, (DI)
+	ADDQ          $0x00000200, SI
+	ADDQ          BX, DI
+	DECQ          R12
+	JNZ           kv_head250
+
+kv_head_done251:
+	ADDQ $0x00000200, R8
+	DECQ R11
+	JNZ  kv_group248
+
+kv_group_done249:
+	DECQ R10
+	JNZ  kv_query246
+
+kv_query_done247:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key244
+
+kv_key_done245:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F
-TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Z0
-	VMOVUPS 64(AX), Z1
-	VMOVUPS 128(AX), Z2
-	VMOVUPS 192(AX), Z3
-	VMOVUPS 256(AX), Z4
-	VMOVUPS 320(AX), Z5
-	VMOVUPS 384(AX), Z6
-	VMOVUPS 448(AX), Z7
-	MOVQ    DX, DX
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done253
 
-axpy_rows239:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end240
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	VFMADD231PS  256(DX), Z8, Z4
-	VFMADD231PS  320(DX), Z8, Z5
-	VFMADD231PS  384(DX), Z8, Z6
-	VFMADD231PS  448(DX), Z8, Z7
-	ADDQ         $0x00000200, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows239
+kv_key252:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done255
 
-axpy_rows_end240:
-	VMOVUPS Z0, (AX)
-	VMOVUPS Z1, 64(AX)
-	VMOVUPS Z2, 128(AX)
-	VMOVUPS Z3, 192(AX)
-	VMOVUPS Z4, 256(AX)
-	VMOVUPS Z5, 320(AX)
-	VMOVUPS Z6, 384(AX)
-	VMOVUPS Z7, 448(AX)
+kv_query254:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done257
+
+kv_group256:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	VMOVUPS 256(R8), Z4
+	VMOVUPS 320(R8), Z5
+	VMOVUPS 384(R8), Z6
+	VMOVUPS 448(R8), Z7
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done259
+
+kv_head258:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero260
+	VBROADCASTSS (DI), Z8
+	VMOVUPS      (SI), Z9
+	VFMADD231PS  Z0, Z8, Z9
+	VMOVUPS      Z9, (SI)
+	VMOVUPS      64(SI), Z9
+	VFMADD231PS  Z1, Z8, Z9
+	VMOVUPS      Z9, 64(SI)
+	VMOVUPS      128(SI), Z9
+	VFMADD231PS  Z2, Z8, Z9
+	VMOVUPS      Z9, 128(SI)
+	VMOVUPS      192(SI), Z9
+	VFMADD231PS  Z3, Z8, Z9
+	VMOVUPS      Z9, 192(SI)
+	VMOVUPS      256(SI), Z9
+	VFMADD231PS  Z4, Z8, Z9
+	VMOVUPS      Z9, 256(SI)
+	VMOVUPS      320(SI), Z9
+	VFMADD231PS  Z5, Z8, Z9
+	VMOVUPS      Z9, 320(SI)
+	VMOVUPS      384(SI), Z9
+	VFMADD231PS  Z6, Z8, Z9
+	VMOVUPS      Z9, 384(SI)
+	VMOVUPS      448(SI), Z9
+	VFMADD231PS  Z7, Z8, Z9
+	VMOVUPS      Z9, 448(SI)
+
+kv_zero260:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head258
+
+kv_head_done259:
+	ADDQ $0x00000200, R8
+	DECQ R12
+	JNZ  kv_group256
+
+kv_group_done257:
+	DECQ R11
+	JNZ  kv_query254
+
+kv_query_done255:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key252
+
+kv_key_done253:
 	VZEROUPPER
 	RET
 

@@ -28,19 +28,7 @@ func softmaxRampNEON(row []float32, scale, nslope, t0 float32)
 //go:noescape
 func addRampNEON(dst []float32, nslope, t0 float64)
 
-// dotRowsNEON sets dst[r] = x·rows[r] (rows of 128 floats).
-// Implemented in bloom_7b1_arm64.s.
-//
-//go:noescape
-func dotRowsNEON(dst, x, rows []float32)
-
-// axpyRowsNEON adds Σ_r w[r]·rows[r] to dst (rows of 128 floats).
-// Implemented in bloom_7b1_arm64.s.
-//
-//go:noescape
-func axpyRowsNEON(dst, w, rows []float32)
-
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON, addRamp: addRampNEON, dotRows: dotRowsNEON, axpyRows: axpyRowsNEON})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON, addRamp: addRampNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric})
 }

@@ -8,10 +8,10 @@ import "math"
 var genericKernels = kernels{
 	addRamp:     addRampGeneric,
 	addRow:      addRowGeneric,
-	axpyRows:    axpyRowsGeneric,
-	dotRows:     dotRowsGeneric,
+	scoresKV:    scoresKVGeneric,
 	softmaxRamp: softmaxRampGeneric,
 	softmaxRow:  softmaxRowGeneric,
+	valuesKV:    valuesKVGeneric,
 }
 
 // addRowGeneric adds src to dst element by element; len(src) == len(dst).

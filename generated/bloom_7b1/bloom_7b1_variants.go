@@ -8,8 +8,8 @@ type kernels struct {
 	softmaxRow  func(row, bias []float32, scale float32)
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 	addRamp     func(dst []float32, nslope, t0 float64)
-	dotRows     func(dst, x, rows []float32)
-	axpyRows    func(dst, w, rows []float32)
+	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV    func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
 }
 
 // variant is one registered implementation of the kernels.

@@ -4,10 +4,10 @@ package falcon_7b
 
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
-	axpyRows:    axpyRowsGeneric,
 	combineRows: combineRowsGeneric,
-	dotRows:     dotRowsGeneric,
 	rotate:      rotateGeneric,
+	scoresKV:    scoresKVGeneric,
+	valuesKV:    valuesKVGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

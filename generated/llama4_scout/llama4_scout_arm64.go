@@ -22,19 +22,7 @@ func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 //go:noescape
 func scaleRowsNEON(x, scales []float32, rowLen int)
 
-// dotRowsNEON sets dst[r] = x·rows[r] (rows of 128 floats).
-// Implemented in llama4_scout_arm64.s.
-//
-//go:noescape
-func dotRowsNEON(dst, x, rows []float32)
-
-// axpyRowsNEON adds Σ_r w[r]·rows[r] to dst (rows of 128 floats).
-// Implemented in llama4_scout_arm64.s.
-//
-//go:noescape
-func axpyRowsNEON(dst, w, rows []float32)
-
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, dotRows: dotRowsNEON, axpyRows: axpyRowsNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric})
 }

@@ -15,11 +15,11 @@ func scaleRowsGeneric(x, scales []float32, rowLen int) {
 }
 
 var genericKernels = kernels{
-	axpyRows:    axpyRowsGeneric,
 	combineRows: combineRowsGeneric,
-	dotRows:     dotRowsGeneric,
 	rotate:      rotateGeneric,
 	scaleRows:   scaleRowsGeneric,
+	scoresKV:    scoresKVGeneric,
+	valuesKV:    valuesKVGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

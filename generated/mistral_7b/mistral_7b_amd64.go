@@ -19,17 +19,17 @@ func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStrid
 //go:noescape
 func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
-// dotRowsAVX2 is the AVX2+FMA kernels.dotRows for HeadDim 128: dst[r] = x·rows[r].
-// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+// scoresKVAVX2 is the AVX2+FMA kernels.scoresKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 
-// axpyRowsAVX2 is the AVX2+FMA kernels.axpyRows for HeadDim 128: dst += Σ_r w[r]·rows[r].
-// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+// valuesKVAVX2 is the AVX2+FMA kernels.valuesKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
@@ -44,19 +44,19 @@ func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStr
 //go:noescape
 func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
-// dotRowsAVX512 is the AVX-512 kernels.dotRows for HeadDim 128: dst[r] = x·rows[r].
-// It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
+// scoresKVAVX512 is the AVX-512 kernels.scoresKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 
-// axpyRowsAVX512 is the AVX-512 kernels.axpyRows for HeadDim 128: dst += Σ_r w[r]·rows[r].
-// It trusts its arguments: len(dst) >= HeadDim, len(rows) >= len(w)·HeadDim, no overlap with dst.
+// valuesKVAVX512 is the AVX-512 kernels.valuesKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
+func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, dotRows: dotRowsAVX2, axpyRows: axpyRowsAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, dotRows: dotRowsAVX512, axpyRows: axpyRowsAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512})
 }

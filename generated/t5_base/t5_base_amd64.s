@@ -591,202 +591,177 @@ loop_done35:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3
-TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Y0
-	VMOVUPS 32(DX), Y1
-	VMOVUPS 64(DX), Y2
-	VMOVUPS 96(DX), Y3
-	VMOVUPS 128(DX), Y4
-	VMOVUPS 160(DX), Y5
-	TESTQ   CX, CX
-	JZ      dot_done40
-	CMPQ    CX, $0x00000008
-	JB      dot_single41
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done41
 
-dot_block42:
-	VMULPS      (BX), Y0, Y6
-	VMULPS      512(BX), Y0, Y7
-	VMULPS      256(BX), Y0, Y8
-	VMULPS      768(BX), Y0, Y9
-	VMULPS      1024(BX), Y0, Y10
-	VMULPS      1536(BX), Y0, Y11
-	VMULPS      1280(BX), Y0, Y12
-	VMULPS      1792(BX), Y0, Y13
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 544(BX), Y1, Y7
-	VFMADD231PS 288(BX), Y1, Y8
-	VFMADD231PS 800(BX), Y1, Y9
-	VFMADD231PS 1056(BX), Y1, Y10
-	VFMADD231PS 1568(BX), Y1, Y11
-	VFMADD231PS 1312(BX), Y1, Y12
-	VFMADD231PS 1824(BX), Y1, Y13
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 576(BX), Y2, Y7
-	VFMADD231PS 320(BX), Y2, Y8
-	VFMADD231PS 832(BX), Y2, Y9
-	VFMADD231PS 1088(BX), Y2, Y10
-	VFMADD231PS 1600(BX), Y2, Y11
-	VFMADD231PS 1344(BX), Y2, Y12
-	VFMADD231PS 1856(BX), Y2, Y13
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 608(BX), Y3, Y7
-	VFMADD231PS 352(BX), Y3, Y8
-	VFMADD231PS 864(BX), Y3, Y9
-	VFMADD231PS 1120(BX), Y3, Y10
-	VFMADD231PS 1632(BX), Y3, Y11
-	VFMADD231PS 1376(BX), Y3, Y12
-	VFMADD231PS 1888(BX), Y3, Y13
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 640(BX), Y4, Y7
-	VFMADD231PS 384(BX), Y4, Y8
-	VFMADD231PS 896(BX), Y4, Y9
-	VFMADD231PS 1152(BX), Y4, Y10
-	VFMADD231PS 1664(BX), Y4, Y11
-	VFMADD231PS 1408(BX), Y4, Y12
-	VFMADD231PS 1920(BX), Y4, Y13
-	VFMADD231PS 160(BX), Y5, Y6
-	VFMADD231PS 672(BX), Y5, Y7
-	VFMADD231PS 416(BX), Y5, Y8
-	VFMADD231PS 928(BX), Y5, Y9
-	VFMADD231PS 1184(BX), Y5, Y10
-	VFMADD231PS 1696(BX), Y5, Y11
-	VFMADD231PS 1440(BX), Y5, Y12
-	VFMADD231PS 1952(BX), Y5, Y13
-	VMOVUPS     192(DX), Y14
-	VFMADD231PS 192(BX), Y14, Y6
-	VFMADD231PS 704(BX), Y14, Y7
-	VFMADD231PS 448(BX), Y14, Y8
-	VFMADD231PS 960(BX), Y14, Y9
-	VFMADD231PS 1216(BX), Y14, Y10
-	VFMADD231PS 1728(BX), Y14, Y11
-	VFMADD231PS 1472(BX), Y14, Y12
-	VFMADD231PS 1984(BX), Y14, Y13
-	VMOVUPS     224(DX), Y14
-	VFMADD231PS 224(BX), Y14, Y6
-	VFMADD231PS 736(BX), Y14, Y7
-	VFMADD231PS 480(BX), Y14, Y8
-	VFMADD231PS 992(BX), Y14, Y9
-	VFMADD231PS 1248(BX), Y14, Y10
-	VFMADD231PS 1760(BX), Y14, Y11
-	VFMADD231PS 1504(BX), Y14, Y12
-	VFMADD231PS 2016(BX), Y14, Y13
-	VPERM2F128  $0x20, Y10, Y6, Y14
-	VPERM2F128  $0x31, Y10, Y6, Y6
-	VADDPS      Y6, Y14, Y14
-	VPERM2F128  $0x20, Y11, Y7, Y6
-	VPERM2F128  $0x31, Y11, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VPERM2F128  $0x20, Y12, Y8, Y7
-	VPERM2F128  $0x31, Y12, Y8, Y8
-	VADDPS      Y8, Y7, Y7
-	VPERM2F128  $0x20, Y13, Y9, Y8
-	VPERM2F128  $0x31, Y13, Y9, Y9
-	VADDPS      Y9, Y8, Y8
-	VSHUFPS     $0x88, Y7, Y14, Y9
-	VSHUFPS     $0xdd, Y7, Y14, Y7
-	VADDPS      Y7, Y9, Y9
-	VSHUFPS     $0x88, Y8, Y6, Y7
-	VSHUFPS     $0xdd, Y8, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y9, Y6
-	VSHUFPS     $0xdd, Y7, Y9, Y7
-	VADDPS      Y7, Y6, Y6
-	VMOVUPS     Y6, (AX)
-	ADDQ        $0x00000800, BX
-	ADDQ        $0x00000020, AX
-	SUBQ        $0x00000008, CX
-	CMPQ        CX, $0x00000008
-	JAE         dot_block42
-	TESTQ       CX, CX
-	JZ          dot_done40
-	MOVQ        $0x00000008, SI
-	SUBQ        CX, SI
-	IMUL3Q      $0x00000100, SI, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, SI
-	SUBQ        SI, AX
-	MOVQ        $0x00000008, CX
-	JMP         dot_block42
+kv_key40:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done43
 
-dot_single41:
-	VMULPS      (BX), Y0, Y6
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 160(BX), Y5, Y6
-	VMOVUPS     192(DX), Y7
-	VFMADD231PS 192(BX), Y7, Y6
-	VMOVUPS     224(DX), Y7
-	VFMADD231PS 224(BX), Y7, Y6
-	VPERM2F128  $0x20, Y6, Y6, Y7
-	VPERM2F128  $0x31, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y7, Y6
-	VSHUFPS     $0xdd, Y7, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VSHUFPS     $0x88, Y6, Y6, Y7
-	VSHUFPS     $0xdd, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VMOVSS      X7, (AX)
-	ADDQ        $0x00000100, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single41
+kv_query42:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done45
 
-dot_done40:
+kv_group44:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done47
+
+kv_head46:
+	VMULPS       (SI), Y0, Y8
+	VMULPS       32(SI), Y1, Y9
+	VFMADD231PS  64(SI), Y2, Y8
+	VFMADD231PS  96(SI), Y3, Y9
+	VFMADD231PS  128(SI), Y4, Y8
+	VFMADD231PS  160(SI), Y5, Y9
+	VFMADD231PS  192(SI), Y6, Y8
+	VFMADD231PS  224(SI), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X9
+	VADDPS       X9, X8, X9
+	VPERMILPS    $0x4e, X9, X8
+	VADDPS       X8, X9, X9
+	VPERMILPS    $0xb1, X9, X8
+	VADDSS       X8, X9, X9
+	VMOVSS       X9, (DI)
+	ADDQ         $0x00000100, SI
+	ADDQ         BX, DI
+	DECQ         R12
+	JNZ          kv_head46
+
+kv_head_done47:
+	ADDQ $0x00000100, R8
+	DECQ R11
+	JNZ  kv_group44
+
+kv_group_done45:
+	DECQ R10
+	JNZ  kv_query42
+
+kv_query_done43:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key40
+
+kv_key_done41:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3
-TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Y0
-	VMOVUPS 32(AX), Y1
-	VMOVUPS 64(AX), Y2
-	VMOVUPS 96(AX), Y3
-	VMOVUPS 128(AX), Y4
-	VMOVUPS 160(AX), Y5
-	VMOVUPS 192(AX), Y6
-	VMOVUPS 224(AX), Y7
-	MOVQ    DX, DX
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done49
 
-axpy_rows43:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end44
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  (DX), Y8, Y0
-	VFMADD231PS  32(DX), Y8, Y1
-	VFMADD231PS  64(DX), Y8, Y2
-	VFMADD231PS  96(DX), Y8, Y3
-	VFMADD231PS  128(DX), Y8, Y4
-	VFMADD231PS  160(DX), Y8, Y5
-	VFMADD231PS  192(DX), Y8, Y6
-	VFMADD231PS  224(DX), Y8, Y7
-	ADDQ         $0x00000100, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows43
+kv_key48:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done51
 
-axpy_rows_end44:
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
+kv_query50:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done53
+
+kv_group52:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done55
+
+kv_head54:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero56
+	VBROADCASTSS (DI), Y8
+	VMOVUPS      (SI), Y9
+	VFMADD231PS  Y0, Y8, Y9
+	VMOVUPS      Y9, (SI)
+	VMOVUPS      32(SI), Y9
+	VFMADD231PS  Y1, Y8, Y9
+	VMOVUPS      Y9, 32(SI)
+	VMOVUPS      64(SI), Y9
+	VFMADD231PS  Y2, Y8, Y9
+	VMOVUPS      Y9, 64(SI)
+	VMOVUPS      96(SI), Y9
+	VFMADD231PS  Y3, Y8, Y9
+	VMOVUPS      Y9, 96(SI)
+	VMOVUPS      128(SI), Y9
+	VFMADD231PS  Y4, Y8, Y9
+	VMOVUPS      Y9, 128(SI)
+	VMOVUPS      160(SI), Y9
+	VFMADD231PS  Y5, Y8, Y9
+	VMOVUPS      Y9, 160(SI)
+	VMOVUPS      192(SI), Y9
+	VFMADD231PS  Y6, Y8, Y9
+	VMOVUPS      Y9, 192(SI)
+	VMOVUPS      224(SI), Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VMOVUPS      Y9, 224(SI)
+
+kv_zero56:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head54
+
+kv_head_done55:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group52
+
+kv_group_done53:
+	DECQ R11
+	JNZ  kv_query50
+
+kv_query_done51:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key48
+
+kv_key_done49:
 	VZEROUPPER
 	RET
 
@@ -797,9 +772,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop46:
+loop58:
 	CMPQ    DX, $0x00000040
-	JB      loop_end47
+	JB      loop_end59
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -815,23 +790,23 @@ loop46:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop46
+	JMP     loop58
 
-loop_end47:
-loop48:
+loop_end59:
+loop60:
 	CMPQ    DX, $0x00000010
-	JB      loop_end49
+	JB      loop_end61
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop48
+	JMP     loop60
 
-loop_end49:
+loop_end61:
 	TESTQ     DX, DX
-	JZ        loop_done45
+	JZ        loop_done57
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -839,7 +814,7 @@ loop_end49:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done45:
+loop_done57:
 	VZEROUPPER
 	RET
 
@@ -859,9 +834,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop51:
+loop63:
 	CMPQ        DI, $0x00000040
-	JB          loop_end52
+	JB          loop_end64
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -877,23 +852,23 @@ loop51:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop51
+	JMP         loop63
 
-loop_end52:
-loop53:
+loop_end64:
+loop65:
 	CMPQ        DI, $0x00000010
-	JB          loop_end54
+	JB          loop_end66
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop53
+	JMP         loop65
 
-loop_end54:
+loop_end66:
 	TESTQ       DI, DI
-	JZ          loop_done50
+	JZ          loop_done62
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -901,7 +876,7 @@ loop_end54:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done50:
+loop_done62:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -931,13 +906,13 @@ loop_done50:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge55
+	JAE           softmax_huge67
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop58:
+loop70:
 	CMPQ         SI, $0x00000040
-	JB           loop_end59
+	JB           loop_end71
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -948,7 +923,7 @@ loop58:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead60
+	JZ           exp_dead72
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -977,13 +952,13 @@ loop58:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done61
+	JMP          exp_done73
 
-exp_dead60:
+exp_dead72:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done61:
+exp_done73:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -998,7 +973,7 @@ exp_done61:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead62
+	JZ           exp_dead74
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1027,13 +1002,13 @@ exp_done61:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done63
+	JMP          exp_done75
 
-exp_dead62:
+exp_dead74:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done63:
+exp_done75:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1049,18 +1024,18 @@ exp_done63:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop58
+	JMP           loop70
 
-loop_end59:
-loop64:
+loop_end71:
+loop76:
 	CMPQ         SI, $0x00000010
-	JB           loop_end65
+	JB           loop_end77
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead66
+	JZ           exp_dead78
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1075,12 +1050,12 @@ loop64:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done67
+	JMP          exp_done79
 
-exp_dead66:
+exp_dead78:
 	VXORPS Z1, Z1, Z1
 
-exp_done67:
+exp_done79:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1091,11 +1066,11 @@ exp_done67:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop64
+	JMP           loop76
 
-loop_end65:
+loop_end77:
 	TESTQ         SI, SI
-	JZ            loop_done57
+	JZ            loop_done69
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1124,16 +1099,16 @@ loop_end65:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done57:
-	JMP softmax_summed56
+loop_done69:
+	JMP softmax_summed68
 
-softmax_huge55:
+softmax_huge67:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop69:
+loop81:
 	CMPQ         SI, $0x00000040
-	JB           loop_end70
+	JB           loop_end82
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -1144,7 +1119,7 @@ loop69:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead71
+	JZ           exp_dead83
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1173,13 +1148,13 @@ loop69:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done72
+	JMP          exp_done84
 
-exp_dead71:
+exp_dead83:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done72:
+exp_done84:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1194,7 +1169,7 @@ exp_done72:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead73
+	JZ           exp_dead85
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1223,13 +1198,13 @@ exp_done72:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done74
+	JMP          exp_done86
 
-exp_dead73:
+exp_dead85:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done74:
+exp_done86:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1245,18 +1220,18 @@ exp_done74:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop69
+	JMP           loop81
 
-loop_end70:
-loop75:
+loop_end82:
+loop87:
 	CMPQ         SI, $0x00000010
-	JB           loop_end76
+	JB           loop_end88
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead77
+	JZ           exp_dead89
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1271,12 +1246,12 @@ loop75:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done78
+	JMP          exp_done90
 
-exp_dead77:
+exp_dead89:
 	VXORPS Z1, Z1, Z1
 
-exp_done78:
+exp_done90:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1287,11 +1262,11 @@ exp_done78:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop75
+	JMP           loop87
 
-loop_end76:
+loop_end88:
 	TESTQ         SI, SI
-	JZ            loop_done68
+	JZ            loop_done80
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1320,8 +1295,8 @@ loop_end76:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done68:
-softmax_summed56:
+loop_done80:
+softmax_summed68:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1335,9 +1310,9 @@ softmax_summed56:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop80:
+loop92:
 	CMPQ    CX, $0x00000040
-	JB      loop_end81
+	JB      loop_end93
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1348,259 +1323,180 @@ loop80:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop80
+	JMP     loop92
 
-loop_end81:
-loop82:
+loop_end93:
+loop94:
 	CMPQ    CX, $0x00000010
-	JB      loop_end83
+	JB      loop_end95
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop82
+	JMP     loop94
 
-loop_end83:
+loop_end95:
 	TESTQ     CX, CX
-	JZ        loop_done79
+	JZ        loop_done91
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done79:
+loop_done91:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done97
+
+kv_key96:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done99
+
+kv_query98:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done101
+
+kv_group100:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done103
+
+kv_head102:
+	VMULPS        (SI), Z0, Z4
+	VMULPS        64(SI), Z1, Z5
+	VFMADD231PS   128(SI), Z2, Z4
+	VFMADD231PS   192(SI), Z3, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y5
+	VEXTRACTF32X4 $0x01, Y5, X4
+	VADDPS        X4, X5, X4
+	VPERMILPS     $0x4e, X4, X5
+	VADDPS        X5, X4, X4
+	VPERMILPS     $0xb1, X4, X5
+	VADDSS        X5, X4, X4
+	VMOVSS        X4, (DI)
+	ADDQ          $0x00000100, SI
+	ADDQ          BX, DI
+	DECQ          R12
+	JNZ           kv_head102
+
+kv_head_done103:
+	ADDQ $0x00000100, R8
+	DECQ R11
+	JNZ  kv_group100
+
+kv_group_done101:
+	DECQ R10
+	JNZ  kv_query98
+
+kv_query_done99:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key96
+
+kv_key_done97:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F
-TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	VMOVUPS 128(DX), Z2
-	VMOVUPS 192(DX), Z3
-	TESTQ   CX, CX
-	JZ      dot_done84
-	CMPQ    CX, $0x00000010
-	JB      dot_single85
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done105
 
-dot_block86:
-	VMULPS      (BX), Z0, Z4
-	VMULPS      512(BX), Z0, Z5
-	VMULPS      256(BX), Z0, Z6
-	VMULPS      768(BX), Z0, Z7
-	VMULPS      2048(BX), Z0, Z8
-	VMULPS      2560(BX), Z0, Z9
-	VMULPS      2304(BX), Z0, Z10
-	VMULPS      2816(BX), Z0, Z11
-	VMULPS      1024(BX), Z0, Z12
-	VMULPS      1536(BX), Z0, Z13
-	VMULPS      1280(BX), Z0, Z14
-	VMULPS      1792(BX), Z0, Z15
-	VMULPS      3072(BX), Z0, Z16
-	VMULPS      3584(BX), Z0, Z17
-	VMULPS      3328(BX), Z0, Z18
-	VMULPS      3840(BX), Z0, Z19
-	VFMADD231PS 64(BX), Z1, Z4
-	VFMADD231PS 576(BX), Z1, Z5
-	VFMADD231PS 320(BX), Z1, Z6
-	VFMADD231PS 832(BX), Z1, Z7
-	VFMADD231PS 2112(BX), Z1, Z8
-	VFMADD231PS 2624(BX), Z1, Z9
-	VFMADD231PS 2368(BX), Z1, Z10
-	VFMADD231PS 2880(BX), Z1, Z11
-	VFMADD231PS 1088(BX), Z1, Z12
-	VFMADD231PS 1600(BX), Z1, Z13
-	VFMADD231PS 1344(BX), Z1, Z14
-	VFMADD231PS 1856(BX), Z1, Z15
-	VFMADD231PS 3136(BX), Z1, Z16
-	VFMADD231PS 3648(BX), Z1, Z17
-	VFMADD231PS 3392(BX), Z1, Z18
-	VFMADD231PS 3904(BX), Z1, Z19
-	VFMADD231PS 128(BX), Z2, Z4
-	VFMADD231PS 640(BX), Z2, Z5
-	VFMADD231PS 384(BX), Z2, Z6
-	VFMADD231PS 896(BX), Z2, Z7
-	VFMADD231PS 2176(BX), Z2, Z8
-	VFMADD231PS 2688(BX), Z2, Z9
-	VFMADD231PS 2432(BX), Z2, Z10
-	VFMADD231PS 2944(BX), Z2, Z11
-	VFMADD231PS 1152(BX), Z2, Z12
-	VFMADD231PS 1664(BX), Z2, Z13
-	VFMADD231PS 1408(BX), Z2, Z14
-	VFMADD231PS 1920(BX), Z2, Z15
-	VFMADD231PS 3200(BX), Z2, Z16
-	VFMADD231PS 3712(BX), Z2, Z17
-	VFMADD231PS 3456(BX), Z2, Z18
-	VFMADD231PS 3968(BX), Z2, Z19
-	VFMADD231PS 192(BX), Z3, Z4
-	VFMADD231PS 704(BX), Z3, Z5
-	VFMADD231PS 448(BX), Z3, Z6
-	VFMADD231PS 960(BX), Z3, Z7
-	VFMADD231PS 2240(BX), Z3, Z8
-	VFMADD231PS 2752(BX), Z3, Z9
-	VFMADD231PS 2496(BX), Z3, Z10
-	VFMADD231PS 3008(BX), Z3, Z11
-	VFMADD231PS 1216(BX), Z3, Z12
-	VFMADD231PS 1728(BX), Z3, Z13
-	VFMADD231PS 1472(BX), Z3, Z14
-	VFMADD231PS 1984(BX), Z3, Z15
-	VFMADD231PS 3264(BX), Z3, Z16
-	VFMADD231PS 3776(BX), Z3, Z17
-	VFMADD231PS 3520(BX), Z3, Z18
-	VFMADD231PS 4032(BX), Z3, Z19
-	VSHUFF32X4  $0x44, Z12, Z4, Z20
-	VSHUFF32X4  $0xee, Z12, Z4, Z4
-	VADDPS      Z4, Z20, Z20
-	VSHUFF32X4  $0x44, Z13, Z5, Z4
-	VSHUFF32X4  $0xee, Z13, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFF32X4  $0x44, Z14, Z6, Z5
-	VSHUFF32X4  $0xee, Z14, Z6, Z6
-	VADDPS      Z6, Z5, Z5
-	VSHUFF32X4  $0x44, Z15, Z7, Z6
-	VSHUFF32X4  $0xee, Z15, Z7, Z7
-	VADDPS      Z7, Z6, Z6
-	VSHUFF32X4  $0x44, Z16, Z8, Z7
-	VSHUFF32X4  $0xee, Z16, Z8, Z8
-	VADDPS      Z8, Z7, Z7
-	VSHUFF32X4  $0x44, Z17, Z9, Z8
-	VSHUFF32X4  $0xee, Z17, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFF32X4  $0x44, Z18, Z10, Z9
-	VSHUFF32X4  $0xee, Z18, Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VSHUFF32X4  $0x44, Z19, Z11, Z10
-	VSHUFF32X4  $0xee, Z19, Z11, Z11
-	VADDPS      Z11, Z10, Z10
-	VSHUFF32X4  $0x88, Z7, Z20, Z11
-	VSHUFF32X4  $0xdd, Z7, Z20, Z7
-	VADDPS      Z7, Z11, Z11
-	VSHUFF32X4  $0x88, Z8, Z4, Z7
-	VSHUFF32X4  $0xdd, Z8, Z4, Z4
-	VADDPS      Z4, Z7, Z7
-	VSHUFF32X4  $0x88, Z9, Z5, Z4
-	VSHUFF32X4  $0xdd, Z9, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFF32X4  $0x88, Z10, Z6, Z5
-	VSHUFF32X4  $0xdd, Z10, Z6, Z6
-	VADDPS      Z6, Z5, Z5
-	VSHUFPS     $0x88, Z4, Z11, Z6
-	VSHUFPS     $0xdd, Z4, Z11, Z4
-	VADDPS      Z4, Z6, Z6
-	VSHUFPS     $0x88, Z5, Z7, Z4
-	VSHUFPS     $0xdd, Z5, Z7, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFPS     $0x88, Z4, Z6, Z5
-	VSHUFPS     $0xdd, Z4, Z6, Z4
-	VADDPS      Z4, Z5, Z5
-	VMOVUPS     Z5, (AX)
-	ADDQ        $0x00001000, BX
-	ADDQ        $0x00000040, AX
-	SUBQ        $0x00000010, CX
-	CMPQ        CX, $0x00000010
-	JAE         dot_block86
-	TESTQ       CX, CX
-	JZ          dot_done84
-	MOVQ        $0x00000010, DX
-	SUBQ        CX, DX
-	IMUL3Q      $0x00000100, DX, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, DX
-	SUBQ        DX, AX
-	MOVQ        $0x00000010, CX
-	JMP         dot_block86
+kv_key104:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done107
 
-dot_single85:
-	VMULPS      (BX), Z0, Z4
-	VFMADD231PS 64(BX), Z1, Z4
-	VFMADD231PS 128(BX), Z2, Z4
-	VFMADD231PS 192(BX), Z3, Z4
-	VSHUFF32X4  $0x44, Z4, Z4, Z5
-	VSHUFF32X4  $0xee, Z4, Z4, Z4
-	VADDPS      Z4, Z5, Z5
-	VSHUFF32X4  $0x88, Z5, Z5, Z4
-	VSHUFF32X4  $0xdd, Z5, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFPS     $0x88, Z4, Z4, Z5
-	VSHUFPS     $0xdd, Z4, Z4, Z4
-	VADDPS      Z4, Z5, Z5
-	VSHUFPS     $0x88, Z5, Z5, Z4
-	VSHUFPS     $0xdd, Z5, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VMOVSS      X4, (AX)
-	ADDQ        $0x00000100, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single85
+kv_query106:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done109
 
-dot_done84:
-	VZEROUPPER
-	RET
+kv_group108:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done111
 
-// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Z0
-	VMOVUPS 64(AX), Z1
-	VMOVUPS 128(AX), Z2
-	VMOVUPS 192(AX), Z3
-	VXORPS  Z4, Z4, Z4
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z6, Z6, Z6
-	VXORPS  Z7, Z7, Z7
-	MOVQ    DX, DX
+kv_head110:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero112
+	VBROADCASTSS (DI), Z4
+	VMOVUPS      (SI), Z5
+	VFMADD231PS  Z0, Z4, Z5
+	VMOVUPS      Z5, (SI)
+	VMOVUPS      64(SI), Z5
+	VFMADD231PS  Z1, Z4, Z5
+	VMOVUPS      Z5, 64(SI)
+	VMOVUPS      128(SI), Z5
+	VFMADD231PS  Z2, Z4, Z5
+	VMOVUPS      Z5, 128(SI)
+	VMOVUPS      192(SI), Z5
+	VFMADD231PS  Z3, Z4, Z5
+	VMOVUPS      Z5, 192(SI)
 
-axpy_rows87:
-	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end88
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	VBROADCASTSS 4(CX), Z8
-	VFMADD231PS  256(DX), Z8, Z4
-	VFMADD231PS  320(DX), Z8, Z5
-	VFMADD231PS  384(DX), Z8, Z6
-	VFMADD231PS  448(DX), Z8, Z7
-	ADDQ         $0x00000200, DX
-	ADDQ         $0x00000008, CX
-	SUBQ         $0x00000002, BX
-	JMP          axpy_rows87
+kv_zero112:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head110
 
-axpy_rows_end88:
-axpy_rows89:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end90
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	ADDQ         $0x00000100, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows89
+kv_head_done111:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group108
 
-axpy_rows_end90:
-	VADDPS  Z4, Z0, Z0
-	VMOVUPS Z0, (AX)
-	VADDPS  Z5, Z1, Z1
-	VMOVUPS Z1, 64(AX)
-	VADDPS  Z6, Z2, Z2
-	VMOVUPS Z2, 128(AX)
-	VADDPS  Z7, Z3, Z3
-	VMOVUPS Z3, 192(AX)
+kv_group_done109:
+	DECQ R11
+	JNZ  kv_query106
+
+kv_query_done107:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key104
+
+kv_key_done105:
 	VZEROUPPER
 	RET
 

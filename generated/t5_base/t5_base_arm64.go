@@ -16,19 +16,7 @@ func addRowNEON(dst, src []float32)
 //go:noescape
 func softmaxRowNEON(row, bias []float32, scale float32)
 
-// dotRowsNEON sets dst[r] = x·rows[r] (rows of 64 floats).
-// Implemented in t5_base_arm64.s.
-//
-//go:noescape
-func dotRowsNEON(dst, x, rows []float32)
-
-// axpyRowsNEON adds Σ_r w[r]·rows[r] to dst (rows of 64 floats).
-// Implemented in t5_base_arm64.s.
-//
-//go:noescape
-func axpyRowsNEON(dst, w, rows []float32)
-
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, dotRows: dotRowsNEON, axpyRows: axpyRowsNEON})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric})
 }

@@ -7,9 +7,9 @@ import "math"
 // genericKernels is the portable Go implementation, always available.
 var genericKernels = kernels{
 	addRow:     addRowGeneric,
-	axpyRows:   axpyRowsGeneric,
-	dotRows:    dotRowsGeneric,
+	scoresKV:   scoresKVGeneric,
 	softmaxRow: softmaxRowGeneric,
+	valuesKV:   valuesKVGeneric,
 }
 
 // addRowGeneric adds src to dst element by element; len(src) == len(dst).

@@ -6,8 +6,8 @@ package t5_base
 type kernels struct {
 	addRow     func(dst, src []float32)
 	softmaxRow func(row, bias []float32, scale float32)
-	dotRows    func(dst, x, rows []float32)
-	axpyRows   func(dst, w, rows []float32)
+	scoresKV   func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV   func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
 }
 
 // variant is one registered implementation of the kernels.

@@ -75,7 +75,6 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	live                  []bool  // the row has an unmasked key in the current tile
 	dmin                  []int64 // per query, the family term's state (ALiBi: the nearest key's distance)
 }
 
@@ -89,14 +88,13 @@ func getAttnScratch(sh attnShape, o *AttentionOptions) *attnScratch {
 		return sc
 	}
 	return &attnScratch{
-		q:    make([]float32, rows*HeadDim),
-		k:    make([]float32, kv),
-		v:    make([]float32, kv),
-		s:    make([]float32, rows*sh.tile),
-		acc:  make([]float32, rows*HeadDim),
-		m:    make([]float32, rows),
-		l:    make([]float32, rows),
-		live: make([]bool, rows),
+		q:   make([]float32, rows*HeadDim),
+		k:   make([]float32, kv),
+		v:   make([]float32, kv),
+		s:   make([]float32, rows*sh.tile),
+		acc: make([]float32, rows*HeadDim),
+		m:   make([]float32, rows),
+		l:   make([]float32, rows),
 	}
 }
 
@@ -238,23 +236,23 @@ func attnMasked(qp, kp int64, o *AttentionOptions) bool {
 }
 
 // attend is the attention engine: one sequence's queries q, out at qpos against the
-// keys ks, block of rows by block, tile of keys by tile. A tile's keys and values are
-// gathered head-major in one pass over their rows (the keys rotated there); its
-// scores s = q·kᵀ (dotRows, per row) get the rotation and the masks, then the online
-// softmax update (Milakov and Gimelshein 2018; FlashAttention-2): with the row's
-// running maximum m and sum l, a new maximum m' rescales l and acc by e^(m−m'), the
-// probabilities p_j = e^(s_j−m') are added to l and p·v to acc (axpyRows); out = acc/l.
-// A block's row r is query i0 + r/(groups·grp), KV group g0 + r/grp%groups, head
-// (g0 + r/grp%groups)·grp + r%grp.
+// keys ks, block of rows by block, tile of keys by tile. The keys and values are read
+// where they are (contiguous keys), or from a tile of scratch rows (paged keys
+// gathered, unrotated keys rotated there). A tile's scores s = q·kᵀ (scoresKV)
+// get the rotation and the masks, then the online softmax update (Milakov and
+// Gimelshein 2018; FlashAttention-2): with the row's running maximum m and sum l, a
+// new maximum m' rescales l and acc by e^(m−m'), the probabilities p_j = e^(s_j−m')
+// are added to l and p·v to acc (valuesKV); out = acc/l. A block's row r is query
+// i0 + r/hb and head g0·grp + r%hb, hb = groups·grp the heads of a query in the block.
 func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh attnShape, n int, sc *attnScratch) {
 	grp := o.QHeads / o.KVHeads
 	row := o.KVHeads * HeadDim // floats per key (value) row
 	tile := sh.tile
+	hb := sh.groups * grp
 	negInf := float32(math.Inf(-1))
 	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
 			nb := min(sh.queries, len(qpos)-i0)
-			hb := sh.groups * grp // heads of a query in the block, adjacent in q
 			nr := nb * hb
 			for b := 0; b < nb; b++ {
 				copy(sc.q[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
@@ -277,14 +275,21 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 				if attnTileMasked(kpos, qmax, &o) {
 					continue
 				}
-				attnGather(sc.k, ks.k, ks.slots, kpos, false, j0, nt, g0, sh.groups, tile, row)
-				if ks.rotate { // in scratch: the input is not modified
-					rotateTokensAt(operand{sc.k, sc.k, sh.groups, HeadDim, tile * HeadDim}, operand{}, kpos, n, 1)
+				var kt []float32
+				var kStride int
+				switch {
+				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads:
+					// Every KV head of each key: rotated from the rows into scratch rows of
+					// the same stride, in one pass.
+					kt, kStride = sc.k, row
+					rotateTokensAt(operand{kt, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, kpos, n, 1)
+				case ks.rotate:
+					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
+					rotateTokensAt(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, kpos, n, 1)
+				default:
+					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
 				}
-				for r := 0; r < nr; r++ {
-					gi := r / grp % sh.groups
-					active.dotRows(sc.s[r*tile:r*tile+nt], sc.q[r*HeadDim:(r+1)*HeadDim], sc.k[gi*tile*HeadDim:(gi*tile+nt)*HeadDim])
-				}
+				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				for r := 0; r < nr; r++ {
 					qp := int64(qpos[i0+r/hb])
 					s := sc.s[r*tile : r*tile+nt]
@@ -297,8 +302,8 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 						}
 						mt = max(mt, s[j])
 					}
-					sc.live[r] = mt != negInf
-					if !sc.live[r] { // every key of the tile masked for this row
+					if mt == negInf { // every key of the tile masked for this row: weights 0
+						clear(s)
 						continue
 					}
 					if mt > sc.m[r] {
@@ -314,15 +319,8 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r])
 				}
-				// The tile's values; a padding key's row is zero, so that its p = 0 never
-				// meets a NaN there.
-				attnGather(sc.v, ks.v, ks.slots, kpos, true, j0, nt, g0, sh.groups, tile, row)
-				for r := 0; r < nr; r++ {
-					if sc.live[r] {
-						gi := r / grp % sh.groups
-						active.axpyRows(sc.acc[r*HeadDim:(r+1)*HeadDim], sc.s[r*tile:r*tile+nt], sc.v[gi*tile*HeadDim:(gi*tile+nt)*HeadDim])
-					}
-				}
+				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, j0, nt, g0, sh.groups, row)
+				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/hb, g0*grp+r%hb
@@ -351,27 +349,20 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 	return true
 }
 
-// attnGather copies KV heads g0..g0+groups of keys j0..j0+nt of x (key j is row
-// slots[j], or row j without slots; rows of row floats) into buf head-major: head
-// g0+gi of key j0+j at buf[(gi·tile + j)·HeadDim:], reading each key's heads in
-// memory order. With zeroPad a padding key's heads (kpos < 0) are zeros instead.
-func attnGather(buf, x []float32, slots, kpos []int32, zeroPad bool, j0, nt, g0, groups, tile, row int) {
-	for j := 0; j < nt; j++ {
-		if zeroPad && kpos[j] < 0 {
-			for gi := 0; gi < groups; gi++ {
-				clear(buf[(gi*tile+j)*HeadDim : (gi*tile+j+1)*HeadDim])
-			}
-			continue
-		}
-		src := j0 + j
-		if slots != nil {
-			src = int(slots[j0+j])
-		}
-		kr := x[src*row+g0*HeadDim : src*row+(g0+groups)*HeadDim]
-		for gi := 0; gi < groups; gi++ {
-			copy(buf[(gi*tile+j)*HeadDim:(gi*tile+j+1)*HeadDim], kr[gi*HeadDim:])
-		}
+// attnTileRows returns the rows of KV heads g0..g0+groups of keys j0..j0+nt of x
+// (key j is row slots[j], or row j without slots; rows of row floats) and their
+// stride: in place for contiguous keys, else gathered into buf, groups·HeadDim
+// floats a key.
+func attnTileRows(buf, x []float32, slots []int32, j0, nt, g0, groups, row int) ([]float32, int) {
+	if slots == nil {
+		return x[j0*row+g0*HeadDim : (j0+nt-1)*row+(g0+groups)*HeadDim], row
 	}
+	w := groups * HeadDim
+	for j := 0; j < nt; j++ {
+		src := int(slots[j0+j])*row + g0*HeadDim
+		copy(buf[j*w:(j+1)*w], x[src:src+w])
+	}
+	return buf[:nt*w], w
 }
 
 // attnExpRow replaces every score s_j of a row by e^(s_j−m) (0 for a masked −∞)
@@ -386,35 +377,46 @@ func attnExpRow(s []float32, m float32) float32 {
 	return sum
 }
 
-// dotRowsGeneric sets dst[r] = x·rows[r] for r < len(dst), rows HeadDim floats
-// apart (kernels.dotRows): four partial sums, added pairwise.
-func dotRowsGeneric(dst, x, rows []float32) {
-	x = x[:HeadDim]
-	for r := range dst {
-		k := rows[r*HeadDim : (r+1)*HeadDim]
-		var a0, a1, a2, a3 float32
-		d := 0
-		for ; d+4 <= HeadDim; d += 4 {
-			a0 += x[d] * k[d]
-			a1 += x[d+1] * k[d+1]
-			a2 += x[d+2] * k[d+2]
-			a3 += x[d+3] * k[d+3]
+// scoresKVGeneric is the portable kernels.scoresKV: s[r·sStride + j] =
+// q[r·HeadDim:]·k[j·kStride + gi·HeadDim:] for the nb·groups·grp rows r of a block
+// (gi = r/grp mod groups) and the nk keys j, four partial sums added pairwise.
+func scoresKVGeneric(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int) {
+	for r := 0; r < nb*groups*grp; r++ {
+		qr := q[r*HeadDim : (r+1)*HeadDim]
+		gi := r / grp % groups
+		for j := 0; j < nk; j++ {
+			kj := k[j*kStride+gi*HeadDim : j*kStride+(gi+1)*HeadDim]
+			var a0, a1, a2, a3 float32
+			d := 0
+			for ; d+4 <= HeadDim; d += 4 {
+				a0 += qr[d] * kj[d]
+				a1 += qr[d+1] * kj[d+1]
+				a2 += qr[d+2] * kj[d+2]
+				a3 += qr[d+3] * kj[d+3]
+			}
+			for ; d < HeadDim; d++ {
+				a0 += qr[d] * kj[d]
+			}
+			s[r*sStride+j] = (a0 + a1) + (a2 + a3)
 		}
-		for ; d < HeadDim; d++ {
-			a0 += x[d] * k[d]
-		}
-		dst[r] = (a0 + a1) + (a2 + a3)
 	}
 }
 
-// axpyRowsGeneric adds Σ_r w[r]·rows[r] to dst[:HeadDim], rows HeadDim floats apart
-// (kernels.axpyRows).
-func axpyRowsGeneric(dst, w, rows []float32) {
-	dst = dst[:HeadDim]
-	for r, wr := range w {
-		v := rows[r*HeadDim : (r+1)*HeadDim]
-		for d := range dst {
-			dst[d] += wr * v[d]
+// valuesKVGeneric is the portable kernels.valuesKV: acc[r] += p[r·pStride + j]·v_j
+// for every key j whose weight is not zero, v_j = v[j·vStride + gi·HeadDim:].
+func valuesKVGeneric(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int) {
+	for r := 0; r < nb*groups*grp; r++ {
+		ar := acc[r*HeadDim : (r+1)*HeadDim]
+		gi := r / grp % groups
+		for j := 0; j < nk; j++ {
+			w := p[r*pStride+j]
+			if w == 0 {
+				continue
+			}
+			vj := v[j*vStride+gi*HeadDim : j*vStride+(gi+1)*HeadDim]
+			for d := range ar {
+				ar[d] += w * vj[d]
+			}
 		}
 	}
 }

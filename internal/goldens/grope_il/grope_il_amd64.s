@@ -490,175 +490,153 @@ combine_done27:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3
-TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Y0
-	VMOVUPS 32(DX), Y1
-	VMOVUPS 64(DX), Y2
-	VMOVUPS 96(DX), Y3
-	TESTQ   CX, CX
-	JZ      dot_done29
-	CMPQ    CX, $0x00000008
-	JB      dot_single30
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done30
 
-dot_block31:
-	VMULPS      (BX), Y0, Y4
-	VMULPS      256(BX), Y0, Y5
-	VMULPS      128(BX), Y0, Y6
-	VMULPS      384(BX), Y0, Y7
-	VMULPS      512(BX), Y0, Y8
-	VMULPS      768(BX), Y0, Y9
-	VMULPS      640(BX), Y0, Y10
-	VMULPS      896(BX), Y0, Y11
-	VFMADD231PS 32(BX), Y1, Y4
-	VFMADD231PS 288(BX), Y1, Y5
-	VFMADD231PS 160(BX), Y1, Y6
-	VFMADD231PS 416(BX), Y1, Y7
-	VFMADD231PS 544(BX), Y1, Y8
-	VFMADD231PS 800(BX), Y1, Y9
-	VFMADD231PS 672(BX), Y1, Y10
-	VFMADD231PS 928(BX), Y1, Y11
-	VFMADD231PS 64(BX), Y2, Y4
-	VFMADD231PS 320(BX), Y2, Y5
-	VFMADD231PS 192(BX), Y2, Y6
-	VFMADD231PS 448(BX), Y2, Y7
-	VFMADD231PS 576(BX), Y2, Y8
-	VFMADD231PS 832(BX), Y2, Y9
-	VFMADD231PS 704(BX), Y2, Y10
-	VFMADD231PS 960(BX), Y2, Y11
-	VFMADD231PS 96(BX), Y3, Y4
-	VFMADD231PS 352(BX), Y3, Y5
-	VFMADD231PS 224(BX), Y3, Y6
-	VFMADD231PS 480(BX), Y3, Y7
-	VFMADD231PS 608(BX), Y3, Y8
-	VFMADD231PS 864(BX), Y3, Y9
-	VFMADD231PS 736(BX), Y3, Y10
-	VFMADD231PS 992(BX), Y3, Y11
-	VPERM2F128  $0x20, Y8, Y4, Y12
-	VPERM2F128  $0x31, Y8, Y4, Y4
-	VADDPS      Y4, Y12, Y12
-	VPERM2F128  $0x20, Y9, Y5, Y4
-	VPERM2F128  $0x31, Y9, Y5, Y5
-	VADDPS      Y5, Y4, Y4
-	VPERM2F128  $0x20, Y10, Y6, Y5
-	VPERM2F128  $0x31, Y10, Y6, Y6
-	VADDPS      Y6, Y5, Y5
-	VPERM2F128  $0x20, Y11, Y7, Y6
-	VPERM2F128  $0x31, Y11, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VSHUFPS     $0x88, Y5, Y12, Y7
-	VSHUFPS     $0xdd, Y5, Y12, Y5
-	VADDPS      Y5, Y7, Y7
-	VSHUFPS     $0x88, Y6, Y4, Y5
-	VSHUFPS     $0xdd, Y6, Y4, Y4
-	VADDPS      Y4, Y5, Y5
-	VSHUFPS     $0x88, Y5, Y7, Y4
-	VSHUFPS     $0xdd, Y5, Y7, Y5
-	VADDPS      Y5, Y4, Y4
-	VMOVUPS     Y4, (AX)
-	ADDQ        $0x00000400, BX
-	ADDQ        $0x00000020, AX
-	SUBQ        $0x00000008, CX
-	CMPQ        CX, $0x00000008
-	JAE         dot_block31
-	TESTQ       CX, CX
-	JZ          dot_done29
-	MOVQ        $0x00000008, DX
-	SUBQ        CX, DX
-	IMUL3Q      $0x00000080, DX, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, DX
-	SUBQ        DX, AX
-	MOVQ        $0x00000008, CX
-	JMP         dot_block31
+kv_key29:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done32
 
-dot_single30:
-	VMULPS      (BX), Y0, Y4
-	VFMADD231PS 32(BX), Y1, Y4
-	VFMADD231PS 64(BX), Y2, Y4
-	VFMADD231PS 96(BX), Y3, Y4
-	VPERM2F128  $0x20, Y4, Y4, Y5
-	VPERM2F128  $0x31, Y4, Y4, Y4
-	VADDPS      Y4, Y5, Y5
-	VSHUFPS     $0x88, Y5, Y5, Y4
-	VSHUFPS     $0xdd, Y5, Y5, Y5
-	VADDPS      Y5, Y4, Y4
-	VSHUFPS     $0x88, Y4, Y4, Y5
-	VSHUFPS     $0xdd, Y4, Y4, Y4
-	VADDPS      Y4, Y5, Y5
-	VMOVSS      X5, (AX)
-	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single30
+kv_query31:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done34
 
-dot_done29:
+kv_group33:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done36
+
+kv_head35:
+	VMULPS       (SI), Y0, Y4
+	VMULPS       32(SI), Y1, Y5
+	VFMADD231PS  64(SI), Y2, Y4
+	VFMADD231PS  96(SI), Y3, Y5
+	VADDPS       Y5, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X5
+	VADDPS       X5, X4, X5
+	VPERMILPS    $0x4e, X5, X4
+	VADDPS       X4, X5, X5
+	VPERMILPS    $0xb1, X5, X4
+	VADDSS       X4, X5, X5
+	VMOVSS       X5, (DI)
+	ADDQ         $0x00000080, SI
+	ADDQ         BX, DI
+	DECQ         R12
+	JNZ          kv_head35
+
+kv_head_done36:
+	ADDQ $0x00000080, R8
+	DECQ R11
+	JNZ  kv_group33
+
+kv_group_done34:
+	DECQ R10
+	JNZ  kv_query31
+
+kv_query_done32:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key29
+
+kv_key_done30:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3
-TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Y0
-	VMOVUPS 32(AX), Y1
-	VMOVUPS 64(AX), Y2
-	VMOVUPS 96(AX), Y3
-	VXORPS  Y4, Y4, Y4
-	VXORPS  Y5, Y5, Y5
-	VXORPS  Y6, Y6, Y6
-	VXORPS  Y7, Y7, Y7
-	MOVQ    DX, DX
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done38
 
-axpy_rows32:
-	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end33
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  (DX), Y8, Y0
-	VFMADD231PS  32(DX), Y8, Y1
-	VFMADD231PS  64(DX), Y8, Y2
-	VFMADD231PS  96(DX), Y8, Y3
-	VBROADCASTSS 4(CX), Y8
-	VFMADD231PS  128(DX), Y8, Y4
-	VFMADD231PS  160(DX), Y8, Y5
-	VFMADD231PS  192(DX), Y8, Y6
-	VFMADD231PS  224(DX), Y8, Y7
-	ADDQ         $0x00000100, DX
-	ADDQ         $0x00000008, CX
-	SUBQ         $0x00000002, BX
-	JMP          axpy_rows32
+kv_key37:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done40
 
-axpy_rows_end33:
-axpy_rows34:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end35
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  (DX), Y8, Y0
-	VFMADD231PS  32(DX), Y8, Y1
-	VFMADD231PS  64(DX), Y8, Y2
-	VFMADD231PS  96(DX), Y8, Y3
-	ADDQ         $0x00000080, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows34
+kv_query39:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done42
 
-axpy_rows_end35:
-	VADDPS  Y4, Y0, Y0
-	VMOVUPS Y0, (AX)
-	VADDPS  Y5, Y1, Y1
-	VMOVUPS Y1, 32(AX)
-	VADDPS  Y6, Y2, Y2
-	VMOVUPS Y2, 64(AX)
-	VADDPS  Y7, Y3, Y3
-	VMOVUPS Y3, 96(AX)
+kv_group41:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done44
+
+kv_head43:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero45
+	VBROADCASTSS (DI), Y4
+	VMOVUPS      (SI), Y5
+	VFMADD231PS  Y0, Y4, Y5
+	VMOVUPS      Y5, (SI)
+	VMOVUPS      32(SI), Y5
+	VFMADD231PS  Y1, Y4, Y5
+	VMOVUPS      Y5, 32(SI)
+	VMOVUPS      64(SI), Y5
+	VFMADD231PS  Y2, Y4, Y5
+	VMOVUPS      Y5, 64(SI)
+	VMOVUPS      96(SI), Y5
+	VFMADD231PS  Y3, Y4, Y5
+	VMOVUPS      Y5, 96(SI)
+
+kv_zero45:
+	ADDQ $0x00000080, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head43
+
+kv_head_done44:
+	ADDQ $0x00000080, R8
+	DECQ R12
+	JNZ  kv_group41
+
+kv_group_done42:
+	DECQ R11
+	JNZ  kv_query39
+
+kv_query_done40:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key37
+
+kv_key_done38:
 	VZEROUPPER
 	RET
 
@@ -673,18 +651,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done36
+	JZ     rope_done46
 	TESTL  R8, R8
-	JS     rope_inverse37
+	JS     rope_inverse47
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000080, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream38
+	JA     rope_stream48
 
-rope_token40:
+rope_token50:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -694,14 +672,14 @@ rope_token40:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done41
+	JZ      rope_heads_done51
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src42
+	JNE     rope_heads_from_src52
 
-rope_head43:
+rope_head53:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -714,13 +692,13 @@ rope_head43:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head43
-	JMP            rope_heads_done41
+	JNZ            rope_head53
+	JMP            rope_heads_done51
 
-rope_heads_from_src42:
+rope_heads_from_src52:
 	MOVQ CX, R10
 
-rope_head44:
+rope_head54:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -734,17 +712,17 @@ rope_head44:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head44
+	JNZ            rope_head54
 
-rope_heads_done41:
+rope_heads_done51:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done45
+	JZ    rope_heads_done55
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head46:
+rope_head56:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -757,9 +735,9 @@ rope_head46:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head46
+	JNZ            rope_head56
 
-rope_heads_done45:
+rope_heads_done55:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -769,11 +747,11 @@ rope_heads_done45:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token40
-	JMP  rope_tokens_done39
+	JNZ  rope_token50
+	JMP  rope_tokens_done49
 
-rope_stream38:
-rope_token47:
+rope_stream48:
+rope_token57:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -783,16 +761,16 @@ rope_token47:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done48
+	JZ      rope_heads_done58
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src49
+	JNE     rope_heads_from_src59
 
-rope_head50:
+rope_head60:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	VMOVUPS        (R9), Z4
@@ -807,13 +785,13 @@ rope_head50:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head50
-	JMP            rope_heads_done48
+	JNZ            rope_head60
+	JMP            rope_heads_done58
 
-rope_heads_from_src49:
+rope_heads_from_src59:
 	MOVQ CX, R10
 
-rope_head51:
+rope_head61:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	VMOVUPS        (R10), Z4
@@ -829,19 +807,19 @@ rope_head51:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head51
+	JNZ            rope_head61
 
-rope_heads_done48:
+rope_heads_done58:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done52
+	JZ    rope_heads_done62
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head53:
+rope_head63:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	VMOVUPS        (R9), Z4
@@ -856,9 +834,9 @@ rope_head53:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head53
+	JNZ            rope_head63
 
-rope_heads_done52:
+rope_heads_done62:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -868,21 +846,21 @@ rope_heads_done52:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token47
+	JNZ  rope_token57
 
-rope_tokens_done39:
-	JMP rope_done36
+rope_tokens_done49:
+	JMP rope_done46
 
-rope_inverse37:
+rope_inverse47:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000080, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream54
+	JA     rope_stream64
 
-rope_token56:
+rope_token66:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -892,12 +870,12 @@ rope_token56:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done57
+	JZ      rope_heads_done67
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head58:
+rope_head68:
 	VMOVUPS        (DX), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -910,19 +888,19 @@ rope_head58:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head58
+	JNZ            rope_head68
 
-rope_heads_done57:
+rope_heads_done67:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token56
-	JMP  rope_tokens_done55
+	JNZ  rope_token66
+	JMP  rope_tokens_done65
 
-rope_stream54:
-rope_token59:
+rope_stream64:
+rope_token69:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -932,14 +910,14 @@ rope_token59:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done60
+	JZ      rope_heads_done70
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head61:
+rope_head71:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	VMOVUPS        (DX), Z4
@@ -954,18 +932,18 @@ rope_head61:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head61
+	JNZ            rope_head71
 
-rope_heads_done60:
+rope_heads_done70:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token59
+	JNZ  rope_token69
 
-rope_tokens_done55:
-rope_done36:
+rope_tokens_done65:
+rope_done46:
 	VZEROUPPER
 	RET
 
@@ -979,10 +957,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done62
+	JZ      combine_done72
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token63:
+combine_token73:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000100, R8, R8
@@ -1018,204 +996,149 @@ combine_token63:
 	ADDQ      $0x00000100, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token63
+	JNZ       combine_token73
 
-combine_done62:
+combine_done72:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done75
+
+kv_key74:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done77
+
+kv_query76:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done79
+
+kv_group78:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done81
+
+kv_head80:
+	VMULPS        (SI), Z0, Z2
+	VMULPS        64(SI), Z1, Z3
+	VADDPS        Z3, Z2, Z2
+	VEXTRACTF32X8 $0x01, Z2, Y3
+	VADDPS        Y3, Y2, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X2
+	VPERMILPS     $0x4e, X2, X3
+	VADDPS        X3, X2, X2
+	VPERMILPS     $0xb1, X2, X3
+	VADDSS        X3, X2, X2
+	VMOVSS        X2, (DI)
+	ADDQ          $0x00000080, SI
+	ADDQ          BX, DI
+	DECQ          R12
+	JNZ           kv_head80
+
+kv_head_done81:
+	ADDQ $0x00000080, R8
+	DECQ R11
+	JNZ  kv_group78
+
+kv_group_done79:
+	DECQ R10
+	JNZ  kv_query76
+
+kv_query_done77:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key74
+
+kv_key_done75:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F
-TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	TESTQ   CX, CX
-	JZ      dot_done64
-	CMPQ    CX, $0x00000010
-	JB      dot_single65
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done83
 
-dot_block66:
-	VMULPS      (BX), Z0, Z2
-	VMULPS      256(BX), Z0, Z3
-	VMULPS      128(BX), Z0, Z4
-	VMULPS      384(BX), Z0, Z5
-	VMULPS      1024(BX), Z0, Z6
-	VMULPS      1280(BX), Z0, Z7
-	VMULPS      1152(BX), Z0, Z8
-	VMULPS      1408(BX), Z0, Z9
-	VMULPS      512(BX), Z0, Z10
-	VMULPS      768(BX), Z0, Z11
-	VMULPS      640(BX), Z0, Z12
-	VMULPS      896(BX), Z0, Z13
-	VMULPS      1536(BX), Z0, Z14
-	VMULPS      1792(BX), Z0, Z15
-	VMULPS      1664(BX), Z0, Z16
-	VMULPS      1920(BX), Z0, Z17
-	VFMADD231PS 64(BX), Z1, Z2
-	VFMADD231PS 320(BX), Z1, Z3
-	VFMADD231PS 192(BX), Z1, Z4
-	VFMADD231PS 448(BX), Z1, Z5
-	VFMADD231PS 1088(BX), Z1, Z6
-	VFMADD231PS 1344(BX), Z1, Z7
-	VFMADD231PS 1216(BX), Z1, Z8
-	VFMADD231PS 1472(BX), Z1, Z9
-	VFMADD231PS 576(BX), Z1, Z10
-	VFMADD231PS 832(BX), Z1, Z11
-	VFMADD231PS 704(BX), Z1, Z12
-	VFMADD231PS 960(BX), Z1, Z13
-	VFMADD231PS 1600(BX), Z1, Z14
-	VFMADD231PS 1856(BX), Z1, Z15
-	VFMADD231PS 1728(BX), Z1, Z16
-	VFMADD231PS 1984(BX), Z1, Z17
-	VSHUFF32X4  $0x44, Z10, Z2, Z18
-	VSHUFF32X4  $0xee, Z10, Z2, Z2
-	VADDPS      Z2, Z18, Z18
-	VSHUFF32X4  $0x44, Z11, Z3, Z2
-	VSHUFF32X4  $0xee, Z11, Z3, Z3
-	VADDPS      Z3, Z2, Z2
-	VSHUFF32X4  $0x44, Z12, Z4, Z3
-	VSHUFF32X4  $0xee, Z12, Z4, Z4
-	VADDPS      Z4, Z3, Z3
-	VSHUFF32X4  $0x44, Z13, Z5, Z4
-	VSHUFF32X4  $0xee, Z13, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFF32X4  $0x44, Z14, Z6, Z5
-	VSHUFF32X4  $0xee, Z14, Z6, Z6
-	VADDPS      Z6, Z5, Z5
-	VSHUFF32X4  $0x44, Z15, Z7, Z6
-	VSHUFF32X4  $0xee, Z15, Z7, Z7
-	VADDPS      Z7, Z6, Z6
-	VSHUFF32X4  $0x44, Z16, Z8, Z7
-	VSHUFF32X4  $0xee, Z16, Z8, Z8
-	VADDPS      Z8, Z7, Z7
-	VSHUFF32X4  $0x44, Z17, Z9, Z8
-	VSHUFF32X4  $0xee, Z17, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFF32X4  $0x88, Z5, Z18, Z9
-	VSHUFF32X4  $0xdd, Z5, Z18, Z5
-	VADDPS      Z5, Z9, Z9
-	VSHUFF32X4  $0x88, Z6, Z2, Z5
-	VSHUFF32X4  $0xdd, Z6, Z2, Z2
-	VADDPS      Z2, Z5, Z5
-	VSHUFF32X4  $0x88, Z7, Z3, Z2
-	VSHUFF32X4  $0xdd, Z7, Z3, Z3
-	VADDPS      Z3, Z2, Z2
-	VSHUFF32X4  $0x88, Z8, Z4, Z3
-	VSHUFF32X4  $0xdd, Z8, Z4, Z4
-	VADDPS      Z4, Z3, Z3
-	VSHUFPS     $0x88, Z2, Z9, Z4
-	VSHUFPS     $0xdd, Z2, Z9, Z2
-	VADDPS      Z2, Z4, Z4
-	VSHUFPS     $0x88, Z3, Z5, Z2
-	VSHUFPS     $0xdd, Z3, Z5, Z3
-	VADDPS      Z3, Z2, Z2
-	VSHUFPS     $0x88, Z2, Z4, Z3
-	VSHUFPS     $0xdd, Z2, Z4, Z2
-	VADDPS      Z2, Z3, Z3
-	VMOVUPS     Z3, (AX)
-	ADDQ        $0x00000800, BX
-	ADDQ        $0x00000040, AX
-	SUBQ        $0x00000010, CX
-	CMPQ        CX, $0x00000010
-	JAE         dot_block66
-	TESTQ       CX, CX
-	JZ          dot_done64
-	MOVQ        $0x00000010, DX
-	SUBQ        CX, DX
-	IMUL3Q      $0x00000080, DX, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, DX
-	SUBQ        DX, AX
-	MOVQ        $0x00000010, CX
-	JMP         dot_block66
+kv_key82:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done85
 
-dot_single65:
-	VMULPS      (BX), Z0, Z2
-	VFMADD231PS 64(BX), Z1, Z2
-	VSHUFF32X4  $0x44, Z2, Z2, Z3
-	VSHUFF32X4  $0xee, Z2, Z2, Z2
-	VADDPS      Z2, Z3, Z3
-	VSHUFF32X4  $0x88, Z3, Z3, Z2
-	VSHUFF32X4  $0xdd, Z3, Z3, Z3
-	VADDPS      Z3, Z2, Z2
-	VSHUFPS     $0x88, Z2, Z2, Z3
-	VSHUFPS     $0xdd, Z2, Z2, Z2
-	VADDPS      Z2, Z3, Z3
-	VSHUFPS     $0x88, Z3, Z3, Z2
-	VSHUFPS     $0xdd, Z3, Z3, Z3
-	VADDPS      Z3, Z2, Z2
-	VMOVSS      X2, (AX)
-	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single65
+kv_query84:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done87
 
-dot_done64:
-	VZEROUPPER
-	RET
+kv_group86:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done89
 
-// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Z0
-	VMOVUPS 64(AX), Z1
-	VXORPS  Z2, Z2, Z2
-	VXORPS  Z3, Z3, Z3
-	VXORPS  Z4, Z4, Z4
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z6, Z6, Z6
-	VXORPS  Z7, Z7, Z7
-	MOVQ    DX, DX
+kv_head88:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero90
+	VBROADCASTSS (DI), Z2
+	VMOVUPS      (SI), Z3
+	VFMADD231PS  Z0, Z2, Z3
+	VMOVUPS      Z3, (SI)
+	VMOVUPS      64(SI), Z3
+	VFMADD231PS  Z1, Z2, Z3
+	VMOVUPS      Z3, 64(SI)
 
-axpy_rows67:
-	CMPQ         BX, $0x00000004
-	JB           axpy_rows_end68
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VBROADCASTSS 4(CX), Z8
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	VBROADCASTSS 8(CX), Z8
-	VFMADD231PS  256(DX), Z8, Z4
-	VFMADD231PS  320(DX), Z8, Z5
-	VBROADCASTSS 12(CX), Z8
-	VFMADD231PS  384(DX), Z8, Z6
-	VFMADD231PS  448(DX), Z8, Z7
-	ADDQ         $0x00000200, DX
-	ADDQ         $0x00000010, CX
-	SUBQ         $0x00000004, BX
-	JMP          axpy_rows67
+kv_zero90:
+	ADDQ $0x00000080, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head88
 
-axpy_rows_end68:
-axpy_rows69:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end70
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	ADDQ         $0x00000080, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows69
+kv_head_done89:
+	ADDQ $0x00000080, R8
+	DECQ R12
+	JNZ  kv_group86
 
-axpy_rows_end70:
-	VADDPS  Z2, Z0, Z0
-	VADDPS  Z4, Z0, Z0
-	VADDPS  Z6, Z0, Z0
-	VMOVUPS Z0, (AX)
-	VADDPS  Z3, Z1, Z1
-	VADDPS  Z5, Z1, Z1
-	VADDPS  Z7, Z1, Z1
-	VMOVUPS Z1, 64(AX)
+kv_group_done87:
+	DECQ R11
+	JNZ  kv_query84
+
+kv_query_done85:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key82
+
+kv_key_done83:
 	VZEROUPPER
 	RET
 

@@ -514,202 +514,177 @@ combine_done27:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX2(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3
-TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Y0
-	VMOVUPS 32(DX), Y1
-	VMOVUPS 64(DX), Y2
-	VMOVUPS 96(DX), Y3
-	VMOVUPS 128(DX), Y4
-	VMOVUPS 160(DX), Y5
-	TESTQ   CX, CX
-	JZ      dot_done29
-	CMPQ    CX, $0x00000008
-	JB      dot_single30
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done30
 
-dot_block31:
-	VMULPS      (BX), Y0, Y6
-	VMULPS      512(BX), Y0, Y7
-	VMULPS      256(BX), Y0, Y8
-	VMULPS      768(BX), Y0, Y9
-	VMULPS      1024(BX), Y0, Y10
-	VMULPS      1536(BX), Y0, Y11
-	VMULPS      1280(BX), Y0, Y12
-	VMULPS      1792(BX), Y0, Y13
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 544(BX), Y1, Y7
-	VFMADD231PS 288(BX), Y1, Y8
-	VFMADD231PS 800(BX), Y1, Y9
-	VFMADD231PS 1056(BX), Y1, Y10
-	VFMADD231PS 1568(BX), Y1, Y11
-	VFMADD231PS 1312(BX), Y1, Y12
-	VFMADD231PS 1824(BX), Y1, Y13
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 576(BX), Y2, Y7
-	VFMADD231PS 320(BX), Y2, Y8
-	VFMADD231PS 832(BX), Y2, Y9
-	VFMADD231PS 1088(BX), Y2, Y10
-	VFMADD231PS 1600(BX), Y2, Y11
-	VFMADD231PS 1344(BX), Y2, Y12
-	VFMADD231PS 1856(BX), Y2, Y13
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 608(BX), Y3, Y7
-	VFMADD231PS 352(BX), Y3, Y8
-	VFMADD231PS 864(BX), Y3, Y9
-	VFMADD231PS 1120(BX), Y3, Y10
-	VFMADD231PS 1632(BX), Y3, Y11
-	VFMADD231PS 1376(BX), Y3, Y12
-	VFMADD231PS 1888(BX), Y3, Y13
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 640(BX), Y4, Y7
-	VFMADD231PS 384(BX), Y4, Y8
-	VFMADD231PS 896(BX), Y4, Y9
-	VFMADD231PS 1152(BX), Y4, Y10
-	VFMADD231PS 1664(BX), Y4, Y11
-	VFMADD231PS 1408(BX), Y4, Y12
-	VFMADD231PS 1920(BX), Y4, Y13
-	VFMADD231PS 160(BX), Y5, Y6
-	VFMADD231PS 672(BX), Y5, Y7
-	VFMADD231PS 416(BX), Y5, Y8
-	VFMADD231PS 928(BX), Y5, Y9
-	VFMADD231PS 1184(BX), Y5, Y10
-	VFMADD231PS 1696(BX), Y5, Y11
-	VFMADD231PS 1440(BX), Y5, Y12
-	VFMADD231PS 1952(BX), Y5, Y13
-	VMOVUPS     192(DX), Y14
-	VFMADD231PS 192(BX), Y14, Y6
-	VFMADD231PS 704(BX), Y14, Y7
-	VFMADD231PS 448(BX), Y14, Y8
-	VFMADD231PS 960(BX), Y14, Y9
-	VFMADD231PS 1216(BX), Y14, Y10
-	VFMADD231PS 1728(BX), Y14, Y11
-	VFMADD231PS 1472(BX), Y14, Y12
-	VFMADD231PS 1984(BX), Y14, Y13
-	VMOVUPS     224(DX), Y14
-	VFMADD231PS 224(BX), Y14, Y6
-	VFMADD231PS 736(BX), Y14, Y7
-	VFMADD231PS 480(BX), Y14, Y8
-	VFMADD231PS 992(BX), Y14, Y9
-	VFMADD231PS 1248(BX), Y14, Y10
-	VFMADD231PS 1760(BX), Y14, Y11
-	VFMADD231PS 1504(BX), Y14, Y12
-	VFMADD231PS 2016(BX), Y14, Y13
-	VPERM2F128  $0x20, Y10, Y6, Y14
-	VPERM2F128  $0x31, Y10, Y6, Y6
-	VADDPS      Y6, Y14, Y14
-	VPERM2F128  $0x20, Y11, Y7, Y6
-	VPERM2F128  $0x31, Y11, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VPERM2F128  $0x20, Y12, Y8, Y7
-	VPERM2F128  $0x31, Y12, Y8, Y8
-	VADDPS      Y8, Y7, Y7
-	VPERM2F128  $0x20, Y13, Y9, Y8
-	VPERM2F128  $0x31, Y13, Y9, Y9
-	VADDPS      Y9, Y8, Y8
-	VSHUFPS     $0x88, Y7, Y14, Y9
-	VSHUFPS     $0xdd, Y7, Y14, Y7
-	VADDPS      Y7, Y9, Y9
-	VSHUFPS     $0x88, Y8, Y6, Y7
-	VSHUFPS     $0xdd, Y8, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y9, Y6
-	VSHUFPS     $0xdd, Y7, Y9, Y7
-	VADDPS      Y7, Y6, Y6
-	VMOVUPS     Y6, (AX)
-	ADDQ        $0x00000800, BX
-	ADDQ        $0x00000020, AX
-	SUBQ        $0x00000008, CX
-	CMPQ        CX, $0x00000008
-	JAE         dot_block31
-	TESTQ       CX, CX
-	JZ          dot_done29
-	MOVQ        $0x00000008, SI
-	SUBQ        CX, SI
-	IMUL3Q      $0x00000100, SI, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, SI
-	SUBQ        SI, AX
-	MOVQ        $0x00000008, CX
-	JMP         dot_block31
+kv_key29:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done32
 
-dot_single30:
-	VMULPS      (BX), Y0, Y6
-	VFMADD231PS 32(BX), Y1, Y6
-	VFMADD231PS 64(BX), Y2, Y6
-	VFMADD231PS 96(BX), Y3, Y6
-	VFMADD231PS 128(BX), Y4, Y6
-	VFMADD231PS 160(BX), Y5, Y6
-	VMOVUPS     192(DX), Y7
-	VFMADD231PS 192(BX), Y7, Y6
-	VMOVUPS     224(DX), Y7
-	VFMADD231PS 224(BX), Y7, Y6
-	VPERM2F128  $0x20, Y6, Y6, Y7
-	VPERM2F128  $0x31, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VSHUFPS     $0x88, Y7, Y7, Y6
-	VSHUFPS     $0xdd, Y7, Y7, Y7
-	VADDPS      Y7, Y6, Y6
-	VSHUFPS     $0x88, Y6, Y6, Y7
-	VSHUFPS     $0xdd, Y6, Y6, Y6
-	VADDPS      Y6, Y7, Y7
-	VMOVSS      X7, (AX)
-	ADDQ        $0x00000100, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single30
+kv_query31:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done34
 
-dot_done29:
+kv_group33:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done36
+
+kv_head35:
+	VMULPS       (SI), Y0, Y8
+	VMULPS       32(SI), Y1, Y9
+	VFMADD231PS  64(SI), Y2, Y8
+	VFMADD231PS  96(SI), Y3, Y9
+	VFMADD231PS  128(SI), Y4, Y8
+	VFMADD231PS  160(SI), Y5, Y9
+	VFMADD231PS  192(SI), Y6, Y8
+	VFMADD231PS  224(SI), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X9
+	VADDPS       X9, X8, X9
+	VPERMILPS    $0x4e, X9, X8
+	VADDPS       X8, X9, X9
+	VPERMILPS    $0xb1, X9, X8
+	VADDSS       X8, X9, X9
+	VMOVSS       X9, (DI)
+	ADDQ         $0x00000100, SI
+	ADDQ         BX, DI
+	DECQ         R12
+	JNZ          kv_head35
+
+kv_head_done36:
+	ADDQ $0x00000100, R8
+	DECQ R11
+	JNZ  kv_group33
+
+kv_group_done34:
+	DECQ R10
+	JNZ  kv_query31
+
+kv_query_done32:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key29
+
+kv_key_done30:
 	VZEROUPPER
 	RET
 
-// func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3
-TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Y0
-	VMOVUPS 32(AX), Y1
-	VMOVUPS 64(AX), Y2
-	VMOVUPS 96(AX), Y3
-	VMOVUPS 128(AX), Y4
-	VMOVUPS 160(AX), Y5
-	VMOVUPS 192(AX), Y6
-	VMOVUPS 224(AX), Y7
-	MOVQ    DX, DX
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done38
 
-axpy_rows32:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end33
-	VBROADCASTSS (CX), Y8
-	VFMADD231PS  (DX), Y8, Y0
-	VFMADD231PS  32(DX), Y8, Y1
-	VFMADD231PS  64(DX), Y8, Y2
-	VFMADD231PS  96(DX), Y8, Y3
-	VFMADD231PS  128(DX), Y8, Y4
-	VFMADD231PS  160(DX), Y8, Y5
-	VFMADD231PS  192(DX), Y8, Y6
-	VFMADD231PS  224(DX), Y8, Y7
-	ADDQ         $0x00000100, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows32
+kv_key37:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done40
 
-axpy_rows_end33:
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
+kv_query39:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done42
+
+kv_group41:
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS 128(R8), Y4
+	VMOVUPS 160(R8), Y5
+	VMOVUPS 192(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done44
+
+kv_head43:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero45
+	VBROADCASTSS (DI), Y8
+	VMOVUPS      (SI), Y9
+	VFMADD231PS  Y0, Y8, Y9
+	VMOVUPS      Y9, (SI)
+	VMOVUPS      32(SI), Y9
+	VFMADD231PS  Y1, Y8, Y9
+	VMOVUPS      Y9, 32(SI)
+	VMOVUPS      64(SI), Y9
+	VFMADD231PS  Y2, Y8, Y9
+	VMOVUPS      Y9, 64(SI)
+	VMOVUPS      96(SI), Y9
+	VFMADD231PS  Y3, Y8, Y9
+	VMOVUPS      Y9, 96(SI)
+	VMOVUPS      128(SI), Y9
+	VFMADD231PS  Y4, Y8, Y9
+	VMOVUPS      Y9, 128(SI)
+	VMOVUPS      160(SI), Y9
+	VFMADD231PS  Y5, Y8, Y9
+	VMOVUPS      Y9, 160(SI)
+	VMOVUPS      192(SI), Y9
+	VFMADD231PS  Y6, Y8, Y9
+	VMOVUPS      Y9, 192(SI)
+	VMOVUPS      224(SI), Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VMOVUPS      Y9, 224(SI)
+
+kv_zero45:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head43
+
+kv_head_done44:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group41
+
+kv_group_done42:
+	DECQ R11
+	JNZ  kv_query39
+
+kv_query_done40:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key37
+
+kv_key_done38:
 	VZEROUPPER
 	RET
 
@@ -724,18 +699,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done34
+	JZ     rope_done46
 	TESTL  R8, R8
-	JS     rope_inverse35
+	JS     rope_inverse47
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream36
+	JA     rope_stream48
 
-rope_token38:
+rope_token50:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -745,14 +720,14 @@ rope_token38:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done39
+	JZ      rope_heads_done51
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src40
+	JNE     rope_heads_from_src52
 
-rope_head41:
+rope_head53:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -765,13 +740,13 @@ rope_head41:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head41
-	JMP            rope_heads_done39
+	JNZ            rope_head53
+	JMP            rope_heads_done51
 
-rope_heads_from_src40:
+rope_heads_from_src52:
 	MOVQ CX, R10
 
-rope_head42:
+rope_head54:
 	VMOVUPS        (R10), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -789,17 +764,17 @@ rope_head42:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head42
+	JNZ            rope_head54
 
-rope_heads_done39:
+rope_heads_done51:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done43
+	JZ    rope_heads_done55
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head44:
+rope_head56:
 	VMOVUPS        (R9), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -812,9 +787,9 @@ rope_head44:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head44
+	JNZ            rope_head56
 
-rope_heads_done43:
+rope_heads_done55:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -824,11 +799,11 @@ rope_heads_done43:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token38
-	JMP  rope_tokens_done37
+	JNZ  rope_token50
+	JMP  rope_tokens_done49
 
-rope_stream36:
-rope_token45:
+rope_stream48:
+rope_token57:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -838,16 +813,16 @@ rope_token45:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done46
+	JZ      rope_heads_done58
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src47
+	JNE     rope_heads_from_src59
 
-rope_head48:
+rope_head60:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -864,13 +839,13 @@ rope_head48:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head48
-	JMP            rope_heads_done46
+	JNZ            rope_head60
+	JMP            rope_heads_done58
 
-rope_heads_from_src47:
+rope_heads_from_src59:
 	MOVQ CX, R10
 
-rope_head49:
+rope_head61:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -892,19 +867,19 @@ rope_head49:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head49
+	JNZ            rope_head61
 
-rope_heads_done46:
+rope_heads_done58:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done50
+	JZ    rope_heads_done62
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head51:
+rope_head63:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -921,9 +896,9 @@ rope_head51:
 	VMOVUPS        Z5, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head51
+	JNZ            rope_head63
 
-rope_heads_done50:
+rope_heads_done62:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -933,21 +908,21 @@ rope_heads_done50:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token45
+	JNZ  rope_token57
 
-rope_tokens_done37:
-	JMP rope_done34
+rope_tokens_done49:
+	JMP rope_done46
 
-rope_inverse35:
+rope_inverse47:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream52
+	JA     rope_stream64
 
-rope_token54:
+rope_token66:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -957,12 +932,12 @@ rope_token54:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done55
+	JZ      rope_heads_done67
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head56:
+rope_head68:
 	VMOVUPS        (DX), Z4
 	VPERMILPS      $0xb1, Z4, Z5
 	VMULPS         Z1, Z5, Z5
@@ -975,19 +950,19 @@ rope_head56:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head56
+	JNZ            rope_head68
 
-rope_heads_done55:
+rope_heads_done67:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token54
-	JMP  rope_tokens_done53
+	JNZ  rope_token66
+	JMP  rope_tokens_done65
 
-rope_stream52:
-rope_token57:
+rope_stream64:
+rope_token69:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -997,14 +972,14 @@ rope_token57:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done58
+	JZ      rope_heads_done70
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head59:
+rope_head71:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -1021,18 +996,18 @@ rope_head59:
 	VMOVUPS        Z5, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head59
+	JNZ            rope_head71
 
-rope_heads_done58:
+rope_heads_done70:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token57
+	JNZ  rope_token69
 
-rope_tokens_done53:
-rope_done34:
+rope_tokens_done65:
+rope_done46:
 	VZEROUPPER
 	RET
 
@@ -1046,10 +1021,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done60
+	JZ      combine_done72
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token61:
+combine_token73:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000100, R8, R8
@@ -1085,240 +1060,161 @@ combine_token61:
 	ADDQ      $0x00000100, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token61
+	JNZ       combine_token73
 
-combine_done60:
+combine_done72:
 	VZEROUPPER
 	RET
 
-// func dotRowsAVX512(dst []float32, x []float32, rows []float32)
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R9
+	TESTQ R9, R9
+	JZ    kv_key_done75
+
+kv_key74:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R10
+	TESTQ R10, R10
+	JZ    kv_query_done77
+
+kv_query76:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R11
+	TESTQ R11, R11
+	JZ    kv_group_done79
+
+kv_group78:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    grp+96(FP), R12
+	TESTQ   R12, R12
+	JZ      kv_head_done81
+
+kv_head80:
+	VMULPS        (SI), Z0, Z4
+	VMULPS        64(SI), Z1, Z5
+	VFMADD231PS   128(SI), Z2, Z4
+	VFMADD231PS   192(SI), Z3, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y5
+	VEXTRACTF32X4 $0x01, Y5, X4
+	VADDPS        X4, X5, X4
+	VPERMILPS     $0x4e, X4, X5
+	VADDPS        X5, X4, X4
+	VPERMILPS     $0xb1, X4, X5
+	VADDSS        X5, X4, X4
+	VMOVSS        X4, (DI)
+	ADDQ          $0x00000100, SI
+	ADDQ          BX, DI
+	DECQ          R12
+	JNZ           kv_head80
+
+kv_head_done81:
+	ADDQ $0x00000100, R8
+	DECQ R11
+	JNZ  kv_group78
+
+kv_group_done79:
+	DECQ R10
+	JNZ  kv_query76
+
+kv_query_done77:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R9
+	JNZ  kv_key74
+
+kv_key_done75:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F
-TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    dst_len+8(FP), CX
-	MOVQ    x_base+24(FP), DX
-	MOVQ    rows_base+48(FP), BX
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	VMOVUPS 128(DX), Z2
-	VMOVUPS 192(DX), Z3
-	TESTQ   CX, CX
-	JZ      dot_done62
-	CMPQ    CX, $0x00000010
-	JB      dot_single63
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  nk+72(FP), R10
+	TESTQ R10, R10
+	JZ    kv_key_done83
 
-dot_block64:
-	VMULPS      (BX), Z0, Z4
-	VMULPS      512(BX), Z0, Z5
-	VMULPS      256(BX), Z0, Z6
-	VMULPS      768(BX), Z0, Z7
-	VMULPS      2048(BX), Z0, Z8
-	VMULPS      2560(BX), Z0, Z9
-	VMULPS      2304(BX), Z0, Z10
-	VMULPS      2816(BX), Z0, Z11
-	VMULPS      1024(BX), Z0, Z12
-	VMULPS      1536(BX), Z0, Z13
-	VMULPS      1280(BX), Z0, Z14
-	VMULPS      1792(BX), Z0, Z15
-	VMULPS      3072(BX), Z0, Z16
-	VMULPS      3584(BX), Z0, Z17
-	VMULPS      3328(BX), Z0, Z18
-	VMULPS      3840(BX), Z0, Z19
-	VFMADD231PS 64(BX), Z1, Z4
-	VFMADD231PS 576(BX), Z1, Z5
-	VFMADD231PS 320(BX), Z1, Z6
-	VFMADD231PS 832(BX), Z1, Z7
-	VFMADD231PS 2112(BX), Z1, Z8
-	VFMADD231PS 2624(BX), Z1, Z9
-	VFMADD231PS 2368(BX), Z1, Z10
-	VFMADD231PS 2880(BX), Z1, Z11
-	VFMADD231PS 1088(BX), Z1, Z12
-	VFMADD231PS 1600(BX), Z1, Z13
-	VFMADD231PS 1344(BX), Z1, Z14
-	VFMADD231PS 1856(BX), Z1, Z15
-	VFMADD231PS 3136(BX), Z1, Z16
-	VFMADD231PS 3648(BX), Z1, Z17
-	VFMADD231PS 3392(BX), Z1, Z18
-	VFMADD231PS 3904(BX), Z1, Z19
-	VFMADD231PS 128(BX), Z2, Z4
-	VFMADD231PS 640(BX), Z2, Z5
-	VFMADD231PS 384(BX), Z2, Z6
-	VFMADD231PS 896(BX), Z2, Z7
-	VFMADD231PS 2176(BX), Z2, Z8
-	VFMADD231PS 2688(BX), Z2, Z9
-	VFMADD231PS 2432(BX), Z2, Z10
-	VFMADD231PS 2944(BX), Z2, Z11
-	VFMADD231PS 1152(BX), Z2, Z12
-	VFMADD231PS 1664(BX), Z2, Z13
-	VFMADD231PS 1408(BX), Z2, Z14
-	VFMADD231PS 1920(BX), Z2, Z15
-	VFMADD231PS 3200(BX), Z2, Z16
-	VFMADD231PS 3712(BX), Z2, Z17
-	VFMADD231PS 3456(BX), Z2, Z18
-	VFMADD231PS 3968(BX), Z2, Z19
-	VFMADD231PS 192(BX), Z3, Z4
-	VFMADD231PS 704(BX), Z3, Z5
-	VFMADD231PS 448(BX), Z3, Z6
-	VFMADD231PS 960(BX), Z3, Z7
-	VFMADD231PS 2240(BX), Z3, Z8
-	VFMADD231PS 2752(BX), Z3, Z9
-	VFMADD231PS 2496(BX), Z3, Z10
-	VFMADD231PS 3008(BX), Z3, Z11
-	VFMADD231PS 1216(BX), Z3, Z12
-	VFMADD231PS 1728(BX), Z3, Z13
-	VFMADD231PS 1472(BX), Z3, Z14
-	VFMADD231PS 1984(BX), Z3, Z15
-	VFMADD231PS 3264(BX), Z3, Z16
-	VFMADD231PS 3776(BX), Z3, Z17
-	VFMADD231PS 3520(BX), Z3, Z18
-	VFMADD231PS 4032(BX), Z3, Z19
-	VSHUFF32X4  $0x44, Z12, Z4, Z20
-	VSHUFF32X4  $0xee, Z12, Z4, Z4
-	VADDPS      Z4, Z20, Z20
-	VSHUFF32X4  $0x44, Z13, Z5, Z4
-	VSHUFF32X4  $0xee, Z13, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFF32X4  $0x44, Z14, Z6, Z5
-	VSHUFF32X4  $0xee, Z14, Z6, Z6
-	VADDPS      Z6, Z5, Z5
-	VSHUFF32X4  $0x44, Z15, Z7, Z6
-	VSHUFF32X4  $0xee, Z15, Z7, Z7
-	VADDPS      Z7, Z6, Z6
-	VSHUFF32X4  $0x44, Z16, Z8, Z7
-	VSHUFF32X4  $0xee, Z16, Z8, Z8
-	VADDPS      Z8, Z7, Z7
-	VSHUFF32X4  $0x44, Z17, Z9, Z8
-	VSHUFF32X4  $0xee, Z17, Z9, Z9
-	VADDPS      Z9, Z8, Z8
-	VSHUFF32X4  $0x44, Z18, Z10, Z9
-	VSHUFF32X4  $0xee, Z18, Z10, Z10
-	VADDPS      Z10, Z9, Z9
-	VSHUFF32X4  $0x44, Z19, Z11, Z10
-	VSHUFF32X4  $0xee, Z19, Z11, Z11
-	VADDPS      Z11, Z10, Z10
-	VSHUFF32X4  $0x88, Z7, Z20, Z11
-	VSHUFF32X4  $0xdd, Z7, Z20, Z7
-	VADDPS      Z7, Z11, Z11
-	VSHUFF32X4  $0x88, Z8, Z4, Z7
-	VSHUFF32X4  $0xdd, Z8, Z4, Z4
-	VADDPS      Z4, Z7, Z7
-	VSHUFF32X4  $0x88, Z9, Z5, Z4
-	VSHUFF32X4  $0xdd, Z9, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFF32X4  $0x88, Z10, Z6, Z5
-	VSHUFF32X4  $0xdd, Z10, Z6, Z6
-	VADDPS      Z6, Z5, Z5
-	VSHUFPS     $0x88, Z4, Z11, Z6
-	VSHUFPS     $0xdd, Z4, Z11, Z4
-	VADDPS      Z4, Z6, Z6
-	VSHUFPS     $0x88, Z5, Z7, Z4
-	VSHUFPS     $0xdd, Z5, Z7, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFPS     $0x88, Z4, Z6, Z5
-	VSHUFPS     $0xdd, Z4, Z6, Z4
-	VADDPS      Z4, Z5, Z5
-	VMOVUPS     Z5, (AX)
-	ADDQ        $0x00001000, BX
-	ADDQ        $0x00000040, AX
-	SUBQ        $0x00000010, CX
-	CMPQ        CX, $0x00000010
-	JAE         dot_block64
-	TESTQ       CX, CX
-	JZ          dot_done62
-	MOVQ        $0x00000010, DX
-	SUBQ        CX, DX
-	IMUL3Q      $0x00000100, DX, CX
-	SUBQ        CX, BX
-	SHLQ        $0x02, DX
-	SUBQ        DX, AX
-	MOVQ        $0x00000010, CX
-	JMP         dot_block64
+kv_key82:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done85
 
-dot_single63:
-	VMULPS      (BX), Z0, Z4
-	VFMADD231PS 64(BX), Z1, Z4
-	VFMADD231PS 128(BX), Z2, Z4
-	VFMADD231PS 192(BX), Z3, Z4
-	VSHUFF32X4  $0x44, Z4, Z4, Z5
-	VSHUFF32X4  $0xee, Z4, Z4, Z4
-	VADDPS      Z4, Z5, Z5
-	VSHUFF32X4  $0x88, Z5, Z5, Z4
-	VSHUFF32X4  $0xdd, Z5, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VSHUFPS     $0x88, Z4, Z4, Z5
-	VSHUFPS     $0xdd, Z4, Z4, Z4
-	VADDPS      Z4, Z5, Z5
-	VSHUFPS     $0x88, Z5, Z5, Z4
-	VSHUFPS     $0xdd, Z5, Z5, Z5
-	VADDPS      Z5, Z4, Z4
-	VMOVSS      X4, (AX)
-	ADDQ        $0x00000100, BX
-	ADDQ        $0x00000004, AX
-	DECQ        CX
-	JNZ         dot_single63
+kv_query84:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done87
 
-dot_done62:
-	VZEROUPPER
-	RET
+kv_group86:
+	VMOVUPS (R8), Z0
+	VMOVUPS 64(R8), Z1
+	VMOVUPS 128(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    grp+96(FP), R13
+	TESTQ   R13, R13
+	JZ      kv_head_done89
 
-// func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    w_base+24(FP), CX
-	MOVQ    rows_base+48(FP), DX
-	MOVQ    w_len+32(FP), BX
-	VMOVUPS (AX), Z0
-	VMOVUPS 64(AX), Z1
-	VMOVUPS 128(AX), Z2
-	VMOVUPS 192(AX), Z3
-	VXORPS  Z4, Z4, Z4
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z6, Z6, Z6
-	VXORPS  Z7, Z7, Z7
-	MOVQ    DX, DX
+kv_head88:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero90
+	VBROADCASTSS (DI), Z4
+	VMOVUPS      (SI), Z5
+	VFMADD231PS  Z0, Z4, Z5
+	VMOVUPS      Z5, (SI)
+	VMOVUPS      64(SI), Z5
+	VFMADD231PS  Z1, Z4, Z5
+	VMOVUPS      Z5, 64(SI)
+	VMOVUPS      128(SI), Z5
+	VFMADD231PS  Z2, Z4, Z5
+	VMOVUPS      Z5, 128(SI)
+	VMOVUPS      192(SI), Z5
+	VFMADD231PS  Z3, Z4, Z5
+	VMOVUPS      Z5, 192(SI)
 
-axpy_rows65:
-	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end66
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	VBROADCASTSS 4(CX), Z8
-	VFMADD231PS  256(DX), Z8, Z4
-	VFMADD231PS  320(DX), Z8, Z5
-	VFMADD231PS  384(DX), Z8, Z6
-	VFMADD231PS  448(DX), Z8, Z7
-	ADDQ         $0x00000200, DX
-	ADDQ         $0x00000008, CX
-	SUBQ         $0x00000002, BX
-	JMP          axpy_rows65
+kv_zero90:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R13
+	JNZ  kv_head88
 
-axpy_rows_end66:
-axpy_rows67:
-	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end68
-	VBROADCASTSS (CX), Z8
-	VFMADD231PS  (DX), Z8, Z0
-	VFMADD231PS  64(DX), Z8, Z1
-	VFMADD231PS  128(DX), Z8, Z2
-	VFMADD231PS  192(DX), Z8, Z3
-	ADDQ         $0x00000100, DX
-	ADDQ         $0x00000004, CX
-	SUBQ         $0x00000001, BX
-	JMP          axpy_rows67
+kv_head_done89:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group86
 
-axpy_rows_end68:
-	VADDPS  Z4, Z0, Z0
-	VMOVUPS Z0, (AX)
-	VADDPS  Z5, Z1, Z1
-	VMOVUPS Z1, 64(AX)
-	VADDPS  Z6, Z2, Z2
-	VMOVUPS Z2, 128(AX)
-	VADDPS  Z7, Z3, Z3
-	VMOVUPS Z3, 192(AX)
+kv_group_done87:
+	DECQ R11
+	JNZ  kv_query84
+
+kv_query_done85:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key82
+
+kv_key_done83:
 	VZEROUPPER
 	RET
 

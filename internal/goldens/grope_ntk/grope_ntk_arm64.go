@@ -16,19 +16,7 @@ func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []f
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
-// dotRowsNEON sets dst[r] = x·rows[r] (rows of 64 floats).
-// Implemented in grope_ntk_arm64.s.
-//
-//go:noescape
-func dotRowsNEON(dst, x, rows []float32)
-
-// axpyRowsNEON adds Σ_r w[r]·rows[r] to dst (rows of 64 floats).
-// Implemented in grope_ntk_arm64.s.
-//
-//go:noescape
-func axpyRowsNEON(dst, w, rows []float32)
-
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, dotRows: dotRowsNEON, axpyRows: axpyRowsNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric})
 }

@@ -1,0 +1,245 @@
+// Package attention generates the kernels of the attention form
+// (gen/attention) that read keys and values in place: scoresKV and valuesKV
+// (asm/abi), for AVX2+FMA and AVX-512 (avo, asm/amd64), specialized to a
+// compile-time HeadDim. They walk the keys in memory order, each key's KV
+// heads one after another, so that a decode step streams the KV cache once
+// from memory; the head's HeadDim floats of k (or v) are loaded into
+// registers once per key and head and serve every query row of that head.
+package attention
+
+import (
+	"strconv"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
+)
+
+// AMD64 returns scoresKV and valuesKV for HeadDim d.
+func AMD64(d int) []amd64.Kernel {
+	return []amd64.Kernel{
+		{ABI: abi.ScoresKV, Emit: func(g *amd64.Gen) { gen{g}.scoresKV(d) }},
+		{ABI: abi.ValuesKV, Emit: func(g *amd64.Gen) { gen{g}.valuesKV(d) }},
+	}
+}
+
+// gen emits the kernels of one AVX variant.
+type gen struct{ *amd64.Gen }
+
+// hold is how many pieces of the key (value) row stay in registers for the
+// rows of its head: the rest are memory operands. The rest of the register
+// file holds the accumulators and temporaries (6 on AVX2, 8 on AVX-512).
+func (g gen) hold(pieces int) int {
+	if g.ISA.Regs == 32 {
+		return min(pieces, g.ISA.Regs-8)
+	}
+	return min(pieces, g.ISA.Regs-6)
+}
+
+// loadFull loads piece p from m into a full-width register, lanes past p.N
+// zero (an AVX2 tail goes through its XMM half: VEX loads zero the rest).
+func (g gen) loadFull(p amd64.Piece, m operand.Mem) reg.VecVirtual {
+	v := g.Vec()
+	if g.ISA.Lanes == 8 && p.N < 8 {
+		g.Load(p, m, v.AsX())
+	} else {
+		g.Load(p, m, v)
+	}
+	return v
+}
+
+// loop emits a counted loop: cnt = n (an argument), body, cnt−1 until 0;
+// nothing when n is 0.
+func (g gen) loop(stem string, n operand.Op, body func()) {
+	c := g.Ctx
+	cnt := c.GP64()
+	top, done := g.NewLabel(stem), g.NewLabel(stem+"_done")
+	c.MOVQ(n, cnt)
+	c.TESTQ(cnt, cnt)
+	c.JZ(operand.LabelRef(done))
+	c.Label(top)
+	body()
+	c.DECQ(cnt)
+	c.JNZ(operand.LabelRef(top))
+	c.Label(done)
+}
+
+// arg is the frame slot of a scalar argument.
+func (g gen) arg(name string) operand.Mem {
+	b, err := g.Ctx.Param(name).Resolve()
+	if err != nil {
+		panic(err) // the names are the ABI's
+	}
+	return b.Addr
+}
+
+// hsum adds the lanes of v into lane 0 of the returned XMM register.
+func (g gen) hsum(v reg.VecVirtual) reg.VecVirtual {
+	c := g.Ctx
+	y := v.AsY()
+	if g.ISA.Lanes == 16 {
+		h := c.YMM()
+		c.VEXTRACTF32X8(operand.U8(1), v, h)
+		c.VADDPS(h, v.AsY(), h)
+		y = h
+	}
+	x := c.XMM()
+	if g.ISA.Lanes == 16 {
+		c.VEXTRACTF32X4(operand.U8(1), y, x) // EVEX: y may be Y16–Y31
+	} else {
+		c.VEXTRACTF128(operand.U8(1), y, x)
+	}
+	c.VADDPS(x, y.(reg.VecVirtual).AsX(), x)
+	t := c.XMM()
+	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
+	c.VADDPS(t, x, x)
+	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
+	c.VADDSS(t, x, x)
+	return x
+}
+
+// scoresKV emits scoresKV<ISA>(s, q, k, nk, nb, groups, grp, kStride,
+// sStride): for each key j, each query b of the block and each KV group gi,
+// the head's row of k is loaded once (as far as registers allow) and dotted
+// with the grp query rows of that group; the sums go to s[r·sStride + j].
+// Two accumulators per row (pieces alternate) are added, then the lanes.
+func (g gen) scoresKV(d int) {
+	c := g.Ctx
+	name := "scoresKV" + g.ISA.Suffix
+	g.Begin(abi.ScoresKV, name+" is the "+g.ISA.Name+" kernels.scoresKV for HeadDim "+strconv.Itoa(d)+".",
+		"It trusts its arguments: every row it reads or writes lies in its slice.")
+	g.SetupMasks(d)
+	pieces := g.Split(d)
+	held := g.hold(len(pieces))
+
+	kj, sj, kst, sst := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("k").Base(), kj)
+	c.Load(c.Param("s").Base(), sj)
+	c.MOVQ(g.arg("kStride"), kst)
+	c.SHLQ(operand.U8(2), kst)
+	c.MOVQ(g.arg("sStride"), sst)
+	c.SHLQ(operand.U8(2), sst)
+	qr, sr, kg := c.GP64(), c.GP64(), c.GP64()
+
+	g.loop("kv_key", g.arg("nk"), func() {
+		c.Load(c.Param("q").Base(), qr)
+		c.MOVQ(sj, sr)
+		g.loop("kv_query", g.arg("nb"), func() {
+			c.MOVQ(kj, kg)
+			g.loop("kv_group", g.arg("groups"), func() {
+				kv := make([]reg.VecVirtual, held)
+				for i := range kv {
+					kv[i] = g.loadFull(pieces[i], amd64.Mem(kg, 4*pieces[i].Off))
+				}
+				g.loop("kv_head", g.arg("grp"), func() {
+					acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}
+					for i, p := range pieces {
+						a := acc[i%2]
+						var x, y operand.Op
+						if i < held {
+							x, y = amd64.Mem(qr, 4*p.Off), kv[i]
+							if !g.Full(p) {
+								x = g.loadFull(p, amd64.Mem(qr, 4*p.Off))
+							}
+						} else {
+							x, y = amd64.Mem(kg, 4*p.Off), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
+							if !g.Full(p) {
+								x = g.loadFull(p, amd64.Mem(kg, 4*p.Off))
+							}
+						}
+						if i < 2 {
+							c.VMULPS(x, y, a)
+						} else {
+							c.VFMADD231PS(x, y, a)
+						}
+					}
+					if len(pieces) > 1 {
+						c.VADDPS(acc[1], acc[0], acc[0])
+					}
+					c.VMOVSS(g.hsum(acc[0]), amd64.Mem(sr, 0))
+					c.ADDQ(operand.U32(uint32(4*d)), qr)
+					c.ADDQ(sst, sr)
+				})
+				c.ADDQ(operand.U32(uint32(4*d)), kg)
+			})
+		})
+		c.ADDQ(kst, kj)
+		c.ADDQ(operand.U8(4), sj)
+	})
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// valuesKV emits valuesKV<ISA>(acc, p, v, nk, nb, groups, grp, vStride,
+// pStride): for each key j, query b and KV group gi the head's row of v is
+// loaded once (as far as registers allow) and, for each of the grp rows
+// whose weight w = p[r·pStride + j] is not +0, acc[r] += w·v.
+func (g gen) valuesKV(d int) {
+	c := g.Ctx
+	name := "valuesKV" + g.ISA.Suffix
+	g.Begin(abi.ValuesKV, name+" is the "+g.ISA.Name+" kernels.valuesKV for HeadDim "+strconv.Itoa(d)+".",
+		"It trusts its arguments: every row it reads or writes lies in its slice.")
+	g.SetupMasks(d)
+	pieces := g.Split(d)
+	held := g.hold(len(pieces))
+
+	vj, pj, vst, pst := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("v").Base(), vj)
+	c.Load(c.Param("p").Base(), pj)
+	c.MOVQ(g.arg("vStride"), vst)
+	c.SHLQ(operand.U8(2), vst)
+	c.MOVQ(g.arg("pStride"), pst)
+	c.SHLQ(operand.U8(2), pst)
+	ar, pr, vg := c.GP64(), c.GP64(), c.GP64()
+	w := c.GP32()
+
+	g.loop("kv_key", g.arg("nk"), func() {
+		c.Load(c.Param("acc").Base(), ar)
+		c.MOVQ(pj, pr)
+		g.loop("kv_query", g.arg("nb"), func() {
+			c.MOVQ(vj, vg)
+			g.loop("kv_group", g.arg("groups"), func() {
+				vv := make([]reg.VecVirtual, held)
+				for i := range vv {
+					vv[i] = g.loadFull(pieces[i], amd64.Mem(vg, 4*pieces[i].Off))
+				}
+				g.loop("kv_head", g.arg("grp"), func() {
+					skip := g.NewLabel("kv_zero")
+					c.MOVL(amd64.Mem(pr, 0), w)
+					c.TESTL(w, w)
+					c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
+					wv := g.Vec()
+					c.VBROADCASTSS(amd64.Mem(pr, 0), wv)
+					for i, p := range pieces {
+						a := g.loadFull(p, amd64.Mem(ar, 4*p.Off))
+						var x operand.Op
+						switch {
+						case i < held:
+							x = vv[i]
+						case g.Full(p):
+							x = amd64.Mem(vg, 4*p.Off)
+						default:
+							x = g.loadFull(p, amd64.Mem(vg, 4*p.Off))
+						}
+						c.VFMADD231PS(x, wv, a)
+						if g.ISA.Lanes == 8 && p.N < 8 {
+							g.Store(p, a.AsX(), amd64.Mem(ar, 4*p.Off))
+						} else {
+							g.Store(p, a, amd64.Mem(ar, 4*p.Off))
+						}
+					}
+					c.Label(skip)
+					c.ADDQ(operand.U32(uint32(4*d)), ar)
+					c.ADDQ(pst, pr)
+				})
+				c.ADDQ(operand.U32(uint32(4*d)), vg)
+			})
+		})
+		c.ADDQ(vst, vj)
+		c.ADDQ(operand.U8(4), pj)
+	})
+	c.VZEROUPPER()
+	c.RET()
+}
