@@ -28,6 +28,23 @@ func AMD64(d int) []amd64.Kernel {
 // gen emits the kernels of one AVX variant.
 type gen struct{ *amd64.Gen }
 
+// prefetchKeys is how many keys ahead each head's row is prefetched (with
+// PREFETCHT1, into L2), the same head a key stride further. Measured on this
+// development machine (AMD EPYC, AVX-512, 32768 keys of 8 KV heads × 128,
+// 128 MiB per kernel, one process, alternating runs): scoresKV took
+// 0.78× copy()'s time of the same bytes without prefetch, 0.62–0.64× with 3
+// or 4 keys ahead, 0.67× with 6; PREFETCHT0 two keys ahead 0.72×.
+const prefetchKeys = 4
+
+// prefetch emits PREFETCHT1 of the d floats at base+ahead (ahead a register
+// holding a byte offset), one per 64-byte line. A prefetch never faults, so
+// reading ahead past the last key is harmless.
+func (g gen) prefetch(base, ahead reg.GPVirtual, d int) {
+	for off := 0; off < 4*d; off += 64 {
+		g.Ctx.PREFETCHT1(operand.Mem{Base: base, Index: ahead, Scale: 1, Disp: off})
+	}
+}
+
 // hold is how many pieces of the key (value) row stay in registers for the
 // rows of its head: the rest are memory operands. The rest of the register
 // file holds the accumulators and temporaries (6 on AVX2, 8 on AVX-512).
@@ -122,6 +139,8 @@ func (g gen) scoresKV(d int) {
 	c.MOVQ(g.arg("sStride"), sst)
 	c.SHLQ(operand.U8(2), sst)
 	qr, sr, kg := c.GP64(), c.GP64(), c.GP64()
+	pf := c.GP64()
+	c.IMUL3Q(operand.U32(prefetchKeys), kst, pf)
 
 	g.loop("kv_key", g.arg("nk"), func() {
 		c.Load(c.Param("q").Base(), qr)
@@ -129,6 +148,7 @@ func (g gen) scoresKV(d int) {
 		g.loop("kv_query", g.arg("nb"), func() {
 			c.MOVQ(kj, kg)
 			g.loop("kv_group", g.arg("groups"), func() {
+				g.prefetch(kg, pf, d)
 				kv := make([]reg.VecVirtual, held)
 				for i := range kv {
 					kv[i] = g.loadFull(pieces[i], amd64.Mem(kg, 4*pieces[i].Off))
@@ -194,6 +214,8 @@ func (g gen) valuesKV(d int) {
 	c.SHLQ(operand.U8(2), pst)
 	ar, pr, vg := c.GP64(), c.GP64(), c.GP64()
 	w := c.GP32()
+	pf := c.GP64()
+	c.IMUL3Q(operand.U32(prefetchKeys), vst, pf)
 
 	g.loop("kv_key", g.arg("nk"), func() {
 		c.Load(c.Param("acc").Base(), ar)
@@ -201,6 +223,7 @@ func (g gen) valuesKV(d int) {
 		g.loop("kv_query", g.arg("nb"), func() {
 			c.MOVQ(vj, vg)
 			g.loop("kv_group", g.arg("groups"), func() {
+				g.prefetch(vg, pf, d)
 				vv := make([]reg.VecVirtual, held)
 				for i := range vv {
 					vv[i] = g.loadFull(pieces[i], amd64.Mem(vg, 4*pieces[i].Off))

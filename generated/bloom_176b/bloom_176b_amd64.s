@@ -1822,45 +1822,54 @@ loop_done109:
 	RET
 
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done115
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done115
 
 kv_key114:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done117
 
 kv_query116:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done119
 
 kv_group118:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done121
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done121
 
 kv_head120:
 	VMULPS       (SI), Y0, Y10
@@ -1895,22 +1904,22 @@ kv_head120:
 	VMOVSS       X11, (DI)
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
-	DECQ         R12
+	DECQ         R13
 	JNZ          kv_head120
 
 kv_head_done121:
 	ADDQ $0x00000200, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group118
 
 kv_group_done119:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query116
 
 kv_query_done117:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key114
 
 kv_key_done115:
@@ -1918,45 +1927,54 @@ kv_key_done115:
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done123
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done123
 
 kv_key122:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done125
 
 kv_query124:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done127
 
 kv_group126:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done129
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done129
 
 kv_head128:
 	MOVL         (DI), R9
@@ -2015,22 +2033,22 @@ kv_head128:
 kv_zero130:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head128
 
 kv_head_done129:
 	ADDQ $0x00000200, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group126
 
 kv_group_done127:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query124
 
 kv_query_done125:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key122
 
 kv_key_done123:
@@ -3844,43 +3862,52 @@ loop_done239:
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done245
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done245
 
 kv_key244:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done247
 
 kv_query246:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done249
 
 kv_group248:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done251
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done251
 
 kv_head250:
 	VMULPS        (SI), Z0, Z8
@@ -3903,22 +3930,22 @@ kv_head250:
 	VMOVSS        X8, (DI)
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
-	DECQ          R12
+	DECQ          R13
 	JNZ           kv_head250
 
 kv_head_done251:
 	ADDQ $0x00000200, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group248
 
 kv_group_done249:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query246
 
 kv_query_done247:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key244
 
 kv_key_done245:
@@ -3926,43 +3953,52 @@ kv_key_done245:
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done253
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done253
 
 kv_key252:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done255
 
 kv_query254:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done257
 
 kv_group256:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done259
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done259
 
 kv_head258:
 	MOVL         (DI), R9
@@ -3997,22 +4033,22 @@ kv_head258:
 kv_zero260:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head258
 
 kv_head_done259:
 	ADDQ $0x00000200, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group256
 
 kv_group_done257:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query254
 
 kv_query_done255:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key252
 
 kv_key_done253:

@@ -1943,45 +1943,62 @@ combine_done51:
 	RET
 
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done54
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done54
 
 kv_key53:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done56
 
 kv_query55:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done58
 
 kv_group57:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done60
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	PREFETCHT1 512(R8)(R9*1)
+	PREFETCHT1 576(R8)(R9*1)
+	PREFETCHT1 640(R8)(R9*1)
+	PREFETCHT1 704(R8)(R9*1)
+	PREFETCHT1 768(R8)(R9*1)
+	PREFETCHT1 832(R8)(R9*1)
+	PREFETCHT1 896(R8)(R9*1)
+	PREFETCHT1 960(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done60
 
 kv_head59:
 	VMULPS       (SI), Y0, Y10
@@ -2048,22 +2065,22 @@ kv_head59:
 	VMOVSS       X11, (DI)
 	ADDQ         $0x00000400, SI
 	ADDQ         BX, DI
-	DECQ         R12
+	DECQ         R13
 	JNZ          kv_head59
 
 kv_head_done60:
 	ADDQ $0x00000400, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group57
 
 kv_group_done58:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query55
 
 kv_query_done56:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key53
 
 kv_key_done54:
@@ -2071,45 +2088,62 @@ kv_key_done54:
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done62
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done62
 
 kv_key61:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done64
 
 kv_query63:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done66
 
 kv_group65:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done68
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	PREFETCHT1 512(R8)(R10*1)
+	PREFETCHT1 576(R8)(R10*1)
+	PREFETCHT1 640(R8)(R10*1)
+	PREFETCHT1 704(R8)(R10*1)
+	PREFETCHT1 768(R8)(R10*1)
+	PREFETCHT1 832(R8)(R10*1)
+	PREFETCHT1 896(R8)(R10*1)
+	PREFETCHT1 960(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done68
 
 kv_head67:
 	MOVL         (DI), R9
@@ -2216,22 +2250,22 @@ kv_head67:
 kv_zero69:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head67
 
 kv_head_done68:
 	ADDQ $0x00000400, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group65
 
 kv_group_done66:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query63
 
 kv_query_done64:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key61
 
 kv_key_done62:
@@ -3300,51 +3334,68 @@ combine_done96:
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done99
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done99
 
 kv_key98:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done101
 
 kv_query100:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done103
 
 kv_group102:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	VMOVUPS 512(R8), Z8
-	VMOVUPS 576(R8), Z9
-	VMOVUPS 640(R8), Z10
-	VMOVUPS 704(R8), Z11
-	VMOVUPS 768(R8), Z12
-	VMOVUPS 832(R8), Z13
-	VMOVUPS 896(R8), Z14
-	VMOVUPS 960(R8), Z15
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done105
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	PREFETCHT1 512(R8)(R9*1)
+	PREFETCHT1 576(R8)(R9*1)
+	PREFETCHT1 640(R8)(R9*1)
+	PREFETCHT1 704(R8)(R9*1)
+	PREFETCHT1 768(R8)(R9*1)
+	PREFETCHT1 832(R8)(R9*1)
+	PREFETCHT1 896(R8)(R9*1)
+	PREFETCHT1 960(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	VMOVUPS    512(R8), Z8
+	VMOVUPS    576(R8), Z9
+	VMOVUPS    640(R8), Z10
+	VMOVUPS    704(R8), Z11
+	VMOVUPS    768(R8), Z12
+	VMOVUPS    832(R8), Z13
+	VMOVUPS    896(R8), Z14
+	VMOVUPS    960(R8), Z15
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done105
 
 kv_head104:
 	VMULPS        (SI), Z0, Z16
@@ -3375,22 +3426,22 @@ kv_head104:
 	VMOVSS        X16, (DI)
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, DI
-	DECQ          R12
+	DECQ          R13
 	JNZ           kv_head104
 
 kv_head_done105:
 	ADDQ $0x00000400, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group102
 
 kv_group_done103:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query100
 
 kv_query_done101:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key98
 
 kv_key_done99:
@@ -3398,51 +3449,68 @@ kv_key_done99:
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done107
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done107
 
 kv_key106:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done109
 
 kv_query108:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done111
 
 kv_group110:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	VMOVUPS 512(R8), Z8
-	VMOVUPS 576(R8), Z9
-	VMOVUPS 640(R8), Z10
-	VMOVUPS 704(R8), Z11
-	VMOVUPS 768(R8), Z12
-	VMOVUPS 832(R8), Z13
-	VMOVUPS 896(R8), Z14
-	VMOVUPS 960(R8), Z15
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done113
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	PREFETCHT1 512(R8)(R10*1)
+	PREFETCHT1 576(R8)(R10*1)
+	PREFETCHT1 640(R8)(R10*1)
+	PREFETCHT1 704(R8)(R10*1)
+	PREFETCHT1 768(R8)(R10*1)
+	PREFETCHT1 832(R8)(R10*1)
+	PREFETCHT1 896(R8)(R10*1)
+	PREFETCHT1 960(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	VMOVUPS    512(R8), Z8
+	VMOVUPS    576(R8), Z9
+	VMOVUPS    640(R8), Z10
+	VMOVUPS    704(R8), Z11
+	VMOVUPS    768(R8), Z12
+	VMOVUPS    832(R8), Z13
+	VMOVUPS    896(R8), Z14
+	VMOVUPS    960(R8), Z15
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done113
 
 kv_head112:
 	MOVL         (DI), R9
@@ -3501,22 +3569,22 @@ kv_head112:
 kv_zero114:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head112
 
 kv_head_done113:
 	ADDQ $0x00000400, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group110
 
 kv_group_done111:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query108
 
 kv_query_done109:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key106
 
 kv_key_done107:

@@ -1432,45 +1432,54 @@ scale_done53:
 	RET
 
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done61
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done61
 
 kv_key60:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done63
 
 kv_query62:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done65
 
 kv_group64:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done67
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done67
 
 kv_head66:
 	VMULPS       (SI), Y0, Y10
@@ -1505,22 +1514,22 @@ kv_head66:
 	VMOVSS       X11, (DI)
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
-	DECQ         R12
+	DECQ         R13
 	JNZ          kv_head66
 
 kv_head_done67:
 	ADDQ $0x00000200, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group64
 
 kv_group_done65:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query62
 
 kv_query_done63:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key60
 
 kv_key_done61:
@@ -1528,45 +1537,54 @@ kv_key_done61:
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done69
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done69
 
 kv_key68:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done71
 
 kv_query70:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done73
 
 kv_group72:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	VMOVUPS 256(R8), Y8
-	VMOVUPS 288(R8), Y9
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done75
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	VMOVUPS    256(R8), Y8
+	VMOVUPS    288(R8), Y9
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done75
 
 kv_head74:
 	MOVL         (DI), R9
@@ -1625,22 +1643,22 @@ kv_head74:
 kv_zero76:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head74
 
 kv_head_done75:
 	ADDQ $0x00000200, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group72
 
 kv_group_done73:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query70
 
 kv_query_done71:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key68
 
 kv_key_done69:
@@ -2469,43 +2487,52 @@ scale_done105:
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done113
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done113
 
 kv_key112:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done115
 
 kv_query114:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done117
 
 kv_group116:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done119
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	PREFETCHT1 256(R8)(R9*1)
+	PREFETCHT1 320(R8)(R9*1)
+	PREFETCHT1 384(R8)(R9*1)
+	PREFETCHT1 448(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done119
 
 kv_head118:
 	VMULPS        (SI), Z0, Z8
@@ -2528,22 +2555,22 @@ kv_head118:
 	VMOVSS        X8, (DI)
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
-	DECQ          R12
+	DECQ          R13
 	JNZ           kv_head118
 
 kv_head_done119:
 	ADDQ $0x00000200, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group116
 
 kv_group_done117:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query114
 
 kv_query_done115:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key112
 
 kv_key_done113:
@@ -2551,43 +2578,52 @@ kv_key_done113:
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done121
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done121
 
 kv_key120:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done123
 
 kv_query122:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done125
 
 kv_group124:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	VMOVUPS 256(R8), Z4
-	VMOVUPS 320(R8), Z5
-	VMOVUPS 384(R8), Z6
-	VMOVUPS 448(R8), Z7
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done127
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	PREFETCHT1 256(R8)(R10*1)
+	PREFETCHT1 320(R8)(R10*1)
+	PREFETCHT1 384(R8)(R10*1)
+	PREFETCHT1 448(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	VMOVUPS    256(R8), Z4
+	VMOVUPS    320(R8), Z5
+	VMOVUPS    384(R8), Z6
+	VMOVUPS    448(R8), Z7
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done127
 
 kv_head126:
 	MOVL         (DI), R9
@@ -2622,22 +2658,22 @@ kv_head126:
 kv_zero128:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head126
 
 kv_head_done127:
 	ADDQ $0x00000200, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group124
 
 kv_group_done125:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query122
 
 kv_query_done123:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key120
 
 kv_key_done121:

@@ -592,43 +592,48 @@ loop_done35:
 	RET
 
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done41
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done41
 
 kv_key40:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done43
 
 kv_query42:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done45
 
 kv_group44:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done47
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done47
 
 kv_head46:
 	VMULPS       (SI), Y0, Y8
@@ -649,22 +654,22 @@ kv_head46:
 	VMOVSS       X9, (DI)
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, DI
-	DECQ         R12
+	DECQ         R13
 	JNZ          kv_head46
 
 kv_head_done47:
 	ADDQ $0x00000100, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group44
 
 kv_group_done45:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query42
 
 kv_query_done43:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key40
 
 kv_key_done41:
@@ -672,43 +677,48 @@ kv_key_done41:
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done49
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done49
 
 kv_key48:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done51
 
 kv_query50:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done53
 
 kv_group52:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done55
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done55
 
 kv_head54:
 	MOVL         (DI), R9
@@ -743,22 +753,22 @@ kv_head54:
 kv_zero56:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head54
 
 kv_head_done55:
 	ADDQ $0x00000100, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group52
 
 kv_group_done53:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query50
 
 kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key48
 
 kv_key_done49:
@@ -1349,39 +1359,44 @@ loop_done91:
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done97
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done97
 
 kv_key96:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done99
 
 kv_query98:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done101
 
 kv_group100:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done103
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done103
 
 kv_head102:
 	VMULPS        (SI), Z0, Z4
@@ -1400,22 +1415,22 @@ kv_head102:
 	VMOVSS        X4, (DI)
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
-	DECQ          R12
+	DECQ          R13
 	JNZ           kv_head102
 
 kv_head_done103:
 	ADDQ $0x00000100, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group100
 
 kv_group_done101:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query98
 
 kv_query_done99:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key96
 
 kv_key_done97:
@@ -1423,39 +1438,44 @@ kv_key_done97:
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done105
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done105
 
 kv_key104:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done107
 
 kv_query106:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done109
 
 kv_group108:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done111
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done111
 
 kv_head110:
 	MOVL         (DI), R9
@@ -1478,22 +1498,22 @@ kv_head110:
 kv_zero112:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head110
 
 kv_head_done111:
 	ADDQ $0x00000100, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group108
 
 kv_group_done109:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query106
 
 kv_query_done107:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key104
 
 kv_key_done105:

@@ -515,43 +515,48 @@ combine_done27:
 	RET
 
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done30
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done30
 
 kv_key29:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done32
 
 kv_query31:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done34
 
 kv_group33:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done36
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done36
 
 kv_head35:
 	VMULPS       (SI), Y0, Y8
@@ -572,22 +577,22 @@ kv_head35:
 	VMOVSS       X9, (DI)
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, DI
-	DECQ         R12
+	DECQ         R13
 	JNZ          kv_head35
 
 kv_head_done36:
 	ADDQ $0x00000100, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group33
 
 kv_group_done34:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query31
 
 kv_query_done32:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key29
 
 kv_key_done30:
@@ -595,43 +600,48 @@ kv_key_done30:
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done38
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done38
 
 kv_key37:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done40
 
 kv_query39:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done42
 
 kv_group41:
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS 128(R8), Y4
-	VMOVUPS 160(R8), Y5
-	VMOVUPS 192(R8), Y6
-	VMOVUPS 224(R8), Y7
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done44
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done44
 
 kv_head43:
 	MOVL         (DI), R9
@@ -666,22 +676,22 @@ kv_head43:
 kv_zero45:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head43
 
 kv_head_done44:
 	ADDQ $0x00000100, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group41
 
 kv_group_done42:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query39
 
 kv_query_done40:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key37
 
 kv_key_done38:
@@ -1067,39 +1077,44 @@ combine_done72:
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  k_base+48(FP), AX
-	MOVQ  s_base+0(FP), CX
-	MOVQ  kStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  sStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R9
-	TESTQ R9, R9
-	JZ    kv_key_done75
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done75
 
 kv_key74:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R10
-	TESTQ R10, R10
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
 	JZ    kv_query_done77
 
 kv_query76:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R11
-	TESTQ R11, R11
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
 	JZ    kv_group_done79
 
 kv_group78:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	MOVQ    grp+96(FP), R12
-	TESTQ   R12, R12
-	JZ      kv_head_done81
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done81
 
 kv_head80:
 	VMULPS        (SI), Z0, Z4
@@ -1118,22 +1133,22 @@ kv_head80:
 	VMOVSS        X4, (DI)
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
-	DECQ          R12
+	DECQ          R13
 	JNZ           kv_head80
 
 kv_head_done81:
 	ADDQ $0x00000100, R8
-	DECQ R11
+	DECQ R12
 	JNZ  kv_group78
 
 kv_group_done79:
-	DECQ R10
+	DECQ R11
 	JNZ  kv_query76
 
 kv_query_done77:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R9
+	DECQ R10
 	JNZ  kv_key74
 
 kv_key_done75:
@@ -1141,39 +1156,44 @@ kv_key_done75:
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ  v_base+48(FP), AX
-	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
-	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  nk+72(FP), R10
-	TESTQ R10, R10
-	JZ    kv_key_done83
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done83
 
 kv_key82:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
 	JZ    kv_query_done85
 
 kv_query84:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
 	JZ    kv_group_done87
 
 kv_group86:
-	VMOVUPS (R8), Z0
-	VMOVUPS 64(R8), Z1
-	VMOVUPS 128(R8), Z2
-	VMOVUPS 192(R8), Z3
-	MOVQ    grp+96(FP), R13
-	TESTQ   R13, R13
-	JZ      kv_head_done89
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done89
 
 kv_head88:
 	MOVL         (DI), R9
@@ -1196,22 +1216,22 @@ kv_head88:
 kv_zero90:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
-	DECQ R13
+	DECQ R14
 	JNZ  kv_head88
 
 kv_head_done89:
 	ADDQ $0x00000100, R8
-	DECQ R12
+	DECQ R13
 	JNZ  kv_group86
 
 kv_group_done87:
-	DECQ R11
+	DECQ R12
 	JNZ  kv_query84
 
 kv_query_done85:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
-	DECQ R10
+	DECQ R11
 	JNZ  kv_key82
 
 kv_key_done83:
