@@ -216,6 +216,14 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	// Wide spreads: keys scaled by 10^U(−2, 1.5), scale 1.
 	q, kp = attnPositions(r, "random+pad", 4, 129)
 	special("wide logit spread lq=4 lk=129 random+pad", q, kp, opt(gqa, false, 0, 1), 1, 1, true, StorageF32)
+	// Many queries per head group with few keys: prefill engines block the
+	// queries of one KV group at a time (and gather, rotate in scratch), where
+	// a decode step blocks every head of a few queries.
+	mq := 320/full[0] + 3
+	q, kp = attnPositions(r, "prefill", mq, 29)
+	special(fmt.Sprintf("many queries lq=%d lk=29 prefill", mq), q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF32)
+	q, kp = attnPositions(r, "random+pad", mq, 23)
+	special(fmt.Sprintf("many queries lq=%d lk=23 random+pad", mq), q, kp, opt(full, false, 0, scale), 1, 1, false, StorageF32)
 	// Queries about 2^31 after their keys, no window: every distance is beyond
 	// every table and ALiBi's raw bias near −2^31·slope, whose float32 rounding
 	// (±64) would swamp the differences between keys without a per-row shift.

@@ -39,11 +39,11 @@ func GenericKernels(d jen.Dict) {
 	d[jen.Id(abi.ValuesKV.Field)] = jen.Id("valuesKVGeneric")
 }
 
-//go:embed engine.go.tmpl terms.go.tmpl
+//go:embed engine.go.tmpl terms.go.tmpl bench.go.tmpl
 var sources embed.FS
 
 // engine is the parsed engine with the families' terms.
-var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go.tmpl"))
+var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go.tmpl", "bench.go.tmpl"))
 
 // Term is a family's part of the attention form of one spec.
 type Term struct {
@@ -65,14 +65,17 @@ type Term struct {
 // data is what the engine template reads.
 type data struct {
 	Term
-	Pkg                    string
-	Rope, Bias, Table      bool
-	SeqLenArg, SeqLenPaged string
+	Pkg                       string
+	Rope, Bias, Table         bool
+	SeqLenArg, SeqLenPaged    string
+	BenchQHeads, BenchKVHeads int
 }
 
-// File emits <name>_attention.go for spec s with the family term t.
-func File(s *spec.Spec, t Term) (emit.File, error) {
-	d := data{Term: t, Pkg: s.Name, SeqLenArg: "0", SeqLenPaged: "0"}
+// Files emits <name>_attention.go for spec s with the family term t, and
+// <name>_attention_test.go, its benchmarks (the harness runs from the
+// family's TestVariants, through Run).
+func Files(s *spec.Spec, t Term) ([]emit.File, error) {
+	d := data{Term: t, Pkg: s.Name, SeqLenArg: "0", SeqLenPaged: "0", BenchQHeads: 32, BenchKVHeads: 8}
 	switch t.Family {
 	case "rope":
 		d.Rope = true
@@ -81,25 +84,47 @@ func File(s *spec.Spec, t Term) (emit.File, error) {
 	case "rpe_bias":
 		d.Bias, d.Table = true, true
 	default:
-		return emit.File{}, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
+		return nil, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
+	}
+	if d.Bias {
+		d.BenchQHeads, d.BenchKVHeads = s.Heads, s.Heads
 	}
 	if t.RuntimeSwitch {
 		d.SeqLenArg = "attnSeqLen(qpos, kpos)"
 		d.SeqLenPaged = "n"
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport (\n\t\"math\"\n\t\"strconv\"\n\t\"sync\"\n)\n\n", emit.Header(s.File), s.Name)
+	var head string
 	if t.HeadDim > 0 {
-		fmt.Fprintf(&b, "// HeadDim is the dimension of an attention head: q, k, v and out rows of Attention.\nconst HeadDim = %d\n\n", t.HeadDim)
+		head = fmt.Sprintf("// HeadDim is the dimension of an attention head: q, k, v and out rows of Attention.\nconst HeadDim = %d\n\n", t.HeadDim)
 	}
-	if err := engine.ExecuteTemplate(&b, "engine.go.tmpl", d); err != nil {
+	eng, err := render(s, d, s.Name+"_attention.go", "engine.go.tmpl", []string{"math", "strconv", "sync"}, head)
+	if err != nil {
+		return nil, err
+	}
+	bench, err := render(s, d, s.Name+"_attention_test.go", "bench.go.tmpl", []string{"math", "testing", "time"}, "")
+	if err != nil {
+		return nil, err
+	}
+	return []emit.File{eng, bench}, nil
+}
+
+// render executes template name into the Go file called file, with its
+// header, package clause, imports and head, formatted.
+func render(s *spec.Spec, d data, file, name string, imports []string, head string) (emit.File, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport (\n", emit.Header(s.File), s.Name)
+	for _, im := range imports {
+		fmt.Fprintf(&b, "\t%q\n", im)
+	}
+	b.WriteString(")\n\n" + head)
+	if err := engine.ExecuteTemplate(&b, name, d); err != nil {
 		return emit.File{}, fmt.Errorf("attention: %s: %w", s.File, err)
 	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
-		return emit.File{}, fmt.Errorf("attention: %s: formatting the engine: %w\n%s", s.File, err, numbered(b.String()))
+		return emit.File{}, fmt.Errorf("attention: %s: formatting %s: %w\n%s", s.File, file, err, numbered(b.String()))
 	}
-	return emit.File{Name: s.Name + "_attention.go", Data: src}, nil
+	return emit.File{Name: file, Data: src}, nil
 }
 
 // numbered prefixes each line of src with its number, for formatting errors.

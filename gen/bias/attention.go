@@ -5,9 +5,9 @@ import (
 	"github.com/posenc/posenc/internal/emit"
 )
 
-// attentionFile emits <name>_attention.go when the spec gives head_dim: the
+// attentionFiles emits <name>_attention.go and its benchmarks when the spec gives head_dim: the
 // shared engine with the ALiBi or learned-bucket bias as its term.
-func attentionFile(c *Consts) (emit.File, error) { return attention.File(c.Spec, attentionTerm(c)) }
+func attentionFiles(c *Consts) ([]emit.File, error) { return attention.Files(c.Spec, attentionTerm(c)) }
 
 // attentionTerm is the bias family's term: ALiBi's slopes or the learned
 // bucket table.

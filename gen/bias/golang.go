@@ -61,11 +61,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	}
 	files = append(files, reg)
 	if s.HeadDim > 0 {
-		att, err := attentionFile(c)
+		att, err := attentionFiles(c)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, att)
+		files = append(files, att...)
 	}
 	return files, nil
 }

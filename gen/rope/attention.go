@@ -12,9 +12,9 @@ func (c *Consts) hasAttention() bool {
 	return !c.storage16() && len(c.Spec.MRoPESection) == 0
 }
 
-// attentionFile emits <name>_attention.go: the shared engine with RoPE's
+// attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's
 // term.
-func attentionFile(c *Consts) (emit.File, error) { return attention.File(c.Spec, attentionTerm(c)) }
+func attentionFiles(c *Consts) ([]emit.File, error) { return attention.Files(c.Spec, attentionTerm(c)) }
 
 // attentionTerm is RoPE's term: q and k rotated inside by the package's own
 // rotation (rotateTokensAt).

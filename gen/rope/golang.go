@@ -47,11 +47,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	}
 	files := []emit.File{api, generic, reg, test}
 	if c.hasAttention() {
-		att, err := attentionFile(c)
+		att, err := attentionFiles(c)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, att)
+		files = append(files, att...)
 	}
 	return files, nil
 }

@@ -257,6 +257,34 @@ func biasSizeFns(p biasPkg, table bool, bucket func(int) int) []sizeFn {
 	return fns
 }
 
+// attnSizeFns are the attention forms of a package, called with fuzzed head
+// counts (sizes 0 and 1), window (size 2), and slices: Attention (and, for
+// rope, AttentionRotated) and AttentionPaged, the table after v for rpe_bias.
+// opts builds the package's options.
+func attnSizeFns[O any](opts func(qh, kvh, window int) O, table bool,
+	att func(out, q, k, v, table []float32, qpos, kpos []int32, o O),
+	rotated func(out, q, k, v []float32, qpos, kpos []int32, o O),
+	paged func(out, q, kc, vc, table []float32, qpos, qStart, slots, kpos, kStart []int32, o O),
+) []sizeFn {
+	tab := func(in *sizeIn) []float32 {
+		if table {
+			return in.F()
+		}
+		return nil
+	}
+	o := func(in *sizeIn) O { return opts(in.N(0), in.N(1), in.N(2)) }
+	fns := []sizeFn{
+		{"Attention", func(in *sizeIn) { att(in.F(), in.F(), in.F(), in.F(), tab(in), in.P(), in.P(), o(in)) }},
+		{"AttentionPaged", func(in *sizeIn) {
+			paged(in.F(), in.F(), in.F(), in.F(), tab(in), in.P(), in.P(), in.P(), in.P(), in.P(), o(in))
+		}},
+	}
+	if rotated != nil {
+		fns = append(fns, sizeFn{"AttentionRotated", func(in *sizeIn) { rotated(in.F(), in.F(), in.F(), in.F(), in.P(), in.P(), o(in)) }})
+	}
+	return fns
+}
+
 // sizePkgs are the packages FuzzSizes calls: rope (float32, with M-RoPE and
 // ScaleQ, and 16-bit with each), alibi, rpe_bias, both absolute kinds,
 // rpe_full and xl.
@@ -266,8 +294,18 @@ func sizePkgs() []sizePkg {
 	}
 	return []sizePkg{
 		{"llama2_7b", llama2_7b.HeadDim, reg(llama2_7b.Variants, llama2_7b.VariantAvailable, llama2_7b.UseVariant, llama2_7b.ActiveVariant),
-			ropeSizeFns(llama2_7b.Apply, llama2_7b.Inverse, llama2_7b.ApplyHeadMajor, llama2_7b.ApplyQK, llama2_7b.ApplyStrided,
-				llama2_7b.ApplyQKStrided, llama2_7b.ApplyTo, llama2_7b.ApplyToSlots, llama2_7b.Shift, llama2_7b.FrequenciesAt)},
+			append(ropeSizeFns(llama2_7b.Apply, llama2_7b.Inverse, llama2_7b.ApplyHeadMajor, llama2_7b.ApplyQK, llama2_7b.ApplyStrided,
+				llama2_7b.ApplyQKStrided, llama2_7b.ApplyTo, llama2_7b.ApplyToSlots, llama2_7b.Shift, llama2_7b.FrequenciesAt),
+				attnSizeFns(func(qh, kvh, w int) llama2_7b.AttentionOptions {
+					return llama2_7b.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.1, Causal: w%2 == 0, Window: w}
+				}, false,
+					func(out, q, k, v, _ []float32, qpos, kpos []int32, o llama2_7b.AttentionOptions) {
+						llama2_7b.Attention(out, q, k, v, qpos, kpos, o)
+					},
+					llama2_7b.AttentionRotated,
+					func(out, q, kc, vc, _ []float32, qpos, qs, slots, kpos, ks []int32, o llama2_7b.AttentionOptions) {
+						llama2_7b.AttentionPaged(out, q, kc, vc, qpos, qs, slots, kpos, ks, o)
+					})...)},
 		{"llama4_scout", llama4_scout.HeadDim, reg(llama4_scout.Variants, llama4_scout.VariantAvailable, llama4_scout.UseVariant, llama4_scout.ActiveVariant),
 			append(ropeSizeFns(llama4_scout.Apply, llama4_scout.Inverse, llama4_scout.ApplyHeadMajor, llama4_scout.ApplyQK, llama4_scout.ApplyStrided,
 				llama4_scout.ApplyQKStrided, llama4_scout.ApplyTo, llama4_scout.ApplyToSlots, llama4_scout.Shift, llama4_scout.FrequenciesAt),
@@ -289,8 +327,20 @@ func sizePkgs() []sizePkg {
 				sizeFn{"ApplyMRoPE", func(in *sizeIn) { gmrope_qwen3_f16.ApplyMRoPE(in.H(), in.P(), in.N(0)) }},
 				sizeFn{"InverseMRoPE", func(in *sizeIn) { gmrope_qwen3_f16.InverseMRoPE(in.H(), in.P(), in.N(0)) }},
 				sizeFn{"ApplyQKMRoPE", func(in *sizeIn) { gmrope_qwen3_f16.ApplyQKMRoPE(in.H(), in.H(), in.P(), in.N(0), in.N(1)) }})},
-		{"bloom_176b", bloom_176b.Heads, biasPkgs[0].reg, biasSizeFns(biasPkgs[0], false, nil)},
-		{"t5_base", t5_base.Heads, biasPkgs[1].reg, biasSizeFns(biasPkgs[1], true, t5_base.Bucket)},
+		{"bloom_176b", bloom_176b.Heads, biasPkgs[0].reg, append(biasSizeFns(biasPkgs[0], false, nil),
+			attnSizeFns(func(qh, kvh, w int) bloom_176b.AttentionOptions {
+				return bloom_176b.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.1, Causal: w%2 == 0, Window: w}
+			}, false,
+				func(out, q, k, v, _ []float32, qpos, kpos []int32, o bloom_176b.AttentionOptions) {
+					bloom_176b.Attention(out, q, k, v, qpos, kpos, o)
+				}, nil,
+				func(out, q, kc, vc, _ []float32, qpos, qs, slots, kpos, ks []int32, o bloom_176b.AttentionOptions) {
+					bloom_176b.AttentionPaged(out, q, kc, vc, qpos, qs, slots, kpos, ks, o)
+				})...)},
+		{"t5_base", t5_base.Heads, biasPkgs[1].reg, append(biasSizeFns(biasPkgs[1], true, t5_base.Bucket),
+			attnSizeFns(func(qh, kvh, w int) t5_base.AttentionOptions {
+				return t5_base.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.1, Causal: w%2 == 0, Window: w}
+			}, true, t5_base.Attention, nil, t5_base.AttentionPaged)...)},
 		{"transformer_base", transformer_base.DModel, absPkgs[0].reg, []sizeFn{
 			{"Add", func(in *sizeIn) { transformer_base.Add(in.F(), in.P()) }},
 			{"Encode", func(in *sizeIn) { transformer_base.Encode(in.F(), in.N(0)) }},
@@ -314,7 +364,8 @@ func sizePkgs() []sizePkg {
 }
 
 // FuzzSizes calls every exported function of a rope (float32 and 16-bit,
-// with M-RoPE and ScaleQ), alibi, rpe_bias, absolute, rpe_full and xl package
+// with M-RoPE and ScaleQ), alibi, rpe_bias (with their attention forms),
+// absolute, rpe_full and xl package
 // with fuzzed size arguments, including products that overflow int, on
 // every variant the CPU runs, with every slice against a PROT_NONE guard
 // page (at its end or its start). A call must return, or panic with a

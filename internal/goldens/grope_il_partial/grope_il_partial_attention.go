@@ -276,10 +276,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					kt, kStride = sc.k, row
 					rotateTokensAt(operand{kt, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, kpos, n, 1)
 				case ks.rotate:
-					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
+					// Gathered into scratch (never the caller's k) and rotated there.
+					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, true, j0, nt, g0, sh.groups, row)
 					rotateTokensAt(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, kpos, n, 1)
 				default:
-					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
+					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, false, j0, nt, g0, sh.groups, row)
 				}
 				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				for r := 0; r < nr; r++ {
@@ -311,7 +312,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r])
 				}
-				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, j0, nt, g0, sh.groups, row)
+				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, false, j0, nt, g0, sh.groups, row)
 				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
@@ -343,16 +344,19 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 
 // attnTileRows returns the rows of KV heads g0..g0+groups of keys j0..j0+nt of x
 // (key j is row slots[j], or row j without slots; rows of row floats) and their
-// stride: in place for contiguous keys, else gathered into buf, groups·HeadDim
-// floats a key.
-func attnTileRows(buf, x []float32, slots []int32, j0, nt, g0, groups, row int) ([]float32, int) {
-	if slots == nil {
+// stride: in place for contiguous keys unless gather, else gathered into buf,
+// groups·HeadDim floats a key.
+func attnTileRows(buf, x []float32, slots []int32, gather bool, j0, nt, g0, groups, row int) ([]float32, int) {
+	if slots == nil && !gather {
 		return x[j0*row+g0*HeadDim : (j0+nt-1)*row+(g0+groups)*HeadDim], row
 	}
 	w := groups * HeadDim
 	for j := 0; j < nt; j++ {
-		src := int(slots[j0+j])*row + g0*HeadDim
-		copy(buf[j*w:(j+1)*w], x[src:src+w])
+		src := (j0 + j) * row
+		if slots != nil {
+			src = int(slots[j0+j]) * row
+		}
+		copy(buf[j*w:(j+1)*w], x[src+g0*HeadDim:src+(g0+groups)*HeadDim])
 	}
 	return buf[:nt*w], w
 }
