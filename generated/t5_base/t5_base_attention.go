@@ -152,6 +152,9 @@ func Attention(out, q, k, v []float32, table []float32, qpos, kpos []int32, o At
 	attnCheckLen("Attention", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("Attention", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
 	attnCheckTable("Attention", table)
+	if len(qpos) == 0 {
+		return // (and no scratch sized by head counts that no slice bounds)
+	}
 	sh := attnShapeOf(&o, len(qpos))
 	sc := getAttnScratch(sh, &o)
 	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, table, o, sh, sc)

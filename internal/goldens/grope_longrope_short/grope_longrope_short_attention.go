@@ -146,6 +146,9 @@ func Attention(out, q, k, v []float32, qpos, kpos []int32, o AttentionOptions) {
 	attnCheckLen("Attention", "out", "len(qpos)", "QHeads", len(out), len(qpos), o.QHeads)
 	attnCheckLen("Attention", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("Attention", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
+	if len(qpos) == 0 {
+		return // (and no scratch sized by head counts that no slice bounds)
+	}
 	sh := attnShapeOf(&o, len(qpos))
 	sc := getAttnScratch(sh, &o)
 	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos, rotate: true}, o, sh, attnSeqLen(qpos, kpos), sc)
@@ -162,6 +165,9 @@ func AttentionRotated(out, q, k, v []float32, qpos, kpos []int32, o AttentionOpt
 	attnCheckLen("AttentionRotated", "out", "len(qpos)", "QHeads", len(out), len(qpos), o.QHeads)
 	attnCheckLen("AttentionRotated", "k", "len(kpos)", "KVHeads", len(k), len(kpos), o.KVHeads)
 	attnCheckLen("AttentionRotated", "v", "len(kpos)", "KVHeads", len(v), len(kpos), o.KVHeads)
+	if len(qpos) == 0 {
+		return
+	}
 	sh := attnShapeOf(&o, len(qpos))
 	sc := getAttnScratch(sh, &o)
 	attend(out, q, qpos, attnKeys{k: k, v: v, kpos: kpos}, o, sh, attnSeqLen(qpos, kpos), sc)
