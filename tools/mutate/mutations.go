@@ -106,6 +106,26 @@ var checks = map[string]Check{
 // the RoPE large-call (streaming) order of the AVX2 kernels, Inverse on
 // every backend, and f16/bf16 CUDA storage.
 var mutations = []Mutation{
+	// The attention form (generated Go, the engine's template, its kernels).
+	{"attn: causal mask admits the query's own position only", "generated/llama2_7b/llama2_7b_attention.go", "",
+		"o.Causal && kp > qp", "o.Causal && kp >= qp", "test llama2_7b", 0},
+	{"attn: window one key longer", "generated/bloom_7b1/bloom_7b1_attention.go", "",
+		"qp-kp >= int64(o.Window)", "qp-kp > int64(o.Window)", "test bloom_7b1", 0},
+	{"attn: alibi without the nearest-key shift", "generated/bloom_7b1/bloom_7b1_attention.go", "",
+		"float64(dist-dref)", "float64(dist-0*dref)", "test bloom_7b1", 0},
+	{"attn: rpe_bias distance sign", "generated/t5_base/t5_base_attention.go", "",
+		"trow[Bucket(int(rel))]", "trow[Bucket(int(-rel))]", "test t5_base", 0},
+	{"attn: online softmax sum not rescaled", "generated/t5_base/t5_base_attention.go", "",
+		"sc.l[r] *= alpha", "sc.l[r] *= 1", "test t5_base", 0},
+	{"attn: rope prefill keys rotated in the caller's k", "generated/llama2_7b/llama2_7b_attention.go", "",
+		"attnTileRows(sc.k, ks.k, ks.slots, true,", "attnTileRows(sc.k, ks.k, ks.slots, false,", "test llama2_7b", 0},
+	{"attn: query rotation skipped", "generated/llama2_7b/llama2_7b_attention.go", "",
+		"rotateTokensAt(operand{sc.q, sc.q, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)", "_ = n", "test llama2_7b", 0},
+	{"attn asm: valuesKV zero-weight skip always taken", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·valuesKVAVX512(SB)",
+		"JZ           kv_zero", "JMP          kv_zero", "test llama2_7b", 0},
+	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
+		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
+
 	// Generated Go.
 	{"go: rope generic pair sign", "generated/llama2_7b/llama2_7b_generic.go", "",
 		"x0*c-x1*s, x1*c+x0*s", "x0*c+x1*s, x1*c+x0*s", "test llama2_7b", 0},
@@ -157,9 +177,9 @@ var mutations = []Mutation{
 		"VCVTPS2PH   $0x00, Y12, (R10)", "VCVTPS2PH   $0x03, Y12, (R10)", "golden grope_f16_half", 0},
 	{"avx512: rope Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·rotateAVX512(SB)",
 		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b", 0},
-	{"avx512: rope Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse38:",
+	{"avx512: rope Inverse sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_inverse55:",
 		"VFMADD231PS", "VFMSUB231PS", "test llama2_7b", 0},
-	{"avx512: rope large-call Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_stream39:",
+	{"avx512: rope large-call Apply sign", "generated/llama2_7b/llama2_7b_amd64.s", "rope_stream56:",
 		"VFMSUB231PS", "VFMADD231PS", "test llama2_7b", 0},
 	{"avx512: rope combineRows sub→add", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·combineRowsAVX512(SB)",
 		"VSUBPD       Z3, Z2, Z2", "VADDPD       Z3, Z2, Z2", "test llama2_7b", 0},
