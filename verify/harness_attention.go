@@ -137,10 +137,10 @@ func attnHeads(s *spec.Spec) [][2]int {
 // attnBudget caps lq·lk·QHeads·HeadDim of one case (the reference's and a
 // naive kernel's multiply-adds): a case over it keeps fewer queries, so
 // RunAttention stays well under a second natively for the largest specs.
-const attnBudget = 1 << 20
+const attnBudget = 1 << 18
 
 // attnDecodeBudget caps the long decode case the same way.
-const attnDecodeBudget = 1 << 24
+const attnDecodeBudget = 1 << 22
 
 // RunAttention checks the attention form of a rope, alibi or rpe_bias
 // variant against AttentionRef, every output element within its bound
