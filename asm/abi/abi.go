@@ -193,6 +193,12 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
 	}, Doc: "acc[r·HeadDim + x] += p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] for j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
 
+	// ExpShift is the attention form's probability step (gen/attention):
+	// each score of a row becomes e^(s − m), m the row's running maximum, with
+	// softmaxRow's vector expf (e^−∞ = +0 exactly), and sum[0] gets their sum.
+	ExpShift = Kernel{Field: "expShift", Params: []Param{{"row", "[]float32"}, {"m", "float32"}, {"sum", "[]float32"}},
+		Doc: "row[j] = e^(row[j] − m) for j < len(row), sum[0] = Σ_j row[j]; len(sum) ≥ 1"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -201,5 +207,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, ExpShift, Exp}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
-	"github.com/posenc/posenc/asm/attention"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -26,7 +25,7 @@ type Params struct {
 	// the in-register ALiBi bias of AddBias and Bias; alibi packages set it.
 	Ramp bool
 	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
-	// head dimension (asm/attention: scoresKV and valuesKV).
+	// head dimension (AttentionAMD64, AttentionNEON).
 	AttentionHeadDim int
 }
 
@@ -57,7 +56,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		ks = append(ks, amd64.Kernel{ABI: abi.Exp, Emit: func(g *amd64.Gen) { gen{g}.expRow() }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, attention.AMD64(p.AttentionHeadDim)...)
+		ks = append(ks, AttentionAMD64(p.AttentionHeadDim)...)
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
@@ -86,7 +85,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Emit: func(e *arm64.Emitter) { expKernel(e, expNEONName) }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, attention.NEON()...)
+		ks = append(ks, AttentionNEON()...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
-	"github.com/posenc/posenc/asm/attention"
+	"github.com/posenc/posenc/asm/bias"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -33,7 +33,7 @@ type Params struct {
 	// attn_temperature (Llama 4's ScaleQ).
 	ScaleRows bool
 	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
-	// head dimension (asm/attention: scoresKV and valuesKV).
+	// head dimension (bias.AttentionAMD64, bias.AttentionNEON).
 	AttentionHeadDim int
 }
 
@@ -53,7 +53,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		ks = append(ks, amd64.Kernel{ABI: abi.ScaleRows, Emit: func(g *amd64.Gen) { gen{Gen: g}.scaleRows() }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, attention.AMD64(p.AttentionHeadDim)...)
+		ks = append(ks, bias.AttentionAMD64(p.AttentionHeadDim)...)
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
@@ -93,7 +93,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Emit: func(e *arm64.Emitter) { scaleRowsNEON(e, sn) }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, attention.NEON()...)
+		ks = append(ks, bias.AttentionNEON()...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

@@ -25,11 +25,13 @@ import (
 
 // Fields are the kernels-struct fields of the engine's kernels, which read
 // the keys and values in their [key][KVHead][HeadDim] rows: a tile's scores
-// (abi.ScoresKV) and its share of the output (abi.ValuesKV). The assembly
-// comes from asm/attention, which the families add to their own programs.
+// (abi.ScoresKV), the probabilities e^(s − m) and their sum (abi.ExpShift)
+// and the tile's share of the output (abi.ValuesKV). The assembly comes from
+// asm/bias.AttentionAMD64, which the families add to their own programs.
 var Fields = []gocode.KernelField{
 	{Name: abi.ScoresKV.Field, Type: abi.ScoresKV.FuncType()},
 	{Name: abi.ValuesKV.Field, Type: abi.ValuesKV.FuncType()},
+	{Name: abi.ExpShift.Field, Type: abi.ExpShift.FuncType()},
 }
 
 // GenericKernels adds the engine's portable kernels, emitted with the
@@ -37,6 +39,7 @@ var Fields = []gocode.KernelField{
 func GenericKernels(d jen.Dict) {
 	d[jen.Id(abi.ScoresKV.Field)] = jen.Id("scoresKVGeneric")
 	d[jen.Id(abi.ValuesKV.Field)] = jen.Id("valuesKVGeneric")
+	d[jen.Id(abi.ExpShift.Field)] = jen.Id("expShiftGeneric")
 }
 
 //go:embed engine.go.tmpl terms.go.tmpl bench.go.tmpl

@@ -2055,6 +2055,87 @@ kv_key_done123:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop132:
+	CMPQ         CX, $0x00000008
+	JB           loop_end133
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop132
+
+loop_end133:
+	TESTQ        CX, CX
+	JZ           loop_done131
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done131:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func addRowAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
@@ -2062,9 +2143,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop132:
+loop135:
 	CMPQ    DX, $0x00000040
-	JB      loop_end133
+	JB      loop_end136
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -2080,23 +2161,23 @@ loop132:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop132
+	JMP     loop135
 
-loop_end133:
-loop134:
+loop_end136:
+loop137:
 	CMPQ    DX, $0x00000010
-	JB      loop_end135
+	JB      loop_end138
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop134
+	JMP     loop137
 
-loop_end135:
+loop_end138:
 	TESTQ     DX, DX
-	JZ        loop_done131
+	JZ        loop_done134
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -2104,7 +2185,7 @@ loop_end135:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done131:
+loop_done134:
 	VZEROUPPER
 	RET
 
@@ -2124,9 +2205,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop137:
+loop140:
 	CMPQ        DI, $0x00000040
-	JB          loop_end138
+	JB          loop_end141
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -2142,23 +2223,23 @@ loop137:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop137
+	JMP         loop140
 
-loop_end138:
-loop139:
+loop_end141:
+loop142:
 	CMPQ        DI, $0x00000010
-	JB          loop_end140
+	JB          loop_end143
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop139
+	JMP         loop142
 
-loop_end140:
+loop_end143:
 	TESTQ       DI, DI
-	JZ          loop_done136
+	JZ          loop_done139
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -2166,7 +2247,7 @@ loop_end140:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done136:
+loop_done139:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2196,13 +2277,13 @@ loop_done136:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge141
+	JAE           softmax_huge144
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop144:
+loop147:
 	CMPQ         SI, $0x00000040
-	JB           loop_end145
+	JB           loop_end148
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -2213,7 +2294,7 @@ loop144:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead146
+	JZ           exp_dead149
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2242,13 +2323,13 @@ loop144:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done147
+	JMP          exp_done150
 
-exp_dead146:
+exp_dead149:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done147:
+exp_done150:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2263,7 +2344,7 @@ exp_done147:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead148
+	JZ           exp_dead151
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2292,13 +2373,13 @@ exp_done147:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done149
+	JMP          exp_done152
 
-exp_dead148:
+exp_dead151:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done149:
+exp_done152:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2314,18 +2395,18 @@ exp_done149:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop144
+	JMP           loop147
 
-loop_end145:
-loop150:
+loop_end148:
+loop153:
 	CMPQ         SI, $0x00000010
-	JB           loop_end151
+	JB           loop_end154
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead152
+	JZ           exp_dead155
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2340,12 +2421,12 @@ loop150:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done153
+	JMP          exp_done156
 
-exp_dead152:
+exp_dead155:
 	VXORPS Z1, Z1, Z1
 
-exp_done153:
+exp_done156:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2356,11 +2437,11 @@ exp_done153:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop150
+	JMP           loop153
 
-loop_end151:
+loop_end154:
 	TESTQ         SI, SI
-	JZ            loop_done143
+	JZ            loop_done146
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2389,16 +2470,16 @@ loop_end151:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done143:
-	JMP softmax_summed142
+loop_done146:
+	JMP softmax_summed145
 
-softmax_huge141:
+softmax_huge144:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop155:
+loop158:
 	CMPQ         SI, $0x00000040
-	JB           loop_end156
+	JB           loop_end159
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -2409,7 +2490,7 @@ loop155:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead157
+	JZ           exp_dead160
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2438,13 +2519,13 @@ loop155:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done158
+	JMP          exp_done161
 
-exp_dead157:
+exp_dead160:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done158:
+exp_done161:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2459,7 +2540,7 @@ exp_done158:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead159
+	JZ           exp_dead162
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2488,13 +2569,13 @@ exp_done158:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done160
+	JMP          exp_done163
 
-exp_dead159:
+exp_dead162:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done160:
+exp_done163:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2510,18 +2591,18 @@ exp_done160:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop155
+	JMP           loop158
 
-loop_end156:
-loop161:
+loop_end159:
+loop164:
 	CMPQ         SI, $0x00000010
-	JB           loop_end162
+	JB           loop_end165
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead163
+	JZ           exp_dead166
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2536,12 +2617,12 @@ loop161:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done164
+	JMP          exp_done167
 
-exp_dead163:
+exp_dead166:
 	VXORPS Z1, Z1, Z1
 
-exp_done164:
+exp_done167:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2552,11 +2633,11 @@ exp_done164:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop161
+	JMP           loop164
 
-loop_end162:
+loop_end165:
 	TESTQ         SI, SI
-	JZ            loop_done154
+	JZ            loop_done157
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2585,8 +2666,8 @@ loop_end162:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done154:
-softmax_summed142:
+loop_done157:
+softmax_summed145:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -2600,9 +2681,9 @@ softmax_summed142:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop166:
+loop169:
 	CMPQ    CX, $0x00000040
-	JB      loop_end167
+	JB      loop_end170
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2613,28 +2694,28 @@ loop166:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop166
+	JMP     loop169
 
-loop_end167:
-loop168:
+loop_end170:
+loop171:
 	CMPQ    CX, $0x00000010
-	JB      loop_end169
+	JB      loop_end172
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop168
+	JMP     loop171
 
-loop_end169:
+loop_end172:
 	TESTQ     CX, CX
-	JZ        loop_done165
+	JZ        loop_done168
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done165:
+loop_done168:
 	VZEROUPPER
 	RET
 
@@ -2652,7 +2733,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided170
+	JAE          ramp_one_sided173
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -2662,9 +2743,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop172:
+loop175:
 	CMPQ        BX, $0x00000040
-	JB          loop_end173
+	JB          loop_end176
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -2687,12 +2768,12 @@ loop172:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop172
+	JMP         loop175
 
-loop_end173:
-loop174:
+loop_end176:
+loop177:
 	CMPQ        BX, $0x00000010
-	JB          loop_end175
+	JB          loop_end178
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -2700,11 +2781,11 @@ loop174:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop174
+	JMP         loop177
 
-loop_end175:
+loop_end178:
 	TESTQ       BX, BX
-	JZ          loop_done171
+	JZ          loop_done174
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -2714,7 +2795,7 @@ loop_end175:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done171:
+loop_done174:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -2744,15 +2825,15 @@ loop_done171:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge176
+	JAE           softmax_huge179
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop179:
+loop182:
 	CMPQ         BX, $0x00000040
-	JB           loop_end180
+	JB           loop_end183
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -2766,7 +2847,7 @@ loop179:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead181
+	JZ           exp_dead184
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -2795,13 +2876,13 @@ loop179:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done182
+	JMP          exp_done185
 
-exp_dead181:
+exp_dead184:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done182:
+exp_done185:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -2821,7 +2902,7 @@ exp_done182:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead183
+	JZ           exp_dead186
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -2850,13 +2931,13 @@ exp_done182:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done184
+	JMP          exp_done187
 
-exp_dead183:
+exp_dead186:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done184:
+exp_done187:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -2871,12 +2952,12 @@ exp_done184:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop179
+	JMP           loop182
 
-loop_end180:
-loop185:
+loop_end183:
+loop188:
 	CMPQ         BX, $0x00000010
-	JB           loop_end186
+	JB           loop_end189
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -2884,7 +2965,7 @@ loop185:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead187
+	JZ           exp_dead190
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -2899,12 +2980,12 @@ loop185:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done188
+	JMP          exp_done191
 
-exp_dead187:
+exp_dead190:
 	VXORPS Z3, Z3, Z3
 
-exp_done188:
+exp_done191:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -2914,11 +2995,11 @@ exp_done188:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop185
+	JMP           loop188
 
-loop_end186:
+loop_end189:
 	TESTQ         BX, BX
-	JZ            loop_done178
+	JZ            loop_done181
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -2949,18 +3030,18 @@ loop_end186:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done178:
-	JMP softmax_summed177
+loop_done181:
+	JMP softmax_summed180
 
-softmax_huge176:
+softmax_huge179:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop190:
+loop193:
 	CMPQ         BX, $0x00000040
-	JB           loop_end191
+	JB           loop_end194
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -2974,7 +3055,7 @@ loop190:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead192
+	JZ           exp_dead195
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3003,13 +3084,13 @@ loop190:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done193
+	JMP          exp_done196
 
-exp_dead192:
+exp_dead195:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done193:
+exp_done196:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3029,7 +3110,7 @@ exp_done193:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead194
+	JZ           exp_dead197
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3058,13 +3139,13 @@ exp_done193:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done195
+	JMP          exp_done198
 
-exp_dead194:
+exp_dead197:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done195:
+exp_done198:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3079,12 +3160,12 @@ exp_done195:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop190
+	JMP           loop193
 
-loop_end191:
-loop196:
+loop_end194:
+loop199:
 	CMPQ         BX, $0x00000010
-	JB           loop_end197
+	JB           loop_end200
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3092,7 +3173,7 @@ loop196:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead198
+	JZ           exp_dead201
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3107,12 +3188,12 @@ loop196:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done199
+	JMP          exp_done202
 
-exp_dead198:
+exp_dead201:
 	VXORPS Z3, Z3, Z3
 
-exp_done199:
+exp_done202:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3122,11 +3203,11 @@ exp_done199:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop196
+	JMP           loop199
 
-loop_end197:
+loop_end200:
 	TESTQ         BX, BX
-	JZ            loop_done189
+	JZ            loop_done192
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3157,8 +3238,8 @@ loop_end197:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done189:
-softmax_summed177:
+loop_done192:
+softmax_summed180:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3172,9 +3253,9 @@ softmax_summed177:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop201:
+loop204:
 	CMPQ    CX, $0x00000040
-	JB      loop_end202
+	JB      loop_end205
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3185,32 +3266,32 @@ loop201:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop201
+	JMP     loop204
 
-loop_end202:
-loop203:
+loop_end205:
+loop206:
 	CMPQ    CX, $0x00000010
-	JB      loop_end204
+	JB      loop_end207
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop203
+	JMP     loop206
 
-loop_end204:
+loop_end207:
 	TESTQ     CX, CX
-	JZ        loop_done200
+	JZ        loop_done203
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done200:
+loop_done203:
 	VZEROUPPER
 	RET
 
-ramp_one_sided170:
+ramp_one_sided173:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3220,9 +3301,9 @@ ramp_one_sided170:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop206:
+loop209:
 	CMPQ        BX, $0x00000040
-	JB          loop_end207
+	JB          loop_end210
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3242,12 +3323,12 @@ loop206:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop206
+	JMP         loop209
 
-loop_end207:
-loop208:
+loop_end210:
+loop211:
 	CMPQ        BX, $0x00000010
-	JB          loop_end209
+	JB          loop_end212
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3255,11 +3336,11 @@ loop208:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop208
+	JMP         loop211
 
-loop_end209:
+loop_end212:
 	TESTQ       BX, BX
-	JZ          loop_done205
+	JZ          loop_done208
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3269,7 +3350,7 @@ loop_end209:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done205:
+loop_done208:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3299,15 +3380,15 @@ loop_done205:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge210
+	JAE           softmax_huge213
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop213:
+loop216:
 	CMPQ         BX, $0x00000040
-	JB           loop_end214
+	JB           loop_end217
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3320,7 +3401,7 @@ loop213:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead215
+	JZ           exp_dead218
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3349,13 +3430,13 @@ loop213:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done216
+	JMP          exp_done219
 
-exp_dead215:
+exp_dead218:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done216:
+exp_done219:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3373,7 +3454,7 @@ exp_done216:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead217
+	JZ           exp_dead220
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3402,13 +3483,13 @@ exp_done216:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done218
+	JMP          exp_done221
 
-exp_dead217:
+exp_dead220:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done218:
+exp_done221:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3423,12 +3504,12 @@ exp_done218:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop213
+	JMP           loop216
 
-loop_end214:
-loop219:
+loop_end217:
+loop222:
 	CMPQ         BX, $0x00000010
-	JB           loop_end220
+	JB           loop_end223
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3436,7 +3517,7 @@ loop219:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead221
+	JZ           exp_dead224
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3451,12 +3532,12 @@ loop219:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done222
+	JMP          exp_done225
 
-exp_dead221:
+exp_dead224:
 	VXORPS Z3, Z3, Z3
 
-exp_done222:
+exp_done225:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3466,11 +3547,11 @@ exp_done222:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop219
+	JMP           loop222
 
-loop_end220:
+loop_end223:
 	TESTQ         BX, BX
-	JZ            loop_done212
+	JZ            loop_done215
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3501,18 +3582,18 @@ loop_end220:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done212:
-	JMP softmax_summed211
+loop_done215:
+	JMP softmax_summed214
 
-softmax_huge210:
+softmax_huge213:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop224:
+loop227:
 	CMPQ         BX, $0x00000040
-	JB           loop_end225
+	JB           loop_end228
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3525,7 +3606,7 @@ loop224:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead226
+	JZ           exp_dead229
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3554,13 +3635,13 @@ loop224:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done227
+	JMP          exp_done230
 
-exp_dead226:
+exp_dead229:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done227:
+exp_done230:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3578,7 +3659,7 @@ exp_done227:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead228
+	JZ           exp_dead231
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3607,13 +3688,13 @@ exp_done227:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done229
+	JMP          exp_done232
 
-exp_dead228:
+exp_dead231:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done229:
+exp_done232:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3628,12 +3709,12 @@ exp_done229:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop224
+	JMP           loop227
 
-loop_end225:
-loop230:
+loop_end228:
+loop233:
 	CMPQ         BX, $0x00000010
-	JB           loop_end231
+	JB           loop_end234
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3641,7 +3722,7 @@ loop230:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead232
+	JZ           exp_dead235
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3656,12 +3737,12 @@ loop230:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done233
+	JMP          exp_done236
 
-exp_dead232:
+exp_dead235:
 	VXORPS Z3, Z3, Z3
 
-exp_done233:
+exp_done236:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3671,11 +3752,11 @@ exp_done233:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop230
+	JMP           loop233
 
-loop_end231:
+loop_end234:
 	TESTQ         BX, BX
-	JZ            loop_done223
+	JZ            loop_done226
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3706,8 +3787,8 @@ loop_end231:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done223:
-softmax_summed211:
+loop_done226:
+softmax_summed214:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3721,9 +3802,9 @@ softmax_summed211:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop235:
+loop238:
 	CMPQ    CX, $0x00000040
-	JB      loop_end236
+	JB      loop_end239
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3734,28 +3815,28 @@ loop235:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop235
+	JMP     loop238
 
-loop_end236:
-loop237:
+loop_end239:
+loop240:
 	CMPQ    CX, $0x00000010
-	JB      loop_end238
+	JB      loop_end241
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop237
+	JMP     loop240
 
-loop_end238:
+loop_end241:
 	TESTQ     CX, CX
-	JZ        loop_done234
+	JZ        loop_done237
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done234:
+loop_done237:
 	VZEROUPPER
 	RET
 
@@ -3771,9 +3852,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop240:
+loop243:
 	CMPQ         CX, $0x00000040
-	JB           loop_end241
+	JB           loop_end244
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3820,12 +3901,12 @@ loop240:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop240
+	JMP          loop243
 
-loop_end241:
-loop242:
+loop_end244:
+loop245:
 	CMPQ         CX, $0x00000010
-	JB           loop_end243
+	JB           loop_end246
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3839,11 +3920,11 @@ loop242:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop242
+	JMP          loop245
 
-loop_end243:
+loop_end246:
 	TESTQ        CX, CX
-	JZ           loop_done239
+	JZ           loop_done242
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -3857,7 +3938,7 @@ loop_end243:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done239:
+loop_done242:
 	VZEROUPPER
 	RET
 
@@ -3873,22 +3954,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done245
+	JZ     kv_key_done248
 
-kv_key244:
+kv_key247:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done247
+	JZ    kv_query_done250
 
-kv_query246:
+kv_query249:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done249
+	JZ    kv_group_done252
 
-kv_group248:
+kv_group251:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3907,9 +3988,9 @@ kv_group248:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done251
+	JZ         kv_head_done254
 
-kv_head250:
+kv_head253:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3931,24 +4012,24 @@ kv_head250:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head250
+	JNZ           kv_head253
 
-kv_head_done251:
+kv_head_done254:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group248
+	JNZ  kv_group251
 
-kv_group_done249:
+kv_group_done252:
 	DECQ R11
-	JNZ  kv_query246
+	JNZ  kv_query249
 
-kv_query_done247:
+kv_query_done250:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key244
+	JNZ  kv_key247
 
-kv_key_done245:
+kv_key_done248:
 	VZEROUPPER
 	RET
 
@@ -3964,22 +4045,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done253
+	JZ     kv_key_done256
 
-kv_key252:
+kv_key255:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done255
+	JZ    kv_query_done258
 
-kv_query254:
+kv_query257:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done257
+	JZ    kv_group_done260
 
-kv_group256:
+kv_group259:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3998,12 +4079,12 @@ kv_group256:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done259
+	JZ         kv_head_done262
 
-kv_head258:
+kv_head261:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero260
+	JZ           kv_zero263
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -4030,28 +4111,115 @@ kv_head258:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero260:
+kv_zero263:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head258
+	JNZ  kv_head261
 
-kv_head_done259:
+kv_head_done262:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group256
+	JNZ  kv_group259
 
-kv_group_done257:
+kv_group_done260:
 	DECQ R12
-	JNZ  kv_query254
+	JNZ  kv_query257
 
-kv_query_done255:
+kv_query_done258:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key252
+	JNZ  kv_key255
 
-kv_key_done253:
+kv_key_done256:
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop265:
+	CMPQ         CX, $0x00000010
+	JB           loop_end266
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop265
+
+loop_end266:
+	TESTQ        CX, CX
+	JZ           loop_done264
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done264:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
 

@@ -10,6 +10,7 @@ type kernels struct {
 	addRamp     func(dst []float32, nslope, t0 float64)
 	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
 	valuesKV    func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
+	expShift    func(row []float32, m float32, sum []float32)
 }
 
 // variant is one registered implementation of the kernels.

@@ -8,6 +8,7 @@ import "math"
 var genericKernels = kernels{
 	addRamp:     addRampGeneric,
 	addRow:      addRowGeneric,
+	expShift:    expShiftGeneric,
 	scoresKV:    scoresKVGeneric,
 	softmaxRamp: softmaxRampGeneric,
 	softmaxRow:  softmaxRowGeneric,

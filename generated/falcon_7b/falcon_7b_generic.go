@@ -5,6 +5,7 @@ package falcon_7b
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	expShift:    expShiftGeneric,
 	rotate:      rotateGeneric,
 	scoresKV:    scoresKVGeneric,
 	valuesKV:    valuesKVGeneric,

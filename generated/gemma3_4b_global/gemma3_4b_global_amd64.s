@@ -2272,6 +2272,87 @@ kv_key_done62:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop71:
+	CMPQ         CX, $0x00000008
+	JB           loop_end72
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop71
+
+loop_end72:
+	TESTQ        CX, CX
+	JZ           loop_done70
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done70:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -2283,18 +2364,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done70
+	JZ     rope_done73
 	TESTL  R8, R8
-	JS     rope_inverse71
+	JS     rope_inverse74
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream72
+	JA     rope_stream75
 
-rope_token74:
+rope_token77:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2316,14 +2397,14 @@ rope_token74:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done75
+	JZ      rope_heads_done78
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src76
+	JNE     rope_heads_from_src79
 
-rope_head77:
+rope_head80:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2390,13 +2471,13 @@ rope_head77:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head77
-	JMP         rope_heads_done75
+	JNZ         rope_head80
+	JMP         rope_heads_done78
 
-rope_heads_from_src76:
+rope_heads_from_src79:
 	MOVQ CX, R10
 
-rope_head78:
+rope_head81:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2464,17 +2545,17 @@ rope_head78:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head78
+	JNZ         rope_head81
 
-rope_heads_done75:
+rope_heads_done78:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done79
+	JZ    rope_heads_done82
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head80:
+rope_head83:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2541,9 +2622,9 @@ rope_head80:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head80
+	JNZ         rope_head83
 
-rope_heads_done79:
+rope_heads_done82:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2553,11 +2634,11 @@ rope_heads_done79:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token74
-	JMP  rope_tokens_done73
+	JNZ  rope_token77
+	JMP  rope_tokens_done76
 
-rope_stream72:
-rope_token81:
+rope_stream75:
+rope_token84:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2579,16 +2660,16 @@ rope_token81:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done82
+	JZ      rope_heads_done85
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src83
+	JNE     rope_heads_from_src86
 
-rope_head84:
+rope_head87:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2671,13 +2752,13 @@ rope_head84:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head84
-	JMP         rope_heads_done82
+	JNZ         rope_head87
+	JMP         rope_heads_done85
 
-rope_heads_from_src83:
+rope_heads_from_src86:
 	MOVQ CX, R10
 
-rope_head85:
+rope_head88:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2761,19 +2842,19 @@ rope_head85:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head85
+	JNZ         rope_head88
 
-rope_heads_done82:
+rope_heads_done85:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done86
+	JZ    rope_heads_done89
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head87:
+rope_head90:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2856,9 +2937,9 @@ rope_head87:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head87
+	JNZ         rope_head90
 
-rope_heads_done86:
+rope_heads_done89:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2868,21 +2949,21 @@ rope_heads_done86:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token81
+	JNZ  rope_token84
 
-rope_tokens_done73:
-	JMP rope_done70
+rope_tokens_done76:
+	JMP rope_done73
 
-rope_inverse71:
+rope_inverse74:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream88
+	JA     rope_stream91
 
-rope_token90:
+rope_token93:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2904,12 +2985,12 @@ rope_token90:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done91
+	JZ      rope_heads_done94
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head92:
+rope_head95:
 	VMOVUPS     (DX), Z16
 	VMOVUPS     512(DX), Z17
 	VMULPS      Z1, Z17, Z18
@@ -2976,19 +3057,19 @@ rope_head92:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head92
+	JNZ         rope_head95
 
-rope_heads_done91:
+rope_heads_done94:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token90
-	JMP  rope_tokens_done89
+	JNZ  rope_token93
+	JMP  rope_tokens_done92
 
-rope_stream88:
-rope_token93:
+rope_stream91:
+rope_token96:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -3010,14 +3091,14 @@ rope_token93:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done94
+	JZ      rope_heads_done97
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head95:
+rope_head98:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3100,18 +3181,18 @@ rope_head95:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head95
+	JNZ         rope_head98
 
-rope_heads_done94:
+rope_heads_done97:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token93
+	JNZ  rope_token96
 
-rope_tokens_done89:
-rope_done70:
+rope_tokens_done92:
+rope_done73:
 	VZEROUPPER
 	RET
 
@@ -3125,9 +3206,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done96
+	JZ    combine_done99
 
-combine_token97:
+combine_token100:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000800, R8, R8
@@ -3327,9 +3408,9 @@ combine_token97:
 	ADDQ         $0x00000400, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token97
+	JNZ          combine_token100
 
-combine_done96:
+combine_done99:
 	VZEROUPPER
 	RET
 
@@ -3345,22 +3426,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done99
+	JZ     kv_key_done102
 
-kv_key98:
+kv_key101:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done101
+	JZ    kv_query_done104
 
-kv_query100:
+kv_query103:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done103
+	JZ    kv_group_done106
 
-kv_group102:
+kv_group105:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3395,9 +3476,9 @@ kv_group102:
 	VMOVUPS    960(R8), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done105
+	JZ         kv_head_done108
 
-kv_head104:
+kv_head107:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -3427,24 +3508,24 @@ kv_head104:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head104
+	JNZ           kv_head107
 
-kv_head_done105:
+kv_head_done108:
 	ADDQ $0x00000400, R8
 	DECQ R12
-	JNZ  kv_group102
+	JNZ  kv_group105
 
-kv_group_done103:
+kv_group_done106:
 	DECQ R11
-	JNZ  kv_query100
+	JNZ  kv_query103
 
-kv_query_done101:
+kv_query_done104:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key98
+	JNZ  kv_key101
 
-kv_key_done99:
+kv_key_done102:
 	VZEROUPPER
 	RET
 
@@ -3460,22 +3541,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done107
+	JZ     kv_key_done110
 
-kv_key106:
+kv_key109:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done109
+	JZ    kv_query_done112
 
-kv_query108:
+kv_query111:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done111
+	JZ    kv_group_done114
 
-kv_group110:
+kv_group113:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3510,12 +3591,12 @@ kv_group110:
 	VMOVUPS    960(R8), Z15
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done113
+	JZ         kv_head_done116
 
-kv_head112:
+kv_head115:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero114
+	JZ           kv_zero117
 	VBROADCASTSS (DI), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -3566,27 +3647,265 @@ kv_head112:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero114:
+kv_zero117:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head112
+	JNZ  kv_head115
 
-kv_head_done113:
+kv_head_done116:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group110
+	JNZ  kv_group113
 
-kv_group_done111:
+kv_group_done114:
 	DECQ R12
-	JNZ  kv_query108
+	JNZ  kv_query111
 
-kv_query_done109:
+kv_query_done112:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key106
+	JNZ  kv_key109
 
-kv_key_done107:
+kv_key_done110:
 	VZEROUPPER
 	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop119:
+	CMPQ         CX, $0x00000010
+	JB           loop_end120
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop119
+
+loop_end120:
+	TESTQ        CX, CX
+	JZ           loop_done118
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done118:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

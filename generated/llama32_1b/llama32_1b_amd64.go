@@ -31,6 +31,12 @@ func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups 
 //go:noescape
 func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// expShiftAVX2 is the AVX2+FMA kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX2(row []float32, m float32, sum []float32)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -56,7 +62,13 @@ func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, group
 //go:noescape
 func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// expShiftAVX512 is the AVX-512 kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX512(row []float32, m float32, sum []float32)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, expShift: expShiftAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, expShift: expShiftAVX512})
 }

@@ -1665,6 +1665,87 @@ kv_key_done69:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop78:
+	CMPQ         CX, $0x00000008
+	JB           loop_end79
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop78
+
+loop_end79:
+	TESTQ        CX, CX
+	JZ           loop_done77
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done77:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1676,18 +1757,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done77
+	JZ     rope_done80
 	TESTL  R8, R8
-	JS     rope_inverse78
+	JS     rope_inverse81
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream79
+	JA     rope_stream82
 
-rope_token81:
+rope_token84:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1709,14 +1790,14 @@ rope_token81:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done82
+	JZ      rope_heads_done85
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src83
+	JNE     rope_heads_from_src86
 
-rope_head84:
+rope_head87:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1759,13 +1840,13 @@ rope_head84:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head84
-	JMP            rope_heads_done82
+	JNZ            rope_head87
+	JMP            rope_heads_done85
 
-rope_heads_from_src83:
+rope_heads_from_src86:
 	MOVQ CX, R10
 
-rope_head85:
+rope_head88:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1809,17 +1890,17 @@ rope_head85:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head85
+	JNZ            rope_head88
 
-rope_heads_done82:
+rope_heads_done85:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done86
+	JZ    rope_heads_done89
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head87:
+rope_head90:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1862,9 +1943,9 @@ rope_head87:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head87
+	JNZ            rope_head90
 
-rope_heads_done86:
+rope_heads_done89:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1874,11 +1955,11 @@ rope_heads_done86:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token81
-	JMP  rope_tokens_done80
+	JNZ  rope_token84
+	JMP  rope_tokens_done83
 
-rope_stream79:
-rope_token88:
+rope_stream82:
+rope_token91:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1900,16 +1981,16 @@ rope_token88:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done89
+	JZ      rope_heads_done92
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src90
+	JNE     rope_heads_from_src93
 
-rope_head91:
+rope_head94:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -1960,13 +2041,13 @@ rope_head91:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head91
-	JMP            rope_heads_done89
+	JNZ            rope_head94
+	JMP            rope_heads_done92
 
-rope_heads_from_src90:
+rope_heads_from_src93:
 	MOVQ CX, R10
 
-rope_head92:
+rope_head95:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2018,19 +2099,19 @@ rope_head92:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head92
+	JNZ            rope_head95
 
-rope_heads_done89:
+rope_heads_done92:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done93
+	JZ    rope_heads_done96
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head94:
+rope_head97:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2081,9 +2162,9 @@ rope_head94:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head94
+	JNZ            rope_head97
 
-rope_heads_done93:
+rope_heads_done96:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2093,102 +2174,20 @@ rope_heads_done93:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token88
+	JNZ  rope_token91
 
-rope_tokens_done80:
-	JMP rope_done77
+rope_tokens_done83:
+	JMP rope_done80
 
-rope_inverse78:
+rope_inverse81:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream95
+	JA     rope_stream98
 
-rope_token97:
-	MOVLQSX (SI), CX
-	IMUL3Q  $0x00000400, CX, CX
-	ADDQ    BX, CX
-	VMOVUPS (CX), Z0
-	VMOVUPS 512(CX), Z1
-	VMOVUPS 64(CX), Z2
-	VMOVUPS 576(CX), Z3
-	VMOVUPS 128(CX), Z4
-	VMOVUPS 640(CX), Z5
-	VMOVUPS 192(CX), Z6
-	VMOVUPS 704(CX), Z7
-	VMOVUPS 256(CX), Z8
-	VMOVUPS 768(CX), Z9
-	VMOVUPS 320(CX), Z10
-	VMOVUPS 832(CX), Z11
-	VMOVUPS 384(CX), Z12
-	VMOVUPS 896(CX), Z13
-	VMOVUPS 448(CX), Z14
-	VMOVUPS 960(CX), Z15
-	MOVQ    qHeads+48(FP), CX
-	TESTQ   CX, CX
-	JZ      rope_heads_done98
-	MOVQ    qHeadStride+64(FP), R8
-	SHLQ    $0x02, R8
-	MOVQ    AX, DX
-
-rope_head99:
-	VMOVUPS        (DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z1, Z17, Z17
-	VFMSUBADD231PS Z0, Z16, Z17
-	VMOVUPS        Z17, (DX)
-	VMOVUPS        64(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z3, Z17, Z17
-	VFMSUBADD231PS Z2, Z16, Z17
-	VMOVUPS        Z17, 64(DX)
-	VMOVUPS        128(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z5, Z17, Z17
-	VFMSUBADD231PS Z4, Z16, Z17
-	VMOVUPS        Z17, 128(DX)
-	VMOVUPS        192(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z7, Z17, Z17
-	VFMSUBADD231PS Z6, Z16, Z17
-	VMOVUPS        Z17, 192(DX)
-	VMOVUPS        256(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z9, Z17, Z17
-	VFMSUBADD231PS Z8, Z16, Z17
-	VMOVUPS        Z17, 256(DX)
-	VMOVUPS        320(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z11, Z17, Z17
-	VFMSUBADD231PS Z10, Z16, Z17
-	VMOVUPS        Z17, 320(DX)
-	VMOVUPS        384(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z13, Z17, Z17
-	VFMSUBADD231PS Z12, Z16, Z17
-	VMOVUPS        Z17, 384(DX)
-	VMOVUPS        448(DX), Z16
-	VPERMILPS      $0xb1, Z16, Z17
-	VMULPS         Z15, Z17, Z17
-	VFMSUBADD231PS Z14, Z16, Z17
-	VMOVUPS        Z17, 448(DX)
-	ADDQ           R8, DX
-	DECQ           CX
-	JNZ            rope_head99
-
-rope_heads_done98:
-	MOVQ qStride+56(FP), CX
-	SHLQ $0x02, CX
-	ADDQ CX, AX
-	ADDQ $0x04, SI
-	DECQ DI
-	JNZ  rope_token97
-	JMP  rope_tokens_done96
-
-rope_stream95:
 rope_token100:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
@@ -2215,18 +2214,8 @@ rope_token100:
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
-	MOVQ    qStride+56(FP), R9
-	SHLQ    $0x02, R9
 
 rope_head102:
-	PREFETCHT1     (DX)(R9*1)
-	PREFETCHT1     64(DX)(R9*1)
-	PREFETCHT1     128(DX)(R9*1)
-	PREFETCHT1     192(DX)(R9*1)
-	PREFETCHT1     256(DX)(R9*1)
-	PREFETCHT1     320(DX)(R9*1)
-	PREFETCHT1     384(DX)(R9*1)
-	PREFETCHT1     448(DX)(R9*1)
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2278,9 +2267,101 @@ rope_heads_done101:
 	ADDQ $0x04, SI
 	DECQ DI
 	JNZ  rope_token100
+	JMP  rope_tokens_done99
 
-rope_tokens_done96:
-rope_done77:
+rope_stream98:
+rope_token103:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000400, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 512(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 576(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 640(CX), Z5
+	VMOVUPS 192(CX), Z6
+	VMOVUPS 704(CX), Z7
+	VMOVUPS 256(CX), Z8
+	VMOVUPS 768(CX), Z9
+	VMOVUPS 320(CX), Z10
+	VMOVUPS 832(CX), Z11
+	VMOVUPS 384(CX), Z12
+	VMOVUPS 896(CX), Z13
+	VMOVUPS 448(CX), Z14
+	VMOVUPS 960(CX), Z15
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done104
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head105:
+	PREFETCHT1     (DX)(R9*1)
+	PREFETCHT1     64(DX)(R9*1)
+	PREFETCHT1     128(DX)(R9*1)
+	PREFETCHT1     192(DX)(R9*1)
+	PREFETCHT1     256(DX)(R9*1)
+	PREFETCHT1     320(DX)(R9*1)
+	PREFETCHT1     384(DX)(R9*1)
+	PREFETCHT1     448(DX)(R9*1)
+	VMOVUPS        (DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z1, Z17, Z17
+	VFMSUBADD231PS Z0, Z16, Z17
+	VMOVUPS        Z17, (DX)
+	VMOVUPS        64(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z3, Z17, Z17
+	VFMSUBADD231PS Z2, Z16, Z17
+	VMOVUPS        Z17, 64(DX)
+	VMOVUPS        128(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z5, Z17, Z17
+	VFMSUBADD231PS Z4, Z16, Z17
+	VMOVUPS        Z17, 128(DX)
+	VMOVUPS        192(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z7, Z17, Z17
+	VFMSUBADD231PS Z6, Z16, Z17
+	VMOVUPS        Z17, 192(DX)
+	VMOVUPS        256(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z9, Z17, Z17
+	VFMSUBADD231PS Z8, Z16, Z17
+	VMOVUPS        Z17, 256(DX)
+	VMOVUPS        320(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z11, Z17, Z17
+	VFMSUBADD231PS Z10, Z16, Z17
+	VMOVUPS        Z17, 320(DX)
+	VMOVUPS        384(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z13, Z17, Z17
+	VFMSUBADD231PS Z12, Z16, Z17
+	VMOVUPS        Z17, 384(DX)
+	VMOVUPS        448(DX), Z16
+	VPERMILPS      $0xb1, Z16, Z17
+	VMULPS         Z15, Z17, Z17
+	VFMSUBADD231PS Z14, Z16, Z17
+	VMOVUPS        Z17, 448(DX)
+	ADDQ           R8, DX
+	DECQ           CX
+	JNZ            rope_head105
+
+rope_heads_done104:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token103
+
+rope_tokens_done99:
+rope_done80:
 	VZEROUPPER
 	RET
 
@@ -2294,10 +2375,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done103
+	JZ      combine_done106
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token104:
+combine_token107:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -2417,9 +2498,9 @@ combine_token104:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token104
+	JNZ       combine_token107
 
-combine_done103:
+combine_done106:
 	VZEROUPPER
 	RET
 
@@ -2431,20 +2512,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done105
+	JZ    scale_done108
 	TESTQ BX, BX
-	JZ    scale_done105
+	JZ    scale_done108
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token106:
+scale_token109:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop108:
+loop111:
 	CMPQ    R8, $0x00000040
-	JB      loop_end109
+	JB      loop_end112
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -2455,34 +2536,34 @@ loop108:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop108
+	JMP     loop111
 
-loop_end109:
-loop110:
+loop_end112:
+loop113:
 	CMPQ    R8, $0x00000010
-	JB      loop_end111
+	JB      loop_end114
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop110
+	JMP     loop113
 
-loop_end111:
+loop_end114:
 	TESTQ     R8, R8
-	JZ        loop_done107
+	JZ        loop_done110
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done107:
+loop_done110:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token106
+	JNZ  scale_token109
 
-scale_done105:
+scale_done108:
 	VZEROUPPER
 	RET
 
@@ -2498,22 +2579,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done113
+	JZ     kv_key_done116
 
-kv_key112:
+kv_key115:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done115
+	JZ    kv_query_done118
 
-kv_query114:
+kv_query117:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done117
+	JZ    kv_group_done120
 
-kv_group116:
+kv_group119:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2532,9 +2613,9 @@ kv_group116:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done119
+	JZ         kv_head_done122
 
-kv_head118:
+kv_head121:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -2556,24 +2637,24 @@ kv_head118:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head118
+	JNZ           kv_head121
 
-kv_head_done119:
+kv_head_done122:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group116
+	JNZ  kv_group119
 
-kv_group_done117:
+kv_group_done120:
 	DECQ R11
-	JNZ  kv_query114
+	JNZ  kv_query117
 
-kv_query_done115:
+kv_query_done118:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key112
+	JNZ  kv_key115
 
-kv_key_done113:
+kv_key_done116:
 	VZEROUPPER
 	RET
 
@@ -2589,22 +2670,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done121
+	JZ     kv_key_done124
 
-kv_key120:
+kv_key123:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done123
+	JZ    kv_query_done126
 
-kv_query122:
+kv_query125:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done125
+	JZ    kv_group_done128
 
-kv_group124:
+kv_group127:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2623,12 +2704,12 @@ kv_group124:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done127
+	JZ         kv_head_done130
 
-kv_head126:
+kv_head129:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero128
+	JZ           kv_zero131
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -2655,28 +2736,115 @@ kv_head126:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero128:
+kv_zero131:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head126
+	JNZ  kv_head129
 
-kv_head_done127:
+kv_head_done130:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group124
+	JNZ  kv_group127
 
-kv_group_done125:
+kv_group_done128:
 	DECQ R12
-	JNZ  kv_query122
+	JNZ  kv_query125
 
-kv_query_done123:
+kv_query_done126:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key120
+	JNZ  kv_key123
 
-kv_key_done121:
+kv_key_done124:
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop133:
+	CMPQ         CX, $0x00000010
+	JB           loop_end134
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop133
+
+loop_end134:
+	TESTQ        CX, CX
+	JZ           loop_done132
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done132:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
 
@@ -2707,6 +2875,91 @@ DATA tailmask8<>+52(SB)/4, $0x00000000
 DATA tailmask8<>+56(SB)/4, $0x00000000
 DATA tailmask8<>+60(SB)/4, $0x00000000
 GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 
 DATA combine_dup16<>+0(SB)/4, $0x00000000
 DATA combine_dup16<>+4(SB)/4, $0x00000000
@@ -2743,3 +2996,33 @@ DATA tailmask16<>+26(SB)/2, $0x1fff
 DATA tailmask16<>+28(SB)/2, $0x3fff
 DATA tailmask16<>+30(SB)/2, $0x7fff
 GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4

@@ -16,6 +16,7 @@ func scaleRowsGeneric(x, scales []float32, rowLen int) {
 
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	expShift:    expShiftGeneric,
 	rotate:      rotateGeneric,
 	scaleRows:   scaleRowsGeneric,
 	scoresKV:    scoresKVGeneric,

@@ -1090,6 +1090,87 @@ kv_key_done46:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop55:
+	CMPQ         CX, $0x00000008
+	JB           loop_end56
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop55
+
+loop_end56:
+	TESTQ        CX, CX
+	JZ           loop_done54
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done54:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1101,18 +1182,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done54
+	JZ     rope_done57
 	TESTL  R8, R8
-	JS     rope_inverse55
+	JS     rope_inverse58
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000180, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream56
+	JA     rope_stream59
 
-rope_token58:
+rope_token61:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -1124,14 +1205,14 @@ rope_token58:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done59
+	JZ      rope_heads_done62
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src60
+	JNE     rope_heads_from_src63
 
-rope_head61:
+rope_head64:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1158,13 +1239,13 @@ rope_head61:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head61
-	JMP         rope_heads_done59
+	JNZ         rope_head64
+	JMP         rope_heads_done62
 
-rope_heads_from_src60:
+rope_heads_from_src63:
 	MOVQ CX, R10
 
-rope_head62:
+rope_head65:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     192(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1192,17 +1273,17 @@ rope_head62:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head62
+	JNZ         rope_head65
 
-rope_heads_done59:
+rope_heads_done62:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done63
+	JZ    rope_heads_done66
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head64:
+rope_head67:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1229,9 +1310,9 @@ rope_head64:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head64
+	JNZ         rope_head67
 
-rope_heads_done63:
+rope_heads_done66:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1241,11 +1322,11 @@ rope_heads_done63:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token58
-	JMP  rope_tokens_done57
+	JNZ  rope_token61
+	JMP  rope_tokens_done60
 
-rope_stream56:
-rope_token65:
+rope_stream59:
+rope_token68:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -1257,16 +1338,16 @@ rope_token65:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done66
+	JZ      rope_heads_done69
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src67
+	JNE     rope_heads_from_src70
 
-rope_head68:
+rope_head71:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1299,13 +1380,13 @@ rope_head68:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head68
-	JMP         rope_heads_done66
+	JNZ         rope_head71
+	JMP         rope_heads_done69
 
-rope_heads_from_src67:
+rope_heads_from_src70:
 	MOVQ CX, R10
 
-rope_head69:
+rope_head72:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1339,19 +1420,19 @@ rope_head69:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head69
+	JNZ         rope_head72
 
-rope_heads_done66:
+rope_heads_done69:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done70
+	JZ    rope_heads_done73
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head71:
+rope_head74:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1384,9 +1465,9 @@ rope_head71:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head71
+	JNZ         rope_head74
 
-rope_heads_done70:
+rope_heads_done73:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1396,76 +1477,20 @@ rope_heads_done70:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token65
+	JNZ  rope_token68
 
-rope_tokens_done57:
-	JMP rope_done54
+rope_tokens_done60:
+	JMP rope_done57
 
-rope_inverse55:
+rope_inverse58:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000180, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream72
+	JA     rope_stream75
 
-rope_token74:
-	MOVLQSX (SI), CX
-	IMUL3Q  $0x00000180, CX, CX
-	ADDQ    BX, CX
-	VMOVUPS (CX), Z0
-	VMOVUPS 192(CX), Z1
-	VMOVUPS 64(CX), Z2
-	VMOVUPS 256(CX), Z3
-	VMOVUPS 128(CX), Z4
-	VMOVUPS 320(CX), Z5
-	MOVQ    qHeads+48(FP), CX
-	TESTQ   CX, CX
-	JZ      rope_heads_done75
-	MOVQ    qHeadStride+64(FP), R8
-	SHLQ    $0x02, R8
-	MOVQ    AX, DX
-
-rope_head76:
-	VMOVUPS     (DX), Z6
-	VMOVUPS     192(DX), Z7
-	VMULPS      Z1, Z7, Z8
-	VMULPS      Z1, Z6, Z9
-	VFMADD231PS Z0, Z6, Z8
-	VFMSUB231PS Z0, Z7, Z9
-	VMOVUPS     Z8, (DX)
-	VMOVUPS     Z9, 192(DX)
-	VMOVUPS     64(DX), Z6
-	VMOVUPS     256(DX), Z7
-	VMULPS      Z3, Z7, Z8
-	VMULPS      Z3, Z6, Z9
-	VFMADD231PS Z2, Z6, Z8
-	VFMSUB231PS Z2, Z7, Z9
-	VMOVUPS     Z8, 64(DX)
-	VMOVUPS     Z9, 256(DX)
-	VMOVUPS     128(DX), Z6
-	VMOVUPS     320(DX), Z7
-	VMULPS      Z5, Z7, Z8
-	VMULPS      Z5, Z6, Z9
-	VFMADD231PS Z4, Z6, Z8
-	VFMSUB231PS Z4, Z7, Z9
-	VMOVUPS     Z8, 128(DX)
-	VMOVUPS     Z9, 320(DX)
-	ADDQ        R8, DX
-	DECQ        CX
-	JNZ         rope_head76
-
-rope_heads_done75:
-	MOVQ qStride+56(FP), CX
-	SHLQ $0x02, CX
-	ADDQ CX, AX
-	ADDQ $0x04, SI
-	DECQ DI
-	JNZ  rope_token74
-	JMP  rope_tokens_done73
-
-rope_stream72:
 rope_token77:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
@@ -1482,16 +1507,8 @@ rope_token77:
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
-	MOVQ    qStride+56(FP), R9
-	SHLQ    $0x02, R9
 
 rope_head79:
-	PREFETCHT1  (DX)(R9*1)
-	PREFETCHT1  64(DX)(R9*1)
-	PREFETCHT1  128(DX)(R9*1)
-	PREFETCHT1  192(DX)(R9*1)
-	PREFETCHT1  256(DX)(R9*1)
-	PREFETCHT1  320(DX)(R9*1)
 	VMOVUPS     (DX), Z6
 	VMOVUPS     192(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -1527,9 +1544,73 @@ rope_heads_done78:
 	ADDQ $0x04, SI
 	DECQ DI
 	JNZ  rope_token77
+	JMP  rope_tokens_done76
 
-rope_tokens_done73:
-rope_done54:
+rope_stream75:
+rope_token80:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000180, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 192(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 256(CX), Z3
+	VMOVUPS 128(CX), Z4
+	VMOVUPS 320(CX), Z5
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done81
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head82:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	PREFETCHT1  256(DX)(R9*1)
+	PREFETCHT1  320(DX)(R9*1)
+	VMOVUPS     (DX), Z6
+	VMOVUPS     192(DX), Z7
+	VMULPS      Z1, Z7, Z8
+	VMULPS      Z1, Z6, Z9
+	VFMADD231PS Z0, Z6, Z8
+	VFMSUB231PS Z0, Z7, Z9
+	VMOVUPS     Z8, (DX)
+	VMOVUPS     Z9, 192(DX)
+	VMOVUPS     64(DX), Z6
+	VMOVUPS     256(DX), Z7
+	VMULPS      Z3, Z7, Z8
+	VMULPS      Z3, Z6, Z9
+	VFMADD231PS Z2, Z6, Z8
+	VFMSUB231PS Z2, Z7, Z9
+	VMOVUPS     Z8, 64(DX)
+	VMOVUPS     Z9, 256(DX)
+	VMOVUPS     128(DX), Z6
+	VMOVUPS     320(DX), Z7
+	VMULPS      Z5, Z7, Z8
+	VMULPS      Z5, Z6, Z9
+	VFMADD231PS Z4, Z6, Z8
+	VFMSUB231PS Z4, Z7, Z9
+	VMOVUPS     Z8, 128(DX)
+	VMOVUPS     Z9, 320(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head82
+
+rope_heads_done81:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token80
+
+rope_tokens_done76:
+rope_done57:
 	VZEROUPPER
 	RET
 
@@ -1543,9 +1624,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done80
+	JZ    combine_done83
 
-combine_token81:
+combine_token84:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000300, R8, R8
@@ -1625,9 +1706,9 @@ combine_token81:
 	ADDQ         $0x00000180, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token81
+	JNZ          combine_token84
 
-combine_done80:
+combine_done83:
 	VZEROUPPER
 	RET
 
@@ -1643,22 +1724,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done83
+	JZ     kv_key_done86
 
-kv_key82:
+kv_key85:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done85
+	JZ    kv_query_done88
 
-kv_query84:
+kv_query87:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done87
+	JZ    kv_group_done90
 
-kv_group86:
+kv_group89:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1673,9 +1754,9 @@ kv_group86:
 	VMOVUPS    320(R8), Z5
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done89
+	JZ         kv_head_done92
 
-kv_head88:
+kv_head91:
 	VMULPS        (SI), Z0, Z6
 	VMULPS        64(SI), Z1, Z7
 	VFMADD231PS   128(SI), Z2, Z6
@@ -1695,24 +1776,24 @@ kv_head88:
 	ADDQ          $0x00000180, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head88
+	JNZ           kv_head91
 
-kv_head_done89:
+kv_head_done92:
 	ADDQ $0x00000180, R8
 	DECQ R12
-	JNZ  kv_group86
+	JNZ  kv_group89
 
-kv_group_done87:
+kv_group_done90:
 	DECQ R11
-	JNZ  kv_query84
+	JNZ  kv_query87
 
-kv_query_done85:
+kv_query_done88:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key82
+	JNZ  kv_key85
 
-kv_key_done83:
+kv_key_done86:
 	VZEROUPPER
 	RET
 
@@ -1728,22 +1809,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done91
+	JZ     kv_key_done94
 
-kv_key90:
+kv_key93:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done93
+	JZ    kv_query_done96
 
-kv_query92:
+kv_query95:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done95
+	JZ    kv_group_done98
 
-kv_group94:
+kv_group97:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1758,12 +1839,12 @@ kv_group94:
 	VMOVUPS    320(R8), Z5
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done97
+	JZ         kv_head_done100
 
-kv_head96:
+kv_head99:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero98
+	JZ           kv_zero101
 	VBROADCASTSS (DI), Z6
 	VMOVUPS      (SI), Z7
 	VFMADD231PS  Z0, Z6, Z7
@@ -1784,27 +1865,265 @@ kv_head96:
 	VFMADD231PS  Z5, Z6, Z7
 	VMOVUPS      Z7, 320(SI)
 
-kv_zero98:
+kv_zero101:
 	ADDQ $0x00000180, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head96
+	JNZ  kv_head99
 
-kv_head_done97:
+kv_head_done100:
 	ADDQ $0x00000180, R8
 	DECQ R13
-	JNZ  kv_group94
+	JNZ  kv_group97
 
-kv_group_done95:
+kv_group_done98:
 	DECQ R12
-	JNZ  kv_query92
+	JNZ  kv_query95
 
-kv_query_done93:
+kv_query_done96:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key90
+	JNZ  kv_key93
 
-kv_key_done91:
+kv_key_done94:
 	VZEROUPPER
 	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop103:
+	CMPQ         CX, $0x00000010
+	JB           loop_end104
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop103
+
+loop_end104:
+	TESTQ        CX, CX
+	JZ           loop_done102
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done102:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

@@ -775,6 +775,87 @@ kv_key_done49:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop58:
+	CMPQ         CX, $0x00000008
+	JB           loop_end59
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop58
+
+loop_end59:
+	TESTQ        CX, CX
+	JZ           loop_done57
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done57:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func addRowAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
@@ -782,9 +863,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop58:
+loop61:
 	CMPQ    DX, $0x00000040
-	JB      loop_end59
+	JB      loop_end62
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -800,23 +881,23 @@ loop58:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop58
+	JMP     loop61
 
-loop_end59:
-loop60:
+loop_end62:
+loop63:
 	CMPQ    DX, $0x00000010
-	JB      loop_end61
+	JB      loop_end64
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop60
+	JMP     loop63
 
-loop_end61:
+loop_end64:
 	TESTQ     DX, DX
-	JZ        loop_done57
+	JZ        loop_done60
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -824,7 +905,7 @@ loop_end61:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done57:
+loop_done60:
 	VZEROUPPER
 	RET
 
@@ -844,9 +925,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop63:
+loop66:
 	CMPQ        DI, $0x00000040
-	JB          loop_end64
+	JB          loop_end67
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -862,23 +943,23 @@ loop63:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop63
+	JMP         loop66
 
-loop_end64:
-loop65:
+loop_end67:
+loop68:
 	CMPQ        DI, $0x00000010
-	JB          loop_end66
+	JB          loop_end69
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop65
+	JMP         loop68
 
-loop_end66:
+loop_end69:
 	TESTQ       DI, DI
-	JZ          loop_done62
+	JZ          loop_done65
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -886,7 +967,7 @@ loop_end66:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done62:
+loop_done65:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -916,13 +997,13 @@ loop_done62:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge67
+	JAE           softmax_huge70
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop70:
+loop73:
 	CMPQ         SI, $0x00000040
-	JB           loop_end71
+	JB           loop_end74
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -933,7 +1014,7 @@ loop70:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead72
+	JZ           exp_dead75
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -962,13 +1043,13 @@ loop70:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done73
+	JMP          exp_done76
 
-exp_dead72:
+exp_dead75:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done73:
+exp_done76:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -983,7 +1064,7 @@ exp_done73:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead74
+	JZ           exp_dead77
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1012,13 +1093,13 @@ exp_done73:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done75
+	JMP          exp_done78
 
-exp_dead74:
+exp_dead77:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done75:
+exp_done78:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1034,18 +1115,18 @@ exp_done75:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop70
+	JMP           loop73
 
-loop_end71:
-loop76:
+loop_end74:
+loop79:
 	CMPQ         SI, $0x00000010
-	JB           loop_end77
+	JB           loop_end80
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead78
+	JZ           exp_dead81
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1060,12 +1141,12 @@ loop76:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done79
+	JMP          exp_done82
 
-exp_dead78:
+exp_dead81:
 	VXORPS Z1, Z1, Z1
 
-exp_done79:
+exp_done82:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1076,11 +1157,11 @@ exp_done79:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop76
+	JMP           loop79
 
-loop_end77:
+loop_end80:
 	TESTQ         SI, SI
-	JZ            loop_done69
+	JZ            loop_done72
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1109,16 +1190,16 @@ loop_end77:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done69:
-	JMP softmax_summed68
+loop_done72:
+	JMP softmax_summed71
 
-softmax_huge67:
+softmax_huge70:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop81:
+loop84:
 	CMPQ         SI, $0x00000040
-	JB           loop_end82
+	JB           loop_end85
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -1129,7 +1210,7 @@ loop81:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead83
+	JZ           exp_dead86
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1158,13 +1239,13 @@ loop81:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done84
+	JMP          exp_done87
 
-exp_dead83:
+exp_dead86:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done84:
+exp_done87:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1179,7 +1260,7 @@ exp_done84:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead85
+	JZ           exp_dead88
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1208,13 +1289,13 @@ exp_done84:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done86
+	JMP          exp_done89
 
-exp_dead85:
+exp_dead88:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done86:
+exp_done89:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1230,18 +1311,18 @@ exp_done86:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop81
+	JMP           loop84
 
-loop_end82:
-loop87:
+loop_end85:
+loop90:
 	CMPQ         SI, $0x00000010
-	JB           loop_end88
+	JB           loop_end91
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead89
+	JZ           exp_dead92
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1256,12 +1337,12 @@ loop87:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done90
+	JMP          exp_done93
 
-exp_dead89:
+exp_dead92:
 	VXORPS Z1, Z1, Z1
 
-exp_done90:
+exp_done93:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1272,11 +1353,11 @@ exp_done90:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop87
+	JMP           loop90
 
-loop_end88:
+loop_end91:
 	TESTQ         SI, SI
-	JZ            loop_done80
+	JZ            loop_done83
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1305,8 +1386,8 @@ loop_end88:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done80:
-softmax_summed68:
+loop_done83:
+softmax_summed71:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1320,9 +1401,9 @@ softmax_summed68:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop92:
+loop95:
 	CMPQ    CX, $0x00000040
-	JB      loop_end93
+	JB      loop_end96
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1333,28 +1414,28 @@ loop92:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop92
+	JMP     loop95
 
-loop_end93:
-loop94:
+loop_end96:
+loop97:
 	CMPQ    CX, $0x00000010
-	JB      loop_end95
+	JB      loop_end98
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop94
+	JMP     loop97
 
-loop_end95:
+loop_end98:
 	TESTQ     CX, CX
-	JZ        loop_done91
+	JZ        loop_done94
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done91:
+loop_done94:
 	VZEROUPPER
 	RET
 
@@ -1370,22 +1451,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done97
+	JZ     kv_key_done100
 
-kv_key96:
+kv_key99:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done99
+	JZ    kv_query_done102
 
-kv_query98:
+kv_query101:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done101
+	JZ    kv_group_done104
 
-kv_group100:
+kv_group103:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1396,9 +1477,9 @@ kv_group100:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done103
+	JZ         kv_head_done106
 
-kv_head102:
+kv_head105:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -1416,24 +1497,24 @@ kv_head102:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head102
+	JNZ           kv_head105
 
-kv_head_done103:
+kv_head_done106:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group100
+	JNZ  kv_group103
 
-kv_group_done101:
+kv_group_done104:
 	DECQ R11
-	JNZ  kv_query98
+	JNZ  kv_query101
 
-kv_query_done99:
+kv_query_done102:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key96
+	JNZ  kv_key99
 
-kv_key_done97:
+kv_key_done100:
 	VZEROUPPER
 	RET
 
@@ -1449,22 +1530,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done105
+	JZ     kv_key_done108
 
-kv_key104:
+kv_key107:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done107
+	JZ    kv_query_done110
 
-kv_query106:
+kv_query109:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done109
+	JZ    kv_group_done112
 
-kv_group108:
+kv_group111:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1475,12 +1556,12 @@ kv_group108:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done111
+	JZ         kv_head_done114
 
-kv_head110:
+kv_head113:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero112
+	JZ           kv_zero115
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -1495,28 +1576,115 @@ kv_head110:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero112:
+kv_zero115:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head110
+	JNZ  kv_head113
 
-kv_head_done111:
+kv_head_done114:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group108
+	JNZ  kv_group111
 
-kv_group_done109:
+kv_group_done112:
 	DECQ R12
-	JNZ  kv_query106
+	JNZ  kv_query109
 
-kv_query_done107:
+kv_query_done110:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key104
+	JNZ  kv_key107
 
-kv_key_done105:
+kv_key_done108:
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop117:
+	CMPQ         CX, $0x00000010
+	JB           loop_end118
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop117
+
+loop_end118:
+	TESTQ        CX, CX
+	JZ           loop_done116
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done116:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
 

@@ -7,6 +7,7 @@ import "math"
 // genericKernels is the portable Go implementation, always available.
 var genericKernels = kernels{
 	addRow:     addRowGeneric,
+	expShift:   expShiftGeneric,
 	scoresKV:   scoresKVGeneric,
 	softmaxRow: softmaxRowGeneric,
 	valuesKV:   valuesKVGeneric,

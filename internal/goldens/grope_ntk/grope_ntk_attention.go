@@ -76,6 +76,7 @@ type attnKeys struct {
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
 	dmin                  []int64 // per query, the family term's state (ALiBi: the nearest key's distance)
+	sum                   [1]float32
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -316,7 +317,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 						}
 						sc.m[r] = mt
 					}
-					sc.l[r] += attnExpRow(s, sc.m[r])
+					sc.l[r] += attnExpRow(s, sc.m[r], &sc.sum)
 				}
 				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, false, j0, nt, g0, sh.groups, row)
 				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
@@ -368,15 +369,22 @@ func attnTileRows(buf, x []float32, slots []int32, gather bool, j0, nt, g0, grou
 }
 
 // attnExpRow replaces every score s_j of a row by e^(s_j−m) (0 for a masked −∞)
-// and returns their sum.
-func attnExpRow(s []float32, m float32) float32 {
-	var sum float32
-	for j, x := range s {
+// and returns their sum (kernels.expShift).
+func attnExpRow(s []float32, m float32, sum *[1]float32) float32 {
+	active.expShift(s, m, sum[:])
+	return sum[0]
+}
+
+// expShiftGeneric is the portable kernels.expShift: row[j] = e^(row[j]−m), each
+// rounded once from float64, and sum[0] their sum, added in order.
+func expShiftGeneric(row []float32, m float32, sum []float32) {
+	var t float32
+	for j, x := range row {
 		p := float32(math.Exp(float64(x - m)))
-		s[j] = p
-		sum += p
+		row[j] = p
+		t += p
 	}
-	return sum
+	sum[0] = t
 }
 
 // scoresKVGeneric is the portable kernels.scoresKV: s[r·sStride + j] =

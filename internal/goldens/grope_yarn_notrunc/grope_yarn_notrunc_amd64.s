@@ -817,6 +817,87 @@ kv_key_done38:
 	VZEROUPPER
 	RET
 
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop47:
+	CMPQ         CX, $0x00000008
+	JB           loop_end48
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop47
+
+loop_end48:
+	TESTQ        CX, CX
+	JZ           loop_done46
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done46:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -828,18 +909,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done46
+	JZ     rope_done49
 	TESTL  R8, R8
-	JS     rope_inverse47
+	JS     rope_inverse50
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream48
+	JA     rope_stream51
 
-rope_token50:
+rope_token53:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -849,14 +930,14 @@ rope_token50:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done51
+	JZ      rope_heads_done54
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
+	JNE     rope_heads_from_src55
 
-rope_head53:
+rope_head56:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -875,13 +956,13 @@ rope_head53:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head53
-	JMP         rope_heads_done51
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src52:
+rope_heads_from_src55:
 	MOVQ CX, R10
 
-rope_head54:
+rope_head57:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -901,17 +982,17 @@ rope_head54:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head54
+	JNZ         rope_head57
 
-rope_heads_done51:
+rope_heads_done54:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done55
+	JZ    rope_heads_done58
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head56:
+rope_head59:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -930,9 +1011,9 @@ rope_head56:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head56
+	JNZ         rope_head59
 
-rope_heads_done55:
+rope_heads_done58:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -942,11 +1023,11 @@ rope_heads_done55:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token50
-	JMP  rope_tokens_done49
+	JNZ  rope_token53
+	JMP  rope_tokens_done52
 
-rope_stream48:
-rope_token57:
+rope_stream51:
+rope_token60:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -956,16 +1037,16 @@ rope_token57:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done58
+	JZ      rope_heads_done61
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src59
+	JNE     rope_heads_from_src62
 
-rope_head60:
+rope_head63:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -988,13 +1069,13 @@ rope_head60:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head60
-	JMP         rope_heads_done58
+	JNZ         rope_head63
+	JMP         rope_heads_done61
 
-rope_heads_from_src59:
+rope_heads_from_src62:
 	MOVQ CX, R10
 
-rope_head61:
+rope_head64:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1018,19 +1099,19 @@ rope_head61:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head61
+	JNZ         rope_head64
 
-rope_heads_done58:
+rope_heads_done61:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done62
+	JZ    rope_heads_done65
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head63:
+rope_head66:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1053,9 +1134,9 @@ rope_head63:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head63
+	JNZ         rope_head66
 
-rope_heads_done62:
+rope_heads_done65:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1065,66 +1146,20 @@ rope_heads_done62:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token57
+	JNZ  rope_token60
 
-rope_tokens_done49:
-	JMP rope_done46
+rope_tokens_done52:
+	JMP rope_done49
 
-rope_inverse47:
+rope_inverse50:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream64
+	JA     rope_stream67
 
-rope_token66:
-	MOVLQSX (SI), CX
-	IMUL3Q  $0x00000100, CX, CX
-	ADDQ    BX, CX
-	VMOVUPS (CX), Z0
-	VMOVUPS 128(CX), Z1
-	VMOVUPS 64(CX), Z2
-	VMOVUPS 192(CX), Z3
-	MOVQ    qHeads+48(FP), CX
-	TESTQ   CX, CX
-	JZ      rope_heads_done67
-	MOVQ    qHeadStride+64(FP), R8
-	SHLQ    $0x02, R8
-	MOVQ    AX, DX
-
-rope_head68:
-	VMOVUPS     (DX), Z4
-	VMOVUPS     128(DX), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (DX)
-	VMOVUPS     Z7, 128(DX)
-	VMOVUPS     64(DX), Z4
-	VMOVUPS     192(DX), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(DX)
-	VMOVUPS     Z7, 192(DX)
-	ADDQ        R8, DX
-	DECQ        CX
-	JNZ         rope_head68
-
-rope_heads_done67:
-	MOVQ qStride+56(FP), CX
-	SHLQ $0x02, CX
-	ADDQ CX, AX
-	ADDQ $0x04, SI
-	DECQ DI
-	JNZ  rope_token66
-	JMP  rope_tokens_done65
-
-rope_stream64:
 rope_token69:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
@@ -1139,14 +1174,8 @@ rope_token69:
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
-	MOVQ    qStride+56(FP), R9
-	SHLQ    $0x02, R9
 
 rope_head71:
-	PREFETCHT1  (DX)(R9*1)
-	PREFETCHT1  64(DX)(R9*1)
-	PREFETCHT1  128(DX)(R9*1)
-	PREFETCHT1  192(DX)(R9*1)
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1174,9 +1203,61 @@ rope_heads_done70:
 	ADDQ $0x04, SI
 	DECQ DI
 	JNZ  rope_token69
+	JMP  rope_tokens_done68
 
-rope_tokens_done65:
-rope_done46:
+rope_stream67:
+rope_token72:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 128(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done73
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head74:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VMOVUPS     (DX), Z4
+	VMOVUPS     128(DX), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     Z7, 128(DX)
+	VMOVUPS     64(DX), Z4
+	VMOVUPS     192(DX), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     Z7, 192(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head74
+
+rope_heads_done73:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token72
+
+rope_tokens_done68:
+rope_done49:
 	VZEROUPPER
 	RET
 
@@ -1190,9 +1271,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done72
+	JZ    combine_done75
 
-combine_token73:
+combine_token76:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -1248,9 +1329,9 @@ combine_token73:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token73
+	JNZ          combine_token76
 
-combine_done72:
+combine_done75:
 	VZEROUPPER
 	RET
 
@@ -1266,22 +1347,22 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done75
+	JZ     kv_key_done78
 
-kv_key74:
+kv_key77:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done77
+	JZ    kv_query_done80
 
-kv_query76:
+kv_query79:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done79
+	JZ    kv_group_done82
 
-kv_group78:
+kv_group81:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1292,9 +1373,9 @@ kv_group78:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done81
+	JZ         kv_head_done84
 
-kv_head80:
+kv_head83:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -1312,24 +1393,24 @@ kv_head80:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head80
+	JNZ           kv_head83
 
-kv_head_done81:
+kv_head_done84:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group78
+	JNZ  kv_group81
 
-kv_group_done79:
+kv_group_done82:
 	DECQ R11
-	JNZ  kv_query76
+	JNZ  kv_query79
 
-kv_query_done77:
+kv_query_done80:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key74
+	JNZ  kv_key77
 
-kv_key_done75:
+kv_key_done78:
 	VZEROUPPER
 	RET
 
@@ -1345,22 +1426,22 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done83
+	JZ     kv_key_done86
 
-kv_key82:
+kv_key85:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done85
+	JZ    kv_query_done88
 
-kv_query84:
+kv_query87:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done87
+	JZ    kv_group_done90
 
-kv_group86:
+kv_group89:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1371,12 +1452,12 @@ kv_group86:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done89
+	JZ         kv_head_done92
 
-kv_head88:
+kv_head91:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero90
+	JZ           kv_zero93
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -1391,27 +1472,265 @@ kv_head88:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero90:
+kv_zero93:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head88
+	JNZ  kv_head91
 
-kv_head_done89:
+kv_head_done92:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group86
+	JNZ  kv_group89
 
-kv_group_done87:
+kv_group_done90:
 	DECQ R12
-	JNZ  kv_query84
+	JNZ  kv_query87
 
-kv_query_done85:
+kv_query_done88:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key82
+	JNZ  kv_key85
 
-kv_key_done83:
+kv_key_done86:
 	VZEROUPPER
 	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop95:
+	CMPQ         CX, $0x00000010
+	JB           loop_end96
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop95
+
+loop_end96:
+	TESTQ        CX, CX
+	JZ           loop_done94
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done94:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
