@@ -1,0 +1,96 @@
+// Command attnratio measures the attention form's decode step as a ratio to
+// copy() of the same bytes, the figure docs/performance.md quotes: one query
+// at the last of -keys positions, 32 query heads of 128 over -kv key/value
+// heads (llama2_7b: Attention with the rotation inside, AttentionRotated over
+// a rotated cache; bloom_7b1: ALiBi, 32/32 heads only), float32. Each round
+// times one attention call and one copy() of the keys and values (each on
+// its second run, so neither pays for the other's dirty lines); the figure
+// is the median over the rounds of copy time ÷ attention time, with the
+// quartiles: K+V read at that multiple of copy()'s rate (copy() reads and
+// writes the bytes, so a read-only pass can approach 2).
+//
+//	go run ./tools/attnratio -keys 32768 -kv 8
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	alibi "github.com/posenc/posenc/generated/bloom_7b1"
+	rope "github.com/posenc/posenc/generated/llama2_7b"
+)
+
+func main() {
+	keys := flag.Int("keys", 32768, "keys (KV cache length)")
+	kv := flag.Int("kv", 8, "key/value heads (32 query heads)")
+	rounds := flag.Int("r", 9, "rounds")
+	variants := flag.String("v", "avx2,avx512", "variants")
+	flag.Parse()
+	const qh, hd = 32, 128
+	if qh%*kv != 0 {
+		fmt.Fprintln(os.Stderr, "attnratio: -kv must divide 32")
+		os.Exit(2)
+	}
+	n := *keys * *kv * hd
+	k, v := make([]float32, n), make([]float32, n)
+	for i := range k {
+		k[i], v[i] = float32(i%5-2)/4, float32(i%3-1)/2
+	}
+	q, out := make([]float32, qh*hd), make([]float32, qh*hd)
+	for i := range q {
+		q[i] = float32(i%7-3) / 8
+	}
+	kpos := make([]int32, *keys)
+	for j := range kpos {
+		kpos[j] = int32(j)
+	}
+	qpos := kpos[*keys-1:]
+	src := append(append([]float32(nil), k...), v...)
+	dst := make([]float32, len(src))
+	forms := []struct {
+		name string
+		use  func(string) func()
+		call func()
+	}{
+		{"rope inside (llama2_7b Attention)", rope.UseVariant, func() {
+			rope.Attention(out, q, k, v, qpos, kpos, rope.AttentionOptions{QHeads: qh, KVHeads: *kv, Scale: 0.088, Causal: true})
+		}},
+		{"rotated cache (llama2_7b AttentionRotated)", rope.UseVariant, func() {
+			rope.AttentionRotated(out, q, k, v, qpos, kpos, rope.AttentionOptions{QHeads: qh, KVHeads: *kv, Scale: 0.088, Causal: true})
+		}},
+	}
+	if *kv == qh {
+		forms = append(forms, struct {
+			name string
+			use  func(string) func()
+			call func()
+		}{"ALiBi (bloom_7b1 Attention)", alibi.UseVariant, func() {
+			alibi.Attention(out, q, k, v, qpos, kpos, alibi.AttentionOptions{QHeads: qh, KVHeads: *kv, Scale: 0.088, Causal: true})
+		}})
+	}
+	fmt.Printf("decode, 1 query over %d keys, %d/%d heads × %d, K+V %d MiB: copy() time ÷ attention time, median [quartiles] of %d rounds\n",
+		*keys, qh, *kv, hd, 8*n>>20, *rounds)
+	for _, f := range forms {
+		for _, vn := range strings.Split(*variants, ",") {
+			restore := f.use(vn)
+			var rs []float64
+			for range *rounds {
+				copy(dst, src)
+				t0 := time.Now()
+				copy(dst, src)
+				tc := time.Since(t0)
+				f.call()
+				t1 := time.Now()
+				f.call()
+				rs = append(rs, float64(tc)/float64(time.Since(t1)))
+			}
+			restore()
+			sort.Float64s(rs)
+			fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]\n", f.name, vn, rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4])
+		}
+	}
+}
