@@ -390,7 +390,7 @@ func checkShape(fn, arg, heads string, n, tokens, h int) {
 	}
 	// n == tokens·h·HeadDim, tested without overflowing.
 	if n%HeadDim != 0 || n/HeadDim%h != 0 || n/HeadDim/h != tokens {
-		panic("tinyrope: " + fn + ": len(" + arg + ") = " + strconv.Itoa(n) + ", want len(pos)*" + heads + "*HeadDim = " + strconv.Itoa(tokens*h*HeadDim))
+		panic("tinyrope: " + fn + ": len(" + arg + ") = " + strconv.Itoa(n) + ", want len(pos)*" + heads + "*HeadDim = " + strconv.Itoa(tokens) + "*" + strconv.Itoa(h) + "*" + strconv.Itoa(HeadDim))
 	}
 }
 
@@ -432,21 +432,30 @@ func checkStrided(fn string, n, tokens, heads, stride, headStride int) {
 		panic("tinyrope: " + fn + ": " + "heads = " + strconv.Itoa(heads) + ", want heads >= 1")
 	}
 	// A stride only matters with more than one token (head); one larger than n
-	// then cannot fit, and bounding it keeps the products below in int64.
+	// then cannot fit.
 	if stride < 0 || headStride < 0 || tokens > 1 && stride > n || heads > 1 && headStride > n {
 		panic("tinyrope: " + fn + ": " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", want both in [0, len(x)] = [0, " + strconv.Itoa(n) + "]")
 	}
 	if tokens == 0 {
 		return
 	}
-	tokenMajor := (heads == 1 || headStride >= HeadDim) && (tokens == 1 || stride >= (heads-1)*headStride+HeadDim)
-	headMajor := (tokens == 1 || stride >= HeadDim) && (heads == 1 || headStride >= (tokens-1)*stride+HeadDim)
+	// Two heads (tokens) are HeadDim or more apart in either order, so a stride that
+	// matters is at least HeadDim.
+	if heads > 1 && headStride < HeadDim || tokens > 1 && stride < HeadDim {
+		panic("tinyrope: " + fn + ": " + "heads overlap: " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", HeadDim = " + strconv.Itoa(HeadDim))
+	}
+	// (heads−1)·headStride and (tokens−1)·stride must each fit in n−HeadDim: tested by
+	// division, so that no product below can overflow (each is then at most n).
+	if n < HeadDim || heads > 1 && heads-1 > (n-HeadDim)/headStride || tokens > 1 && tokens-1 > (n-HeadDim)/stride {
+		panic("tinyrope: " + fn + ": " + "len(x) = " + strconv.Itoa(n) + ", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim with len(pos) = " + strconv.Itoa(tokens) + ", heads = " + strconv.Itoa(heads) + ", " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride))
+	}
+	tokenMajor := tokens == 1 || stride >= (heads-1)*headStride+HeadDim
+	headMajor := heads == 1 || headStride >= (tokens-1)*stride+HeadDim
 	if !tokenMajor && !headMajor {
 		panic("tinyrope: " + fn + ": " + "heads overlap: " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride) + ", HeadDim = " + strconv.Itoa(HeadDim))
 	}
-	// int64: (tokens−1)·stride ≤ 2^31·n does not overflow.
-	if need := int64(tokens-1)*int64(stride) + int64(heads-1)*int64(headStride) + HeadDim; int64(n) < need {
-		panic("tinyrope: " + fn + ": " + "len(x) = " + strconv.Itoa(n) + ", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim = " + strconv.FormatInt(need, 10))
+	if n < (tokens-1)*stride+(heads-1)*headStride+HeadDim {
+		panic("tinyrope: " + fn + ": " + "len(x) = " + strconv.Itoa(n) + ", want at least (len(pos)-1)*stride+(heads-1)*headStride+HeadDim with len(pos) = " + strconv.Itoa(tokens) + ", heads = " + strconv.Itoa(heads) + ", " + "stride = " + strconv.Itoa(stride) + ", headStride = " + strconv.Itoa(headStride))
 	}
 }
 
@@ -482,14 +491,17 @@ func ApplyQKStrided(qkv []float32, pos []int32, qHeads, kHeads, stride int) {
 	if qHeads < 1 || kHeads < 1 {
 		panic("tinyrope: ApplyQKStrided: " + "qHeads = " + strconv.Itoa(qHeads) + ", kHeads = " + strconv.Itoa(kHeads) + ", want both >= 1")
 	}
-	if stride < (qHeads+kHeads)*HeadDim {
-		panic("tinyrope: ApplyQKStrided: " + "stride = " + strconv.Itoa(stride) + ", want stride >= (qHeads+kHeads)*HeadDim = " + strconv.Itoa((qHeads+kHeads)*HeadDim))
+	// stride ≥ (qHeads+kHeads)·HeadDim, tested by division: the sum and product may overflow.
+	if stride/HeadDim < qHeads || stride/HeadDim-qHeads < kHeads {
+		panic("tinyrope: ApplyQKStrided: " + "stride = " + strconv.Itoa(stride) + ", want stride >= (qHeads+kHeads)*HeadDim with qHeads = " + strconv.Itoa(qHeads) + ", kHeads = " + strconv.Itoa(kHeads) + ", HeadDim = " + strconv.Itoa(HeadDim))
 	}
 	if len(pos) == 0 {
 		return
 	}
-	if need := int64(len(pos)-1)*int64(stride) + int64((qHeads+kHeads)*HeadDim); int64(len(qkv)) < need {
-		panic("tinyrope: ApplyQKStrided: " + "len(qkv) = " + strconv.Itoa(len(qkv)) + ", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim = " + strconv.FormatInt(need, 10))
+	// row ≤ stride ≤ math.MaxInt; (len(pos)−1)·stride is tested by division.
+	row := (qHeads + kHeads) * HeadDim
+	if len(qkv) < row || len(pos)-1 > (len(qkv)-row)/stride {
+		panic("tinyrope: ApplyQKStrided: " + "len(qkv) = " + strconv.Itoa(len(qkv)) + ", want at least (len(pos)-1)*stride+(qHeads+kHeads)*HeadDim with len(pos) = " + strconv.Itoa(len(pos)) + ", stride = " + strconv.Itoa(stride) + ", (qHeads+kHeads)*HeadDim = " + strconv.Itoa(row))
 	}
 	// The key heads follow the query heads: one operand of qHeads+kHeads heads.
 	rotateTokens(operand{qkv, qkv, qHeads + kHeads, stride, HeadDim}, operand{}, pos, 1)
@@ -519,15 +531,18 @@ func ApplyToSlots(cache []float32, slots []int32, src []float32, pos []int32, he
 	if len(slots) != len(pos) {
 		panic("tinyrope: ApplyToSlots: len(slots) = " + strconv.Itoa(len(slots)) + ", want len(pos) = " + strconv.Itoa(len(pos)))
 	}
-	row := heads * HeadDim
-	if len(cache)%row != 0 {
-		panic("tinyrope: ApplyToSlots: len(cache) = " + strconv.Itoa(len(cache)) + ", want a multiple of heads*HeadDim = " + strconv.Itoa(row))
+	// len(cache) a multiple of heads·HeadDim, tested by division: the product may overflow.
+	if len(cache)%HeadDim != 0 || len(cache)/HeadDim%heads != 0 {
+		panic("tinyrope: ApplyToSlots: len(cache) = " + strconv.Itoa(len(cache)) + ", want a multiple of heads*HeadDim with heads = " + strconv.Itoa(heads) + ", HeadDim = " + strconv.Itoa(HeadDim))
 	}
+	nslots := len(cache) / HeadDim / heads
 	for t, s := range slots {
-		if uint(s) >= uint(len(cache)/row) {
-			panic("tinyrope: ApplyToSlots: slots[" + strconv.Itoa(t) + "] = " + strconv.Itoa(int(s)) + ", want a slot in [0, " + strconv.Itoa(len(cache)/row) + ")")
+		if uint(s) >= uint(nslots) {
+			panic("tinyrope: ApplyToSlots: slots[" + strconv.Itoa(t) + "] = " + strconv.Itoa(int(s)) + ", want a slot in [0, " + strconv.Itoa(nslots) + ")")
 		}
 	}
+	// A slot exists, so a row, heads·HeadDim, fits in len(cache).
+	row := heads * HeadDim
 	n := 0
 	for t := 0; t < len(slots); {
 		e := t + 1
@@ -558,14 +573,20 @@ var zeroIdx [exactChunk]int32
 // again, so Shift(Apply(x, p), d) = Apply(x, p+d) also for YaRN and LongRoPE. It panics,
 // before writing anything, if heads < 1 or len(x) is not a multiple of heads*HeadDim.
 func Shift(x []float32, delta int32, heads, n int) {
-	if heads < 1 || len(x)%(heads*HeadDim) != 0 {
+	// len(x) a multiple of heads·HeadDim, tested by division: the product may overflow.
+	if heads < 1 || len(x)%HeadDim != 0 || len(x)/HeadDim%heads != 0 {
 		panic("tinyrope: Shift: heads = " + strconv.Itoa(heads) + ", len(x) = " + strconv.Itoa(len(x)) + ", want heads >= 1 and len(x) a multiple of heads*HeadDim")
+	}
+	tokens := len(x) / HeadDim / heads
+	if tokens == 0 {
+		return
 	}
 	var w [nFreq]float64
 	freqsAt(n, &w)
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
 	fillRow((*[rowLen]float32)(rows[:]), float64(delta), &w, 1)
-	o, tokens := contiguous(x, x, heads), len(x)/(heads*HeadDim)
+	// tokens ≥ 1, so a token's row, heads·HeadDim, fits in len(x).
+	o := contiguous(x, x, heads)
 	for t := 0; t < tokens; t += exactChunk {
 		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
 	}

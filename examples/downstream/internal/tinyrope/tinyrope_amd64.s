@@ -10,704 +10,503 @@ TEXT ·rotateAVX2(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
 	JZ     rope_done1
-	TESTL  R9, R9
+	TESTL  R8, R8
 	JS     rope_inverse2
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
 	JA     rope_stream3
 
 rope_token5:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 128(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 160(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 192(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
 	JZ      rope_heads_done6
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
 	CMPQ    AX, CX
 	JNE     rope_heads_from_src7
 
 rope_head8:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
 	JNZ         rope_head8
 	JMP         rope_heads_done6
 
 rope_heads_from_src7:
-	MOVQ CX, R11
+	MOVQ CX, R10
 
 rope_head9:
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head9
-
-rope_heads_done6:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done10
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src11
-
-rope_head12:
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
 	VMOVUPS     32(R10), Y8
 	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
 	VMOVUPS     64(R10), Y8
 	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
 	VMOVUPS     96(R10), Y8
 	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head12
-	JMP         rope_heads_done10
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head9
 
-rope_heads_from_src11:
-	MOVQ BX, R11
+rope_heads_done6:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done10
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head13:
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
+rope_head11:
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head13
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head11
 
 rope_heads_done10:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
 	JNZ  rope_token5
 	JMP  rope_tokens_done4
 
 rope_stream3:
-rope_token14:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done15
-	MOVQ    qHeadStride+64(FP), R12
+rope_token12:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 128(R8), Y1
+	VMOVUPS 32(R8), Y2
+	VMOVUPS 160(R8), Y3
+	VMOVUPS 64(R8), Y4
+	VMOVUPS 192(R8), Y5
+	VMOVUPS 96(R8), Y6
+	VMOVUPS 224(R8), Y7
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done13
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
+	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src16
+	JNE     rope_heads_from_src14
 
-rope_head17:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
+rope_head15:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	PREFETCHT1  192(R9)(R12*1)
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
+	VMULPS      Y1, Y9, Y10
+	VMULPS      Y1, Y8, Y11
+	VFMSUB231PS Y0, Y8, Y10
+	VFMADD231PS Y0, Y9, Y11
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
+	VMULPS      Y3, Y9, Y10
+	VMULPS      Y3, Y8, Y11
+	VFMSUB231PS Y2, Y8, Y10
+	VFMADD231PS Y2, Y9, Y11
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
+	VMULPS      Y5, Y9, Y10
+	VMULPS      Y5, Y8, Y11
+	VFMSUB231PS Y4, Y8, Y10
+	VFMADD231PS Y4, Y9, Y11
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
+	VMULPS      Y7, Y9, Y10
+	VMULPS      Y7, Y8, Y11
+	VFMSUB231PS Y6, Y8, Y10
+	VFMADD231PS Y6, Y9, Y11
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head15
+	JMP         rope_heads_done13
+
+rope_heads_from_src14:
+	MOVQ CX, R10
+
+rope_head16:
+	PREFETCHT1  (R10)(R12*1)
+	PREFETCHT1  64(R10)(R12*1)
+	PREFETCHT1  128(R10)(R12*1)
+	PREFETCHT1  192(R10)(R12*1)
 	VMOVUPS     (R10), Y8
 	VMOVUPS     128(R10), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
 	VMOVUPS     32(R10), Y8
 	VMOVUPS     160(R10), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
 	VMOVUPS     64(R10), Y8
 	VMOVUPS     192(R10), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
 	VMOVUPS     96(R10), Y8
 	VMOVUPS     224(R10), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head17
-	JMP         rope_heads_done15
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
+	JNZ         rope_head16
 
-rope_heads_from_src16:
-	MOVQ CX, R11
+rope_heads_done13:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done17
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
+	SHLQ  $0x02, R11
 
 rope_head18:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	PREFETCHT1  192(R9)(R11*1)
+	VMOVUPS     (R9), Y8
+	VMOVUPS     128(R9), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMSUB231PS Y0, Y8, Y10
 	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     Y11, 128(R9)
+	VMOVUPS     32(R9), Y8
+	VMOVUPS     160(R9), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMSUB231PS Y2, Y8, Y10
 	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
+	VMOVUPS     Y10, 32(R9)
+	VMOVUPS     Y11, 160(R9)
+	VMOVUPS     64(R9), Y8
+	VMOVUPS     192(R9), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMSUB231PS Y4, Y8, Y10
 	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
+	VMOVUPS     Y10, 64(R9)
+	VMOVUPS     Y11, 192(R9)
+	VMOVUPS     96(R9), Y8
+	VMOVUPS     224(R9), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMSUB231PS Y6, Y8, Y10
 	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
+	VMOVUPS     Y10, 96(R9)
+	VMOVUPS     Y11, 224(R9)
+	ADDQ        R10, R9
+	DECQ        R8
 	JNZ         rope_head18
 
-rope_heads_done15:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done19
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src20
-
-rope_head21:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head21
-	JMP         rope_heads_done19
-
-rope_heads_from_src20:
-	MOVQ BX, R11
-
-rope_head22:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Y8
-	VMOVUPS     128(R11), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMSUB231PS Y0, Y8, Y10
-	VFMADD231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R11), Y8
-	VMOVUPS     160(R11), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMSUB231PS Y2, Y8, Y10
-	VFMADD231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R11), Y8
-	VMOVUPS     192(R11), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMSUB231PS Y4, Y8, Y10
-	VFMADD231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R11), Y8
-	VMOVUPS     224(R11), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMSUB231PS Y6, Y8, Y10
-	VFMADD231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head22
-
-rope_heads_done19:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token14
+rope_heads_done17:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token12
 
 rope_tokens_done4:
 	JMP rope_done1
 
 rope_inverse2:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream23
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream19
 
-rope_token25:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done26
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+rope_token21:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 128(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 160(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 192(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done22
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
 
-rope_head27:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+rope_head23:
+	VMOVUPS     (DX), Y8
+	VMOVUPS     128(DX), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (DX)
+	VMOVUPS     Y11, 128(DX)
+	VMOVUPS     32(DX), Y8
+	VMOVUPS     160(DX), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(DX)
+	VMOVUPS     Y11, 160(DX)
+	VMOVUPS     64(DX), Y8
+	VMOVUPS     192(DX), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y11, 192(DX)
+	VMOVUPS     96(DX), Y8
+	VMOVUPS     224(DX), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head27
+	VMOVUPS     Y10, 96(DX)
+	VMOVUPS     Y11, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head23
 
-rope_heads_done26:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done28
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
+rope_heads_done22:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token21
+	JMP  rope_tokens_done20
 
-rope_head29:
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
+rope_stream19:
+rope_token24:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 128(CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 160(CX), Y3
+	VMOVUPS 64(CX), Y4
+	VMOVUPS 192(CX), Y5
+	VMOVUPS 96(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done25
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head26:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VMOVUPS     (DX), Y8
+	VMOVUPS     128(DX), Y9
 	VMULPS      Y1, Y9, Y10
 	VMULPS      Y1, Y8, Y11
 	VFMADD231PS Y0, Y8, Y10
 	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
+	VMOVUPS     Y10, (DX)
+	VMOVUPS     Y11, 128(DX)
+	VMOVUPS     32(DX), Y8
+	VMOVUPS     160(DX), Y9
 	VMULPS      Y3, Y9, Y10
 	VMULPS      Y3, Y8, Y11
 	VFMADD231PS Y2, Y8, Y10
 	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
+	VMOVUPS     Y10, 32(DX)
+	VMOVUPS     Y11, 160(DX)
+	VMOVUPS     64(DX), Y8
+	VMOVUPS     192(DX), Y9
 	VMULPS      Y5, Y9, Y10
 	VMULPS      Y5, Y8, Y11
 	VFMADD231PS Y4, Y8, Y10
 	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y11, 192(DX)
+	VMOVUPS     96(DX), Y8
+	VMOVUPS     224(DX), Y9
 	VMULPS      Y7, Y9, Y10
 	VMULPS      Y7, Y8, Y11
 	VFMADD231PS Y6, Y8, Y10
 	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head29
+	VMOVUPS     Y10, 96(DX)
+	VMOVUPS     Y11, 224(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head26
 
-rope_heads_done28:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token25
-	JMP  rope_tokens_done24
+rope_heads_done25:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token24
 
-rope_stream23:
-rope_token30:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Y0
-	VMOVUPS 128(R9), Y1
-	VMOVUPS 32(R9), Y2
-	VMOVUPS 160(R9), Y3
-	VMOVUPS 64(R9), Y4
-	VMOVUPS 192(R9), Y5
-	VMOVUPS 96(R9), Y6
-	VMOVUPS 224(R9), Y7
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done31
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R12
-	SHLQ    $0x02, R12
-
-rope_head32:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMADD231PS Y0, Y8, Y10
-	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMADD231PS Y2, Y8, Y10
-	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMADD231PS Y4, Y8, Y10
-	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMADD231PS Y6, Y8, Y10
-	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head32
-
-rope_heads_done31:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done33
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x02, R12
-
-rope_head34:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Y8
-	VMOVUPS     128(R10), Y9
-	VMULPS      Y1, Y9, Y10
-	VMULPS      Y1, Y8, Y11
-	VFMADD231PS Y0, Y8, Y10
-	VFMSUB231PS Y0, Y9, Y11
-	VMOVUPS     Y10, (R10)
-	VMOVUPS     Y11, 128(R10)
-	VMOVUPS     32(R10), Y8
-	VMOVUPS     160(R10), Y9
-	VMULPS      Y3, Y9, Y10
-	VMULPS      Y3, Y8, Y11
-	VFMADD231PS Y2, Y8, Y10
-	VFMSUB231PS Y2, Y9, Y11
-	VMOVUPS     Y10, 32(R10)
-	VMOVUPS     Y11, 160(R10)
-	VMOVUPS     64(R10), Y8
-	VMOVUPS     192(R10), Y9
-	VMULPS      Y5, Y9, Y10
-	VMULPS      Y5, Y8, Y11
-	VFMADD231PS Y4, Y8, Y10
-	VFMSUB231PS Y4, Y9, Y11
-	VMOVUPS     Y10, 64(R10)
-	VMOVUPS     Y11, 192(R10)
-	VMOVUPS     96(R10), Y8
-	VMOVUPS     224(R10), Y9
-	VMULPS      Y7, Y9, Y10
-	VMULPS      Y7, Y8, Y11
-	VFMADD231PS Y6, Y8, Y10
-	VFMSUB231PS Y6, Y9, Y11
-	VMOVUPS     Y10, 96(R10)
-	VMOVUPS     Y11, 224(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head34
-
-rope_heads_done33:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token30
-
-rope_tokens_done24:
+rope_tokens_done20:
 rope_done1:
 	VZEROUPPER
 	RET
@@ -722,9 +521,9 @@ TEXT ·combineRowsAVX2(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done35
+	JZ    combine_done27
 
-combine_token36:
+combine_token28:
 	MOVLQSX     (BX), R8
 	ANDQ        DI, R8
 	IMUL3Q      $0x00000200, R8, R8
@@ -828,9 +627,274 @@ combine_token36:
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x04, BX
 	DECQ        SI
-	JNZ         combine_token36
+	JNZ         combine_token28
 
-combine_done35:
+combine_done27:
+	VZEROUPPER
+	RET
+
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done30
+
+kv_key29:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done32
+
+kv_query31:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done34
+
+kv_group33:
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done36
+
+kv_head35:
+	VMULPS       (SI), Y0, Y8
+	VMULPS       32(SI), Y1, Y9
+	VFMADD231PS  64(SI), Y2, Y8
+	VFMADD231PS  96(SI), Y3, Y9
+	VFMADD231PS  128(SI), Y4, Y8
+	VFMADD231PS  160(SI), Y5, Y9
+	VFMADD231PS  192(SI), Y6, Y8
+	VFMADD231PS  224(SI), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X9
+	VADDPS       X9, X8, X9
+	VPERMILPS    $0x4e, X9, X8
+	VADDPS       X8, X9, X9
+	VPERMILPS    $0xb1, X9, X8
+	VADDSS       X8, X9, X9
+	VMOVSS       X9, (DI)
+	ADDQ         $0x00000100, SI
+	ADDQ         BX, DI
+	DECQ         R13
+	JNZ          kv_head35
+
+kv_head_done36:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group33
+
+kv_group_done34:
+	DECQ R11
+	JNZ  kv_query31
+
+kv_query_done32:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key29
+
+kv_key_done30:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done38
+
+kv_key37:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done40
+
+kv_query39:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done42
+
+kv_group41:
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Y0
+	VMOVUPS    32(R8), Y1
+	VMOVUPS    64(R8), Y2
+	VMOVUPS    96(R8), Y3
+	VMOVUPS    128(R8), Y4
+	VMOVUPS    160(R8), Y5
+	VMOVUPS    192(R8), Y6
+	VMOVUPS    224(R8), Y7
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done44
+
+kv_head43:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero45
+	VBROADCASTSS (DI), Y8
+	VMOVUPS      (SI), Y9
+	VFMADD231PS  Y0, Y8, Y9
+	VMOVUPS      Y9, (SI)
+	VMOVUPS      32(SI), Y9
+	VFMADD231PS  Y1, Y8, Y9
+	VMOVUPS      Y9, 32(SI)
+	VMOVUPS      64(SI), Y9
+	VFMADD231PS  Y2, Y8, Y9
+	VMOVUPS      Y9, 64(SI)
+	VMOVUPS      96(SI), Y9
+	VFMADD231PS  Y3, Y8, Y9
+	VMOVUPS      Y9, 96(SI)
+	VMOVUPS      128(SI), Y9
+	VFMADD231PS  Y4, Y8, Y9
+	VMOVUPS      Y9, 128(SI)
+	VMOVUPS      160(SI), Y9
+	VFMADD231PS  Y5, Y8, Y9
+	VMOVUPS      Y9, 160(SI)
+	VMOVUPS      192(SI), Y9
+	VFMADD231PS  Y6, Y8, Y9
+	VMOVUPS      Y9, 192(SI)
+	VMOVUPS      224(SI), Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VMOVUPS      Y9, 224(SI)
+
+kv_zero45:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R14
+	JNZ  kv_head43
+
+kv_head_done44:
+	ADDQ $0x00000100, R8
+	DECQ R13
+	JNZ  kv_group41
+
+kv_group_done42:
+	DECQ R12
+	JNZ  kv_query39
+
+kv_query_done40:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key37
+
+kv_key_done38:
+	VZEROUPPER
+	RET
+
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop47:
+	CMPQ         CX, $0x00000008
+	JB           loop_end48
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop47
+
+loop_end48:
+	TESTQ        CX, CX
+	JZ           loop_done46
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done46:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -840,423 +904,178 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   q_base+0(FP), AX
 	MOVQ   qSrc_base+24(FP), CX
 	MOVQ   k_base+72(FP), DX
-	MOVQ   kSrc_base+96(FP), BX
-	MOVQ   table_base+144(FP), SI
-	MOVQ   idx_base+168(FP), DI
-	MOVQ   idx_len+176(FP), R8
-	MOVL   sign+192(FP), R9
-	TESTQ  R8, R8
-	JZ     rope_done37
-	TESTL  R9, R9
-	JS     rope_inverse38
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream39
+	MOVQ   table_base+144(FP), BX
+	MOVQ   idx_base+168(FP), SI
+	MOVQ   idx_len+176(FP), DI
+	MOVL   sign+192(FP), R8
+	TESTQ  DI, DI
+	JZ     rope_done49
+	TESTL  R8, R8
+	JS     rope_inverse50
+	MOVQ   qHeads+48(FP), R8
+	ADDQ   kHeads+120(FP), R8
+	IMUL3Q $0x00000100, R8, R8
+	MOVQ   DI, R9
+	IMULQ  R9, R8
+	CMPQ   R8, $0x00080000
+	JA     rope_stream51
 
-rope_token41:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done42
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
+rope_token53:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 128(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done54
+	MOVQ    qHeadStride+64(FP), R11
+	SHLQ    $0x02, R11
+	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src43
+	JNE     rope_heads_from_src55
 
-rope_head44:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
+rope_head56:
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMSUB231PS Z0, Z4, Z6
 	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMSUB231PS Z2, Z4, Z6
 	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head44
-	JMP         rope_heads_done42
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head56
+	JMP         rope_heads_done54
 
-rope_heads_from_src43:
-	MOVQ CX, R11
-
-rope_head45:
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head45
-
-rope_heads_done42:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done46
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src47
-
-rope_head48:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head48
-	JMP         rope_heads_done46
-
-rope_heads_from_src47:
-	MOVQ BX, R11
-
-rope_head49:
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head49
-
-rope_heads_done46:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token41
-	JMP  rope_tokens_done40
-
-rope_stream39:
-rope_token50:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done51
-	MOVQ    qHeadStride+64(FP), R12
-	SHLQ    $0x02, R12
-	MOVQ    AX, R10
-	MOVQ    qStride+56(FP), R13
-	SHLQ    $0x02, R13
-	CMPQ    AX, CX
-	JNE     rope_heads_from_src52
-
-rope_head53:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
-	JNZ         rope_head53
-	JMP         rope_heads_done51
-
-rope_heads_from_src52:
-	MOVQ CX, R11
-
-rope_head54:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMSUB231PS Z0, Z4, Z6
-	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMSUB231PS Z2, Z4, Z6
-	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head54
-
-rope_heads_done51:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done55
-	MOVQ  kHeadStride+136(FP), R12
-	SHLQ  $0x02, R12
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R13
-	SHLQ  $0x02, R13
-	CMPQ  DX, BX
-	JNE   rope_heads_from_src56
+rope_heads_from_src55:
+	MOVQ CX, R10
 
 rope_head57:
-	PREFETCHT1  (R10)(R13*1)
-	PREFETCHT1  64(R10)(R13*1)
-	PREFETCHT1  128(R10)(R13*1)
-	PREFETCHT1  192(R10)(R13*1)
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMSUB231PS Z0, Z4, Z6
 	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMSUB231PS Z2, Z4, Z6
 	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	DECQ        R9
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
+	ADDQ        R11, R10
+	DECQ        R8
 	JNZ         rope_head57
-	JMP         rope_heads_done55
 
-rope_heads_from_src56:
-	MOVQ BX, R11
+rope_heads_done54:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done58
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
 
-rope_head58:
-	PREFETCHT1  (R11)(R13*1)
-	PREFETCHT1  64(R11)(R13*1)
-	PREFETCHT1  128(R11)(R13*1)
-	PREFETCHT1  192(R11)(R13*1)
-	VMOVUPS     (R11), Z4
-	VMOVUPS     128(R11), Z5
+rope_head59:
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMSUB231PS Z0, Z4, Z6
 	VFMADD231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R11), Z4
-	VMOVUPS     192(R11), Z5
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMSUB231PS Z2, Z4, Z6
 	VFMADD231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R12, R10
-	ADDQ        R12, R11
-	DECQ        R9
-	JNZ         rope_head58
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head59
 
-rope_heads_done55:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token50
+rope_heads_done58:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token53
+	JMP  rope_tokens_done52
 
-rope_tokens_done40:
-	JMP rope_done37
-
-rope_inverse38:
-	MOVQ   qHeads+48(FP), R9
-	ADDQ   kHeads+120(FP), R9
-	IMUL3Q $0x00000100, R9, R9
-	MOVQ   R8, R10
-	IMULQ  R10, R9
-	CMPQ   R9, $0x00080000
-	JA     rope_stream59
-
-rope_token61:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done62
+rope_stream51:
+rope_token60:
+	MOVLQSX (SI), R8
+	IMUL3Q  $0x00000100, R8, R8
+	ADDQ    BX, R8
+	VMOVUPS (R8), Z0
+	VMOVUPS 128(R8), Z1
+	VMOVUPS 64(R8), Z2
+	VMOVUPS 192(R8), Z3
+	MOVQ    qHeads+48(FP), R8
+	TESTQ   R8, R8
+	JZ      rope_heads_done61
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
-	MOVQ    AX, R10
-
-rope_head63:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head63
-
-rope_heads_done62:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done64
-	MOVQ  kHeadStride+136(FP), R11
-	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-
-rope_head65:
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
-	VMULPS      Z1, Z5, Z6
-	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
-	VMULPS      Z3, Z5, Z6
-	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head65
-
-rope_heads_done64:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token61
-	JMP  rope_tokens_done60
-
-rope_stream59:
-rope_token66:
-	MOVLQSX (DI), R9
-	IMUL3Q  $0x00000100, R9, R9
-	ADDQ    SI, R9
-	VMOVUPS (R9), Z0
-	VMOVUPS 128(R9), Z1
-	VMOVUPS 64(R9), Z2
-	VMOVUPS 192(R9), Z3
-	MOVQ    qHeads+48(FP), R9
-	TESTQ   R9, R9
-	JZ      rope_heads_done67
-	MOVQ    qHeadStride+64(FP), R11
-	SHLQ    $0x02, R11
-	MOVQ    AX, R10
+	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
+	CMPQ    AX, CX
+	JNE     rope_heads_from_src62
 
-rope_head68:
+rope_head63:
+	PREFETCHT1  (R9)(R12*1)
+	PREFETCHT1  64(R9)(R12*1)
+	PREFETCHT1  128(R9)(R12*1)
+	PREFETCHT1  192(R9)(R12*1)
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
+	DECQ        R8
+	JNZ         rope_head63
+	JMP         rope_heads_done61
+
+rope_heads_from_src62:
+	MOVQ CX, R10
+
+rope_head64:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1265,72 +1084,180 @@ rope_head68:
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
-	VFMADD231PS Z0, Z4, Z6
-	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
 	VMOVUPS     64(R10), Z4
 	VMOVUPS     192(R10), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
-	VFMADD231PS Z2, Z4, Z6
-	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R11, R9
 	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head68
+	DECQ        R8
+	JNZ         rope_head64
 
-rope_heads_done67:
-	MOVQ  kHeads+120(FP), R9
-	TESTQ R9, R9
-	JZ    rope_heads_done69
-	MOVQ  kHeadStride+136(FP), R11
+rope_heads_done61:
+	MOVQ  kHeads+120(FP), R8
+	TESTQ R8, R8
+	JZ    rope_heads_done65
+	MOVQ  kHeadStride+136(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  DX, R9
+	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
-	MOVQ  DX, R10
-	MOVQ  kStride+128(FP), R12
-	SHLQ  $0x02, R12
 
-rope_head70:
-	PREFETCHT1  (R10)(R12*1)
-	PREFETCHT1  64(R10)(R12*1)
-	PREFETCHT1  128(R10)(R12*1)
-	PREFETCHT1  192(R10)(R12*1)
-	VMOVUPS     (R10), Z4
-	VMOVUPS     128(R10), Z5
+rope_head66:
+	PREFETCHT1  (R9)(R11*1)
+	PREFETCHT1  64(R9)(R11*1)
+	PREFETCHT1  128(R9)(R11*1)
+	PREFETCHT1  192(R9)(R11*1)
+	VMOVUPS     (R9), Z4
+	VMOVUPS     128(R9), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMSUB231PS Z0, Z4, Z6
+	VFMADD231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (R9)
+	VMOVUPS     Z7, 128(R9)
+	VMOVUPS     64(R9), Z4
+	VMOVUPS     192(R9), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMSUB231PS Z2, Z4, Z6
+	VFMADD231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(R9)
+	VMOVUPS     Z7, 192(R9)
+	ADDQ        R10, R9
+	DECQ        R8
+	JNZ         rope_head66
+
+rope_heads_done65:
+	MOVQ qStride+56(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, AX
+	ADDQ R8, CX
+	MOVQ kStride+128(FP), R8
+	SHLQ $0x02, R8
+	ADDQ R8, DX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token60
+
+rope_tokens_done52:
+	JMP rope_done49
+
+rope_inverse50:
+	MOVQ   qHeads+48(FP), CX
+	ADDQ   kHeads+120(FP), CX
+	IMUL3Q $0x00000100, CX, CX
+	MOVQ   DI, DX
+	IMULQ  DX, CX
+	CMPQ   CX, $0x00080000
+	JA     rope_stream67
+
+rope_token69:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 128(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done70
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+
+rope_head71:
+	VMOVUPS     (DX), Z4
+	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
 	VMULPS      Z1, Z4, Z7
 	VFMADD231PS Z0, Z4, Z6
 	VFMSUB231PS Z0, Z5, Z7
-	VMOVUPS     Z6, (R10)
-	VMOVUPS     Z7, 128(R10)
-	VMOVUPS     64(R10), Z4
-	VMOVUPS     192(R10), Z5
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     Z7, 128(DX)
+	VMOVUPS     64(DX), Z4
+	VMOVUPS     192(DX), Z5
 	VMULPS      Z3, Z5, Z6
 	VMULPS      Z3, Z4, Z7
 	VFMADD231PS Z2, Z4, Z6
 	VFMSUB231PS Z2, Z5, Z7
-	VMOVUPS     Z6, 64(R10)
-	VMOVUPS     Z7, 192(R10)
-	ADDQ        R11, R10
-	DECQ        R9
-	JNZ         rope_head70
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     Z7, 192(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head71
 
-rope_heads_done69:
-	MOVQ qStride+56(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, AX
-	ADDQ R9, CX
-	MOVQ kStride+128(FP), R9
-	SHLQ $0x02, R9
-	ADDQ R9, DX
-	ADDQ R9, BX
-	ADDQ $0x04, DI
-	DECQ R8
-	JNZ  rope_token66
+rope_heads_done70:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token69
+	JMP  rope_tokens_done68
 
-rope_tokens_done60:
-rope_done37:
+rope_stream67:
+rope_token72:
+	MOVLQSX (SI), CX
+	IMUL3Q  $0x00000100, CX, CX
+	ADDQ    BX, CX
+	VMOVUPS (CX), Z0
+	VMOVUPS 128(CX), Z1
+	VMOVUPS 64(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    qHeads+48(FP), CX
+	TESTQ   CX, CX
+	JZ      rope_heads_done73
+	MOVQ    qHeadStride+64(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    AX, DX
+	MOVQ    qStride+56(FP), R9
+	SHLQ    $0x02, R9
+
+rope_head74:
+	PREFETCHT1  (DX)(R9*1)
+	PREFETCHT1  64(DX)(R9*1)
+	PREFETCHT1  128(DX)(R9*1)
+	PREFETCHT1  192(DX)(R9*1)
+	VMOVUPS     (DX), Z4
+	VMOVUPS     128(DX), Z5
+	VMULPS      Z1, Z5, Z6
+	VMULPS      Z1, Z4, Z7
+	VFMADD231PS Z0, Z4, Z6
+	VFMSUB231PS Z0, Z5, Z7
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     Z7, 128(DX)
+	VMOVUPS     64(DX), Z4
+	VMOVUPS     192(DX), Z5
+	VMULPS      Z3, Z5, Z6
+	VMULPS      Z3, Z4, Z7
+	VFMADD231PS Z2, Z4, Z6
+	VFMSUB231PS Z2, Z5, Z7
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     Z7, 192(DX)
+	ADDQ        R8, DX
+	DECQ        CX
+	JNZ         rope_head74
+
+rope_heads_done73:
+	MOVQ qStride+56(FP), CX
+	SHLQ $0x02, CX
+	ADDQ CX, AX
+	ADDQ $0x04, SI
+	DECQ DI
+	JNZ  rope_token72
+
+rope_tokens_done68:
+rope_done49:
 	VZEROUPPER
 	RET
 
@@ -1344,9 +1271,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done71
+	JZ    combine_done75
 
-combine_token72:
+combine_token76:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -1402,8 +1329,408 @@ combine_token72:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token72
+	JNZ          combine_token76
 
-combine_done71:
+combine_done75:
 	VZEROUPPER
 	RET
+
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ   k_base+48(FP), AX
+	MOVQ   s_base+0(FP), CX
+	MOVQ   kStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   sStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   nk+72(FP), R10
+	TESTQ  R10, R10
+	JZ     kv_key_done78
+
+kv_key77:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done80
+
+kv_query79:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done82
+
+kv_group81:
+	PREFETCHT1 (R8)(R9*1)
+	PREFETCHT1 64(R8)(R9*1)
+	PREFETCHT1 128(R8)(R9*1)
+	PREFETCHT1 192(R8)(R9*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done84
+
+kv_head83:
+	VMULPS        (SI), Z0, Z4
+	VMULPS        64(SI), Z1, Z5
+	VFMADD231PS   128(SI), Z2, Z4
+	VFMADD231PS   192(SI), Z3, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y5
+	VEXTRACTF32X4 $0x01, Y5, X4
+	VADDPS        X4, X5, X4
+	VPERMILPS     $0x4e, X4, X5
+	VADDPS        X5, X4, X4
+	VPERMILPS     $0xb1, X4, X5
+	VADDSS        X5, X4, X4
+	VMOVSS        X4, (DI)
+	ADDQ          $0x00000100, SI
+	ADDQ          BX, DI
+	DECQ          R13
+	JNZ           kv_head83
+
+kv_head_done84:
+	ADDQ $0x00000100, R8
+	DECQ R12
+	JNZ  kv_group81
+
+kv_group_done82:
+	DECQ R11
+	JNZ  kv_query79
+
+kv_query_done80:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key77
+
+kv_key_done78:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ   v_base+48(FP), AX
+	MOVQ   p_base+24(FP), CX
+	MOVQ   vStride+104(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   pStride+112(FP), BX
+	SHLQ   $0x02, BX
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+72(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done86
+
+kv_key85:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, DI
+	MOVQ  nb+80(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done88
+
+kv_query87:
+	MOVQ  AX, R8
+	MOVQ  groups+88(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done90
+
+kv_group89:
+	PREFETCHT1 (R8)(R10*1)
+	PREFETCHT1 64(R8)(R10*1)
+	PREFETCHT1 128(R8)(R10*1)
+	PREFETCHT1 192(R8)(R10*1)
+	VMOVUPS    (R8), Z0
+	VMOVUPS    64(R8), Z1
+	VMOVUPS    128(R8), Z2
+	VMOVUPS    192(R8), Z3
+	MOVQ       grp+96(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done92
+
+kv_head91:
+	MOVL         (DI), R9
+	TESTL        R9, R9
+	JZ           kv_zero93
+	VBROADCASTSS (DI), Z4
+	VMOVUPS      (SI), Z5
+	VFMADD231PS  Z0, Z4, Z5
+	VMOVUPS      Z5, (SI)
+	VMOVUPS      64(SI), Z5
+	VFMADD231PS  Z1, Z4, Z5
+	VMOVUPS      Z5, 64(SI)
+	VMOVUPS      128(SI), Z5
+	VFMADD231PS  Z2, Z4, Z5
+	VMOVUPS      Z5, 128(SI)
+	VMOVUPS      192(SI), Z5
+	VFMADD231PS  Z3, Z4, Z5
+	VMOVUPS      Z5, 192(SI)
+
+kv_zero93:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ R14
+	JNZ  kv_head91
+
+kv_head_done92:
+	ADDQ $0x00000100, R8
+	DECQ R13
+	JNZ  kv_group89
+
+kv_group_done90:
+	DECQ R12
+	JNZ  kv_query87
+
+kv_query_done88:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key85
+
+kv_key_done86:
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop95:
+	CMPQ         CX, $0x00000010
+	JB           loop_end96
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop95
+
+loop_end96:
+	TESTQ        CX, CX
+	JZ           loop_done94
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done94:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

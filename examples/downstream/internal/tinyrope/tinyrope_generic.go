@@ -5,7 +5,10 @@ package tinyrope
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	expShift:    expShiftGeneric,
 	rotate:      rotateGeneric,
+	scoresKV:    scoresKVGeneric,
+	valuesKV:    valuesKVGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for
