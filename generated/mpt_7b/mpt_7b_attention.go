@@ -136,8 +136,9 @@ func attnCheckLen(fn, arg, tokensName, headsName string, n, tokens, heads int) {
 // Key j is masked for query i when kpos[j] < 0 (padding), when o.Causal and
 // kpos[j] > qpos[i], and when o.Window > 0 and qpos[i] − kpos[j] ≥ o.Window; a query
 // with every key masked gets zeros. out must not overlap the inputs. It panics,
-// before writing anything, on a head count < 1, QHeads not a multiple of KVHeads or
-// not Heads, a negative Window or a length that does not match.
+// before writing anything, on a head count < 1, QHeads not a multiple of KVHeads,
+// QHeads not Heads,
+// a negative Window or a length that does not match.
 func Attention(out, q, k, v []float32, qpos, kpos []int32, o AttentionOptions) {
 	attnChecks("Attention", o)
 	attnCheckLen("Attention", "q", "len(qpos)", "QHeads", len(q), len(qpos), o.QHeads)
