@@ -2,9 +2,9 @@ package bias
 
 import (
 	"fmt"
-	"github.com/posenc/posenc/gen/attention"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"

@@ -2,12 +2,12 @@ package rope
 
 import (
 	"fmt"
-	"github.com/posenc/posenc/asm/abi"
-	"github.com/posenc/posenc/gen/attention"
 	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 	"github.com/posenc/posenc/spec"

@@ -87,7 +87,7 @@ func TestRopeFilesDeterministicAndFormatted(t *testing.T) {
 		_, b := ropeGenerate(t, tc)
 		want := []string{s.Name + ".go", s.Name + "_generic.go", s.Name + "_variants.go", s.Name + "_test.go"}
 		if s.DType != "f16" && s.DType != "bf16" && len(s.MRoPESection) == 0 { // float32 without M-RoPE: the attention form
-			want = append(want, s.Name+"_attention.go")
+			want = append(want, s.Name+"_attention.go", s.Name+"_attention_test.go")
 		}
 		if len(a) != len(want) {
 			t.Fatalf("%s: %d files, want %v", tc.Name, len(a), want)

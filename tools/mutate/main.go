@@ -153,14 +153,11 @@ func runMutation(ctx context.Context, scratch string, m Mutation) (string, strin
 // with m.Nth > 0 the Nth Old after After (or after the file's start).
 func (m Mutation) apply(src []byte) ([]byte, error) {
 	s := string(src)
-	from := 0
+	from, err := m.anchor(s)
+	if err != nil {
+		return nil, err
+	}
 	if m.Nth > 0 {
-		if m.After != "" {
-			if n := strings.Count(s, m.After); n != 1 {
-				return nil, fmt.Errorf("anchor %q occurs %d times in %s, want 1", m.After, n, m.File)
-			}
-			from = strings.Index(s, m.After) + len(m.After)
-		}
 		for k := 1; ; k++ {
 			i := strings.Index(s[from:], m.Old)
 			if i < 0 {
@@ -173,13 +170,10 @@ func (m Mutation) apply(src []byte) ([]byte, error) {
 			from += i + len(m.Old)
 		}
 	}
-	if m.After != "" {
-		if n := strings.Count(s, m.After); n != 1 {
-			return nil, fmt.Errorf("anchor %q occurs %d times in %s, want 1", m.After, n, m.File)
+	if m.After == "" {
+		if n := strings.Count(s, m.Old); n != 1 {
+			return nil, fmt.Errorf("%q occurs %d times in %s, want 1 (or give an anchor)", m.Old, n, m.File)
 		}
-		from = strings.Index(s, m.After) + len(m.After)
-	} else if n := strings.Count(s, m.Old); n != 1 {
-		return nil, fmt.Errorf("%q occurs %d times in %s, want 1 (or give an anchor)", m.Old, n, m.File)
 	}
 	i := strings.Index(s[from:], m.Old)
 	if i < 0 {
@@ -187,6 +181,30 @@ func (m Mutation) apply(src []byte) ([]byte, error) {
 	}
 	i += from
 	return []byte(s[:i] + m.New + s[i+len(m.Old):]), nil
+}
+
+// anchor returns the offset just past m.After in s (0 without an anchor).
+// After may chain anchors with " >> ": the first occurs once in s, and each
+// next one is its first occurrence after the previous (so "TEXT
+// ·rotateAVX512(SB) >> \nrope_inverse", a label at the start of a line, finds
+// the AVX-512 kernel's inverse loop whatever the labels are numbered).
+func (m Mutation) anchor(s string) (int, error) {
+	if m.After == "" {
+		return 0, nil
+	}
+	parts := strings.Split(m.After, " >> ")
+	if n := strings.Count(s, parts[0]); n != 1 {
+		return 0, fmt.Errorf("anchor %q occurs %d times in %s, want 1", parts[0], n, m.File)
+	}
+	from := strings.Index(s, parts[0]) + len(parts[0])
+	for _, p := range parts[1:] {
+		i := strings.Index(s[from:], p)
+		if i < 0 {
+			return 0, fmt.Errorf("anchor %q does not occur in %s after %q", p, m.File, m.After)
+		}
+		from += i + len(p)
+	}
+	return from, nil
 }
 
 // selectMutations returns the mutations whose name matches run (all for
