@@ -22,6 +22,7 @@ type attnPkg struct {
 	name            string
 	headDim, qHeads int // qHeads: the spec's Heads for bias families, 0 for rope (any)
 	table           bool
+	tableLen        int // rpe_bias: Heads·Buckets
 	attention       func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	rotated         func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	apply           func(x []float32, pos []int32, heads int)
@@ -64,7 +65,7 @@ var attnPkgs = []attnPkg{
 			bloom_7b1.Attention(out, q, k, v, qp, kp, bloom_7b1.AttentionOptions(o))
 		},
 		reg: registry{bloom_7b1.Variants, bloom_7b1.VariantAvailable, bloom_7b1.UseVariant, bloom_7b1.ActiveVariant}},
-	{name: "t5_base", headDim: t5_base.HeadDim, qHeads: t5_base.Heads, table: true,
+	{name: "t5_base", headDim: t5_base.HeadDim, qHeads: t5_base.Heads, table: true, tableLen: t5_base.Heads * t5_base.Buckets,
 		attention: func(out, q, k, v, table []float32, qp, kp []int32, o verify.AttentionOptions) {
 			t5_base.Attention(out, q, k, v, table, qp, kp, t5_base.AttentionOptions(o))
 		},

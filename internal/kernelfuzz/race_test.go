@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/posenc/posenc/verify"
 )
 
 // job is one deterministic kernel call: run builds fresh inputs from a
@@ -146,6 +148,37 @@ func suites() []suite {
 		}
 		jobs = append(jobs, job{"Relative", func() []float32 { d := make([]float32, 300*p.headDim); p.relative(d, 300); return d }})
 		out = append(out, suite{p.name, p.reg, jobs})
+	}
+	// The attention forms share a scratch pool between calls of different
+	// shapes (a decode step, a prefill, far positions): 8 at once must give
+	// the single-threaded bits.
+	for i, p := range attnPkgs {
+		qh := max(p.qHeads, 4)
+		in := func(n int, salt uint64) []float32 { return randomValues(rand.New(rand.NewPCG(uint64(100+i), salt)), n) }
+		call := func(lq, lk, kvh int, q0 int32, causal bool) func() []float32 {
+			return func() []float32 {
+				qpos, kpos := make([]int32, lq), make([]int32, lk)
+				for j := range kpos {
+					kpos[j] = int32(j)
+				}
+				for x := range qpos {
+					qpos[x] = q0 + int32(x)
+				}
+				var table []float32
+				if p.table {
+					table = in(p.tableLen, 7)
+				}
+				out := make([]float32, lq*qh*p.headDim)
+				o := verify.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.1, Causal: causal}
+				p.attention(out, in(lq*qh*p.headDim, 1), in(lk*kvh*p.headDim, 2), in(lk*kvh*p.headDim, 3), table, qpos, kpos, o)
+				return out
+			}
+		}
+		out = append(out, suite{p.name + " attention", p.reg, []job{
+			{"decode", call(1, 300, qh/2, 299, true)},
+			{"prefill", call(40, 40, 1, 0, true)},
+			{"far", call(2, 70, qh, math.MaxInt32-1, false)},
+		}})
 	}
 	return out
 }
