@@ -224,6 +224,9 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	special(fmt.Sprintf("many queries lq=%d lk=29 prefill", mq), q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF32)
 	q, kp = attnPositions(r, "random+pad", mq, 23)
 	special(fmt.Sprintf("many queries lq=%d lk=23 random+pad", mq), q, kp, opt(full, false, 0, scale), 1, 1, false, StorageF32)
+	// A window's edge inside one tile of keys: the oldest key is exactly
+	// Window positions before the query (masked), every other key is seen.
+	special("window edge lq=1 lk=41", []int32{1000}, attnRun(960, 41), opt(full, true, 40, scale), 1, 1, false, StorageF32)
 	// Queries about 2^31 after their keys, no window: every distance is beyond
 	// every table and ALiBi's raw bias near −2^31·slope, whose float32 rounding
 	// (±64) would swamp the differences between keys without a per-row shift.
@@ -599,4 +602,13 @@ func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tab
 			k.AttentionPaged(og.s, qg.s, kg.s, vg.s, tg.s, pq, b.qStart, b.slots, pk, b.kStart, o)
 		}, og, qg, kg, vg, tg)
 	}
+}
+
+// attnRun returns the n consecutive positions from p.
+func attnRun(p int32, n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = p + int32(i)
+	}
+	return out
 }

@@ -275,6 +275,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 				if attnTileMasked(kpos, qmax, &o) {
 					continue
 				}
+				kmin, kmax, pad := attnSpan(kpos)
 				var kt []float32
 				var kStride int
 				switch {
@@ -295,13 +296,20 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					qp := int64(qpos[i0+r/hb])
 					s := sc.s[r*tile : r*tile+nt]
 					mt := negInf
-					for j, kp32 := range kpos {
-						kp := int64(kp32)
-						if attnMasked(qp, kp, &o) {
-							s[j] = negInf
-							continue
+					if !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window)) {
+						// The row sees every key of the tile: no mask to test.
+						for _, x := range s {
+							mt = max(mt, x)
 						}
-						mt = max(mt, s[j])
+					} else {
+						for j, kp32 := range kpos {
+							kp := int64(kp32)
+							if attnMasked(qp, kp, &o) {
+								s[j] = negInf
+								continue
+							}
+							mt = max(mt, s[j])
+						}
 					}
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
@@ -348,6 +356,17 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 		}
 	}
 	return true
+}
+
+// attnSpan returns the least and the greatest key position of a tile and
+// whether it holds a padding key (kpos < 0).
+func attnSpan(kpos []int32) (kmin, kmax int64, pad bool) {
+	kmin, kmax = math.MaxInt64, math.MinInt64
+	for _, kp := range kpos {
+		pad = pad || kp < 0
+		kmin, kmax = min(kmin, int64(kp)), max(kmax, int64(kp))
+	}
+	return kmin, kmax, pad
 }
 
 // attnTileRows returns the rows of KV heads g0..g0+groups of keys j0..j0+nt of x

@@ -268,6 +268,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 				if attnTileMasked(kpos, qmax, &o) {
 					continue
 				}
+				kmin, kmax, pad := attnSpan(kpos)
 				kt, kStride := attnTileRows(sc.k, ks.k, ks.slots, false, j0, nt, g0, sh.groups, row)
 				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				for r := 0; r < nr; r++ {
@@ -276,16 +277,27 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 					h := g0*grp + r%hb
 					trow := table[h*Buckets : (h+1)*Buckets]
 					mt := negInf
-					for j, kp32 := range kpos {
-						kp := int64(kp32)
-						if attnMasked(qp, kp, &o) {
-							s[j] = negInf
-							continue
+					if !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window)) {
+						// The row sees every key of the tile: no mask to test.
+						for j, kp32 := range kpos {
+							kp := int64(kp32)
+							// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
+							rel := min(max(qp-kp, -BucketSpan), BucketSpan)
+							s[j] += trow[Bucket(int(rel))]
+							mt = max(mt, s[j])
 						}
-						// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
-						rel := min(max(qp-kp, -BucketSpan), BucketSpan)
-						s[j] += trow[Bucket(int(rel))]
-						mt = max(mt, s[j])
+					} else {
+						for j, kp32 := range kpos {
+							kp := int64(kp32)
+							if attnMasked(qp, kp, &o) {
+								s[j] = negInf
+								continue
+							}
+							// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
+							rel := min(max(qp-kp, -BucketSpan), BucketSpan)
+							s[j] += trow[Bucket(int(rel))]
+							mt = max(mt, s[j])
+						}
 					}
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
@@ -332,6 +344,17 @@ func attnTileMasked(kpos []int32, qmax int64, o *AttentionOptions) bool {
 		}
 	}
 	return true
+}
+
+// attnSpan returns the least and the greatest key position of a tile and
+// whether it holds a padding key (kpos < 0).
+func attnSpan(kpos []int32) (kmin, kmax int64, pad bool) {
+	kmin, kmax = math.MaxInt64, math.MinInt64
+	for _, kp := range kpos {
+		pad = pad || kp < 0
+		kmin, kmax = min(kmin, int64(kp)), max(kmax, int64(kp))
+	}
+	return kmin, kmax, pad
 }
 
 // attnTileRows returns the rows of KV heads g0..g0+groups of keys j0..j0+nt of x
