@@ -171,3 +171,30 @@ func (g *Gen) Broadcast(bits uint32) reg.VecVirtual {
 	g.Ctx.VBROADCASTSS(g.Pool.Scalar(bits), r)
 	return r
 }
+
+// HSum adds the float32 lanes of v into lane 0 of the returned XMM register:
+// the halves, then the 64-bit halves, then neighbours. On AVX-512 the
+// extracts are EVEX (v's halves may be Y16–Y31).
+func (g *Gen) HSum(v reg.VecVirtual) reg.VecVirtual {
+	c := g.Ctx
+	y := v.AsY()
+	if g.ISA.Lanes == 16 {
+		h := c.YMM()
+		c.VEXTRACTF32X8(operand.U8(1), v, h)
+		c.VADDPS(h, v.AsY(), h)
+		y = h
+	}
+	x := c.XMM()
+	if g.ISA.Lanes == 16 {
+		c.VEXTRACTF32X4(operand.U8(1), y, x)
+	} else {
+		c.VEXTRACTF128(operand.U8(1), y, x)
+	}
+	c.VADDPS(x, y.(reg.VecVirtual).AsX(), x)
+	t := c.XMM()
+	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
+	c.VADDPS(t, x, x)
+	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
+	c.VADDSS(t, x, x)
+	return x
+}

@@ -92,31 +92,6 @@ func (g gen) arg(name string) operand.Mem {
 	return b.Addr
 }
 
-// hsum adds the lanes of v into lane 0 of the returned XMM register.
-func (g gen) hsum(v reg.VecVirtual) reg.VecVirtual {
-	c := g.Ctx
-	y := v.AsY()
-	if g.ISA.Lanes == 16 {
-		h := c.YMM()
-		c.VEXTRACTF32X8(operand.U8(1), v, h)
-		c.VADDPS(h, v.AsY(), h)
-		y = h
-	}
-	x := c.XMM()
-	if g.ISA.Lanes == 16 {
-		c.VEXTRACTF32X4(operand.U8(1), y, x) // EVEX: y may be Y16–Y31
-	} else {
-		c.VEXTRACTF128(operand.U8(1), y, x)
-	}
-	c.VADDPS(x, y.(reg.VecVirtual).AsX(), x)
-	t := c.XMM()
-	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
-	c.VADDPS(t, x, x)
-	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
-	c.VADDSS(t, x, x)
-	return x
-}
-
 // scoresKV emits scoresKV<ISA>(s, q, k, nk, nb, groups, grp, kStride,
 // sStride): for each key j, each query b of the block and each KV group gi,
 // the head's row of k is loaded once (as far as registers allow) and dotted
@@ -178,7 +153,7 @@ func (g gen) scoresKV(d int) {
 					if len(pieces) > 1 {
 						c.VADDPS(acc[1], acc[0], acc[0])
 					}
-					c.VMOVSS(g.hsum(acc[0]), amd64.Mem(sr, 0))
+					c.VMOVSS(g.HSum(acc[0]), amd64.Mem(sr, 0))
 					c.ADDQ(operand.U32(uint32(4*d)), qr)
 					c.ADDQ(sst, sr)
 				})

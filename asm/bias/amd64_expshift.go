@@ -1,7 +1,6 @@
 package bias
 
 import (
-	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/posenc/posenc/asm/abi"
@@ -59,27 +58,7 @@ func (g gen) expShift() {
 		t.Store(v, amd64.Mem(r, 0))
 		c.VADDPS(v, acc, acc)
 	})
-	// acc's lanes added: halves, then pairs.
-	y := acc.AsY()
-	if g.ISA.Lanes == 16 {
-		h := c.YMM()
-		c.VEXTRACTF32X8(operand.U8(1), acc, h)
-		c.VADDPS(h, acc.AsY(), h)
-		y = h
-	}
-	x := c.XMM()
-	if g.ISA.Lanes == 16 {
-		c.VEXTRACTF32X4(operand.U8(1), y, x)
-	} else {
-		c.VEXTRACTF128(operand.U8(1), y, x)
-	}
-	c.VADDPS(x, y.(reg.VecVirtual).AsX(), x)
-	t := c.XMM()
-	c.VPERMILPS(operand.U8(0x4e), x, t)
-	c.VADDPS(t, x, x)
-	c.VPERMILPS(operand.U8(0xb1), x, t)
-	c.VADDSS(t, x, x)
-	c.VMOVSS(x, amd64.Mem(s, 0))
+	c.VMOVSS(g.HSum(acc), amd64.Mem(s, 0))
 	c.VZEROUPPER()
 	c.RET()
 }
