@@ -39,6 +39,7 @@ type attnCase struct {
 	qs, ks     float64 // standard deviations of q and k
 	spread     bool    // keys of magnitudes over 3.5 decades
 	st         Storage // q, k, v rounded to this type first (f32: not)
+	poison     bool    // q of query 1, head 3 (or the last), and one value of key 2 are NaN
 }
 
 // attnShapes are the (lq, lk) of the main cases: lengths off every vector
@@ -201,7 +202,7 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 		return AttentionOptions{QHeads: hk[0], KVHeads: hk[1], Scale: sc, Causal: causal, Window: window}
 	}
 	special := func(name string, qpos, kpos []int32, o AttentionOptions, qs, ks float64, spread bool, st Storage) {
-		cases = append(cases, attnCase{name, qpos, kpos, o, qs, ks, spread, st})
+		cases = append(cases, attnCase{name, qpos, kpos, o, qs, ks, spread, st, false})
 	}
 	// Fully masked rows among others: query 0 sees no key (causal), query 1
 	// only padding before it, query 2 one key, query 3 two.
@@ -238,6 +239,12 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	special("f16 inputs lq=16 lk=48 prefill", q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF16)
 	q, kp = attnPositions(r, "decode", 1, 300)
 	special("bf16 inputs lq=1 lk=300 decode", q, kp, opt(full, true, 100, scale), 1, 1, false, StorageBF16)
+	// NaN inputs: a query head whose q is NaN gets NaN (not zeros, not a number
+	// made of the other keys), a NaN value reaches the rows that weigh its key
+	// and no other; the rest is as without them. Fewer keys than a vector: the
+	// lanes past them must not hide the NaN scores from the row's maximum.
+	q, kp = attnPositions(r, "prefill", 3, 11)
+	cases = append(cases, attnCase{"NaN inputs lq=3 lk=11 prefill", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32, true})
 	// The one long decode row: 4100 keys, fewer (down to 1000) where
 	// QHeads·HeadDim would make it cost over 2^24 multiply-adds.
 	dl := min(4100, max(1000, attnDecodeBudget/(gqa[0]*hd)))
@@ -259,7 +266,7 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	}
 	if rope {
 		rot := k.AttentionRotated
-		for ci, ac := range []attnCase{cases[5], cases[10], cases[9], cases[len(cases)-3]} {
+		for ci, ac := range []attnCase{cases[5], cases[10], cases[9], cases[len(cases)-4]} {
 			in := attnInputs(r, ac, hd)
 			seqLen := attentionSeqLen(ac.qpos, ac.kpos)
 			kr := ropeRotateAt(s, in[1], ac.kpos, ac.o.KVHeads, seqLen)
@@ -309,6 +316,14 @@ func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
 	draw(q, ac.qs)
 	draw(k, ac.ks)
 	draw(v, 1)
+	if ac.poison {
+		nan := float32(math.NaN())
+		h := min(3, ac.o.QHeads-1)
+		for t := range hd {
+			q[(ac.o.QHeads+h)*hd+t] = nan
+		}
+		v[2*row+min(7, hd-1)] = nan
+	}
 	if ac.spread {
 		for j := range lk {
 			f := math.Pow(10, -2+3.5*r.Float64())
@@ -382,6 +397,14 @@ func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k,
 // exactly 0 where the bound is 0 (a query with no unmasked key).
 func checkAttnOut(c *check, got []float32, want, bound []float64) {
 	for i, w := range want {
+		if math.IsNaN(w) {
+			if !math.IsNaN(float64(got[i])) {
+				c.fail("out[%d] = %v, want NaN (a NaN input reaches it)", i, got[i])
+			} else {
+				c.r.ratio(0, c.name)
+			}
+			continue
+		}
 		if bound[i] == 0 {
 			if got[i] != 0 {
 				c.fail("out[%d] = %v, want 0 (no unmasked key)", i, got[i])

@@ -199,6 +199,12 @@ var (
 	ExpShift = Kernel{Field: "expShift", Params: []Param{{"row", "[]float32"}, {"m", "float32"}, {"sum", "[]float32"}},
 		Doc: "row[j] = e^(row[j] − m) for j < len(row), sum[0] = Σ_j row[j]; len(sum) ≥ 1"}
 
+	// MaxRow is the attention form's running maximum (gen/attention): the
+	// largest score of a tile's row and of the row's maximum so far, NaN when
+	// any of them is NaN (Go's max).
+	MaxRow = Kernel{Field: "maxRow", Params: []Param{{"row", "[]float32"}, {"m", "[]float32"}},
+		Doc: "m[0] = max(m[0], row[0], …, row[len(row)−1]), NaN if any is NaN; len(m) ≥ 1"}
+
 	// Exp is the test-only kernel dst[j] = exp(src[j]) with the vector expf
 	// of softmaxRow, so that tests can measure its error.
 	Exp = Kernel{Field: "expRow", TestOnly: true, Params: []Param{{"dst", "[]float32"}, {"src", "[]float32"}},
@@ -207,5 +213,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, ExpShift, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, ExpShift, MaxRow, Exp}
 }

@@ -17,11 +17,12 @@ import (
 	"github.com/posenc/posenc/asm/amd64"
 )
 
-// AMD64 returns scoresKV and valuesKV for HeadDim d.
+// AMD64 returns scoresKV and valuesKV for HeadDim d, and maxRow.
 func AMD64(d int) []amd64.Kernel {
 	return []amd64.Kernel{
 		{ABI: abi.ScoresKV, Emit: func(g *amd64.Gen) { gen{g}.scoresKV(d) }},
 		{ABI: abi.ValuesKV, Emit: func(g *amd64.Gen) { gen{g}.valuesKV(d) }},
+		{ABI: abi.MaxRow, Emit: func(g *amd64.Gen) { gen{g}.maxRow() }},
 	}
 }
 
@@ -83,6 +84,19 @@ func (g gen) loop(stem string, n operand.Op, body func()) {
 	c.Label(done)
 }
 
+// oneGroupBranch emits: if groups = 1, body and return (the blocked path of
+// amd64_blocked.go); else fall through to the key-streaming path.
+func (g gen) oneGroupBranch(body func()) {
+	c := g.Ctx
+	general := g.NewLabel("kv_groups")
+	c.CMPQ(g.arg("groups"), operand.U8(1))
+	c.JNE(operand.LabelRef(general))
+	body()
+	c.VZEROUPPER()
+	c.RET()
+	c.Label(general)
+}
+
 // arg is the frame slot of a scalar argument.
 func (g gen) arg(name string) operand.Mem {
 	b, err := g.Ctx.Param(name).Resolve()
@@ -113,6 +127,7 @@ func (g gen) scoresKV(d int) {
 	c.SHLQ(operand.U8(2), kst)
 	c.MOVQ(g.arg("sStride"), sst)
 	c.SHLQ(operand.U8(2), sst)
+	g.oneGroupBranch(func() { g.scoresOneGroup(d, kst, sst) })
 	qr, sr, kg := c.GP64(), c.GP64(), c.GP64()
 	pf := c.GP64()
 	c.IMUL3Q(operand.U32(prefetchKeys), kst, pf)
@@ -187,6 +202,7 @@ func (g gen) valuesKV(d int) {
 	c.SHLQ(operand.U8(2), vst)
 	c.MOVQ(g.arg("pStride"), pst)
 	c.SHLQ(operand.U8(2), pst)
+	g.oneGroupBranch(func() { g.valuesOneGroup(d, vst, pst) })
 	ar, pr, vg := c.GP64(), c.GP64(), c.GP64()
 	w := c.GP32()
 	pf := c.GP64()

@@ -12,5 +12,6 @@ func NEON() []arm64.Kernel {
 	return []arm64.Kernel{
 		{ABI: abi.ScoresKV, Go: "scoresKVGeneric"},
 		{ABI: abi.ValuesKV, Go: "valuesKVGeneric"},
+		{ABI: abi.MaxRow, Go: "maxRowGeneric"},
 	}
 }

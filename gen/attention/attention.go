@@ -25,13 +25,15 @@ import (
 
 // Fields are the kernels-struct fields of the engine's kernels, which read
 // the keys and values in their [key][KVHead][HeadDim] rows: a tile's scores
-// (abi.ScoresKV), the probabilities e^(s − m) and their sum (abi.ExpShift)
+// (abi.ScoresKV), a row's running maximum (abi.MaxRow), the probabilities
+// e^(s − m) and their sum (abi.ExpShift)
 // and the tile's share of the output (abi.ValuesKV). The assembly comes from
 // asm/bias.AttentionAMD64, which the families add to their own programs.
 var Fields = []gocode.KernelField{
 	{Name: abi.ScoresKV.Field, Type: abi.ScoresKV.FuncType()},
 	{Name: abi.ValuesKV.Field, Type: abi.ValuesKV.FuncType()},
 	{Name: abi.ExpShift.Field, Type: abi.ExpShift.FuncType()},
+	{Name: abi.MaxRow.Field, Type: abi.MaxRow.FuncType()},
 }
 
 // GenericKernels adds the engine's portable kernels, emitted with the
@@ -40,6 +42,7 @@ func GenericKernels(d jen.Dict) {
 	d[jen.Id(abi.ScoresKV.Field)] = jen.Id("scoresKVGeneric")
 	d[jen.Id(abi.ValuesKV.Field)] = jen.Id("valuesKVGeneric")
 	d[jen.Id(abi.ExpShift.Field)] = jen.Id("expShiftGeneric")
+	d[jen.Id(abi.MaxRow.Field)] = jen.Id("maxRowGeneric")
 }
 
 //go:embed engine.go.tmpl terms.go.tmpl bench.go.tmpl

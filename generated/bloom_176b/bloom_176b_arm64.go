@@ -30,5 +30,5 @@ func addRampNEON(dst []float32, nslope, t0 float64)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON, addRamp: addRampNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, expShift: expShiftGeneric})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, softmaxRamp: softmaxRampNEON, addRamp: addRampNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, maxRow: maxRowGeneric, expShift: expShiftGeneric})
 }

@@ -76,8 +76,8 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	dmin                  []int64 // per query, the family term's state (ALiBi: the nearest key's distance)
-	sum                   [1]float32
+	dmin                  []int64    // per query, the family term's state (ALiBi: the nearest key's distance)
+	sum, mx               [1]float32 // expShift's sum, maxRow's maximum
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -233,6 +233,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 	row := o.KVHeads * HeadDim // floats per key (value) row
 	tile := sh.tile
 	hb := sh.groups * grp
+	// A block of fewer KV heads than a key row holds reads its heads' rows a key
+	// row apart (KVHeads·HeadDim floats: 16 KiB for 32 heads × 128), addresses that
+	// share their cache sets; such a block gathers each tile into contiguous
+	// scratch first, once per tile for all its rows.
+	apart := sh.groups < o.KVHeads
 	// ALiBi adds −slope·(|d| − dmin) instead of −slope·|d|: softmax is unchanged by a
 	// constant per row, and with dmin the distance from the query to its nearest
 	// unmasked key the biases that matter stay small, so they keep their precision in
@@ -264,15 +269,15 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					continue
 				}
 				kmin, kmax, pad := attnSpan(kpos)
-				kt, kStride := attnTileRows(sc.k, ks.k, ks.slots, false, j0, nt, g0, sh.groups, row)
+				kt, kStride := attnTileRows(sc.k, ks.k, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				for r := 0; r < nr; r++ {
 					qp := int64(qpos[i0+r/hb])
 					s := sc.s[r*tile : r*tile+nt]
 					slope, dref := slopes[g0*grp+r%hb], dmin[i0+r/hb] // head h = g0·grp + r%hb
-					mt := negInf
-					if !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window)) {
-						// The row sees every key of the tile: no mask to test.
+					// seesAll: the row sees every key of the tile, no mask to test.
+					seesAll := !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window))
+					if seesAll {
 						for j, kp32 := range kpos {
 							kp := int64(kp32)
 							// −slope_h·|qp − kp| (Press et al. 2022) shifted by slope_h·dmin, one
@@ -282,9 +287,9 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 								dist = -dist
 							}
 							s[j] += float32(-slope * float64(dist-dref))
-							mt = max(mt, s[j])
 						}
-					} else {
+					}
+					if !seesAll {
 						for j, kp32 := range kpos {
 							kp := int64(kp32)
 							if attnMasked(qp, kp, &o) {
@@ -298,9 +303,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 								dist = -dist
 							}
 							s[j] += float32(-slope * float64(dist-dref))
-							mt = max(mt, s[j])
 						}
 					}
+					sc.mx[0] = negInf
+					active.maxRow(s, sc.mx[:])
+					mt := sc.mx[0]
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
 						continue
@@ -318,7 +325,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r], &sc.sum)
 				}
-				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, false, j0, nt, g0, sh.groups, row)
+				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
@@ -383,6 +390,16 @@ func attnTileRows(buf, x []float32, slots []int32, gather bool, j0, nt, g0, grou
 func attnExpRow(s []float32, m float32, sum *[1]float32) float32 {
 	active.expShift(s, m, sum[:])
 	return sum[0]
+}
+
+// maxRowGeneric is the portable kernels.maxRow: m[0] = max(m[0], row...), NaN if
+// any is NaN.
+func maxRowGeneric(row, m []float32) {
+	t := m[0]
+	for _, x := range row {
+		t = max(t, x)
+	}
+	m[0] = t
 }
 
 // expShiftGeneric is the portable kernels.expShift: row[j] = e^(row[j]−m), each

@@ -1824,31 +1824,456 @@ loop_done109:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups114
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows115:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done116
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys117:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done118
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      512(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      576(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      608(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      640(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      672(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      704(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      736(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      768(SI), Y9
+	VMOVUPS      256(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(SI), Y8
+	VMOVUPS      800(SI), Y9
+	VMOVUPS      288(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(SI), Y8
+	VMOVUPS      832(SI), Y9
+	VMOVUPS      320(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(SI), Y8
+	VMOVUPS      864(SI), Y9
+	VMOVUPS      352(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(SI), Y8
+	VMOVUPS      896(SI), Y9
+	VMOVUPS      384(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(SI), Y8
+	VMOVUPS      928(SI), Y9
+	VMOVUPS      416(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(SI), Y8
+	VMOVUPS      960(SI), Y9
+	VMOVUPS      448(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(SI), Y8
+	VMOVUPS      992(SI), Y9
+	VMOVUPS      480(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys117
+
+s1_keys_done118:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done120
+
+s1_key_tail119:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      512(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      544(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      576(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      608(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      640(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      672(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      704(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      736(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      768(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      800(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      832(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      864(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      896(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      928(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      960(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      992(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail119
+
+s1_key_tail_done120:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows115
+
+s1_rows_done116:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done122
+
+s1_row_tail121:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done124
+
+s1_row_tail_key123:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key123
+
+s1_row_tail_key_done124:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail121
+
+s1_row_tail_done122:
+	VZEROUPPER
+	RET
+
+kv_groups114:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done115
+	JZ     kv_key_done126
 
-kv_key114:
+kv_key125:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done117
+	JZ    kv_query_done128
 
-kv_query116:
+kv_query127:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done119
+	JZ    kv_group_done130
 
-kv_group118:
+kv_group129:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1869,9 +2294,9 @@ kv_group118:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done121
+	JZ         kv_head_done132
 
-kv_head120:
+kv_head131:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1905,55 +2330,162 @@ kv_head120:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head120
+	JNZ          kv_head131
 
-kv_head_done121:
+kv_head_done132:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group118
+	JNZ  kv_group129
 
-kv_group_done119:
+kv_group_done130:
 	DECQ R11
-	JNZ  kv_query116
+	JNZ  kv_query127
 
-kv_query_done117:
+kv_query_done128:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key114
+	JNZ  kv_key125
 
-kv_key_done115:
+kv_key_done126:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups133
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done135
+
+v1_row134:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	VMOVUPS 256(CX), Y8
+	VMOVUPS 288(CX), Y9
+	VMOVUPS 320(CX), Y10
+	VMOVUPS 352(CX), Y11
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done137
+
+v1_key136:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero138
+	VBROADCASTSS (R9), Y12
+	VFMADD231PS  (R8), Y12, Y0
+	VFMADD231PS  32(R8), Y12, Y1
+	VFMADD231PS  64(R8), Y12, Y2
+	VFMADD231PS  96(R8), Y12, Y3
+	VFMADD231PS  128(R8), Y12, Y4
+	VFMADD231PS  160(R8), Y12, Y5
+	VFMADD231PS  192(R8), Y12, Y6
+	VFMADD231PS  224(R8), Y12, Y7
+	VFMADD231PS  256(R8), Y12, Y8
+	VFMADD231PS  288(R8), Y12, Y9
+	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  352(R8), Y12, Y11
+
+v1_zero138:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key136
+
+v1_key_done137:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y8, 256(CX)
+	VMOVUPS Y9, 288(CX)
+	VMOVUPS Y10, 320(CX)
+	VMOVUPS Y11, 352(CX)
+	VMOVUPS 384(CX), Y0
+	VMOVUPS 416(CX), Y1
+	VMOVUPS 448(CX), Y2
+	VMOVUPS 480(CX), Y3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done140
+
+v1_key139:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero141
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS  384(R8), Y4, Y0
+	VFMADD231PS  416(R8), Y4, Y1
+	VFMADD231PS  448(R8), Y4, Y2
+	VFMADD231PS  480(R8), Y4, Y3
+
+v1_zero141:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key139
+
+v1_key_done140:
+	VMOVUPS Y0, 384(CX)
+	VMOVUPS Y1, 416(CX)
+	VMOVUPS Y2, 448(CX)
+	VMOVUPS Y3, 480(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row134
+
+v1_row_done135:
+	VZEROUPPER
+	RET
+
+kv_groups133:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done123
+	JZ     kv_key_done143
 
-kv_key122:
+kv_key142:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done125
+	JZ    kv_query_done145
 
-kv_query124:
+kv_query144:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done127
+	JZ    kv_group_done147
 
-kv_group126:
+kv_group146:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1974,12 +2506,12 @@ kv_group126:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done129
+	JZ         kv_head_done149
 
-kv_head128:
+kv_head148:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero130
+	JZ           kv_zero150
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2030,28 +2562,92 @@ kv_head128:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero130:
+kv_zero150:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head128
+	JNZ  kv_head148
 
-kv_head_done129:
+kv_head_done149:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group126
+	JNZ  kv_group146
 
-kv_group_done127:
+kv_group_done147:
 	DECQ R12
-	JNZ  kv_query124
+	JNZ  kv_query144
 
-kv_query_done125:
+kv_query_done145:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key122
+	JNZ  kv_key142
 
-kv_key_done123:
+kv_key_done143:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop152:
+	CMPQ    CX, $0x00000010
+	JB      loop_end153
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop152
+
+loop_end153:
+loop154:
+	CMPQ    CX, $0x00000008
+	JB      loop_end155
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop154
+
+loop_end155:
+	TESTQ      CX, CX
+	JZ         loop_done151
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done151:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store156
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store156:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -2070,9 +2666,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop132:
+loop158:
 	CMPQ         CX, $0x00000008
-	JB           loop_end133
+	JB           loop_end159
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2095,11 +2691,11 @@ loop132:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop132
+	JMP          loop158
 
-loop_end133:
+loop_end159:
 	TESTQ        CX, CX
-	JZ           loop_done131
+	JZ           loop_done157
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2125,7 +2721,7 @@ loop_end133:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done131:
+loop_done157:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2143,9 +2739,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop135:
+loop161:
 	CMPQ    DX, $0x00000040
-	JB      loop_end136
+	JB      loop_end162
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -2161,23 +2757,23 @@ loop135:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop135
+	JMP     loop161
 
-loop_end136:
-loop137:
+loop_end162:
+loop163:
 	CMPQ    DX, $0x00000010
-	JB      loop_end138
+	JB      loop_end164
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop137
+	JMP     loop163
 
-loop_end138:
+loop_end164:
 	TESTQ     DX, DX
-	JZ        loop_done134
+	JZ        loop_done160
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -2185,7 +2781,7 @@ loop_end138:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done134:
+loop_done160:
 	VZEROUPPER
 	RET
 
@@ -2205,9 +2801,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop140:
+loop166:
 	CMPQ        DI, $0x00000040
-	JB          loop_end141
+	JB          loop_end167
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -2223,23 +2819,23 @@ loop140:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop140
+	JMP         loop166
 
-loop_end141:
-loop142:
+loop_end167:
+loop168:
 	CMPQ        DI, $0x00000010
-	JB          loop_end143
+	JB          loop_end169
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop142
+	JMP         loop168
 
-loop_end143:
+loop_end169:
 	TESTQ       DI, DI
-	JZ          loop_done139
+	JZ          loop_done165
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -2247,7 +2843,7 @@ loop_end143:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done139:
+loop_done165:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2277,13 +2873,13 @@ loop_done139:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge144
+	JAE           softmax_huge170
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop147:
+loop173:
 	CMPQ         SI, $0x00000040
-	JB           loop_end148
+	JB           loop_end174
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -2294,7 +2890,7 @@ loop147:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead149
+	JZ           exp_dead175
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2323,13 +2919,13 @@ loop147:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done150
+	JMP          exp_done176
 
-exp_dead149:
+exp_dead175:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done150:
+exp_done176:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2344,7 +2940,7 @@ exp_done150:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead151
+	JZ           exp_dead177
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2373,13 +2969,13 @@ exp_done150:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done152
+	JMP          exp_done178
 
-exp_dead151:
+exp_dead177:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done152:
+exp_done178:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2395,18 +2991,18 @@ exp_done152:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop147
+	JMP           loop173
 
-loop_end148:
-loop153:
+loop_end174:
+loop179:
 	CMPQ         SI, $0x00000010
-	JB           loop_end154
+	JB           loop_end180
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead155
+	JZ           exp_dead181
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2421,12 +3017,12 @@ loop153:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done156
+	JMP          exp_done182
 
-exp_dead155:
+exp_dead181:
 	VXORPS Z1, Z1, Z1
 
-exp_done156:
+exp_done182:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2437,11 +3033,11 @@ exp_done156:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop153
+	JMP           loop179
 
-loop_end154:
+loop_end180:
 	TESTQ         SI, SI
-	JZ            loop_done146
+	JZ            loop_done172
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2470,16 +3066,16 @@ loop_end154:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done146:
-	JMP softmax_summed145
+loop_done172:
+	JMP softmax_summed171
 
-softmax_huge144:
+softmax_huge170:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop158:
+loop184:
 	CMPQ         SI, $0x00000040
-	JB           loop_end159
+	JB           loop_end185
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -2490,7 +3086,7 @@ loop158:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead160
+	JZ           exp_dead186
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2519,13 +3115,13 @@ loop158:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done161
+	JMP          exp_done187
 
-exp_dead160:
+exp_dead186:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done161:
+exp_done187:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2540,7 +3136,7 @@ exp_done161:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead162
+	JZ           exp_dead188
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2569,13 +3165,13 @@ exp_done161:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done163
+	JMP          exp_done189
 
-exp_dead162:
+exp_dead188:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done163:
+exp_done189:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2591,18 +3187,18 @@ exp_done163:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop158
+	JMP           loop184
 
-loop_end159:
-loop164:
+loop_end185:
+loop190:
 	CMPQ         SI, $0x00000010
-	JB           loop_end165
+	JB           loop_end191
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead166
+	JZ           exp_dead192
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2617,12 +3213,12 @@ loop164:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done167
+	JMP          exp_done193
 
-exp_dead166:
+exp_dead192:
 	VXORPS Z1, Z1, Z1
 
-exp_done167:
+exp_done193:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2633,11 +3229,11 @@ exp_done167:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop164
+	JMP           loop190
 
-loop_end165:
+loop_end191:
 	TESTQ         SI, SI
-	JZ            loop_done157
+	JZ            loop_done183
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2666,8 +3262,8 @@ loop_end165:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done157:
-softmax_summed145:
+loop_done183:
+softmax_summed171:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -2681,9 +3277,9 @@ softmax_summed145:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop169:
+loop195:
 	CMPQ    CX, $0x00000040
-	JB      loop_end170
+	JB      loop_end196
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2694,28 +3290,28 @@ loop169:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop169
+	JMP     loop195
 
-loop_end170:
-loop171:
+loop_end196:
+loop197:
 	CMPQ    CX, $0x00000010
-	JB      loop_end172
+	JB      loop_end198
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop171
+	JMP     loop197
 
-loop_end172:
+loop_end198:
 	TESTQ     CX, CX
-	JZ        loop_done168
+	JZ        loop_done194
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done168:
+loop_done194:
 	VZEROUPPER
 	RET
 
@@ -2733,7 +3329,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided173
+	JAE          ramp_one_sided199
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -2743,9 +3339,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop175:
+loop201:
 	CMPQ        BX, $0x00000040
-	JB          loop_end176
+	JB          loop_end202
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -2768,12 +3364,12 @@ loop175:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop175
+	JMP         loop201
 
-loop_end176:
-loop177:
+loop_end202:
+loop203:
 	CMPQ        BX, $0x00000010
-	JB          loop_end178
+	JB          loop_end204
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -2781,11 +3377,11 @@ loop177:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop177
+	JMP         loop203
 
-loop_end178:
+loop_end204:
 	TESTQ       BX, BX
-	JZ          loop_done174
+	JZ          loop_done200
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -2795,7 +3391,7 @@ loop_end178:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done174:
+loop_done200:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -2825,15 +3421,15 @@ loop_done174:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge179
+	JAE           softmax_huge205
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop182:
+loop208:
 	CMPQ         BX, $0x00000040
-	JB           loop_end183
+	JB           loop_end209
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -2847,7 +3443,7 @@ loop182:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead184
+	JZ           exp_dead210
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -2876,13 +3472,13 @@ loop182:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done185
+	JMP          exp_done211
 
-exp_dead184:
+exp_dead210:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done185:
+exp_done211:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -2902,7 +3498,7 @@ exp_done185:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead186
+	JZ           exp_dead212
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -2931,13 +3527,13 @@ exp_done185:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done187
+	JMP          exp_done213
 
-exp_dead186:
+exp_dead212:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done187:
+exp_done213:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -2952,12 +3548,12 @@ exp_done187:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop182
+	JMP           loop208
 
-loop_end183:
-loop188:
+loop_end209:
+loop214:
 	CMPQ         BX, $0x00000010
-	JB           loop_end189
+	JB           loop_end215
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -2965,7 +3561,7 @@ loop188:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead190
+	JZ           exp_dead216
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -2980,12 +3576,12 @@ loop188:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done191
+	JMP          exp_done217
 
-exp_dead190:
+exp_dead216:
 	VXORPS Z3, Z3, Z3
 
-exp_done191:
+exp_done217:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -2995,11 +3591,11 @@ exp_done191:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop188
+	JMP           loop214
 
-loop_end189:
+loop_end215:
 	TESTQ         BX, BX
-	JZ            loop_done181
+	JZ            loop_done207
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3030,18 +3626,18 @@ loop_end189:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done181:
-	JMP softmax_summed180
+loop_done207:
+	JMP softmax_summed206
 
-softmax_huge179:
+softmax_huge205:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop193:
+loop219:
 	CMPQ         BX, $0x00000040
-	JB           loop_end194
+	JB           loop_end220
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3055,7 +3651,7 @@ loop193:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead195
+	JZ           exp_dead221
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3084,13 +3680,13 @@ loop193:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done196
+	JMP          exp_done222
 
-exp_dead195:
+exp_dead221:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done196:
+exp_done222:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3110,7 +3706,7 @@ exp_done196:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead197
+	JZ           exp_dead223
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3139,13 +3735,13 @@ exp_done196:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done198
+	JMP          exp_done224
 
-exp_dead197:
+exp_dead223:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done198:
+exp_done224:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3160,12 +3756,12 @@ exp_done198:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop193
+	JMP           loop219
 
-loop_end194:
-loop199:
+loop_end220:
+loop225:
 	CMPQ         BX, $0x00000010
-	JB           loop_end200
+	JB           loop_end226
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3173,7 +3769,7 @@ loop199:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead201
+	JZ           exp_dead227
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3188,12 +3784,12 @@ loop199:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done202
+	JMP          exp_done228
 
-exp_dead201:
+exp_dead227:
 	VXORPS Z3, Z3, Z3
 
-exp_done202:
+exp_done228:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3203,11 +3799,11 @@ exp_done202:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop199
+	JMP           loop225
 
-loop_end200:
+loop_end226:
 	TESTQ         BX, BX
-	JZ            loop_done192
+	JZ            loop_done218
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3238,8 +3834,8 @@ loop_end200:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done192:
-softmax_summed180:
+loop_done218:
+softmax_summed206:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3253,9 +3849,9 @@ softmax_summed180:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop204:
+loop230:
 	CMPQ    CX, $0x00000040
-	JB      loop_end205
+	JB      loop_end231
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3266,32 +3862,32 @@ loop204:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop204
+	JMP     loop230
 
-loop_end205:
-loop206:
+loop_end231:
+loop232:
 	CMPQ    CX, $0x00000010
-	JB      loop_end207
+	JB      loop_end233
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop206
+	JMP     loop232
 
-loop_end207:
+loop_end233:
 	TESTQ     CX, CX
-	JZ        loop_done203
+	JZ        loop_done229
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done203:
+loop_done229:
 	VZEROUPPER
 	RET
 
-ramp_one_sided173:
+ramp_one_sided199:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3301,9 +3897,9 @@ ramp_one_sided173:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop209:
+loop235:
 	CMPQ        BX, $0x00000040
-	JB          loop_end210
+	JB          loop_end236
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3323,12 +3919,12 @@ loop209:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop209
+	JMP         loop235
 
-loop_end210:
-loop211:
+loop_end236:
+loop237:
 	CMPQ        BX, $0x00000010
-	JB          loop_end212
+	JB          loop_end238
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3336,11 +3932,11 @@ loop211:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop211
+	JMP         loop237
 
-loop_end212:
+loop_end238:
 	TESTQ       BX, BX
-	JZ          loop_done208
+	JZ          loop_done234
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3350,7 +3946,7 @@ loop_end212:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done208:
+loop_done234:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3380,15 +3976,15 @@ loop_done208:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge213
+	JAE           softmax_huge239
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop216:
+loop242:
 	CMPQ         BX, $0x00000040
-	JB           loop_end217
+	JB           loop_end243
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3401,7 +3997,7 @@ loop216:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead218
+	JZ           exp_dead244
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3430,13 +4026,13 @@ loop216:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done219
+	JMP          exp_done245
 
-exp_dead218:
+exp_dead244:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done219:
+exp_done245:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3454,7 +4050,7 @@ exp_done219:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead220
+	JZ           exp_dead246
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3483,13 +4079,13 @@ exp_done219:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done221
+	JMP          exp_done247
 
-exp_dead220:
+exp_dead246:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done221:
+exp_done247:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3504,12 +4100,12 @@ exp_done221:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop216
+	JMP           loop242
 
-loop_end217:
-loop222:
+loop_end243:
+loop248:
 	CMPQ         BX, $0x00000010
-	JB           loop_end223
+	JB           loop_end249
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3517,7 +4113,7 @@ loop222:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead224
+	JZ           exp_dead250
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3532,12 +4128,12 @@ loop222:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done225
+	JMP          exp_done251
 
-exp_dead224:
+exp_dead250:
 	VXORPS Z3, Z3, Z3
 
-exp_done225:
+exp_done251:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3547,11 +4143,11 @@ exp_done225:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop222
+	JMP           loop248
 
-loop_end223:
+loop_end249:
 	TESTQ         BX, BX
-	JZ            loop_done215
+	JZ            loop_done241
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3582,18 +4178,18 @@ loop_end223:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done215:
-	JMP softmax_summed214
+loop_done241:
+	JMP softmax_summed240
 
-softmax_huge213:
+softmax_huge239:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop227:
+loop253:
 	CMPQ         BX, $0x00000040
-	JB           loop_end228
+	JB           loop_end254
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3606,7 +4202,7 @@ loop227:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead229
+	JZ           exp_dead255
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3635,13 +4231,13 @@ loop227:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done230
+	JMP          exp_done256
 
-exp_dead229:
+exp_dead255:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done230:
+exp_done256:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3659,7 +4255,7 @@ exp_done230:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead231
+	JZ           exp_dead257
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3688,13 +4284,13 @@ exp_done230:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done232
+	JMP          exp_done258
 
-exp_dead231:
+exp_dead257:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done232:
+exp_done258:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3709,12 +4305,12 @@ exp_done232:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop227
+	JMP           loop253
 
-loop_end228:
-loop233:
+loop_end254:
+loop259:
 	CMPQ         BX, $0x00000010
-	JB           loop_end234
+	JB           loop_end260
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3722,7 +4318,7 @@ loop233:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead235
+	JZ           exp_dead261
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3737,12 +4333,12 @@ loop233:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done236
+	JMP          exp_done262
 
-exp_dead235:
+exp_dead261:
 	VXORPS Z3, Z3, Z3
 
-exp_done236:
+exp_done262:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3752,11 +4348,11 @@ exp_done236:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop233
+	JMP           loop259
 
-loop_end234:
+loop_end260:
 	TESTQ         BX, BX
-	JZ            loop_done226
+	JZ            loop_done252
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -3787,8 +4383,8 @@ loop_end234:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done226:
-softmax_summed214:
+loop_done252:
+softmax_summed240:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3802,9 +4398,9 @@ softmax_summed214:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop238:
+loop264:
 	CMPQ    CX, $0x00000040
-	JB      loop_end239
+	JB      loop_end265
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3815,28 +4411,28 @@ loop238:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop238
+	JMP     loop264
 
-loop_end239:
-loop240:
+loop_end265:
+loop266:
 	CMPQ    CX, $0x00000010
-	JB      loop_end241
+	JB      loop_end267
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop240
+	JMP     loop266
 
-loop_end241:
+loop_end267:
 	TESTQ     CX, CX
-	JZ        loop_done237
+	JZ        loop_done263
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done237:
+loop_done263:
 	VZEROUPPER
 	RET
 
@@ -3852,9 +4448,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop243:
+loop269:
 	CMPQ         CX, $0x00000040
-	JB           loop_end244
+	JB           loop_end270
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3901,12 +4497,12 @@ loop243:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop243
+	JMP          loop269
 
-loop_end244:
-loop245:
+loop_end270:
+loop271:
 	CMPQ         CX, $0x00000010
-	JB           loop_end246
+	JB           loop_end272
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -3920,11 +4516,11 @@ loop245:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop245
+	JMP          loop271
 
-loop_end246:
+loop_end272:
 	TESTQ        CX, CX
-	JZ           loop_done242
+	JZ           loop_done268
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -3938,38 +4534,482 @@ loop_end246:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done242:
+loop_done268:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups273
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows274:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done275
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys276:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done277
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       512(SI), Z7
+	VMOVUPS       1024(SI), Z11
+	VMOVUPS       1536(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       576(SI), Z17
+	VMOVUPS       1088(SI), Z18
+	VMOVUPS       1600(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       640(SI), Z17
+	VMOVUPS       1152(SI), Z18
+	VMOVUPS       1664(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       704(SI), Z17
+	VMOVUPS       1216(SI), Z18
+	VMOVUPS       1728(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(SI), Z16
+	VMOVUPS       768(SI), Z17
+	VMOVUPS       1280(SI), Z18
+	VMOVUPS       1792(SI), Z19
+	VMOVUPS       256(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(SI), Z16
+	VMOVUPS       832(SI), Z17
+	VMOVUPS       1344(SI), Z18
+	VMOVUPS       1856(SI), Z19
+	VMOVUPS       320(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(SI), Z16
+	VMOVUPS       896(SI), Z17
+	VMOVUPS       1408(SI), Z18
+	VMOVUPS       1920(SI), Z19
+	VMOVUPS       384(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(SI), Z16
+	VMOVUPS       960(SI), Z17
+	VMOVUPS       1472(SI), Z18
+	VMOVUPS       1984(SI), Z19
+	VMOVUPS       448(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys276
+
+s1_keys_done277:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done279
+
+s1_key_tail278:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       768(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       832(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       1024(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1088(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1152(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1216(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1280(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1344(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1408(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1472(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       1536(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1600(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1664(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1728(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1792(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1856(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1920(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1984(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail278
+
+s1_key_tail_done279:
+	ADDQ $0x00000800, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows274
+
+s1_rows_done275:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done281
+
+s1_row_tail280:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done283
+
+s1_row_tail_key282:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key282
+
+s1_row_tail_key_done283:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail280
+
+s1_row_tail_done281:
+	VZEROUPPER
+	RET
+
+kv_groups273:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done248
+	JZ     kv_key_done285
 
-kv_key247:
+kv_key284:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done250
+	JZ    kv_query_done287
 
-kv_query249:
+kv_query286:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done252
+	JZ    kv_group_done289
 
-kv_group251:
+kv_group288:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3988,9 +5028,9 @@ kv_group251:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done254
+	JZ         kv_head_done291
 
-kv_head253:
+kv_head290:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -4012,55 +5052,119 @@ kv_head253:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head253
+	JNZ           kv_head290
 
-kv_head_done254:
+kv_head_done291:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group251
+	JNZ  kv_group288
 
-kv_group_done252:
+kv_group_done289:
 	DECQ R11
-	JNZ  kv_query249
+	JNZ  kv_query286
 
-kv_query_done250:
+kv_query_done287:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key247
+	JNZ  kv_key284
 
-kv_key_done248:
+kv_key_done285:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups292
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done294
+
+v1_row293:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	VMOVUPS 256(CX), Z4
+	VMOVUPS 320(CX), Z5
+	VMOVUPS 384(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done296
+
+v1_key295:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero297
+	VBROADCASTSS (R9), Z8
+	VFMADD231PS  (R8), Z8, Z0
+	VFMADD231PS  64(R8), Z8, Z1
+	VFMADD231PS  128(R8), Z8, Z2
+	VFMADD231PS  192(R8), Z8, Z3
+	VFMADD231PS  256(R8), Z8, Z4
+	VFMADD231PS  320(R8), Z8, Z5
+	VFMADD231PS  384(R8), Z8, Z6
+	VFMADD231PS  448(R8), Z8, Z7
+
+v1_zero297:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key295
+
+v1_key_done296:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VMOVUPS Z4, 256(CX)
+	VMOVUPS Z5, 320(CX)
+	VMOVUPS Z6, 384(CX)
+	VMOVUPS Z7, 448(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row293
+
+v1_row_done294:
+	VZEROUPPER
+	RET
+
+kv_groups292:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done256
+	JZ     kv_key_done299
 
-kv_key255:
+kv_key298:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done258
+	JZ    kv_query_done301
 
-kv_query257:
+kv_query300:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done260
+	JZ    kv_group_done303
 
-kv_group259:
+kv_group302:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -4079,12 +5183,12 @@ kv_group259:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done262
+	JZ         kv_head_done305
 
-kv_head261:
+kv_head304:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero263
+	JZ           kv_zero306
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -4111,28 +5215,92 @@ kv_head261:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero263:
+kv_zero306:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head261
+	JNZ  kv_head304
 
-kv_head_done262:
+kv_head_done305:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group259
+	JNZ  kv_group302
 
-kv_group_done260:
+kv_group_done303:
 	DECQ R12
-	JNZ  kv_query257
+	JNZ  kv_query300
 
-kv_query_done258:
+kv_query_done301:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key255
+	JNZ  kv_key298
 
-kv_key_done256:
+kv_key_done299:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop308:
+	CMPQ    CX, $0x00000020
+	JB      loop_end309
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop308
+
+loop_end309:
+loop310:
+	CMPQ    CX, $0x00000010
+	JB      loop_end311
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop310
+
+loop_end311:
+	TESTQ     CX, CX
+	JZ        loop_done307
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done307:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store312
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store312:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -4158,9 +5326,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop265:
+loop314:
 	CMPQ         CX, $0x00000010
-	JB           loop_end266
+	JB           loop_end315
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4182,11 +5350,11 @@ loop265:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop265
+	JMP          loop314
 
-loop_end266:
+loop_end315:
 	TESTQ        CX, CX
-	JZ           loop_done264
+	JZ           loop_done313
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4210,7 +5378,7 @@ loop_end266:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done264:
+loop_done313:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4433,6 +5601,9 @@ DATA c64x4_4040000000000000<>+8(SB)/8, $0x4040000000000000
 DATA c64x4_4040000000000000<>+16(SB)/8, $0x4040000000000000
 DATA c64x4_4040000000000000<>+24(SB)/8, $0x4040000000000000
 GLOBL c64x4_4040000000000000<>(SB), RODATA|NOPTR, $32
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -9,6 +9,7 @@ var genericKernels = kernels{
 	addRamp:     addRampGeneric,
 	addRow:      addRowGeneric,
 	expShift:    expShiftGeneric,
+	maxRow:      maxRowGeneric,
 	scoresKV:    scoresKVGeneric,
 	softmaxRamp: softmaxRampGeneric,
 	softmaxRow:  softmaxRowGeneric,

@@ -9,6 +9,7 @@ type kernels struct {
 	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
 	valuesKV    func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
 	expShift    func(row []float32, m float32, sum []float32)
+	maxRow      func(row, m []float32)
 }
 
 // variant is one registered implementation of the kernels.

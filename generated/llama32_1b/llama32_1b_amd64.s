@@ -636,31 +636,296 @@ combine_done27:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups29
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows30:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done31
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys32:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done33
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      256(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      288(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      320(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      352(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      384(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      416(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      448(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      480(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys32
+
+s1_keys_done33:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done35
+
+s1_key_tail34:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      256(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      288(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail34
+
+s1_key_tail_done35:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows30
+
+s1_rows_done31:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done37
+
+s1_row_tail36:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done39
+
+s1_row_tail_key38:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key38
+
+s1_row_tail_key_done39:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail36
+
+s1_row_tail_done37:
+	VZEROUPPER
+	RET
+
+kv_groups29:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done30
+	JZ     kv_key_done41
 
-kv_key29:
+kv_key40:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done32
+	JZ    kv_query_done43
 
-kv_query31:
+kv_query42:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done34
+	JZ    kv_group_done45
 
-kv_group33:
+kv_group44:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -675,9 +940,9 @@ kv_group33:
 	VMOVUPS    224(R8), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done36
+	JZ         kv_head_done47
 
-kv_head35:
+kv_head46:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -697,55 +962,119 @@ kv_head35:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head35
+	JNZ          kv_head46
 
-kv_head_done36:
+kv_head_done47:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group33
+	JNZ  kv_group44
 
-kv_group_done34:
+kv_group_done45:
 	DECQ R11
-	JNZ  kv_query31
+	JNZ  kv_query42
 
-kv_query_done32:
+kv_query_done43:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key29
+	JNZ  kv_key40
 
-kv_key_done30:
+kv_key_done41:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups48
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done50
+
+v1_row49:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done52
+
+v1_key51:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero53
+	VBROADCASTSS (R9), Y8
+	VFMADD231PS  (R8), Y8, Y0
+	VFMADD231PS  32(R8), Y8, Y1
+	VFMADD231PS  64(R8), Y8, Y2
+	VFMADD231PS  96(R8), Y8, Y3
+	VFMADD231PS  128(R8), Y8, Y4
+	VFMADD231PS  160(R8), Y8, Y5
+	VFMADD231PS  192(R8), Y8, Y6
+	VFMADD231PS  224(R8), Y8, Y7
+
+v1_zero53:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key51
+
+v1_key_done52:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row49
+
+v1_row_done50:
+	VZEROUPPER
+	RET
+
+kv_groups48:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done38
+	JZ     kv_key_done55
 
-kv_key37:
+kv_key54:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done40
+	JZ    kv_query_done57
 
-kv_query39:
+kv_query56:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done42
+	JZ    kv_group_done59
 
-kv_group41:
+kv_group58:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -760,12 +1089,12 @@ kv_group41:
 	VMOVUPS    224(R8), Y7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done44
+	JZ         kv_head_done61
 
-kv_head43:
+kv_head60:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero45
+	JZ           kv_zero62
 	VBROADCASTSS (DI), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -792,28 +1121,92 @@ kv_head43:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero45:
+kv_zero62:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head43
+	JNZ  kv_head60
 
-kv_head_done44:
+kv_head_done61:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group41
+	JNZ  kv_group58
 
-kv_group_done42:
+kv_group_done59:
 	DECQ R12
-	JNZ  kv_query39
+	JNZ  kv_query56
 
-kv_query_done40:
+kv_query_done57:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key37
+	JNZ  kv_key54
 
-kv_key_done38:
+kv_key_done55:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop64:
+	CMPQ    CX, $0x00000010
+	JB      loop_end65
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop64
+
+loop_end65:
+loop66:
+	CMPQ    CX, $0x00000008
+	JB      loop_end67
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop66
+
+loop_end67:
+	TESTQ      CX, CX
+	JZ         loop_done63
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done63:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store68
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store68:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -832,9 +1225,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop47:
+loop70:
 	CMPQ         CX, $0x00000008
-	JB           loop_end48
+	JB           loop_end71
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -857,11 +1250,11 @@ loop47:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop47
+	JMP          loop70
 
-loop_end48:
+loop_end71:
 	TESTQ        CX, CX
-	JZ           loop_done46
+	JZ           loop_done69
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -887,7 +1280,7 @@ loop_end48:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done46:
+loop_done69:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -909,18 +1302,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done49
+	JZ     rope_done72
 	TESTL  R8, R8
-	JS     rope_inverse50
+	JS     rope_inverse73
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream51
+	JA     rope_stream74
 
-rope_token53:
+rope_token76:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -930,14 +1323,14 @@ rope_token53:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done54
+	JZ      rope_heads_done77
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src55
+	JNE     rope_heads_from_src78
 
-rope_head56:
+rope_head79:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -956,13 +1349,13 @@ rope_head56:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head56
-	JMP         rope_heads_done54
+	JNZ         rope_head79
+	JMP         rope_heads_done77
 
-rope_heads_from_src55:
+rope_heads_from_src78:
 	MOVQ CX, R10
 
-rope_head57:
+rope_head80:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -982,17 +1375,17 @@ rope_head57:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head57
+	JNZ         rope_head80
 
-rope_heads_done54:
+rope_heads_done77:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done58
+	JZ    rope_heads_done81
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head59:
+rope_head82:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1011,9 +1404,9 @@ rope_head59:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head59
+	JNZ         rope_head82
 
-rope_heads_done58:
+rope_heads_done81:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1023,11 +1416,11 @@ rope_heads_done58:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token53
-	JMP  rope_tokens_done52
+	JNZ  rope_token76
+	JMP  rope_tokens_done75
 
-rope_stream51:
-rope_token60:
+rope_stream74:
+rope_token83:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1037,16 +1430,16 @@ rope_token60:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done61
+	JZ      rope_heads_done84
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src62
+	JNE     rope_heads_from_src85
 
-rope_head63:
+rope_head86:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1069,13 +1462,13 @@ rope_head63:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head63
-	JMP         rope_heads_done61
+	JNZ         rope_head86
+	JMP         rope_heads_done84
 
-rope_heads_from_src62:
+rope_heads_from_src85:
 	MOVQ CX, R10
 
-rope_head64:
+rope_head87:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1099,19 +1492,19 @@ rope_head64:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head64
+	JNZ         rope_head87
 
-rope_heads_done61:
+rope_heads_done84:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done65
+	JZ    rope_heads_done88
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head66:
+rope_head89:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1134,9 +1527,9 @@ rope_head66:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head66
+	JNZ         rope_head89
 
-rope_heads_done65:
+rope_heads_done88:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1146,21 +1539,21 @@ rope_heads_done65:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token60
+	JNZ  rope_token83
 
-rope_tokens_done52:
-	JMP rope_done49
+rope_tokens_done75:
+	JMP rope_done72
 
-rope_inverse50:
+rope_inverse73:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream67
+	JA     rope_stream90
 
-rope_token69:
+rope_token92:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1170,12 +1563,12 @@ rope_token69:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done70
+	JZ      rope_heads_done93
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head71:
+rope_head94:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1194,19 +1587,19 @@ rope_head71:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head71
+	JNZ         rope_head94
 
-rope_heads_done70:
+rope_heads_done93:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token69
-	JMP  rope_tokens_done68
+	JNZ  rope_token92
+	JMP  rope_tokens_done91
 
-rope_stream67:
-rope_token72:
+rope_stream90:
+rope_token95:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1216,14 +1609,14 @@ rope_token72:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done73
+	JZ      rope_heads_done96
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head74:
+rope_head97:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -1246,18 +1639,18 @@ rope_head74:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head74
+	JNZ         rope_head97
 
-rope_heads_done73:
+rope_heads_done96:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token72
+	JNZ  rope_token95
 
-rope_tokens_done68:
-rope_done49:
+rope_tokens_done91:
+rope_done72:
 	VZEROUPPER
 	RET
 
@@ -1271,9 +1664,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done75
+	JZ    combine_done98
 
-combine_token76:
+combine_token99:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -1329,40 +1722,348 @@ combine_token76:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token76
+	JNZ          combine_token99
 
-combine_done75:
+combine_done98:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups100
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows101:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done102
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys103:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done104
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       256(SI), Z7
+	VMOVUPS       512(SI), Z11
+	VMOVUPS       768(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       320(SI), Z17
+	VMOVUPS       576(SI), Z18
+	VMOVUPS       832(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       384(SI), Z17
+	VMOVUPS       640(SI), Z18
+	VMOVUPS       896(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       448(SI), Z17
+	VMOVUPS       704(SI), Z18
+	VMOVUPS       960(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys103
+
+s1_keys_done104:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done106
+
+s1_key_tail105:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       256(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       320(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       768(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       832(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail105
+
+s1_key_tail_done106:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows101
+
+s1_rows_done102:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done108
+
+s1_row_tail107:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done110
+
+s1_row_tail_key109:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key109
+
+s1_row_tail_key_done110:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail107
+
+s1_row_tail_done108:
+	VZEROUPPER
+	RET
+
+kv_groups100:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done78
+	JZ     kv_key_done112
 
-kv_key77:
+kv_key111:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done80
+	JZ    kv_query_done114
 
-kv_query79:
+kv_query113:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done82
+	JZ    kv_group_done116
 
-kv_group81:
+kv_group115:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1373,9 +2074,9 @@ kv_group81:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done84
+	JZ         kv_head_done118
 
-kv_head83:
+kv_head117:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -1393,55 +2094,107 @@ kv_head83:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head83
+	JNZ           kv_head117
 
-kv_head_done84:
+kv_head_done118:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group81
+	JNZ  kv_group115
 
-kv_group_done82:
+kv_group_done116:
 	DECQ R11
-	JNZ  kv_query79
+	JNZ  kv_query113
 
-kv_query_done80:
+kv_query_done114:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key77
+	JNZ  kv_key111
 
-kv_key_done78:
+kv_key_done112:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups119
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done121
+
+v1_row120:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done123
+
+v1_key122:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero124
+	VBROADCASTSS (R9), Z4
+	VFMADD231PS  (R8), Z4, Z0
+	VFMADD231PS  64(R8), Z4, Z1
+	VFMADD231PS  128(R8), Z4, Z2
+	VFMADD231PS  192(R8), Z4, Z3
+
+v1_zero124:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key122
+
+v1_key_done123:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row120
+
+v1_row_done121:
+	VZEROUPPER
+	RET
+
+kv_groups119:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done86
+	JZ     kv_key_done126
 
-kv_key85:
+kv_key125:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done88
+	JZ    kv_query_done128
 
-kv_query87:
+kv_query127:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done90
+	JZ    kv_group_done130
 
-kv_group89:
+kv_group129:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1452,12 +2205,12 @@ kv_group89:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done92
+	JZ         kv_head_done132
 
-kv_head91:
+kv_head131:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero93
+	JZ           kv_zero133
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -1472,28 +2225,92 @@ kv_head91:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero93:
+kv_zero133:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head91
+	JNZ  kv_head131
 
-kv_head_done92:
+kv_head_done132:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group89
+	JNZ  kv_group129
 
-kv_group_done90:
+kv_group_done130:
 	DECQ R12
-	JNZ  kv_query87
+	JNZ  kv_query127
 
-kv_query_done88:
+kv_query_done128:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key85
+	JNZ  kv_key125
 
-kv_key_done86:
+kv_key_done126:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop135:
+	CMPQ    CX, $0x00000020
+	JB      loop_end136
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop135
+
+loop_end136:
+loop137:
+	CMPQ    CX, $0x00000010
+	JB      loop_end138
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop137
+
+loop_end138:
+	TESTQ     CX, CX
+	JZ        loop_done134
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done134:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store139
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store139:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -1519,9 +2336,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop95:
+loop141:
 	CMPQ         CX, $0x00000010
-	JB           loop_end96
+	JB           loop_end142
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -1543,11 +2360,11 @@ loop95:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop95
+	JMP          loop141
 
-loop_end96:
+loop_end142:
 	TESTQ        CX, CX
-	JZ           loop_done94
+	JZ           loop_done140
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -1571,7 +2388,7 @@ loop_end96:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done94:
+loop_done140:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -1583,6 +2400,27 @@ loop_done94:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
 GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
@@ -1669,23 +2507,23 @@ DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 
-DATA tailmask8<>+0(SB)/4, $0xffffffff
-DATA tailmask8<>+4(SB)/4, $0xffffffff
-DATA tailmask8<>+8(SB)/4, $0xffffffff
-DATA tailmask8<>+12(SB)/4, $0xffffffff
-DATA tailmask8<>+16(SB)/4, $0xffffffff
-DATA tailmask8<>+20(SB)/4, $0xffffffff
-DATA tailmask8<>+24(SB)/4, $0xffffffff
-DATA tailmask8<>+28(SB)/4, $0xffffffff
-DATA tailmask8<>+32(SB)/4, $0x00000000
-DATA tailmask8<>+36(SB)/4, $0x00000000
-DATA tailmask8<>+40(SB)/4, $0x00000000
-DATA tailmask8<>+44(SB)/4, $0x00000000
-DATA tailmask8<>+48(SB)/4, $0x00000000
-DATA tailmask8<>+52(SB)/4, $0x00000000
-DATA tailmask8<>+56(SB)/4, $0x00000000
-DATA tailmask8<>+60(SB)/4, $0x00000000
-GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
 
 DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
 GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
@@ -1716,21 +2554,3 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
-
-DATA tailmask16<>+0(SB)/2, $0x0000
-DATA tailmask16<>+2(SB)/2, $0x0001
-DATA tailmask16<>+4(SB)/2, $0x0003
-DATA tailmask16<>+6(SB)/2, $0x0007
-DATA tailmask16<>+8(SB)/2, $0x000f
-DATA tailmask16<>+10(SB)/2, $0x001f
-DATA tailmask16<>+12(SB)/2, $0x003f
-DATA tailmask16<>+14(SB)/2, $0x007f
-DATA tailmask16<>+16(SB)/2, $0x00ff
-DATA tailmask16<>+18(SB)/2, $0x01ff
-DATA tailmask16<>+20(SB)/2, $0x03ff
-DATA tailmask16<>+22(SB)/2, $0x07ff
-DATA tailmask16<>+24(SB)/2, $0x0fff
-DATA tailmask16<>+26(SB)/2, $0x1fff
-DATA tailmask16<>+28(SB)/2, $0x3fff
-DATA tailmask16<>+30(SB)/2, $0x7fff
-GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

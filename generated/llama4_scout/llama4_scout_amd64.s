@@ -1434,31 +1434,456 @@ scale_done53:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups60
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows61:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done62
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys63:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done64
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      512(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      576(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      608(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      640(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      672(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      704(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      736(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      768(SI), Y9
+	VMOVUPS      256(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(SI), Y8
+	VMOVUPS      800(SI), Y9
+	VMOVUPS      288(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(SI), Y8
+	VMOVUPS      832(SI), Y9
+	VMOVUPS      320(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(SI), Y8
+	VMOVUPS      864(SI), Y9
+	VMOVUPS      352(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(SI), Y8
+	VMOVUPS      896(SI), Y9
+	VMOVUPS      384(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(SI), Y8
+	VMOVUPS      928(SI), Y9
+	VMOVUPS      416(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(SI), Y8
+	VMOVUPS      960(SI), Y9
+	VMOVUPS      448(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(SI), Y8
+	VMOVUPS      992(SI), Y9
+	VMOVUPS      480(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys63
+
+s1_keys_done64:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done66
+
+s1_key_tail65:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      512(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      544(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      576(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      608(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      640(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      672(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      704(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      736(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      768(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      800(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      832(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      864(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      896(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      928(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      960(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      992(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail65
+
+s1_key_tail_done66:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows61
+
+s1_rows_done62:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done68
+
+s1_row_tail67:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done70
+
+s1_row_tail_key69:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key69
+
+s1_row_tail_key_done70:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail67
+
+s1_row_tail_done68:
+	VZEROUPPER
+	RET
+
+kv_groups60:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done61
+	JZ     kv_key_done72
 
-kv_key60:
+kv_key71:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done63
+	JZ    kv_query_done74
 
-kv_query62:
+kv_query73:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done65
+	JZ    kv_group_done76
 
-kv_group64:
+kv_group75:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1479,9 +1904,9 @@ kv_group64:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done67
+	JZ         kv_head_done78
 
-kv_head66:
+kv_head77:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1515,55 +1940,162 @@ kv_head66:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head66
+	JNZ          kv_head77
 
-kv_head_done67:
+kv_head_done78:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group64
+	JNZ  kv_group75
 
-kv_group_done65:
+kv_group_done76:
 	DECQ R11
-	JNZ  kv_query62
+	JNZ  kv_query73
 
-kv_query_done63:
+kv_query_done74:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key60
+	JNZ  kv_key71
 
-kv_key_done61:
+kv_key_done72:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups79
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done81
+
+v1_row80:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	VMOVUPS 256(CX), Y8
+	VMOVUPS 288(CX), Y9
+	VMOVUPS 320(CX), Y10
+	VMOVUPS 352(CX), Y11
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done83
+
+v1_key82:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero84
+	VBROADCASTSS (R9), Y12
+	VFMADD231PS  (R8), Y12, Y0
+	VFMADD231PS  32(R8), Y12, Y1
+	VFMADD231PS  64(R8), Y12, Y2
+	VFMADD231PS  96(R8), Y12, Y3
+	VFMADD231PS  128(R8), Y12, Y4
+	VFMADD231PS  160(R8), Y12, Y5
+	VFMADD231PS  192(R8), Y12, Y6
+	VFMADD231PS  224(R8), Y12, Y7
+	VFMADD231PS  256(R8), Y12, Y8
+	VFMADD231PS  288(R8), Y12, Y9
+	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  352(R8), Y12, Y11
+
+v1_zero84:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key82
+
+v1_key_done83:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y8, 256(CX)
+	VMOVUPS Y9, 288(CX)
+	VMOVUPS Y10, 320(CX)
+	VMOVUPS Y11, 352(CX)
+	VMOVUPS 384(CX), Y0
+	VMOVUPS 416(CX), Y1
+	VMOVUPS 448(CX), Y2
+	VMOVUPS 480(CX), Y3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done86
+
+v1_key85:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero87
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS  384(R8), Y4, Y0
+	VFMADD231PS  416(R8), Y4, Y1
+	VFMADD231PS  448(R8), Y4, Y2
+	VFMADD231PS  480(R8), Y4, Y3
+
+v1_zero87:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key85
+
+v1_key_done86:
+	VMOVUPS Y0, 384(CX)
+	VMOVUPS Y1, 416(CX)
+	VMOVUPS Y2, 448(CX)
+	VMOVUPS Y3, 480(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row80
+
+v1_row_done81:
+	VZEROUPPER
+	RET
+
+kv_groups79:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done69
+	JZ     kv_key_done89
 
-kv_key68:
+kv_key88:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done71
+	JZ    kv_query_done91
 
-kv_query70:
+kv_query90:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done73
+	JZ    kv_group_done93
 
-kv_group72:
+kv_group92:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1584,12 +2116,12 @@ kv_group72:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done75
+	JZ         kv_head_done95
 
-kv_head74:
+kv_head94:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero76
+	JZ           kv_zero96
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -1640,28 +2172,92 @@ kv_head74:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero76:
+kv_zero96:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head74
+	JNZ  kv_head94
 
-kv_head_done75:
+kv_head_done95:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group72
+	JNZ  kv_group92
 
-kv_group_done73:
+kv_group_done93:
 	DECQ R12
-	JNZ  kv_query70
+	JNZ  kv_query90
 
-kv_query_done71:
+kv_query_done91:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key68
+	JNZ  kv_key88
 
-kv_key_done69:
+kv_key_done89:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop98:
+	CMPQ    CX, $0x00000010
+	JB      loop_end99
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop98
+
+loop_end99:
+loop100:
+	CMPQ    CX, $0x00000008
+	JB      loop_end101
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop100
+
+loop_end101:
+	TESTQ      CX, CX
+	JZ         loop_done97
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done97:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store102
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store102:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -1680,9 +2276,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop78:
+loop104:
 	CMPQ         CX, $0x00000008
-	JB           loop_end79
+	JB           loop_end105
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1705,11 +2301,11 @@ loop78:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop78
+	JMP          loop104
 
-loop_end79:
+loop_end105:
 	TESTQ        CX, CX
-	JZ           loop_done77
+	JZ           loop_done103
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1735,7 +2331,7 @@ loop_end79:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done77:
+loop_done103:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1757,18 +2353,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done80
+	JZ     rope_done106
 	TESTL  R8, R8
-	JS     rope_inverse81
+	JS     rope_inverse107
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream82
+	JA     rope_stream108
 
-rope_token84:
+rope_token110:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1790,14 +2386,14 @@ rope_token84:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done85
+	JZ      rope_heads_done111
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src86
+	JNE     rope_heads_from_src112
 
-rope_head87:
+rope_head113:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1840,13 +2436,13 @@ rope_head87:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head87
-	JMP            rope_heads_done85
+	JNZ            rope_head113
+	JMP            rope_heads_done111
 
-rope_heads_from_src86:
+rope_heads_from_src112:
 	MOVQ CX, R10
 
-rope_head88:
+rope_head114:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1890,17 +2486,17 @@ rope_head88:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head88
+	JNZ            rope_head114
 
-rope_heads_done85:
+rope_heads_done111:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done89
+	JZ    rope_heads_done115
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head90:
+rope_head116:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1943,9 +2539,9 @@ rope_head90:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head90
+	JNZ            rope_head116
 
-rope_heads_done89:
+rope_heads_done115:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1955,11 +2551,11 @@ rope_heads_done89:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token84
-	JMP  rope_tokens_done83
+	JNZ  rope_token110
+	JMP  rope_tokens_done109
 
-rope_stream82:
-rope_token91:
+rope_stream108:
+rope_token117:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1981,16 +2577,16 @@ rope_token91:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done92
+	JZ      rope_heads_done118
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src93
+	JNE     rope_heads_from_src119
 
-rope_head94:
+rope_head120:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2041,13 +2637,13 @@ rope_head94:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head94
-	JMP            rope_heads_done92
+	JNZ            rope_head120
+	JMP            rope_heads_done118
 
-rope_heads_from_src93:
+rope_heads_from_src119:
 	MOVQ CX, R10
 
-rope_head95:
+rope_head121:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2099,19 +2695,19 @@ rope_head95:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head95
+	JNZ            rope_head121
 
-rope_heads_done92:
+rope_heads_done118:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done96
+	JZ    rope_heads_done122
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head97:
+rope_head123:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2162,9 +2758,9 @@ rope_head97:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head97
+	JNZ            rope_head123
 
-rope_heads_done96:
+rope_heads_done122:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2174,21 +2770,21 @@ rope_heads_done96:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token91
+	JNZ  rope_token117
 
-rope_tokens_done83:
-	JMP rope_done80
+rope_tokens_done109:
+	JMP rope_done106
 
-rope_inverse81:
+rope_inverse107:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream98
+	JA     rope_stream124
 
-rope_token100:
+rope_token126:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2210,12 +2806,12 @@ rope_token100:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done101
+	JZ      rope_heads_done127
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head102:
+rope_head128:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2258,19 +2854,19 @@ rope_head102:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head102
+	JNZ            rope_head128
 
-rope_heads_done101:
+rope_heads_done127:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token100
-	JMP  rope_tokens_done99
+	JNZ  rope_token126
+	JMP  rope_tokens_done125
 
-rope_stream98:
-rope_token103:
+rope_stream124:
+rope_token129:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2292,14 +2888,14 @@ rope_token103:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done104
+	JZ      rope_heads_done130
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head105:
+rope_head131:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2350,18 +2946,18 @@ rope_head105:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head105
+	JNZ            rope_head131
 
-rope_heads_done104:
+rope_heads_done130:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token103
+	JNZ  rope_token129
 
-rope_tokens_done99:
-rope_done80:
+rope_tokens_done125:
+rope_done106:
 	VZEROUPPER
 	RET
 
@@ -2375,10 +2971,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done106
+	JZ      combine_done132
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token107:
+combine_token133:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -2498,9 +3094,9 @@ combine_token107:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token107
+	JNZ       combine_token133
 
-combine_done106:
+combine_done132:
 	VZEROUPPER
 	RET
 
@@ -2512,20 +3108,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done108
+	JZ    scale_done134
 	TESTQ BX, BX
-	JZ    scale_done108
+	JZ    scale_done134
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token109:
+scale_token135:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop111:
+loop137:
 	CMPQ    R8, $0x00000040
-	JB      loop_end112
+	JB      loop_end138
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -2536,65 +3132,509 @@ loop111:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop111
+	JMP     loop137
 
-loop_end112:
-loop113:
+loop_end138:
+loop139:
 	CMPQ    R8, $0x00000010
-	JB      loop_end114
+	JB      loop_end140
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop113
+	JMP     loop139
 
-loop_end114:
+loop_end140:
 	TESTQ     R8, R8
-	JZ        loop_done110
+	JZ        loop_done136
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done110:
+loop_done136:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token109
+	JNZ  scale_token135
 
-scale_done108:
+scale_done134:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups141
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows142:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done143
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys144:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done145
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       512(SI), Z7
+	VMOVUPS       1024(SI), Z11
+	VMOVUPS       1536(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       576(SI), Z17
+	VMOVUPS       1088(SI), Z18
+	VMOVUPS       1600(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       640(SI), Z17
+	VMOVUPS       1152(SI), Z18
+	VMOVUPS       1664(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       704(SI), Z17
+	VMOVUPS       1216(SI), Z18
+	VMOVUPS       1728(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(SI), Z16
+	VMOVUPS       768(SI), Z17
+	VMOVUPS       1280(SI), Z18
+	VMOVUPS       1792(SI), Z19
+	VMOVUPS       256(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(SI), Z16
+	VMOVUPS       832(SI), Z17
+	VMOVUPS       1344(SI), Z18
+	VMOVUPS       1856(SI), Z19
+	VMOVUPS       320(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(SI), Z16
+	VMOVUPS       896(SI), Z17
+	VMOVUPS       1408(SI), Z18
+	VMOVUPS       1920(SI), Z19
+	VMOVUPS       384(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(SI), Z16
+	VMOVUPS       960(SI), Z17
+	VMOVUPS       1472(SI), Z18
+	VMOVUPS       1984(SI), Z19
+	VMOVUPS       448(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys144
+
+s1_keys_done145:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done147
+
+s1_key_tail146:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       768(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       832(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       1024(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1088(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1152(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1216(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1280(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1344(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1408(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1472(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       1536(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1600(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1664(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1728(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1792(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1856(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1920(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1984(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail146
+
+s1_key_tail_done147:
+	ADDQ $0x00000800, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows142
+
+s1_rows_done143:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done149
+
+s1_row_tail148:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done151
+
+s1_row_tail_key150:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key150
+
+s1_row_tail_key_done151:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail148
+
+s1_row_tail_done149:
+	VZEROUPPER
+	RET
+
+kv_groups141:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done116
+	JZ     kv_key_done153
 
-kv_key115:
+kv_key152:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done118
+	JZ    kv_query_done155
 
-kv_query117:
+kv_query154:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done120
+	JZ    kv_group_done157
 
-kv_group119:
+kv_group156:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2613,9 +3653,9 @@ kv_group119:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done122
+	JZ         kv_head_done159
 
-kv_head121:
+kv_head158:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -2637,55 +3677,119 @@ kv_head121:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head121
+	JNZ           kv_head158
 
-kv_head_done122:
+kv_head_done159:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group119
+	JNZ  kv_group156
 
-kv_group_done120:
+kv_group_done157:
 	DECQ R11
-	JNZ  kv_query117
+	JNZ  kv_query154
 
-kv_query_done118:
+kv_query_done155:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key115
+	JNZ  kv_key152
 
-kv_key_done116:
+kv_key_done153:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups160
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done162
+
+v1_row161:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	VMOVUPS 256(CX), Z4
+	VMOVUPS 320(CX), Z5
+	VMOVUPS 384(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done164
+
+v1_key163:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero165
+	VBROADCASTSS (R9), Z8
+	VFMADD231PS  (R8), Z8, Z0
+	VFMADD231PS  64(R8), Z8, Z1
+	VFMADD231PS  128(R8), Z8, Z2
+	VFMADD231PS  192(R8), Z8, Z3
+	VFMADD231PS  256(R8), Z8, Z4
+	VFMADD231PS  320(R8), Z8, Z5
+	VFMADD231PS  384(R8), Z8, Z6
+	VFMADD231PS  448(R8), Z8, Z7
+
+v1_zero165:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key163
+
+v1_key_done164:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VMOVUPS Z4, 256(CX)
+	VMOVUPS Z5, 320(CX)
+	VMOVUPS Z6, 384(CX)
+	VMOVUPS Z7, 448(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row161
+
+v1_row_done162:
+	VZEROUPPER
+	RET
+
+kv_groups160:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done124
+	JZ     kv_key_done167
 
-kv_key123:
+kv_key166:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done126
+	JZ    kv_query_done169
 
-kv_query125:
+kv_query168:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done128
+	JZ    kv_group_done171
 
-kv_group127:
+kv_group170:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2704,12 +3808,12 @@ kv_group127:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done130
+	JZ         kv_head_done173
 
-kv_head129:
+kv_head172:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero131
+	JZ           kv_zero174
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -2736,28 +3840,92 @@ kv_head129:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero131:
+kv_zero174:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head129
+	JNZ  kv_head172
 
-kv_head_done130:
+kv_head_done173:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group127
+	JNZ  kv_group170
 
-kv_group_done128:
+kv_group_done171:
 	DECQ R12
-	JNZ  kv_query125
+	JNZ  kv_query168
 
-kv_query_done126:
+kv_query_done169:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key123
+	JNZ  kv_key166
 
-kv_key_done124:
+kv_key_done167:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop176:
+	CMPQ    CX, $0x00000020
+	JB      loop_end177
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop176
+
+loop_end177:
+loop178:
+	CMPQ    CX, $0x00000010
+	JB      loop_end179
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop178
+
+loop_end179:
+	TESTQ     CX, CX
+	JZ        loop_done175
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done175:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store180
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store180:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -2783,9 +3951,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop133:
+loop182:
 	CMPQ         CX, $0x00000010
-	JB           loop_end134
+	JB           loop_end183
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2807,11 +3975,11 @@ loop133:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop133
+	JMP          loop182
 
-loop_end134:
+loop_end183:
 	TESTQ        CX, CX
-	JZ           loop_done132
+	JZ           loop_done181
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2835,7 +4003,7 @@ loop_end134:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done132:
+loop_done181:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -2875,6 +4043,9 @@ DATA tailmask8<>+52(SB)/4, $0x00000000
 DATA tailmask8<>+56(SB)/4, $0x00000000
 DATA tailmask8<>+60(SB)/4, $0x00000000
 GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
 GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4

@@ -24,5 +24,5 @@ func scaleRowsNEON(x, scales []float32, rowLen int)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, expShift: expShiftGeneric})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, maxRow: maxRowGeneric, expShift: expShiftGeneric})
 }

@@ -1075,31 +1075,456 @@ combine_done35:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups37
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows38:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done39
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys40:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done41
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      512(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      576(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      608(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      640(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      672(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      704(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      736(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      768(SI), Y9
+	VMOVUPS      256(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(SI), Y8
+	VMOVUPS      800(SI), Y9
+	VMOVUPS      288(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(SI), Y8
+	VMOVUPS      832(SI), Y9
+	VMOVUPS      320(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(SI), Y8
+	VMOVUPS      864(SI), Y9
+	VMOVUPS      352(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(SI), Y8
+	VMOVUPS      896(SI), Y9
+	VMOVUPS      384(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(SI), Y8
+	VMOVUPS      928(SI), Y9
+	VMOVUPS      416(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(SI), Y8
+	VMOVUPS      960(SI), Y9
+	VMOVUPS      448(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(SI), Y8
+	VMOVUPS      992(SI), Y9
+	VMOVUPS      480(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys40
+
+s1_keys_done41:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done43
+
+s1_key_tail42:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      512(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      544(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      576(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      608(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      640(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      672(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      704(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      736(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      768(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      800(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      832(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      864(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      896(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      928(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      960(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      992(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail42
+
+s1_key_tail_done43:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows38
+
+s1_rows_done39:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done45
+
+s1_row_tail44:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done47
+
+s1_row_tail_key46:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key46
+
+s1_row_tail_key_done47:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail44
+
+s1_row_tail_done45:
+	VZEROUPPER
+	RET
+
+kv_groups37:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done38
+	JZ     kv_key_done49
 
-kv_key37:
+kv_key48:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done40
+	JZ    kv_query_done51
 
-kv_query39:
+kv_query50:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done42
+	JZ    kv_group_done53
 
-kv_group41:
+kv_group52:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1120,9 +1545,9 @@ kv_group41:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done44
+	JZ         kv_head_done55
 
-kv_head43:
+kv_head54:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1156,55 +1581,162 @@ kv_head43:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head43
+	JNZ          kv_head54
 
-kv_head_done44:
+kv_head_done55:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group41
+	JNZ  kv_group52
 
-kv_group_done42:
+kv_group_done53:
 	DECQ R11
-	JNZ  kv_query39
+	JNZ  kv_query50
 
-kv_query_done40:
+kv_query_done51:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key37
+	JNZ  kv_key48
 
-kv_key_done38:
+kv_key_done49:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups56
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done58
+
+v1_row57:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	VMOVUPS 256(CX), Y8
+	VMOVUPS 288(CX), Y9
+	VMOVUPS 320(CX), Y10
+	VMOVUPS 352(CX), Y11
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done60
+
+v1_key59:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero61
+	VBROADCASTSS (R9), Y12
+	VFMADD231PS  (R8), Y12, Y0
+	VFMADD231PS  32(R8), Y12, Y1
+	VFMADD231PS  64(R8), Y12, Y2
+	VFMADD231PS  96(R8), Y12, Y3
+	VFMADD231PS  128(R8), Y12, Y4
+	VFMADD231PS  160(R8), Y12, Y5
+	VFMADD231PS  192(R8), Y12, Y6
+	VFMADD231PS  224(R8), Y12, Y7
+	VFMADD231PS  256(R8), Y12, Y8
+	VFMADD231PS  288(R8), Y12, Y9
+	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  352(R8), Y12, Y11
+
+v1_zero61:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key59
+
+v1_key_done60:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y8, 256(CX)
+	VMOVUPS Y9, 288(CX)
+	VMOVUPS Y10, 320(CX)
+	VMOVUPS Y11, 352(CX)
+	VMOVUPS 384(CX), Y0
+	VMOVUPS 416(CX), Y1
+	VMOVUPS 448(CX), Y2
+	VMOVUPS 480(CX), Y3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done63
+
+v1_key62:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero64
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS  384(R8), Y4, Y0
+	VFMADD231PS  416(R8), Y4, Y1
+	VFMADD231PS  448(R8), Y4, Y2
+	VFMADD231PS  480(R8), Y4, Y3
+
+v1_zero64:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key62
+
+v1_key_done63:
+	VMOVUPS Y0, 384(CX)
+	VMOVUPS Y1, 416(CX)
+	VMOVUPS Y2, 448(CX)
+	VMOVUPS Y3, 480(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row57
+
+v1_row_done58:
+	VZEROUPPER
+	RET
+
+kv_groups56:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done46
+	JZ     kv_key_done66
 
-kv_key45:
+kv_key65:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done48
+	JZ    kv_query_done68
 
-kv_query47:
+kv_query67:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done50
+	JZ    kv_group_done70
 
-kv_group49:
+kv_group69:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1225,12 +1757,12 @@ kv_group49:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done52
+	JZ         kv_head_done72
 
-kv_head51:
+kv_head71:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero53
+	JZ           kv_zero73
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -1281,28 +1813,92 @@ kv_head51:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero53:
+kv_zero73:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head51
+	JNZ  kv_head71
 
-kv_head_done52:
+kv_head_done72:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group49
+	JNZ  kv_group69
 
-kv_group_done50:
+kv_group_done70:
 	DECQ R12
-	JNZ  kv_query47
+	JNZ  kv_query67
 
-kv_query_done48:
+kv_query_done68:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key45
+	JNZ  kv_key65
 
-kv_key_done46:
+kv_key_done66:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop75:
+	CMPQ    CX, $0x00000010
+	JB      loop_end76
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop75
+
+loop_end76:
+loop77:
+	CMPQ    CX, $0x00000008
+	JB      loop_end78
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop77
+
+loop_end78:
+	TESTQ      CX, CX
+	JZ         loop_done74
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done74:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store79
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store79:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -1321,9 +1917,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop55:
+loop81:
 	CMPQ         CX, $0x00000008
-	JB           loop_end56
+	JB           loop_end82
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1346,11 +1942,11 @@ loop55:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop55
+	JMP          loop81
 
-loop_end56:
+loop_end82:
 	TESTQ        CX, CX
-	JZ           loop_done54
+	JZ           loop_done80
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1376,7 +1972,7 @@ loop_end56:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done54:
+loop_done80:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1398,18 +1994,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done57
+	JZ     rope_done83
 	TESTL  R8, R8
-	JS     rope_inverse58
+	JS     rope_inverse84
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream59
+	JA     rope_stream85
 
-rope_token61:
+rope_token87:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1423,14 +2019,14 @@ rope_token61:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done62
+	JZ      rope_heads_done88
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src63
+	JNE     rope_heads_from_src89
 
-rope_head64:
+rope_head90:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1465,13 +2061,13 @@ rope_head64:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head64
-	JMP         rope_heads_done62
+	JNZ         rope_head90
+	JMP         rope_heads_done88
 
-rope_heads_from_src63:
+rope_heads_from_src89:
 	MOVQ CX, R10
 
-rope_head65:
+rope_head91:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1507,17 +2103,17 @@ rope_head65:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head65
+	JNZ         rope_head91
 
-rope_heads_done62:
+rope_heads_done88:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done66
+	JZ    rope_heads_done92
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head67:
+rope_head93:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1552,9 +2148,9 @@ rope_head67:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head67
+	JNZ         rope_head93
 
-rope_heads_done66:
+rope_heads_done92:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1564,11 +2160,11 @@ rope_heads_done66:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token61
-	JMP  rope_tokens_done60
+	JNZ  rope_token87
+	JMP  rope_tokens_done86
 
-rope_stream59:
-rope_token68:
+rope_stream85:
+rope_token94:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1582,16 +2178,16 @@ rope_token68:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done69
+	JZ      rope_heads_done95
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src70
+	JNE     rope_heads_from_src96
 
-rope_head71:
+rope_head97:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1634,13 +2230,13 @@ rope_head71:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head71
-	JMP         rope_heads_done69
+	JNZ         rope_head97
+	JMP         rope_heads_done95
 
-rope_heads_from_src70:
+rope_heads_from_src96:
 	MOVQ CX, R10
 
-rope_head72:
+rope_head98:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1684,19 +2280,19 @@ rope_head72:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head72
+	JNZ         rope_head98
 
-rope_heads_done69:
+rope_heads_done95:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done73
+	JZ    rope_heads_done99
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head74:
+rope_head100:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1739,9 +2335,9 @@ rope_head74:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head74
+	JNZ         rope_head100
 
-rope_heads_done73:
+rope_heads_done99:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1751,21 +2347,21 @@ rope_heads_done73:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token68
+	JNZ  rope_token94
 
-rope_tokens_done60:
-	JMP rope_done57
+rope_tokens_done86:
+	JMP rope_done83
 
-rope_inverse58:
+rope_inverse84:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream75
+	JA     rope_stream101
 
-rope_token77:
+rope_token103:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1779,12 +2375,12 @@ rope_token77:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done78
+	JZ      rope_heads_done104
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head79:
+rope_head105:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -1819,19 +2415,19 @@ rope_head79:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head79
+	JNZ         rope_head105
 
-rope_heads_done78:
+rope_heads_done104:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token77
-	JMP  rope_tokens_done76
+	JNZ  rope_token103
+	JMP  rope_tokens_done102
 
-rope_stream75:
-rope_token80:
+rope_stream101:
+rope_token106:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1845,14 +2441,14 @@ rope_token80:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done81
+	JZ      rope_heads_done107
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head82:
+rope_head108:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -1895,18 +2491,18 @@ rope_head82:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head82
+	JNZ         rope_head108
 
-rope_heads_done81:
+rope_heads_done107:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token80
+	JNZ  rope_token106
 
-rope_tokens_done76:
-rope_done57:
+rope_tokens_done102:
+rope_done83:
 	VZEROUPPER
 	RET
 
@@ -1920,9 +2516,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done83
+	JZ    combine_done109
 
-combine_token84:
+combine_token110:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -2026,40 +2622,484 @@ combine_token84:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token84
+	JNZ          combine_token110
 
-combine_done83:
+combine_done109:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups111
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows112:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done113
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys114:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done115
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       512(SI), Z7
+	VMOVUPS       1024(SI), Z11
+	VMOVUPS       1536(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       576(SI), Z17
+	VMOVUPS       1088(SI), Z18
+	VMOVUPS       1600(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       640(SI), Z17
+	VMOVUPS       1152(SI), Z18
+	VMOVUPS       1664(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       704(SI), Z17
+	VMOVUPS       1216(SI), Z18
+	VMOVUPS       1728(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(SI), Z16
+	VMOVUPS       768(SI), Z17
+	VMOVUPS       1280(SI), Z18
+	VMOVUPS       1792(SI), Z19
+	VMOVUPS       256(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(SI), Z16
+	VMOVUPS       832(SI), Z17
+	VMOVUPS       1344(SI), Z18
+	VMOVUPS       1856(SI), Z19
+	VMOVUPS       320(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(SI), Z16
+	VMOVUPS       896(SI), Z17
+	VMOVUPS       1408(SI), Z18
+	VMOVUPS       1920(SI), Z19
+	VMOVUPS       384(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(SI), Z16
+	VMOVUPS       960(SI), Z17
+	VMOVUPS       1472(SI), Z18
+	VMOVUPS       1984(SI), Z19
+	VMOVUPS       448(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys114
+
+s1_keys_done115:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done117
+
+s1_key_tail116:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       768(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       832(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       1024(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1088(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1152(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1216(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1280(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1344(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1408(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1472(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       1536(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1600(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1664(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1728(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1792(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1856(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1920(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1984(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail116
+
+s1_key_tail_done117:
+	ADDQ $0x00000800, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows112
+
+s1_rows_done113:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done119
+
+s1_row_tail118:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done121
+
+s1_row_tail_key120:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key120
+
+s1_row_tail_key_done121:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail118
+
+s1_row_tail_done119:
+	VZEROUPPER
+	RET
+
+kv_groups111:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done86
+	JZ     kv_key_done123
 
-kv_key85:
+kv_key122:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done88
+	JZ    kv_query_done125
 
-kv_query87:
+kv_query124:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done90
+	JZ    kv_group_done127
 
-kv_group89:
+kv_group126:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2078,9 +3118,9 @@ kv_group89:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done92
+	JZ         kv_head_done129
 
-kv_head91:
+kv_head128:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -2102,55 +3142,119 @@ kv_head91:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head91
+	JNZ           kv_head128
 
-kv_head_done92:
+kv_head_done129:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group89
+	JNZ  kv_group126
 
-kv_group_done90:
+kv_group_done127:
 	DECQ R11
-	JNZ  kv_query87
+	JNZ  kv_query124
 
-kv_query_done88:
+kv_query_done125:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key85
+	JNZ  kv_key122
 
-kv_key_done86:
+kv_key_done123:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups130
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done132
+
+v1_row131:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	VMOVUPS 256(CX), Z4
+	VMOVUPS 320(CX), Z5
+	VMOVUPS 384(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done134
+
+v1_key133:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero135
+	VBROADCASTSS (R9), Z8
+	VFMADD231PS  (R8), Z8, Z0
+	VFMADD231PS  64(R8), Z8, Z1
+	VFMADD231PS  128(R8), Z8, Z2
+	VFMADD231PS  192(R8), Z8, Z3
+	VFMADD231PS  256(R8), Z8, Z4
+	VFMADD231PS  320(R8), Z8, Z5
+	VFMADD231PS  384(R8), Z8, Z6
+	VFMADD231PS  448(R8), Z8, Z7
+
+v1_zero135:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key133
+
+v1_key_done134:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VMOVUPS Z4, 256(CX)
+	VMOVUPS Z5, 320(CX)
+	VMOVUPS Z6, 384(CX)
+	VMOVUPS Z7, 448(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row131
+
+v1_row_done132:
+	VZEROUPPER
+	RET
+
+kv_groups130:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done94
+	JZ     kv_key_done137
 
-kv_key93:
+kv_key136:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done96
+	JZ    kv_query_done139
 
-kv_query95:
+kv_query138:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done98
+	JZ    kv_group_done141
 
-kv_group97:
+kv_group140:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2169,12 +3273,12 @@ kv_group97:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done100
+	JZ         kv_head_done143
 
-kv_head99:
+kv_head142:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero101
+	JZ           kv_zero144
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -2201,28 +3305,92 @@ kv_head99:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero101:
+kv_zero144:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head99
+	JNZ  kv_head142
 
-kv_head_done100:
+kv_head_done143:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group97
+	JNZ  kv_group140
 
-kv_group_done98:
+kv_group_done141:
 	DECQ R12
-	JNZ  kv_query95
+	JNZ  kv_query138
 
-kv_query_done96:
+kv_query_done139:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key93
+	JNZ  kv_key136
 
-kv_key_done94:
+kv_key_done137:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop146:
+	CMPQ    CX, $0x00000020
+	JB      loop_end147
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop146
+
+loop_end147:
+loop148:
+	CMPQ    CX, $0x00000010
+	JB      loop_end149
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop148
+
+loop_end149:
+	TESTQ     CX, CX
+	JZ        loop_done145
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done145:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store150
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store150:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -2248,9 +3416,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop103:
+loop152:
 	CMPQ         CX, $0x00000010
-	JB           loop_end104
+	JB           loop_end153
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2272,11 +3440,11 @@ loop103:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop103
+	JMP          loop152
 
-loop_end104:
+loop_end153:
 	TESTQ        CX, CX
-	JZ           loop_done102
+	JZ           loop_done151
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2300,7 +3468,7 @@ loop_end104:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done102:
+loop_done151:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -2312,6 +3480,27 @@ loop_done102:
 	VMOVSS        X1, (DX)
 	VZEROUPPER
 	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
 GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
@@ -2398,23 +3587,23 @@ DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 
-DATA tailmask8<>+0(SB)/4, $0xffffffff
-DATA tailmask8<>+4(SB)/4, $0xffffffff
-DATA tailmask8<>+8(SB)/4, $0xffffffff
-DATA tailmask8<>+12(SB)/4, $0xffffffff
-DATA tailmask8<>+16(SB)/4, $0xffffffff
-DATA tailmask8<>+20(SB)/4, $0xffffffff
-DATA tailmask8<>+24(SB)/4, $0xffffffff
-DATA tailmask8<>+28(SB)/4, $0xffffffff
-DATA tailmask8<>+32(SB)/4, $0x00000000
-DATA tailmask8<>+36(SB)/4, $0x00000000
-DATA tailmask8<>+40(SB)/4, $0x00000000
-DATA tailmask8<>+44(SB)/4, $0x00000000
-DATA tailmask8<>+48(SB)/4, $0x00000000
-DATA tailmask8<>+52(SB)/4, $0x00000000
-DATA tailmask8<>+56(SB)/4, $0x00000000
-DATA tailmask8<>+60(SB)/4, $0x00000000
-GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
 
 DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
 GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
@@ -2445,21 +3634,3 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
-
-DATA tailmask16<>+0(SB)/2, $0x0000
-DATA tailmask16<>+2(SB)/2, $0x0001
-DATA tailmask16<>+4(SB)/2, $0x0003
-DATA tailmask16<>+6(SB)/2, $0x0007
-DATA tailmask16<>+8(SB)/2, $0x000f
-DATA tailmask16<>+10(SB)/2, $0x001f
-DATA tailmask16<>+12(SB)/2, $0x003f
-DATA tailmask16<>+14(SB)/2, $0x007f
-DATA tailmask16<>+16(SB)/2, $0x00ff
-DATA tailmask16<>+18(SB)/2, $0x01ff
-DATA tailmask16<>+20(SB)/2, $0x03ff
-DATA tailmask16<>+22(SB)/2, $0x07ff
-DATA tailmask16<>+24(SB)/2, $0x0fff
-DATA tailmask16<>+26(SB)/2, $0x1fff
-DATA tailmask16<>+28(SB)/2, $0x3fff
-DATA tailmask16<>+30(SB)/2, $0x7fff
-GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

@@ -75,8 +75,8 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	dmin                  []int64 // per query, the family term's state (ALiBi: the nearest key's distance)
-	sum                   [1]float32
+	dmin                  []int64    // per query, the family term's state (ALiBi: the nearest key's distance)
+	sum, mx               [1]float32 // expShift's sum, maxRow's maximum
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -257,6 +257,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 	row := o.KVHeads * HeadDim // floats per key (value) row
 	tile := sh.tile
 	hb := sh.groups * grp
+	// A block of fewer KV heads than a key row holds reads its heads' rows a key
+	// row apart (KVHeads·HeadDim floats: 16 KiB for 32 heads × 128), addresses that
+	// share their cache sets; such a block gathers each tile into contiguous
+	// scratch first, once per tile for all its rows.
+	apart := sh.groups < o.KVHeads
 	negInf := float32(math.Inf(-1))
 	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
@@ -297,28 +302,26 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, true, j0, nt, g0, sh.groups, row)
 					rotateTokensAt(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, kpos, n, 1)
 				default:
-					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, false, j0, nt, g0, sh.groups, row)
+					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				}
 				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				for r := 0; r < nr; r++ {
 					qp := int64(qpos[i0+r/hb])
 					s := sc.s[r*tile : r*tile+nt]
-					mt := negInf
-					if !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window)) {
-						// The row sees every key of the tile: no mask to test.
-						for _, x := range s {
-							mt = max(mt, x)
-						}
-					} else {
+					// seesAll: the row sees every key of the tile, no mask to test.
+					seesAll := !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window))
+					if !seesAll {
 						for j, kp32 := range kpos {
 							kp := int64(kp32)
 							if attnMasked(qp, kp, &o) {
 								s[j] = negInf
 								continue
 							}
-							mt = max(mt, s[j])
 						}
 					}
+					sc.mx[0] = negInf
+					active.maxRow(s, sc.mx[:])
+					mt := sc.mx[0]
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
 						continue
@@ -336,7 +339,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					}
 					sc.l[r] += attnExpRow(s, sc.m[r], &sc.sum)
 				}
-				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, false, j0, nt, g0, sh.groups, row)
+				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
@@ -401,6 +404,16 @@ func attnTileRows(buf, x []float32, slots []int32, gather bool, j0, nt, g0, grou
 func attnExpRow(s []float32, m float32, sum *[1]float32) float32 {
 	active.expShift(s, m, sum[:])
 	return sum[0]
+}
+
+// maxRowGeneric is the portable kernels.maxRow: m[0] = max(m[0], row...), NaN if
+// any is NaN.
+func maxRowGeneric(row, m []float32) {
+	t := m[0]
+	for _, x := range row {
+		t = max(t, x)
+	}
+	m[0] = t
 }
 
 // expShiftGeneric is the portable kernels.expShift: row[j] = e^(row[j]−m), each

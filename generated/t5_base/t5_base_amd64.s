@@ -594,31 +594,296 @@ loop_done35:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups40
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows41:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done42
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys43:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done44
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      256(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      288(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      320(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      352(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      384(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      416(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      448(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      480(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys43
+
+s1_keys_done44:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done46
+
+s1_key_tail45:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      256(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      288(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail45
+
+s1_key_tail_done46:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows41
+
+s1_rows_done42:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done48
+
+s1_row_tail47:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done50
+
+s1_row_tail_key49:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key49
+
+s1_row_tail_key_done50:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail47
+
+s1_row_tail_done48:
+	VZEROUPPER
+	RET
+
+kv_groups40:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done41
+	JZ     kv_key_done52
 
-kv_key40:
+kv_key51:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done43
+	JZ    kv_query_done54
 
-kv_query42:
+kv_query53:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done45
+	JZ    kv_group_done56
 
-kv_group44:
+kv_group55:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -633,9 +898,9 @@ kv_group44:
 	VMOVUPS    224(R8), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done47
+	JZ         kv_head_done58
 
-kv_head46:
+kv_head57:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -655,55 +920,119 @@ kv_head46:
 	ADDQ         $0x00000100, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head46
+	JNZ          kv_head57
 
-kv_head_done47:
+kv_head_done58:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group44
+	JNZ  kv_group55
 
-kv_group_done45:
+kv_group_done56:
 	DECQ R11
-	JNZ  kv_query42
+	JNZ  kv_query53
 
-kv_query_done43:
+kv_query_done54:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key40
+	JNZ  kv_key51
 
-kv_key_done41:
+kv_key_done52:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups59
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done61
+
+v1_row60:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done63
+
+v1_key62:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero64
+	VBROADCASTSS (R9), Y8
+	VFMADD231PS  (R8), Y8, Y0
+	VFMADD231PS  32(R8), Y8, Y1
+	VFMADD231PS  64(R8), Y8, Y2
+	VFMADD231PS  96(R8), Y8, Y3
+	VFMADD231PS  128(R8), Y8, Y4
+	VFMADD231PS  160(R8), Y8, Y5
+	VFMADD231PS  192(R8), Y8, Y6
+	VFMADD231PS  224(R8), Y8, Y7
+
+v1_zero64:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key62
+
+v1_key_done63:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row60
+
+v1_row_done61:
+	VZEROUPPER
+	RET
+
+kv_groups59:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done49
+	JZ     kv_key_done66
 
-kv_key48:
+kv_key65:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done51
+	JZ    kv_query_done68
 
-kv_query50:
+kv_query67:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done53
+	JZ    kv_group_done70
 
-kv_group52:
+kv_group69:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -718,12 +1047,12 @@ kv_group52:
 	VMOVUPS    224(R8), Y7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done55
+	JZ         kv_head_done72
 
-kv_head54:
+kv_head71:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero56
+	JZ           kv_zero73
 	VBROADCASTSS (DI), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -750,28 +1079,92 @@ kv_head54:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero56:
+kv_zero73:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head54
+	JNZ  kv_head71
 
-kv_head_done55:
+kv_head_done72:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group52
+	JNZ  kv_group69
 
-kv_group_done53:
+kv_group_done70:
 	DECQ R12
-	JNZ  kv_query50
+	JNZ  kv_query67
 
-kv_query_done51:
+kv_query_done68:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key48
+	JNZ  kv_key65
 
-kv_key_done49:
+kv_key_done66:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop75:
+	CMPQ    CX, $0x00000010
+	JB      loop_end76
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop75
+
+loop_end76:
+loop77:
+	CMPQ    CX, $0x00000008
+	JB      loop_end78
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop77
+
+loop_end78:
+	TESTQ      CX, CX
+	JZ         loop_done74
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done74:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store79
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store79:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -790,9 +1183,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop58:
+loop81:
 	CMPQ         CX, $0x00000008
-	JB           loop_end59
+	JB           loop_end82
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -815,11 +1208,11 @@ loop58:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop58
+	JMP          loop81
 
-loop_end59:
+loop_end82:
 	TESTQ        CX, CX
-	JZ           loop_done57
+	JZ           loop_done80
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -845,7 +1238,7 @@ loop_end59:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done57:
+loop_done80:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -863,9 +1256,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop61:
+loop84:
 	CMPQ    DX, $0x00000040
-	JB      loop_end62
+	JB      loop_end85
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -881,23 +1274,23 @@ loop61:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop61
+	JMP     loop84
 
-loop_end62:
-loop63:
+loop_end85:
+loop86:
 	CMPQ    DX, $0x00000010
-	JB      loop_end64
+	JB      loop_end87
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop63
+	JMP     loop86
 
-loop_end64:
+loop_end87:
 	TESTQ     DX, DX
-	JZ        loop_done60
+	JZ        loop_done83
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -905,7 +1298,7 @@ loop_end64:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done60:
+loop_done83:
 	VZEROUPPER
 	RET
 
@@ -925,9 +1318,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop66:
+loop89:
 	CMPQ        DI, $0x00000040
-	JB          loop_end67
+	JB          loop_end90
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -943,23 +1336,23 @@ loop66:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop66
+	JMP         loop89
 
-loop_end67:
-loop68:
+loop_end90:
+loop91:
 	CMPQ        DI, $0x00000010
-	JB          loop_end69
+	JB          loop_end92
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop68
+	JMP         loop91
 
-loop_end69:
+loop_end92:
 	TESTQ       DI, DI
-	JZ          loop_done65
+	JZ          loop_done88
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -967,7 +1360,7 @@ loop_end69:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done65:
+loop_done88:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -997,13 +1390,13 @@ loop_done65:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge70
+	JAE           softmax_huge93
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop73:
+loop96:
 	CMPQ         SI, $0x00000040
-	JB           loop_end74
+	JB           loop_end97
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -1014,7 +1407,7 @@ loop73:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead75
+	JZ           exp_dead98
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1043,13 +1436,13 @@ loop73:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done76
+	JMP          exp_done99
 
-exp_dead75:
+exp_dead98:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done76:
+exp_done99:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1064,7 +1457,7 @@ exp_done76:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead77
+	JZ           exp_dead100
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1093,13 +1486,13 @@ exp_done76:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done78
+	JMP          exp_done101
 
-exp_dead77:
+exp_dead100:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done78:
+exp_done101:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1115,18 +1508,18 @@ exp_done78:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop73
+	JMP           loop96
 
-loop_end74:
-loop79:
+loop_end97:
+loop102:
 	CMPQ         SI, $0x00000010
-	JB           loop_end80
+	JB           loop_end103
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead81
+	JZ           exp_dead104
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1141,12 +1534,12 @@ loop79:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done82
+	JMP          exp_done105
 
-exp_dead81:
+exp_dead104:
 	VXORPS Z1, Z1, Z1
 
-exp_done82:
+exp_done105:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1157,11 +1550,11 @@ exp_done82:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop79
+	JMP           loop102
 
-loop_end80:
+loop_end103:
 	TESTQ         SI, SI
-	JZ            loop_done72
+	JZ            loop_done95
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1190,16 +1583,16 @@ loop_end80:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done72:
-	JMP softmax_summed71
+loop_done95:
+	JMP softmax_summed94
 
-softmax_huge70:
+softmax_huge93:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop84:
+loop107:
 	CMPQ         SI, $0x00000040
-	JB           loop_end85
+	JB           loop_end108
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -1210,7 +1603,7 @@ loop84:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead86
+	JZ           exp_dead109
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1239,13 +1632,13 @@ loop84:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done87
+	JMP          exp_done110
 
-exp_dead86:
+exp_dead109:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done87:
+exp_done110:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1260,7 +1653,7 @@ exp_done87:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead88
+	JZ           exp_dead111
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1289,13 +1682,13 @@ exp_done87:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done89
+	JMP          exp_done112
 
-exp_dead88:
+exp_dead111:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done89:
+exp_done112:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1311,18 +1704,18 @@ exp_done89:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop84
+	JMP           loop107
 
-loop_end85:
-loop90:
+loop_end108:
+loop113:
 	CMPQ         SI, $0x00000010
-	JB           loop_end91
+	JB           loop_end114
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead92
+	JZ           exp_dead115
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1337,12 +1730,12 @@ loop90:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done93
+	JMP          exp_done116
 
-exp_dead92:
+exp_dead115:
 	VXORPS Z1, Z1, Z1
 
-exp_done93:
+exp_done116:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1353,11 +1746,11 @@ exp_done93:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop90
+	JMP           loop113
 
-loop_end91:
+loop_end114:
 	TESTQ         SI, SI
-	JZ            loop_done83
+	JZ            loop_done106
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1386,8 +1779,8 @@ loop_end91:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done83:
-softmax_summed71:
+loop_done106:
+softmax_summed94:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1401,9 +1794,9 @@ softmax_summed71:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop95:
+loop118:
 	CMPQ    CX, $0x00000040
-	JB      loop_end96
+	JB      loop_end119
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1414,59 +1807,367 @@ loop95:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop95
+	JMP     loop118
 
-loop_end96:
-loop97:
+loop_end119:
+loop120:
 	CMPQ    CX, $0x00000010
-	JB      loop_end98
+	JB      loop_end121
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop97
+	JMP     loop120
 
-loop_end98:
+loop_end121:
 	TESTQ     CX, CX
-	JZ        loop_done94
+	JZ        loop_done117
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done94:
+loop_done117:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups122
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows123:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done124
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys125:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done126
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       256(SI), Z7
+	VMOVUPS       512(SI), Z11
+	VMOVUPS       768(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       320(SI), Z17
+	VMOVUPS       576(SI), Z18
+	VMOVUPS       832(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       384(SI), Z17
+	VMOVUPS       640(SI), Z18
+	VMOVUPS       896(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       448(SI), Z17
+	VMOVUPS       704(SI), Z18
+	VMOVUPS       960(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys125
+
+s1_keys_done126:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done128
+
+s1_key_tail127:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       256(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       320(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       768(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       832(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail127
+
+s1_key_tail_done128:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows123
+
+s1_rows_done124:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done130
+
+s1_row_tail129:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done132
+
+s1_row_tail_key131:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key131
+
+s1_row_tail_key_done132:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail129
+
+s1_row_tail_done130:
+	VZEROUPPER
+	RET
+
+kv_groups122:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done100
+	JZ     kv_key_done134
 
-kv_key99:
+kv_key133:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done102
+	JZ    kv_query_done136
 
-kv_query101:
+kv_query135:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done104
+	JZ    kv_group_done138
 
-kv_group103:
+kv_group137:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1477,9 +2178,9 @@ kv_group103:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done106
+	JZ         kv_head_done140
 
-kv_head105:
+kv_head139:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -1497,55 +2198,107 @@ kv_head105:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head105
+	JNZ           kv_head139
 
-kv_head_done106:
+kv_head_done140:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group103
+	JNZ  kv_group137
 
-kv_group_done104:
+kv_group_done138:
 	DECQ R11
-	JNZ  kv_query101
+	JNZ  kv_query135
 
-kv_query_done102:
+kv_query_done136:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key99
+	JNZ  kv_key133
 
-kv_key_done100:
+kv_key_done134:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups141
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done143
+
+v1_row142:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done145
+
+v1_key144:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero146
+	VBROADCASTSS (R9), Z4
+	VFMADD231PS  (R8), Z4, Z0
+	VFMADD231PS  64(R8), Z4, Z1
+	VFMADD231PS  128(R8), Z4, Z2
+	VFMADD231PS  192(R8), Z4, Z3
+
+v1_zero146:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key144
+
+v1_key_done145:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row142
+
+v1_row_done143:
+	VZEROUPPER
+	RET
+
+kv_groups141:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done108
+	JZ     kv_key_done148
 
-kv_key107:
+kv_key147:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done110
+	JZ    kv_query_done150
 
-kv_query109:
+kv_query149:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done112
+	JZ    kv_group_done152
 
-kv_group111:
+kv_group151:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1556,12 +2309,12 @@ kv_group111:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done114
+	JZ         kv_head_done154
 
-kv_head113:
+kv_head153:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero115
+	JZ           kv_zero155
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -1576,28 +2329,92 @@ kv_head113:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero115:
+kv_zero155:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head113
+	JNZ  kv_head153
 
-kv_head_done114:
+kv_head_done154:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group111
+	JNZ  kv_group151
 
-kv_group_done112:
+kv_group_done152:
 	DECQ R12
-	JNZ  kv_query109
+	JNZ  kv_query149
 
-kv_query_done110:
+kv_query_done150:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key107
+	JNZ  kv_key147
 
-kv_key_done108:
+kv_key_done148:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop157:
+	CMPQ    CX, $0x00000020
+	JB      loop_end158
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop157
+
+loop_end158:
+loop159:
+	CMPQ    CX, $0x00000010
+	JB      loop_end160
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop159
+
+loop_end160:
+	TESTQ     CX, CX
+	JZ        loop_done156
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done156:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store161
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store161:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -1623,9 +2440,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop117:
+loop163:
 	CMPQ         CX, $0x00000010
-	JB           loop_end118
+	JB           loop_end164
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -1647,11 +2464,11 @@ loop117:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop117
+	JMP          loop163
 
-loop_end118:
+loop_end164:
 	TESTQ        CX, CX
-	JZ           loop_done116
+	JZ           loop_done162
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -1675,7 +2492,7 @@ loop_end118:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done116:
+loop_done162:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -1796,6 +2613,9 @@ GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 
 DATA f64_3ff0000000000000<>+0(SB)/8, $0x3ff0000000000000
 GLOBL f64_3ff0000000000000<>(SB), RODATA|NOPTR, $8
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA tailmask16<>+0(SB)/2, $0x0000
 DATA tailmask16<>+2(SB)/2, $0x0001

@@ -18,5 +18,5 @@ func softmaxRowNEON(row, bias []float32, scale float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, expShift: expShiftGeneric})
+	registerVariant("neon", true, kernels{addRow: addRowNEON, softmaxRow: softmaxRowNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, maxRow: maxRowGeneric, expShift: expShiftGeneric})
 }

@@ -8,6 +8,7 @@ import "math"
 var genericKernels = kernels{
 	addRow:     addRowGeneric,
 	expShift:   expShiftGeneric,
+	maxRow:     maxRowGeneric,
 	scoresKV:   scoresKVGeneric,
 	softmaxRow: softmaxRowGeneric,
 	valuesKV:   valuesKVGeneric,

@@ -1370,31 +1370,456 @@ combine_done51:
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups53
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows54:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done55
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys56:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done57
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      512(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      576(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      608(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      640(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      672(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      704(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      736(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      768(SI), Y9
+	VMOVUPS      256(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(SI), Y8
+	VMOVUPS      800(SI), Y9
+	VMOVUPS      288(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(SI), Y8
+	VMOVUPS      832(SI), Y9
+	VMOVUPS      320(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(SI), Y8
+	VMOVUPS      864(SI), Y9
+	VMOVUPS      352(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(SI), Y8
+	VMOVUPS      896(SI), Y9
+	VMOVUPS      384(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(SI), Y8
+	VMOVUPS      928(SI), Y9
+	VMOVUPS      416(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(SI), Y8
+	VMOVUPS      960(SI), Y9
+	VMOVUPS      448(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(SI), Y8
+	VMOVUPS      992(SI), Y9
+	VMOVUPS      480(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R11)(DX*2), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys56
+
+s1_keys_done57:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done59
+
+s1_key_tail58:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      512(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      544(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      576(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      608(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      640(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      672(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      704(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      736(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      768(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      800(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      832(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      864(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      896(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      928(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      960(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      992(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail58
+
+s1_key_tail_done59:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows54
+
+s1_rows_done55:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done61
+
+s1_row_tail60:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done63
+
+s1_row_tail_key62:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VFMADD231PS  256(R8), Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VFMADD231PS  288(R8), Y2, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  320(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  352(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  384(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  416(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  448(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  480(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key62
+
+s1_row_tail_key_done63:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail60
+
+s1_row_tail_done61:
+	VZEROUPPER
+	RET
+
+kv_groups53:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done54
+	JZ     kv_key_done65
 
-kv_key53:
+kv_key64:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done56
+	JZ    kv_query_done67
 
-kv_query55:
+kv_query66:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done58
+	JZ    kv_group_done69
 
-kv_group57:
+kv_group68:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -1415,9 +1840,9 @@ kv_group57:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done60
+	JZ         kv_head_done71
 
-kv_head59:
+kv_head70:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1451,55 +1876,162 @@ kv_head59:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, DI
 	DECQ         R13
-	JNZ          kv_head59
+	JNZ          kv_head70
 
-kv_head_done60:
+kv_head_done71:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group57
+	JNZ  kv_group68
 
-kv_group_done58:
+kv_group_done69:
 	DECQ R11
-	JNZ  kv_query55
+	JNZ  kv_query66
 
-kv_query_done56:
+kv_query_done67:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key53
+	JNZ  kv_key64
 
-kv_key_done54:
+kv_key_done65:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups72
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done74
+
+v1_row73:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	VMOVUPS 96(CX), Y3
+	VMOVUPS 128(CX), Y4
+	VMOVUPS 160(CX), Y5
+	VMOVUPS 192(CX), Y6
+	VMOVUPS 224(CX), Y7
+	VMOVUPS 256(CX), Y8
+	VMOVUPS 288(CX), Y9
+	VMOVUPS 320(CX), Y10
+	VMOVUPS 352(CX), Y11
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done76
+
+v1_key75:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero77
+	VBROADCASTSS (R9), Y12
+	VFMADD231PS  (R8), Y12, Y0
+	VFMADD231PS  32(R8), Y12, Y1
+	VFMADD231PS  64(R8), Y12, Y2
+	VFMADD231PS  96(R8), Y12, Y3
+	VFMADD231PS  128(R8), Y12, Y4
+	VFMADD231PS  160(R8), Y12, Y5
+	VFMADD231PS  192(R8), Y12, Y6
+	VFMADD231PS  224(R8), Y12, Y7
+	VFMADD231PS  256(R8), Y12, Y8
+	VFMADD231PS  288(R8), Y12, Y9
+	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  352(R8), Y12, Y11
+
+v1_zero77:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key75
+
+v1_key_done76:
+	VMOVUPS Y0, (CX)
+	VMOVUPS Y1, 32(CX)
+	VMOVUPS Y2, 64(CX)
+	VMOVUPS Y3, 96(CX)
+	VMOVUPS Y4, 128(CX)
+	VMOVUPS Y5, 160(CX)
+	VMOVUPS Y6, 192(CX)
+	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y8, 256(CX)
+	VMOVUPS Y9, 288(CX)
+	VMOVUPS Y10, 320(CX)
+	VMOVUPS Y11, 352(CX)
+	VMOVUPS 384(CX), Y0
+	VMOVUPS 416(CX), Y1
+	VMOVUPS 448(CX), Y2
+	VMOVUPS 480(CX), Y3
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done79
+
+v1_key78:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero80
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS  384(R8), Y4, Y0
+	VFMADD231PS  416(R8), Y4, Y1
+	VFMADD231PS  448(R8), Y4, Y2
+	VFMADD231PS  480(R8), Y4, Y3
+
+v1_zero80:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key78
+
+v1_key_done79:
+	VMOVUPS Y0, 384(CX)
+	VMOVUPS Y1, 416(CX)
+	VMOVUPS Y2, 448(CX)
+	VMOVUPS Y3, 480(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row73
+
+v1_row_done74:
+	VZEROUPPER
+	RET
+
+kv_groups72:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done62
+	JZ     kv_key_done82
 
-kv_key61:
+kv_key81:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done64
+	JZ    kv_query_done84
 
-kv_query63:
+kv_query83:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done66
+	JZ    kv_group_done86
 
-kv_group65:
+kv_group85:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1520,12 +2052,12 @@ kv_group65:
 	VMOVUPS    288(R8), Y9
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done68
+	JZ         kv_head_done88
 
-kv_head67:
+kv_head87:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero69
+	JZ           kv_zero89
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -1576,28 +2108,92 @@ kv_head67:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero69:
+kv_zero89:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head67
+	JNZ  kv_head87
 
-kv_head_done68:
+kv_head_done88:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group65
+	JNZ  kv_group85
 
-kv_group_done66:
+kv_group_done86:
 	DECQ R12
-	JNZ  kv_query63
+	JNZ  kv_query83
 
-kv_query_done64:
+kv_query_done84:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key61
+	JNZ  kv_key81
 
-kv_key_done62:
+kv_key_done82:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop91:
+	CMPQ    CX, $0x00000010
+	JB      loop_end92
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop91
+
+loop_end92:
+loop93:
+	CMPQ    CX, $0x00000008
+	JB      loop_end94
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop93
+
+loop_end94:
+	TESTQ      CX, CX
+	JZ         loop_done90
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done90:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store95
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store95:
+	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
 
@@ -1616,9 +2212,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop71:
+loop97:
 	CMPQ         CX, $0x00000008
-	JB           loop_end72
+	JB           loop_end98
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1641,11 +2237,11 @@ loop71:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop71
+	JMP          loop97
 
-loop_end72:
+loop_end98:
 	TESTQ        CX, CX
-	JZ           loop_done70
+	JZ           loop_done96
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1671,7 +2267,7 @@ loop_end72:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done70:
+loop_done96:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1693,18 +2289,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done73
+	JZ     rope_done99
 	TESTL  R8, R8
-	JS     rope_inverse74
+	JS     rope_inverse100
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream75
+	JA     rope_stream101
 
-rope_token77:
+rope_token103:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1726,14 +2322,14 @@ rope_token77:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done78
+	JZ      rope_heads_done104
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src79
+	JNE     rope_heads_from_src105
 
-rope_head80:
+rope_head106:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1776,13 +2372,13 @@ rope_head80:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head80
-	JMP            rope_heads_done78
+	JNZ            rope_head106
+	JMP            rope_heads_done104
 
-rope_heads_from_src79:
+rope_heads_from_src105:
 	MOVQ CX, R10
 
-rope_head81:
+rope_head107:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1826,17 +2422,17 @@ rope_head81:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head81
+	JNZ            rope_head107
 
-rope_heads_done78:
+rope_heads_done104:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done82
+	JZ    rope_heads_done108
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head83:
+rope_head109:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -1879,9 +2475,9 @@ rope_head83:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head83
+	JNZ            rope_head109
 
-rope_heads_done82:
+rope_heads_done108:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1891,11 +2487,11 @@ rope_heads_done82:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token77
-	JMP  rope_tokens_done76
+	JNZ  rope_token103
+	JMP  rope_tokens_done102
 
-rope_stream75:
-rope_token84:
+rope_stream101:
+rope_token110:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -1917,16 +2513,16 @@ rope_token84:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done85
+	JZ      rope_heads_done111
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src86
+	JNE     rope_heads_from_src112
 
-rope_head87:
+rope_head113:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -1977,13 +2573,13 @@ rope_head87:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head87
-	JMP            rope_heads_done85
+	JNZ            rope_head113
+	JMP            rope_heads_done111
 
-rope_heads_from_src86:
+rope_heads_from_src112:
 	MOVQ CX, R10
 
-rope_head88:
+rope_head114:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2035,19 +2631,19 @@ rope_head88:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head88
+	JNZ            rope_head114
 
-rope_heads_done85:
+rope_heads_done111:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done89
+	JZ    rope_heads_done115
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head90:
+rope_head116:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2098,9 +2694,9 @@ rope_head90:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head90
+	JNZ            rope_head116
 
-rope_heads_done89:
+rope_heads_done115:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2110,21 +2706,21 @@ rope_heads_done89:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token84
+	JNZ  rope_token110
 
-rope_tokens_done76:
-	JMP rope_done73
+rope_tokens_done102:
+	JMP rope_done99
 
-rope_inverse74:
+rope_inverse100:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream91
+	JA     rope_stream117
 
-rope_token93:
+rope_token119:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2146,12 +2742,12 @@ rope_token93:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done94
+	JZ      rope_heads_done120
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head95:
+rope_head121:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2194,19 +2790,19 @@ rope_head95:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head95
+	JNZ            rope_head121
 
-rope_heads_done94:
+rope_heads_done120:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token93
-	JMP  rope_tokens_done92
+	JNZ  rope_token119
+	JMP  rope_tokens_done118
 
-rope_stream91:
-rope_token96:
+rope_stream117:
+rope_token122:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2228,14 +2824,14 @@ rope_token96:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done97
+	JZ      rope_heads_done123
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head98:
+rope_head124:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2286,18 +2882,18 @@ rope_head98:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head98
+	JNZ            rope_head124
 
-rope_heads_done97:
+rope_heads_done123:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token96
+	JNZ  rope_token122
 
-rope_tokens_done92:
-rope_done73:
+rope_tokens_done118:
+rope_done99:
 	VZEROUPPER
 	RET
 
@@ -2311,10 +2907,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done99
+	JZ      combine_done125
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token100:
+combine_token126:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -2434,40 +3030,484 @@ combine_token100:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token100
+	JNZ       combine_token126
 
-combine_done99:
+combine_done125:
 	VZEROUPPER
 	RET
 
 // func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
 TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   k_base+48(FP), AX
-	MOVQ   s_base+0(FP), CX
-	MOVQ   kStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   sStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups127
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows128:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done129
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys130:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done131
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       512(SI), Z7
+	VMOVUPS       1024(SI), Z11
+	VMOVUPS       1536(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       576(SI), Z17
+	VMOVUPS       1088(SI), Z18
+	VMOVUPS       1600(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       640(SI), Z17
+	VMOVUPS       1152(SI), Z18
+	VMOVUPS       1664(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       704(SI), Z17
+	VMOVUPS       1216(SI), Z18
+	VMOVUPS       1728(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(SI), Z16
+	VMOVUPS       768(SI), Z17
+	VMOVUPS       1280(SI), Z18
+	VMOVUPS       1792(SI), Z19
+	VMOVUPS       256(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(SI), Z16
+	VMOVUPS       832(SI), Z17
+	VMOVUPS       1344(SI), Z18
+	VMOVUPS       1856(SI), Z19
+	VMOVUPS       320(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(SI), Z16
+	VMOVUPS       896(SI), Z17
+	VMOVUPS       1408(SI), Z18
+	VMOVUPS       1920(SI), Z19
+	VMOVUPS       384(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(SI), Z16
+	VMOVUPS       960(SI), Z17
+	VMOVUPS       1472(SI), Z18
+	VMOVUPS       1984(SI), Z19
+	VMOVUPS       448(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R8
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
+	LEAQ          (R11)(DX*2), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys130
+
+s1_keys_done131:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done133
+
+s1_key_tail132:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       768(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       832(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       1024(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1088(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1152(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1216(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1280(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1344(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1408(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1472(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       1536(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       1600(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       1664(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       1728(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       1792(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       1856(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       1920(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       1984(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail132
+
+s1_key_tail_done133:
+	ADDQ $0x00000800, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows128
+
+s1_rows_done129:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done135
+
+s1_row_tail134:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done137
+
+s1_row_tail_key136:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VFMADD231PS   256(R8), Z2, Z0
+	VMOVUPS       320(SI), Z2
+	VFMADD231PS   320(R8), Z2, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   384(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   448(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key136
+
+s1_row_tail_key_done137:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail134
+
+s1_row_tail_done135:
+	VZEROUPPER
+	RET
+
+kv_groups127:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done102
+	JZ     kv_key_done139
 
-kv_key101:
+kv_key138:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done104
+	JZ    kv_query_done141
 
-kv_query103:
+kv_query140:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done106
+	JZ    kv_group_done143
 
-kv_group105:
+kv_group142:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2486,9 +3526,9 @@ kv_group105:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done108
+	JZ         kv_head_done145
 
-kv_head107:
+kv_head144:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -2510,55 +3550,119 @@ kv_head107:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head107
+	JNZ           kv_head144
 
-kv_head_done108:
+kv_head_done145:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group105
+	JNZ  kv_group142
 
-kv_group_done106:
+kv_group_done143:
 	DECQ R11
-	JNZ  kv_query103
+	JNZ  kv_query140
 
-kv_query_done104:
+kv_query_done141:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key101
+	JNZ  kv_key138
 
-kv_key_done102:
+kv_key_done139:
 	VZEROUPPER
 	RET
 
 // func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
-	MOVQ   v_base+48(FP), AX
-	MOVQ   p_base+24(FP), CX
-	MOVQ   vStride+104(FP), DX
-	SHLQ   $0x02, DX
-	MOVQ   pStride+112(FP), BX
-	SHLQ   $0x02, BX
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups146
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  AX, DI
+	TESTQ DI, DI
+	JZ    v1_row_done148
+
+v1_row147:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VMOVUPS 128(CX), Z2
+	VMOVUPS 192(CX), Z3
+	VMOVUPS 256(CX), Z4
+	VMOVUPS 320(CX), Z5
+	VMOVUPS 384(CX), Z6
+	VMOVUPS 448(CX), Z7
+	MOVQ    v_base+48(FP), R8
+	MOVQ    SI, R9
+	MOVQ    nk+72(FP), R10
+	TESTQ   R10, R10
+	JZ      v1_key_done150
+
+v1_key149:
+	MOVL         (R9), AX
+	TESTL        AX, AX
+	JZ           v1_zero151
+	VBROADCASTSS (R9), Z8
+	VFMADD231PS  (R8), Z8, Z0
+	VFMADD231PS  64(R8), Z8, Z1
+	VFMADD231PS  128(R8), Z8, Z2
+	VFMADD231PS  192(R8), Z8, Z3
+	VFMADD231PS  256(R8), Z8, Z4
+	VFMADD231PS  320(R8), Z8, Z5
+	VFMADD231PS  384(R8), Z8, Z6
+	VFMADD231PS  448(R8), Z8, Z7
+
+v1_zero151:
+	ADDQ DX, R8
+	ADDQ $0x04, R9
+	DECQ R10
+	JNZ  v1_key149
+
+v1_key_done150:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VMOVUPS Z4, 256(CX)
+	VMOVUPS Z5, 320(CX)
+	VMOVUPS Z6, 384(CX)
+	VMOVUPS Z7, 448(CX)
+	ADDQ    $0x00000200, CX
+	ADDQ    BX, SI
+	DECQ    DI
+	JNZ     v1_row147
+
+v1_row_done148:
+	VZEROUPPER
+	RET
+
+kv_groups146:
 	IMUL3Q $0x00000004, DX, R10
 	MOVQ   nk+72(FP), R11
 	TESTQ  R11, R11
-	JZ     kv_key_done110
+	JZ     kv_key_done153
 
-kv_key109:
+kv_key152:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done112
+	JZ    kv_query_done155
 
-kv_query111:
+kv_query154:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done114
+	JZ    kv_group_done157
 
-kv_group113:
+kv_group156:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2577,12 +3681,12 @@ kv_group113:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done116
+	JZ         kv_head_done159
 
-kv_head115:
+kv_head158:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero117
+	JZ           kv_zero160
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -2609,28 +3713,92 @@ kv_head115:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero117:
+kv_zero160:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head115
+	JNZ  kv_head158
 
-kv_head_done116:
+kv_head_done159:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group113
+	JNZ  kv_group156
 
-kv_group_done114:
+kv_group_done157:
 	DECQ R12
-	JNZ  kv_query111
+	JNZ  kv_query154
 
-kv_query_done112:
+kv_query_done155:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key109
+	JNZ  kv_key152
 
-kv_key_done110:
+kv_key_done153:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop162:
+	CMPQ    CX, $0x00000020
+	JB      loop_end163
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop162
+
+loop_end163:
+loop164:
+	CMPQ    CX, $0x00000010
+	JB      loop_end165
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop164
+
+loop_end165:
+	TESTQ     CX, CX
+	JZ        loop_done161
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done161:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store166
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store166:
+	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
 
@@ -2656,9 +3824,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop119:
+loop168:
 	CMPQ         CX, $0x00000010
-	JB           loop_end120
+	JB           loop_end169
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2680,11 +3848,11 @@ loop119:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop119
+	JMP          loop168
 
-loop_end120:
+loop_end169:
 	TESTQ        CX, CX
-	JZ           loop_done118
+	JZ           loop_done167
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2708,7 +3876,7 @@ loop_end120:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done118:
+loop_done167:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -2730,6 +3898,27 @@ DATA combine_dup8<>+20(SB)/4, $0x00000002
 DATA combine_dup8<>+24(SB)/4, $0x00000003
 DATA combine_dup8<>+28(SB)/4, $0x00000003
 GLOBL combine_dup8<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
 
 DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
 GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
@@ -2816,24 +4005,6 @@ DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
 
-DATA tailmask8<>+0(SB)/4, $0xffffffff
-DATA tailmask8<>+4(SB)/4, $0xffffffff
-DATA tailmask8<>+8(SB)/4, $0xffffffff
-DATA tailmask8<>+12(SB)/4, $0xffffffff
-DATA tailmask8<>+16(SB)/4, $0xffffffff
-DATA tailmask8<>+20(SB)/4, $0xffffffff
-DATA tailmask8<>+24(SB)/4, $0xffffffff
-DATA tailmask8<>+28(SB)/4, $0xffffffff
-DATA tailmask8<>+32(SB)/4, $0x00000000
-DATA tailmask8<>+36(SB)/4, $0x00000000
-DATA tailmask8<>+40(SB)/4, $0x00000000
-DATA tailmask8<>+44(SB)/4, $0x00000000
-DATA tailmask8<>+48(SB)/4, $0x00000000
-DATA tailmask8<>+52(SB)/4, $0x00000000
-DATA tailmask8<>+56(SB)/4, $0x00000000
-DATA tailmask8<>+60(SB)/4, $0x00000000
-GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
-
 DATA combine_dup16<>+0(SB)/4, $0x00000000
 DATA combine_dup16<>+4(SB)/4, $0x00000000
 DATA combine_dup16<>+8(SB)/4, $0x00000001
@@ -2851,6 +4022,24 @@ DATA combine_dup16<>+52(SB)/4, $0x00000006
 DATA combine_dup16<>+56(SB)/4, $0x00000007
 DATA combine_dup16<>+60(SB)/4, $0x00000007
 GLOBL combine_dup16<>(SB), RODATA|NOPTR, $64
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
 
 DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
 GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
@@ -2881,21 +4070,3 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
-
-DATA tailmask16<>+0(SB)/2, $0x0000
-DATA tailmask16<>+2(SB)/2, $0x0001
-DATA tailmask16<>+4(SB)/2, $0x0003
-DATA tailmask16<>+6(SB)/2, $0x0007
-DATA tailmask16<>+8(SB)/2, $0x000f
-DATA tailmask16<>+10(SB)/2, $0x001f
-DATA tailmask16<>+12(SB)/2, $0x003f
-DATA tailmask16<>+14(SB)/2, $0x007f
-DATA tailmask16<>+16(SB)/2, $0x00ff
-DATA tailmask16<>+18(SB)/2, $0x01ff
-DATA tailmask16<>+20(SB)/2, $0x03ff
-DATA tailmask16<>+22(SB)/2, $0x07ff
-DATA tailmask16<>+24(SB)/2, $0x0fff
-DATA tailmask16<>+26(SB)/2, $0x1fff
-DATA tailmask16<>+28(SB)/2, $0x3fff
-DATA tailmask16<>+30(SB)/2, $0x7fff
-GLOBL tailmask16<>(SB), RODATA|NOPTR, $32

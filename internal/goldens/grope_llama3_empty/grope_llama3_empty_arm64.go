@@ -18,5 +18,5 @@ func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, expShift: expShiftGeneric})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scoresKV: scoresKVGeneric, valuesKV: valuesKVGeneric, maxRow: maxRowGeneric, expShift: expShiftGeneric})
 }

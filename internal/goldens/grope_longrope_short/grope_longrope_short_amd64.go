@@ -31,6 +31,12 @@ func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups 
 //go:noescape
 func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// maxRowAVX2 is the AVX2+FMA kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX2(row []float32, m []float32)
+
 // expShiftAVX2 is the AVX2+FMA kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
 // It trusts its arguments: len(sum) >= 1.
 //
@@ -62,6 +68,12 @@ func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, group
 //go:noescape
 func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// maxRowAVX512 is the AVX-512 kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX512(row []float32, m []float32)
+
 // expShiftAVX512 is the AVX-512 kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
 // It trusts its arguments: len(sum) >= 1.
 //
@@ -69,6 +81,6 @@ func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, gro
 func expShiftAVX512(row []float32, m float32, sum []float32)
 
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, expShift: expShiftAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, expShift: expShiftAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512})
 }
