@@ -107,7 +107,7 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	bench, err := render(s, d, s.Name+"_attention_test.go", "bench.go.tmpl", []string{"math", "testing", "time"}, "")
+	bench, err := render(s, d, s.Name+"_attention_test.go", "bench.go.tmpl", []string{"math", "strconv", "testing", "time"}, "")
 	if err != nil {
 		return nil, err
 	}
