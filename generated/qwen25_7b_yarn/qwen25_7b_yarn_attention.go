@@ -32,7 +32,7 @@ type AttentionOptions struct {
 // values), so the gathered keys and values of a tile stay in L2.
 const (
 	attnTile       = 64
-	attnGroupRows  = 64
+	attnGroupRows  = 128
 	attnDecodeRows = 256
 	attnTileFloats = 1 << 16
 )
