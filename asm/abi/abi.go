@@ -185,13 +185,14 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
 	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·k[j·kStride + gi(r)·HeadDim:] for j < nk, r < nb·groups·grp, gi(r) = r/grp mod groups"}
 	// ValuesKV is the attention form's output kernel, the transpose of
-	// ScoresKV: row r of acc gains p[r·pStride + j]·v_j for each key j whose
-	// weight is not +0 (a zero weight never meets the row, so a padding key's
-	// NaN stays out).
+	// ScoresKV: row r of acc is first rescaled by alpha[r] (the online
+	// softmax's e^(m − m') when the row's maximum grew; 1 otherwise), then
+	// gains p[r·pStride + j]·v_j for each key j whose weight is not +0 (a
+	// zero weight never meets the row, so a padding key's NaN stays out).
 	ValuesKV = Kernel{Field: "valuesKV", Params: []Param{
-		{"acc", "[]float32"}, {"p", "[]float32"}, {"v", "[]float32"},
+		{"acc", "[]float32"}, {"p", "[]float32"}, {"v", "[]float32"}, {"alpha", "[]float32"},
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
-	}, Doc: "acc[r·HeadDim + x] += p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] for j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
+	}, Doc: "acc[r·HeadDim + x] = alpha[r]·acc[r·HeadDim + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] over j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
 
 	// ExpShift is the attention form's probability step (gen/attention):
 	// each score of a row becomes e^(s − m), m the row's running maximum, with

@@ -97,6 +97,34 @@ func (g gen) oneGroupBranch(body func()) {
 	c.Label(general)
 }
 
+// rescaleRows emits acc[r] *= alpha[r] for every row r < nb·groups·grp of
+// the block (the streaming path of valuesKV, before its keys).
+func (g gen) rescaleRows(pieces []amd64.Piece) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	n, ar, al := c.GP64(), c.GP64(), c.GP64()
+	c.MOVQ(g.arg("nb"), n)
+	c.IMULQ(g.arg("groups"), n)
+	c.IMULQ(g.arg("grp"), n)
+	c.Load(c.Param("acc").Base(), ar)
+	c.Load(c.Param("alpha").Base(), al)
+	g.loop("kv_rescale", n, func() {
+		a := g.Vec()
+		c.VBROADCASTSS(amd64.Mem(al, 0), a)
+		for _, p := range pieces {
+			x := g.loadFull(p, amd64.Mem(ar, 4*p.Off))
+			c.VMULPS(a, x, x)
+			if g.ISA.Lanes == 8 && p.N < 8 {
+				g.Store(p, x.AsX(), amd64.Mem(ar, 4*p.Off))
+			} else {
+				g.Store(p, x, amd64.Mem(ar, 4*p.Off))
+			}
+		}
+		c.ADDQ(operand.U32(uint32(4*d)), ar)
+		c.ADDQ(operand.U8(4), al)
+	})
+}
+
 // arg is the frame slot of a scalar argument.
 func (g gen) arg(name string) operand.Mem {
 	b, err := g.Ctx.Param(name).Resolve()
@@ -203,6 +231,7 @@ func (g gen) valuesKV(d int) {
 	c.MOVQ(g.arg("pStride"), pst)
 	c.SHLQ(operand.U8(2), pst)
 	g.oneGroupBranch(func() { g.valuesOneGroup(d, vst, pst) })
+	g.rescaleRows(pieces)
 	ar, pr, vg := c.GP64(), c.GP64(), c.GP64()
 	w := c.GP32()
 	pf := c.GP64()

@@ -275,7 +275,8 @@ func (g gen) valueChunk() int {
 }
 
 // valuesOneGroup emits valuesKV for groups = 1: for each row r < nb·grp and
-// each chunk of its accumulator, the chunk stays in registers while every
+// each chunk of its accumulator, the chunk is loaded, multiplied by alpha[r]
+// and stays in registers while every
 // key j with p[r·pStride + j] ≠ +0 adds p·v_j (v_j at v + j·vStride). vst and
 // pst are the value and weight strides in bytes.
 func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
@@ -284,16 +285,20 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 	n := c.GP64()
 	c.MOVQ(g.arg("nb"), n)
 	c.IMULQ(g.arg("grp"), n)
-	ar, pr := c.GP64(), c.GP64()
+	ar, pr, al := c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("acc").Base(), ar)
 	c.Load(c.Param("p").Base(), pr)
+	c.Load(c.Param("alpha").Base(), al)
 	w := c.GP32()
 	g.loop("v1_row", n, func() {
 		for lo := 0; lo < len(pieces); lo += g.valueChunk() {
 			chunk := pieces[lo:min(len(pieces), lo+g.valueChunk())]
 			acc := make([]reg.VecVirtual, len(chunk))
+			a := g.Vec()
+			c.VBROADCASTSS(amd64.Mem(al, 0), a) // the row's rescale factor
 			for i, p := range chunk {
 				acc[i] = g.loadFull(p, amd64.Mem(ar, 4*p.Off))
+				c.VMULPS(a, acc[i], acc[i])
 			}
 			vj, pj := c.GP64(), c.GP64()
 			c.Load(c.Param("v").Base(), vj)
@@ -326,5 +331,6 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 		}
 		c.ADDQ(operand.U32(uint32(4*d)), ar)
 		c.ADDQ(pst, pr)
+		c.ADDQ(operand.U8(4), al)
 	})
 }

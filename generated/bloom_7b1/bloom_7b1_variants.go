@@ -9,7 +9,7 @@ type kernels struct {
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 	addRamp     func(dst []float32, nslope, t0 float64)
 	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
-	valuesKV    func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
+	valuesKV    func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
 	expShift    func(row []float32, m float32, sum []float32)
 	maxRow      func(row, m []float32)
 }

@@ -2832,182 +2832,219 @@ kv_key_done65:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups72
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done74
 
 v1_row73:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done76
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done76
 
 v1_key75:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero77
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero77:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key75
 
 v1_key_done76:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	VMOVUPS 512(CX), Y4
-	VMOVUPS 544(CX), Y5
-	VMOVUPS 576(CX), Y6
-	VMOVUPS 608(CX), Y7
-	VMOVUPS 640(CX), Y8
-	VMOVUPS 672(CX), Y9
-	VMOVUPS 704(CX), Y10
-	VMOVUPS 736(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done79
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      512(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      544(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      576(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      608(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      640(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      672(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      704(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      736(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done79
 
 v1_key78:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero80
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  384(R8), Y12, Y0
-	VFMADD231PS  416(R8), Y12, Y1
-	VFMADD231PS  448(R8), Y12, Y2
-	VFMADD231PS  480(R8), Y12, Y3
-	VFMADD231PS  512(R8), Y12, Y4
-	VFMADD231PS  544(R8), Y12, Y5
-	VFMADD231PS  576(R8), Y12, Y6
-	VFMADD231PS  608(R8), Y12, Y7
-	VFMADD231PS  640(R8), Y12, Y8
-	VFMADD231PS  672(R8), Y12, Y9
-	VFMADD231PS  704(R8), Y12, Y10
-	VFMADD231PS  736(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
+	VFMADD231PS  512(R9), Y0, Y5
+	VFMADD231PS  544(R9), Y0, Y6
+	VFMADD231PS  576(R9), Y0, Y7
+	VFMADD231PS  608(R9), Y0, Y8
+	VFMADD231PS  640(R9), Y0, Y9
+	VFMADD231PS  672(R9), Y0, Y10
+	VFMADD231PS  704(R9), Y0, Y11
+	VFMADD231PS  736(R9), Y0, Y12
 
 v1_zero80:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key78
 
 v1_key_done79:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
-	VMOVUPS Y4, 512(CX)
-	VMOVUPS Y5, 544(CX)
-	VMOVUPS Y6, 576(CX)
-	VMOVUPS Y7, 608(CX)
-	VMOVUPS Y8, 640(CX)
-	VMOVUPS Y9, 672(CX)
-	VMOVUPS Y10, 704(CX)
-	VMOVUPS Y11, 736(CX)
-	VMOVUPS 768(CX), Y0
-	VMOVUPS 800(CX), Y1
-	VMOVUPS 832(CX), Y2
-	VMOVUPS 864(CX), Y3
-	VMOVUPS 896(CX), Y4
-	VMOVUPS 928(CX), Y5
-	VMOVUPS 960(CX), Y6
-	VMOVUPS 992(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done82
+	VMOVUPS      Y1, 384(CX)
+	VMOVUPS      Y2, 416(CX)
+	VMOVUPS      Y3, 448(CX)
+	VMOVUPS      Y4, 480(CX)
+	VMOVUPS      Y5, 512(CX)
+	VMOVUPS      Y6, 544(CX)
+	VMOVUPS      Y7, 576(CX)
+	VMOVUPS      Y8, 608(CX)
+	VMOVUPS      Y9, 640(CX)
+	VMOVUPS      Y10, 672(CX)
+	VMOVUPS      Y11, 704(CX)
+	VMOVUPS      Y12, 736(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      768(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      800(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      832(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      864(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      896(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      928(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      960(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      992(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done82
 
 v1_key81:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero83
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  768(R8), Y8, Y0
-	VFMADD231PS  800(R8), Y8, Y1
-	VFMADD231PS  832(R8), Y8, Y2
-	VFMADD231PS  864(R8), Y8, Y3
-	VFMADD231PS  896(R8), Y8, Y4
-	VFMADD231PS  928(R8), Y8, Y5
-	VFMADD231PS  960(R8), Y8, Y6
-	VFMADD231PS  992(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  768(R9), Y0, Y1
+	VFMADD231PS  800(R9), Y0, Y2
+	VFMADD231PS  832(R9), Y0, Y3
+	VFMADD231PS  864(R9), Y0, Y4
+	VFMADD231PS  896(R9), Y0, Y5
+	VFMADD231PS  928(R9), Y0, Y6
+	VFMADD231PS  960(R9), Y0, Y7
+	VFMADD231PS  992(R9), Y0, Y8
 
 v1_zero83:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key81
 
 v1_key_done82:
-	VMOVUPS Y0, 768(CX)
-	VMOVUPS Y1, 800(CX)
-	VMOVUPS Y2, 832(CX)
-	VMOVUPS Y3, 864(CX)
-	VMOVUPS Y4, 896(CX)
-	VMOVUPS Y5, 928(CX)
-	VMOVUPS Y6, 960(CX)
-	VMOVUPS Y7, 992(CX)
+	VMOVUPS Y1, 768(CX)
+	VMOVUPS Y2, 800(CX)
+	VMOVUPS Y3, 832(CX)
+	VMOVUPS Y4, 864(CX)
+	VMOVUPS Y5, 896(CX)
+	VMOVUPS Y6, 928(CX)
+	VMOVUPS Y7, 960(CX)
+	VMOVUPS Y8, 992(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row73
 
 v1_row_done74:
@@ -3015,25 +3052,137 @@ v1_row_done74:
 	RET
 
 kv_groups72:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done85
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done85
 
-kv_key84:
+kv_rescale84:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	VMOVUPS      512(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 512(DI)
+	VMOVUPS      544(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 544(DI)
+	VMOVUPS      576(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 576(DI)
+	VMOVUPS      608(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 608(DI)
+	VMOVUPS      640(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 640(DI)
+	VMOVUPS      672(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      704(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 704(DI)
+	VMOVUPS      736(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 736(DI)
+	VMOVUPS      768(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 768(DI)
+	VMOVUPS      800(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      832(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 832(DI)
+	VMOVUPS      864(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 864(DI)
+	VMOVUPS      896(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 896(DI)
+	VMOVUPS      928(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 928(DI)
+	VMOVUPS      960(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 960(DI)
+	VMOVUPS      992(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 992(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale84
+
+kv_rescale_done85:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done87
+
+kv_key86:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done87
+	JZ    kv_query_done89
 
-kv_query86:
+kv_query88:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done89
+	JZ    kv_group_done91
 
-kv_group88:
+kv_group90:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3060,14 +3209,14 @@ kv_group88:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done91
+	JZ         kv_head_done93
 
-kv_head90:
+kv_head92:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero92
+	JZ           kv_zero94
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3166,28 +3315,28 @@ kv_head90:
 	VFMADD231PS  992(R8), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero92:
+kv_zero94:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head90
+	JNZ  kv_head92
 
-kv_head_done91:
+kv_head_done93:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group88
+	JNZ  kv_group90
 
-kv_group_done89:
+kv_group_done91:
 	DECQ R12
-	JNZ  kv_query86
+	JNZ  kv_query88
 
-kv_query_done87:
+kv_query_done89:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key84
+	JNZ  kv_key86
 
-kv_key_done85:
+kv_key_done87:
 	VZEROUPPER
 	RET
 
@@ -3200,9 +3349,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop94:
+loop96:
 	CMPQ    CX, $0x00000010
-	JB      loop_end95
+	JB      loop_end97
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3213,23 +3362,23 @@ loop94:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop94
+	JMP     loop96
 
-loop_end95:
-loop96:
+loop_end97:
+loop98:
 	CMPQ    CX, $0x00000008
-	JB      loop_end97
+	JB      loop_end99
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop96
+	JMP     loop98
 
-loop_end97:
+loop_end99:
 	TESTQ      CX, CX
-	JZ         loop_done93
+	JZ         loop_done95
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3239,7 +3388,7 @@ loop_end97:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done93:
+loop_done95:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3247,10 +3396,10 @@ loop_done93:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store98
+	JZ           max_store100
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store98:
+max_store100:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3270,9 +3419,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop100:
+loop102:
 	CMPQ         CX, $0x00000008
-	JB           loop_end101
+	JB           loop_end103
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3295,11 +3444,11 @@ loop100:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop100
+	JMP          loop102
 
-loop_end101:
+loop_end103:
 	TESTQ        CX, CX
-	JZ           loop_done99
+	JZ           loop_done101
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3325,7 +3474,7 @@ loop_end101:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done99:
+loop_done101:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3347,18 +3496,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done102
+	JZ     rope_done104
 	TESTL  R8, R8
-	JS     rope_inverse103
+	JS     rope_inverse105
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream104
+	JA     rope_stream106
 
-rope_token106:
+rope_token108:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -3380,14 +3529,14 @@ rope_token106:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done107
+	JZ      rope_heads_done109
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src108
+	JNE     rope_heads_from_src110
 
-rope_head109:
+rope_head111:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3454,13 +3603,13 @@ rope_head109:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head109
-	JMP         rope_heads_done107
+	JNZ         rope_head111
+	JMP         rope_heads_done109
 
-rope_heads_from_src108:
+rope_heads_from_src110:
 	MOVQ CX, R10
 
-rope_head110:
+rope_head112:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3528,17 +3677,17 @@ rope_head110:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head110
+	JNZ         rope_head112
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done111
+	JZ    rope_heads_done113
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head112:
+rope_head114:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -3605,9 +3754,9 @@ rope_head112:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head112
+	JNZ         rope_head114
 
-rope_heads_done111:
+rope_heads_done113:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3617,11 +3766,11 @@ rope_heads_done111:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token106
-	JMP  rope_tokens_done105
+	JNZ  rope_token108
+	JMP  rope_tokens_done107
 
-rope_stream104:
-rope_token113:
+rope_stream106:
+rope_token115:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -3643,16 +3792,16 @@ rope_token113:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done114
+	JZ      rope_heads_done116
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src115
+	JNE     rope_heads_from_src117
 
-rope_head116:
+rope_head118:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3735,13 +3884,13 @@ rope_head116:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head116
-	JMP         rope_heads_done114
+	JNZ         rope_head118
+	JMP         rope_heads_done116
 
-rope_heads_from_src115:
+rope_heads_from_src117:
 	MOVQ CX, R10
 
-rope_head117:
+rope_head119:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3825,19 +3974,19 @@ rope_head117:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head117
+	JNZ         rope_head119
 
-rope_heads_done114:
+rope_heads_done116:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done118
+	JZ    rope_heads_done120
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head119:
+rope_head121:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -3920,9 +4069,9 @@ rope_head119:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head119
+	JNZ         rope_head121
 
-rope_heads_done118:
+rope_heads_done120:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3932,21 +4081,21 @@ rope_heads_done118:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token113
+	JNZ  rope_token115
 
-rope_tokens_done105:
-	JMP rope_done102
+rope_tokens_done107:
+	JMP rope_done104
 
-rope_inverse103:
+rope_inverse105:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream120
+	JA     rope_stream122
 
-rope_token122:
+rope_token124:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -3968,12 +4117,12 @@ rope_token122:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done123
+	JZ      rope_heads_done125
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head124:
+rope_head126:
 	VMOVUPS     (DX), Z16
 	VMOVUPS     512(DX), Z17
 	VMULPS      Z1, Z17, Z18
@@ -4040,19 +4189,19 @@ rope_head124:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head124
+	JNZ         rope_head126
 
-rope_heads_done123:
+rope_heads_done125:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token122
-	JMP  rope_tokens_done121
+	JNZ  rope_token124
+	JMP  rope_tokens_done123
 
-rope_stream120:
-rope_token125:
+rope_stream122:
+rope_token127:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -4074,14 +4223,14 @@ rope_token125:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done126
+	JZ      rope_heads_done128
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head127:
+rope_head129:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -4164,18 +4313,18 @@ rope_head127:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head127
+	JNZ         rope_head129
 
-rope_heads_done126:
+rope_heads_done128:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token125
+	JNZ  rope_token127
 
-rope_tokens_done121:
-rope_done102:
+rope_tokens_done123:
+rope_done104:
 	VZEROUPPER
 	RET
 
@@ -4189,9 +4338,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done128
+	JZ    combine_done130
 
-combine_token129:
+combine_token131:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000800, R8, R8
@@ -4391,9 +4540,9 @@ combine_token129:
 	ADDQ         $0x00000400, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token129
+	JNZ          combine_token131
 
-combine_done128:
+combine_done130:
 	VZEROUPPER
 	RET
 
@@ -4407,23 +4556,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups130
+	JNE   kv_groups132
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows131:
+s1_rows133:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done132
+	JL   s1_rows_done134
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys133:
+s1_keys135:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done134
+	JL            s1_keys_done136
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -4862,13 +5011,13 @@ s1_keys133:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys133
+	JMP           s1_keys135
 
-s1_keys_done134:
+s1_keys_done136:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done136
+	JZ    s1_key_tail_done138
 
-s1_key_tail135:
+s1_key_tail137:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5041,29 +5190,29 @@ s1_key_tail135:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail135
+	JNZ           s1_key_tail137
 
-s1_key_tail_done136:
+s1_key_tail_done138:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows131
+	JMP  s1_rows133
 
-s1_rows_done132:
+s1_rows_done134:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done138
+	JZ    s1_row_tail_done140
 
-s1_row_tail137:
+s1_row_tail139:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done140
+	JZ    s1_row_tail_key_done142
 
-s1_row_tail_key139:
+s1_row_tail_key141:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5109,38 +5258,38 @@ s1_row_tail_key139:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key139
+	JNZ           s1_row_tail_key141
 
-s1_row_tail_key_done140:
+s1_row_tail_key_done142:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail137
+	JNZ  s1_row_tail139
 
-s1_row_tail_done138:
+s1_row_tail_done140:
 	VZEROUPPER
 	RET
 
-kv_groups130:
+kv_groups132:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done142
+	JZ     kv_key_done144
 
-kv_key141:
+kv_key143:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done144
+	JZ    kv_query_done146
 
-kv_query143:
+kv_query145:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done146
+	JZ    kv_group_done148
 
-kv_group145:
+kv_group147:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -5175,9 +5324,9 @@ kv_group145:
 	VMOVUPS    960(R8), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done148
+	JZ         kv_head_done150
 
-kv_head147:
+kv_head149:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -5207,143 +5356,226 @@ kv_head147:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head147
+	JNZ           kv_head149
 
-kv_head_done148:
+kv_head_done150:
 	ADDQ $0x00000400, R8
 	DECQ R12
-	JNZ  kv_group145
+	JNZ  kv_group147
 
-kv_group_done146:
+kv_group_done148:
 	DECQ R11
-	JNZ  kv_query143
+	JNZ  kv_query145
 
-kv_query_done144:
+kv_query_done146:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key141
+	JNZ  kv_key143
 
-kv_key_done142:
+kv_key_done144:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups149
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups151
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done151
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done153
 
-v1_row150:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	VMOVUPS 512(CX), Z8
-	VMOVUPS 576(CX), Z9
-	VMOVUPS 640(CX), Z10
-	VMOVUPS 704(CX), Z11
-	VMOVUPS 768(CX), Z12
-	VMOVUPS 832(CX), Z13
-	VMOVUPS 896(CX), Z14
-	VMOVUPS 960(CX), Z15
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done153
+v1_row152:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	VMOVUPS      512(CX), Z9
+	VMULPS       Z0, Z9, Z9
+	VMOVUPS      576(CX), Z10
+	VMULPS       Z0, Z10, Z10
+	VMOVUPS      640(CX), Z11
+	VMULPS       Z0, Z11, Z11
+	VMOVUPS      704(CX), Z12
+	VMULPS       Z0, Z12, Z12
+	VMOVUPS      768(CX), Z13
+	VMULPS       Z0, Z13, Z13
+	VMOVUPS      832(CX), Z14
+	VMULPS       Z0, Z14, Z14
+	VMOVUPS      896(CX), Z15
+	VMULPS       Z0, Z15, Z15
+	VMOVUPS      960(CX), Z16
+	VMULPS       Z0, Z16, Z16
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done155
 
-v1_key152:
-	MOVL         (R9), AX
+v1_key154:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero154
-	VBROADCASTSS (R9), Z16
-	VFMADD231PS  (R8), Z16, Z0
-	VFMADD231PS  64(R8), Z16, Z1
-	VFMADD231PS  128(R8), Z16, Z2
-	VFMADD231PS  192(R8), Z16, Z3
-	VFMADD231PS  256(R8), Z16, Z4
-	VFMADD231PS  320(R8), Z16, Z5
-	VFMADD231PS  384(R8), Z16, Z6
-	VFMADD231PS  448(R8), Z16, Z7
-	VFMADD231PS  512(R8), Z16, Z8
-	VFMADD231PS  576(R8), Z16, Z9
-	VFMADD231PS  640(R8), Z16, Z10
-	VFMADD231PS  704(R8), Z16, Z11
-	VFMADD231PS  768(R8), Z16, Z12
-	VFMADD231PS  832(R8), Z16, Z13
-	VFMADD231PS  896(R8), Z16, Z14
-	VFMADD231PS  960(R8), Z16, Z15
+	JZ           v1_zero156
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
+	VFMADD231PS  512(R9), Z0, Z9
+	VFMADD231PS  576(R9), Z0, Z10
+	VFMADD231PS  640(R9), Z0, Z11
+	VFMADD231PS  704(R9), Z0, Z12
+	VFMADD231PS  768(R9), Z0, Z13
+	VFMADD231PS  832(R9), Z0, Z14
+	VFMADD231PS  896(R9), Z0, Z15
+	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero154:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key152
+v1_zero156:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key154
 
-v1_key_done153:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
-	VMOVUPS Z8, 512(CX)
-	VMOVUPS Z9, 576(CX)
-	VMOVUPS Z10, 640(CX)
-	VMOVUPS Z11, 704(CX)
-	VMOVUPS Z12, 768(CX)
-	VMOVUPS Z13, 832(CX)
-	VMOVUPS Z14, 896(CX)
-	VMOVUPS Z15, 960(CX)
+v1_key_done155:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
+	VMOVUPS Z9, 512(CX)
+	VMOVUPS Z10, 576(CX)
+	VMOVUPS Z11, 640(CX)
+	VMOVUPS Z12, 704(CX)
+	VMOVUPS Z13, 768(CX)
+	VMOVUPS Z14, 832(CX)
+	VMOVUPS Z15, 896(CX)
+	VMOVUPS Z16, 960(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row150
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row152
 
-v1_row_done151:
+v1_row_done153:
 	VZEROUPPER
 	RET
 
-kv_groups149:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done156
+kv_groups151:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done158
 
-kv_key155:
+kv_rescale157:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	VMOVUPS      512(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 512(DI)
+	VMOVUPS      576(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 576(DI)
+	VMOVUPS      640(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 640(DI)
+	VMOVUPS      704(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 704(DI)
+	VMOVUPS      768(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 768(DI)
+	VMOVUPS      832(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 832(DI)
+	VMOVUPS      896(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 896(DI)
+	VMOVUPS      960(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 960(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale157
+
+kv_rescale_done158:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done160
+
+kv_key159:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done158
+	JZ    kv_query_done162
 
-kv_query157:
+kv_query161:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done160
+	JZ    kv_group_done164
 
-kv_group159:
+kv_group163:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -5376,14 +5608,14 @@ kv_group159:
 	VMOVUPS    832(R8), Z13
 	VMOVUPS    896(R8), Z14
 	VMOVUPS    960(R8), Z15
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done162
+	JZ         kv_head_done166
 
-kv_head161:
+kv_head165:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero163
+	JZ           kv_zero167
 	VBROADCASTSS (DI), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -5434,28 +5666,28 @@ kv_head161:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero163:
+kv_zero167:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head161
+	JNZ  kv_head165
 
-kv_head_done162:
+kv_head_done166:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group159
+	JNZ  kv_group163
 
-kv_group_done160:
+kv_group_done164:
 	DECQ R12
-	JNZ  kv_query157
+	JNZ  kv_query161
 
-kv_query_done158:
+kv_query_done162:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key155
+	JNZ  kv_key159
 
-kv_key_done156:
+kv_key_done160:
 	VZEROUPPER
 	RET
 
@@ -5468,9 +5700,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop165:
+loop169:
 	CMPQ    CX, $0x00000020
-	JB      loop_end166
+	JB      loop_end170
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5481,23 +5713,23 @@ loop165:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop165
+	JMP     loop169
 
-loop_end166:
-loop167:
+loop_end170:
+loop171:
 	CMPQ    CX, $0x00000010
-	JB      loop_end168
+	JB      loop_end172
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop167
+	JMP     loop171
 
-loop_end168:
+loop_end172:
 	TESTQ     CX, CX
-	JZ        loop_done164
+	JZ        loop_done168
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5505,7 +5737,7 @@ loop_end168:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done164:
+loop_done168:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5515,10 +5747,10 @@ loop_done164:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store169
+	JZ            max_store173
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store169:
+max_store173:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5545,9 +5777,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop171:
+loop175:
 	CMPQ         CX, $0x00000010
-	JB           loop_end172
+	JB           loop_end176
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5569,11 +5801,11 @@ loop171:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop171
+	JMP          loop175
 
-loop_end172:
+loop_end176:
 	TESTQ        CX, CX
-	JZ           loop_done170
+	JZ           loop_done174
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5597,7 +5829,7 @@ loop_end172:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done170:
+loop_done174:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -983,72 +983,83 @@ kv_key_done41:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups48
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done50
 
 v1_row49:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done52
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done52
 
 v1_key51:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero53
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  (R8), Y8, Y0
-	VFMADD231PS  32(R8), Y8, Y1
-	VFMADD231PS  64(R8), Y8, Y2
-	VFMADD231PS  96(R8), Y8, Y3
-	VFMADD231PS  128(R8), Y8, Y4
-	VFMADD231PS  160(R8), Y8, Y5
-	VFMADD231PS  192(R8), Y8, Y6
-	VFMADD231PS  224(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
 
 v1_zero53:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key51
 
 v1_key_done52:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row49
 
 v1_row_done50:
@@ -1056,25 +1067,65 @@ v1_row_done50:
 	RET
 
 kv_groups48:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done55
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done55
 
-kv_key54:
+kv_rescale54:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale54
+
+kv_rescale_done55:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done57
+
+kv_key56:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done57
+	JZ    kv_query_done59
 
-kv_query56:
+kv_query58:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done59
+	JZ    kv_group_done61
 
-kv_group58:
+kv_group60:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1087,14 +1138,14 @@ kv_group58:
 	VMOVUPS    160(R8), Y5
 	VMOVUPS    192(R8), Y6
 	VMOVUPS    224(R8), Y7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done61
+	JZ         kv_head_done63
 
-kv_head60:
+kv_head62:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero62
+	JZ           kv_zero64
 	VBROADCASTSS (DI), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1121,28 +1172,28 @@ kv_head60:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero62:
+kv_zero64:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head60
+	JNZ  kv_head62
 
-kv_head_done61:
+kv_head_done63:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group58
+	JNZ  kv_group60
 
-kv_group_done59:
+kv_group_done61:
 	DECQ R12
-	JNZ  kv_query56
+	JNZ  kv_query58
 
-kv_query_done57:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key54
+	JNZ  kv_key56
 
-kv_key_done55:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -1155,9 +1206,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop64:
+loop66:
 	CMPQ    CX, $0x00000010
-	JB      loop_end65
+	JB      loop_end67
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1168,23 +1219,23 @@ loop64:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop64
+	JMP     loop66
 
-loop_end65:
-loop66:
+loop_end67:
+loop68:
 	CMPQ    CX, $0x00000008
-	JB      loop_end67
+	JB      loop_end69
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop66
+	JMP     loop68
 
-loop_end67:
+loop_end69:
 	TESTQ      CX, CX
-	JZ         loop_done63
+	JZ         loop_done65
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1194,7 +1245,7 @@ loop_end67:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done63:
+loop_done65:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1202,10 +1253,10 @@ loop_done63:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store68
+	JZ           max_store70
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store68:
+max_store70:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1225,9 +1276,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop70:
+loop72:
 	CMPQ         CX, $0x00000008
-	JB           loop_end71
+	JB           loop_end73
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1250,11 +1301,11 @@ loop70:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop70
+	JMP          loop72
 
-loop_end71:
+loop_end73:
 	TESTQ        CX, CX
-	JZ           loop_done69
+	JZ           loop_done71
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1280,7 +1331,7 @@ loop_end71:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done69:
+loop_done71:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1302,18 +1353,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done72
+	JZ     rope_done74
 	TESTL  R8, R8
-	JS     rope_inverse73
+	JS     rope_inverse75
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream74
+	JA     rope_stream76
 
-rope_token76:
+rope_token78:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1323,14 +1374,14 @@ rope_token76:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done77
+	JZ      rope_heads_done79
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src78
+	JNE     rope_heads_from_src80
 
-rope_head79:
+rope_head81:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1349,13 +1400,13 @@ rope_head79:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head79
-	JMP         rope_heads_done77
+	JNZ         rope_head81
+	JMP         rope_heads_done79
 
-rope_heads_from_src78:
+rope_heads_from_src80:
 	MOVQ CX, R10
 
-rope_head80:
+rope_head82:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1375,17 +1426,17 @@ rope_head80:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head80
+	JNZ         rope_head82
 
-rope_heads_done77:
+rope_heads_done79:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done81
+	JZ    rope_heads_done83
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head82:
+rope_head84:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1404,9 +1455,9 @@ rope_head82:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head82
+	JNZ         rope_head84
 
-rope_heads_done81:
+rope_heads_done83:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1416,11 +1467,11 @@ rope_heads_done81:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token76
-	JMP  rope_tokens_done75
+	JNZ  rope_token78
+	JMP  rope_tokens_done77
 
-rope_stream74:
-rope_token83:
+rope_stream76:
+rope_token85:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1430,16 +1481,16 @@ rope_token83:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done84
+	JZ      rope_heads_done86
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src85
+	JNE     rope_heads_from_src87
 
-rope_head86:
+rope_head88:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1462,13 +1513,13 @@ rope_head86:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head86
-	JMP         rope_heads_done84
+	JNZ         rope_head88
+	JMP         rope_heads_done86
 
-rope_heads_from_src85:
+rope_heads_from_src87:
 	MOVQ CX, R10
 
-rope_head87:
+rope_head89:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1492,19 +1543,19 @@ rope_head87:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head87
+	JNZ         rope_head89
 
-rope_heads_done84:
+rope_heads_done86:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done88
+	JZ    rope_heads_done90
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head89:
+rope_head91:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1527,9 +1578,9 @@ rope_head89:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head89
+	JNZ         rope_head91
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1539,21 +1590,21 @@ rope_heads_done88:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token83
+	JNZ  rope_token85
 
-rope_tokens_done75:
-	JMP rope_done72
+rope_tokens_done77:
+	JMP rope_done74
 
-rope_inverse73:
+rope_inverse75:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream90
+	JA     rope_stream92
 
-rope_token92:
+rope_token94:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1563,12 +1614,12 @@ rope_token92:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done93
+	JZ      rope_heads_done95
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head94:
+rope_head96:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1587,19 +1638,19 @@ rope_head94:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head94
+	JNZ         rope_head96
 
-rope_heads_done93:
+rope_heads_done95:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token92
-	JMP  rope_tokens_done91
+	JNZ  rope_token94
+	JMP  rope_tokens_done93
 
-rope_stream90:
-rope_token95:
+rope_stream92:
+rope_token97:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1609,14 +1660,14 @@ rope_token95:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done96
+	JZ      rope_heads_done98
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head97:
+rope_head99:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -1639,18 +1690,18 @@ rope_head97:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head97
+	JNZ         rope_head99
 
-rope_heads_done96:
+rope_heads_done98:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token95
+	JNZ  rope_token97
 
-rope_tokens_done91:
-rope_done72:
+rope_tokens_done93:
+rope_done74:
 	VZEROUPPER
 	RET
 
@@ -1664,9 +1715,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done98
+	JZ    combine_done100
 
-combine_token99:
+combine_token101:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -1722,9 +1773,9 @@ combine_token99:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token99
+	JNZ          combine_token101
 
-combine_done98:
+combine_done100:
 	VZEROUPPER
 	RET
 
@@ -1738,23 +1789,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups100
+	JNE   kv_groups102
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows101:
+s1_rows103:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done102
+	JL   s1_rows_done104
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys103:
+s1_keys105:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done104
+	JL            s1_keys_done106
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -1905,13 +1956,13 @@ s1_keys103:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys103
+	JMP           s1_keys105
 
-s1_keys_done104:
+s1_keys_done106:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done106
+	JZ    s1_key_tail_done108
 
-s1_key_tail105:
+s1_key_tail107:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1988,29 +2039,29 @@ s1_key_tail105:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail105
+	JNZ           s1_key_tail107
 
-s1_key_tail_done106:
+s1_key_tail_done108:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows101
+	JMP  s1_rows103
 
-s1_rows_done102:
+s1_rows_done104:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done108
+	JZ    s1_row_tail_done110
 
-s1_row_tail107:
+s1_row_tail109:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done110
+	JZ    s1_row_tail_key_done112
 
-s1_row_tail_key109:
+s1_row_tail_key111:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2032,38 +2083,38 @@ s1_row_tail_key109:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key109
+	JNZ           s1_row_tail_key111
 
-s1_row_tail_key_done110:
+s1_row_tail_key_done112:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail107
+	JNZ  s1_row_tail109
 
-s1_row_tail_done108:
+s1_row_tail_done110:
 	VZEROUPPER
 	RET
 
-kv_groups100:
+kv_groups102:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done112
+	JZ     kv_key_done114
 
-kv_key111:
+kv_key113:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done114
+	JZ    kv_query_done116
 
-kv_query113:
+kv_query115:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done116
+	JZ    kv_group_done118
 
-kv_group115:
+kv_group117:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2074,9 +2125,9 @@ kv_group115:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done118
+	JZ         kv_head_done120
 
-kv_head117:
+kv_head119:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2094,107 +2145,142 @@ kv_head117:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head117
+	JNZ           kv_head119
 
-kv_head_done118:
+kv_head_done120:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group115
+	JNZ  kv_group117
 
-kv_group_done116:
+kv_group_done118:
 	DECQ R11
-	JNZ  kv_query113
+	JNZ  kv_query115
 
-kv_query_done114:
+kv_query_done116:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key111
+	JNZ  kv_key113
 
-kv_key_done112:
+kv_key_done114:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups119
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups121
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done121
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done123
 
-v1_row120:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done123
+v1_row122:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done125
 
-v1_key122:
-	MOVL         (R9), AX
+v1_key124:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero124
-	VBROADCASTSS (R9), Z4
-	VFMADD231PS  (R8), Z4, Z0
-	VFMADD231PS  64(R8), Z4, Z1
-	VFMADD231PS  128(R8), Z4, Z2
-	VFMADD231PS  192(R8), Z4, Z3
+	JZ           v1_zero126
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero124:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key122
+v1_zero126:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key124
 
-v1_key_done123:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
+v1_key_done125:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row120
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row122
 
-v1_row_done121:
+v1_row_done123:
 	VZEROUPPER
 	RET
 
-kv_groups119:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done126
+kv_groups121:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done128
 
-kv_key125:
+kv_rescale127:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale127
+
+kv_rescale_done128:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done130
+
+kv_key129:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done128
+	JZ    kv_query_done132
 
-kv_query127:
+kv_query131:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done130
+	JZ    kv_group_done134
 
-kv_group129:
+kv_group133:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2203,14 +2289,14 @@ kv_group129:
 	VMOVUPS    64(R8), Z1
 	VMOVUPS    128(R8), Z2
 	VMOVUPS    192(R8), Z3
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done132
+	JZ         kv_head_done136
 
-kv_head131:
+kv_head135:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero133
+	JZ           kv_zero137
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2225,28 +2311,28 @@ kv_head131:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero133:
+kv_zero137:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head131
+	JNZ  kv_head135
 
-kv_head_done132:
+kv_head_done136:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group129
+	JNZ  kv_group133
 
-kv_group_done130:
+kv_group_done134:
 	DECQ R12
-	JNZ  kv_query127
+	JNZ  kv_query131
 
-kv_query_done128:
+kv_query_done132:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key125
+	JNZ  kv_key129
 
-kv_key_done126:
+kv_key_done130:
 	VZEROUPPER
 	RET
 
@@ -2259,9 +2345,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop135:
+loop139:
 	CMPQ    CX, $0x00000020
-	JB      loop_end136
+	JB      loop_end140
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2272,23 +2358,23 @@ loop135:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop135
+	JMP     loop139
 
-loop_end136:
-loop137:
+loop_end140:
+loop141:
 	CMPQ    CX, $0x00000010
-	JB      loop_end138
+	JB      loop_end142
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop137
+	JMP     loop141
 
-loop_end138:
+loop_end142:
 	TESTQ     CX, CX
-	JZ        loop_done134
+	JZ        loop_done138
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2296,7 +2382,7 @@ loop_end138:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done134:
+loop_done138:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2306,10 +2392,10 @@ loop_done134:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store139
+	JZ            max_store143
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store139:
+max_store143:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2336,9 +2422,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop141:
+loop145:
 	CMPQ         CX, $0x00000010
-	JB           loop_end142
+	JB           loop_end146
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2360,11 +2446,11 @@ loop141:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop141
+	JMP          loop145
 
-loop_end142:
+loop_end146:
 	TESTQ        CX, CX
-	JZ           loop_done140
+	JZ           loop_done144
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2388,7 +2474,7 @@ loop_end142:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done140:
+loop_done144:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

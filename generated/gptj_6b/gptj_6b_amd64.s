@@ -1819,182 +1819,219 @@ kv_key_done49:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups56
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done58
 
 v1_row57:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done60
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done60
 
 v1_key59:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero61
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero61:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key59
 
 v1_key_done60:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	VMOVUPS 512(CX), Y4
-	VMOVUPS 544(CX), Y5
-	VMOVUPS 576(CX), Y6
-	VMOVUPS 608(CX), Y7
-	VMOVUPS 640(CX), Y8
-	VMOVUPS 672(CX), Y9
-	VMOVUPS 704(CX), Y10
-	VMOVUPS 736(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done63
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      512(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      544(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      576(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      608(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      640(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      672(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      704(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      736(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done63
 
 v1_key62:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero64
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  384(R8), Y12, Y0
-	VFMADD231PS  416(R8), Y12, Y1
-	VFMADD231PS  448(R8), Y12, Y2
-	VFMADD231PS  480(R8), Y12, Y3
-	VFMADD231PS  512(R8), Y12, Y4
-	VFMADD231PS  544(R8), Y12, Y5
-	VFMADD231PS  576(R8), Y12, Y6
-	VFMADD231PS  608(R8), Y12, Y7
-	VFMADD231PS  640(R8), Y12, Y8
-	VFMADD231PS  672(R8), Y12, Y9
-	VFMADD231PS  704(R8), Y12, Y10
-	VFMADD231PS  736(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
+	VFMADD231PS  512(R9), Y0, Y5
+	VFMADD231PS  544(R9), Y0, Y6
+	VFMADD231PS  576(R9), Y0, Y7
+	VFMADD231PS  608(R9), Y0, Y8
+	VFMADD231PS  640(R9), Y0, Y9
+	VFMADD231PS  672(R9), Y0, Y10
+	VFMADD231PS  704(R9), Y0, Y11
+	VFMADD231PS  736(R9), Y0, Y12
 
 v1_zero64:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key62
 
 v1_key_done63:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
-	VMOVUPS Y4, 512(CX)
-	VMOVUPS Y5, 544(CX)
-	VMOVUPS Y6, 576(CX)
-	VMOVUPS Y7, 608(CX)
-	VMOVUPS Y8, 640(CX)
-	VMOVUPS Y9, 672(CX)
-	VMOVUPS Y10, 704(CX)
-	VMOVUPS Y11, 736(CX)
-	VMOVUPS 768(CX), Y0
-	VMOVUPS 800(CX), Y1
-	VMOVUPS 832(CX), Y2
-	VMOVUPS 864(CX), Y3
-	VMOVUPS 896(CX), Y4
-	VMOVUPS 928(CX), Y5
-	VMOVUPS 960(CX), Y6
-	VMOVUPS 992(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done66
+	VMOVUPS      Y1, 384(CX)
+	VMOVUPS      Y2, 416(CX)
+	VMOVUPS      Y3, 448(CX)
+	VMOVUPS      Y4, 480(CX)
+	VMOVUPS      Y5, 512(CX)
+	VMOVUPS      Y6, 544(CX)
+	VMOVUPS      Y7, 576(CX)
+	VMOVUPS      Y8, 608(CX)
+	VMOVUPS      Y9, 640(CX)
+	VMOVUPS      Y10, 672(CX)
+	VMOVUPS      Y11, 704(CX)
+	VMOVUPS      Y12, 736(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      768(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      800(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      832(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      864(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      896(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      928(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      960(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      992(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done66
 
 v1_key65:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero67
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  768(R8), Y8, Y0
-	VFMADD231PS  800(R8), Y8, Y1
-	VFMADD231PS  832(R8), Y8, Y2
-	VFMADD231PS  864(R8), Y8, Y3
-	VFMADD231PS  896(R8), Y8, Y4
-	VFMADD231PS  928(R8), Y8, Y5
-	VFMADD231PS  960(R8), Y8, Y6
-	VFMADD231PS  992(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  768(R9), Y0, Y1
+	VFMADD231PS  800(R9), Y0, Y2
+	VFMADD231PS  832(R9), Y0, Y3
+	VFMADD231PS  864(R9), Y0, Y4
+	VFMADD231PS  896(R9), Y0, Y5
+	VFMADD231PS  928(R9), Y0, Y6
+	VFMADD231PS  960(R9), Y0, Y7
+	VFMADD231PS  992(R9), Y0, Y8
 
 v1_zero67:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key65
 
 v1_key_done66:
-	VMOVUPS Y0, 768(CX)
-	VMOVUPS Y1, 800(CX)
-	VMOVUPS Y2, 832(CX)
-	VMOVUPS Y3, 864(CX)
-	VMOVUPS Y4, 896(CX)
-	VMOVUPS Y5, 928(CX)
-	VMOVUPS Y6, 960(CX)
-	VMOVUPS Y7, 992(CX)
+	VMOVUPS Y1, 768(CX)
+	VMOVUPS Y2, 800(CX)
+	VMOVUPS Y3, 832(CX)
+	VMOVUPS Y4, 864(CX)
+	VMOVUPS Y5, 896(CX)
+	VMOVUPS Y6, 928(CX)
+	VMOVUPS Y7, 960(CX)
+	VMOVUPS Y8, 992(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row57
 
 v1_row_done58:
@@ -2002,25 +2039,137 @@ v1_row_done58:
 	RET
 
 kv_groups56:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done69
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done69
 
-kv_key68:
+kv_rescale68:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	VMOVUPS      512(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 512(DI)
+	VMOVUPS      544(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 544(DI)
+	VMOVUPS      576(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 576(DI)
+	VMOVUPS      608(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 608(DI)
+	VMOVUPS      640(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 640(DI)
+	VMOVUPS      672(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      704(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 704(DI)
+	VMOVUPS      736(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 736(DI)
+	VMOVUPS      768(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 768(DI)
+	VMOVUPS      800(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      832(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 832(DI)
+	VMOVUPS      864(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 864(DI)
+	VMOVUPS      896(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 896(DI)
+	VMOVUPS      928(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 928(DI)
+	VMOVUPS      960(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 960(DI)
+	VMOVUPS      992(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 992(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale68
+
+kv_rescale_done69:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done71
+
+kv_key70:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done71
+	JZ    kv_query_done73
 
-kv_query70:
+kv_query72:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done73
+	JZ    kv_group_done75
 
-kv_group72:
+kv_group74:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2047,14 +2196,14 @@ kv_group72:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done75
+	JZ         kv_head_done77
 
-kv_head74:
+kv_head76:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero76
+	JZ           kv_zero78
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2153,28 +2302,28 @@ kv_head74:
 	VFMADD231PS  992(R8), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero76:
+kv_zero78:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head74
+	JNZ  kv_head76
 
-kv_head_done75:
+kv_head_done77:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group72
+	JNZ  kv_group74
 
-kv_group_done73:
+kv_group_done75:
 	DECQ R12
-	JNZ  kv_query70
+	JNZ  kv_query72
 
-kv_query_done71:
+kv_query_done73:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key68
+	JNZ  kv_key70
 
-kv_key_done69:
+kv_key_done71:
 	VZEROUPPER
 	RET
 
@@ -2187,9 +2336,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop78:
+loop80:
 	CMPQ    CX, $0x00000010
-	JB      loop_end79
+	JB      loop_end81
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2200,23 +2349,23 @@ loop78:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop78
+	JMP     loop80
 
-loop_end79:
-loop80:
+loop_end81:
+loop82:
 	CMPQ    CX, $0x00000008
-	JB      loop_end81
+	JB      loop_end83
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop80
+	JMP     loop82
 
-loop_end81:
+loop_end83:
 	TESTQ      CX, CX
-	JZ         loop_done77
+	JZ         loop_done79
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2226,7 +2375,7 @@ loop_end81:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done77:
+loop_done79:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2234,10 +2383,10 @@ loop_done77:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store82
+	JZ           max_store84
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store82:
+max_store84:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2257,9 +2406,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop84:
+loop86:
 	CMPQ         CX, $0x00000008
-	JB           loop_end85
+	JB           loop_end87
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2282,11 +2431,11 @@ loop84:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop84
+	JMP          loop86
 
-loop_end85:
+loop_end87:
 	TESTQ        CX, CX
-	JZ           loop_done83
+	JZ           loop_done85
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2312,7 +2461,7 @@ loop_end85:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done83:
+loop_done85:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2334,18 +2483,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done86
+	JZ     rope_done88
 	TESTL  R8, R8
-	JS     rope_inverse87
+	JS     rope_inverse89
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream88
+	JA     rope_stream90
 
-rope_token90:
+rope_token92:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2359,14 +2508,14 @@ rope_token90:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done91
+	JZ      rope_heads_done93
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src92
+	JNE     rope_heads_from_src94
 
-rope_head93:
+rope_head95:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2389,13 +2538,13 @@ rope_head93:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head93
-	JMP            rope_heads_done91
+	JNZ            rope_head95
+	JMP            rope_heads_done93
 
-rope_heads_from_src92:
+rope_heads_from_src94:
 	MOVQ CX, R10
 
-rope_head94:
+rope_head96:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2443,17 +2592,17 @@ rope_head94:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head94
+	JNZ            rope_head96
 
-rope_heads_done91:
+rope_heads_done93:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done95
+	JZ    rope_heads_done97
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head96:
+rope_head98:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2476,9 +2625,9 @@ rope_head96:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head96
+	JNZ            rope_head98
 
-rope_heads_done95:
+rope_heads_done97:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2488,11 +2637,11 @@ rope_heads_done95:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token90
-	JMP  rope_tokens_done89
+	JNZ  rope_token92
+	JMP  rope_tokens_done91
 
-rope_stream88:
-rope_token97:
+rope_stream90:
+rope_token99:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2506,16 +2655,16 @@ rope_token97:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done98
+	JZ      rope_heads_done100
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src99
+	JNE     rope_heads_from_src101
 
-rope_head100:
+rope_head102:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2554,13 +2703,13 @@ rope_head100:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head100
-	JMP            rope_heads_done98
+	JNZ            rope_head102
+	JMP            rope_heads_done100
 
-rope_heads_from_src99:
+rope_heads_from_src101:
 	MOVQ CX, R10
 
-rope_head101:
+rope_head103:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2624,19 +2773,19 @@ rope_head101:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head101
+	JNZ            rope_head103
 
-rope_heads_done98:
+rope_heads_done100:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done102
+	JZ    rope_heads_done104
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head103:
+rope_head105:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2675,9 +2824,9 @@ rope_head103:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head103
+	JNZ            rope_head105
 
-rope_heads_done102:
+rope_heads_done104:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2687,21 +2836,21 @@ rope_heads_done102:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token97
+	JNZ  rope_token99
 
-rope_tokens_done89:
-	JMP rope_done86
+rope_tokens_done91:
+	JMP rope_done88
 
-rope_inverse87:
+rope_inverse89:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream104
+	JA     rope_stream106
 
-rope_token106:
+rope_token108:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2715,12 +2864,12 @@ rope_token106:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done107
+	JZ      rope_heads_done109
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head108:
+rope_head110:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -2743,19 +2892,19 @@ rope_head108:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head108
+	JNZ            rope_head110
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token106
-	JMP  rope_tokens_done105
+	JNZ  rope_token108
+	JMP  rope_tokens_done107
 
-rope_stream104:
-rope_token109:
+rope_stream106:
+rope_token111:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2769,14 +2918,14 @@ rope_token109:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done110
+	JZ      rope_heads_done112
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head111:
+rope_head113:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2815,18 +2964,18 @@ rope_head111:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head111
+	JNZ            rope_head113
 
-rope_heads_done110:
+rope_heads_done112:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token109
+	JNZ  rope_token111
 
-rope_tokens_done105:
-rope_done86:
+rope_tokens_done107:
+rope_done88:
 	VZEROUPPER
 	RET
 
@@ -2840,10 +2989,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done112
+	JZ      combine_done114
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token113:
+combine_token115:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -2907,9 +3056,9 @@ combine_token113:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token113
+	JNZ       combine_token115
 
-combine_done112:
+combine_done114:
 	VZEROUPPER
 	RET
 
@@ -2923,23 +3072,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups114
+	JNE   kv_groups116
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows115:
+s1_rows117:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done116
+	JL   s1_rows_done118
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys117:
+s1_keys119:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done118
+	JL            s1_keys_done120
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -3378,13 +3527,13 @@ s1_keys117:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys117
+	JMP           s1_keys119
 
-s1_keys_done118:
+s1_keys_done120:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done120
+	JZ    s1_key_tail_done122
 
-s1_key_tail119:
+s1_key_tail121:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3557,29 +3706,29 @@ s1_key_tail119:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail119
+	JNZ           s1_key_tail121
 
-s1_key_tail_done120:
+s1_key_tail_done122:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows115
+	JMP  s1_rows117
 
-s1_rows_done116:
+s1_rows_done118:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done122
+	JZ    s1_row_tail_done124
 
-s1_row_tail121:
+s1_row_tail123:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done124
+	JZ    s1_row_tail_key_done126
 
-s1_row_tail_key123:
+s1_row_tail_key125:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3625,38 +3774,38 @@ s1_row_tail_key123:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key123
+	JNZ           s1_row_tail_key125
 
-s1_row_tail_key_done124:
+s1_row_tail_key_done126:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail121
+	JNZ  s1_row_tail123
 
-s1_row_tail_done122:
+s1_row_tail_done124:
 	VZEROUPPER
 	RET
 
-kv_groups114:
+kv_groups116:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done126
+	JZ     kv_key_done128
 
-kv_key125:
+kv_key127:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done128
+	JZ    kv_query_done130
 
-kv_query127:
+kv_query129:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done130
+	JZ    kv_group_done132
 
-kv_group129:
+kv_group131:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3691,9 +3840,9 @@ kv_group129:
 	VMOVUPS    960(R8), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done132
+	JZ         kv_head_done134
 
-kv_head131:
+kv_head133:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -3723,143 +3872,226 @@ kv_head131:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head131
+	JNZ           kv_head133
 
-kv_head_done132:
+kv_head_done134:
 	ADDQ $0x00000400, R8
 	DECQ R12
-	JNZ  kv_group129
+	JNZ  kv_group131
 
-kv_group_done130:
+kv_group_done132:
 	DECQ R11
-	JNZ  kv_query127
+	JNZ  kv_query129
 
-kv_query_done128:
+kv_query_done130:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key125
+	JNZ  kv_key127
 
-kv_key_done126:
+kv_key_done128:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups133
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups135
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done135
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done137
 
-v1_row134:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	VMOVUPS 512(CX), Z8
-	VMOVUPS 576(CX), Z9
-	VMOVUPS 640(CX), Z10
-	VMOVUPS 704(CX), Z11
-	VMOVUPS 768(CX), Z12
-	VMOVUPS 832(CX), Z13
-	VMOVUPS 896(CX), Z14
-	VMOVUPS 960(CX), Z15
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done137
+v1_row136:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	VMOVUPS      512(CX), Z9
+	VMULPS       Z0, Z9, Z9
+	VMOVUPS      576(CX), Z10
+	VMULPS       Z0, Z10, Z10
+	VMOVUPS      640(CX), Z11
+	VMULPS       Z0, Z11, Z11
+	VMOVUPS      704(CX), Z12
+	VMULPS       Z0, Z12, Z12
+	VMOVUPS      768(CX), Z13
+	VMULPS       Z0, Z13, Z13
+	VMOVUPS      832(CX), Z14
+	VMULPS       Z0, Z14, Z14
+	VMOVUPS      896(CX), Z15
+	VMULPS       Z0, Z15, Z15
+	VMOVUPS      960(CX), Z16
+	VMULPS       Z0, Z16, Z16
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done139
 
-v1_key136:
-	MOVL         (R9), AX
+v1_key138:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero138
-	VBROADCASTSS (R9), Z16
-	VFMADD231PS  (R8), Z16, Z0
-	VFMADD231PS  64(R8), Z16, Z1
-	VFMADD231PS  128(R8), Z16, Z2
-	VFMADD231PS  192(R8), Z16, Z3
-	VFMADD231PS  256(R8), Z16, Z4
-	VFMADD231PS  320(R8), Z16, Z5
-	VFMADD231PS  384(R8), Z16, Z6
-	VFMADD231PS  448(R8), Z16, Z7
-	VFMADD231PS  512(R8), Z16, Z8
-	VFMADD231PS  576(R8), Z16, Z9
-	VFMADD231PS  640(R8), Z16, Z10
-	VFMADD231PS  704(R8), Z16, Z11
-	VFMADD231PS  768(R8), Z16, Z12
-	VFMADD231PS  832(R8), Z16, Z13
-	VFMADD231PS  896(R8), Z16, Z14
-	VFMADD231PS  960(R8), Z16, Z15
+	JZ           v1_zero140
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
+	VFMADD231PS  512(R9), Z0, Z9
+	VFMADD231PS  576(R9), Z0, Z10
+	VFMADD231PS  640(R9), Z0, Z11
+	VFMADD231PS  704(R9), Z0, Z12
+	VFMADD231PS  768(R9), Z0, Z13
+	VFMADD231PS  832(R9), Z0, Z14
+	VFMADD231PS  896(R9), Z0, Z15
+	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero138:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key136
+v1_zero140:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key138
 
-v1_key_done137:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
-	VMOVUPS Z8, 512(CX)
-	VMOVUPS Z9, 576(CX)
-	VMOVUPS Z10, 640(CX)
-	VMOVUPS Z11, 704(CX)
-	VMOVUPS Z12, 768(CX)
-	VMOVUPS Z13, 832(CX)
-	VMOVUPS Z14, 896(CX)
-	VMOVUPS Z15, 960(CX)
+v1_key_done139:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
+	VMOVUPS Z9, 512(CX)
+	VMOVUPS Z10, 576(CX)
+	VMOVUPS Z11, 640(CX)
+	VMOVUPS Z12, 704(CX)
+	VMOVUPS Z13, 768(CX)
+	VMOVUPS Z14, 832(CX)
+	VMOVUPS Z15, 896(CX)
+	VMOVUPS Z16, 960(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row134
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row136
 
-v1_row_done135:
+v1_row_done137:
 	VZEROUPPER
 	RET
 
-kv_groups133:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done140
+kv_groups135:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done142
 
-kv_key139:
+kv_rescale141:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	VMOVUPS      512(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 512(DI)
+	VMOVUPS      576(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 576(DI)
+	VMOVUPS      640(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 640(DI)
+	VMOVUPS      704(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 704(DI)
+	VMOVUPS      768(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 768(DI)
+	VMOVUPS      832(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 832(DI)
+	VMOVUPS      896(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 896(DI)
+	VMOVUPS      960(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 960(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale141
+
+kv_rescale_done142:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done144
+
+kv_key143:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done142
+	JZ    kv_query_done146
 
-kv_query141:
+kv_query145:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done144
+	JZ    kv_group_done148
 
-kv_group143:
+kv_group147:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3892,14 +4124,14 @@ kv_group143:
 	VMOVUPS    832(R8), Z13
 	VMOVUPS    896(R8), Z14
 	VMOVUPS    960(R8), Z15
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done146
+	JZ         kv_head_done150
 
-kv_head145:
+kv_head149:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero147
+	JZ           kv_zero151
 	VBROADCASTSS (DI), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -3950,28 +4182,28 @@ kv_head145:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero147:
+kv_zero151:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head145
+	JNZ  kv_head149
 
-kv_head_done146:
+kv_head_done150:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group143
+	JNZ  kv_group147
 
-kv_group_done144:
+kv_group_done148:
 	DECQ R12
-	JNZ  kv_query141
+	JNZ  kv_query145
 
-kv_query_done142:
+kv_query_done146:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key139
+	JNZ  kv_key143
 
-kv_key_done140:
+kv_key_done144:
 	VZEROUPPER
 	RET
 
@@ -3984,9 +4216,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop149:
+loop153:
 	CMPQ    CX, $0x00000020
-	JB      loop_end150
+	JB      loop_end154
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3997,23 +4229,23 @@ loop149:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop149
+	JMP     loop153
 
-loop_end150:
-loop151:
+loop_end154:
+loop155:
 	CMPQ    CX, $0x00000010
-	JB      loop_end152
+	JB      loop_end156
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop151
+	JMP     loop155
 
-loop_end152:
+loop_end156:
 	TESTQ     CX, CX
-	JZ        loop_done148
+	JZ        loop_done152
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4021,7 +4253,7 @@ loop_end152:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done148:
+loop_done152:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4031,10 +4263,10 @@ loop_done148:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store153
+	JZ            max_store157
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store153:
+max_store157:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4061,9 +4293,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop155:
+loop159:
 	CMPQ         CX, $0x00000010
-	JB           loop_end156
+	JB           loop_end160
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4085,11 +4317,11 @@ loop155:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop155
+	JMP          loop159
 
-loop_end156:
+loop_end160:
 	TESTQ        CX, CX
-	JZ           loop_done154
+	JZ           loop_done158
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4113,7 +4345,7 @@ loop_end156:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done154:
+loop_done158:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

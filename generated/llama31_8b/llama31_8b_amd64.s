@@ -1602,115 +1602,135 @@ kv_key_done49:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups56
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done58
 
 v1_row57:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done60
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done60
 
 v1_key59:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero61
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero61:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key59
 
 v1_key_done60:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done63
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done63
 
 v1_key62:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero64
-	VBROADCASTSS (R9), Y4
-	VFMADD231PS  384(R8), Y4, Y0
-	VFMADD231PS  416(R8), Y4, Y1
-	VFMADD231PS  448(R8), Y4, Y2
-	VFMADD231PS  480(R8), Y4, Y3
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
 
 v1_zero64:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key62
 
 v1_key_done63:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
+	VMOVUPS Y1, 384(CX)
+	VMOVUPS Y2, 416(CX)
+	VMOVUPS Y3, 448(CX)
+	VMOVUPS Y4, 480(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row57
 
 v1_row_done58:
@@ -1718,25 +1738,89 @@ v1_row_done58:
 	RET
 
 kv_groups56:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done66
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done66
 
-kv_key65:
+kv_rescale65:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale65
+
+kv_rescale_done66:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done68
+
+kv_key67:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done68
+	JZ    kv_query_done70
 
-kv_query67:
+kv_query69:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done70
+	JZ    kv_group_done72
 
-kv_group69:
+kv_group71:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1755,14 +1839,14 @@ kv_group69:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done72
+	JZ         kv_head_done74
 
-kv_head71:
+kv_head73:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero73
+	JZ           kv_zero75
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -1813,28 +1897,28 @@ kv_head71:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero73:
+kv_zero75:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head71
+	JNZ  kv_head73
 
-kv_head_done72:
+kv_head_done74:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group69
+	JNZ  kv_group71
 
-kv_group_done70:
+kv_group_done72:
 	DECQ R12
-	JNZ  kv_query67
+	JNZ  kv_query69
 
-kv_query_done68:
+kv_query_done70:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key65
+	JNZ  kv_key67
 
-kv_key_done66:
+kv_key_done68:
 	VZEROUPPER
 	RET
 
@@ -1847,9 +1931,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop75:
+loop77:
 	CMPQ    CX, $0x00000010
-	JB      loop_end76
+	JB      loop_end78
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1860,23 +1944,23 @@ loop75:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop75
+	JMP     loop77
 
-loop_end76:
-loop77:
+loop_end78:
+loop79:
 	CMPQ    CX, $0x00000008
-	JB      loop_end78
+	JB      loop_end80
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop77
+	JMP     loop79
 
-loop_end78:
+loop_end80:
 	TESTQ      CX, CX
-	JZ         loop_done74
+	JZ         loop_done76
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1886,7 +1970,7 @@ loop_end78:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done74:
+loop_done76:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1894,10 +1978,10 @@ loop_done74:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store79
+	JZ           max_store81
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store79:
+max_store81:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1917,9 +2001,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop81:
+loop83:
 	CMPQ         CX, $0x00000008
-	JB           loop_end82
+	JB           loop_end84
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1942,11 +2026,11 @@ loop81:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop81
+	JMP          loop83
 
-loop_end82:
+loop_end84:
 	TESTQ        CX, CX
-	JZ           loop_done80
+	JZ           loop_done82
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1972,7 +2056,7 @@ loop_end82:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done80:
+loop_done82:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1994,18 +2078,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done83
+	JZ     rope_done85
 	TESTL  R8, R8
-	JS     rope_inverse84
+	JS     rope_inverse86
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream85
+	JA     rope_stream87
 
-rope_token87:
+rope_token89:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2019,14 +2103,14 @@ rope_token87:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done88
+	JZ      rope_heads_done90
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src89
+	JNE     rope_heads_from_src91
 
-rope_head90:
+rope_head92:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2061,13 +2145,13 @@ rope_head90:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head90
-	JMP         rope_heads_done88
+	JNZ         rope_head92
+	JMP         rope_heads_done90
 
-rope_heads_from_src89:
+rope_heads_from_src91:
 	MOVQ CX, R10
 
-rope_head91:
+rope_head93:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2103,17 +2187,17 @@ rope_head91:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head91
+	JNZ         rope_head93
 
-rope_heads_done88:
+rope_heads_done90:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done92
+	JZ    rope_heads_done94
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head93:
+rope_head95:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2148,9 +2232,9 @@ rope_head93:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head93
+	JNZ         rope_head95
 
-rope_heads_done92:
+rope_heads_done94:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2160,11 +2244,11 @@ rope_heads_done92:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token87
-	JMP  rope_tokens_done86
+	JNZ  rope_token89
+	JMP  rope_tokens_done88
 
-rope_stream85:
-rope_token94:
+rope_stream87:
+rope_token96:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2178,16 +2262,16 @@ rope_token94:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done95
+	JZ      rope_heads_done97
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src96
+	JNE     rope_heads_from_src98
 
-rope_head97:
+rope_head99:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2230,13 +2314,13 @@ rope_head97:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head97
-	JMP         rope_heads_done95
+	JNZ         rope_head99
+	JMP         rope_heads_done97
 
-rope_heads_from_src96:
+rope_heads_from_src98:
 	MOVQ CX, R10
 
-rope_head98:
+rope_head100:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2280,19 +2364,19 @@ rope_head98:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head98
+	JNZ         rope_head100
 
-rope_heads_done95:
+rope_heads_done97:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done99
+	JZ    rope_heads_done101
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head100:
+rope_head102:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2335,9 +2419,9 @@ rope_head100:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head100
+	JNZ         rope_head102
 
-rope_heads_done99:
+rope_heads_done101:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2347,21 +2431,21 @@ rope_heads_done99:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token94
+	JNZ  rope_token96
 
-rope_tokens_done86:
-	JMP rope_done83
+rope_tokens_done88:
+	JMP rope_done85
 
-rope_inverse84:
+rope_inverse86:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream101
+	JA     rope_stream103
 
-rope_token103:
+rope_token105:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2375,12 +2459,12 @@ rope_token103:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done104
+	JZ      rope_heads_done106
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head105:
+rope_head107:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2415,19 +2499,19 @@ rope_head105:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head105
+	JNZ         rope_head107
 
-rope_heads_done104:
+rope_heads_done106:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token103
-	JMP  rope_tokens_done102
+	JNZ  rope_token105
+	JMP  rope_tokens_done104
 
-rope_stream101:
-rope_token106:
+rope_stream103:
+rope_token108:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2441,14 +2525,14 @@ rope_token106:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done107
+	JZ      rope_heads_done109
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head108:
+rope_head110:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2491,18 +2575,18 @@ rope_head108:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head108
+	JNZ         rope_head110
 
-rope_heads_done107:
+rope_heads_done109:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token106
+	JNZ  rope_token108
 
-rope_tokens_done102:
-rope_done83:
+rope_tokens_done104:
+rope_done85:
 	VZEROUPPER
 	RET
 
@@ -2516,9 +2600,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done109
+	JZ    combine_done111
 
-combine_token110:
+combine_token112:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -2622,9 +2706,9 @@ combine_token110:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token110
+	JNZ          combine_token112
 
-combine_done109:
+combine_done111:
 	VZEROUPPER
 	RET
 
@@ -2638,23 +2722,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups111
+	JNE   kv_groups113
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows112:
+s1_rows114:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done113
+	JL   s1_rows_done115
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys114:
+s1_keys116:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done115
+	JL            s1_keys_done117
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -2901,13 +2985,13 @@ s1_keys114:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys114
+	JMP           s1_keys116
 
-s1_keys_done115:
+s1_keys_done117:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done117
+	JZ    s1_key_tail_done119
 
-s1_key_tail116:
+s1_key_tail118:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3016,29 +3100,29 @@ s1_key_tail116:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail116
+	JNZ           s1_key_tail118
 
-s1_key_tail_done117:
+s1_key_tail_done119:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows112
+	JMP  s1_rows114
 
-s1_rows_done113:
+s1_rows_done115:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done119
+	JZ    s1_row_tail_done121
 
-s1_row_tail118:
+s1_row_tail120:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done121
+	JZ    s1_row_tail_key_done123
 
-s1_row_tail_key120:
+s1_row_tail_key122:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3068,38 +3152,38 @@ s1_row_tail_key120:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key120
+	JNZ           s1_row_tail_key122
 
-s1_row_tail_key_done121:
+s1_row_tail_key_done123:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail118
+	JNZ  s1_row_tail120
 
-s1_row_tail_done119:
+s1_row_tail_done121:
 	VZEROUPPER
 	RET
 
-kv_groups111:
+kv_groups113:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done123
+	JZ     kv_key_done125
 
-kv_key122:
+kv_key124:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done125
+	JZ    kv_query_done127
 
-kv_query124:
+kv_query126:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done127
+	JZ    kv_group_done129
 
-kv_group126:
+kv_group128:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3118,9 +3202,9 @@ kv_group126:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done129
+	JZ         kv_head_done131
 
-kv_head128:
+kv_head130:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3142,119 +3226,170 @@ kv_head128:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head128
+	JNZ           kv_head130
 
-kv_head_done129:
+kv_head_done131:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group126
+	JNZ  kv_group128
 
-kv_group_done127:
+kv_group_done129:
 	DECQ R11
-	JNZ  kv_query124
+	JNZ  kv_query126
 
-kv_query_done125:
+kv_query_done127:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key122
+	JNZ  kv_key124
 
-kv_key_done123:
+kv_key_done125:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups130
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups132
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done132
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done134
 
-v1_row131:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done134
+v1_row133:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done136
 
-v1_key133:
-	MOVL         (R9), AX
+v1_key135:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero135
-	VBROADCASTSS (R9), Z8
-	VFMADD231PS  (R8), Z8, Z0
-	VFMADD231PS  64(R8), Z8, Z1
-	VFMADD231PS  128(R8), Z8, Z2
-	VFMADD231PS  192(R8), Z8, Z3
-	VFMADD231PS  256(R8), Z8, Z4
-	VFMADD231PS  320(R8), Z8, Z5
-	VFMADD231PS  384(R8), Z8, Z6
-	VFMADD231PS  448(R8), Z8, Z7
+	JZ           v1_zero137
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero135:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key133
+v1_zero137:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key135
 
-v1_key_done134:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
+v1_key_done136:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row131
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row133
 
-v1_row_done132:
+v1_row_done134:
 	VZEROUPPER
 	RET
 
-kv_groups130:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done137
+kv_groups132:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done139
 
-kv_key136:
+kv_rescale138:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale138
+
+kv_rescale_done139:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done141
+
+kv_key140:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done139
+	JZ    kv_query_done143
 
-kv_query138:
+kv_query142:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done141
+	JZ    kv_group_done145
 
-kv_group140:
+kv_group144:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3271,14 +3406,14 @@ kv_group140:
 	VMOVUPS    320(R8), Z5
 	VMOVUPS    384(R8), Z6
 	VMOVUPS    448(R8), Z7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done143
+	JZ         kv_head_done147
 
-kv_head142:
+kv_head146:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero144
+	JZ           kv_zero148
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -3305,28 +3440,28 @@ kv_head142:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero144:
+kv_zero148:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head142
+	JNZ  kv_head146
 
-kv_head_done143:
+kv_head_done147:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group140
+	JNZ  kv_group144
 
-kv_group_done141:
+kv_group_done145:
 	DECQ R12
-	JNZ  kv_query138
+	JNZ  kv_query142
 
-kv_query_done139:
+kv_query_done143:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key136
+	JNZ  kv_key140
 
-kv_key_done137:
+kv_key_done141:
 	VZEROUPPER
 	RET
 
@@ -3339,9 +3474,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop146:
+loop150:
 	CMPQ    CX, $0x00000020
-	JB      loop_end147
+	JB      loop_end151
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3352,23 +3487,23 @@ loop146:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop146
+	JMP     loop150
 
-loop_end147:
-loop148:
+loop_end151:
+loop152:
 	CMPQ    CX, $0x00000010
-	JB      loop_end149
+	JB      loop_end153
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop148
+	JMP     loop152
 
-loop_end149:
+loop_end153:
 	TESTQ     CX, CX
-	JZ        loop_done145
+	JZ        loop_done149
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3376,7 +3511,7 @@ loop_end149:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done145:
+loop_done149:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3386,10 +3521,10 @@ loop_done145:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store150
+	JZ            max_store154
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store150:
+max_store154:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3416,9 +3551,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop152:
+loop156:
 	CMPQ         CX, $0x00000010
-	JB           loop_end153
+	JB           loop_end157
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3440,11 +3575,11 @@ loop152:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop152
+	JMP          loop156
 
-loop_end153:
+loop_end157:
 	TESTQ        CX, CX
-	JZ           loop_done151
+	JZ           loop_done155
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3468,7 +3603,7 @@ loop_end153:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done151:
+loop_done155:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

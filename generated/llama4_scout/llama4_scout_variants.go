@@ -8,7 +8,7 @@ type kernels struct {
 	combineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
 	scaleRows   func(x, scales []float32, rowLen int)
 	scoresKV    func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
-	valuesKV    func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
+	valuesKV    func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
 	expShift    func(row []float32, m float32, sum []float32)
 	maxRow      func(row, m []float32)
 }

@@ -2351,115 +2351,135 @@ kv_key_done126:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups133
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done135
 
 v1_row134:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done137
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done137
 
 v1_key136:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero138
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero138:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key136
 
 v1_key_done137:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done140
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done140
 
 v1_key139:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero141
-	VBROADCASTSS (R9), Y4
-	VFMADD231PS  384(R8), Y4, Y0
-	VFMADD231PS  416(R8), Y4, Y1
-	VFMADD231PS  448(R8), Y4, Y2
-	VFMADD231PS  480(R8), Y4, Y3
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
 
 v1_zero141:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key139
 
 v1_key_done140:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
+	VMOVUPS Y1, 384(CX)
+	VMOVUPS Y2, 416(CX)
+	VMOVUPS Y3, 448(CX)
+	VMOVUPS Y4, 480(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row134
 
 v1_row_done135:
@@ -2467,25 +2487,89 @@ v1_row_done135:
 	RET
 
 kv_groups133:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done143
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done143
 
-kv_key142:
+kv_rescale142:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale142
+
+kv_rescale_done143:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done145
+
+kv_key144:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done145
+	JZ    kv_query_done147
 
-kv_query144:
+kv_query146:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done147
+	JZ    kv_group_done149
 
-kv_group146:
+kv_group148:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2504,14 +2588,14 @@ kv_group146:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done149
+	JZ         kv_head_done151
 
-kv_head148:
+kv_head150:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero150
+	JZ           kv_zero152
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2562,28 +2646,28 @@ kv_head148:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero150:
+kv_zero152:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head148
+	JNZ  kv_head150
 
-kv_head_done149:
+kv_head_done151:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group146
+	JNZ  kv_group148
 
-kv_group_done147:
+kv_group_done149:
 	DECQ R12
-	JNZ  kv_query144
+	JNZ  kv_query146
 
-kv_query_done145:
+kv_query_done147:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key142
+	JNZ  kv_key144
 
-kv_key_done143:
+kv_key_done145:
 	VZEROUPPER
 	RET
 
@@ -2596,9 +2680,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop152:
+loop154:
 	CMPQ    CX, $0x00000010
-	JB      loop_end153
+	JB      loop_end155
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2609,23 +2693,23 @@ loop152:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop152
+	JMP     loop154
 
-loop_end153:
-loop154:
+loop_end155:
+loop156:
 	CMPQ    CX, $0x00000008
-	JB      loop_end155
+	JB      loop_end157
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop154
+	JMP     loop156
 
-loop_end155:
+loop_end157:
 	TESTQ      CX, CX
-	JZ         loop_done151
+	JZ         loop_done153
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2635,7 +2719,7 @@ loop_end155:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done151:
+loop_done153:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2643,10 +2727,10 @@ loop_done151:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store156
+	JZ           max_store158
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store156:
+max_store158:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2666,9 +2750,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop158:
+loop160:
 	CMPQ         CX, $0x00000008
-	JB           loop_end159
+	JB           loop_end161
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2691,11 +2775,11 @@ loop158:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop158
+	JMP          loop160
 
-loop_end159:
+loop_end161:
 	TESTQ        CX, CX
-	JZ           loop_done157
+	JZ           loop_done159
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2721,7 +2805,7 @@ loop_end159:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done157:
+loop_done159:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2739,9 +2823,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop161:
+loop163:
 	CMPQ    DX, $0x00000040
-	JB      loop_end162
+	JB      loop_end164
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -2757,23 +2841,23 @@ loop161:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop161
+	JMP     loop163
 
-loop_end162:
-loop163:
+loop_end164:
+loop165:
 	CMPQ    DX, $0x00000010
-	JB      loop_end164
+	JB      loop_end166
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop163
+	JMP     loop165
 
-loop_end164:
+loop_end166:
 	TESTQ     DX, DX
-	JZ        loop_done160
+	JZ        loop_done162
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -2781,7 +2865,7 @@ loop_end164:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done160:
+loop_done162:
 	VZEROUPPER
 	RET
 
@@ -2801,9 +2885,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop166:
+loop168:
 	CMPQ        DI, $0x00000040
-	JB          loop_end167
+	JB          loop_end169
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -2819,23 +2903,23 @@ loop166:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop166
+	JMP         loop168
 
-loop_end167:
-loop168:
+loop_end169:
+loop170:
 	CMPQ        DI, $0x00000010
-	JB          loop_end169
+	JB          loop_end171
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop168
+	JMP         loop170
 
-loop_end169:
+loop_end171:
 	TESTQ       DI, DI
-	JZ          loop_done165
+	JZ          loop_done167
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -2843,7 +2927,7 @@ loop_end169:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done165:
+loop_done167:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2873,13 +2957,13 @@ loop_done165:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge170
+	JAE           softmax_huge172
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop173:
+loop175:
 	CMPQ         SI, $0x00000040
-	JB           loop_end174
+	JB           loop_end176
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -2888,205 +2972,9 @@ loop173:
 	VFMADD231PS  64(BX), Z0, Z16
 	VCMPPS       $0x06, Z3, Z1, K1
 	VCMPPS       $0x06, Z3, Z16, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead175
-	VMAXPS       Z1, Z3, Z1
-	VMAXPS       Z16, Z3, Z16
-	VMOVUPS      Z4, Z17
-	VFMADD231PS  Z5, Z1, Z17
-	VMOVUPS      Z4, Z18
-	VFMADD231PS  Z5, Z16, Z18
-	VSUBPS       Z4, Z17, Z17
-	VSUBPS       Z4, Z18, Z18
-	VFNMADD231PS Z6, Z17, Z1
-	VFNMADD231PS Z6, Z18, Z16
-	VFNMADD231PS Z7, Z17, Z1
-	VFNMADD231PS Z7, Z18, Z16
-	VMOVUPS      Z8, Z19
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z1, Z19
-	VFMADD213PS  Z9, Z16, Z20
-	VFMADD213PS  Z10, Z1, Z19
-	VFMADD213PS  Z10, Z16, Z20
-	VFMADD213PS  Z11, Z1, Z19
-	VFMADD213PS  Z11, Z16, Z20
-	VFMADD213PS  Z12, Z1, Z19
-	VFMADD213PS  Z12, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VSCALEFPS    Z17, Z19, Z1
-	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done176
-
-exp_dead175:
-	VXORPS Z1, Z1, Z1
-	VXORPS Z16, Z16, Z16
-
-exp_done176:
-	VMOVUPS      Z1, (BX)
-	PREFETCHT0   8192(BX)
-	VMOVUPS      Z16, 64(BX)
-	PREFETCHT0   8256(BX)
-	VMOVUPS      128(CX), Z17
-	VSUBPS       Z2, Z17, Z17
-	VFMADD231PS  128(BX), Z0, Z17
-	VMOVUPS      192(CX), Z18
-	VSUBPS       Z2, Z18, Z18
-	VFMADD231PS  192(BX), Z0, Z18
-	VCMPPS       $0x06, Z3, Z17, K1
-	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
 	JZ           exp_dead177
-	VMAXPS       Z17, Z3, Z17
-	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z4, Z19
-	VFMADD231PS  Z5, Z17, Z19
-	VMOVUPS      Z4, Z20
-	VFMADD231PS  Z5, Z18, Z20
-	VSUBPS       Z4, Z19, Z19
-	VSUBPS       Z4, Z20, Z20
-	VFNMADD231PS Z6, Z19, Z17
-	VFNMADD231PS Z6, Z20, Z18
-	VFNMADD231PS Z7, Z19, Z17
-	VFNMADD231PS Z7, Z20, Z18
-	VMOVUPS      Z8, Z21
-	VMOVUPS      Z8, Z22
-	VFMADD213PS  Z9, Z17, Z21
-	VFMADD213PS  Z9, Z18, Z22
-	VFMADD213PS  Z10, Z17, Z21
-	VFMADD213PS  Z10, Z18, Z22
-	VFMADD213PS  Z11, Z17, Z21
-	VFMADD213PS  Z11, Z18, Z22
-	VFMADD213PS  Z12, Z17, Z21
-	VFMADD213PS  Z12, Z18, Z22
-	VFMADD213PS  Z13, Z17, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VFMADD213PS  Z13, Z17, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VSCALEFPS    Z19, Z21, Z17
-	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done178
-
-exp_dead177:
-	VXORPS Z17, Z17, Z17
-	VXORPS Z18, Z18, Z18
-
-exp_done178:
-	VMOVUPS       Z17, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z17, Z1, Z1
-	VMOVUPS       Z18, 192(BX)
-	PREFETCHT0    8384(BX)
-	VADDPS        Z18, Z16, Z16
-	VADDPS        Z16, Z1, Z1
-	VCVTPS2PD     Y1, Z16
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z16, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-	ADDQ          $0x00000100, BX
-	ADDQ          $0x00000100, CX
-	SUBQ          $0x00000040, SI
-	JMP           loop173
-
-loop_end174:
-loop179:
-	CMPQ         SI, $0x00000010
-	JB           loop_end180
-	VMOVUPS      (CX), Z1
-	VSUBPS       Z2, Z1, Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VCMPPS       $0x06, Z3, Z1, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead181
-	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z4, Z16
-	VFMADD231PS  Z5, Z1, Z16
-	VSUBPS       Z4, Z16, Z16
-	VFNMADD231PS Z6, Z16, Z1
-	VFNMADD231PS Z7, Z16, Z1
-	VMOVUPS      Z8, Z17
-	VFMADD213PS  Z9, Z1, Z17
-	VFMADD213PS  Z10, Z1, Z17
-	VFMADD213PS  Z11, Z1, Z17
-	VFMADD213PS  Z12, Z1, Z17
-	VFMADD213PS  Z13, Z1, Z17
-	VFMADD213PS  Z13, Z1, Z17
-	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done182
-
-exp_dead181:
-	VXORPS Z1, Z1, Z1
-
-exp_done182:
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z16
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z16, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000040, CX
-	SUBQ          $0x00000010, SI
-	JMP           loop179
-
-loop_end180:
-	TESTQ         SI, SI
-	JZ            loop_done172
-	LEAQ          tailmask16<>+0(SB), DI
-	KMOVW         (DI)(SI*2), K1
-	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z16
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   Z16, Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMOVUPS       Z4, Z0
-	VFMADD231PS   Z5, Z1, Z0
-	VSUBPS        Z4, Z0, Z0
-	VFNMADD231PS  Z6, Z0, Z1
-	VFNMADD231PS  Z7, Z0, Z1
-	VMOVUPS       Z8, Z2
-	VFMADD213PS   Z9, Z1, Z2
-	VFMADD213PS   Z10, Z1, Z2
-	VFMADD213PS   Z11, Z1, Z2
-	VFMADD213PS   Z12, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VSCALEFPS     Z0, Z2, Z1
-	VMOVUPS       Z1, K1, (BX)
-	VMOVAPS.Z     Z1, K1, Z1
-	VCVTPS2PD     Y1, Z0
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-
-loop_done172:
-	JMP softmax_summed171
-
-softmax_huge170:
-	MOVQ AX, BX
-	MOVQ DX, SI
-
-loop184:
-	CMPQ         SI, $0x00000040
-	JB           loop_end185
-	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VSUBPS       Z2, Z1, Z1
-	VMOVUPS      64(CX), Z16
-	VFMADD231PS  64(BX), Z0, Z16
-	VSUBPS       Z2, Z16, Z16
-	VCMPPS       $0x06, Z3, Z1, K1
-	VCMPPS       $0x06, Z3, Z16, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead186
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -3115,28 +3003,28 @@ loop184:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done187
+	JMP          exp_done178
 
-exp_dead186:
+exp_dead177:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done187:
+exp_done178:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
 	PREFETCHT0   8256(BX)
 	VMOVUPS      128(CX), Z17
-	VFMADD231PS  128(BX), Z0, Z17
 	VSUBPS       Z2, Z17, Z17
+	VFMADD231PS  128(BX), Z0, Z17
 	VMOVUPS      192(CX), Z18
-	VFMADD231PS  192(BX), Z0, Z18
 	VSUBPS       Z2, Z18, Z18
+	VFMADD231PS  192(BX), Z0, Z18
 	VCMPPS       $0x06, Z3, Z17, K1
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead188
+	JZ           exp_dead179
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -3165,13 +3053,13 @@ exp_done187:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done189
+	JMP          exp_done180
 
-exp_dead188:
+exp_dead179:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done189:
+exp_done180:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -3187,18 +3075,18 @@ exp_done189:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop184
+	JMP           loop175
 
-loop_end185:
-loop190:
+loop_end176:
+loop181:
 	CMPQ         SI, $0x00000010
-	JB           loop_end191
+	JB           loop_end182
 	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead192
+	JZ           exp_dead183
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -3213,12 +3101,12 @@ loop190:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done193
+	JMP          exp_done184
 
-exp_dead192:
+exp_dead183:
 	VXORPS Z1, Z1, Z1
 
-exp_done193:
+exp_done184:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -3229,11 +3117,207 @@ exp_done193:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop190
+	JMP           loop181
 
-loop_end191:
+loop_end182:
 	TESTQ         SI, SI
-	JZ            loop_done183
+	JZ            loop_done174
+	LEAQ          tailmask16<>+0(SB), DI
+	KMOVW         (DI)(SI*2), K1
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z16
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   Z16, Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMOVUPS       Z4, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z4, Z0, Z0
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z8, Z2
+	VFMADD213PS   Z9, Z1, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+
+loop_done174:
+	JMP softmax_summed173
+
+softmax_huge172:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop186:
+	CMPQ         SI, $0x00000040
+	JB           loop_end187
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VMOVUPS      64(CX), Z16
+	VFMADD231PS  64(BX), Z0, Z16
+	VSUBPS       Z2, Z16, Z16
+	VCMPPS       $0x06, Z3, Z1, K1
+	VCMPPS       $0x06, Z3, Z16, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead188
+	VMAXPS       Z1, Z3, Z1
+	VMAXPS       Z16, Z3, Z16
+	VMOVUPS      Z4, Z17
+	VFMADD231PS  Z5, Z1, Z17
+	VMOVUPS      Z4, Z18
+	VFMADD231PS  Z5, Z16, Z18
+	VSUBPS       Z4, Z17, Z17
+	VSUBPS       Z4, Z18, Z18
+	VFNMADD231PS Z6, Z17, Z1
+	VFNMADD231PS Z6, Z18, Z16
+	VFNMADD231PS Z7, Z17, Z1
+	VFNMADD231PS Z7, Z18, Z16
+	VMOVUPS      Z8, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD213PS  Z9, Z1, Z19
+	VFMADD213PS  Z9, Z16, Z20
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z10, Z16, Z20
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z11, Z16, Z20
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z12, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VSCALEFPS    Z17, Z19, Z1
+	VSCALEFPS    Z18, Z20, Z16
+	JMP          exp_done189
+
+exp_dead188:
+	VXORPS Z1, Z1, Z1
+	VXORPS Z16, Z16, Z16
+
+exp_done189:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      Z16, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z17
+	VFMADD231PS  128(BX), Z0, Z17
+	VSUBPS       Z2, Z17, Z17
+	VMOVUPS      192(CX), Z18
+	VFMADD231PS  192(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z17, K1
+	VCMPPS       $0x06, Z3, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead190
+	VMAXPS       Z17, Z3, Z17
+	VMAXPS       Z18, Z3, Z18
+	VMOVUPS      Z4, Z19
+	VFMADD231PS  Z5, Z17, Z19
+	VMOVUPS      Z4, Z20
+	VFMADD231PS  Z5, Z18, Z20
+	VSUBPS       Z4, Z19, Z19
+	VSUBPS       Z4, Z20, Z20
+	VFNMADD231PS Z6, Z19, Z17
+	VFNMADD231PS Z6, Z20, Z18
+	VFNMADD231PS Z7, Z19, Z17
+	VFNMADD231PS Z7, Z20, Z18
+	VMOVUPS      Z8, Z21
+	VMOVUPS      Z8, Z22
+	VFMADD213PS  Z9, Z17, Z21
+	VFMADD213PS  Z9, Z18, Z22
+	VFMADD213PS  Z10, Z17, Z21
+	VFMADD213PS  Z10, Z18, Z22
+	VFMADD213PS  Z11, Z17, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z17, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z17
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done191
+
+exp_dead190:
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+
+exp_done191:
+	VMOVUPS       Z17, 128(BX)
+	PREFETCHT0    8320(BX)
+	VADDPS        Z17, Z1, Z1
+	VMOVUPS       Z18, 192(BX)
+	PREFETCHT0    8384(BX)
+	VADDPS        Z18, Z16, Z16
+	VADDPS        Z16, Z1, Z1
+	VCVTPS2PD     Y1, Z16
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000100, CX
+	SUBQ          $0x00000040, SI
+	JMP           loop186
+
+loop_end187:
+loop192:
+	CMPQ         SI, $0x00000010
+	JB           loop_end193
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead194
+	VMAXPS       Z1, Z3, Z1
+	VMOVUPS      Z4, Z16
+	VFMADD231PS  Z5, Z1, Z16
+	VSUBPS       Z4, Z16, Z16
+	VFNMADD231PS Z6, Z16, Z1
+	VFNMADD231PS Z7, Z16, Z1
+	VMOVUPS      Z8, Z17
+	VFMADD213PS  Z9, Z1, Z17
+	VFMADD213PS  Z10, Z1, Z17
+	VFMADD213PS  Z11, Z1, Z17
+	VFMADD213PS  Z12, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VSCALEFPS    Z16, Z17, Z1
+	JMP          exp_done195
+
+exp_dead194:
+	VXORPS Z1, Z1, Z1
+
+exp_done195:
+	VMOVUPS       Z1, (BX)
+	PREFETCHT0    8192(BX)
+	VCVTPS2PD     Y1, Z16
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000040, CX
+	SUBQ          $0x00000010, SI
+	JMP           loop192
+
+loop_end193:
+	TESTQ         SI, SI
+	JZ            loop_done185
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -3262,8 +3346,8 @@ loop_end191:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done183:
-softmax_summed171:
+loop_done185:
+softmax_summed173:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -3277,9 +3361,9 @@ softmax_summed171:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop195:
+loop197:
 	CMPQ    CX, $0x00000040
-	JB      loop_end196
+	JB      loop_end198
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3290,28 +3374,28 @@ loop195:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop195
+	JMP     loop197
 
-loop_end196:
-loop197:
+loop_end198:
+loop199:
 	CMPQ    CX, $0x00000010
-	JB      loop_end198
+	JB      loop_end200
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop197
+	JMP     loop199
 
-loop_end198:
+loop_end200:
 	TESTQ     CX, CX
-	JZ        loop_done194
+	JZ        loop_done196
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done194:
+loop_done196:
 	VZEROUPPER
 	RET
 
@@ -3329,7 +3413,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided199
+	JAE          ramp_one_sided201
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3339,49 +3423,49 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop201:
-	CMPQ        BX, $0x00000040
-	JB          loop_end202
-	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS (DX), Z0, Z7
-	VMAXPS      Z7, Z3, Z3
-	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS 64(DX), Z0, Z7
-	VMAXPS      Z7, Z4, Z4
-	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS 128(DX), Z0, Z7
-	VMAXPS      Z7, Z5, Z5
-	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
-	VFMADD231PS 192(DX), Z0, Z7
-	VMAXPS      Z7, Z6, Z6
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, BX
-	JMP         loop201
-
-loop_end202:
 loop203:
-	CMPQ        BX, $0x00000010
+	CMPQ        BX, $0x00000040
 	JB          loop_end204
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 64(DX), Z0, Z7
+	VMAXPS      Z7, Z4, Z4
+	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 128(DX), Z0, Z7
+	VMAXPS      Z7, Z5, Z5
+	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS 192(DX), Z0, Z7
+	VMAXPS      Z7, Z6, Z6
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, BX
+	JMP         loop203
+
+loop_end204:
+loop205:
+	CMPQ        BX, $0x00000010
+	JB          loop_end206
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
 	VFMADD231PS (DX), Z0, Z7
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop203
+	JMP         loop205
 
-loop_end204:
+loop_end206:
 	TESTQ       BX, BX
-	JZ          loop_done200
+	JZ          loop_done202
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -3391,7 +3475,7 @@ loop_end204:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done200:
+loop_done202:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3421,15 +3505,15 @@ loop_done200:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge205
+	JAE           softmax_huge207
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop208:
+loop210:
 	CMPQ         BX, $0x00000040
-	JB           loop_end209
+	JB           loop_end211
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3443,7 +3527,7 @@ loop208:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead210
+	JZ           exp_dead212
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3472,13 +3556,13 @@ loop208:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done211
+	JMP          exp_done213
 
-exp_dead210:
+exp_dead212:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done211:
+exp_done213:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3498,7 +3582,7 @@ exp_done211:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead212
+	JZ           exp_dead214
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3527,13 +3611,13 @@ exp_done211:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done213
+	JMP          exp_done215
 
-exp_dead212:
+exp_dead214:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done213:
+exp_done215:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3548,12 +3632,12 @@ exp_done213:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop208
+	JMP           loop210
 
-loop_end209:
-loop214:
+loop_end211:
+loop216:
 	CMPQ         BX, $0x00000010
-	JB           loop_end215
+	JB           loop_end217
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3561,7 +3645,7 @@ loop214:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead216
+	JZ           exp_dead218
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3576,12 +3660,12 @@ loop214:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done217
+	JMP          exp_done219
 
-exp_dead216:
+exp_dead218:
 	VXORPS Z3, Z3, Z3
 
-exp_done217:
+exp_done219:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3591,11 +3675,11 @@ exp_done217:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop214
+	JMP           loop216
 
-loop_end215:
+loop_end217:
 	TESTQ         BX, BX
-	JZ            loop_done207
+	JZ            loop_done209
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3626,18 +3710,18 @@ loop_end215:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done207:
-	JMP softmax_summed206
+loop_done209:
+	JMP softmax_summed208
 
-softmax_huge205:
+softmax_huge207:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop219:
+loop221:
 	CMPQ         BX, $0x00000040
-	JB           loop_end220
+	JB           loop_end222
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3651,7 +3735,7 @@ loop219:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead221
+	JZ           exp_dead223
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3680,13 +3764,13 @@ loop219:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done222
+	JMP          exp_done224
 
-exp_dead221:
+exp_dead223:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done222:
+exp_done224:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3706,7 +3790,7 @@ exp_done222:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead223
+	JZ           exp_dead225
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3735,13 +3819,13 @@ exp_done222:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done224
+	JMP          exp_done226
 
-exp_dead223:
+exp_dead225:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done224:
+exp_done226:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3756,12 +3840,12 @@ exp_done224:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop219
+	JMP           loop221
 
-loop_end220:
-loop225:
+loop_end222:
+loop227:
 	CMPQ         BX, $0x00000010
-	JB           loop_end226
+	JB           loop_end228
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3769,7 +3853,7 @@ loop225:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead227
+	JZ           exp_dead229
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3784,12 +3868,12 @@ loop225:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done228
+	JMP          exp_done230
 
-exp_dead227:
+exp_dead229:
 	VXORPS Z3, Z3, Z3
 
-exp_done228:
+exp_done230:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3799,11 +3883,11 @@ exp_done228:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop225
+	JMP           loop227
 
-loop_end226:
+loop_end228:
 	TESTQ         BX, BX
-	JZ            loop_done218
+	JZ            loop_done220
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3834,8 +3918,8 @@ loop_end226:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done218:
-softmax_summed206:
+loop_done220:
+softmax_summed208:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3849,9 +3933,9 @@ softmax_summed206:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop230:
+loop232:
 	CMPQ    CX, $0x00000040
-	JB      loop_end231
+	JB      loop_end233
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3862,32 +3946,32 @@ loop230:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop230
+	JMP     loop232
 
-loop_end231:
-loop232:
+loop_end233:
+loop234:
 	CMPQ    CX, $0x00000010
-	JB      loop_end233
+	JB      loop_end235
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop232
+	JMP     loop234
 
-loop_end233:
+loop_end235:
 	TESTQ     CX, CX
-	JZ        loop_done229
+	JZ        loop_done231
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done229:
+loop_done231:
 	VZEROUPPER
 	RET
 
-ramp_one_sided199:
+ramp_one_sided201:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3897,9 +3981,9 @@ ramp_one_sided199:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop235:
+loop237:
 	CMPQ        BX, $0x00000040
-	JB          loop_end236
+	JB          loop_end238
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3919,12 +4003,12 @@ loop235:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop235
+	JMP         loop237
 
-loop_end236:
-loop237:
+loop_end238:
+loop239:
 	CMPQ        BX, $0x00000010
-	JB          loop_end238
+	JB          loop_end240
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3932,11 +4016,11 @@ loop237:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop237
+	JMP         loop239
 
-loop_end238:
+loop_end240:
 	TESTQ       BX, BX
-	JZ          loop_done234
+	JZ          loop_done236
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -3946,7 +4030,7 @@ loop_end238:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done234:
+loop_done236:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3976,15 +4060,15 @@ loop_done234:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge239
+	JAE           softmax_huge241
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop242:
+loop244:
 	CMPQ         BX, $0x00000040
-	JB           loop_end243
+	JB           loop_end245
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3997,7 +4081,7 @@ loop242:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead244
+	JZ           exp_dead246
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4026,13 +4110,13 @@ loop242:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done245
+	JMP          exp_done247
 
-exp_dead244:
+exp_dead246:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done245:
+exp_done247:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -4050,7 +4134,7 @@ exp_done245:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead246
+	JZ           exp_dead248
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4079,13 +4163,13 @@ exp_done245:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done247
+	JMP          exp_done249
 
-exp_dead246:
+exp_dead248:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done247:
+exp_done249:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4100,12 +4184,12 @@ exp_done247:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop242
+	JMP           loop244
 
-loop_end243:
-loop248:
+loop_end245:
+loop250:
 	CMPQ         BX, $0x00000010
-	JB           loop_end249
+	JB           loop_end251
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -4113,7 +4197,7 @@ loop248:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead250
+	JZ           exp_dead252
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4128,12 +4212,12 @@ loop248:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done251
+	JMP          exp_done253
 
-exp_dead250:
+exp_dead252:
 	VXORPS Z3, Z3, Z3
 
-exp_done251:
+exp_done253:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4143,11 +4227,11 @@ exp_done251:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop248
+	JMP           loop250
 
-loop_end249:
+loop_end251:
 	TESTQ         BX, BX
-	JZ            loop_done241
+	JZ            loop_done243
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -4178,18 +4262,18 @@ loop_end249:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done241:
-	JMP softmax_summed240
+loop_done243:
+	JMP softmax_summed242
 
-softmax_huge239:
+softmax_huge241:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop253:
+loop255:
 	CMPQ         BX, $0x00000040
-	JB           loop_end254
+	JB           loop_end256
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -4202,7 +4286,7 @@ loop253:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead255
+	JZ           exp_dead257
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4231,13 +4315,13 @@ loop253:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done256
+	JMP          exp_done258
 
-exp_dead255:
+exp_dead257:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done256:
+exp_done258:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -4255,7 +4339,7 @@ exp_done256:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead257
+	JZ           exp_dead259
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4284,13 +4368,13 @@ exp_done256:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done258
+	JMP          exp_done260
 
-exp_dead257:
+exp_dead259:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done258:
+exp_done260:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4305,12 +4389,12 @@ exp_done258:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop253
+	JMP           loop255
 
-loop_end254:
-loop259:
+loop_end256:
+loop261:
 	CMPQ         BX, $0x00000010
-	JB           loop_end260
+	JB           loop_end262
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -4318,7 +4402,7 @@ loop259:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead261
+	JZ           exp_dead263
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4333,12 +4417,12 @@ loop259:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done262
+	JMP          exp_done264
 
-exp_dead261:
+exp_dead263:
 	VXORPS Z3, Z3, Z3
 
-exp_done262:
+exp_done264:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4348,11 +4432,11 @@ exp_done262:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop259
+	JMP           loop261
 
-loop_end260:
+loop_end262:
 	TESTQ         BX, BX
-	JZ            loop_done252
+	JZ            loop_done254
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -4383,8 +4467,8 @@ loop_end260:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done252:
-softmax_summed240:
+loop_done254:
+softmax_summed242:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -4398,9 +4482,9 @@ softmax_summed240:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop264:
+loop266:
 	CMPQ    CX, $0x00000040
-	JB      loop_end265
+	JB      loop_end267
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -4411,28 +4495,28 @@ loop264:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop264
+	JMP     loop266
 
-loop_end265:
-loop266:
+loop_end267:
+loop268:
 	CMPQ    CX, $0x00000010
-	JB      loop_end267
+	JB      loop_end269
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop266
+	JMP     loop268
 
-loop_end267:
+loop_end269:
 	TESTQ     CX, CX
-	JZ        loop_done263
+	JZ        loop_done265
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done263:
+loop_done265:
 	VZEROUPPER
 	RET
 
@@ -4448,9 +4532,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop269:
+loop271:
 	CMPQ         CX, $0x00000040
-	JB           loop_end270
+	JB           loop_end272
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -4497,12 +4581,12 @@ loop269:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop269
+	JMP          loop271
 
-loop_end270:
-loop271:
+loop_end272:
+loop273:
 	CMPQ         CX, $0x00000010
-	JB           loop_end272
+	JB           loop_end274
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -4516,11 +4600,11 @@ loop271:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop271
+	JMP          loop273
 
-loop_end272:
+loop_end274:
 	TESTQ        CX, CX
-	JZ           loop_done268
+	JZ           loop_done270
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -4534,7 +4618,7 @@ loop_end272:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done268:
+loop_done270:
 	VZEROUPPER
 	RET
 
@@ -4548,23 +4632,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups273
+	JNE   kv_groups275
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows274:
+s1_rows276:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done275
+	JL   s1_rows_done277
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys276:
+s1_keys278:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done277
+	JL            s1_keys_done279
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -4811,13 +4895,13 @@ s1_keys276:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys276
+	JMP           s1_keys278
 
-s1_keys_done277:
+s1_keys_done279:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done279
+	JZ    s1_key_tail_done281
 
-s1_key_tail278:
+s1_key_tail280:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4926,29 +5010,29 @@ s1_key_tail278:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail278
+	JNZ           s1_key_tail280
 
-s1_key_tail_done279:
+s1_key_tail_done281:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows274
+	JMP  s1_rows276
 
-s1_rows_done275:
+s1_rows_done277:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done281
+	JZ    s1_row_tail_done283
 
-s1_row_tail280:
+s1_row_tail282:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done283
+	JZ    s1_row_tail_key_done285
 
-s1_row_tail_key282:
+s1_row_tail_key284:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4978,38 +5062,38 @@ s1_row_tail_key282:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key282
+	JNZ           s1_row_tail_key284
 
-s1_row_tail_key_done283:
+s1_row_tail_key_done285:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail280
+	JNZ  s1_row_tail282
 
-s1_row_tail_done281:
+s1_row_tail_done283:
 	VZEROUPPER
 	RET
 
-kv_groups273:
+kv_groups275:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done285
+	JZ     kv_key_done287
 
-kv_key284:
+kv_key286:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done287
+	JZ    kv_query_done289
 
-kv_query286:
+kv_query288:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done289
+	JZ    kv_group_done291
 
-kv_group288:
+kv_group290:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -5028,9 +5112,9 @@ kv_group288:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done291
+	JZ         kv_head_done293
 
-kv_head290:
+kv_head292:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5052,119 +5136,170 @@ kv_head290:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head290
+	JNZ           kv_head292
 
-kv_head_done291:
+kv_head_done293:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group288
+	JNZ  kv_group290
 
-kv_group_done289:
+kv_group_done291:
 	DECQ R11
-	JNZ  kv_query286
+	JNZ  kv_query288
 
-kv_query_done287:
+kv_query_done289:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key284
+	JNZ  kv_key286
 
-kv_key_done285:
+kv_key_done287:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups292
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups294
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done294
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done296
 
-v1_row293:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done296
+v1_row295:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done298
 
-v1_key295:
-	MOVL         (R9), AX
+v1_key297:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero297
-	VBROADCASTSS (R9), Z8
-	VFMADD231PS  (R8), Z8, Z0
-	VFMADD231PS  64(R8), Z8, Z1
-	VFMADD231PS  128(R8), Z8, Z2
-	VFMADD231PS  192(R8), Z8, Z3
-	VFMADD231PS  256(R8), Z8, Z4
-	VFMADD231PS  320(R8), Z8, Z5
-	VFMADD231PS  384(R8), Z8, Z6
-	VFMADD231PS  448(R8), Z8, Z7
+	JZ           v1_zero299
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero297:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key295
+v1_zero299:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key297
 
-v1_key_done296:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
+v1_key_done298:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row293
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row295
 
-v1_row_done294:
+v1_row_done296:
 	VZEROUPPER
 	RET
 
-kv_groups292:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done299
+kv_groups294:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done301
 
-kv_key298:
+kv_rescale300:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale300
+
+kv_rescale_done301:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done303
+
+kv_key302:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done301
+	JZ    kv_query_done305
 
-kv_query300:
+kv_query304:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done303
+	JZ    kv_group_done307
 
-kv_group302:
+kv_group306:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -5181,14 +5316,14 @@ kv_group302:
 	VMOVUPS    320(R8), Z5
 	VMOVUPS    384(R8), Z6
 	VMOVUPS    448(R8), Z7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done305
+	JZ         kv_head_done309
 
-kv_head304:
+kv_head308:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero306
+	JZ           kv_zero310
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -5215,28 +5350,28 @@ kv_head304:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero306:
+kv_zero310:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head304
+	JNZ  kv_head308
 
-kv_head_done305:
+kv_head_done309:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group302
+	JNZ  kv_group306
 
-kv_group_done303:
+kv_group_done307:
 	DECQ R12
-	JNZ  kv_query300
+	JNZ  kv_query304
 
-kv_query_done301:
+kv_query_done305:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key298
+	JNZ  kv_key302
 
-kv_key_done299:
+kv_key_done303:
 	VZEROUPPER
 	RET
 
@@ -5249,9 +5384,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop308:
+loop312:
 	CMPQ    CX, $0x00000020
-	JB      loop_end309
+	JB      loop_end313
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5262,23 +5397,23 @@ loop308:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop308
+	JMP     loop312
 
-loop_end309:
-loop310:
+loop_end313:
+loop314:
 	CMPQ    CX, $0x00000010
-	JB      loop_end311
+	JB      loop_end315
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop310
+	JMP     loop314
 
-loop_end311:
+loop_end315:
 	TESTQ     CX, CX
-	JZ        loop_done307
+	JZ        loop_done311
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5286,7 +5421,7 @@ loop_end311:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done307:
+loop_done311:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5296,10 +5431,10 @@ loop_done307:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store312
+	JZ            max_store316
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store312:
+max_store316:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5326,9 +5461,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop314:
+loop318:
 	CMPQ         CX, $0x00000010
-	JB           loop_end315
+	JB           loop_end319
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5350,11 +5485,11 @@ loop314:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop314
+	JMP          loop318
 
-loop_end315:
+loop_end319:
 	TESTQ        CX, CX
-	JZ           loop_done313
+	JZ           loop_done317
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5378,7 +5513,7 @@ loop_end315:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done313:
+loop_done317:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

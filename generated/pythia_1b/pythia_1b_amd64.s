@@ -1667,182 +1667,219 @@ kv_key_done41:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups48
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done50
 
 v1_row49:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done52
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done52
 
 v1_key51:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero53
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero53:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key51
 
 v1_key_done52:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	VMOVUPS 512(CX), Y4
-	VMOVUPS 544(CX), Y5
-	VMOVUPS 576(CX), Y6
-	VMOVUPS 608(CX), Y7
-	VMOVUPS 640(CX), Y8
-	VMOVUPS 672(CX), Y9
-	VMOVUPS 704(CX), Y10
-	VMOVUPS 736(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done55
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      512(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      544(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      576(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      608(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      640(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      672(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      704(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      736(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done55
 
 v1_key54:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero56
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  384(R8), Y12, Y0
-	VFMADD231PS  416(R8), Y12, Y1
-	VFMADD231PS  448(R8), Y12, Y2
-	VFMADD231PS  480(R8), Y12, Y3
-	VFMADD231PS  512(R8), Y12, Y4
-	VFMADD231PS  544(R8), Y12, Y5
-	VFMADD231PS  576(R8), Y12, Y6
-	VFMADD231PS  608(R8), Y12, Y7
-	VFMADD231PS  640(R8), Y12, Y8
-	VFMADD231PS  672(R8), Y12, Y9
-	VFMADD231PS  704(R8), Y12, Y10
-	VFMADD231PS  736(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
+	VFMADD231PS  512(R9), Y0, Y5
+	VFMADD231PS  544(R9), Y0, Y6
+	VFMADD231PS  576(R9), Y0, Y7
+	VFMADD231PS  608(R9), Y0, Y8
+	VFMADD231PS  640(R9), Y0, Y9
+	VFMADD231PS  672(R9), Y0, Y10
+	VFMADD231PS  704(R9), Y0, Y11
+	VFMADD231PS  736(R9), Y0, Y12
 
 v1_zero56:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key54
 
 v1_key_done55:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
-	VMOVUPS Y4, 512(CX)
-	VMOVUPS Y5, 544(CX)
-	VMOVUPS Y6, 576(CX)
-	VMOVUPS Y7, 608(CX)
-	VMOVUPS Y8, 640(CX)
-	VMOVUPS Y9, 672(CX)
-	VMOVUPS Y10, 704(CX)
-	VMOVUPS Y11, 736(CX)
-	VMOVUPS 768(CX), Y0
-	VMOVUPS 800(CX), Y1
-	VMOVUPS 832(CX), Y2
-	VMOVUPS 864(CX), Y3
-	VMOVUPS 896(CX), Y4
-	VMOVUPS 928(CX), Y5
-	VMOVUPS 960(CX), Y6
-	VMOVUPS 992(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done58
+	VMOVUPS      Y1, 384(CX)
+	VMOVUPS      Y2, 416(CX)
+	VMOVUPS      Y3, 448(CX)
+	VMOVUPS      Y4, 480(CX)
+	VMOVUPS      Y5, 512(CX)
+	VMOVUPS      Y6, 544(CX)
+	VMOVUPS      Y7, 576(CX)
+	VMOVUPS      Y8, 608(CX)
+	VMOVUPS      Y9, 640(CX)
+	VMOVUPS      Y10, 672(CX)
+	VMOVUPS      Y11, 704(CX)
+	VMOVUPS      Y12, 736(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      768(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      800(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      832(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      864(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      896(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      928(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      960(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      992(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done58
 
 v1_key57:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero59
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  768(R8), Y8, Y0
-	VFMADD231PS  800(R8), Y8, Y1
-	VFMADD231PS  832(R8), Y8, Y2
-	VFMADD231PS  864(R8), Y8, Y3
-	VFMADD231PS  896(R8), Y8, Y4
-	VFMADD231PS  928(R8), Y8, Y5
-	VFMADD231PS  960(R8), Y8, Y6
-	VFMADD231PS  992(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  768(R9), Y0, Y1
+	VFMADD231PS  800(R9), Y0, Y2
+	VFMADD231PS  832(R9), Y0, Y3
+	VFMADD231PS  864(R9), Y0, Y4
+	VFMADD231PS  896(R9), Y0, Y5
+	VFMADD231PS  928(R9), Y0, Y6
+	VFMADD231PS  960(R9), Y0, Y7
+	VFMADD231PS  992(R9), Y0, Y8
 
 v1_zero59:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key57
 
 v1_key_done58:
-	VMOVUPS Y0, 768(CX)
-	VMOVUPS Y1, 800(CX)
-	VMOVUPS Y2, 832(CX)
-	VMOVUPS Y3, 864(CX)
-	VMOVUPS Y4, 896(CX)
-	VMOVUPS Y5, 928(CX)
-	VMOVUPS Y6, 960(CX)
-	VMOVUPS Y7, 992(CX)
+	VMOVUPS Y1, 768(CX)
+	VMOVUPS Y2, 800(CX)
+	VMOVUPS Y3, 832(CX)
+	VMOVUPS Y4, 864(CX)
+	VMOVUPS Y5, 896(CX)
+	VMOVUPS Y6, 928(CX)
+	VMOVUPS Y7, 960(CX)
+	VMOVUPS Y8, 992(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row49
 
 v1_row_done50:
@@ -1850,25 +1887,137 @@ v1_row_done50:
 	RET
 
 kv_groups48:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done61
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done61
 
-kv_key60:
+kv_rescale60:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	VMOVUPS      512(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 512(DI)
+	VMOVUPS      544(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 544(DI)
+	VMOVUPS      576(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 576(DI)
+	VMOVUPS      608(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 608(DI)
+	VMOVUPS      640(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 640(DI)
+	VMOVUPS      672(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      704(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 704(DI)
+	VMOVUPS      736(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 736(DI)
+	VMOVUPS      768(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 768(DI)
+	VMOVUPS      800(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      832(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 832(DI)
+	VMOVUPS      864(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 864(DI)
+	VMOVUPS      896(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 896(DI)
+	VMOVUPS      928(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 928(DI)
+	VMOVUPS      960(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 960(DI)
+	VMOVUPS      992(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 992(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale60
+
+kv_rescale_done61:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done63
+
+kv_key62:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done63
+	JZ    kv_query_done65
 
-kv_query62:
+kv_query64:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done65
+	JZ    kv_group_done67
 
-kv_group64:
+kv_group66:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1895,14 +2044,14 @@ kv_group64:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done67
+	JZ         kv_head_done69
 
-kv_head66:
+kv_head68:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero68
+	JZ           kv_zero70
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2001,28 +2150,28 @@ kv_head66:
 	VFMADD231PS  992(R8), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero68:
+kv_zero70:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head66
+	JNZ  kv_head68
 
-kv_head_done67:
+kv_head_done69:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group64
+	JNZ  kv_group66
 
-kv_group_done65:
+kv_group_done67:
 	DECQ R12
-	JNZ  kv_query62
+	JNZ  kv_query64
 
-kv_query_done63:
+kv_query_done65:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key60
+	JNZ  kv_key62
 
-kv_key_done61:
+kv_key_done63:
 	VZEROUPPER
 	RET
 
@@ -2035,9 +2184,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop70:
+loop72:
 	CMPQ    CX, $0x00000010
-	JB      loop_end71
+	JB      loop_end73
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2048,23 +2197,23 @@ loop70:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop70
+	JMP     loop72
 
-loop_end71:
-loop72:
+loop_end73:
+loop74:
 	CMPQ    CX, $0x00000008
-	JB      loop_end73
+	JB      loop_end75
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop72
+	JMP     loop74
 
-loop_end73:
+loop_end75:
 	TESTQ      CX, CX
-	JZ         loop_done69
+	JZ         loop_done71
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2074,7 +2223,7 @@ loop_end73:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done69:
+loop_done71:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2082,10 +2231,10 @@ loop_done69:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store74
+	JZ           max_store76
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store74:
+max_store76:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2105,9 +2254,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop76:
+loop78:
 	CMPQ         CX, $0x00000008
-	JB           loop_end77
+	JB           loop_end79
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2130,11 +2279,11 @@ loop76:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop76
+	JMP          loop78
 
-loop_end77:
+loop_end79:
 	TESTQ        CX, CX
-	JZ           loop_done75
+	JZ           loop_done77
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2160,7 +2309,7 @@ loop_end77:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done75:
+loop_done77:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2182,18 +2331,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done78
+	JZ     rope_done80
 	TESTL  R8, R8
-	JS     rope_inverse79
+	JS     rope_inverse81
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream80
+	JA     rope_stream82
 
-rope_token82:
+rope_token84:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2203,14 +2352,14 @@ rope_token82:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done83
+	JZ      rope_heads_done85
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src84
+	JNE     rope_heads_from_src86
 
-rope_head85:
+rope_head87:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2229,13 +2378,13 @@ rope_head85:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head85
-	JMP         rope_heads_done83
+	JNZ         rope_head87
+	JMP         rope_heads_done85
 
-rope_heads_from_src84:
+rope_heads_from_src86:
 	MOVQ CX, R10
 
-rope_head86:
+rope_head88:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2279,17 +2428,17 @@ rope_head86:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head86
+	JNZ         rope_head88
 
-rope_heads_done83:
+rope_heads_done85:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done87
+	JZ    rope_heads_done89
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head88:
+rope_head90:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2308,9 +2457,9 @@ rope_head88:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head88
+	JNZ         rope_head90
 
-rope_heads_done87:
+rope_heads_done89:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2320,11 +2469,11 @@ rope_heads_done87:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token82
-	JMP  rope_tokens_done81
+	JNZ  rope_token84
+	JMP  rope_tokens_done83
 
-rope_stream80:
-rope_token89:
+rope_stream82:
+rope_token91:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -2334,16 +2483,16 @@ rope_token89:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done90
+	JZ      rope_heads_done92
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src91
+	JNE     rope_heads_from_src93
 
-rope_head92:
+rope_head94:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2378,13 +2527,13 @@ rope_head92:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head92
-	JMP         rope_heads_done90
+	JNZ         rope_head94
+	JMP         rope_heads_done92
 
-rope_heads_from_src91:
+rope_heads_from_src93:
 	MOVQ CX, R10
 
-rope_head93:
+rope_head95:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2444,19 +2593,19 @@ rope_head93:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head93
+	JNZ         rope_head95
 
-rope_heads_done90:
+rope_heads_done92:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done94
+	JZ    rope_heads_done96
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head95:
+rope_head97:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2491,9 +2640,9 @@ rope_head95:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head95
+	JNZ         rope_head97
 
-rope_heads_done94:
+rope_heads_done96:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2503,21 +2652,21 @@ rope_heads_done94:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token89
+	JNZ  rope_token91
 
-rope_tokens_done81:
-	JMP rope_done78
+rope_tokens_done83:
+	JMP rope_done80
 
-rope_inverse79:
+rope_inverse81:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream96
+	JA     rope_stream98
 
-rope_token98:
+rope_token100:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2527,12 +2676,12 @@ rope_token98:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done99
+	JZ      rope_heads_done101
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head100:
+rope_head102:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2551,19 +2700,19 @@ rope_head100:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head100
+	JNZ         rope_head102
 
-rope_heads_done99:
+rope_heads_done101:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token98
-	JMP  rope_tokens_done97
+	JNZ  rope_token100
+	JMP  rope_tokens_done99
 
-rope_stream96:
-rope_token101:
+rope_stream98:
+rope_token103:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2573,14 +2722,14 @@ rope_token101:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done102
+	JZ      rope_heads_done104
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head103:
+rope_head105:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2615,18 +2764,18 @@ rope_head103:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head103
+	JNZ         rope_head105
 
-rope_heads_done102:
+rope_heads_done104:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token101
+	JNZ  rope_token103
 
-rope_tokens_done97:
-rope_done78:
+rope_tokens_done99:
+rope_done80:
 	VZEROUPPER
 	RET
 
@@ -2640,9 +2789,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done104
+	JZ    combine_done106
 
-combine_token105:
+combine_token107:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -2698,9 +2847,9 @@ combine_token105:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token105
+	JNZ          combine_token107
 
-combine_done104:
+combine_done106:
 	VZEROUPPER
 	RET
 
@@ -2714,23 +2863,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups106
+	JNE   kv_groups108
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows107:
+s1_rows109:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done108
+	JL   s1_rows_done110
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys109:
+s1_keys111:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done110
+	JL            s1_keys_done112
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -3169,13 +3318,13 @@ s1_keys109:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys109
+	JMP           s1_keys111
 
-s1_keys_done110:
+s1_keys_done112:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done112
+	JZ    s1_key_tail_done114
 
-s1_key_tail111:
+s1_key_tail113:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3348,29 +3497,29 @@ s1_key_tail111:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail111
+	JNZ           s1_key_tail113
 
-s1_key_tail_done112:
+s1_key_tail_done114:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows107
+	JMP  s1_rows109
 
-s1_rows_done108:
+s1_rows_done110:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done114
+	JZ    s1_row_tail_done116
 
-s1_row_tail113:
+s1_row_tail115:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done116
+	JZ    s1_row_tail_key_done118
 
-s1_row_tail_key115:
+s1_row_tail_key117:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3416,38 +3565,38 @@ s1_row_tail_key115:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key115
+	JNZ           s1_row_tail_key117
 
-s1_row_tail_key_done116:
+s1_row_tail_key_done118:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail113
+	JNZ  s1_row_tail115
 
-s1_row_tail_done114:
+s1_row_tail_done116:
 	VZEROUPPER
 	RET
 
-kv_groups106:
+kv_groups108:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done118
+	JZ     kv_key_done120
 
-kv_key117:
+kv_key119:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done120
+	JZ    kv_query_done122
 
-kv_query119:
+kv_query121:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done122
+	JZ    kv_group_done124
 
-kv_group121:
+kv_group123:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3482,9 +3631,9 @@ kv_group121:
 	VMOVUPS    960(R8), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done124
+	JZ         kv_head_done126
 
-kv_head123:
+kv_head125:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -3514,143 +3663,226 @@ kv_head123:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head123
+	JNZ           kv_head125
 
-kv_head_done124:
+kv_head_done126:
 	ADDQ $0x00000400, R8
 	DECQ R12
-	JNZ  kv_group121
+	JNZ  kv_group123
 
-kv_group_done122:
+kv_group_done124:
 	DECQ R11
-	JNZ  kv_query119
+	JNZ  kv_query121
 
-kv_query_done120:
+kv_query_done122:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key117
+	JNZ  kv_key119
 
-kv_key_done118:
+kv_key_done120:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups125
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups127
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done127
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done129
 
-v1_row126:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	VMOVUPS 512(CX), Z8
-	VMOVUPS 576(CX), Z9
-	VMOVUPS 640(CX), Z10
-	VMOVUPS 704(CX), Z11
-	VMOVUPS 768(CX), Z12
-	VMOVUPS 832(CX), Z13
-	VMOVUPS 896(CX), Z14
-	VMOVUPS 960(CX), Z15
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done129
+v1_row128:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	VMOVUPS      512(CX), Z9
+	VMULPS       Z0, Z9, Z9
+	VMOVUPS      576(CX), Z10
+	VMULPS       Z0, Z10, Z10
+	VMOVUPS      640(CX), Z11
+	VMULPS       Z0, Z11, Z11
+	VMOVUPS      704(CX), Z12
+	VMULPS       Z0, Z12, Z12
+	VMOVUPS      768(CX), Z13
+	VMULPS       Z0, Z13, Z13
+	VMOVUPS      832(CX), Z14
+	VMULPS       Z0, Z14, Z14
+	VMOVUPS      896(CX), Z15
+	VMULPS       Z0, Z15, Z15
+	VMOVUPS      960(CX), Z16
+	VMULPS       Z0, Z16, Z16
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done131
 
-v1_key128:
-	MOVL         (R9), AX
+v1_key130:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero130
-	VBROADCASTSS (R9), Z16
-	VFMADD231PS  (R8), Z16, Z0
-	VFMADD231PS  64(R8), Z16, Z1
-	VFMADD231PS  128(R8), Z16, Z2
-	VFMADD231PS  192(R8), Z16, Z3
-	VFMADD231PS  256(R8), Z16, Z4
-	VFMADD231PS  320(R8), Z16, Z5
-	VFMADD231PS  384(R8), Z16, Z6
-	VFMADD231PS  448(R8), Z16, Z7
-	VFMADD231PS  512(R8), Z16, Z8
-	VFMADD231PS  576(R8), Z16, Z9
-	VFMADD231PS  640(R8), Z16, Z10
-	VFMADD231PS  704(R8), Z16, Z11
-	VFMADD231PS  768(R8), Z16, Z12
-	VFMADD231PS  832(R8), Z16, Z13
-	VFMADD231PS  896(R8), Z16, Z14
-	VFMADD231PS  960(R8), Z16, Z15
+	JZ           v1_zero132
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
+	VFMADD231PS  512(R9), Z0, Z9
+	VFMADD231PS  576(R9), Z0, Z10
+	VFMADD231PS  640(R9), Z0, Z11
+	VFMADD231PS  704(R9), Z0, Z12
+	VFMADD231PS  768(R9), Z0, Z13
+	VFMADD231PS  832(R9), Z0, Z14
+	VFMADD231PS  896(R9), Z0, Z15
+	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero130:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key128
+v1_zero132:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key130
 
-v1_key_done129:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
-	VMOVUPS Z8, 512(CX)
-	VMOVUPS Z9, 576(CX)
-	VMOVUPS Z10, 640(CX)
-	VMOVUPS Z11, 704(CX)
-	VMOVUPS Z12, 768(CX)
-	VMOVUPS Z13, 832(CX)
-	VMOVUPS Z14, 896(CX)
-	VMOVUPS Z15, 960(CX)
+v1_key_done131:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
+	VMOVUPS Z9, 512(CX)
+	VMOVUPS Z10, 576(CX)
+	VMOVUPS Z11, 640(CX)
+	VMOVUPS Z12, 704(CX)
+	VMOVUPS Z13, 768(CX)
+	VMOVUPS Z14, 832(CX)
+	VMOVUPS Z15, 896(CX)
+	VMOVUPS Z16, 960(CX)
 	ADDQ    $0x00000400, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row126
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row128
 
-v1_row_done127:
+v1_row_done129:
 	VZEROUPPER
 	RET
 
-kv_groups125:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done132
+kv_groups127:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done134
 
-kv_key131:
+kv_rescale133:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	VMOVUPS      512(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 512(DI)
+	VMOVUPS      576(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 576(DI)
+	VMOVUPS      640(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 640(DI)
+	VMOVUPS      704(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 704(DI)
+	VMOVUPS      768(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 768(DI)
+	VMOVUPS      832(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 832(DI)
+	VMOVUPS      896(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 896(DI)
+	VMOVUPS      960(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 960(DI)
+	ADDQ         $0x00000400, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale133
+
+kv_rescale_done134:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done136
+
+kv_key135:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done134
+	JZ    kv_query_done138
 
-kv_query133:
+kv_query137:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done136
+	JZ    kv_group_done140
 
-kv_group135:
+kv_group139:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3683,14 +3915,14 @@ kv_group135:
 	VMOVUPS    832(R8), Z13
 	VMOVUPS    896(R8), Z14
 	VMOVUPS    960(R8), Z15
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done138
+	JZ         kv_head_done142
 
-kv_head137:
+kv_head141:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero139
+	JZ           kv_zero143
 	VBROADCASTSS (DI), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -3741,28 +3973,28 @@ kv_head137:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero139:
+kv_zero143:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head137
+	JNZ  kv_head141
 
-kv_head_done138:
+kv_head_done142:
 	ADDQ $0x00000400, R8
 	DECQ R13
-	JNZ  kv_group135
+	JNZ  kv_group139
 
-kv_group_done136:
+kv_group_done140:
 	DECQ R12
-	JNZ  kv_query133
+	JNZ  kv_query137
 
-kv_query_done134:
+kv_query_done138:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key131
+	JNZ  kv_key135
 
-kv_key_done132:
+kv_key_done136:
 	VZEROUPPER
 	RET
 
@@ -3775,9 +4007,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop141:
+loop145:
 	CMPQ    CX, $0x00000020
-	JB      loop_end142
+	JB      loop_end146
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3788,23 +4020,23 @@ loop141:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop141
+	JMP     loop145
 
-loop_end142:
-loop143:
+loop_end146:
+loop147:
 	CMPQ    CX, $0x00000010
-	JB      loop_end144
+	JB      loop_end148
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop143
+	JMP     loop147
 
-loop_end144:
+loop_end148:
 	TESTQ     CX, CX
-	JZ        loop_done140
+	JZ        loop_done144
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3812,7 +4044,7 @@ loop_end144:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done140:
+loop_done144:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3822,10 +4054,10 @@ loop_done140:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store145
+	JZ            max_store149
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store145:
+max_store149:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3852,9 +4084,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop147:
+loop151:
 	CMPQ         CX, $0x00000010
-	JB           loop_end148
+	JB           loop_end152
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3876,11 +4108,11 @@ loop147:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop147
+	JMP          loop151
 
-loop_end148:
+loop_end152:
 	TESTQ        CX, CX
-	JZ           loop_done146
+	JZ           loop_done150
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3904,7 +4136,7 @@ loop_end148:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done146:
+loop_done150:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -941,72 +941,83 @@ kv_key_done52:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups59
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done61
 
 v1_row60:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done63
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done63
 
 v1_key62:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero64
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  (R8), Y8, Y0
-	VFMADD231PS  32(R8), Y8, Y1
-	VFMADD231PS  64(R8), Y8, Y2
-	VFMADD231PS  96(R8), Y8, Y3
-	VFMADD231PS  128(R8), Y8, Y4
-	VFMADD231PS  160(R8), Y8, Y5
-	VFMADD231PS  192(R8), Y8, Y6
-	VFMADD231PS  224(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
 
 v1_zero64:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key62
 
 v1_key_done63:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row60
 
 v1_row_done61:
@@ -1014,25 +1025,65 @@ v1_row_done61:
 	RET
 
 kv_groups59:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done66
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done66
 
-kv_key65:
+kv_rescale65:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale65
+
+kv_rescale_done66:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done68
+
+kv_key67:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done68
+	JZ    kv_query_done70
 
-kv_query67:
+kv_query69:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done70
+	JZ    kv_group_done72
 
-kv_group69:
+kv_group71:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1045,14 +1096,14 @@ kv_group69:
 	VMOVUPS    160(R8), Y5
 	VMOVUPS    192(R8), Y6
 	VMOVUPS    224(R8), Y7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done72
+	JZ         kv_head_done74
 
-kv_head71:
+kv_head73:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero73
+	JZ           kv_zero75
 	VBROADCASTSS (DI), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1079,28 +1130,28 @@ kv_head71:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero73:
+kv_zero75:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head71
+	JNZ  kv_head73
 
-kv_head_done72:
+kv_head_done74:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group69
+	JNZ  kv_group71
 
-kv_group_done70:
+kv_group_done72:
 	DECQ R12
-	JNZ  kv_query67
+	JNZ  kv_query69
 
-kv_query_done68:
+kv_query_done70:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key65
+	JNZ  kv_key67
 
-kv_key_done66:
+kv_key_done68:
 	VZEROUPPER
 	RET
 
@@ -1113,9 +1164,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop75:
+loop77:
 	CMPQ    CX, $0x00000010
-	JB      loop_end76
+	JB      loop_end78
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1126,23 +1177,23 @@ loop75:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop75
+	JMP     loop77
 
-loop_end76:
-loop77:
+loop_end78:
+loop79:
 	CMPQ    CX, $0x00000008
-	JB      loop_end78
+	JB      loop_end80
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop77
+	JMP     loop79
 
-loop_end78:
+loop_end80:
 	TESTQ      CX, CX
-	JZ         loop_done74
+	JZ         loop_done76
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1152,7 +1203,7 @@ loop_end78:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done74:
+loop_done76:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1160,10 +1211,10 @@ loop_done74:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store79
+	JZ           max_store81
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store79:
+max_store81:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1183,9 +1234,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop81:
+loop83:
 	CMPQ         CX, $0x00000008
-	JB           loop_end82
+	JB           loop_end84
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1208,11 +1259,11 @@ loop81:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop81
+	JMP          loop83
 
-loop_end82:
+loop_end84:
 	TESTQ        CX, CX
-	JZ           loop_done80
+	JZ           loop_done82
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1238,7 +1289,7 @@ loop_end82:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done80:
+loop_done82:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1256,9 +1307,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop84:
+loop86:
 	CMPQ    DX, $0x00000040
-	JB      loop_end85
+	JB      loop_end87
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1274,23 +1325,23 @@ loop84:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop84
+	JMP     loop86
 
-loop_end85:
-loop86:
+loop_end87:
+loop88:
 	CMPQ    DX, $0x00000010
-	JB      loop_end87
+	JB      loop_end89
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop86
+	JMP     loop88
 
-loop_end87:
+loop_end89:
 	TESTQ     DX, DX
-	JZ        loop_done83
+	JZ        loop_done85
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1298,7 +1349,7 @@ loop_end87:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done83:
+loop_done85:
 	VZEROUPPER
 	RET
 
@@ -1318,9 +1369,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop89:
+loop91:
 	CMPQ        DI, $0x00000040
-	JB          loop_end90
+	JB          loop_end92
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1336,23 +1387,23 @@ loop89:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop89
+	JMP         loop91
 
-loop_end90:
-loop91:
+loop_end92:
+loop93:
 	CMPQ        DI, $0x00000010
-	JB          loop_end92
+	JB          loop_end94
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop91
+	JMP         loop93
 
-loop_end92:
+loop_end94:
 	TESTQ       DI, DI
-	JZ          loop_done88
+	JZ          loop_done90
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1360,7 +1411,7 @@ loop_end92:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done88:
+loop_done90:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -1390,13 +1441,13 @@ loop_done88:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge93
+	JAE           softmax_huge95
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop96:
+loop98:
 	CMPQ         SI, $0x00000040
-	JB           loop_end97
+	JB           loop_end99
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -1405,205 +1456,9 @@ loop96:
 	VFMADD231PS  64(BX), Z0, Z16
 	VCMPPS       $0x06, Z3, Z1, K1
 	VCMPPS       $0x06, Z3, Z16, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead98
-	VMAXPS       Z1, Z3, Z1
-	VMAXPS       Z16, Z3, Z16
-	VMOVUPS      Z4, Z17
-	VFMADD231PS  Z5, Z1, Z17
-	VMOVUPS      Z4, Z18
-	VFMADD231PS  Z5, Z16, Z18
-	VSUBPS       Z4, Z17, Z17
-	VSUBPS       Z4, Z18, Z18
-	VFNMADD231PS Z6, Z17, Z1
-	VFNMADD231PS Z6, Z18, Z16
-	VFNMADD231PS Z7, Z17, Z1
-	VFNMADD231PS Z7, Z18, Z16
-	VMOVUPS      Z8, Z19
-	VMOVUPS      Z8, Z20
-	VFMADD213PS  Z9, Z1, Z19
-	VFMADD213PS  Z9, Z16, Z20
-	VFMADD213PS  Z10, Z1, Z19
-	VFMADD213PS  Z10, Z16, Z20
-	VFMADD213PS  Z11, Z1, Z19
-	VFMADD213PS  Z11, Z16, Z20
-	VFMADD213PS  Z12, Z1, Z19
-	VFMADD213PS  Z12, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VFMADD213PS  Z13, Z1, Z19
-	VFMADD213PS  Z13, Z16, Z20
-	VSCALEFPS    Z17, Z19, Z1
-	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done99
-
-exp_dead98:
-	VXORPS Z1, Z1, Z1
-	VXORPS Z16, Z16, Z16
-
-exp_done99:
-	VMOVUPS      Z1, (BX)
-	PREFETCHT0   8192(BX)
-	VMOVUPS      Z16, 64(BX)
-	PREFETCHT0   8256(BX)
-	VMOVUPS      128(CX), Z17
-	VSUBPS       Z2, Z17, Z17
-	VFMADD231PS  128(BX), Z0, Z17
-	VMOVUPS      192(CX), Z18
-	VSUBPS       Z2, Z18, Z18
-	VFMADD231PS  192(BX), Z0, Z18
-	VCMPPS       $0x06, Z3, Z17, K1
-	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
 	JZ           exp_dead100
-	VMAXPS       Z17, Z3, Z17
-	VMAXPS       Z18, Z3, Z18
-	VMOVUPS      Z4, Z19
-	VFMADD231PS  Z5, Z17, Z19
-	VMOVUPS      Z4, Z20
-	VFMADD231PS  Z5, Z18, Z20
-	VSUBPS       Z4, Z19, Z19
-	VSUBPS       Z4, Z20, Z20
-	VFNMADD231PS Z6, Z19, Z17
-	VFNMADD231PS Z6, Z20, Z18
-	VFNMADD231PS Z7, Z19, Z17
-	VFNMADD231PS Z7, Z20, Z18
-	VMOVUPS      Z8, Z21
-	VMOVUPS      Z8, Z22
-	VFMADD213PS  Z9, Z17, Z21
-	VFMADD213PS  Z9, Z18, Z22
-	VFMADD213PS  Z10, Z17, Z21
-	VFMADD213PS  Z10, Z18, Z22
-	VFMADD213PS  Z11, Z17, Z21
-	VFMADD213PS  Z11, Z18, Z22
-	VFMADD213PS  Z12, Z17, Z21
-	VFMADD213PS  Z12, Z18, Z22
-	VFMADD213PS  Z13, Z17, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VFMADD213PS  Z13, Z17, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VSCALEFPS    Z19, Z21, Z17
-	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done101
-
-exp_dead100:
-	VXORPS Z17, Z17, Z17
-	VXORPS Z18, Z18, Z18
-
-exp_done101:
-	VMOVUPS       Z17, 128(BX)
-	PREFETCHT0    8320(BX)
-	VADDPS        Z17, Z1, Z1
-	VMOVUPS       Z18, 192(BX)
-	PREFETCHT0    8384(BX)
-	VADDPS        Z18, Z16, Z16
-	VADDPS        Z16, Z1, Z1
-	VCVTPS2PD     Y1, Z16
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z16, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-	ADDQ          $0x00000100, BX
-	ADDQ          $0x00000100, CX
-	SUBQ          $0x00000040, SI
-	JMP           loop96
-
-loop_end97:
-loop102:
-	CMPQ         SI, $0x00000010
-	JB           loop_end103
-	VMOVUPS      (CX), Z1
-	VSUBPS       Z2, Z1, Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VCMPPS       $0x06, Z3, Z1, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead104
-	VMAXPS       Z1, Z3, Z1
-	VMOVUPS      Z4, Z16
-	VFMADD231PS  Z5, Z1, Z16
-	VSUBPS       Z4, Z16, Z16
-	VFNMADD231PS Z6, Z16, Z1
-	VFNMADD231PS Z7, Z16, Z1
-	VMOVUPS      Z8, Z17
-	VFMADD213PS  Z9, Z1, Z17
-	VFMADD213PS  Z10, Z1, Z17
-	VFMADD213PS  Z11, Z1, Z17
-	VFMADD213PS  Z12, Z1, Z17
-	VFMADD213PS  Z13, Z1, Z17
-	VFMADD213PS  Z13, Z1, Z17
-	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done105
-
-exp_dead104:
-	VXORPS Z1, Z1, Z1
-
-exp_done105:
-	VMOVUPS       Z1, (BX)
-	PREFETCHT0    8192(BX)
-	VCVTPS2PD     Y1, Z16
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z16, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000040, CX
-	SUBQ          $0x00000010, SI
-	JMP           loop102
-
-loop_end103:
-	TESTQ         SI, SI
-	JZ            loop_done95
-	LEAQ          tailmask16<>+0(SB), DI
-	KMOVW         (DI)(SI*2), K1
-	VMOVUPS.Z     (CX), K1, Z1
-	VMOVUPS.Z     (BX), K1, Z16
-	VSUBPS        Z2, Z1, Z1
-	VFMADD231PS   Z16, Z0, Z1
-	VMAXPS        Z1, Z3, Z1
-	VMOVUPS       Z4, Z0
-	VFMADD231PS   Z5, Z1, Z0
-	VSUBPS        Z4, Z0, Z0
-	VFNMADD231PS  Z6, Z0, Z1
-	VFNMADD231PS  Z7, Z0, Z1
-	VMOVUPS       Z8, Z2
-	VFMADD213PS   Z9, Z1, Z2
-	VFMADD213PS   Z10, Z1, Z2
-	VFMADD213PS   Z11, Z1, Z2
-	VFMADD213PS   Z12, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VFMADD213PS   Z13, Z1, Z2
-	VSCALEFPS     Z0, Z2, Z1
-	VMOVUPS       Z1, K1, (BX)
-	VMOVAPS.Z     Z1, K1, Z1
-	VCVTPS2PD     Y1, Z0
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z14, Z14
-	VADDPD        Z1, Z15, Z15
-
-loop_done95:
-	JMP softmax_summed94
-
-softmax_huge93:
-	MOVQ AX, BX
-	MOVQ DX, SI
-
-loop107:
-	CMPQ         SI, $0x00000040
-	JB           loop_end108
-	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
-	VSUBPS       Z2, Z1, Z1
-	VMOVUPS      64(CX), Z16
-	VFMADD231PS  64(BX), Z0, Z16
-	VSUBPS       Z2, Z16, Z16
-	VCMPPS       $0x06, Z3, Z1, K1
-	VCMPPS       $0x06, Z3, Z16, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead109
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1632,28 +1487,28 @@ loop107:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done110
+	JMP          exp_done101
 
-exp_dead109:
+exp_dead100:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done110:
+exp_done101:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
 	PREFETCHT0   8256(BX)
 	VMOVUPS      128(CX), Z17
-	VFMADD231PS  128(BX), Z0, Z17
 	VSUBPS       Z2, Z17, Z17
+	VFMADD231PS  128(BX), Z0, Z17
 	VMOVUPS      192(CX), Z18
-	VFMADD231PS  192(BX), Z0, Z18
 	VSUBPS       Z2, Z18, Z18
+	VFMADD231PS  192(BX), Z0, Z18
 	VCMPPS       $0x06, Z3, Z17, K1
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead111
+	JZ           exp_dead102
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1682,13 +1537,13 @@ exp_done110:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done112
+	JMP          exp_done103
 
-exp_dead111:
+exp_dead102:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done112:
+exp_done103:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1704,18 +1559,18 @@ exp_done112:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop107
+	JMP           loop98
 
-loop_end108:
-loop113:
+loop_end99:
+loop104:
 	CMPQ         SI, $0x00000010
-	JB           loop_end114
+	JB           loop_end105
 	VMOVUPS      (CX), Z1
-	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
+	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead115
+	JZ           exp_dead106
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1730,12 +1585,12 @@ loop113:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done116
+	JMP          exp_done107
 
-exp_dead115:
+exp_dead106:
 	VXORPS Z1, Z1, Z1
 
-exp_done116:
+exp_done107:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1746,11 +1601,207 @@ exp_done116:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop113
+	JMP           loop104
 
-loop_end114:
+loop_end105:
 	TESTQ         SI, SI
-	JZ            loop_done106
+	JZ            loop_done97
+	LEAQ          tailmask16<>+0(SB), DI
+	KMOVW         (DI)(SI*2), K1
+	VMOVUPS.Z     (CX), K1, Z1
+	VMOVUPS.Z     (BX), K1, Z16
+	VSUBPS        Z2, Z1, Z1
+	VFMADD231PS   Z16, Z0, Z1
+	VMAXPS        Z1, Z3, Z1
+	VMOVUPS       Z4, Z0
+	VFMADD231PS   Z5, Z1, Z0
+	VSUBPS        Z4, Z0, Z0
+	VFNMADD231PS  Z6, Z0, Z1
+	VFNMADD231PS  Z7, Z0, Z1
+	VMOVUPS       Z8, Z2
+	VFMADD213PS   Z9, Z1, Z2
+	VFMADD213PS   Z10, Z1, Z2
+	VFMADD213PS   Z11, Z1, Z2
+	VFMADD213PS   Z12, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VFMADD213PS   Z13, Z1, Z2
+	VSCALEFPS     Z0, Z2, Z1
+	VMOVUPS       Z1, K1, (BX)
+	VMOVAPS.Z     Z1, K1, Z1
+	VCVTPS2PD     Y1, Z0
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+
+loop_done97:
+	JMP softmax_summed96
+
+softmax_huge95:
+	MOVQ AX, BX
+	MOVQ DX, SI
+
+loop109:
+	CMPQ         SI, $0x00000040
+	JB           loop_end110
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VMOVUPS      64(CX), Z16
+	VFMADD231PS  64(BX), Z0, Z16
+	VSUBPS       Z2, Z16, Z16
+	VCMPPS       $0x06, Z3, Z1, K1
+	VCMPPS       $0x06, Z3, Z16, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead111
+	VMAXPS       Z1, Z3, Z1
+	VMAXPS       Z16, Z3, Z16
+	VMOVUPS      Z4, Z17
+	VFMADD231PS  Z5, Z1, Z17
+	VMOVUPS      Z4, Z18
+	VFMADD231PS  Z5, Z16, Z18
+	VSUBPS       Z4, Z17, Z17
+	VSUBPS       Z4, Z18, Z18
+	VFNMADD231PS Z6, Z17, Z1
+	VFNMADD231PS Z6, Z18, Z16
+	VFNMADD231PS Z7, Z17, Z1
+	VFNMADD231PS Z7, Z18, Z16
+	VMOVUPS      Z8, Z19
+	VMOVUPS      Z8, Z20
+	VFMADD213PS  Z9, Z1, Z19
+	VFMADD213PS  Z9, Z16, Z20
+	VFMADD213PS  Z10, Z1, Z19
+	VFMADD213PS  Z10, Z16, Z20
+	VFMADD213PS  Z11, Z1, Z19
+	VFMADD213PS  Z11, Z16, Z20
+	VFMADD213PS  Z12, Z1, Z19
+	VFMADD213PS  Z12, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VFMADD213PS  Z13, Z1, Z19
+	VFMADD213PS  Z13, Z16, Z20
+	VSCALEFPS    Z17, Z19, Z1
+	VSCALEFPS    Z18, Z20, Z16
+	JMP          exp_done112
+
+exp_dead111:
+	VXORPS Z1, Z1, Z1
+	VXORPS Z16, Z16, Z16
+
+exp_done112:
+	VMOVUPS      Z1, (BX)
+	PREFETCHT0   8192(BX)
+	VMOVUPS      Z16, 64(BX)
+	PREFETCHT0   8256(BX)
+	VMOVUPS      128(CX), Z17
+	VFMADD231PS  128(BX), Z0, Z17
+	VSUBPS       Z2, Z17, Z17
+	VMOVUPS      192(CX), Z18
+	VFMADD231PS  192(BX), Z0, Z18
+	VSUBPS       Z2, Z18, Z18
+	VCMPPS       $0x06, Z3, Z17, K1
+	VCMPPS       $0x06, Z3, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead113
+	VMAXPS       Z17, Z3, Z17
+	VMAXPS       Z18, Z3, Z18
+	VMOVUPS      Z4, Z19
+	VFMADD231PS  Z5, Z17, Z19
+	VMOVUPS      Z4, Z20
+	VFMADD231PS  Z5, Z18, Z20
+	VSUBPS       Z4, Z19, Z19
+	VSUBPS       Z4, Z20, Z20
+	VFNMADD231PS Z6, Z19, Z17
+	VFNMADD231PS Z6, Z20, Z18
+	VFNMADD231PS Z7, Z19, Z17
+	VFNMADD231PS Z7, Z20, Z18
+	VMOVUPS      Z8, Z21
+	VMOVUPS      Z8, Z22
+	VFMADD213PS  Z9, Z17, Z21
+	VFMADD213PS  Z9, Z18, Z22
+	VFMADD213PS  Z10, Z17, Z21
+	VFMADD213PS  Z10, Z18, Z22
+	VFMADD213PS  Z11, Z17, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z17, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z13, Z17, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z17
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done114
+
+exp_dead113:
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+
+exp_done114:
+	VMOVUPS       Z17, 128(BX)
+	PREFETCHT0    8320(BX)
+	VADDPS        Z17, Z1, Z1
+	VMOVUPS       Z18, 192(BX)
+	PREFETCHT0    8384(BX)
+	VADDPS        Z18, Z16, Z16
+	VADDPS        Z16, Z1, Z1
+	VCVTPS2PD     Y1, Z16
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000100, CX
+	SUBQ          $0x00000040, SI
+	JMP           loop109
+
+loop_end110:
+loop115:
+	CMPQ         SI, $0x00000010
+	JB           loop_end116
+	VMOVUPS      (CX), Z1
+	VFMADD231PS  (BX), Z0, Z1
+	VSUBPS       Z2, Z1, Z1
+	VCMPPS       $0x06, Z3, Z1, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead117
+	VMAXPS       Z1, Z3, Z1
+	VMOVUPS      Z4, Z16
+	VFMADD231PS  Z5, Z1, Z16
+	VSUBPS       Z4, Z16, Z16
+	VFNMADD231PS Z6, Z16, Z1
+	VFNMADD231PS Z7, Z16, Z1
+	VMOVUPS      Z8, Z17
+	VFMADD213PS  Z9, Z1, Z17
+	VFMADD213PS  Z10, Z1, Z17
+	VFMADD213PS  Z11, Z1, Z17
+	VFMADD213PS  Z12, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VFMADD213PS  Z13, Z1, Z17
+	VSCALEFPS    Z16, Z17, Z1
+	JMP          exp_done118
+
+exp_dead117:
+	VXORPS Z1, Z1, Z1
+
+exp_done118:
+	VMOVUPS       Z1, (BX)
+	PREFETCHT0    8192(BX)
+	VCVTPS2PD     Y1, Z16
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z16, Z14, Z14
+	VADDPD        Z1, Z15, Z15
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000040, CX
+	SUBQ          $0x00000010, SI
+	JMP           loop115
+
+loop_end116:
+	TESTQ         SI, SI
+	JZ            loop_done108
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1779,8 +1830,8 @@ loop_end114:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done106:
-softmax_summed94:
+loop_done108:
+softmax_summed96:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1794,9 +1845,9 @@ softmax_summed94:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop118:
+loop120:
 	CMPQ    CX, $0x00000040
-	JB      loop_end119
+	JB      loop_end121
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1807,28 +1858,28 @@ loop118:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop118
+	JMP     loop120
 
-loop_end119:
-loop120:
+loop_end121:
+loop122:
 	CMPQ    CX, $0x00000010
-	JB      loop_end121
+	JB      loop_end123
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop120
+	JMP     loop122
 
-loop_end121:
+loop_end123:
 	TESTQ     CX, CX
-	JZ        loop_done117
+	JZ        loop_done119
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done117:
+loop_done119:
 	VZEROUPPER
 	RET
 
@@ -1842,23 +1893,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups122
+	JNE   kv_groups124
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows123:
+s1_rows125:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done124
+	JL   s1_rows_done126
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys125:
+s1_keys127:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done126
+	JL            s1_keys_done128
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2009,13 +2060,13 @@ s1_keys125:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys125
+	JMP           s1_keys127
 
-s1_keys_done126:
+s1_keys_done128:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done128
+	JZ    s1_key_tail_done130
 
-s1_key_tail127:
+s1_key_tail129:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2092,29 +2143,29 @@ s1_key_tail127:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail127
+	JNZ           s1_key_tail129
 
-s1_key_tail_done128:
+s1_key_tail_done130:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows123
+	JMP  s1_rows125
 
-s1_rows_done124:
+s1_rows_done126:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done130
+	JZ    s1_row_tail_done132
 
-s1_row_tail129:
+s1_row_tail131:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done132
+	JZ    s1_row_tail_key_done134
 
-s1_row_tail_key131:
+s1_row_tail_key133:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2136,38 +2187,38 @@ s1_row_tail_key131:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key131
+	JNZ           s1_row_tail_key133
 
-s1_row_tail_key_done132:
+s1_row_tail_key_done134:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail129
+	JNZ  s1_row_tail131
 
-s1_row_tail_done130:
+s1_row_tail_done132:
 	VZEROUPPER
 	RET
 
-kv_groups122:
+kv_groups124:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done134
+	JZ     kv_key_done136
 
-kv_key133:
+kv_key135:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done136
+	JZ    kv_query_done138
 
-kv_query135:
+kv_query137:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done138
+	JZ    kv_group_done140
 
-kv_group137:
+kv_group139:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2178,9 +2229,9 @@ kv_group137:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done140
+	JZ         kv_head_done142
 
-kv_head139:
+kv_head141:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2198,107 +2249,142 @@ kv_head139:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head139
+	JNZ           kv_head141
 
-kv_head_done140:
+kv_head_done142:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group137
+	JNZ  kv_group139
 
-kv_group_done138:
+kv_group_done140:
 	DECQ R11
-	JNZ  kv_query135
+	JNZ  kv_query137
 
-kv_query_done136:
+kv_query_done138:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key133
+	JNZ  kv_key135
 
-kv_key_done134:
+kv_key_done136:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups141
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups143
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done143
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done145
 
-v1_row142:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done145
+v1_row144:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done147
 
-v1_key144:
-	MOVL         (R9), AX
+v1_key146:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero146
-	VBROADCASTSS (R9), Z4
-	VFMADD231PS  (R8), Z4, Z0
-	VFMADD231PS  64(R8), Z4, Z1
-	VFMADD231PS  128(R8), Z4, Z2
-	VFMADD231PS  192(R8), Z4, Z3
+	JZ           v1_zero148
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero146:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key144
+v1_zero148:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key146
 
-v1_key_done145:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
+v1_key_done147:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row142
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row144
 
-v1_row_done143:
+v1_row_done145:
 	VZEROUPPER
 	RET
 
-kv_groups141:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done148
+kv_groups143:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done150
 
-kv_key147:
+kv_rescale149:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale149
+
+kv_rescale_done150:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done152
+
+kv_key151:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done150
+	JZ    kv_query_done154
 
-kv_query149:
+kv_query153:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done152
+	JZ    kv_group_done156
 
-kv_group151:
+kv_group155:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2307,14 +2393,14 @@ kv_group151:
 	VMOVUPS    64(R8), Z1
 	VMOVUPS    128(R8), Z2
 	VMOVUPS    192(R8), Z3
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done154
+	JZ         kv_head_done158
 
-kv_head153:
+kv_head157:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero155
+	JZ           kv_zero159
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2329,28 +2415,28 @@ kv_head153:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero155:
+kv_zero159:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head153
+	JNZ  kv_head157
 
-kv_head_done154:
+kv_head_done158:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group151
+	JNZ  kv_group155
 
-kv_group_done152:
+kv_group_done156:
 	DECQ R12
-	JNZ  kv_query149
+	JNZ  kv_query153
 
-kv_query_done150:
+kv_query_done154:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key147
+	JNZ  kv_key151
 
-kv_key_done148:
+kv_key_done152:
 	VZEROUPPER
 	RET
 
@@ -2363,9 +2449,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop157:
+loop161:
 	CMPQ    CX, $0x00000020
-	JB      loop_end158
+	JB      loop_end162
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2376,23 +2462,23 @@ loop157:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop157
+	JMP     loop161
 
-loop_end158:
-loop159:
+loop_end162:
+loop163:
 	CMPQ    CX, $0x00000010
-	JB      loop_end160
+	JB      loop_end164
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop159
+	JMP     loop163
 
-loop_end160:
+loop_end164:
 	TESTQ     CX, CX
-	JZ        loop_done156
+	JZ        loop_done160
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2400,7 +2486,7 @@ loop_end160:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done156:
+loop_done160:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2410,10 +2496,10 @@ loop_done156:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store161
+	JZ            max_store165
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store161:
+max_store165:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2440,9 +2526,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop163:
+loop167:
 	CMPQ         CX, $0x00000010
-	JB           loop_end164
+	JB           loop_end168
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2464,11 +2550,11 @@ loop163:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop163
+	JMP          loop167
 
-loop_end164:
+loop_end168:
 	TESTQ        CX, CX
-	JZ           loop_done162
+	JZ           loop_done166
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2492,7 +2578,7 @@ loop_end164:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done162:
+loop_done166:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -7,7 +7,7 @@ type kernels struct {
 	addRow     func(dst, src []float32)
 	softmaxRow func(row, bias []float32, scale float32)
 	scoresKV   func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
-	valuesKV   func(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int)
+	valuesKV   func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
 	expShift   func(row []float32, m float32, sum []float32)
 	maxRow     func(row, m []float32)
 }

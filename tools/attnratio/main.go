@@ -10,6 +10,11 @@
 // writes the bytes, so a read-only pass can approach 2).
 //
 //	go run ./tools/attnratio -keys 32768 -kv 8
+//
+// With -prefill N it times causal prefills of N tokens instead and reports
+// each encoding's time over the same engine's without a bias
+// (prefill.go); with -rss, the peak resident memory of decode calls over
+// -keys keys (rss.go).
 package main
 
 import (
@@ -29,7 +34,17 @@ func main() {
 	kv := flag.Int("kv", 8, "key/value heads (32 query heads)")
 	rounds := flag.Int("r", 9, "rounds")
 	variants := flag.String("v", "avx2,avx512", "variants")
+	prefill := flag.Int("prefill", 0, "time causal prefills of this many tokens against the same engine without a bias")
+	rss := flag.Bool("rss", false, "report the peak resident memory of decode calls instead")
 	flag.Parse()
+	if *prefill > 0 {
+		prefillRatios(*prefill, *rounds, strings.Split(*variants, ","))
+		return
+	}
+	if *rss {
+		peakRSS(*keys, *kv)
+		return
+	}
 	const qh, hd = 32, 128
 	if qh%*kv != 0 {
 		fmt.Fprintln(os.Stderr, "attnratio: -kv must divide 32")

@@ -1897,115 +1897,135 @@ kv_key_done65:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups72
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done74
 
 v1_row73:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	VMOVUPS 256(CX), Y8
-	VMOVUPS 288(CX), Y9
-	VMOVUPS 320(CX), Y10
-	VMOVUPS 352(CX), Y11
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done76
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	VMOVUPS      320(CX), Y11
+	VMULPS       Y0, Y11, Y11
+	VMOVUPS      352(CX), Y12
+	VMULPS       Y0, Y12, Y12
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done76
 
 v1_key75:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero77
-	VBROADCASTSS (R9), Y12
-	VFMADD231PS  (R8), Y12, Y0
-	VFMADD231PS  32(R8), Y12, Y1
-	VFMADD231PS  64(R8), Y12, Y2
-	VFMADD231PS  96(R8), Y12, Y3
-	VFMADD231PS  128(R8), Y12, Y4
-	VFMADD231PS  160(R8), Y12, Y5
-	VFMADD231PS  192(R8), Y12, Y6
-	VFMADD231PS  224(R8), Y12, Y7
-	VFMADD231PS  256(R8), Y12, Y8
-	VFMADD231PS  288(R8), Y12, Y9
-	VFMADD231PS  320(R8), Y12, Y10
-	VFMADD231PS  352(R8), Y12, Y11
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+	VFMADD231PS  256(R9), Y0, Y9
+	VFMADD231PS  288(R9), Y0, Y10
+	VFMADD231PS  320(R9), Y0, Y11
+	VFMADD231PS  352(R9), Y0, Y12
 
 v1_zero77:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key75
 
 v1_key_done76:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
-	VMOVUPS Y8, 256(CX)
-	VMOVUPS Y9, 288(CX)
-	VMOVUPS Y10, 320(CX)
-	VMOVUPS Y11, 352(CX)
-	VMOVUPS 384(CX), Y0
-	VMOVUPS 416(CX), Y1
-	VMOVUPS 448(CX), Y2
-	VMOVUPS 480(CX), Y3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done79
+	VMOVUPS      Y1, (CX)
+	VMOVUPS      Y2, 32(CX)
+	VMOVUPS      Y3, 64(CX)
+	VMOVUPS      Y4, 96(CX)
+	VMOVUPS      Y5, 128(CX)
+	VMOVUPS      Y6, 160(CX)
+	VMOVUPS      Y7, 192(CX)
+	VMOVUPS      Y8, 224(CX)
+	VMOVUPS      Y9, 256(CX)
+	VMOVUPS      Y10, 288(CX)
+	VMOVUPS      Y11, 320(CX)
+	VMOVUPS      Y12, 352(CX)
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      384(CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      416(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      448(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      480(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done79
 
 v1_key78:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero80
-	VBROADCASTSS (R9), Y4
-	VFMADD231PS  384(R8), Y4, Y0
-	VFMADD231PS  416(R8), Y4, Y1
-	VFMADD231PS  448(R8), Y4, Y2
-	VFMADD231PS  480(R8), Y4, Y3
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  384(R9), Y0, Y1
+	VFMADD231PS  416(R9), Y0, Y2
+	VFMADD231PS  448(R9), Y0, Y3
+	VFMADD231PS  480(R9), Y0, Y4
 
 v1_zero80:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key78
 
 v1_key_done79:
-	VMOVUPS Y0, 384(CX)
-	VMOVUPS Y1, 416(CX)
-	VMOVUPS Y2, 448(CX)
-	VMOVUPS Y3, 480(CX)
+	VMOVUPS Y1, 384(CX)
+	VMOVUPS Y2, 416(CX)
+	VMOVUPS Y3, 448(CX)
+	VMOVUPS Y4, 480(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row73
 
 v1_row_done74:
@@ -2013,25 +2033,89 @@ v1_row_done74:
 	RET
 
 kv_groups72:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done82
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done82
 
-kv_key81:
+kv_rescale81:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      320(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      352(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      384(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      416(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      448(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      480(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 480(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale81
+
+kv_rescale_done82:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done84
+
+kv_key83:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done84
+	JZ    kv_query_done86
 
-kv_query83:
+kv_query85:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done86
+	JZ    kv_group_done88
 
-kv_group85:
+kv_group87:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2050,14 +2134,14 @@ kv_group85:
 	VMOVUPS    224(R8), Y7
 	VMOVUPS    256(R8), Y8
 	VMOVUPS    288(R8), Y9
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done88
+	JZ         kv_head_done90
 
-kv_head87:
+kv_head89:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero89
+	JZ           kv_zero91
 	VBROADCASTSS (DI), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2108,28 +2192,28 @@ kv_head87:
 	VFMADD231PS  480(R8), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero89:
+kv_zero91:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head87
+	JNZ  kv_head89
 
-kv_head_done88:
+kv_head_done90:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group85
+	JNZ  kv_group87
 
-kv_group_done86:
+kv_group_done88:
 	DECQ R12
-	JNZ  kv_query83
+	JNZ  kv_query85
 
-kv_query_done84:
+kv_query_done86:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key81
+	JNZ  kv_key83
 
-kv_key_done82:
+kv_key_done84:
 	VZEROUPPER
 	RET
 
@@ -2142,9 +2226,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop91:
+loop93:
 	CMPQ    CX, $0x00000010
-	JB      loop_end92
+	JB      loop_end94
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2155,23 +2239,23 @@ loop91:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop91
+	JMP     loop93
 
-loop_end92:
-loop93:
+loop_end94:
+loop95:
 	CMPQ    CX, $0x00000008
-	JB      loop_end94
+	JB      loop_end96
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop93
+	JMP     loop95
 
-loop_end94:
+loop_end96:
 	TESTQ      CX, CX
-	JZ         loop_done90
+	JZ         loop_done92
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2181,7 +2265,7 @@ loop_end94:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done90:
+loop_done92:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2189,10 +2273,10 @@ loop_done90:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store95
+	JZ           max_store97
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store95:
+max_store97:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2212,9 +2296,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop97:
+loop99:
 	CMPQ         CX, $0x00000008
-	JB           loop_end98
+	JB           loop_end100
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2237,11 +2321,11 @@ loop97:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop97
+	JMP          loop99
 
-loop_end98:
+loop_end100:
 	TESTQ        CX, CX
-	JZ           loop_done96
+	JZ           loop_done98
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2267,7 +2351,7 @@ loop_end98:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done96:
+loop_done98:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2289,18 +2373,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done99
+	JZ     rope_done101
 	TESTL  R8, R8
-	JS     rope_inverse100
+	JS     rope_inverse102
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream101
+	JA     rope_stream103
 
-rope_token103:
+rope_token105:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2322,14 +2406,14 @@ rope_token103:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done104
+	JZ      rope_heads_done106
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src105
+	JNE     rope_heads_from_src107
 
-rope_head106:
+rope_head108:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2372,13 +2456,13 @@ rope_head106:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head106
-	JMP            rope_heads_done104
+	JNZ            rope_head108
+	JMP            rope_heads_done106
 
-rope_heads_from_src105:
+rope_heads_from_src107:
 	MOVQ CX, R10
 
-rope_head107:
+rope_head109:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2422,17 +2506,17 @@ rope_head107:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head107
+	JNZ            rope_head109
 
-rope_heads_done104:
+rope_heads_done106:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done108
+	JZ    rope_heads_done110
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head109:
+rope_head111:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2475,9 +2559,9 @@ rope_head109:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head109
+	JNZ            rope_head111
 
-rope_heads_done108:
+rope_heads_done110:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2487,11 +2571,11 @@ rope_heads_done108:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token103
-	JMP  rope_tokens_done102
+	JNZ  rope_token105
+	JMP  rope_tokens_done104
 
-rope_stream101:
-rope_token110:
+rope_stream103:
+rope_token112:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2513,16 +2597,16 @@ rope_token110:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done111
+	JZ      rope_heads_done113
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src112
+	JNE     rope_heads_from_src114
 
-rope_head113:
+rope_head115:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2573,13 +2657,13 @@ rope_head113:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head113
-	JMP            rope_heads_done111
+	JNZ            rope_head115
+	JMP            rope_heads_done113
 
-rope_heads_from_src112:
+rope_heads_from_src114:
 	MOVQ CX, R10
 
-rope_head114:
+rope_head116:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2631,19 +2715,19 @@ rope_head114:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head114
+	JNZ            rope_head116
 
-rope_heads_done111:
+rope_heads_done113:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done115
+	JZ    rope_heads_done117
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head116:
+rope_head118:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2694,9 +2778,9 @@ rope_head116:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head116
+	JNZ            rope_head118
 
-rope_heads_done115:
+rope_heads_done117:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2706,21 +2790,21 @@ rope_heads_done115:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token110
+	JNZ  rope_token112
 
-rope_tokens_done102:
-	JMP rope_done99
+rope_tokens_done104:
+	JMP rope_done101
 
-rope_inverse100:
+rope_inverse102:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream117
+	JA     rope_stream119
 
-rope_token119:
+rope_token121:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2742,12 +2826,12 @@ rope_token119:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done120
+	JZ      rope_heads_done122
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head121:
+rope_head123:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2790,19 +2874,19 @@ rope_head121:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head121
+	JNZ            rope_head123
 
-rope_heads_done120:
+rope_heads_done122:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token119
-	JMP  rope_tokens_done118
+	JNZ  rope_token121
+	JMP  rope_tokens_done120
 
-rope_stream117:
-rope_token122:
+rope_stream119:
+rope_token124:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2824,14 +2908,14 @@ rope_token122:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done123
+	JZ      rope_heads_done125
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head124:
+rope_head126:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2882,18 +2966,18 @@ rope_head124:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head124
+	JNZ            rope_head126
 
-rope_heads_done123:
+rope_heads_done125:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token122
+	JNZ  rope_token124
 
-rope_tokens_done118:
-rope_done99:
+rope_tokens_done120:
+rope_done101:
 	VZEROUPPER
 	RET
 
@@ -2907,10 +2991,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done125
+	JZ      combine_done127
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token126:
+combine_token128:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -3030,9 +3114,9 @@ combine_token126:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token126
+	JNZ       combine_token128
 
-combine_done125:
+combine_done127:
 	VZEROUPPER
 	RET
 
@@ -3046,23 +3130,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups127
+	JNE   kv_groups129
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows128:
+s1_rows130:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done129
+	JL   s1_rows_done131
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys130:
+s1_keys132:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done131
+	JL            s1_keys_done133
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -3309,13 +3393,13 @@ s1_keys130:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys130
+	JMP           s1_keys132
 
-s1_keys_done131:
+s1_keys_done133:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done133
+	JZ    s1_key_tail_done135
 
-s1_key_tail132:
+s1_key_tail134:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3424,29 +3508,29 @@ s1_key_tail132:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail132
+	JNZ           s1_key_tail134
 
-s1_key_tail_done133:
+s1_key_tail_done135:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows128
+	JMP  s1_rows130
 
-s1_rows_done129:
+s1_rows_done131:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done135
+	JZ    s1_row_tail_done137
 
-s1_row_tail134:
+s1_row_tail136:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done137
+	JZ    s1_row_tail_key_done139
 
-s1_row_tail_key136:
+s1_row_tail_key138:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3476,38 +3560,38 @@ s1_row_tail_key136:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key136
+	JNZ           s1_row_tail_key138
 
-s1_row_tail_key_done137:
+s1_row_tail_key_done139:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail134
+	JNZ  s1_row_tail136
 
-s1_row_tail_done135:
+s1_row_tail_done137:
 	VZEROUPPER
 	RET
 
-kv_groups127:
+kv_groups129:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done139
+	JZ     kv_key_done141
 
-kv_key138:
+kv_key140:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done141
+	JZ    kv_query_done143
 
-kv_query140:
+kv_query142:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done143
+	JZ    kv_group_done145
 
-kv_group142:
+kv_group144:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -3526,9 +3610,9 @@ kv_group142:
 	VMOVUPS    448(R8), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done145
+	JZ         kv_head_done147
 
-kv_head144:
+kv_head146:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3550,119 +3634,170 @@ kv_head144:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head144
+	JNZ           kv_head146
 
-kv_head_done145:
+kv_head_done147:
 	ADDQ $0x00000200, R8
 	DECQ R12
-	JNZ  kv_group142
+	JNZ  kv_group144
 
-kv_group_done143:
+kv_group_done145:
 	DECQ R11
-	JNZ  kv_query140
+	JNZ  kv_query142
 
-kv_query_done141:
+kv_query_done143:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key138
+	JNZ  kv_key140
 
-kv_key_done139:
+kv_key_done141:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups146
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups148
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done148
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done150
 
-v1_row147:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	VMOVUPS 256(CX), Z4
-	VMOVUPS 320(CX), Z5
-	VMOVUPS 384(CX), Z6
-	VMOVUPS 448(CX), Z7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done150
+v1_row149:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	VMOVUPS      320(CX), Z6
+	VMULPS       Z0, Z6, Z6
+	VMOVUPS      384(CX), Z7
+	VMULPS       Z0, Z7, Z7
+	VMOVUPS      448(CX), Z8
+	VMULPS       Z0, Z8, Z8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done152
 
-v1_key149:
-	MOVL         (R9), AX
+v1_key151:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero151
-	VBROADCASTSS (R9), Z8
-	VFMADD231PS  (R8), Z8, Z0
-	VFMADD231PS  64(R8), Z8, Z1
-	VFMADD231PS  128(R8), Z8, Z2
-	VFMADD231PS  192(R8), Z8, Z3
-	VFMADD231PS  256(R8), Z8, Z4
-	VFMADD231PS  320(R8), Z8, Z5
-	VFMADD231PS  384(R8), Z8, Z6
-	VFMADD231PS  448(R8), Z8, Z7
+	JZ           v1_zero153
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+	VFMADD231PS  256(R9), Z0, Z5
+	VFMADD231PS  320(R9), Z0, Z6
+	VFMADD231PS  384(R9), Z0, Z7
+	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero151:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key149
+v1_zero153:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key151
 
-v1_key_done150:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
-	VMOVUPS Z4, 256(CX)
-	VMOVUPS Z5, 320(CX)
-	VMOVUPS Z6, 384(CX)
-	VMOVUPS Z7, 448(CX)
+v1_key_done152:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	VMOVUPS Z6, 320(CX)
+	VMOVUPS Z7, 384(CX)
+	VMOVUPS Z8, 448(CX)
 	ADDQ    $0x00000200, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row147
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row149
 
-v1_row_done148:
+v1_row_done150:
 	VZEROUPPER
 	RET
 
-kv_groups146:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done153
+kv_groups148:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done155
 
-kv_key152:
+kv_rescale154:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      320(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      384(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      448(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 448(DI)
+	ADDQ         $0x00000200, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale154
+
+kv_rescale_done155:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done157
+
+kv_key156:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done155
+	JZ    kv_query_done159
 
-kv_query154:
+kv_query158:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done157
+	JZ    kv_group_done161
 
-kv_group156:
+kv_group160:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -3679,14 +3814,14 @@ kv_group156:
 	VMOVUPS    320(R8), Z5
 	VMOVUPS    384(R8), Z6
 	VMOVUPS    448(R8), Z7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done159
+	JZ         kv_head_done163
 
-kv_head158:
+kv_head162:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero160
+	JZ           kv_zero164
 	VBROADCASTSS (DI), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -3713,28 +3848,28 @@ kv_head158:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero160:
+kv_zero164:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head158
+	JNZ  kv_head162
 
-kv_head_done159:
+kv_head_done163:
 	ADDQ $0x00000200, R8
 	DECQ R13
-	JNZ  kv_group156
+	JNZ  kv_group160
 
-kv_group_done157:
+kv_group_done161:
 	DECQ R12
-	JNZ  kv_query154
+	JNZ  kv_query158
 
-kv_query_done155:
+kv_query_done159:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key152
+	JNZ  kv_key156
 
-kv_key_done153:
+kv_key_done157:
 	VZEROUPPER
 	RET
 
@@ -3747,9 +3882,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop162:
+loop166:
 	CMPQ    CX, $0x00000020
-	JB      loop_end163
+	JB      loop_end167
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3760,23 +3895,23 @@ loop162:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop162
+	JMP     loop166
 
-loop_end163:
-loop164:
+loop_end167:
+loop168:
 	CMPQ    CX, $0x00000010
-	JB      loop_end165
+	JB      loop_end169
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop164
+	JMP     loop168
 
-loop_end165:
+loop_end169:
 	TESTQ     CX, CX
-	JZ        loop_done161
+	JZ        loop_done165
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3784,7 +3919,7 @@ loop_end165:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done161:
+loop_done165:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3794,10 +3929,10 @@ loop_done161:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store166
+	JZ            max_store170
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store166:
+max_store170:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3824,9 +3959,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop168:
+loop172:
 	CMPQ         CX, $0x00000010
-	JB           loop_end169
+	JB           loop_end173
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3848,11 +3983,11 @@ loop168:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop168
+	JMP          loop172
 
-loop_end169:
+loop_end173:
 	TESTQ        CX, CX
-	JZ           loop_done167
+	JZ           loop_done171
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3876,7 +4011,7 @@ loop_end169:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done167:
+loop_done171:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -1135,72 +1135,83 @@ kv_key_done49:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, FMA3, MMX+
-TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
+	CMPQ  groups+112(FP), $0x01
 	JNE   kv_groups56
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
 	JZ    v1_row_done58
 
 v1_row57:
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS 64(CX), Y2
-	VMOVUPS 96(CX), Y3
-	VMOVUPS 128(CX), Y4
-	VMOVUPS 160(CX), Y5
-	VMOVUPS 192(CX), Y6
-	VMOVUPS 224(CX), Y7
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done60
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done60
 
 v1_key59:
-	MOVL         (R9), AX
+	MOVL         (R10), AX
 	TESTL        AX, AX
 	JZ           v1_zero61
-	VBROADCASTSS (R9), Y8
-	VFMADD231PS  (R8), Y8, Y0
-	VFMADD231PS  32(R8), Y8, Y1
-	VFMADD231PS  64(R8), Y8, Y2
-	VFMADD231PS  96(R8), Y8, Y3
-	VFMADD231PS  128(R8), Y8, Y4
-	VFMADD231PS  160(R8), Y8, Y5
-	VFMADD231PS  192(R8), Y8, Y6
-	VFMADD231PS  224(R8), Y8, Y7
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
 
 v1_zero61:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
 	JNZ  v1_key59
 
 v1_key_done60:
-	VMOVUPS Y0, (CX)
-	VMOVUPS Y1, 32(CX)
-	VMOVUPS Y2, 64(CX)
-	VMOVUPS Y3, 96(CX)
-	VMOVUPS Y4, 128(CX)
-	VMOVUPS Y5, 160(CX)
-	VMOVUPS Y6, 192(CX)
-	VMOVUPS Y7, 224(CX)
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
+	ADDQ    $0x04, DI
+	DECQ    R8
 	JNZ     v1_row57
 
 v1_row_done58:
@@ -1208,25 +1219,65 @@ v1_row_done58:
 	RET
 
 kv_groups56:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done63
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done63
 
-kv_key62:
+kv_rescale62:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale62
+
+kv_rescale_done63:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done65
+
+kv_key64:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done65
+	JZ    kv_query_done67
 
-kv_query64:
+kv_query66:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done67
+	JZ    kv_group_done69
 
-kv_group66:
+kv_group68:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -1239,14 +1290,14 @@ kv_group66:
 	VMOVUPS    160(R8), Y5
 	VMOVUPS    192(R8), Y6
 	VMOVUPS    224(R8), Y7
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done69
+	JZ         kv_head_done71
 
-kv_head68:
+kv_head70:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero70
+	JZ           kv_zero72
 	VBROADCASTSS (DI), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1273,28 +1324,28 @@ kv_head68:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero70:
+kv_zero72:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head68
+	JNZ  kv_head70
 
-kv_head_done69:
+kv_head_done71:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group66
+	JNZ  kv_group68
 
-kv_group_done67:
+kv_group_done69:
 	DECQ R12
-	JNZ  kv_query64
+	JNZ  kv_query66
 
-kv_query_done65:
+kv_query_done67:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key62
+	JNZ  kv_key64
 
-kv_key_done63:
+kv_key_done65:
 	VZEROUPPER
 	RET
 
@@ -1307,9 +1358,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop72:
+loop74:
 	CMPQ    CX, $0x00000010
-	JB      loop_end73
+	JB      loop_end75
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1320,23 +1371,23 @@ loop72:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop72
+	JMP     loop74
 
-loop_end73:
-loop74:
+loop_end75:
+loop76:
 	CMPQ    CX, $0x00000008
-	JB      loop_end75
+	JB      loop_end77
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop74
+	JMP     loop76
 
-loop_end75:
+loop_end77:
 	TESTQ      CX, CX
-	JZ         loop_done71
+	JZ         loop_done73
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1346,7 +1397,7 @@ loop_end75:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done71:
+loop_done73:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1354,10 +1405,10 @@ loop_done71:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store76
+	JZ           max_store78
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store76:
+max_store78:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1377,9 +1428,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop78:
+loop80:
 	CMPQ         CX, $0x00000008
-	JB           loop_end79
+	JB           loop_end81
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1402,11 +1453,11 @@ loop78:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop78
+	JMP          loop80
 
-loop_end79:
+loop_end81:
 	TESTQ        CX, CX
-	JZ           loop_done77
+	JZ           loop_done79
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1432,7 +1483,7 @@ loop_end79:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done77:
+loop_done79:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1454,18 +1505,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done80
+	JZ     rope_done82
 	TESTL  R8, R8
-	JS     rope_inverse81
+	JS     rope_inverse83
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream82
+	JA     rope_stream84
 
-rope_token84:
+rope_token86:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1479,14 +1530,14 @@ rope_token84:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done85
+	JZ      rope_heads_done87
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src86
+	JNE     rope_heads_from_src88
 
-rope_head87:
+rope_head89:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1509,13 +1560,13 @@ rope_head87:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head87
-	JMP            rope_heads_done85
+	JNZ            rope_head89
+	JMP            rope_heads_done87
 
-rope_heads_from_src86:
+rope_heads_from_src88:
 	MOVQ CX, R10
 
-rope_head88:
+rope_head90:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1539,17 +1590,17 @@ rope_head88:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head88
+	JNZ            rope_head90
 
-rope_heads_done85:
+rope_heads_done87:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done89
+	JZ    rope_heads_done91
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head90:
+rope_head92:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1572,9 +1623,9 @@ rope_head90:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head90
+	JNZ            rope_head92
 
-rope_heads_done89:
+rope_heads_done91:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1584,11 +1635,11 @@ rope_heads_done89:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token84
-	JMP  rope_tokens_done83
+	JNZ  rope_token86
+	JMP  rope_tokens_done85
 
-rope_stream82:
-rope_token91:
+rope_stream84:
+rope_token93:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1602,16 +1653,16 @@ rope_token91:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done92
+	JZ      rope_heads_done94
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src93
+	JNE     rope_heads_from_src95
 
-rope_head94:
+rope_head96:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -1638,13 +1689,13 @@ rope_head94:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head94
-	JMP            rope_heads_done92
+	JNZ            rope_head96
+	JMP            rope_heads_done94
 
-rope_heads_from_src93:
+rope_heads_from_src95:
 	MOVQ CX, R10
 
-rope_head95:
+rope_head97:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -1672,19 +1723,19 @@ rope_head95:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head95
+	JNZ            rope_head97
 
-rope_heads_done92:
+rope_heads_done94:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done96
+	JZ    rope_heads_done98
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head97:
+rope_head99:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -1711,9 +1762,9 @@ rope_head97:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head97
+	JNZ            rope_head99
 
-rope_heads_done96:
+rope_heads_done98:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1723,21 +1774,21 @@ rope_heads_done96:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token91
+	JNZ  rope_token93
 
-rope_tokens_done83:
-	JMP rope_done80
+rope_tokens_done85:
+	JMP rope_done82
 
-rope_inverse81:
+rope_inverse83:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream98
+	JA     rope_stream100
 
-rope_token100:
+rope_token102:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1751,12 +1802,12 @@ rope_token100:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done101
+	JZ      rope_heads_done103
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head102:
+rope_head104:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1779,19 +1830,19 @@ rope_head102:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head102
+	JNZ            rope_head104
 
-rope_heads_done101:
+rope_heads_done103:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token100
-	JMP  rope_tokens_done99
+	JNZ  rope_token102
+	JMP  rope_tokens_done101
 
-rope_stream98:
-rope_token103:
+rope_stream100:
+rope_token105:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1805,14 +1856,14 @@ rope_token103:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done104
+	JZ      rope_heads_done106
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head105:
+rope_head107:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -1839,18 +1890,18 @@ rope_head105:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head105
+	JNZ            rope_head107
 
-rope_heads_done104:
+rope_heads_done106:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token103
+	JNZ  rope_token105
 
-rope_tokens_done99:
-rope_done80:
+rope_tokens_done101:
+rope_done82:
 	VZEROUPPER
 	RET
 
@@ -1864,10 +1915,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done106
+	JZ      combine_done108
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token107:
+combine_token109:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -1931,9 +1982,9 @@ combine_token107:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token107
+	JNZ       combine_token109
 
-combine_done106:
+combine_done108:
 	VZEROUPPER
 	RET
 
@@ -1947,23 +1998,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups108
+	JNE   kv_groups110
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows109:
+s1_rows111:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done110
+	JL   s1_rows_done112
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys111:
+s1_keys113:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done112
+	JL            s1_keys_done114
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2114,13 +2165,13 @@ s1_keys111:
 	LEAQ          (R11)(DX*2), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys111
+	JMP           s1_keys113
 
-s1_keys_done112:
+s1_keys_done114:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done114
+	JZ    s1_key_tail_done116
 
-s1_key_tail113:
+s1_key_tail115:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2197,29 +2248,29 @@ s1_key_tail113:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail113
+	JNZ           s1_key_tail115
 
-s1_key_tail_done114:
+s1_key_tail_done116:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows109
+	JMP  s1_rows111
 
-s1_rows_done110:
+s1_rows_done112:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done116
+	JZ    s1_row_tail_done118
 
-s1_row_tail115:
+s1_row_tail117:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done118
+	JZ    s1_row_tail_key_done120
 
-s1_row_tail_key117:
+s1_row_tail_key119:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2241,38 +2292,38 @@ s1_row_tail_key117:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key117
+	JNZ           s1_row_tail_key119
 
-s1_row_tail_key_done118:
+s1_row_tail_key_done120:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail115
+	JNZ  s1_row_tail117
 
-s1_row_tail_done116:
+s1_row_tail_done118:
 	VZEROUPPER
 	RET
 
-kv_groups108:
+kv_groups110:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   nk+72(FP), R10
 	TESTQ  R10, R10
-	JZ     kv_key_done120
+	JZ     kv_key_done122
 
-kv_key119:
+kv_key121:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, DI
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done122
+	JZ    kv_query_done124
 
-kv_query121:
+kv_query123:
 	MOVQ  AX, R8
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done124
+	JZ    kv_group_done126
 
-kv_group123:
+kv_group125:
 	PREFETCHT1 (R8)(R9*1)
 	PREFETCHT1 64(R8)(R9*1)
 	PREFETCHT1 128(R8)(R9*1)
@@ -2283,9 +2334,9 @@ kv_group123:
 	VMOVUPS    192(R8), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done126
+	JZ         kv_head_done128
 
-kv_head125:
+kv_head127:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2303,107 +2354,142 @@ kv_head125:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, DI
 	DECQ          R13
-	JNZ           kv_head125
+	JNZ           kv_head127
 
-kv_head_done126:
+kv_head_done128:
 	ADDQ $0x00000100, R8
 	DECQ R12
-	JNZ  kv_group123
+	JNZ  kv_group125
 
-kv_group_done124:
+kv_group_done126:
 	DECQ R11
-	JNZ  kv_query121
+	JNZ  kv_query123
 
-kv_query_done122:
+kv_query_done124:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key119
+	JNZ  kv_key121
 
-kv_key_done120:
+kv_key_done122:
 	VZEROUPPER
 	RET
 
-// func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-120
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  v_base+48(FP), AX
 	MOVQ  p_base+24(FP), CX
-	MOVQ  vStride+104(FP), DX
+	MOVQ  vStride+128(FP), DX
 	SHLQ  $0x02, DX
-	MOVQ  pStride+112(FP), BX
+	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
-	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups127
-	MOVQ  nb+80(FP), AX
-	IMULQ grp+96(FP), AX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups129
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
 	MOVQ  p_base+24(FP), SI
-	MOVQ  AX, DI
-	TESTQ DI, DI
-	JZ    v1_row_done129
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done131
 
-v1_row128:
-	VMOVUPS (CX), Z0
-	VMOVUPS 64(CX), Z1
-	VMOVUPS 128(CX), Z2
-	VMOVUPS 192(CX), Z3
-	MOVQ    v_base+48(FP), R8
-	MOVQ    SI, R9
-	MOVQ    nk+72(FP), R10
-	TESTQ   R10, R10
-	JZ      v1_key_done131
+v1_row130:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done133
 
-v1_key130:
-	MOVL         (R9), AX
+v1_key132:
+	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero132
-	VBROADCASTSS (R9), Z4
-	VFMADD231PS  (R8), Z4, Z0
-	VFMADD231PS  64(R8), Z4, Z1
-	VFMADD231PS  128(R8), Z4, Z2
-	VFMADD231PS  192(R8), Z4, Z3
+	JZ           v1_zero134
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero132:
-	ADDQ DX, R8
-	ADDQ $0x04, R9
-	DECQ R10
-	JNZ  v1_key130
+v1_zero134:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key132
 
-v1_key_done131:
-	VMOVUPS Z0, (CX)
-	VMOVUPS Z1, 64(CX)
-	VMOVUPS Z2, 128(CX)
-	VMOVUPS Z3, 192(CX)
+v1_key_done133:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
 	ADDQ    $0x00000100, CX
 	ADDQ    BX, SI
-	DECQ    DI
-	JNZ     v1_row128
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row130
 
-v1_row_done129:
+v1_row_done131:
 	VZEROUPPER
 	RET
 
-kv_groups127:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+72(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done134
+kv_groups129:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done136
 
-kv_key133:
+kv_rescale135:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale135
+
+kv_rescale_done136:
+	IMUL3Q $0x00000004, DX, R10
+	MOVQ   nk+96(FP), R11
+	TESTQ  R11, R11
+	JZ     kv_key_done138
+
+kv_key137:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, DI
-	MOVQ  nb+80(FP), R12
+	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done136
+	JZ    kv_query_done140
 
-kv_query135:
+kv_query139:
 	MOVQ  AX, R8
-	MOVQ  groups+88(FP), R13
+	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done138
+	JZ    kv_group_done142
 
-kv_group137:
+kv_group141:
 	PREFETCHT1 (R8)(R10*1)
 	PREFETCHT1 64(R8)(R10*1)
 	PREFETCHT1 128(R8)(R10*1)
@@ -2412,14 +2498,14 @@ kv_group137:
 	VMOVUPS    64(R8), Z1
 	VMOVUPS    128(R8), Z2
 	VMOVUPS    192(R8), Z3
-	MOVQ       grp+96(FP), R14
+	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done140
+	JZ         kv_head_done144
 
-kv_head139:
+kv_head143:
 	MOVL         (DI), R9
 	TESTL        R9, R9
-	JZ           kv_zero141
+	JZ           kv_zero145
 	VBROADCASTSS (DI), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2434,28 +2520,28 @@ kv_head139:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero141:
+kv_zero145:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ R14
-	JNZ  kv_head139
+	JNZ  kv_head143
 
-kv_head_done140:
+kv_head_done144:
 	ADDQ $0x00000100, R8
 	DECQ R13
-	JNZ  kv_group137
+	JNZ  kv_group141
 
-kv_group_done138:
+kv_group_done142:
 	DECQ R12
-	JNZ  kv_query135
+	JNZ  kv_query139
 
-kv_query_done136:
+kv_query_done140:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key133
+	JNZ  kv_key137
 
-kv_key_done134:
+kv_key_done138:
 	VZEROUPPER
 	RET
 
@@ -2468,9 +2554,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop143:
+loop147:
 	CMPQ    CX, $0x00000020
-	JB      loop_end144
+	JB      loop_end148
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2481,23 +2567,23 @@ loop143:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop143
+	JMP     loop147
 
-loop_end144:
-loop145:
+loop_end148:
+loop149:
 	CMPQ    CX, $0x00000010
-	JB      loop_end146
+	JB      loop_end150
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop145
+	JMP     loop149
 
-loop_end146:
+loop_end150:
 	TESTQ     CX, CX
-	JZ        loop_done142
+	JZ        loop_done146
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2505,7 +2591,7 @@ loop_end146:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done142:
+loop_done146:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2515,10 +2601,10 @@ loop_done142:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store147
+	JZ            max_store151
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store147:
+max_store151:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2545,9 +2631,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop149:
+loop153:
 	CMPQ         CX, $0x00000010
-	JB           loop_end150
+	JB           loop_end154
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2569,11 +2655,11 @@ loop149:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop149
+	JMP          loop153
 
-loop_end150:
+loop_end154:
 	TESTQ        CX, CX
-	JZ           loop_done148
+	JZ           loop_done152
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2597,7 +2683,7 @@ loop_end150:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done148:
+loop_done152:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

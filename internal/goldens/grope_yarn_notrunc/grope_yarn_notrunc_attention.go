@@ -75,7 +75,7 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	alpha, ts             []float32  // per row, a tile's rescale factor e^(m − m') and sum of e^(s − m')
+	alpha, ts             []float32  // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
 	dmin                  []int64    // per query, the family term's state (ALiBi: the nearest key's distance)
 	sum, mx               [1]float32 // expShift's sum, maxRow's maximum
 }
@@ -331,20 +331,13 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					sc.ts[r] = attnExpRow(s, sc.m[r], &sc.sum)
 				}
 				// The rescale factors of the rows whose maximum grew, e^(m − m'), all in one
-				// call (e^0 = 1 exactly: the others are left alone).
+				// call (e^0 = 1 exactly for the others); valuesKV applies them to acc.
 				attnExpRow(sc.alpha[:nr], 0, &sc.sum)
 				for r := 0; r < nr; r++ {
-					a := sc.alpha[r]
-					sc.l[r] = sc.l[r]*a + sc.ts[r]
-					if a != 1 {
-						acc := sc.acc[r*HeadDim : (r+1)*HeadDim]
-						for d := range acc {
-							acc[d] *= a
-						}
-					}
+					sc.l[r] = sc.l[r]*sc.alpha[r] + sc.ts[r]
 				}
 				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, apart, j0, nt, g0, sh.groups, row)
-				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
+				active.valuesKV(sc.acc, sc.s, vt, sc.alpha, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/hb, g0*grp+r%hb
@@ -457,11 +450,17 @@ func scoresKVGeneric(s, q, k []float32, nk, nb, groups, grp, kStride, sStride in
 	}
 }
 
-// valuesKVGeneric is the portable kernels.valuesKV: acc[r] += p[r·pStride + j]·v_j
-// for every key j whose weight is not zero, v_j = v[j·vStride + gi·HeadDim:].
-func valuesKVGeneric(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int) {
+// valuesKVGeneric is the portable kernels.valuesKV: acc[r] = alpha[r]·acc[r] +
+// Σ_j p[r·pStride + j]·v_j over the keys j whose weight is not zero, v_j =
+// v[j·vStride + gi·HeadDim:].
+func valuesKVGeneric(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int) {
 	for r := 0; r < nb*groups*grp; r++ {
 		ar := acc[r*HeadDim : (r+1)*HeadDim]
+		if a := alpha[r]; a != 1 {
+			for d := range ar {
+				ar[d] *= a
+			}
+		}
 		gi := r / grp % groups
 		for j := 0; j < nk; j++ {
 			w := p[r*pStride+j]
