@@ -234,6 +234,9 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	special("far after keys lq=3 lk=37 causal", q, kp, opt(full, true, 0, scale), 1, 1, false, StorageF32)
 	q, kp = attnPositions(r, "far after keys", 1, 70)
 	special("far after keys lq=1 lk=70", q, kp, opt(gqa, false, 0, scale), 1, 1, false, StorageF32)
+	// Keys long after the queries, no mask (an encoder): whole tiles 128 and more
+	// positions ahead, where bucketed biases are one constant per tile.
+	special("keys long after the queries lq=2 lk=260", []int32{0, 5}, attnRun(0, 260), opt(full, false, 0, scale), 1, 1, false, StorageF32)
 	// Inputs of 16-bit models.
 	q, kp = attnPositions(r, "prefill", 16, 48)
 	special("f16 inputs lq=16 lk=48 prefill", q, kp, opt(gqa, true, 0, scale), 1, 1, false, StorageF16)

@@ -286,7 +286,17 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 					trow := table[h*Buckets : (h+1)*Buckets]
 					// seesAll: the row sees every key of the tile, no mask to test.
 					seesAll := !pad && (!o.Causal || kmax <= qp) && (o.Window == 0 || qp-kmin < int64(o.Window))
-					if seesAll {
+					// shift: a bias common to every key of the tile, added to the row's
+					// maximum and taken from the exponent instead of added to each score.
+					shift := float32(0)
+					if seesAll && (qp-kmax >= BucketSpan || kmin-qp >= BucketSpan) {
+						// Every key BucketSpan or more positions away on one side: one bucket
+						// for the whole tile, a constant bias kept out of the scores (shift).
+						shift = trow[Bucket(BucketSpan)]
+						if kmin-qp >= BucketSpan {
+							shift = trow[Bucket(-BucketSpan)]
+						}
+					} else if seesAll {
 						for j, kp32 := range kpos {
 							kp := int64(kp32)
 							// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
@@ -308,7 +318,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 					}
 					sc.mx[0] = negInf
 					active.maxRow(s, sc.mx[:])
-					mt := sc.mx[0]
+					mt := sc.mx[0] + shift
 					sc.ts[r], sc.alpha[r] = 0, 0
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
@@ -320,7 +330,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 						}
 						sc.m[r] = mt
 					}
-					sc.ts[r] = attnExpRow(s, sc.m[r], &sc.sum)
+					sc.ts[r] = attnExpRow(s, sc.m[r]-shift, &sc.sum)
 				}
 				// The rescale factors of the rows whose maximum grew, e^(m − m'), all in one
 				// call (e^0 = 1 exactly for the others); valuesKV applies them to acc.
