@@ -156,11 +156,21 @@ func (g gen) scoresKV(d int) {
 	c.MOVQ(g.arg("sStride"), sst)
 	c.SHLQ(operand.U8(2), sst)
 	g.oneGroupBranch(func() { g.scoresOneGroup(d, kst, sst) })
+	cnt := c.GP64()
+	c.MOVQ(g.arg("nk"), cnt)
+	// Blocks of four keys when the R-row block divides each group's rows.
+	keyByKey := g.NewLabel("kv_by_key")
+	t := c.GP64()
+	c.MOVQ(g.arg("grp"), t)
+	c.TESTQ(operand.U32(uint32(g.scoreRows()-1)), t)
+	c.JNZ(operand.LabelRef(keyByKey))
+	g.scoresKeyBlocks(pieces, kj, sj, kst, sst, cnt)
+	c.Label(keyByKey)
 	qr, sr, kg := c.GP64(), c.GP64(), c.GP64()
 	pf := c.GP64()
 	c.IMUL3Q(operand.U32(prefetchKeys), kst, pf)
 
-	g.loop("kv_key", g.arg("nk"), func() {
+	g.loop("kv_key", cnt, func() {
 		c.Load(c.Param("q").Base(), qr)
 		c.MOVQ(sj, sr)
 		g.loop("kv_query", g.arg("nb"), func() {
@@ -232,12 +242,15 @@ func (g gen) valuesKV(d int) {
 	c.SHLQ(operand.U8(2), pst)
 	g.oneGroupBranch(func() { g.valuesOneGroup(d, vst, pst) })
 	g.rescaleRows(pieces)
+	cnt := c.GP64()
+	c.MOVQ(g.arg("nk"), cnt)
+	g.valuesKeyBlocks(pieces, vj, pj, vst, pst, cnt)
 	ar, pr, vg := c.GP64(), c.GP64(), c.GP64()
 	w := c.GP32()
 	pf := c.GP64()
 	c.IMUL3Q(operand.U32(prefetchKeys), vst, pf)
 
-	g.loop("kv_key", g.arg("nk"), func() {
+	g.loop("kv_key", cnt, func() {
 		c.Load(c.Param("acc").Base(), ar)
 		c.MOVQ(pj, pr)
 		g.loop("kv_query", g.arg("nb"), func() {

@@ -69,6 +69,8 @@ func (g gen) scoresOneGroup(d int, kst, sst reg.GPVirtual) {
 		c.CMPQ(kleft, operand.U8(scoreKeys))
 		c.JL(operand.LabelRef(keyDone))
 		g.scoreBlock(pieces, R, qr, kj, kst, sj, sst)
+		c.LEAQ(operand.Mem{Base: kj, Index: kst, Scale: 4}, kj)
+		c.ADDQ(operand.U8(4*scoreKeys), sj)
 		c.SUBQ(operand.U8(scoreKeys), kleft)
 		c.JMP(operand.LabelRef(keyTop))
 		c.Label(keyDone)
@@ -128,8 +130,7 @@ func (g gen) scoreOne(pieces []amd64.Piece, qr reg.GPVirtual, qoff int, kj, sj, 
 }
 
 // scoreBlock emits the R×4 block at query rows qr.., keys kj.. (kst bytes
-// apart) and advances kj by 4 keys and sj by 4 floats; the sums go to
-// sj + b·sst, 4 floats for row b.
+// apart); the sums go to sj + b·sst, 4 floats for row b.
 func (g gen) scoreBlock(pieces []amd64.Piece, R int, qr, kj, kst, sj, sst reg.GPVirtual) {
 	c := g.Ctx
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
@@ -176,8 +177,6 @@ func (g gen) scoreBlock(pieces []amd64.Piece, R int, qr, kj, kst, sj, sst reg.GP
 			g.reduceRow8(acc[b], sj, sst, b)
 		}
 	}
-	c.LEAQ(operand.Mem{Base: k3, Index: kst, Scale: 2}, kj)
-	c.ADDQ(operand.U8(4*scoreKeys), sj)
 }
 
 // reduceRow8 (AVX2) adds the lanes of each of a row's four accumulators and
@@ -333,4 +332,143 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 		c.ADDQ(pst, pr)
 		c.ADDQ(operand.U8(4), al)
 	})
+}
+
+// The streaming path in blocks of four keys. With several KV groups in a
+// block (decode: every head of a few queries) the kernels still walk the keys
+// in memory order, but four keys at a time: scoresKV computes, for each
+// query and group, R rows × 4 keys with scoreBlock (when grp is a multiple
+// of R), and valuesKV loads each row's accumulator once for four keys instead
+// of once per key. The keys left over take the key-by-key loop.
+
+// prefetchBlock prefetches, 4 keys ahead, the d floats at base of each of
+// the four key rows base, base+st, base+2st, base+3st.
+func (g gen) prefetchBlock(base, st reg.GPVirtual, d int) {
+	c := g.Ctx
+	t := c.GP64()
+	for i := 0; i < scoreKeys; i++ {
+		switch i {
+		case 0:
+			c.MOVQ(base, t)
+		default:
+			c.ADDQ(st, t)
+		}
+		for off := 0; off < 4*d; off += 64 {
+			c.PREFETCHT1(operand.Mem{Base: t, Index: st, Scale: 4, Disp: off})
+		}
+	}
+}
+
+// scoresKeyBlocks emits, while cnt ≥ 4, the blocks of four keys of
+// scoresKV's streaming path, advancing kj, sj and cnt; the caller has
+// checked grp mod R = 0.
+func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPVirtual) {
+	c := g.Ctx
+	R := g.scoreRows()
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	top, done := g.NewLabel("kb_keys"), g.NewLabel("kb_keys_done")
+	qr, sr, kg, hh := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Label(top)
+	c.CMPQ(cnt, operand.U8(scoreKeys))
+	c.JL(operand.LabelRef(done))
+	c.Load(c.Param("q").Base(), qr)
+	c.MOVQ(sj, sr)
+	g.loop("kb_query", g.arg("nb"), func() {
+		c.MOVQ(kj, kg)
+		g.loop("kb_group", g.arg("groups"), func() {
+			g.prefetchBlock(kg, kst, d)
+			// R rows at a time: grp is a multiple of R.
+			rows := g.NewLabel("kb_rows")
+			c.MOVQ(g.arg("grp"), hh)
+			c.Label(rows)
+			g.scoreBlock(pieces, R, qr, kg, kst, sr, sst)
+			c.ADDQ(operand.U32(uint32(4*d*R)), qr)
+			for b := 0; b < R; b++ {
+				c.ADDQ(sst, sr)
+			}
+			c.SUBQ(operand.U8(uint8(R)), hh)
+			c.JNZ(operand.LabelRef(rows))
+			c.ADDQ(operand.U32(uint32(4*d)), kg)
+		})
+	})
+	c.LEAQ(operand.Mem{Base: kj, Index: kst, Scale: 4}, kj)
+	c.ADDQ(operand.U8(4*scoreKeys), sj)
+	c.SUBQ(operand.U8(scoreKeys), cnt)
+	c.JMP(operand.LabelRef(top))
+	c.Label(done)
+}
+
+// valuesKeyBlocks emits, while cnt ≥ 4, the blocks of four keys of
+// valuesKV's streaming path: each row's accumulator (in chunks of
+// valueChunk registers) is loaded once, gains p·v of the four keys whose
+// weight is not +0, and is stored; vj, pj and cnt advance.
+func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPVirtual) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	top, done := g.NewLabel("vb_keys"), g.NewLabel("vb_keys_done")
+	ar, pr, vg, v3 := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	w := c.GP32()
+	c.Label(top)
+	c.CMPQ(cnt, operand.U8(scoreKeys))
+	c.JL(operand.LabelRef(done))
+	c.Load(c.Param("acc").Base(), ar)
+	c.MOVQ(pj, pr)
+	g.loop("vb_query", g.arg("nb"), func() {
+		c.MOVQ(vj, vg)
+		g.loop("vb_group", g.arg("groups"), func() {
+			g.prefetchBlock(vg, vst, d)
+			c.LEAQ(operand.Mem{Base: vg, Index: vst, Scale: 2}, v3)
+			valMem := func(t, off int) operand.Mem {
+				switch t {
+				case 0:
+					return amd64.Mem(vg, off)
+				case 1:
+					return operand.Mem{Base: vg, Index: vst, Scale: 1, Disp: off}
+				case 2:
+					return amd64.Mem(v3, off)
+				}
+				return operand.Mem{Base: v3, Index: vst, Scale: 1, Disp: off}
+			}
+			g.loop("vb_head", g.arg("grp"), func() {
+				for lo := 0; lo < len(pieces); lo += g.valueChunk() {
+					chunk := pieces[lo:min(len(pieces), lo+g.valueChunk())]
+					acc := make([]reg.VecVirtual, len(chunk))
+					for i, p := range chunk {
+						acc[i] = g.loadFull(p, amd64.Mem(ar, 4*p.Off))
+					}
+					for t := 0; t < scoreKeys; t++ {
+						skip := g.NewLabel("vb_zero")
+						c.MOVL(amd64.Mem(pr, 4*t), w)
+						c.TESTL(w, w)
+						c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
+						wv := g.Vec()
+						c.VBROADCASTSS(amd64.Mem(pr, 4*t), wv)
+						for i, p := range chunk {
+							var x operand.Op = valMem(t, 4*p.Off)
+							if !g.Full(p) {
+								x = g.loadFull(p, valMem(t, 4*p.Off))
+							}
+							c.VFMADD231PS(x, wv, acc[i])
+						}
+						c.Label(skip)
+					}
+					for i, p := range chunk {
+						if g.ISA.Lanes == 8 && p.N < 8 {
+							g.Store(p, acc[i].AsX(), amd64.Mem(ar, 4*p.Off))
+						} else {
+							g.Store(p, acc[i], amd64.Mem(ar, 4*p.Off))
+						}
+					}
+				}
+				c.ADDQ(operand.U32(uint32(4*d)), ar)
+				c.ADDQ(pst, pr)
+			})
+			c.ADDQ(operand.U32(uint32(4*d)), vg)
+		})
+	})
+	c.LEAQ(operand.Mem{Base: vj, Index: vst, Scale: 4}, vj)
+	c.ADDQ(operand.U8(4*scoreKeys), pj)
+	c.SUBQ(operand.U8(scoreKeys), cnt)
+	c.JMP(operand.LabelRef(top))
+	c.Label(done)
 }

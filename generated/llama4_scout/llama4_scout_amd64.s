@@ -1695,7 +1695,7 @@ s1_keys63:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys63
@@ -1865,48 +1865,366 @@ s1_row_tail_done68:
 	RET
 
 kv_groups60:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done72
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key71
 
-kv_key71:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys72:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done73
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done74
+	JZ    kb_query_done75
 
-kv_query73:
-	MOVQ  AX, R8
+kb_query74:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done76
+	JZ    kb_group_done77
 
-kv_group75:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+kb_group76:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows78:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      512(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      576(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      608(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      640(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      672(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      704(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      736(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      768(DI), Y9
+	VMOVUPS      256(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(DI), Y8
+	VMOVUPS      800(DI), Y9
+	VMOVUPS      288(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(DI), Y8
+	VMOVUPS      832(DI), Y9
+	VMOVUPS      320(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(DI), Y8
+	VMOVUPS      864(DI), Y9
+	VMOVUPS      352(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(DI), Y8
+	VMOVUPS      896(DI), Y9
+	VMOVUPS      384(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(DI), Y8
+	VMOVUPS      928(DI), Y9
+	VMOVUPS      416(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(DI), Y8
+	VMOVUPS      960(DI), Y9
+	VMOVUPS      448(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(DI), Y8
+	VMOVUPS      992(DI), Y9
+	VMOVUPS      480(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000400, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows78
+	ADDQ         $0x00000200, R9
+	DECQ         R12
+	JNZ          kb_group76
+
+kb_group_done77:
+	DECQ R11
+	JNZ  kb_query74
+
+kb_query_done75:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys72
+
+kb_keys_done73:
+kv_by_key71:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done80
+
+kv_key79:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done82
+
+kv_query81:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done84
+
+kv_group83:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done78
+	JZ         kv_head_done86
 
-kv_head77:
+kv_head85:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1918,17 +2236,17 @@ kv_head77:
 	VFMADD231PS  256(SI), Y8, Y10
 	VFMADD231PS  288(SI), Y9, Y11
 	VMOVUPS      320(SI), Y12
-	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  320(R9), Y12, Y10
 	VMOVUPS      352(SI), Y12
-	VFMADD231PS  352(R8), Y12, Y11
+	VFMADD231PS  352(R9), Y12, Y11
 	VMOVUPS      384(SI), Y12
-	VFMADD231PS  384(R8), Y12, Y10
+	VFMADD231PS  384(R9), Y12, Y10
 	VMOVUPS      416(SI), Y12
-	VFMADD231PS  416(R8), Y12, Y11
+	VFMADD231PS  416(R9), Y12, Y11
 	VMOVUPS      448(SI), Y12
-	VFMADD231PS  448(R8), Y12, Y10
+	VFMADD231PS  448(R9), Y12, Y10
 	VMOVUPS      480(SI), Y12
-	VFMADD231PS  480(R8), Y12, Y11
+	VFMADD231PS  480(R9), Y12, Y11
 	VADDPS       Y11, Y10, Y10
 	VEXTRACTF128 $0x01, Y10, X11
 	VADDPS       X11, X10, X11
@@ -1936,28 +2254,28 @@ kv_head77:
 	VADDPS       X10, X11, X11
 	VPERMILPS    $0xb1, X11, X10
 	VADDSS       X10, X11, X11
-	VMOVSS       X11, (DI)
+	VMOVSS       X11, (R8)
 	ADDQ         $0x00000200, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head77
+	JNZ          kv_head85
 
-kv_head_done78:
-	ADDQ $0x00000200, R8
+kv_head_done86:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group75
+	JNZ  kv_group83
 
-kv_group_done76:
+kv_group_done84:
 	DECQ R11
-	JNZ  kv_query73
+	JNZ  kv_query81
 
-kv_query_done74:
+kv_query_done82:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key71
+	JNZ  kv_key79
 
-kv_key_done72:
+kv_key_done80:
 	VZEROUPPER
 	RET
 
@@ -1971,7 +2289,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups79
+	JNE   kv_groups87
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1979,9 +2297,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done81
+	JZ    v1_row_done89
 
-v1_row80:
+v1_row88:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2011,12 +2329,12 @@ v1_row80:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done83
+	JZ           v1_key_done91
 
-v1_key82:
+v1_key90:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero84
+	JZ           v1_zero92
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2031,13 +2349,13 @@ v1_key82:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero84:
+v1_zero92:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key82
+	JNZ  v1_key90
 
-v1_key_done83:
+v1_key_done91:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2063,25 +2381,25 @@ v1_key_done83:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done86
+	JZ           v1_key_done94
 
-v1_key85:
+v1_key93:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero87
+	JZ           v1_zero95
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero87:
+v1_zero95:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key85
+	JNZ  v1_key93
 
-v1_key_done86:
+v1_key_done94:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2090,22 +2408,22 @@ v1_key_done86:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row80
+	JNZ     v1_row88
 
-v1_row_done81:
+v1_row_done89:
 	VZEROUPPER
 	RET
 
-kv_groups79:
+kv_groups87:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done89
+	JZ    kv_rescale_done97
 
-kv_rescale88:
+kv_rescale96:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2158,55 +2476,280 @@ kv_rescale88:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale88
+	JNZ          kv_rescale96
 
-kv_rescale_done89:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done91
+kv_rescale_done97:
+	MOVQ nk+96(FP), SI
 
-kv_key90:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys98:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done99
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done93
+	JZ    vb_query_done101
 
-kv_query92:
-	MOVQ  AX, R8
+vb_query100:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done95
+	JZ    vb_group_done103
 
-kv_group94:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+vb_group102:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done97
+	JZ         vb_head_done105
 
-kv_head96:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero98
-	VBROADCASTSS (DI), Y10
+vb_head104:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      320(DI), Y10
+	VMOVUPS      352(DI), Y11
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero106
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  (R9), Y12, Y0
+	VFMADD231PS  32(R9), Y12, Y1
+	VFMADD231PS  64(R9), Y12, Y2
+	VFMADD231PS  96(R9), Y12, Y3
+	VFMADD231PS  128(R9), Y12, Y4
+	VFMADD231PS  160(R9), Y12, Y5
+	VFMADD231PS  192(R9), Y12, Y6
+	VFMADD231PS  224(R9), Y12, Y7
+	VFMADD231PS  256(R9), Y12, Y8
+	VFMADD231PS  288(R9), Y12, Y9
+	VFMADD231PS  320(R9), Y12, Y10
+	VFMADD231PS  352(R9), Y12, Y11
+
+vb_zero106:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero107
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  (R9)(DX*1), Y12, Y0
+	VFMADD231PS  32(R9)(DX*1), Y12, Y1
+	VFMADD231PS  64(R9)(DX*1), Y12, Y2
+	VFMADD231PS  96(R9)(DX*1), Y12, Y3
+	VFMADD231PS  128(R9)(DX*1), Y12, Y4
+	VFMADD231PS  160(R9)(DX*1), Y12, Y5
+	VFMADD231PS  192(R9)(DX*1), Y12, Y6
+	VFMADD231PS  224(R9)(DX*1), Y12, Y7
+	VFMADD231PS  256(R9)(DX*1), Y12, Y8
+	VFMADD231PS  288(R9)(DX*1), Y12, Y9
+	VFMADD231PS  320(R9)(DX*1), Y12, Y10
+	VFMADD231PS  352(R9)(DX*1), Y12, Y11
+
+vb_zero107:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero108
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  (R10), Y12, Y0
+	VFMADD231PS  32(R10), Y12, Y1
+	VFMADD231PS  64(R10), Y12, Y2
+	VFMADD231PS  96(R10), Y12, Y3
+	VFMADD231PS  128(R10), Y12, Y4
+	VFMADD231PS  160(R10), Y12, Y5
+	VFMADD231PS  192(R10), Y12, Y6
+	VFMADD231PS  224(R10), Y12, Y7
+	VFMADD231PS  256(R10), Y12, Y8
+	VFMADD231PS  288(R10), Y12, Y9
+	VFMADD231PS  320(R10), Y12, Y10
+	VFMADD231PS  352(R10), Y12, Y11
+
+vb_zero108:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero109
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  (R10)(DX*1), Y12, Y0
+	VFMADD231PS  32(R10)(DX*1), Y12, Y1
+	VFMADD231PS  64(R10)(DX*1), Y12, Y2
+	VFMADD231PS  96(R10)(DX*1), Y12, Y3
+	VFMADD231PS  128(R10)(DX*1), Y12, Y4
+	VFMADD231PS  160(R10)(DX*1), Y12, Y5
+	VFMADD231PS  192(R10)(DX*1), Y12, Y6
+	VFMADD231PS  224(R10)(DX*1), Y12, Y7
+	VFMADD231PS  256(R10)(DX*1), Y12, Y8
+	VFMADD231PS  288(R10)(DX*1), Y12, Y9
+	VFMADD231PS  320(R10)(DX*1), Y12, Y10
+	VFMADD231PS  352(R10)(DX*1), Y12, Y11
+
+vb_zero109:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 128(DI)
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y6, 192(DI)
+	VMOVUPS      Y7, 224(DI)
+	VMOVUPS      Y8, 256(DI)
+	VMOVUPS      Y9, 288(DI)
+	VMOVUPS      Y10, 320(DI)
+	VMOVUPS      Y11, 352(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero110
+	VBROADCASTSS (R8), Y4
+	VFMADD231PS  384(R9), Y4, Y0
+	VFMADD231PS  416(R9), Y4, Y1
+	VFMADD231PS  448(R9), Y4, Y2
+	VFMADD231PS  480(R9), Y4, Y3
+
+vb_zero110:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero111
+	VBROADCASTSS 4(R8), Y4
+	VFMADD231PS  384(R9)(DX*1), Y4, Y0
+	VFMADD231PS  416(R9)(DX*1), Y4, Y1
+	VFMADD231PS  448(R9)(DX*1), Y4, Y2
+	VFMADD231PS  480(R9)(DX*1), Y4, Y3
+
+vb_zero111:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero112
+	VBROADCASTSS 8(R8), Y4
+	VFMADD231PS  384(R10), Y4, Y0
+	VFMADD231PS  416(R10), Y4, Y1
+	VFMADD231PS  448(R10), Y4, Y2
+	VFMADD231PS  480(R10), Y4, Y3
+
+vb_zero112:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero113
+	VBROADCASTSS 12(R8), Y4
+	VFMADD231PS  384(R10)(DX*1), Y4, Y0
+	VFMADD231PS  416(R10)(DX*1), Y4, Y1
+	VFMADD231PS  448(R10)(DX*1), Y4, Y2
+	VFMADD231PS  480(R10)(DX*1), Y4, Y3
+
+vb_zero113:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head104
+
+vb_head_done105:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group102
+
+vb_group_done103:
+	DECQ R12
+	JNZ  vb_query100
+
+vb_query_done101:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys98
+
+vb_keys_done99:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done115
+
+kv_key114:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done117
+
+kv_query116:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done119
+
+kv_group118:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done121
+
+kv_head120:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero122
+	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
 	VMOVUPS      Y11, (SI)
@@ -2238,46 +2781,46 @@ kv_head96:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 	VMOVUPS      320(SI), Y11
-	VFMADD231PS  320(R8), Y10, Y11
+	VFMADD231PS  320(R9), Y10, Y11
 	VMOVUPS      Y11, 320(SI)
 	VMOVUPS      352(SI), Y11
-	VFMADD231PS  352(R8), Y10, Y11
+	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 	VMOVUPS      384(SI), Y11
-	VFMADD231PS  384(R8), Y10, Y11
+	VFMADD231PS  384(R9), Y10, Y11
 	VMOVUPS      Y11, 384(SI)
 	VMOVUPS      416(SI), Y11
-	VFMADD231PS  416(R8), Y10, Y11
+	VFMADD231PS  416(R9), Y10, Y11
 	VMOVUPS      Y11, 416(SI)
 	VMOVUPS      448(SI), Y11
-	VFMADD231PS  448(R8), Y10, Y11
+	VFMADD231PS  448(R9), Y10, Y11
 	VMOVUPS      Y11, 448(SI)
 	VMOVUPS      480(SI), Y11
-	VFMADD231PS  480(R8), Y10, Y11
+	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero98:
+kv_zero122:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head96
+	JNZ  kv_head120
 
-kv_head_done97:
-	ADDQ $0x00000200, R8
+kv_head_done121:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group94
+	JNZ  kv_group118
 
-kv_group_done95:
+kv_group_done119:
 	DECQ R12
-	JNZ  kv_query92
+	JNZ  kv_query116
 
-kv_query_done93:
+kv_query_done117:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key90
+	JNZ  kv_key114
 
-kv_key_done91:
+kv_key_done115:
 	VZEROUPPER
 	RET
 
@@ -2290,9 +2833,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop100:
+loop124:
 	CMPQ    CX, $0x00000010
-	JB      loop_end101
+	JB      loop_end125
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2303,23 +2846,23 @@ loop100:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop100
+	JMP     loop124
 
-loop_end101:
-loop102:
+loop_end125:
+loop126:
 	CMPQ    CX, $0x00000008
-	JB      loop_end103
+	JB      loop_end127
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop102
+	JMP     loop126
 
-loop_end103:
+loop_end127:
 	TESTQ      CX, CX
-	JZ         loop_done99
+	JZ         loop_done123
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2329,7 +2872,7 @@ loop_end103:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done99:
+loop_done123:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2337,10 +2880,10 @@ loop_done99:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store104
+	JZ           max_store128
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store104:
+max_store128:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2360,9 +2903,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop106:
+loop130:
 	CMPQ         CX, $0x00000008
-	JB           loop_end107
+	JB           loop_end131
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2385,11 +2928,11 @@ loop106:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop106
+	JMP          loop130
 
-loop_end107:
+loop_end131:
 	TESTQ        CX, CX
-	JZ           loop_done105
+	JZ           loop_done129
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2415,7 +2958,7 @@ loop_end107:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done105:
+loop_done129:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2437,18 +2980,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done108
+	JZ     rope_done132
 	TESTL  R8, R8
-	JS     rope_inverse109
+	JS     rope_inverse133
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream110
+	JA     rope_stream134
 
-rope_token112:
+rope_token136:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2470,14 +3013,14 @@ rope_token112:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done113
+	JZ      rope_heads_done137
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src114
+	JNE     rope_heads_from_src138
 
-rope_head115:
+rope_head139:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2520,13 +3063,13 @@ rope_head115:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head115
-	JMP            rope_heads_done113
+	JNZ            rope_head139
+	JMP            rope_heads_done137
 
-rope_heads_from_src114:
+rope_heads_from_src138:
 	MOVQ CX, R10
 
-rope_head116:
+rope_head140:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2570,17 +3113,17 @@ rope_head116:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head116
+	JNZ            rope_head140
 
-rope_heads_done113:
+rope_heads_done137:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done117
+	JZ    rope_heads_done141
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head118:
+rope_head142:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2623,9 +3166,9 @@ rope_head118:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head118
+	JNZ            rope_head142
 
-rope_heads_done117:
+rope_heads_done141:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2635,11 +3178,11 @@ rope_heads_done117:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token112
-	JMP  rope_tokens_done111
+	JNZ  rope_token136
+	JMP  rope_tokens_done135
 
-rope_stream110:
-rope_token119:
+rope_stream134:
+rope_token143:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2661,16 +3204,16 @@ rope_token119:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done120
+	JZ      rope_heads_done144
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src121
+	JNE     rope_heads_from_src145
 
-rope_head122:
+rope_head146:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2721,13 +3264,13 @@ rope_head122:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head122
-	JMP            rope_heads_done120
+	JNZ            rope_head146
+	JMP            rope_heads_done144
 
-rope_heads_from_src121:
+rope_heads_from_src145:
 	MOVQ CX, R10
 
-rope_head123:
+rope_head147:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2779,19 +3322,19 @@ rope_head123:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head123
+	JNZ            rope_head147
 
-rope_heads_done120:
+rope_heads_done144:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done124
+	JZ    rope_heads_done148
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head125:
+rope_head149:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2842,9 +3385,9 @@ rope_head125:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head125
+	JNZ            rope_head149
 
-rope_heads_done124:
+rope_heads_done148:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2854,21 +3397,21 @@ rope_heads_done124:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token119
+	JNZ  rope_token143
 
-rope_tokens_done111:
-	JMP rope_done108
+rope_tokens_done135:
+	JMP rope_done132
 
-rope_inverse109:
+rope_inverse133:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream126
+	JA     rope_stream150
 
-rope_token128:
+rope_token152:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2890,12 +3433,12 @@ rope_token128:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done129
+	JZ      rope_heads_done153
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head130:
+rope_head154:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2938,19 +3481,19 @@ rope_head130:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head130
+	JNZ            rope_head154
 
-rope_heads_done129:
+rope_heads_done153:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token128
-	JMP  rope_tokens_done127
+	JNZ  rope_token152
+	JMP  rope_tokens_done151
 
-rope_stream126:
-rope_token131:
+rope_stream150:
+rope_token155:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2972,14 +3515,14 @@ rope_token131:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done132
+	JZ      rope_heads_done156
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head133:
+rope_head157:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -3030,18 +3573,18 @@ rope_head133:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head133
+	JNZ            rope_head157
 
-rope_heads_done132:
+rope_heads_done156:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token131
+	JNZ  rope_token155
 
-rope_tokens_done127:
-rope_done108:
+rope_tokens_done151:
+rope_done132:
 	VZEROUPPER
 	RET
 
@@ -3055,10 +3598,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done134
+	JZ      combine_done158
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token135:
+combine_token159:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -3178,9 +3721,9 @@ combine_token135:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token135
+	JNZ       combine_token159
 
-combine_done134:
+combine_done158:
 	VZEROUPPER
 	RET
 
@@ -3192,20 +3735,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale_done136
+	JZ    scale_done160
 	TESTQ BX, BX
-	JZ    scale_done136
+	JZ    scale_done160
 	MOVQ  BX, SI
 	SHLQ  $0x02, SI
 
-scale_token137:
+scale_token161:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-loop139:
+loop163:
 	CMPQ    R8, $0x00000040
-	JB      loop_end140
+	JB      loop_end164
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	VMULPS  64(DI), Z0, Z1
@@ -3216,34 +3759,34 @@ loop139:
 	VMOVUPS Z1, 192(DI)
 	ADDQ    $0x00000100, DI
 	SUBQ    $0x00000040, R8
-	JMP     loop139
+	JMP     loop163
 
-loop_end140:
-loop141:
+loop_end164:
+loop165:
 	CMPQ    R8, $0x00000010
-	JB      loop_end142
+	JB      loop_end166
 	VMULPS  (DI), Z0, Z1
 	VMOVUPS Z1, (DI)
 	ADDQ    $0x00000040, DI
 	SUBQ    $0x00000010, R8
-	JMP     loop141
+	JMP     loop165
 
-loop_end142:
+loop_end166:
 	TESTQ     R8, R8
-	JZ        loop_done138
+	JZ        loop_done162
 	LEAQ      tailmask16<>+0(SB), R9
 	KMOVW     (R9)(R8*2), K1
 	VMOVUPS.Z (DI), K1, Z1
 	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (DI)
 
-loop_done138:
+loop_done162:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale_token137
+	JNZ  scale_token161
 
-scale_done136:
+scale_done160:
 	VZEROUPPER
 	RET
 
@@ -3257,23 +3800,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups143
+	JNE   kv_groups167
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows144:
+s1_rows168:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done145
+	JL   s1_rows_done169
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys146:
+s1_keys170:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done147
+	JL            s1_keys_done171
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -3515,18 +4058,18 @@ s1_keys146:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys146
+	JMP           s1_keys170
 
-s1_keys_done147:
+s1_keys_done171:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done149
+	JZ    s1_key_tail_done173
 
-s1_key_tail148:
+s1_key_tail172:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3635,29 +4178,29 @@ s1_key_tail148:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail148
+	JNZ           s1_key_tail172
 
-s1_key_tail_done149:
+s1_key_tail_done173:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows144
+	JMP  s1_rows168
 
-s1_rows_done145:
+s1_rows_done169:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done151
+	JZ    s1_row_tail_done175
 
-s1_row_tail150:
+s1_row_tail174:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done153
+	JZ    s1_row_tail_key_done177
 
-s1_row_tail_key152:
+s1_row_tail_key176:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3687,59 +4230,385 @@ s1_row_tail_key152:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key152
+	JNZ           s1_row_tail_key176
 
-s1_row_tail_key_done153:
+s1_row_tail_key_done177:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail150
+	JNZ  s1_row_tail174
 
-s1_row_tail_done151:
+s1_row_tail_done175:
 	VZEROUPPER
 	RET
 
-kv_groups143:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done155
+kv_groups167:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key178
 
-kv_key154:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys179:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done180
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done157
+	JZ    kb_query_done182
 
-kv_query156:
-	MOVQ  AX, R8
+kb_query181:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done159
+	JZ    kb_group_done184
 
-kv_group158:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+kb_group183:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows185:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       512(DI), Z7
+	VMOVUPS       1024(DI), Z11
+	VMOVUPS       1536(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       576(DI), Z17
+	VMOVUPS       1088(DI), Z18
+	VMOVUPS       1600(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       640(DI), Z17
+	VMOVUPS       1152(DI), Z18
+	VMOVUPS       1664(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       704(DI), Z17
+	VMOVUPS       1216(DI), Z18
+	VMOVUPS       1728(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(DI), Z16
+	VMOVUPS       768(DI), Z17
+	VMOVUPS       1280(DI), Z18
+	VMOVUPS       1792(DI), Z19
+	VMOVUPS       256(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(DI), Z16
+	VMOVUPS       832(DI), Z17
+	VMOVUPS       1344(DI), Z18
+	VMOVUPS       1856(DI), Z19
+	VMOVUPS       320(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(DI), Z16
+	VMOVUPS       896(DI), Z17
+	VMOVUPS       1408(DI), Z18
+	VMOVUPS       1920(DI), Z19
+	VMOVUPS       384(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(DI), Z16
+	VMOVUPS       960(DI), Z17
+	VMOVUPS       1472(DI), Z18
+	VMOVUPS       1984(DI), Z19
+	VMOVUPS       448(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000800, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows185
+	ADDQ          $0x00000200, R9
+	DECQ          R12
+	JNZ           kb_group183
+
+kb_group_done184:
+	DECQ R11
+	JNZ  kb_query181
+
+kb_query_done182:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys179
+
+kb_keys_done180:
+kv_by_key178:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done187
+
+kv_key186:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done189
+
+kv_query188:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done191
+
+kv_group190:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done161
+	JZ         kv_head_done193
 
-kv_head160:
+kv_head192:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3757,28 +4626,28 @@ kv_head160:
 	VADDPS        X9, X8, X8
 	VPERMILPS     $0xb1, X8, X9
 	VADDSS        X9, X8, X8
-	VMOVSS        X8, (DI)
+	VMOVSS        X8, (R8)
 	ADDQ          $0x00000200, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head160
+	JNZ           kv_head192
 
-kv_head_done161:
-	ADDQ $0x00000200, R8
+kv_head_done193:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group158
+	JNZ  kv_group190
 
-kv_group_done159:
+kv_group_done191:
 	DECQ R11
-	JNZ  kv_query156
+	JNZ  kv_query188
 
-kv_query_done157:
+kv_query_done189:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key154
+	JNZ  kv_key186
 
-kv_key_done155:
+kv_key_done187:
 	VZEROUPPER
 	RET
 
@@ -3792,7 +4661,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups162
+	JNE   kv_groups194
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3800,9 +4669,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done164
+	JZ    v1_row_done196
 
-v1_row163:
+v1_row195:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3824,12 +4693,12 @@ v1_row163:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done166
+	JZ           v1_key_done198
 
-v1_key165:
+v1_key197:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero167
+	JZ           v1_zero199
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3840,13 +4709,13 @@ v1_key165:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero167:
+v1_zero199:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key165
+	JNZ  v1_key197
 
-v1_key_done166:
+v1_key_done198:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3859,22 +4728,22 @@ v1_key_done166:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row163
+	JNZ     v1_row195
 
-v1_row_done164:
+v1_row_done196:
 	VZEROUPPER
 	RET
 
-kv_groups162:
+kv_groups194:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done169
+	JZ    kv_rescale_done201
 
-kv_rescale168:
+kv_rescale200:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3903,53 +4772,206 @@ kv_rescale168:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale168
+	JNZ          kv_rescale200
 
-kv_rescale_done169:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done171
+kv_rescale_done201:
+	MOVQ nk+96(FP), SI
 
-kv_key170:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys202:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done203
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done173
+	JZ    vb_query_done205
 
-kv_query172:
-	MOVQ  AX, R8
+vb_query204:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done175
+	JZ    vb_group_done207
 
-kv_group174:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+vb_group206:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done177
+	JZ         vb_head_done209
 
-kv_head176:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero178
-	VBROADCASTSS (DI), Z8
+vb_head208:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero210
+	VBROADCASTSS (R8), Z8
+	VFMADD231PS  (R9), Z8, Z0
+	VFMADD231PS  64(R9), Z8, Z1
+	VFMADD231PS  128(R9), Z8, Z2
+	VFMADD231PS  192(R9), Z8, Z3
+	VFMADD231PS  256(R9), Z8, Z4
+	VFMADD231PS  320(R9), Z8, Z5
+	VFMADD231PS  384(R9), Z8, Z6
+	VFMADD231PS  448(R9), Z8, Z7
+
+vb_zero210:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero211
+	VBROADCASTSS 4(R8), Z8
+	VFMADD231PS  (R9)(DX*1), Z8, Z0
+	VFMADD231PS  64(R9)(DX*1), Z8, Z1
+	VFMADD231PS  128(R9)(DX*1), Z8, Z2
+	VFMADD231PS  192(R9)(DX*1), Z8, Z3
+	VFMADD231PS  256(R9)(DX*1), Z8, Z4
+	VFMADD231PS  320(R9)(DX*1), Z8, Z5
+	VFMADD231PS  384(R9)(DX*1), Z8, Z6
+	VFMADD231PS  448(R9)(DX*1), Z8, Z7
+
+vb_zero211:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero212
+	VBROADCASTSS 8(R8), Z8
+	VFMADD231PS  (R10), Z8, Z0
+	VFMADD231PS  64(R10), Z8, Z1
+	VFMADD231PS  128(R10), Z8, Z2
+	VFMADD231PS  192(R10), Z8, Z3
+	VFMADD231PS  256(R10), Z8, Z4
+	VFMADD231PS  320(R10), Z8, Z5
+	VFMADD231PS  384(R10), Z8, Z6
+	VFMADD231PS  448(R10), Z8, Z7
+
+vb_zero212:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero213
+	VBROADCASTSS 12(R8), Z8
+	VFMADD231PS  (R10)(DX*1), Z8, Z0
+	VFMADD231PS  64(R10)(DX*1), Z8, Z1
+	VFMADD231PS  128(R10)(DX*1), Z8, Z2
+	VFMADD231PS  192(R10)(DX*1), Z8, Z3
+	VFMADD231PS  256(R10)(DX*1), Z8, Z4
+	VFMADD231PS  320(R10)(DX*1), Z8, Z5
+	VFMADD231PS  384(R10)(DX*1), Z8, Z6
+	VFMADD231PS  448(R10)(DX*1), Z8, Z7
+
+vb_zero213:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head208
+
+vb_head_done209:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group206
+
+vb_group_done207:
+	DECQ R12
+	JNZ  vb_query204
+
+vb_query_done205:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys202
+
+vb_keys_done203:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done215
+
+kv_key214:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done217
+
+kv_query216:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done219
+
+kv_group218:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done221
+
+kv_head220:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero222
+	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
 	VMOVUPS      Z9, (SI)
@@ -3975,28 +4997,28 @@ kv_head176:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero178:
+kv_zero222:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head176
+	JNZ  kv_head220
 
-kv_head_done177:
-	ADDQ $0x00000200, R8
+kv_head_done221:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group174
+	JNZ  kv_group218
 
-kv_group_done175:
+kv_group_done219:
 	DECQ R12
-	JNZ  kv_query172
+	JNZ  kv_query216
 
-kv_query_done173:
+kv_query_done217:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key170
+	JNZ  kv_key214
 
-kv_key_done171:
+kv_key_done215:
 	VZEROUPPER
 	RET
 
@@ -4009,9 +5031,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop180:
+loop224:
 	CMPQ    CX, $0x00000020
-	JB      loop_end181
+	JB      loop_end225
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4022,23 +5044,23 @@ loop180:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop180
+	JMP     loop224
 
-loop_end181:
-loop182:
+loop_end225:
+loop226:
 	CMPQ    CX, $0x00000010
-	JB      loop_end183
+	JB      loop_end227
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop182
+	JMP     loop226
 
-loop_end183:
+loop_end227:
 	TESTQ     CX, CX
-	JZ        loop_done179
+	JZ        loop_done223
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4046,7 +5068,7 @@ loop_end183:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done179:
+loop_done223:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4056,10 +5078,10 @@ loop_done179:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store184
+	JZ            max_store228
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store184:
+max_store228:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4086,9 +5108,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop186:
+loop230:
 	CMPQ         CX, $0x00000010
-	JB           loop_end187
+	JB           loop_end231
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4110,11 +5132,11 @@ loop186:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop186
+	JMP          loop230
 
-loop_end187:
+loop_end231:
 	TESTQ        CX, CX
-	JZ           loop_done185
+	JZ           loop_done229
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4138,7 +5160,7 @@ loop_end187:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done185:
+loop_done229:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -1336,7 +1336,7 @@ s1_keys40:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys40
@@ -1506,48 +1506,366 @@ s1_row_tail_done45:
 	RET
 
 kv_groups37:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done49
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key48
 
-kv_key48:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys49:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done50
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kb_query_done52
 
-kv_query50:
-	MOVQ  AX, R8
+kb_query51:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kb_group_done54
 
-kv_group52:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+kb_group53:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows55:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      512(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      576(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      608(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      640(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      672(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      704(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      736(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      768(DI), Y9
+	VMOVUPS      256(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(DI), Y8
+	VMOVUPS      800(DI), Y9
+	VMOVUPS      288(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(DI), Y8
+	VMOVUPS      832(DI), Y9
+	VMOVUPS      320(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(DI), Y8
+	VMOVUPS      864(DI), Y9
+	VMOVUPS      352(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(DI), Y8
+	VMOVUPS      896(DI), Y9
+	VMOVUPS      384(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(DI), Y8
+	VMOVUPS      928(DI), Y9
+	VMOVUPS      416(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(DI), Y8
+	VMOVUPS      960(DI), Y9
+	VMOVUPS      448(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(DI), Y8
+	VMOVUPS      992(DI), Y9
+	VMOVUPS      480(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000400, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows55
+	ADDQ         $0x00000200, R9
+	DECQ         R12
+	JNZ          kb_group53
+
+kb_group_done54:
+	DECQ R11
+	JNZ  kb_query51
+
+kb_query_done52:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys49
+
+kb_keys_done50:
+kv_by_key48:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done57
+
+kv_key56:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done59
+
+kv_query58:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done61
+
+kv_group60:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done63
 
-kv_head54:
+kv_head62:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1559,17 +1877,17 @@ kv_head54:
 	VFMADD231PS  256(SI), Y8, Y10
 	VFMADD231PS  288(SI), Y9, Y11
 	VMOVUPS      320(SI), Y12
-	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  320(R9), Y12, Y10
 	VMOVUPS      352(SI), Y12
-	VFMADD231PS  352(R8), Y12, Y11
+	VFMADD231PS  352(R9), Y12, Y11
 	VMOVUPS      384(SI), Y12
-	VFMADD231PS  384(R8), Y12, Y10
+	VFMADD231PS  384(R9), Y12, Y10
 	VMOVUPS      416(SI), Y12
-	VFMADD231PS  416(R8), Y12, Y11
+	VFMADD231PS  416(R9), Y12, Y11
 	VMOVUPS      448(SI), Y12
-	VFMADD231PS  448(R8), Y12, Y10
+	VFMADD231PS  448(R9), Y12, Y10
 	VMOVUPS      480(SI), Y12
-	VFMADD231PS  480(R8), Y12, Y11
+	VFMADD231PS  480(R9), Y12, Y11
 	VADDPS       Y11, Y10, Y10
 	VEXTRACTF128 $0x01, Y10, X11
 	VADDPS       X11, X10, X11
@@ -1577,28 +1895,28 @@ kv_head54:
 	VADDPS       X10, X11, X11
 	VPERMILPS    $0xb1, X11, X10
 	VADDSS       X10, X11, X11
-	VMOVSS       X11, (DI)
+	VMOVSS       X11, (R8)
 	ADDQ         $0x00000200, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head62
 
-kv_head_done55:
-	ADDQ $0x00000200, R8
+kv_head_done63:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group60
 
-kv_group_done53:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query58
 
-kv_query_done51:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key56
 
-kv_key_done49:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -1612,7 +1930,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1620,9 +1938,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done66
 
-v1_row57:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1652,12 +1970,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done68
 
-v1_key59:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1672,13 +1990,13 @@ v1_key59:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero61:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key67
 
-v1_key_done60:
+v1_key_done68:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -1704,25 +2022,25 @@ v1_key_done60:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done63
+	JZ           v1_key_done71
 
-v1_key62:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero64
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero64:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key62
+	JNZ  v1_key70
 
-v1_key_done63:
+v1_key_done71:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -1731,22 +2049,22 @@ v1_key_done63:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row65
 
-v1_row_done58:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done66
+	JZ    kv_rescale_done74
 
-kv_rescale65:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1799,55 +2117,280 @@ kv_rescale65:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale65
+	JNZ          kv_rescale73
 
-kv_rescale_done66:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done68
+kv_rescale_done74:
+	MOVQ nk+96(FP), SI
 
-kv_key67:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys75:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done76
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done70
+	JZ    vb_query_done78
 
-kv_query69:
-	MOVQ  AX, R8
+vb_query77:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done72
+	JZ    vb_group_done80
 
-kv_group71:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+vb_group79:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done74
+	JZ         vb_head_done82
 
-kv_head73:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero75
-	VBROADCASTSS (DI), Y10
+vb_head81:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      320(DI), Y10
+	VMOVUPS      352(DI), Y11
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero83
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  (R9), Y12, Y0
+	VFMADD231PS  32(R9), Y12, Y1
+	VFMADD231PS  64(R9), Y12, Y2
+	VFMADD231PS  96(R9), Y12, Y3
+	VFMADD231PS  128(R9), Y12, Y4
+	VFMADD231PS  160(R9), Y12, Y5
+	VFMADD231PS  192(R9), Y12, Y6
+	VFMADD231PS  224(R9), Y12, Y7
+	VFMADD231PS  256(R9), Y12, Y8
+	VFMADD231PS  288(R9), Y12, Y9
+	VFMADD231PS  320(R9), Y12, Y10
+	VFMADD231PS  352(R9), Y12, Y11
+
+vb_zero83:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero84
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  (R9)(DX*1), Y12, Y0
+	VFMADD231PS  32(R9)(DX*1), Y12, Y1
+	VFMADD231PS  64(R9)(DX*1), Y12, Y2
+	VFMADD231PS  96(R9)(DX*1), Y12, Y3
+	VFMADD231PS  128(R9)(DX*1), Y12, Y4
+	VFMADD231PS  160(R9)(DX*1), Y12, Y5
+	VFMADD231PS  192(R9)(DX*1), Y12, Y6
+	VFMADD231PS  224(R9)(DX*1), Y12, Y7
+	VFMADD231PS  256(R9)(DX*1), Y12, Y8
+	VFMADD231PS  288(R9)(DX*1), Y12, Y9
+	VFMADD231PS  320(R9)(DX*1), Y12, Y10
+	VFMADD231PS  352(R9)(DX*1), Y12, Y11
+
+vb_zero84:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero85
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  (R10), Y12, Y0
+	VFMADD231PS  32(R10), Y12, Y1
+	VFMADD231PS  64(R10), Y12, Y2
+	VFMADD231PS  96(R10), Y12, Y3
+	VFMADD231PS  128(R10), Y12, Y4
+	VFMADD231PS  160(R10), Y12, Y5
+	VFMADD231PS  192(R10), Y12, Y6
+	VFMADD231PS  224(R10), Y12, Y7
+	VFMADD231PS  256(R10), Y12, Y8
+	VFMADD231PS  288(R10), Y12, Y9
+	VFMADD231PS  320(R10), Y12, Y10
+	VFMADD231PS  352(R10), Y12, Y11
+
+vb_zero85:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero86
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  (R10)(DX*1), Y12, Y0
+	VFMADD231PS  32(R10)(DX*1), Y12, Y1
+	VFMADD231PS  64(R10)(DX*1), Y12, Y2
+	VFMADD231PS  96(R10)(DX*1), Y12, Y3
+	VFMADD231PS  128(R10)(DX*1), Y12, Y4
+	VFMADD231PS  160(R10)(DX*1), Y12, Y5
+	VFMADD231PS  192(R10)(DX*1), Y12, Y6
+	VFMADD231PS  224(R10)(DX*1), Y12, Y7
+	VFMADD231PS  256(R10)(DX*1), Y12, Y8
+	VFMADD231PS  288(R10)(DX*1), Y12, Y9
+	VFMADD231PS  320(R10)(DX*1), Y12, Y10
+	VFMADD231PS  352(R10)(DX*1), Y12, Y11
+
+vb_zero86:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 128(DI)
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y6, 192(DI)
+	VMOVUPS      Y7, 224(DI)
+	VMOVUPS      Y8, 256(DI)
+	VMOVUPS      Y9, 288(DI)
+	VMOVUPS      Y10, 320(DI)
+	VMOVUPS      Y11, 352(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero87
+	VBROADCASTSS (R8), Y4
+	VFMADD231PS  384(R9), Y4, Y0
+	VFMADD231PS  416(R9), Y4, Y1
+	VFMADD231PS  448(R9), Y4, Y2
+	VFMADD231PS  480(R9), Y4, Y3
+
+vb_zero87:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero88
+	VBROADCASTSS 4(R8), Y4
+	VFMADD231PS  384(R9)(DX*1), Y4, Y0
+	VFMADD231PS  416(R9)(DX*1), Y4, Y1
+	VFMADD231PS  448(R9)(DX*1), Y4, Y2
+	VFMADD231PS  480(R9)(DX*1), Y4, Y3
+
+vb_zero88:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero89
+	VBROADCASTSS 8(R8), Y4
+	VFMADD231PS  384(R10), Y4, Y0
+	VFMADD231PS  416(R10), Y4, Y1
+	VFMADD231PS  448(R10), Y4, Y2
+	VFMADD231PS  480(R10), Y4, Y3
+
+vb_zero89:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero90
+	VBROADCASTSS 12(R8), Y4
+	VFMADD231PS  384(R10)(DX*1), Y4, Y0
+	VFMADD231PS  416(R10)(DX*1), Y4, Y1
+	VFMADD231PS  448(R10)(DX*1), Y4, Y2
+	VFMADD231PS  480(R10)(DX*1), Y4, Y3
+
+vb_zero90:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head81
+
+vb_head_done82:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group79
+
+vb_group_done80:
+	DECQ R12
+	JNZ  vb_query77
+
+vb_query_done78:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys75
+
+vb_keys_done76:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done92
+
+kv_key91:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done94
+
+kv_query93:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done96
+
+kv_group95:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done98
+
+kv_head97:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero99
+	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
 	VMOVUPS      Y11, (SI)
@@ -1879,46 +2422,46 @@ kv_head73:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 	VMOVUPS      320(SI), Y11
-	VFMADD231PS  320(R8), Y10, Y11
+	VFMADD231PS  320(R9), Y10, Y11
 	VMOVUPS      Y11, 320(SI)
 	VMOVUPS      352(SI), Y11
-	VFMADD231PS  352(R8), Y10, Y11
+	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 	VMOVUPS      384(SI), Y11
-	VFMADD231PS  384(R8), Y10, Y11
+	VFMADD231PS  384(R9), Y10, Y11
 	VMOVUPS      Y11, 384(SI)
 	VMOVUPS      416(SI), Y11
-	VFMADD231PS  416(R8), Y10, Y11
+	VFMADD231PS  416(R9), Y10, Y11
 	VMOVUPS      Y11, 416(SI)
 	VMOVUPS      448(SI), Y11
-	VFMADD231PS  448(R8), Y10, Y11
+	VFMADD231PS  448(R9), Y10, Y11
 	VMOVUPS      Y11, 448(SI)
 	VMOVUPS      480(SI), Y11
-	VFMADD231PS  480(R8), Y10, Y11
+	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero75:
+kv_zero99:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head73
+	JNZ  kv_head97
 
-kv_head_done74:
-	ADDQ $0x00000200, R8
+kv_head_done98:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group71
+	JNZ  kv_group95
 
-kv_group_done72:
+kv_group_done96:
 	DECQ R12
-	JNZ  kv_query69
+	JNZ  kv_query93
 
-kv_query_done70:
+kv_query_done94:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key67
+	JNZ  kv_key91
 
-kv_key_done68:
+kv_key_done92:
 	VZEROUPPER
 	RET
 
@@ -1931,9 +2474,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop77:
+loop101:
 	CMPQ    CX, $0x00000010
-	JB      loop_end78
+	JB      loop_end102
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1944,23 +2487,23 @@ loop77:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop77
+	JMP     loop101
 
-loop_end78:
-loop79:
+loop_end102:
+loop103:
 	CMPQ    CX, $0x00000008
-	JB      loop_end80
+	JB      loop_end104
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop79
+	JMP     loop103
 
-loop_end80:
+loop_end104:
 	TESTQ      CX, CX
-	JZ         loop_done76
+	JZ         loop_done100
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1970,7 +2513,7 @@ loop_end80:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done76:
+loop_done100:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1978,10 +2521,10 @@ loop_done76:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store81
+	JZ           max_store105
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store81:
+max_store105:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2001,9 +2544,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop83:
+loop107:
 	CMPQ         CX, $0x00000008
-	JB           loop_end84
+	JB           loop_end108
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2026,11 +2569,11 @@ loop83:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop83
+	JMP          loop107
 
-loop_end84:
+loop_end108:
 	TESTQ        CX, CX
-	JZ           loop_done82
+	JZ           loop_done106
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2056,7 +2599,7 @@ loop_end84:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done82:
+loop_done106:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2078,18 +2621,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done85
+	JZ     rope_done109
 	TESTL  R8, R8
-	JS     rope_inverse86
+	JS     rope_inverse110
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream87
+	JA     rope_stream111
 
-rope_token89:
+rope_token113:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2103,14 +2646,14 @@ rope_token89:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done90
+	JZ      rope_heads_done114
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src91
+	JNE     rope_heads_from_src115
 
-rope_head92:
+rope_head116:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2145,13 +2688,13 @@ rope_head92:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head92
-	JMP         rope_heads_done90
+	JNZ         rope_head116
+	JMP         rope_heads_done114
 
-rope_heads_from_src91:
+rope_heads_from_src115:
 	MOVQ CX, R10
 
-rope_head93:
+rope_head117:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2187,17 +2730,17 @@ rope_head93:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head93
+	JNZ         rope_head117
 
-rope_heads_done90:
+rope_heads_done114:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done94
+	JZ    rope_heads_done118
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head95:
+rope_head119:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2232,9 +2775,9 @@ rope_head95:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head95
+	JNZ         rope_head119
 
-rope_heads_done94:
+rope_heads_done118:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2244,11 +2787,11 @@ rope_heads_done94:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token89
-	JMP  rope_tokens_done88
+	JNZ  rope_token113
+	JMP  rope_tokens_done112
 
-rope_stream87:
-rope_token96:
+rope_stream111:
+rope_token120:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2262,16 +2805,16 @@ rope_token96:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done97
+	JZ      rope_heads_done121
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src98
+	JNE     rope_heads_from_src122
 
-rope_head99:
+rope_head123:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2314,13 +2857,13 @@ rope_head99:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head99
-	JMP         rope_heads_done97
+	JNZ         rope_head123
+	JMP         rope_heads_done121
 
-rope_heads_from_src98:
+rope_heads_from_src122:
 	MOVQ CX, R10
 
-rope_head100:
+rope_head124:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2364,19 +2907,19 @@ rope_head100:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head100
+	JNZ         rope_head124
 
-rope_heads_done97:
+rope_heads_done121:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done101
+	JZ    rope_heads_done125
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head102:
+rope_head126:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2419,9 +2962,9 @@ rope_head102:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head102
+	JNZ         rope_head126
 
-rope_heads_done101:
+rope_heads_done125:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2431,21 +2974,21 @@ rope_heads_done101:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token96
+	JNZ  rope_token120
 
-rope_tokens_done88:
-	JMP rope_done85
+rope_tokens_done112:
+	JMP rope_done109
 
-rope_inverse86:
+rope_inverse110:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream103
+	JA     rope_stream127
 
-rope_token105:
+rope_token129:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2459,12 +3002,12 @@ rope_token105:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done106
+	JZ      rope_heads_done130
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head107:
+rope_head131:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2499,19 +3042,19 @@ rope_head107:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head107
+	JNZ         rope_head131
 
-rope_heads_done106:
+rope_heads_done130:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
-	JMP  rope_tokens_done104
+	JNZ  rope_token129
+	JMP  rope_tokens_done128
 
-rope_stream103:
-rope_token108:
+rope_stream127:
+rope_token132:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -2525,14 +3068,14 @@ rope_token108:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done109
+	JZ      rope_heads_done133
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head110:
+rope_head134:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2575,18 +3118,18 @@ rope_head110:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head110
+	JNZ         rope_head134
 
-rope_heads_done109:
+rope_heads_done133:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token108
+	JNZ  rope_token132
 
-rope_tokens_done104:
-rope_done85:
+rope_tokens_done128:
+rope_done109:
 	VZEROUPPER
 	RET
 
@@ -2600,9 +3143,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done111
+	JZ    combine_done135
 
-combine_token112:
+combine_token136:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -2706,9 +3249,9 @@ combine_token112:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token112
+	JNZ          combine_token136
 
-combine_done111:
+combine_done135:
 	VZEROUPPER
 	RET
 
@@ -2722,23 +3265,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups113
+	JNE   kv_groups137
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows114:
+s1_rows138:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done115
+	JL   s1_rows_done139
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys116:
+s1_keys140:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done117
+	JL            s1_keys_done141
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -2980,18 +3523,18 @@ s1_keys116:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys116
+	JMP           s1_keys140
 
-s1_keys_done117:
+s1_keys_done141:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done119
+	JZ    s1_key_tail_done143
 
-s1_key_tail118:
+s1_key_tail142:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3100,29 +3643,29 @@ s1_key_tail118:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail118
+	JNZ           s1_key_tail142
 
-s1_key_tail_done119:
+s1_key_tail_done143:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows114
+	JMP  s1_rows138
 
-s1_rows_done115:
+s1_rows_done139:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done121
+	JZ    s1_row_tail_done145
 
-s1_row_tail120:
+s1_row_tail144:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done123
+	JZ    s1_row_tail_key_done147
 
-s1_row_tail_key122:
+s1_row_tail_key146:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3152,59 +3695,385 @@ s1_row_tail_key122:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key122
+	JNZ           s1_row_tail_key146
 
-s1_row_tail_key_done123:
+s1_row_tail_key_done147:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail120
+	JNZ  s1_row_tail144
 
-s1_row_tail_done121:
+s1_row_tail_done145:
 	VZEROUPPER
 	RET
 
-kv_groups113:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done125
+kv_groups137:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key148
 
-kv_key124:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys149:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done150
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done127
+	JZ    kb_query_done152
 
-kv_query126:
-	MOVQ  AX, R8
+kb_query151:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done129
+	JZ    kb_group_done154
 
-kv_group128:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+kb_group153:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows155:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       512(DI), Z7
+	VMOVUPS       1024(DI), Z11
+	VMOVUPS       1536(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       576(DI), Z17
+	VMOVUPS       1088(DI), Z18
+	VMOVUPS       1600(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       640(DI), Z17
+	VMOVUPS       1152(DI), Z18
+	VMOVUPS       1664(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       704(DI), Z17
+	VMOVUPS       1216(DI), Z18
+	VMOVUPS       1728(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(DI), Z16
+	VMOVUPS       768(DI), Z17
+	VMOVUPS       1280(DI), Z18
+	VMOVUPS       1792(DI), Z19
+	VMOVUPS       256(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(DI), Z16
+	VMOVUPS       832(DI), Z17
+	VMOVUPS       1344(DI), Z18
+	VMOVUPS       1856(DI), Z19
+	VMOVUPS       320(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(DI), Z16
+	VMOVUPS       896(DI), Z17
+	VMOVUPS       1408(DI), Z18
+	VMOVUPS       1920(DI), Z19
+	VMOVUPS       384(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(DI), Z16
+	VMOVUPS       960(DI), Z17
+	VMOVUPS       1472(DI), Z18
+	VMOVUPS       1984(DI), Z19
+	VMOVUPS       448(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000800, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows155
+	ADDQ          $0x00000200, R9
+	DECQ          R12
+	JNZ           kb_group153
+
+kb_group_done154:
+	DECQ R11
+	JNZ  kb_query151
+
+kb_query_done152:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys149
+
+kb_keys_done150:
+kv_by_key148:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done157
+
+kv_key156:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done159
+
+kv_query158:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done161
+
+kv_group160:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done131
+	JZ         kv_head_done163
 
-kv_head130:
+kv_head162:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3222,28 +4091,28 @@ kv_head130:
 	VADDPS        X9, X8, X8
 	VPERMILPS     $0xb1, X8, X9
 	VADDSS        X9, X8, X8
-	VMOVSS        X8, (DI)
+	VMOVSS        X8, (R8)
 	ADDQ          $0x00000200, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head130
+	JNZ           kv_head162
 
-kv_head_done131:
-	ADDQ $0x00000200, R8
+kv_head_done163:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group128
+	JNZ  kv_group160
 
-kv_group_done129:
+kv_group_done161:
 	DECQ R11
-	JNZ  kv_query126
+	JNZ  kv_query158
 
-kv_query_done127:
+kv_query_done159:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key124
+	JNZ  kv_key156
 
-kv_key_done125:
+kv_key_done157:
 	VZEROUPPER
 	RET
 
@@ -3257,7 +4126,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups132
+	JNE   kv_groups164
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3265,9 +4134,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done134
+	JZ    v1_row_done166
 
-v1_row133:
+v1_row165:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3289,12 +4158,12 @@ v1_row133:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done136
+	JZ           v1_key_done168
 
-v1_key135:
+v1_key167:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero137
+	JZ           v1_zero169
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3305,13 +4174,13 @@ v1_key135:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero137:
+v1_zero169:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key135
+	JNZ  v1_key167
 
-v1_key_done136:
+v1_key_done168:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3324,22 +4193,22 @@ v1_key_done136:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row133
+	JNZ     v1_row165
 
-v1_row_done134:
+v1_row_done166:
 	VZEROUPPER
 	RET
 
-kv_groups132:
+kv_groups164:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done139
+	JZ    kv_rescale_done171
 
-kv_rescale138:
+kv_rescale170:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3368,53 +4237,206 @@ kv_rescale138:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale138
+	JNZ          kv_rescale170
 
-kv_rescale_done139:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done141
+kv_rescale_done171:
+	MOVQ nk+96(FP), SI
 
-kv_key140:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys172:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done173
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done143
+	JZ    vb_query_done175
 
-kv_query142:
-	MOVQ  AX, R8
+vb_query174:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done145
+	JZ    vb_group_done177
 
-kv_group144:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+vb_group176:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done147
+	JZ         vb_head_done179
 
-kv_head146:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero148
-	VBROADCASTSS (DI), Z8
+vb_head178:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero180
+	VBROADCASTSS (R8), Z8
+	VFMADD231PS  (R9), Z8, Z0
+	VFMADD231PS  64(R9), Z8, Z1
+	VFMADD231PS  128(R9), Z8, Z2
+	VFMADD231PS  192(R9), Z8, Z3
+	VFMADD231PS  256(R9), Z8, Z4
+	VFMADD231PS  320(R9), Z8, Z5
+	VFMADD231PS  384(R9), Z8, Z6
+	VFMADD231PS  448(R9), Z8, Z7
+
+vb_zero180:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero181
+	VBROADCASTSS 4(R8), Z8
+	VFMADD231PS  (R9)(DX*1), Z8, Z0
+	VFMADD231PS  64(R9)(DX*1), Z8, Z1
+	VFMADD231PS  128(R9)(DX*1), Z8, Z2
+	VFMADD231PS  192(R9)(DX*1), Z8, Z3
+	VFMADD231PS  256(R9)(DX*1), Z8, Z4
+	VFMADD231PS  320(R9)(DX*1), Z8, Z5
+	VFMADD231PS  384(R9)(DX*1), Z8, Z6
+	VFMADD231PS  448(R9)(DX*1), Z8, Z7
+
+vb_zero181:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero182
+	VBROADCASTSS 8(R8), Z8
+	VFMADD231PS  (R10), Z8, Z0
+	VFMADD231PS  64(R10), Z8, Z1
+	VFMADD231PS  128(R10), Z8, Z2
+	VFMADD231PS  192(R10), Z8, Z3
+	VFMADD231PS  256(R10), Z8, Z4
+	VFMADD231PS  320(R10), Z8, Z5
+	VFMADD231PS  384(R10), Z8, Z6
+	VFMADD231PS  448(R10), Z8, Z7
+
+vb_zero182:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero183
+	VBROADCASTSS 12(R8), Z8
+	VFMADD231PS  (R10)(DX*1), Z8, Z0
+	VFMADD231PS  64(R10)(DX*1), Z8, Z1
+	VFMADD231PS  128(R10)(DX*1), Z8, Z2
+	VFMADD231PS  192(R10)(DX*1), Z8, Z3
+	VFMADD231PS  256(R10)(DX*1), Z8, Z4
+	VFMADD231PS  320(R10)(DX*1), Z8, Z5
+	VFMADD231PS  384(R10)(DX*1), Z8, Z6
+	VFMADD231PS  448(R10)(DX*1), Z8, Z7
+
+vb_zero183:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head178
+
+vb_head_done179:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group176
+
+vb_group_done177:
+	DECQ R12
+	JNZ  vb_query174
+
+vb_query_done175:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys172
+
+vb_keys_done173:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done185
+
+kv_key184:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done187
+
+kv_query186:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done189
+
+kv_group188:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done191
+
+kv_head190:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero192
+	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
 	VMOVUPS      Z9, (SI)
@@ -3440,28 +4462,28 @@ kv_head146:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero148:
+kv_zero192:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head146
+	JNZ  kv_head190
 
-kv_head_done147:
-	ADDQ $0x00000200, R8
+kv_head_done191:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group144
+	JNZ  kv_group188
 
-kv_group_done145:
+kv_group_done189:
 	DECQ R12
-	JNZ  kv_query142
+	JNZ  kv_query186
 
-kv_query_done143:
+kv_query_done187:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key140
+	JNZ  kv_key184
 
-kv_key_done141:
+kv_key_done185:
 	VZEROUPPER
 	RET
 
@@ -3474,9 +4496,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop150:
+loop194:
 	CMPQ    CX, $0x00000020
-	JB      loop_end151
+	JB      loop_end195
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3487,23 +4509,23 @@ loop150:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop150
+	JMP     loop194
 
-loop_end151:
-loop152:
+loop_end195:
+loop196:
 	CMPQ    CX, $0x00000010
-	JB      loop_end153
+	JB      loop_end197
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop152
+	JMP     loop196
 
-loop_end153:
+loop_end197:
 	TESTQ     CX, CX
-	JZ        loop_done149
+	JZ        loop_done193
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3511,7 +4533,7 @@ loop_end153:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done149:
+loop_done193:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3521,10 +4543,10 @@ loop_done149:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store154
+	JZ            max_store198
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store154:
+max_store198:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3551,9 +4573,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop156:
+loop200:
 	CMPQ         CX, $0x00000010
-	JB           loop_end157
+	JB           loop_end201
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3575,11 +4597,11 @@ loop156:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop156
+	JMP          loop200
 
-loop_end157:
+loop_end201:
 	TESTQ        CX, CX
-	JZ           loop_done155
+	JZ           loop_done199
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3603,7 +4625,7 @@ loop_end157:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done155:
+loop_done199:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

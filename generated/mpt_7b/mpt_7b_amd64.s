@@ -2085,7 +2085,7 @@ s1_keys117:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys117
@@ -2255,48 +2255,366 @@ s1_row_tail_done122:
 	RET
 
 kv_groups114:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done126
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key125
 
-kv_key125:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys126:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done127
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done128
+	JZ    kb_query_done129
 
-kv_query127:
-	MOVQ  AX, R8
+kb_query128:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done130
+	JZ    kb_group_done131
 
-kv_group129:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+kb_group130:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows132:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      512(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      576(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      608(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      640(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      672(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      704(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      736(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      768(DI), Y9
+	VMOVUPS      256(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(DI), Y8
+	VMOVUPS      800(DI), Y9
+	VMOVUPS      288(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(DI), Y8
+	VMOVUPS      832(DI), Y9
+	VMOVUPS      320(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(DI), Y8
+	VMOVUPS      864(DI), Y9
+	VMOVUPS      352(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(DI), Y8
+	VMOVUPS      896(DI), Y9
+	VMOVUPS      384(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(DI), Y8
+	VMOVUPS      928(DI), Y9
+	VMOVUPS      416(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(DI), Y8
+	VMOVUPS      960(DI), Y9
+	VMOVUPS      448(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(DI), Y8
+	VMOVUPS      992(DI), Y9
+	VMOVUPS      480(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000400, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows132
+	ADDQ         $0x00000200, R9
+	DECQ         R12
+	JNZ          kb_group130
+
+kb_group_done131:
+	DECQ R11
+	JNZ  kb_query128
+
+kb_query_done129:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys126
+
+kb_keys_done127:
+kv_by_key125:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done134
+
+kv_key133:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done136
+
+kv_query135:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done138
+
+kv_group137:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done132
+	JZ         kv_head_done140
 
-kv_head131:
+kv_head139:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -2308,17 +2626,17 @@ kv_head131:
 	VFMADD231PS  256(SI), Y8, Y10
 	VFMADD231PS  288(SI), Y9, Y11
 	VMOVUPS      320(SI), Y12
-	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  320(R9), Y12, Y10
 	VMOVUPS      352(SI), Y12
-	VFMADD231PS  352(R8), Y12, Y11
+	VFMADD231PS  352(R9), Y12, Y11
 	VMOVUPS      384(SI), Y12
-	VFMADD231PS  384(R8), Y12, Y10
+	VFMADD231PS  384(R9), Y12, Y10
 	VMOVUPS      416(SI), Y12
-	VFMADD231PS  416(R8), Y12, Y11
+	VFMADD231PS  416(R9), Y12, Y11
 	VMOVUPS      448(SI), Y12
-	VFMADD231PS  448(R8), Y12, Y10
+	VFMADD231PS  448(R9), Y12, Y10
 	VMOVUPS      480(SI), Y12
-	VFMADD231PS  480(R8), Y12, Y11
+	VFMADD231PS  480(R9), Y12, Y11
 	VADDPS       Y11, Y10, Y10
 	VEXTRACTF128 $0x01, Y10, X11
 	VADDPS       X11, X10, X11
@@ -2326,28 +2644,28 @@ kv_head131:
 	VADDPS       X10, X11, X11
 	VPERMILPS    $0xb1, X11, X10
 	VADDSS       X10, X11, X11
-	VMOVSS       X11, (DI)
+	VMOVSS       X11, (R8)
 	ADDQ         $0x00000200, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head131
+	JNZ          kv_head139
 
-kv_head_done132:
-	ADDQ $0x00000200, R8
+kv_head_done140:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group129
+	JNZ  kv_group137
 
-kv_group_done130:
+kv_group_done138:
 	DECQ R11
-	JNZ  kv_query127
+	JNZ  kv_query135
 
-kv_query_done128:
+kv_query_done136:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key125
+	JNZ  kv_key133
 
-kv_key_done126:
+kv_key_done134:
 	VZEROUPPER
 	RET
 
@@ -2361,7 +2679,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups133
+	JNE   kv_groups141
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2369,9 +2687,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done135
+	JZ    v1_row_done143
 
-v1_row134:
+v1_row142:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2401,12 +2719,12 @@ v1_row134:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done137
+	JZ           v1_key_done145
 
-v1_key136:
+v1_key144:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero138
+	JZ           v1_zero146
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -2421,13 +2739,13 @@ v1_key136:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero138:
+v1_zero146:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key136
+	JNZ  v1_key144
 
-v1_key_done137:
+v1_key_done145:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -2453,25 +2771,25 @@ v1_key_done137:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done140
+	JZ           v1_key_done148
 
-v1_key139:
+v1_key147:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero141
+	JZ           v1_zero149
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero141:
+v1_zero149:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key139
+	JNZ  v1_key147
 
-v1_key_done140:
+v1_key_done148:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2480,22 +2798,22 @@ v1_key_done140:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row134
+	JNZ     v1_row142
 
-v1_row_done135:
+v1_row_done143:
 	VZEROUPPER
 	RET
 
-kv_groups133:
+kv_groups141:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done143
+	JZ    kv_rescale_done151
 
-kv_rescale142:
+kv_rescale150:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2548,55 +2866,280 @@ kv_rescale142:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale142
+	JNZ          kv_rescale150
 
-kv_rescale_done143:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done145
+kv_rescale_done151:
+	MOVQ nk+96(FP), SI
 
-kv_key144:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys152:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done153
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done147
+	JZ    vb_query_done155
 
-kv_query146:
-	MOVQ  AX, R8
+vb_query154:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done149
+	JZ    vb_group_done157
 
-kv_group148:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+vb_group156:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done151
+	JZ         vb_head_done159
 
-kv_head150:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero152
-	VBROADCASTSS (DI), Y10
+vb_head158:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      320(DI), Y10
+	VMOVUPS      352(DI), Y11
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero160
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  (R9), Y12, Y0
+	VFMADD231PS  32(R9), Y12, Y1
+	VFMADD231PS  64(R9), Y12, Y2
+	VFMADD231PS  96(R9), Y12, Y3
+	VFMADD231PS  128(R9), Y12, Y4
+	VFMADD231PS  160(R9), Y12, Y5
+	VFMADD231PS  192(R9), Y12, Y6
+	VFMADD231PS  224(R9), Y12, Y7
+	VFMADD231PS  256(R9), Y12, Y8
+	VFMADD231PS  288(R9), Y12, Y9
+	VFMADD231PS  320(R9), Y12, Y10
+	VFMADD231PS  352(R9), Y12, Y11
+
+vb_zero160:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero161
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  (R9)(DX*1), Y12, Y0
+	VFMADD231PS  32(R9)(DX*1), Y12, Y1
+	VFMADD231PS  64(R9)(DX*1), Y12, Y2
+	VFMADD231PS  96(R9)(DX*1), Y12, Y3
+	VFMADD231PS  128(R9)(DX*1), Y12, Y4
+	VFMADD231PS  160(R9)(DX*1), Y12, Y5
+	VFMADD231PS  192(R9)(DX*1), Y12, Y6
+	VFMADD231PS  224(R9)(DX*1), Y12, Y7
+	VFMADD231PS  256(R9)(DX*1), Y12, Y8
+	VFMADD231PS  288(R9)(DX*1), Y12, Y9
+	VFMADD231PS  320(R9)(DX*1), Y12, Y10
+	VFMADD231PS  352(R9)(DX*1), Y12, Y11
+
+vb_zero161:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero162
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  (R10), Y12, Y0
+	VFMADD231PS  32(R10), Y12, Y1
+	VFMADD231PS  64(R10), Y12, Y2
+	VFMADD231PS  96(R10), Y12, Y3
+	VFMADD231PS  128(R10), Y12, Y4
+	VFMADD231PS  160(R10), Y12, Y5
+	VFMADD231PS  192(R10), Y12, Y6
+	VFMADD231PS  224(R10), Y12, Y7
+	VFMADD231PS  256(R10), Y12, Y8
+	VFMADD231PS  288(R10), Y12, Y9
+	VFMADD231PS  320(R10), Y12, Y10
+	VFMADD231PS  352(R10), Y12, Y11
+
+vb_zero162:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero163
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  (R10)(DX*1), Y12, Y0
+	VFMADD231PS  32(R10)(DX*1), Y12, Y1
+	VFMADD231PS  64(R10)(DX*1), Y12, Y2
+	VFMADD231PS  96(R10)(DX*1), Y12, Y3
+	VFMADD231PS  128(R10)(DX*1), Y12, Y4
+	VFMADD231PS  160(R10)(DX*1), Y12, Y5
+	VFMADD231PS  192(R10)(DX*1), Y12, Y6
+	VFMADD231PS  224(R10)(DX*1), Y12, Y7
+	VFMADD231PS  256(R10)(DX*1), Y12, Y8
+	VFMADD231PS  288(R10)(DX*1), Y12, Y9
+	VFMADD231PS  320(R10)(DX*1), Y12, Y10
+	VFMADD231PS  352(R10)(DX*1), Y12, Y11
+
+vb_zero163:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 128(DI)
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y6, 192(DI)
+	VMOVUPS      Y7, 224(DI)
+	VMOVUPS      Y8, 256(DI)
+	VMOVUPS      Y9, 288(DI)
+	VMOVUPS      Y10, 320(DI)
+	VMOVUPS      Y11, 352(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero164
+	VBROADCASTSS (R8), Y4
+	VFMADD231PS  384(R9), Y4, Y0
+	VFMADD231PS  416(R9), Y4, Y1
+	VFMADD231PS  448(R9), Y4, Y2
+	VFMADD231PS  480(R9), Y4, Y3
+
+vb_zero164:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero165
+	VBROADCASTSS 4(R8), Y4
+	VFMADD231PS  384(R9)(DX*1), Y4, Y0
+	VFMADD231PS  416(R9)(DX*1), Y4, Y1
+	VFMADD231PS  448(R9)(DX*1), Y4, Y2
+	VFMADD231PS  480(R9)(DX*1), Y4, Y3
+
+vb_zero165:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero166
+	VBROADCASTSS 8(R8), Y4
+	VFMADD231PS  384(R10), Y4, Y0
+	VFMADD231PS  416(R10), Y4, Y1
+	VFMADD231PS  448(R10), Y4, Y2
+	VFMADD231PS  480(R10), Y4, Y3
+
+vb_zero166:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero167
+	VBROADCASTSS 12(R8), Y4
+	VFMADD231PS  384(R10)(DX*1), Y4, Y0
+	VFMADD231PS  416(R10)(DX*1), Y4, Y1
+	VFMADD231PS  448(R10)(DX*1), Y4, Y2
+	VFMADD231PS  480(R10)(DX*1), Y4, Y3
+
+vb_zero167:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head158
+
+vb_head_done159:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group156
+
+vb_group_done157:
+	DECQ R12
+	JNZ  vb_query154
+
+vb_query_done155:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys152
+
+vb_keys_done153:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done169
+
+kv_key168:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done171
+
+kv_query170:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done173
+
+kv_group172:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done175
+
+kv_head174:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero176
+	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
 	VMOVUPS      Y11, (SI)
@@ -2628,46 +3171,46 @@ kv_head150:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 	VMOVUPS      320(SI), Y11
-	VFMADD231PS  320(R8), Y10, Y11
+	VFMADD231PS  320(R9), Y10, Y11
 	VMOVUPS      Y11, 320(SI)
 	VMOVUPS      352(SI), Y11
-	VFMADD231PS  352(R8), Y10, Y11
+	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 	VMOVUPS      384(SI), Y11
-	VFMADD231PS  384(R8), Y10, Y11
+	VFMADD231PS  384(R9), Y10, Y11
 	VMOVUPS      Y11, 384(SI)
 	VMOVUPS      416(SI), Y11
-	VFMADD231PS  416(R8), Y10, Y11
+	VFMADD231PS  416(R9), Y10, Y11
 	VMOVUPS      Y11, 416(SI)
 	VMOVUPS      448(SI), Y11
-	VFMADD231PS  448(R8), Y10, Y11
+	VFMADD231PS  448(R9), Y10, Y11
 	VMOVUPS      Y11, 448(SI)
 	VMOVUPS      480(SI), Y11
-	VFMADD231PS  480(R8), Y10, Y11
+	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero152:
+kv_zero176:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head150
+	JNZ  kv_head174
 
-kv_head_done151:
-	ADDQ $0x00000200, R8
+kv_head_done175:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group148
+	JNZ  kv_group172
 
-kv_group_done149:
+kv_group_done173:
 	DECQ R12
-	JNZ  kv_query146
+	JNZ  kv_query170
 
-kv_query_done147:
+kv_query_done171:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key144
+	JNZ  kv_key168
 
-kv_key_done145:
+kv_key_done169:
 	VZEROUPPER
 	RET
 
@@ -2680,9 +3223,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop154:
+loop178:
 	CMPQ    CX, $0x00000010
-	JB      loop_end155
+	JB      loop_end179
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2693,23 +3236,23 @@ loop154:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop154
+	JMP     loop178
 
-loop_end155:
-loop156:
+loop_end179:
+loop180:
 	CMPQ    CX, $0x00000008
-	JB      loop_end157
+	JB      loop_end181
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop156
+	JMP     loop180
 
-loop_end157:
+loop_end181:
 	TESTQ      CX, CX
-	JZ         loop_done153
+	JZ         loop_done177
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2719,7 +3262,7 @@ loop_end157:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done153:
+loop_done177:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2727,10 +3270,10 @@ loop_done153:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store158
+	JZ           max_store182
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store158:
+max_store182:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2750,9 +3293,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop160:
+loop184:
 	CMPQ         CX, $0x00000008
-	JB           loop_end161
+	JB           loop_end185
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2775,11 +3318,11 @@ loop160:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop160
+	JMP          loop184
 
-loop_end161:
+loop_end185:
 	TESTQ        CX, CX
-	JZ           loop_done159
+	JZ           loop_done183
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2805,7 +3348,7 @@ loop_end161:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done159:
+loop_done183:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2823,9 +3366,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop163:
+loop187:
 	CMPQ    DX, $0x00000040
-	JB      loop_end164
+	JB      loop_end188
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -2841,23 +3384,23 @@ loop163:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop163
+	JMP     loop187
 
-loop_end164:
-loop165:
+loop_end188:
+loop189:
 	CMPQ    DX, $0x00000010
-	JB      loop_end166
+	JB      loop_end190
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop165
+	JMP     loop189
 
-loop_end166:
+loop_end190:
 	TESTQ     DX, DX
-	JZ        loop_done162
+	JZ        loop_done186
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -2865,7 +3408,7 @@ loop_end166:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done162:
+loop_done186:
 	VZEROUPPER
 	RET
 
@@ -2885,9 +3428,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop168:
+loop192:
 	CMPQ        DI, $0x00000040
-	JB          loop_end169
+	JB          loop_end193
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -2903,23 +3446,23 @@ loop168:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop168
+	JMP         loop192
 
-loop_end169:
-loop170:
+loop_end193:
+loop194:
 	CMPQ        DI, $0x00000010
-	JB          loop_end171
+	JB          loop_end195
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop170
+	JMP         loop194
 
-loop_end171:
+loop_end195:
 	TESTQ       DI, DI
-	JZ          loop_done167
+	JZ          loop_done191
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -2927,7 +3470,7 @@ loop_end171:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done167:
+loop_done191:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -2957,13 +3500,13 @@ loop_done167:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge172
+	JAE           softmax_huge196
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop175:
+loop199:
 	CMPQ         SI, $0x00000040
-	JB           loop_end176
+	JB           loop_end200
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -2974,7 +3517,7 @@ loop175:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead177
+	JZ           exp_dead201
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -3003,13 +3546,13 @@ loop175:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done178
+	JMP          exp_done202
 
-exp_dead177:
+exp_dead201:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done178:
+exp_done202:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -3024,7 +3567,7 @@ exp_done178:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead179
+	JZ           exp_dead203
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -3053,13 +3596,13 @@ exp_done178:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done180
+	JMP          exp_done204
 
-exp_dead179:
+exp_dead203:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done180:
+exp_done204:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -3075,18 +3618,18 @@ exp_done180:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop175
+	JMP           loop199
 
-loop_end176:
-loop181:
+loop_end200:
+loop205:
 	CMPQ         SI, $0x00000010
-	JB           loop_end182
+	JB           loop_end206
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead183
+	JZ           exp_dead207
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -3101,12 +3644,12 @@ loop181:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done184
+	JMP          exp_done208
 
-exp_dead183:
+exp_dead207:
 	VXORPS Z1, Z1, Z1
 
-exp_done184:
+exp_done208:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -3117,11 +3660,11 @@ exp_done184:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop181
+	JMP           loop205
 
-loop_end182:
+loop_end206:
 	TESTQ         SI, SI
-	JZ            loop_done174
+	JZ            loop_done198
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -3150,16 +3693,16 @@ loop_end182:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done174:
-	JMP softmax_summed173
+loop_done198:
+	JMP softmax_summed197
 
-softmax_huge172:
+softmax_huge196:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop186:
+loop210:
 	CMPQ         SI, $0x00000040
-	JB           loop_end187
+	JB           loop_end211
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -3170,7 +3713,7 @@ loop186:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead188
+	JZ           exp_dead212
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -3199,13 +3742,13 @@ loop186:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done189
+	JMP          exp_done213
 
-exp_dead188:
+exp_dead212:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done189:
+exp_done213:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -3220,7 +3763,7 @@ exp_done189:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead190
+	JZ           exp_dead214
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -3249,13 +3792,13 @@ exp_done189:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done191
+	JMP          exp_done215
 
-exp_dead190:
+exp_dead214:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done191:
+exp_done215:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -3271,18 +3814,18 @@ exp_done191:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop186
+	JMP           loop210
 
-loop_end187:
-loop192:
+loop_end211:
+loop216:
 	CMPQ         SI, $0x00000010
-	JB           loop_end193
+	JB           loop_end217
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead194
+	JZ           exp_dead218
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -3297,12 +3840,12 @@ loop192:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done195
+	JMP          exp_done219
 
-exp_dead194:
+exp_dead218:
 	VXORPS Z1, Z1, Z1
 
-exp_done195:
+exp_done219:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -3313,11 +3856,11 @@ exp_done195:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop192
+	JMP           loop216
 
-loop_end193:
+loop_end217:
 	TESTQ         SI, SI
-	JZ            loop_done185
+	JZ            loop_done209
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -3346,8 +3889,8 @@ loop_end193:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done185:
-softmax_summed173:
+loop_done209:
+softmax_summed197:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -3361,9 +3904,9 @@ softmax_summed173:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop197:
+loop221:
 	CMPQ    CX, $0x00000040
-	JB      loop_end198
+	JB      loop_end222
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3374,28 +3917,28 @@ loop197:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop197
+	JMP     loop221
 
-loop_end198:
-loop199:
+loop_end222:
+loop223:
 	CMPQ    CX, $0x00000010
-	JB      loop_end200
+	JB      loop_end224
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop199
+	JMP     loop223
 
-loop_end200:
+loop_end224:
 	TESTQ     CX, CX
-	JZ        loop_done196
+	JZ        loop_done220
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done196:
+loop_done220:
 	VZEROUPPER
 	RET
 
@@ -3413,7 +3956,7 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	CVTSQ2SS     DX, X1
 	MOVSS        t0+32(FP), X3
 	UCOMISS      X1, X3
-	JAE          ramp_one_sided201
+	JAE          ramp_one_sided225
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3423,9 +3966,9 @@ TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop203:
+loop227:
 	CMPQ        BX, $0x00000040
-	JB          loop_end204
+	JB          loop_end228
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -3448,12 +3991,12 @@ loop203:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop203
+	JMP         loop227
 
-loop_end204:
-loop205:
+loop_end228:
+loop229:
 	CMPQ        BX, $0x00000010
-	JB          loop_end206
+	JB          loop_end230
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -3461,11 +4004,11 @@ loop205:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop205
+	JMP         loop229
 
-loop_end206:
+loop_end230:
 	TESTQ       BX, BX
-	JZ          loop_done202
+	JZ          loop_done226
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
@@ -3475,7 +4018,7 @@ loop_end206:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done202:
+loop_done226:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -3505,15 +4048,15 @@ loop_done202:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge207
+	JAE           softmax_huge231
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop210:
+loop234:
 	CMPQ         BX, $0x00000040
-	JB           loop_end211
+	JB           loop_end235
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -3527,7 +4070,7 @@ loop210:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead212
+	JZ           exp_dead236
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3556,13 +4099,13 @@ loop210:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done213
+	JMP          exp_done237
 
-exp_dead212:
+exp_dead236:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done213:
+exp_done237:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3582,7 +4125,7 @@ exp_done213:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead214
+	JZ           exp_dead238
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3611,13 +4154,13 @@ exp_done213:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done215
+	JMP          exp_done239
 
-exp_dead214:
+exp_dead238:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done215:
+exp_done239:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3632,12 +4175,12 @@ exp_done215:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop210
+	JMP           loop234
 
-loop_end211:
-loop216:
+loop_end235:
+loop240:
 	CMPQ         BX, $0x00000010
-	JB           loop_end217
+	JB           loop_end241
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3645,7 +4188,7 @@ loop216:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead218
+	JZ           exp_dead242
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3660,12 +4203,12 @@ loop216:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done219
+	JMP          exp_done243
 
-exp_dead218:
+exp_dead242:
 	VXORPS Z3, Z3, Z3
 
-exp_done219:
+exp_done243:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3675,11 +4218,11 @@ exp_done219:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop216
+	JMP           loop240
 
-loop_end217:
+loop_end241:
 	TESTQ         BX, BX
-	JZ            loop_done209
+	JZ            loop_done233
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3710,18 +4253,18 @@ loop_end217:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done209:
-	JMP softmax_summed208
+loop_done233:
+	JMP softmax_summed232
 
-softmax_huge207:
+softmax_huge231:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop221:
+loop245:
 	CMPQ         BX, $0x00000040
-	JB           loop_end222
+	JB           loop_end246
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -3735,7 +4278,7 @@ loop221:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead223
+	JZ           exp_dead247
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -3764,13 +4307,13 @@ loop221:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done224
+	JMP          exp_done248
 
-exp_dead223:
+exp_dead247:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done224:
+exp_done248:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -3790,7 +4333,7 @@ exp_done224:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead225
+	JZ           exp_dead249
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -3819,13 +4362,13 @@ exp_done224:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done226
+	JMP          exp_done250
 
-exp_dead225:
+exp_dead249:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done226:
+exp_done250:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -3840,12 +4383,12 @@ exp_done226:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop221
+	JMP           loop245
 
-loop_end222:
-loop227:
+loop_end246:
+loop251:
 	CMPQ         BX, $0x00000010
-	JB           loop_end228
+	JB           loop_end252
 	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -3853,7 +4396,7 @@ loop227:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead229
+	JZ           exp_dead253
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -3868,12 +4411,12 @@ loop227:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done230
+	JMP          exp_done254
 
-exp_dead229:
+exp_dead253:
 	VXORPS Z3, Z3, Z3
 
-exp_done230:
+exp_done254:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -3883,11 +4426,11 @@ exp_done230:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop227
+	JMP           loop251
 
-loop_end228:
+loop_end252:
 	TESTQ         BX, BX
-	JZ            loop_done220
+	JZ            loop_done244
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
@@ -3918,8 +4461,8 @@ loop_end228:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done220:
-softmax_summed208:
+loop_done244:
+softmax_summed232:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -3933,9 +4476,9 @@ softmax_summed208:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop232:
+loop256:
 	CMPQ    CX, $0x00000040
-	JB      loop_end233
+	JB      loop_end257
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -3946,32 +4489,32 @@ loop232:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop232
+	JMP     loop256
 
-loop_end233:
-loop234:
+loop_end257:
+loop258:
 	CMPQ    CX, $0x00000010
-	JB      loop_end235
+	JB      loop_end259
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop234
+	JMP     loop258
 
-loop_end235:
+loop_end259:
 	TESTQ     CX, CX
-	JZ        loop_done231
+	JZ        loop_done255
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done231:
+loop_done255:
 	VZEROUPPER
 	RET
 
-ramp_one_sided201:
+ramp_one_sided225:
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -3981,9 +4524,9 @@ ramp_one_sided201:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop237:
+loop261:
 	CMPQ        BX, $0x00000040
-	JB          loop_end238
+	JB          loop_end262
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
@@ -4003,12 +4546,12 @@ loop237:
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop237
+	JMP         loop261
 
-loop_end238:
-loop239:
+loop_end262:
+loop263:
 	CMPQ        BX, $0x00000010
-	JB          loop_end240
+	JB          loop_end264
 	VMOVAPS     Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
@@ -4016,11 +4559,11 @@ loop239:
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop239
+	JMP         loop263
 
-loop_end240:
+loop_end264:
 	TESTQ       BX, BX
-	JZ          loop_done236
+	JZ          loop_done260
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
 	VMOVAPS     Z1, Z7
@@ -4030,7 +4573,7 @@ loop_end240:
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done236:
+loop_done260:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -4060,15 +4603,15 @@ loop_done236:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge241
+	JAE           softmax_huge265
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop244:
+loop268:
 	CMPQ         BX, $0x00000040
-	JB           loop_end245
+	JB           loop_end269
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
@@ -4081,7 +4624,7 @@ loop244:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead246
+	JZ           exp_dead270
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4110,13 +4653,13 @@ loop244:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done247
+	JMP          exp_done271
 
-exp_dead246:
+exp_dead270:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done247:
+exp_done271:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -4134,7 +4677,7 @@ exp_done247:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead248
+	JZ           exp_dead272
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4163,13 +4706,13 @@ exp_done247:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done249
+	JMP          exp_done273
 
-exp_dead248:
+exp_dead272:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done249:
+exp_done273:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4184,12 +4727,12 @@ exp_done249:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop244
+	JMP           loop268
 
-loop_end245:
-loop250:
+loop_end269:
+loop274:
 	CMPQ         BX, $0x00000010
-	JB           loop_end251
+	JB           loop_end275
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -4197,7 +4740,7 @@ loop250:
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead252
+	JZ           exp_dead276
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4212,12 +4755,12 @@ loop250:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done253
+	JMP          exp_done277
 
-exp_dead252:
+exp_dead276:
 	VXORPS Z3, Z3, Z3
 
-exp_done253:
+exp_done277:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4227,11 +4770,11 @@ exp_done253:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop250
+	JMP           loop274
 
-loop_end251:
+loop_end275:
 	TESTQ         BX, BX
-	JZ            loop_done243
+	JZ            loop_done267
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -4262,18 +4805,18 @@ loop_end251:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done243:
-	JMP softmax_summed242
+loop_done267:
+	JMP softmax_summed266
 
-softmax_huge241:
+softmax_huge265:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop255:
+loop279:
 	CMPQ         BX, $0x00000040
-	JB           loop_end256
+	JB           loop_end280
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
@@ -4286,7 +4829,7 @@ loop255:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead257
+	JZ           exp_dead281
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4315,13 +4858,13 @@ loop255:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done258
+	JMP          exp_done282
 
-exp_dead257:
+exp_dead281:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done258:
+exp_done282:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
@@ -4339,7 +4882,7 @@ exp_done258:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead259
+	JZ           exp_dead283
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4368,13 +4911,13 @@ exp_done258:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done260
+	JMP          exp_done284
 
-exp_dead259:
+exp_dead283:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done260:
+exp_done284:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4389,12 +4932,12 @@ exp_done260:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop255
+	JMP           loop279
 
-loop_end256:
-loop261:
+loop_end280:
+loop285:
 	CMPQ         BX, $0x00000010
-	JB           loop_end262
+	JB           loop_end286
 	VMOVAPS      Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
@@ -4402,7 +4945,7 @@ loop261:
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead263
+	JZ           exp_dead287
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4417,12 +4960,12 @@ loop261:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done264
+	JMP          exp_done288
 
-exp_dead263:
+exp_dead287:
 	VXORPS Z3, Z3, Z3
 
-exp_done264:
+exp_done288:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4432,11 +4975,11 @@ exp_done264:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop261
+	JMP           loop285
 
-loop_end262:
+loop_end286:
 	TESTQ         BX, BX
-	JZ            loop_done254
+	JZ            loop_done278
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
 	VMOVAPS       Z1, Z3
@@ -4467,8 +5010,8 @@ loop_end262:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done254:
-softmax_summed242:
+loop_done278:
+softmax_summed266:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -4482,9 +5025,9 @@ softmax_summed242:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop266:
+loop290:
 	CMPQ    CX, $0x00000040
-	JB      loop_end267
+	JB      loop_end291
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -4495,28 +5038,28 @@ loop266:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop266
+	JMP     loop290
 
-loop_end267:
-loop268:
+loop_end291:
+loop292:
 	CMPQ    CX, $0x00000010
-	JB      loop_end269
+	JB      loop_end293
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop268
+	JMP     loop292
 
-loop_end269:
+loop_end293:
 	TESTQ     CX, CX
-	JZ        loop_done265
+	JZ        loop_done289
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done265:
+loop_done289:
 	VZEROUPPER
 	RET
 
@@ -4532,9 +5075,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop271:
+loop295:
 	CMPQ         CX, $0x00000040
-	JB           loop_end272
+	JB           loop_end296
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -4581,12 +5124,12 @@ loop271:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop271
+	JMP          loop295
 
-loop_end272:
-loop273:
+loop_end296:
+loop297:
 	CMPQ         CX, $0x00000010
-	JB           loop_end274
+	JB           loop_end298
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -4600,11 +5143,11 @@ loop273:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop273
+	JMP          loop297
 
-loop_end274:
+loop_end298:
 	TESTQ        CX, CX
-	JZ           loop_done270
+	JZ           loop_done294
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -4618,7 +5161,7 @@ loop_end274:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done270:
+loop_done294:
 	VZEROUPPER
 	RET
 
@@ -4632,23 +5175,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups275
+	JNE   kv_groups299
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows276:
+s1_rows300:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done277
+	JL   s1_rows_done301
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys278:
+s1_keys302:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done279
+	JL            s1_keys_done303
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -4890,18 +5433,18 @@ s1_keys278:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys278
+	JMP           s1_keys302
 
-s1_keys_done279:
+s1_keys_done303:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done281
+	JZ    s1_key_tail_done305
 
-s1_key_tail280:
+s1_key_tail304:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5010,29 +5553,29 @@ s1_key_tail280:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail280
+	JNZ           s1_key_tail304
 
-s1_key_tail_done281:
+s1_key_tail_done305:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows276
+	JMP  s1_rows300
 
-s1_rows_done277:
+s1_rows_done301:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done283
+	JZ    s1_row_tail_done307
 
-s1_row_tail282:
+s1_row_tail306:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done285
+	JZ    s1_row_tail_key_done309
 
-s1_row_tail_key284:
+s1_row_tail_key308:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5062,59 +5605,385 @@ s1_row_tail_key284:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key284
+	JNZ           s1_row_tail_key308
 
-s1_row_tail_key_done285:
+s1_row_tail_key_done309:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail282
+	JNZ  s1_row_tail306
 
-s1_row_tail_done283:
+s1_row_tail_done307:
 	VZEROUPPER
 	RET
 
-kv_groups275:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done287
+kv_groups299:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key310
 
-kv_key286:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys311:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done312
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done289
+	JZ    kb_query_done314
 
-kv_query288:
-	MOVQ  AX, R8
+kb_query313:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done291
+	JZ    kb_group_done316
 
-kv_group290:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+kb_group315:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows317:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       512(DI), Z7
+	VMOVUPS       1024(DI), Z11
+	VMOVUPS       1536(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       576(DI), Z17
+	VMOVUPS       1088(DI), Z18
+	VMOVUPS       1600(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       640(DI), Z17
+	VMOVUPS       1152(DI), Z18
+	VMOVUPS       1664(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       704(DI), Z17
+	VMOVUPS       1216(DI), Z18
+	VMOVUPS       1728(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(DI), Z16
+	VMOVUPS       768(DI), Z17
+	VMOVUPS       1280(DI), Z18
+	VMOVUPS       1792(DI), Z19
+	VMOVUPS       256(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(DI), Z16
+	VMOVUPS       832(DI), Z17
+	VMOVUPS       1344(DI), Z18
+	VMOVUPS       1856(DI), Z19
+	VMOVUPS       320(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(DI), Z16
+	VMOVUPS       896(DI), Z17
+	VMOVUPS       1408(DI), Z18
+	VMOVUPS       1920(DI), Z19
+	VMOVUPS       384(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(DI), Z16
+	VMOVUPS       960(DI), Z17
+	VMOVUPS       1472(DI), Z18
+	VMOVUPS       1984(DI), Z19
+	VMOVUPS       448(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000800, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows317
+	ADDQ          $0x00000200, R9
+	DECQ          R12
+	JNZ           kb_group315
+
+kb_group_done316:
+	DECQ R11
+	JNZ  kb_query313
+
+kb_query_done314:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys311
+
+kb_keys_done312:
+kv_by_key310:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done319
+
+kv_key318:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done321
+
+kv_query320:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done323
+
+kv_group322:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done293
+	JZ         kv_head_done325
 
-kv_head292:
+kv_head324:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5132,28 +6001,28 @@ kv_head292:
 	VADDPS        X9, X8, X8
 	VPERMILPS     $0xb1, X8, X9
 	VADDSS        X9, X8, X8
-	VMOVSS        X8, (DI)
+	VMOVSS        X8, (R8)
 	ADDQ          $0x00000200, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head292
+	JNZ           kv_head324
 
-kv_head_done293:
-	ADDQ $0x00000200, R8
+kv_head_done325:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group290
+	JNZ  kv_group322
 
-kv_group_done291:
+kv_group_done323:
 	DECQ R11
-	JNZ  kv_query288
+	JNZ  kv_query320
 
-kv_query_done289:
+kv_query_done321:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key286
+	JNZ  kv_key318
 
-kv_key_done287:
+kv_key_done319:
 	VZEROUPPER
 	RET
 
@@ -5167,7 +6036,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups294
+	JNE   kv_groups326
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5175,9 +6044,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done296
+	JZ    v1_row_done328
 
-v1_row295:
+v1_row327:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5199,12 +6068,12 @@ v1_row295:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done298
+	JZ           v1_key_done330
 
-v1_key297:
+v1_key329:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero299
+	JZ           v1_zero331
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5215,13 +6084,13 @@ v1_key297:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero299:
+v1_zero331:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key297
+	JNZ  v1_key329
 
-v1_key_done298:
+v1_key_done330:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5234,22 +6103,22 @@ v1_key_done298:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row295
+	JNZ     v1_row327
 
-v1_row_done296:
+v1_row_done328:
 	VZEROUPPER
 	RET
 
-kv_groups294:
+kv_groups326:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done301
+	JZ    kv_rescale_done333
 
-kv_rescale300:
+kv_rescale332:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5278,53 +6147,206 @@ kv_rescale300:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale300
+	JNZ          kv_rescale332
 
-kv_rescale_done301:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done303
+kv_rescale_done333:
+	MOVQ nk+96(FP), SI
 
-kv_key302:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys334:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done335
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done305
+	JZ    vb_query_done337
 
-kv_query304:
-	MOVQ  AX, R8
+vb_query336:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done307
+	JZ    vb_group_done339
 
-kv_group306:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+vb_group338:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done309
+	JZ         vb_head_done341
 
-kv_head308:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero310
-	VBROADCASTSS (DI), Z8
+vb_head340:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero342
+	VBROADCASTSS (R8), Z8
+	VFMADD231PS  (R9), Z8, Z0
+	VFMADD231PS  64(R9), Z8, Z1
+	VFMADD231PS  128(R9), Z8, Z2
+	VFMADD231PS  192(R9), Z8, Z3
+	VFMADD231PS  256(R9), Z8, Z4
+	VFMADD231PS  320(R9), Z8, Z5
+	VFMADD231PS  384(R9), Z8, Z6
+	VFMADD231PS  448(R9), Z8, Z7
+
+vb_zero342:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero343
+	VBROADCASTSS 4(R8), Z8
+	VFMADD231PS  (R9)(DX*1), Z8, Z0
+	VFMADD231PS  64(R9)(DX*1), Z8, Z1
+	VFMADD231PS  128(R9)(DX*1), Z8, Z2
+	VFMADD231PS  192(R9)(DX*1), Z8, Z3
+	VFMADD231PS  256(R9)(DX*1), Z8, Z4
+	VFMADD231PS  320(R9)(DX*1), Z8, Z5
+	VFMADD231PS  384(R9)(DX*1), Z8, Z6
+	VFMADD231PS  448(R9)(DX*1), Z8, Z7
+
+vb_zero343:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero344
+	VBROADCASTSS 8(R8), Z8
+	VFMADD231PS  (R10), Z8, Z0
+	VFMADD231PS  64(R10), Z8, Z1
+	VFMADD231PS  128(R10), Z8, Z2
+	VFMADD231PS  192(R10), Z8, Z3
+	VFMADD231PS  256(R10), Z8, Z4
+	VFMADD231PS  320(R10), Z8, Z5
+	VFMADD231PS  384(R10), Z8, Z6
+	VFMADD231PS  448(R10), Z8, Z7
+
+vb_zero344:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero345
+	VBROADCASTSS 12(R8), Z8
+	VFMADD231PS  (R10)(DX*1), Z8, Z0
+	VFMADD231PS  64(R10)(DX*1), Z8, Z1
+	VFMADD231PS  128(R10)(DX*1), Z8, Z2
+	VFMADD231PS  192(R10)(DX*1), Z8, Z3
+	VFMADD231PS  256(R10)(DX*1), Z8, Z4
+	VFMADD231PS  320(R10)(DX*1), Z8, Z5
+	VFMADD231PS  384(R10)(DX*1), Z8, Z6
+	VFMADD231PS  448(R10)(DX*1), Z8, Z7
+
+vb_zero345:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head340
+
+vb_head_done341:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group338
+
+vb_group_done339:
+	DECQ R12
+	JNZ  vb_query336
+
+vb_query_done337:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys334
+
+vb_keys_done335:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done347
+
+kv_key346:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done349
+
+kv_query348:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done351
+
+kv_group350:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done353
+
+kv_head352:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero354
+	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
 	VMOVUPS      Z9, (SI)
@@ -5350,28 +6372,28 @@ kv_head308:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero310:
+kv_zero354:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head308
+	JNZ  kv_head352
 
-kv_head_done309:
-	ADDQ $0x00000200, R8
+kv_head_done353:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group306
+	JNZ  kv_group350
 
-kv_group_done307:
+kv_group_done351:
 	DECQ R12
-	JNZ  kv_query304
+	JNZ  kv_query348
 
-kv_query_done305:
+kv_query_done349:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key302
+	JNZ  kv_key346
 
-kv_key_done303:
+kv_key_done347:
 	VZEROUPPER
 	RET
 
@@ -5384,9 +6406,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop312:
+loop356:
 	CMPQ    CX, $0x00000020
-	JB      loop_end313
+	JB      loop_end357
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5397,23 +6419,23 @@ loop312:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop312
+	JMP     loop356
 
-loop_end313:
-loop314:
+loop_end357:
+loop358:
 	CMPQ    CX, $0x00000010
-	JB      loop_end315
+	JB      loop_end359
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop314
+	JMP     loop358
 
-loop_end315:
+loop_end359:
 	TESTQ     CX, CX
-	JZ        loop_done311
+	JZ        loop_done355
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5421,7 +6443,7 @@ loop_end315:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done311:
+loop_done355:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5431,10 +6453,10 @@ loop_done311:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store316
+	JZ            max_store360
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store316:
+max_store360:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5461,9 +6483,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop318:
+loop362:
 	CMPQ         CX, $0x00000010
-	JB           loop_end319
+	JB           loop_end363
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5485,11 +6507,11 @@ loop318:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop318
+	JMP          loop362
 
-loop_end319:
+loop_end363:
 	TESTQ        CX, CX
-	JZ           loop_done317
+	JZ           loop_done361
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5513,7 +6535,7 @@ loop_end319:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done317:
+loop_done361:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

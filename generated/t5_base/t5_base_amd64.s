@@ -743,7 +743,7 @@ s1_keys43:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys43
@@ -865,42 +865,232 @@ s1_row_tail_done48:
 	RET
 
 kv_groups40:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done52
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key51
 
-kv_key51:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys52:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done53
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done54
+	JZ    kb_query_done55
 
-kv_query53:
-	MOVQ  AX, R8
+kb_query54:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done56
+	JZ    kb_group_done57
 
-kv_group55:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
+kb_group56:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows58:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      256(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      320(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      352(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      384(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      416(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      448(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      480(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000200, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows58
+	ADDQ         $0x00000100, R9
+	DECQ         R12
+	JNZ          kb_group56
+
+kb_group_done57:
+	DECQ R11
+	JNZ  kb_query54
+
+kb_query_done55:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys52
+
+kb_keys_done53:
+kv_by_key51:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done60
+
+kv_key59:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done62
+
+kv_query61:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done64
+
+kv_group63:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done58
+	JZ         kv_head_done66
 
-kv_head57:
+kv_head65:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -916,28 +1106,28 @@ kv_head57:
 	VADDPS       X8, X9, X9
 	VPERMILPS    $0xb1, X9, X8
 	VADDSS       X8, X9, X9
-	VMOVSS       X9, (DI)
+	VMOVSS       X9, (R8)
 	ADDQ         $0x00000100, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head57
+	JNZ          kv_head65
 
-kv_head_done58:
-	ADDQ $0x00000100, R8
+kv_head_done66:
+	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group55
+	JNZ  kv_group63
 
-kv_group_done56:
+kv_group_done64:
 	DECQ R11
-	JNZ  kv_query53
+	JNZ  kv_query61
 
-kv_query_done54:
+kv_query_done62:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key51
+	JNZ  kv_key59
 
-kv_key_done52:
+kv_key_done60:
 	VZEROUPPER
 	RET
 
@@ -951,7 +1141,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups59
+	JNE   kv_groups67
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -959,9 +1149,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done61
+	JZ    v1_row_done69
 
-v1_row60:
+v1_row68:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -983,12 +1173,12 @@ v1_row60:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done63
+	JZ           v1_key_done71
 
-v1_key62:
+v1_key70:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero64
+	JZ           v1_zero72
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -999,13 +1189,13 @@ v1_key62:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero64:
+v1_zero72:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key62
+	JNZ  v1_key70
 
-v1_key_done63:
+v1_key_done71:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1018,22 +1208,22 @@ v1_key_done63:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row60
+	JNZ     v1_row68
 
-v1_row_done61:
+v1_row_done69:
 	VZEROUPPER
 	RET
 
-kv_groups59:
+kv_groups67:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done66
+	JZ    kv_rescale_done74
 
-kv_rescale65:
+kv_rescale73:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1062,49 +1252,186 @@ kv_rescale65:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale65
+	JNZ          kv_rescale73
 
-kv_rescale_done66:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done68
+kv_rescale_done74:
+	MOVQ nk+96(FP), SI
 
-kv_key67:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys75:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done76
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done70
+	JZ    vb_query_done78
 
-kv_query69:
-	MOVQ  AX, R8
+vb_query77:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done72
+	JZ    vb_group_done80
 
-kv_group71:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
+vb_group79:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done74
+	JZ         vb_head_done82
 
-kv_head73:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero75
-	VBROADCASTSS (DI), Y8
+vb_head81:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero83
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  (R9), Y8, Y0
+	VFMADD231PS  32(R9), Y8, Y1
+	VFMADD231PS  64(R9), Y8, Y2
+	VFMADD231PS  96(R9), Y8, Y3
+	VFMADD231PS  128(R9), Y8, Y4
+	VFMADD231PS  160(R9), Y8, Y5
+	VFMADD231PS  192(R9), Y8, Y6
+	VFMADD231PS  224(R9), Y8, Y7
+
+vb_zero83:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero84
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  (R9)(DX*1), Y8, Y0
+	VFMADD231PS  32(R9)(DX*1), Y8, Y1
+	VFMADD231PS  64(R9)(DX*1), Y8, Y2
+	VFMADD231PS  96(R9)(DX*1), Y8, Y3
+	VFMADD231PS  128(R9)(DX*1), Y8, Y4
+	VFMADD231PS  160(R9)(DX*1), Y8, Y5
+	VFMADD231PS  192(R9)(DX*1), Y8, Y6
+	VFMADD231PS  224(R9)(DX*1), Y8, Y7
+
+vb_zero84:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero85
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+
+vb_zero85:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero86
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  (R10)(DX*1), Y8, Y0
+	VFMADD231PS  32(R10)(DX*1), Y8, Y1
+	VFMADD231PS  64(R10)(DX*1), Y8, Y2
+	VFMADD231PS  96(R10)(DX*1), Y8, Y3
+	VFMADD231PS  128(R10)(DX*1), Y8, Y4
+	VFMADD231PS  160(R10)(DX*1), Y8, Y5
+	VFMADD231PS  192(R10)(DX*1), Y8, Y6
+	VFMADD231PS  224(R10)(DX*1), Y8, Y7
+
+vb_zero86:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head81
+
+vb_head_done82:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group79
+
+vb_group_done80:
+	DECQ R12
+	JNZ  vb_query77
+
+vb_query_done78:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys75
+
+vb_keys_done76:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done88
+
+kv_key87:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done90
+
+kv_query89:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done92
+
+kv_group91:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done94
+
+kv_head93:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero95
+	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
 	VMOVUPS      Y9, (SI)
@@ -1130,28 +1457,28 @@ kv_head73:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero75:
+kv_zero95:
 	ADDQ $0x00000100, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head73
+	JNZ  kv_head93
 
-kv_head_done74:
-	ADDQ $0x00000100, R8
+kv_head_done94:
+	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group71
+	JNZ  kv_group91
 
-kv_group_done72:
+kv_group_done92:
 	DECQ R12
-	JNZ  kv_query69
+	JNZ  kv_query89
 
-kv_query_done70:
+kv_query_done90:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key67
+	JNZ  kv_key87
 
-kv_key_done68:
+kv_key_done88:
 	VZEROUPPER
 	RET
 
@@ -1164,9 +1491,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop77:
+loop97:
 	CMPQ    CX, $0x00000010
-	JB      loop_end78
+	JB      loop_end98
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1177,23 +1504,23 @@ loop77:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop77
+	JMP     loop97
 
-loop_end78:
-loop79:
+loop_end98:
+loop99:
 	CMPQ    CX, $0x00000008
-	JB      loop_end80
+	JB      loop_end100
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop79
+	JMP     loop99
 
-loop_end80:
+loop_end100:
 	TESTQ      CX, CX
-	JZ         loop_done76
+	JZ         loop_done96
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1203,7 +1530,7 @@ loop_end80:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done76:
+loop_done96:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1211,10 +1538,10 @@ loop_done76:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store81
+	JZ           max_store101
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store81:
+max_store101:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1234,9 +1561,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop83:
+loop103:
 	CMPQ         CX, $0x00000008
-	JB           loop_end84
+	JB           loop_end104
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1259,11 +1586,11 @@ loop83:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop83
+	JMP          loop103
 
-loop_end84:
+loop_end104:
 	TESTQ        CX, CX
-	JZ           loop_done82
+	JZ           loop_done102
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1289,7 +1616,7 @@ loop_end84:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done82:
+loop_done102:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1307,9 +1634,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop86:
+loop106:
 	CMPQ    DX, $0x00000040
-	JB      loop_end87
+	JB      loop_end107
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1325,23 +1652,23 @@ loop86:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop86
+	JMP     loop106
 
-loop_end87:
-loop88:
+loop_end107:
+loop108:
 	CMPQ    DX, $0x00000010
-	JB      loop_end89
+	JB      loop_end109
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop88
+	JMP     loop108
 
-loop_end89:
+loop_end109:
 	TESTQ     DX, DX
-	JZ        loop_done85
+	JZ        loop_done105
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1349,7 +1676,7 @@ loop_end89:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done85:
+loop_done105:
 	VZEROUPPER
 	RET
 
@@ -1369,9 +1696,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop91:
+loop111:
 	CMPQ        DI, $0x00000040
-	JB          loop_end92
+	JB          loop_end112
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1387,23 +1714,23 @@ loop91:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop91
+	JMP         loop111
 
-loop_end92:
-loop93:
+loop_end112:
+loop113:
 	CMPQ        DI, $0x00000010
-	JB          loop_end94
+	JB          loop_end114
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop93
+	JMP         loop113
 
-loop_end94:
+loop_end114:
 	TESTQ       DI, DI
-	JZ          loop_done90
+	JZ          loop_done110
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1411,7 +1738,7 @@ loop_end94:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done90:
+loop_done110:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -1441,13 +1768,13 @@ loop_done90:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge95
+	JAE           softmax_huge115
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop98:
+loop118:
 	CMPQ         SI, $0x00000040
-	JB           loop_end99
+	JB           loop_end119
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -1458,7 +1785,7 @@ loop98:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead100
+	JZ           exp_dead120
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1487,13 +1814,13 @@ loop98:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done101
+	JMP          exp_done121
 
-exp_dead100:
+exp_dead120:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done101:
+exp_done121:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1508,7 +1835,7 @@ exp_done101:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead102
+	JZ           exp_dead122
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1537,13 +1864,13 @@ exp_done101:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done103
+	JMP          exp_done123
 
-exp_dead102:
+exp_dead122:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done103:
+exp_done123:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1559,18 +1886,18 @@ exp_done103:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop98
+	JMP           loop118
 
-loop_end99:
-loop104:
+loop_end119:
+loop124:
 	CMPQ         SI, $0x00000010
-	JB           loop_end105
+	JB           loop_end125
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead106
+	JZ           exp_dead126
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1585,12 +1912,12 @@ loop104:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done107
+	JMP          exp_done127
 
-exp_dead106:
+exp_dead126:
 	VXORPS Z1, Z1, Z1
 
-exp_done107:
+exp_done127:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1601,11 +1928,11 @@ exp_done107:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop104
+	JMP           loop124
 
-loop_end105:
+loop_end125:
 	TESTQ         SI, SI
-	JZ            loop_done97
+	JZ            loop_done117
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1634,16 +1961,16 @@ loop_end105:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done97:
-	JMP softmax_summed96
+loop_done117:
+	JMP softmax_summed116
 
-softmax_huge95:
+softmax_huge115:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop109:
+loop129:
 	CMPQ         SI, $0x00000040
-	JB           loop_end110
+	JB           loop_end130
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -1654,7 +1981,7 @@ loop109:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead111
+	JZ           exp_dead131
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1683,13 +2010,13 @@ loop109:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done112
+	JMP          exp_done132
 
-exp_dead111:
+exp_dead131:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done112:
+exp_done132:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1704,7 +2031,7 @@ exp_done112:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead113
+	JZ           exp_dead133
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1733,13 +2060,13 @@ exp_done112:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done114
+	JMP          exp_done134
 
-exp_dead113:
+exp_dead133:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done114:
+exp_done134:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1755,18 +2082,18 @@ exp_done114:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop109
+	JMP           loop129
 
-loop_end110:
-loop115:
+loop_end130:
+loop135:
 	CMPQ         SI, $0x00000010
-	JB           loop_end116
+	JB           loop_end136
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead117
+	JZ           exp_dead137
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1781,12 +2108,12 @@ loop115:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done118
+	JMP          exp_done138
 
-exp_dead117:
+exp_dead137:
 	VXORPS Z1, Z1, Z1
 
-exp_done118:
+exp_done138:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1797,11 +2124,11 @@ exp_done118:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop115
+	JMP           loop135
 
-loop_end116:
+loop_end136:
 	TESTQ         SI, SI
-	JZ            loop_done108
+	JZ            loop_done128
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1830,8 +2157,8 @@ loop_end116:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done108:
-softmax_summed96:
+loop_done128:
+softmax_summed116:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -1845,9 +2172,9 @@ softmax_summed96:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop120:
+loop140:
 	CMPQ    CX, $0x00000040
-	JB      loop_end121
+	JB      loop_end141
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -1858,28 +2185,28 @@ loop120:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop120
+	JMP     loop140
 
-loop_end121:
-loop122:
+loop_end141:
+loop142:
 	CMPQ    CX, $0x00000010
-	JB      loop_end123
+	JB      loop_end143
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop122
+	JMP     loop142
 
-loop_end123:
+loop_end143:
 	TESTQ     CX, CX
-	JZ        loop_done119
+	JZ        loop_done139
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done119:
+loop_done139:
 	VZEROUPPER
 	RET
 
@@ -1893,23 +2220,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups124
+	JNE   kv_groups144
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows125:
+s1_rows145:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done126
+	JL   s1_rows_done146
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys127:
+s1_keys147:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done128
+	JL            s1_keys_done148
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2055,18 +2382,18 @@ s1_keys127:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys127
+	JMP           s1_keys147
 
-s1_keys_done128:
+s1_keys_done148:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done130
+	JZ    s1_key_tail_done150
 
-s1_key_tail129:
+s1_key_tail149:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2143,29 +2470,29 @@ s1_key_tail129:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail129
+	JNZ           s1_key_tail149
 
-s1_key_tail_done130:
+s1_key_tail_done150:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows125
+	JMP  s1_rows145
 
-s1_rows_done126:
+s1_rows_done146:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done132
+	JZ    s1_row_tail_done152
 
-s1_row_tail131:
+s1_row_tail151:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done134
+	JZ    s1_row_tail_key_done154
 
-s1_row_tail_key133:
+s1_row_tail_key153:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2187,51 +2514,265 @@ s1_row_tail_key133:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key133
+	JNZ           s1_row_tail_key153
 
-s1_row_tail_key_done134:
+s1_row_tail_key_done154:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail131
+	JNZ  s1_row_tail151
 
-s1_row_tail_done132:
+s1_row_tail_done152:
 	VZEROUPPER
 	RET
 
-kv_groups124:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done136
+kv_groups144:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key155
 
-kv_key135:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys156:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done157
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done138
+	JZ    kb_query_done159
 
-kv_query137:
-	MOVQ  AX, R8
+kb_query158:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done140
+	JZ    kb_group_done161
 
-kv_group139:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
+kb_group160:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows162:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       256(DI), Z7
+	VMOVUPS       512(DI), Z11
+	VMOVUPS       768(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       320(DI), Z17
+	VMOVUPS       576(DI), Z18
+	VMOVUPS       832(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       384(DI), Z17
+	VMOVUPS       640(DI), Z18
+	VMOVUPS       896(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       448(DI), Z17
+	VMOVUPS       704(DI), Z18
+	VMOVUPS       960(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000400, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows162
+	ADDQ          $0x00000100, R9
+	DECQ          R12
+	JNZ           kb_group160
+
+kb_group_done161:
+	DECQ R11
+	JNZ  kb_query158
+
+kb_query_done159:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys156
+
+kb_keys_done157:
+kv_by_key155:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done164
+
+kv_key163:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done166
+
+kv_query165:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done168
+
+kv_group167:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done142
+	JZ         kv_head_done170
 
-kv_head141:
+kv_head169:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2245,28 +2786,28 @@ kv_head141:
 	VADDPS        X5, X4, X4
 	VPERMILPS     $0xb1, X4, X5
 	VADDSS        X5, X4, X4
-	VMOVSS        X4, (DI)
+	VMOVSS        X4, (R8)
 	ADDQ          $0x00000100, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head141
+	JNZ           kv_head169
 
-kv_head_done142:
-	ADDQ $0x00000100, R8
+kv_head_done170:
+	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group139
+	JNZ  kv_group167
 
-kv_group_done140:
+kv_group_done168:
 	DECQ R11
-	JNZ  kv_query137
+	JNZ  kv_query165
 
-kv_query_done138:
+kv_query_done166:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key135
+	JNZ  kv_key163
 
-kv_key_done136:
+kv_key_done164:
 	VZEROUPPER
 	RET
 
@@ -2280,7 +2821,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups143
+	JNE   kv_groups171
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2288,9 +2829,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done145
+	JZ    v1_row_done173
 
-v1_row144:
+v1_row172:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2304,25 +2845,25 @@ v1_row144:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done147
+	JZ           v1_key_done175
 
-v1_key146:
+v1_key174:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero148
+	JZ           v1_zero176
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero148:
+v1_zero176:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key146
+	JNZ  v1_key174
 
-v1_key_done147:
+v1_key_done175:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2331,22 +2872,22 @@ v1_key_done147:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row144
+	JNZ     v1_row172
 
-v1_row_done145:
+v1_row_done173:
 	VZEROUPPER
 	RET
 
-kv_groups143:
+kv_groups171:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done150
+	JZ    kv_rescale_done178
 
-kv_rescale149:
+kv_rescale177:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2363,45 +2904,158 @@ kv_rescale149:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale149
+	JNZ          kv_rescale177
 
-kv_rescale_done150:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done152
+kv_rescale_done178:
+	MOVQ nk+96(FP), SI
 
-kv_key151:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys179:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done180
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done154
+	JZ    vb_query_done182
 
-kv_query153:
-	MOVQ  AX, R8
+vb_query181:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done156
+	JZ    vb_group_done184
 
-kv_group155:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
+vb_group183:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done158
+	JZ         vb_head_done186
 
-kv_head157:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero159
-	VBROADCASTSS (DI), Z4
+vb_head185:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero187
+	VBROADCASTSS (R8), Z4
+	VFMADD231PS  (R9), Z4, Z0
+	VFMADD231PS  64(R9), Z4, Z1
+	VFMADD231PS  128(R9), Z4, Z2
+	VFMADD231PS  192(R9), Z4, Z3
+
+vb_zero187:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero188
+	VBROADCASTSS 4(R8), Z4
+	VFMADD231PS  (R9)(DX*1), Z4, Z0
+	VFMADD231PS  64(R9)(DX*1), Z4, Z1
+	VFMADD231PS  128(R9)(DX*1), Z4, Z2
+	VFMADD231PS  192(R9)(DX*1), Z4, Z3
+
+vb_zero188:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero189
+	VBROADCASTSS 8(R8), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VFMADD231PS  192(R10), Z4, Z3
+
+vb_zero189:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero190
+	VBROADCASTSS 12(R8), Z4
+	VFMADD231PS  (R10)(DX*1), Z4, Z0
+	VFMADD231PS  64(R10)(DX*1), Z4, Z1
+	VFMADD231PS  128(R10)(DX*1), Z4, Z2
+	VFMADD231PS  192(R10)(DX*1), Z4, Z3
+
+vb_zero190:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head185
+
+vb_head_done186:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group183
+
+vb_group_done184:
+	DECQ R12
+	JNZ  vb_query181
+
+vb_query_done182:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys179
+
+vb_keys_done180:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done192
+
+kv_key191:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done194
+
+kv_query193:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done196
+
+kv_group195:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done198
+
+kv_head197:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero199
+	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
 	VMOVUPS      Z5, (SI)
@@ -2415,28 +3069,28 @@ kv_head157:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero159:
+kv_zero199:
 	ADDQ $0x00000100, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head157
+	JNZ  kv_head197
 
-kv_head_done158:
-	ADDQ $0x00000100, R8
+kv_head_done198:
+	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group155
+	JNZ  kv_group195
 
-kv_group_done156:
+kv_group_done196:
 	DECQ R12
-	JNZ  kv_query153
+	JNZ  kv_query193
 
-kv_query_done154:
+kv_query_done194:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key151
+	JNZ  kv_key191
 
-kv_key_done152:
+kv_key_done192:
 	VZEROUPPER
 	RET
 
@@ -2449,9 +3103,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop161:
+loop201:
 	CMPQ    CX, $0x00000020
-	JB      loop_end162
+	JB      loop_end202
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2462,23 +3116,23 @@ loop161:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop161
+	JMP     loop201
 
-loop_end162:
-loop163:
+loop_end202:
+loop203:
 	CMPQ    CX, $0x00000010
-	JB      loop_end164
+	JB      loop_end204
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop163
+	JMP     loop203
 
-loop_end164:
+loop_end204:
 	TESTQ     CX, CX
-	JZ        loop_done160
+	JZ        loop_done200
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2486,7 +3140,7 @@ loop_end164:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done160:
+loop_done200:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2496,10 +3150,10 @@ loop_done160:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store165
+	JZ            max_store205
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store165:
+max_store205:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2526,9 +3180,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop167:
+loop207:
 	CMPQ         CX, $0x00000010
-	JB           loop_end168
+	JB           loop_end208
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2550,11 +3204,11 @@ loop167:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop167
+	JMP          loop207
 
-loop_end168:
+loop_end208:
 	TESTQ        CX, CX
-	JZ           loop_done166
+	JZ           loop_done206
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2578,7 +3232,7 @@ loop_end168:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done166:
+loop_done206:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -1631,7 +1631,7 @@ s1_keys56:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys56
@@ -1801,48 +1801,366 @@ s1_row_tail_done61:
 	RET
 
 kv_groups53:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done65
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key64
 
-kv_key64:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys65:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done66
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done67
+	JZ    kb_query_done68
 
-kv_query66:
-	MOVQ  AX, R8
+kb_query67:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done69
+	JZ    kb_group_done70
 
-kv_group68:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+kb_group69:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows71:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      512(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      576(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      608(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      640(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      672(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      704(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      736(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      768(DI), Y9
+	VMOVUPS      256(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      256(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      256(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      256(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(DI), Y8
+	VMOVUPS      800(DI), Y9
+	VMOVUPS      288(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      288(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      288(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(DI), Y8
+	VMOVUPS      832(DI), Y9
+	VMOVUPS      320(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      320(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      320(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(DI), Y8
+	VMOVUPS      864(DI), Y9
+	VMOVUPS      352(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      352(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      352(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(DI), Y8
+	VMOVUPS      896(DI), Y9
+	VMOVUPS      384(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      384(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      384(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(DI), Y8
+	VMOVUPS      928(DI), Y9
+	VMOVUPS      416(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      416(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      416(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(DI), Y8
+	VMOVUPS      960(DI), Y9
+	VMOVUPS      448(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      448(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      448(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(DI), Y8
+	VMOVUPS      992(DI), Y9
+	VMOVUPS      480(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      480(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      480(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000400, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows71
+	ADDQ         $0x00000200, R9
+	DECQ         R12
+	JNZ          kb_group69
+
+kb_group_done70:
+	DECQ R11
+	JNZ  kb_query67
+
+kb_query_done68:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys65
+
+kb_keys_done66:
+kv_by_key64:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done73
+
+kv_key72:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done75
+
+kv_query74:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done77
+
+kv_group76:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done71
+	JZ         kv_head_done79
 
-kv_head70:
+kv_head78:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -1854,17 +2172,17 @@ kv_head70:
 	VFMADD231PS  256(SI), Y8, Y10
 	VFMADD231PS  288(SI), Y9, Y11
 	VMOVUPS      320(SI), Y12
-	VFMADD231PS  320(R8), Y12, Y10
+	VFMADD231PS  320(R9), Y12, Y10
 	VMOVUPS      352(SI), Y12
-	VFMADD231PS  352(R8), Y12, Y11
+	VFMADD231PS  352(R9), Y12, Y11
 	VMOVUPS      384(SI), Y12
-	VFMADD231PS  384(R8), Y12, Y10
+	VFMADD231PS  384(R9), Y12, Y10
 	VMOVUPS      416(SI), Y12
-	VFMADD231PS  416(R8), Y12, Y11
+	VFMADD231PS  416(R9), Y12, Y11
 	VMOVUPS      448(SI), Y12
-	VFMADD231PS  448(R8), Y12, Y10
+	VFMADD231PS  448(R9), Y12, Y10
 	VMOVUPS      480(SI), Y12
-	VFMADD231PS  480(R8), Y12, Y11
+	VFMADD231PS  480(R9), Y12, Y11
 	VADDPS       Y11, Y10, Y10
 	VEXTRACTF128 $0x01, Y10, X11
 	VADDPS       X11, X10, X11
@@ -1872,28 +2190,28 @@ kv_head70:
 	VADDPS       X10, X11, X11
 	VPERMILPS    $0xb1, X11, X10
 	VADDSS       X10, X11, X11
-	VMOVSS       X11, (DI)
+	VMOVSS       X11, (R8)
 	ADDQ         $0x00000200, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head70
+	JNZ          kv_head78
 
-kv_head_done71:
-	ADDQ $0x00000200, R8
+kv_head_done79:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group68
+	JNZ  kv_group76
 
-kv_group_done69:
+kv_group_done77:
 	DECQ R11
-	JNZ  kv_query66
+	JNZ  kv_query74
 
-kv_query_done67:
+kv_query_done75:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key64
+	JNZ  kv_key72
 
-kv_key_done65:
+kv_key_done73:
 	VZEROUPPER
 	RET
 
@@ -1907,7 +2225,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups72
+	JNE   kv_groups80
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1915,9 +2233,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done74
+	JZ    v1_row_done82
 
-v1_row73:
+v1_row81:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1947,12 +2265,12 @@ v1_row73:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done76
+	JZ           v1_key_done84
 
-v1_key75:
+v1_key83:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero77
+	JZ           v1_zero85
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1967,13 +2285,13 @@ v1_key75:
 	VFMADD231PS  320(R9), Y0, Y11
 	VFMADD231PS  352(R9), Y0, Y12
 
-v1_zero77:
+v1_zero85:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key75
+	JNZ  v1_key83
 
-v1_key_done76:
+v1_key_done84:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -1999,25 +2317,25 @@ v1_key_done76:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done79
+	JZ           v1_key_done87
 
-v1_key78:
+v1_key86:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero80
+	JZ           v1_zero88
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  384(R9), Y0, Y1
 	VFMADD231PS  416(R9), Y0, Y2
 	VFMADD231PS  448(R9), Y0, Y3
 	VFMADD231PS  480(R9), Y0, Y4
 
-v1_zero80:
+v1_zero88:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key78
+	JNZ  v1_key86
 
-v1_key_done79:
+v1_key_done87:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -2026,22 +2344,22 @@ v1_key_done79:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row73
+	JNZ     v1_row81
 
-v1_row_done74:
+v1_row_done82:
 	VZEROUPPER
 	RET
 
-kv_groups72:
+kv_groups80:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done82
+	JZ    kv_rescale_done90
 
-kv_rescale81:
+kv_rescale89:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2094,55 +2412,280 @@ kv_rescale81:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale81
+	JNZ          kv_rescale89
 
-kv_rescale_done82:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done84
+kv_rescale_done90:
+	MOVQ nk+96(FP), SI
 
-kv_key83:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys91:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done92
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done86
+	JZ    vb_query_done94
 
-kv_query85:
-	MOVQ  AX, R8
+vb_query93:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done88
+	JZ    vb_group_done96
 
-kv_group87:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
-	VMOVUPS    256(R8), Y8
-	VMOVUPS    288(R8), Y9
+vb_group95:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done90
+	JZ         vb_head_done98
 
-kv_head89:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero91
-	VBROADCASTSS (DI), Y10
+vb_head97:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      320(DI), Y10
+	VMOVUPS      352(DI), Y11
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero99
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  (R9), Y12, Y0
+	VFMADD231PS  32(R9), Y12, Y1
+	VFMADD231PS  64(R9), Y12, Y2
+	VFMADD231PS  96(R9), Y12, Y3
+	VFMADD231PS  128(R9), Y12, Y4
+	VFMADD231PS  160(R9), Y12, Y5
+	VFMADD231PS  192(R9), Y12, Y6
+	VFMADD231PS  224(R9), Y12, Y7
+	VFMADD231PS  256(R9), Y12, Y8
+	VFMADD231PS  288(R9), Y12, Y9
+	VFMADD231PS  320(R9), Y12, Y10
+	VFMADD231PS  352(R9), Y12, Y11
+
+vb_zero99:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero100
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  (R9)(DX*1), Y12, Y0
+	VFMADD231PS  32(R9)(DX*1), Y12, Y1
+	VFMADD231PS  64(R9)(DX*1), Y12, Y2
+	VFMADD231PS  96(R9)(DX*1), Y12, Y3
+	VFMADD231PS  128(R9)(DX*1), Y12, Y4
+	VFMADD231PS  160(R9)(DX*1), Y12, Y5
+	VFMADD231PS  192(R9)(DX*1), Y12, Y6
+	VFMADD231PS  224(R9)(DX*1), Y12, Y7
+	VFMADD231PS  256(R9)(DX*1), Y12, Y8
+	VFMADD231PS  288(R9)(DX*1), Y12, Y9
+	VFMADD231PS  320(R9)(DX*1), Y12, Y10
+	VFMADD231PS  352(R9)(DX*1), Y12, Y11
+
+vb_zero100:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero101
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  (R10), Y12, Y0
+	VFMADD231PS  32(R10), Y12, Y1
+	VFMADD231PS  64(R10), Y12, Y2
+	VFMADD231PS  96(R10), Y12, Y3
+	VFMADD231PS  128(R10), Y12, Y4
+	VFMADD231PS  160(R10), Y12, Y5
+	VFMADD231PS  192(R10), Y12, Y6
+	VFMADD231PS  224(R10), Y12, Y7
+	VFMADD231PS  256(R10), Y12, Y8
+	VFMADD231PS  288(R10), Y12, Y9
+	VFMADD231PS  320(R10), Y12, Y10
+	VFMADD231PS  352(R10), Y12, Y11
+
+vb_zero101:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero102
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  (R10)(DX*1), Y12, Y0
+	VFMADD231PS  32(R10)(DX*1), Y12, Y1
+	VFMADD231PS  64(R10)(DX*1), Y12, Y2
+	VFMADD231PS  96(R10)(DX*1), Y12, Y3
+	VFMADD231PS  128(R10)(DX*1), Y12, Y4
+	VFMADD231PS  160(R10)(DX*1), Y12, Y5
+	VFMADD231PS  192(R10)(DX*1), Y12, Y6
+	VFMADD231PS  224(R10)(DX*1), Y12, Y7
+	VFMADD231PS  256(R10)(DX*1), Y12, Y8
+	VFMADD231PS  288(R10)(DX*1), Y12, Y9
+	VFMADD231PS  320(R10)(DX*1), Y12, Y10
+	VFMADD231PS  352(R10)(DX*1), Y12, Y11
+
+vb_zero102:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 128(DI)
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y6, 192(DI)
+	VMOVUPS      Y7, 224(DI)
+	VMOVUPS      Y8, 256(DI)
+	VMOVUPS      Y9, 288(DI)
+	VMOVUPS      Y10, 320(DI)
+	VMOVUPS      Y11, 352(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero103
+	VBROADCASTSS (R8), Y4
+	VFMADD231PS  384(R9), Y4, Y0
+	VFMADD231PS  416(R9), Y4, Y1
+	VFMADD231PS  448(R9), Y4, Y2
+	VFMADD231PS  480(R9), Y4, Y3
+
+vb_zero103:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero104
+	VBROADCASTSS 4(R8), Y4
+	VFMADD231PS  384(R9)(DX*1), Y4, Y0
+	VFMADD231PS  416(R9)(DX*1), Y4, Y1
+	VFMADD231PS  448(R9)(DX*1), Y4, Y2
+	VFMADD231PS  480(R9)(DX*1), Y4, Y3
+
+vb_zero104:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero105
+	VBROADCASTSS 8(R8), Y4
+	VFMADD231PS  384(R10), Y4, Y0
+	VFMADD231PS  416(R10), Y4, Y1
+	VFMADD231PS  448(R10), Y4, Y2
+	VFMADD231PS  480(R10), Y4, Y3
+
+vb_zero105:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero106
+	VBROADCASTSS 12(R8), Y4
+	VFMADD231PS  384(R10)(DX*1), Y4, Y0
+	VFMADD231PS  416(R10)(DX*1), Y4, Y1
+	VFMADD231PS  448(R10)(DX*1), Y4, Y2
+	VFMADD231PS  480(R10)(DX*1), Y4, Y3
+
+vb_zero106:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head97
+
+vb_head_done98:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group95
+
+vb_group_done96:
+	DECQ R12
+	JNZ  vb_query93
+
+vb_query_done94:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys91
+
+vb_keys_done92:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done108
+
+kv_key107:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done110
+
+kv_query109:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done112
+
+kv_group111:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	VMOVUPS    256(R9), Y8
+	VMOVUPS    288(R9), Y9
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done114
+
+kv_head113:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero115
+	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
 	VMOVUPS      Y11, (SI)
@@ -2174,46 +2717,46 @@ kv_head89:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 	VMOVUPS      320(SI), Y11
-	VFMADD231PS  320(R8), Y10, Y11
+	VFMADD231PS  320(R9), Y10, Y11
 	VMOVUPS      Y11, 320(SI)
 	VMOVUPS      352(SI), Y11
-	VFMADD231PS  352(R8), Y10, Y11
+	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 	VMOVUPS      384(SI), Y11
-	VFMADD231PS  384(R8), Y10, Y11
+	VFMADD231PS  384(R9), Y10, Y11
 	VMOVUPS      Y11, 384(SI)
 	VMOVUPS      416(SI), Y11
-	VFMADD231PS  416(R8), Y10, Y11
+	VFMADD231PS  416(R9), Y10, Y11
 	VMOVUPS      Y11, 416(SI)
 	VMOVUPS      448(SI), Y11
-	VFMADD231PS  448(R8), Y10, Y11
+	VFMADD231PS  448(R9), Y10, Y11
 	VMOVUPS      Y11, 448(SI)
 	VMOVUPS      480(SI), Y11
-	VFMADD231PS  480(R8), Y10, Y11
+	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero91:
+kv_zero115:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head89
+	JNZ  kv_head113
 
-kv_head_done90:
-	ADDQ $0x00000200, R8
+kv_head_done114:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group87
+	JNZ  kv_group111
 
-kv_group_done88:
+kv_group_done112:
 	DECQ R12
-	JNZ  kv_query85
+	JNZ  kv_query109
 
-kv_query_done86:
+kv_query_done110:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key83
+	JNZ  kv_key107
 
-kv_key_done84:
+kv_key_done108:
 	VZEROUPPER
 	RET
 
@@ -2226,9 +2769,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop93:
+loop117:
 	CMPQ    CX, $0x00000010
-	JB      loop_end94
+	JB      loop_end118
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2239,23 +2782,23 @@ loop93:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop93
+	JMP     loop117
 
-loop_end94:
-loop95:
+loop_end118:
+loop119:
 	CMPQ    CX, $0x00000008
-	JB      loop_end96
+	JB      loop_end120
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop95
+	JMP     loop119
 
-loop_end96:
+loop_end120:
 	TESTQ      CX, CX
-	JZ         loop_done92
+	JZ         loop_done116
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2265,7 +2808,7 @@ loop_end96:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done92:
+loop_done116:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2273,10 +2816,10 @@ loop_done92:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store97
+	JZ           max_store121
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store97:
+max_store121:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2296,9 +2839,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop99:
+loop123:
 	CMPQ         CX, $0x00000008
-	JB           loop_end100
+	JB           loop_end124
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2321,11 +2864,11 @@ loop99:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop99
+	JMP          loop123
 
-loop_end100:
+loop_end124:
 	TESTQ        CX, CX
-	JZ           loop_done98
+	JZ           loop_done122
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2351,7 +2894,7 @@ loop_end100:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done98:
+loop_done122:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2373,18 +2916,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done101
+	JZ     rope_done125
 	TESTL  R8, R8
-	JS     rope_inverse102
+	JS     rope_inverse126
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream103
+	JA     rope_stream127
 
-rope_token105:
+rope_token129:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2406,14 +2949,14 @@ rope_token105:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done106
+	JZ      rope_heads_done130
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src107
+	JNE     rope_heads_from_src131
 
-rope_head108:
+rope_head132:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2456,13 +2999,13 @@ rope_head108:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head108
-	JMP            rope_heads_done106
+	JNZ            rope_head132
+	JMP            rope_heads_done130
 
-rope_heads_from_src107:
+rope_heads_from_src131:
 	MOVQ CX, R10
 
-rope_head109:
+rope_head133:
 	VMOVUPS        (R10), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2506,17 +3049,17 @@ rope_head109:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head109
+	JNZ            rope_head133
 
-rope_heads_done106:
+rope_heads_done130:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done110
+	JZ    rope_heads_done134
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head111:
+rope_head135:
 	VMOVUPS        (R9), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2559,9 +3102,9 @@ rope_head111:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head111
+	JNZ            rope_head135
 
-rope_heads_done110:
+rope_heads_done134:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2571,11 +3114,11 @@ rope_heads_done110:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
-	JMP  rope_tokens_done104
+	JNZ  rope_token129
+	JMP  rope_tokens_done128
 
-rope_stream103:
-rope_token112:
+rope_stream127:
+rope_token136:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -2597,16 +3140,16 @@ rope_token112:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done113
+	JZ      rope_heads_done137
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src114
+	JNE     rope_heads_from_src138
 
-rope_head115:
+rope_head139:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2657,13 +3200,13 @@ rope_head115:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head115
-	JMP            rope_heads_done113
+	JNZ            rope_head139
+	JMP            rope_heads_done137
 
-rope_heads_from_src114:
+rope_heads_from_src138:
 	MOVQ CX, R10
 
-rope_head116:
+rope_head140:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2715,19 +3258,19 @@ rope_head116:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head116
+	JNZ            rope_head140
 
-rope_heads_done113:
+rope_heads_done137:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done117
+	JZ    rope_heads_done141
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head118:
+rope_head142:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2778,9 +3321,9 @@ rope_head118:
 	VMOVUPS        Z17, 448(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head118
+	JNZ            rope_head142
 
-rope_heads_done117:
+rope_heads_done141:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2790,21 +3333,21 @@ rope_heads_done117:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token112
+	JNZ  rope_token136
 
-rope_tokens_done104:
-	JMP rope_done101
+rope_tokens_done128:
+	JMP rope_done125
 
-rope_inverse102:
+rope_inverse126:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream119
+	JA     rope_stream143
 
-rope_token121:
+rope_token145:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2826,12 +3369,12 @@ rope_token121:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done122
+	JZ      rope_heads_done146
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head123:
+rope_head147:
 	VMOVUPS        (DX), Z16
 	VPERMILPS      $0xb1, Z16, Z17
 	VMULPS         Z1, Z17, Z17
@@ -2874,19 +3417,19 @@ rope_head123:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head123
+	JNZ            rope_head147
 
-rope_heads_done122:
+rope_heads_done146:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token121
-	JMP  rope_tokens_done120
+	JNZ  rope_token145
+	JMP  rope_tokens_done144
 
-rope_stream119:
-rope_token124:
+rope_stream143:
+rope_token148:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -2908,14 +3451,14 @@ rope_token124:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done125
+	JZ      rope_heads_done149
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head126:
+rope_head150:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2966,18 +3509,18 @@ rope_head126:
 	VMOVUPS        Z17, 448(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head126
+	JNZ            rope_head150
 
-rope_heads_done125:
+rope_heads_done149:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token124
+	JNZ  rope_token148
 
-rope_tokens_done120:
-rope_done101:
+rope_tokens_done144:
+rope_done125:
 	VZEROUPPER
 	RET
 
@@ -2991,10 +3534,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done127
+	JZ      combine_done151
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token128:
+combine_token152:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -3114,9 +3657,9 @@ combine_token128:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token128
+	JNZ       combine_token152
 
-combine_done127:
+combine_done151:
 	VZEROUPPER
 	RET
 
@@ -3130,23 +3673,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups129
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows130:
+s1_rows154:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done131
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys132:
+s1_keys156:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done133
+	JL            s1_keys_done157
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -3388,18 +3931,18 @@ s1_keys132:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys132
+	JMP           s1_keys156
 
-s1_keys_done133:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done135
+	JZ    s1_key_tail_done159
 
-s1_key_tail134:
+s1_key_tail158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3508,29 +4051,29 @@ s1_key_tail134:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail134
+	JNZ           s1_key_tail158
 
-s1_key_tail_done135:
+s1_key_tail_done159:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows130
+	JMP  s1_rows154
 
-s1_rows_done131:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done137
+	JZ    s1_row_tail_done161
 
-s1_row_tail136:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done139
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key138:
+s1_row_tail_key162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3560,59 +4103,385 @@ s1_row_tail_key138:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key138
+	JNZ           s1_row_tail_key162
 
-s1_row_tail_key_done139:
+s1_row_tail_key_done163:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail136
+	JNZ  s1_row_tail160
 
-s1_row_tail_done137:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups129:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done141
+kv_groups153:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key164
 
-kv_key140:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys165:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done166
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done143
+	JZ    kb_query_done168
 
-kv_query142:
-	MOVQ  AX, R8
+kb_query167:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done145
+	JZ    kb_group_done170
 
-kv_group144:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	PREFETCHT1 256(R8)(R9*1)
-	PREFETCHT1 320(R8)(R9*1)
-	PREFETCHT1 384(R8)(R9*1)
-	PREFETCHT1 448(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+kb_group169:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows171:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       512(DI), Z7
+	VMOVUPS       1024(DI), Z11
+	VMOVUPS       1536(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       576(DI), Z17
+	VMOVUPS       1088(DI), Z18
+	VMOVUPS       1600(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       640(DI), Z17
+	VMOVUPS       1152(DI), Z18
+	VMOVUPS       1664(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       704(DI), Z17
+	VMOVUPS       1216(DI), Z18
+	VMOVUPS       1728(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(DI), Z16
+	VMOVUPS       768(DI), Z17
+	VMOVUPS       1280(DI), Z18
+	VMOVUPS       1792(DI), Z19
+	VMOVUPS       256(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       256(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       256(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       256(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(DI), Z16
+	VMOVUPS       832(DI), Z17
+	VMOVUPS       1344(DI), Z18
+	VMOVUPS       1856(DI), Z19
+	VMOVUPS       320(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       320(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       320(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(DI), Z16
+	VMOVUPS       896(DI), Z17
+	VMOVUPS       1408(DI), Z18
+	VMOVUPS       1920(DI), Z19
+	VMOVUPS       384(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       384(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       384(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(DI), Z16
+	VMOVUPS       960(DI), Z17
+	VMOVUPS       1472(DI), Z18
+	VMOVUPS       1984(DI), Z19
+	VMOVUPS       448(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       448(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       448(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000800, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows171
+	ADDQ          $0x00000200, R9
+	DECQ          R12
+	JNZ           kb_group169
+
+kb_group_done170:
+	DECQ R11
+	JNZ  kb_query167
+
+kb_query_done168:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys165
+
+kb_keys_done166:
+kv_by_key164:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done173
+
+kv_key172:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done175
+
+kv_query174:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done177
+
+kv_group176:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done147
+	JZ         kv_head_done179
 
-kv_head146:
+kv_head178:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -3630,28 +4499,28 @@ kv_head146:
 	VADDPS        X9, X8, X8
 	VPERMILPS     $0xb1, X8, X9
 	VADDSS        X9, X8, X8
-	VMOVSS        X8, (DI)
+	VMOVSS        X8, (R8)
 	ADDQ          $0x00000200, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head146
+	JNZ           kv_head178
 
-kv_head_done147:
-	ADDQ $0x00000200, R8
+kv_head_done179:
+	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group144
+	JNZ  kv_group176
 
-kv_group_done145:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query142
+	JNZ  kv_query174
 
-kv_query_done143:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key140
+	JNZ  kv_key172
 
-kv_key_done141:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -3665,7 +4534,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups148
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3673,9 +4542,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done150
+	JZ    v1_row_done182
 
-v1_row149:
+v1_row181:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3697,12 +4566,12 @@ v1_row149:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done152
+	JZ           v1_key_done184
 
-v1_key151:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero153
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3713,13 +4582,13 @@ v1_key151:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero153:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key151
+	JNZ  v1_key183
 
-v1_key_done152:
+v1_key_done184:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3732,22 +4601,22 @@ v1_key_done152:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row149
+	JNZ     v1_row181
 
-v1_row_done150:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups148:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done155
+	JZ    kv_rescale_done187
 
-kv_rescale154:
+kv_rescale186:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3776,53 +4645,206 @@ kv_rescale154:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale154
+	JNZ          kv_rescale186
 
-kv_rescale_done155:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done157
+kv_rescale_done187:
+	MOVQ nk+96(FP), SI
 
-kv_key156:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys188:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done189
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done159
+	JZ    vb_query_done191
 
-kv_query158:
-	MOVQ  AX, R8
+vb_query190:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done161
+	JZ    vb_group_done193
 
-kv_group160:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	PREFETCHT1 256(R8)(R10*1)
-	PREFETCHT1 320(R8)(R10*1)
-	PREFETCHT1 384(R8)(R10*1)
-	PREFETCHT1 448(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
-	VMOVUPS    256(R8), Z4
-	VMOVUPS    320(R8), Z5
-	VMOVUPS    384(R8), Z6
-	VMOVUPS    448(R8), Z7
+vb_group192:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	PREFETCHT1 256(R10)(DX*4)
+	PREFETCHT1 320(R10)(DX*4)
+	PREFETCHT1 384(R10)(DX*4)
+	PREFETCHT1 448(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done163
+	JZ         vb_head_done195
 
-kv_head162:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero164
-	VBROADCASTSS (DI), Z8
+vb_head194:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero196
+	VBROADCASTSS (R8), Z8
+	VFMADD231PS  (R9), Z8, Z0
+	VFMADD231PS  64(R9), Z8, Z1
+	VFMADD231PS  128(R9), Z8, Z2
+	VFMADD231PS  192(R9), Z8, Z3
+	VFMADD231PS  256(R9), Z8, Z4
+	VFMADD231PS  320(R9), Z8, Z5
+	VFMADD231PS  384(R9), Z8, Z6
+	VFMADD231PS  448(R9), Z8, Z7
+
+vb_zero196:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero197
+	VBROADCASTSS 4(R8), Z8
+	VFMADD231PS  (R9)(DX*1), Z8, Z0
+	VFMADD231PS  64(R9)(DX*1), Z8, Z1
+	VFMADD231PS  128(R9)(DX*1), Z8, Z2
+	VFMADD231PS  192(R9)(DX*1), Z8, Z3
+	VFMADD231PS  256(R9)(DX*1), Z8, Z4
+	VFMADD231PS  320(R9)(DX*1), Z8, Z5
+	VFMADD231PS  384(R9)(DX*1), Z8, Z6
+	VFMADD231PS  448(R9)(DX*1), Z8, Z7
+
+vb_zero197:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero198
+	VBROADCASTSS 8(R8), Z8
+	VFMADD231PS  (R10), Z8, Z0
+	VFMADD231PS  64(R10), Z8, Z1
+	VFMADD231PS  128(R10), Z8, Z2
+	VFMADD231PS  192(R10), Z8, Z3
+	VFMADD231PS  256(R10), Z8, Z4
+	VFMADD231PS  320(R10), Z8, Z5
+	VFMADD231PS  384(R10), Z8, Z6
+	VFMADD231PS  448(R10), Z8, Z7
+
+vb_zero198:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero199
+	VBROADCASTSS 12(R8), Z8
+	VFMADD231PS  (R10)(DX*1), Z8, Z0
+	VFMADD231PS  64(R10)(DX*1), Z8, Z1
+	VFMADD231PS  128(R10)(DX*1), Z8, Z2
+	VFMADD231PS  192(R10)(DX*1), Z8, Z3
+	VFMADD231PS  256(R10)(DX*1), Z8, Z4
+	VFMADD231PS  320(R10)(DX*1), Z8, Z5
+	VFMADD231PS  384(R10)(DX*1), Z8, Z6
+	VFMADD231PS  448(R10)(DX*1), Z8, Z7
+
+vb_zero199:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head194
+
+vb_head_done195:
+	ADDQ $0x00000200, R9
+	DECQ R13
+	JNZ  vb_group192
+
+vb_group_done193:
+	DECQ R12
+	JNZ  vb_query190
+
+vb_query_done191:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys188
+
+vb_keys_done189:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done201
+
+kv_key200:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done203
+
+kv_query202:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done205
+
+kv_group204:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	PREFETCHT1 256(R9)(DI*1)
+	PREFETCHT1 320(R9)(DI*1)
+	PREFETCHT1 384(R9)(DI*1)
+	PREFETCHT1 448(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	VMOVUPS    256(R9), Z4
+	VMOVUPS    320(R9), Z5
+	VMOVUPS    384(R9), Z6
+	VMOVUPS    448(R9), Z7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done207
+
+kv_head206:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero208
+	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
 	VMOVUPS      Z9, (SI)
@@ -3848,28 +4870,28 @@ kv_head162:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero164:
+kv_zero208:
 	ADDQ $0x00000200, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head162
+	JNZ  kv_head206
 
-kv_head_done163:
-	ADDQ $0x00000200, R8
+kv_head_done207:
+	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group160
+	JNZ  kv_group204
 
-kv_group_done161:
+kv_group_done205:
 	DECQ R12
-	JNZ  kv_query158
+	JNZ  kv_query202
 
-kv_query_done159:
+kv_query_done203:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key156
+	JNZ  kv_key200
 
-kv_key_done157:
+kv_key_done201:
 	VZEROUPPER
 	RET
 
@@ -3882,9 +4904,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop166:
+loop210:
 	CMPQ    CX, $0x00000020
-	JB      loop_end167
+	JB      loop_end211
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3895,23 +4917,23 @@ loop166:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop166
+	JMP     loop210
 
-loop_end167:
-loop168:
+loop_end211:
+loop212:
 	CMPQ    CX, $0x00000010
-	JB      loop_end169
+	JB      loop_end213
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop168
+	JMP     loop212
 
-loop_end169:
+loop_end213:
 	TESTQ     CX, CX
-	JZ        loop_done165
+	JZ        loop_done209
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3919,7 +4941,7 @@ loop_end169:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done165:
+loop_done209:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3929,10 +4951,10 @@ loop_done165:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store170
+	JZ            max_store214
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store170:
+max_store214:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3959,9 +4981,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop172:
+loop216:
 	CMPQ         CX, $0x00000010
-	JB           loop_end173
+	JB           loop_end217
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3983,11 +5005,11 @@ loop172:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop172
+	JMP          loop216
 
-loop_end173:
+loop_end217:
 	TESTQ        CX, CX
-	JZ           loop_done171
+	JZ           loop_done215
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4011,7 +5033,7 @@ loop_end173:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done171:
+loop_done215:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

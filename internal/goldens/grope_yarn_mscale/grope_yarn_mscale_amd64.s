@@ -937,7 +937,7 @@ s1_keys40:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
 	VMOVUPS      X1, (R9)(BX*1)
-	LEAQ         (R11)(DX*2), R8
+	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
 	JMP          s1_keys40
@@ -1059,42 +1059,232 @@ s1_row_tail_done45:
 	RET
 
 kv_groups37:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done49
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key48
 
-kv_key48:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys49:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done50
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done51
+	JZ    kb_query_done52
 
-kv_query50:
-	MOVQ  AX, R8
+kb_query51:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done53
+	JZ    kb_group_done54
 
-kv_group52:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
+kb_group53:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows55:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      256(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      320(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      352(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      384(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      416(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      448(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      480(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000200, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows55
+	ADDQ         $0x00000100, R9
+	DECQ         R12
+	JNZ          kb_group53
+
+kb_group_done54:
+	DECQ R11
+	JNZ  kb_query51
+
+kb_query_done52:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys49
+
+kb_keys_done50:
+kv_by_key48:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done57
+
+kv_key56:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done59
+
+kv_query58:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done61
+
+kv_group60:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done55
+	JZ         kv_head_done63
 
-kv_head54:
+kv_head62:
 	VMULPS       (SI), Y0, Y8
 	VMULPS       32(SI), Y1, Y9
 	VFMADD231PS  64(SI), Y2, Y8
@@ -1110,28 +1300,28 @@ kv_head54:
 	VADDPS       X8, X9, X9
 	VPERMILPS    $0xb1, X9, X8
 	VADDSS       X8, X9, X9
-	VMOVSS       X9, (DI)
+	VMOVSS       X9, (R8)
 	ADDQ         $0x00000100, SI
-	ADDQ         BX, DI
+	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head54
+	JNZ          kv_head62
 
-kv_head_done55:
-	ADDQ $0x00000100, R8
+kv_head_done63:
+	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group52
+	JNZ  kv_group60
 
-kv_group_done53:
+kv_group_done61:
 	DECQ R11
-	JNZ  kv_query50
+	JNZ  kv_query58
 
-kv_query_done51:
+kv_query_done59:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key48
+	JNZ  kv_key56
 
-kv_key_done49:
+kv_key_done57:
 	VZEROUPPER
 	RET
 
@@ -1145,7 +1335,7 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups56
+	JNE   kv_groups64
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1153,9 +1343,9 @@ TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done58
+	JZ    v1_row_done66
 
-v1_row57:
+v1_row65:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1177,12 +1367,12 @@ v1_row57:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done60
+	JZ           v1_key_done68
 
-v1_key59:
+v1_key67:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero61
+	JZ           v1_zero69
 	VBROADCASTSS (R10), Y0
 	VFMADD231PS  (R9), Y0, Y1
 	VFMADD231PS  32(R9), Y0, Y2
@@ -1193,13 +1383,13 @@ v1_key59:
 	VFMADD231PS  192(R9), Y0, Y7
 	VFMADD231PS  224(R9), Y0, Y8
 
-v1_zero61:
+v1_zero69:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key59
+	JNZ  v1_key67
 
-v1_key_done60:
+v1_key_done68:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -1212,22 +1402,22 @@ v1_key_done60:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row57
+	JNZ     v1_row65
 
-v1_row_done58:
+v1_row_done66:
 	VZEROUPPER
 	RET
 
-kv_groups56:
+kv_groups64:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done63
+	JZ    kv_rescale_done71
 
-kv_rescale62:
+kv_rescale70:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1256,49 +1446,186 @@ kv_rescale62:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale62
+	JNZ          kv_rescale70
 
-kv_rescale_done63:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done65
+kv_rescale_done71:
+	MOVQ nk+96(FP), SI
 
-kv_key64:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys72:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done73
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done67
+	JZ    vb_query_done75
 
-kv_query66:
-	MOVQ  AX, R8
+vb_query74:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done69
+	JZ    vb_group_done77
 
-kv_group68:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	VMOVUPS    (R8), Y0
-	VMOVUPS    32(R8), Y1
-	VMOVUPS    64(R8), Y2
-	VMOVUPS    96(R8), Y3
-	VMOVUPS    128(R8), Y4
-	VMOVUPS    160(R8), Y5
-	VMOVUPS    192(R8), Y6
-	VMOVUPS    224(R8), Y7
+vb_group76:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done71
+	JZ         vb_head_done79
 
-kv_head70:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero72
-	VBROADCASTSS (DI), Y8
+vb_head78:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero80
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  (R9), Y8, Y0
+	VFMADD231PS  32(R9), Y8, Y1
+	VFMADD231PS  64(R9), Y8, Y2
+	VFMADD231PS  96(R9), Y8, Y3
+	VFMADD231PS  128(R9), Y8, Y4
+	VFMADD231PS  160(R9), Y8, Y5
+	VFMADD231PS  192(R9), Y8, Y6
+	VFMADD231PS  224(R9), Y8, Y7
+
+vb_zero80:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero81
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  (R9)(DX*1), Y8, Y0
+	VFMADD231PS  32(R9)(DX*1), Y8, Y1
+	VFMADD231PS  64(R9)(DX*1), Y8, Y2
+	VFMADD231PS  96(R9)(DX*1), Y8, Y3
+	VFMADD231PS  128(R9)(DX*1), Y8, Y4
+	VFMADD231PS  160(R9)(DX*1), Y8, Y5
+	VFMADD231PS  192(R9)(DX*1), Y8, Y6
+	VFMADD231PS  224(R9)(DX*1), Y8, Y7
+
+vb_zero81:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero82
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+
+vb_zero82:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero83
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  (R10)(DX*1), Y8, Y0
+	VFMADD231PS  32(R10)(DX*1), Y8, Y1
+	VFMADD231PS  64(R10)(DX*1), Y8, Y2
+	VFMADD231PS  96(R10)(DX*1), Y8, Y3
+	VFMADD231PS  128(R10)(DX*1), Y8, Y4
+	VFMADD231PS  160(R10)(DX*1), Y8, Y5
+	VFMADD231PS  192(R10)(DX*1), Y8, Y6
+	VFMADD231PS  224(R10)(DX*1), Y8, Y7
+
+vb_zero83:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head78
+
+vb_head_done79:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group76
+
+vb_group_done77:
+	DECQ R12
+	JNZ  vb_query74
+
+vb_query_done75:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys72
+
+vb_keys_done73:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done85
+
+kv_key84:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done87
+
+kv_query86:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done89
+
+kv_group88:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done91
+
+kv_head90:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero92
+	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
 	VMOVUPS      Y9, (SI)
@@ -1324,28 +1651,28 @@ kv_head70:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero72:
+kv_zero92:
 	ADDQ $0x00000100, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head70
+	JNZ  kv_head90
 
-kv_head_done71:
-	ADDQ $0x00000100, R8
+kv_head_done91:
+	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group68
+	JNZ  kv_group88
 
-kv_group_done69:
+kv_group_done89:
 	DECQ R12
-	JNZ  kv_query66
+	JNZ  kv_query86
 
-kv_query_done67:
+kv_query_done87:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key64
+	JNZ  kv_key84
 
-kv_key_done65:
+kv_key_done85:
 	VZEROUPPER
 	RET
 
@@ -1358,9 +1685,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop74:
+loop94:
 	CMPQ    CX, $0x00000010
-	JB      loop_end75
+	JB      loop_end95
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1371,23 +1698,23 @@ loop74:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop74
+	JMP     loop94
 
-loop_end75:
-loop76:
+loop_end95:
+loop96:
 	CMPQ    CX, $0x00000008
-	JB      loop_end77
+	JB      loop_end97
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop76
+	JMP     loop96
 
-loop_end77:
+loop_end97:
 	TESTQ      CX, CX
-	JZ         loop_done73
+	JZ         loop_done93
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1397,7 +1724,7 @@ loop_end77:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done73:
+loop_done93:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1405,10 +1732,10 @@ loop_done73:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store78
+	JZ           max_store98
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store78:
+max_store98:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1428,9 +1755,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop80:
+loop100:
 	CMPQ         CX, $0x00000008
-	JB           loop_end81
+	JB           loop_end101
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1453,11 +1780,11 @@ loop80:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop80
+	JMP          loop100
 
-loop_end81:
+loop_end101:
 	TESTQ        CX, CX
-	JZ           loop_done79
+	JZ           loop_done99
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1483,7 +1810,7 @@ loop_end81:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done79:
+loop_done99:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1505,18 +1832,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done82
+	JZ     rope_done102
 	TESTL  R8, R8
-	JS     rope_inverse83
+	JS     rope_inverse103
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream84
+	JA     rope_stream104
 
-rope_token86:
+rope_token106:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1530,14 +1857,14 @@ rope_token86:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done87
+	JZ      rope_heads_done107
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src88
+	JNE     rope_heads_from_src108
 
-rope_head89:
+rope_head109:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1560,13 +1887,13 @@ rope_head89:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head89
-	JMP            rope_heads_done87
+	JNZ            rope_head109
+	JMP            rope_heads_done107
 
-rope_heads_from_src88:
+rope_heads_from_src108:
 	MOVQ CX, R10
 
-rope_head90:
+rope_head110:
 	VMOVUPS        (R10), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1590,17 +1917,17 @@ rope_head90:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head90
+	JNZ            rope_head110
 
-rope_heads_done87:
+rope_heads_done107:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done91
+	JZ    rope_heads_done111
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head92:
+rope_head112:
 	VMOVUPS        (R9), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1623,9 +1950,9 @@ rope_head92:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head92
+	JNZ            rope_head112
 
-rope_heads_done91:
+rope_heads_done111:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1635,11 +1962,11 @@ rope_heads_done91:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token86
-	JMP  rope_tokens_done85
+	JNZ  rope_token106
+	JMP  rope_tokens_done105
 
-rope_stream84:
-rope_token93:
+rope_stream104:
+rope_token113:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -1653,16 +1980,16 @@ rope_token93:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done94
+	JZ      rope_heads_done114
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src95
+	JNE     rope_heads_from_src115
 
-rope_head96:
+rope_head116:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -1689,13 +2016,13 @@ rope_head96:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head96
-	JMP            rope_heads_done94
+	JNZ            rope_head116
+	JMP            rope_heads_done114
 
-rope_heads_from_src95:
+rope_heads_from_src115:
 	MOVQ CX, R10
 
-rope_head97:
+rope_head117:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -1723,19 +2050,19 @@ rope_head97:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head97
+	JNZ            rope_head117
 
-rope_heads_done94:
+rope_heads_done114:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done98
+	JZ    rope_heads_done118
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head99:
+rope_head119:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -1762,9 +2089,9 @@ rope_head99:
 	VMOVUPS        Z9, 192(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head99
+	JNZ            rope_head119
 
-rope_heads_done98:
+rope_heads_done118:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1774,21 +2101,21 @@ rope_heads_done98:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token93
+	JNZ  rope_token113
 
-rope_tokens_done85:
-	JMP rope_done82
+rope_tokens_done105:
+	JMP rope_done102
 
-rope_inverse83:
+rope_inverse103:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream100
+	JA     rope_stream120
 
-rope_token102:
+rope_token122:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1802,12 +2129,12 @@ rope_token102:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done103
+	JZ      rope_heads_done123
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head104:
+rope_head124:
 	VMOVUPS        (DX), Z8
 	VPERMILPS      $0xb1, Z8, Z9
 	VMULPS         Z1, Z9, Z9
@@ -1830,19 +2157,19 @@ rope_head104:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head104
+	JNZ            rope_head124
 
-rope_heads_done103:
+rope_heads_done123:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token102
-	JMP  rope_tokens_done101
+	JNZ  rope_token122
+	JMP  rope_tokens_done121
 
-rope_stream100:
-rope_token105:
+rope_stream120:
+rope_token125:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -1856,14 +2183,14 @@ rope_token105:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done106
+	JZ      rope_heads_done126
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head107:
+rope_head127:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -1890,18 +2217,18 @@ rope_head107:
 	VMOVUPS        Z9, 192(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head107
+	JNZ            rope_head127
 
-rope_heads_done106:
+rope_heads_done126:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
+	JNZ  rope_token125
 
-rope_tokens_done101:
-rope_done82:
+rope_tokens_done121:
+rope_done102:
 	VZEROUPPER
 	RET
 
@@ -1915,10 +2242,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done108
+	JZ      combine_done128
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token109:
+combine_token129:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000200, R8, R8
@@ -1982,9 +2309,9 @@ combine_token109:
 	ADDQ      $0x00000200, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token109
+	JNZ       combine_token129
 
-combine_done108:
+combine_done128:
 	VZEROUPPER
 	RET
 
@@ -1998,23 +2325,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups110
+	JNE   kv_groups130
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows111:
+s1_rows131:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done112
+	JL   s1_rows_done132
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys113:
+s1_keys133:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done114
+	JL            s1_keys_done134
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2160,18 +2487,18 @@ s1_keys113:
 	VMOVUPS       X1, (R9)
 	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
 	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
-	LEAQ          (BX)(BX*2), R8
-	VEXTRACTF32X4 $0x03, Z1, (R9)(R8*1)
-	LEAQ          (R11)(DX*2), R8
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys113
+	JMP           s1_keys133
 
-s1_keys_done114:
+s1_keys_done134:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done116
+	JZ    s1_key_tail_done136
 
-s1_key_tail115:
+s1_key_tail135:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2248,29 +2575,29 @@ s1_key_tail115:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail115
+	JNZ           s1_key_tail135
 
-s1_key_tail_done116:
+s1_key_tail_done136:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows111
+	JMP  s1_rows131
 
-s1_rows_done112:
+s1_rows_done132:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done118
+	JZ    s1_row_tail_done138
 
-s1_row_tail117:
+s1_row_tail137:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done120
+	JZ    s1_row_tail_key_done140
 
-s1_row_tail_key119:
+s1_row_tail_key139:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2292,51 +2619,265 @@ s1_row_tail_key119:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key119
+	JNZ           s1_row_tail_key139
 
-s1_row_tail_key_done120:
+s1_row_tail_key_done140:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail117
+	JNZ  s1_row_tail137
 
-s1_row_tail_done118:
+s1_row_tail_done138:
 	VZEROUPPER
 	RET
 
-kv_groups110:
-	IMUL3Q $0x00000004, DX, R9
-	MOVQ   nk+72(FP), R10
-	TESTQ  R10, R10
-	JZ     kv_key_done122
+kv_groups130:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key141
 
-kv_key121:
-	MOVQ  q_base+24(FP), SI
-	MOVQ  CX, DI
+kb_keys142:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done143
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done124
+	JZ    kb_query_done145
 
-kv_query123:
-	MOVQ  AX, R8
+kb_query144:
+	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done126
+	JZ    kb_group_done147
 
-kv_group125:
-	PREFETCHT1 (R8)(R9*1)
-	PREFETCHT1 64(R8)(R9*1)
-	PREFETCHT1 128(R8)(R9*1)
-	PREFETCHT1 192(R8)(R9*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
+kb_group146:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows148:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       256(DI), Z7
+	VMOVUPS       512(DI), Z11
+	VMOVUPS       768(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       320(DI), Z17
+	VMOVUPS       576(DI), Z18
+	VMOVUPS       832(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       384(DI), Z17
+	VMOVUPS       640(DI), Z18
+	VMOVUPS       896(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       448(DI), Z17
+	VMOVUPS       704(DI), Z18
+	VMOVUPS       960(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000400, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows148
+	ADDQ          $0x00000100, R9
+	DECQ          R12
+	JNZ           kb_group146
+
+kb_group_done147:
+	DECQ R11
+	JNZ  kb_query144
+
+kb_query_done145:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys142
+
+kb_keys_done143:
+kv_by_key141:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done150
+
+kv_key149:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done152
+
+kv_query151:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done154
+
+kv_group153:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done128
+	JZ         kv_head_done156
 
-kv_head127:
+kv_head155:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2350,28 +2891,28 @@ kv_head127:
 	VADDPS        X5, X4, X4
 	VPERMILPS     $0xb1, X4, X5
 	VADDSS        X5, X4, X4
-	VMOVSS        X4, (DI)
+	VMOVSS        X4, (R8)
 	ADDQ          $0x00000100, SI
-	ADDQ          BX, DI
+	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head127
+	JNZ           kv_head155
 
-kv_head_done128:
-	ADDQ $0x00000100, R8
+kv_head_done156:
+	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group125
+	JNZ  kv_group153
 
-kv_group_done126:
+kv_group_done154:
 	DECQ R11
-	JNZ  kv_query123
+	JNZ  kv_query151
 
-kv_query_done124:
+kv_query_done152:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key121
+	JNZ  kv_key149
 
-kv_key_done122:
+kv_key_done150:
 	VZEROUPPER
 	RET
 
@@ -2385,7 +2926,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups129
+	JNE   kv_groups157
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2393,9 +2934,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done131
+	JZ    v1_row_done159
 
-v1_row130:
+v1_row158:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2409,25 +2950,25 @@ v1_row130:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done133
+	JZ           v1_key_done161
 
-v1_key132:
+v1_key160:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero134
+	JZ           v1_zero162
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero134:
+v1_zero162:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key132
+	JNZ  v1_key160
 
-v1_key_done133:
+v1_key_done161:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2436,22 +2977,22 @@ v1_key_done133:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row130
+	JNZ     v1_row158
 
-v1_row_done131:
+v1_row_done159:
 	VZEROUPPER
 	RET
 
-kv_groups129:
+kv_groups157:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done136
+	JZ    kv_rescale_done164
 
-kv_rescale135:
+kv_rescale163:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2468,45 +3009,158 @@ kv_rescale135:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale135
+	JNZ          kv_rescale163
 
-kv_rescale_done136:
-	IMUL3Q $0x00000004, DX, R10
-	MOVQ   nk+96(FP), R11
-	TESTQ  R11, R11
-	JZ     kv_key_done138
+kv_rescale_done164:
+	MOVQ nk+96(FP), SI
 
-kv_key137:
-	MOVQ  acc_base+0(FP), SI
-	MOVQ  CX, DI
+vb_keys165:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done166
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done140
+	JZ    vb_query_done168
 
-kv_query139:
-	MOVQ  AX, R8
+vb_query167:
+	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done142
+	JZ    vb_group_done170
 
-kv_group141:
-	PREFETCHT1 (R8)(R10*1)
-	PREFETCHT1 64(R8)(R10*1)
-	PREFETCHT1 128(R8)(R10*1)
-	PREFETCHT1 192(R8)(R10*1)
-	VMOVUPS    (R8), Z0
-	VMOVUPS    64(R8), Z1
-	VMOVUPS    128(R8), Z2
-	VMOVUPS    192(R8), Z3
+vb_group169:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done144
+	JZ         vb_head_done172
 
-kv_head143:
-	MOVL         (DI), R9
-	TESTL        R9, R9
-	JZ           kv_zero145
-	VBROADCASTSS (DI), Z4
+vb_head171:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero173
+	VBROADCASTSS (R8), Z4
+	VFMADD231PS  (R9), Z4, Z0
+	VFMADD231PS  64(R9), Z4, Z1
+	VFMADD231PS  128(R9), Z4, Z2
+	VFMADD231PS  192(R9), Z4, Z3
+
+vb_zero173:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero174
+	VBROADCASTSS 4(R8), Z4
+	VFMADD231PS  (R9)(DX*1), Z4, Z0
+	VFMADD231PS  64(R9)(DX*1), Z4, Z1
+	VFMADD231PS  128(R9)(DX*1), Z4, Z2
+	VFMADD231PS  192(R9)(DX*1), Z4, Z3
+
+vb_zero174:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero175
+	VBROADCASTSS 8(R8), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VFMADD231PS  192(R10), Z4, Z3
+
+vb_zero175:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero176
+	VBROADCASTSS 12(R8), Z4
+	VFMADD231PS  (R10)(DX*1), Z4, Z0
+	VFMADD231PS  64(R10)(DX*1), Z4, Z1
+	VFMADD231PS  128(R10)(DX*1), Z4, Z2
+	VFMADD231PS  192(R10)(DX*1), Z4, Z3
+
+vb_zero176:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head171
+
+vb_head_done172:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group169
+
+vb_group_done170:
+	DECQ R12
+	JNZ  vb_query167
+
+vb_query_done168:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys165
+
+vb_keys_done166:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done178
+
+kv_key177:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done180
+
+kv_query179:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done182
+
+kv_group181:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done184
+
+kv_head183:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero185
+	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
 	VMOVUPS      Z5, (SI)
@@ -2520,28 +3174,28 @@ kv_head143:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero145:
+kv_zero185:
 	ADDQ $0x00000100, SI
-	ADDQ BX, DI
+	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head143
+	JNZ  kv_head183
 
-kv_head_done144:
-	ADDQ $0x00000100, R8
+kv_head_done184:
+	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group141
+	JNZ  kv_group181
 
-kv_group_done142:
+kv_group_done182:
 	DECQ R12
-	JNZ  kv_query139
+	JNZ  kv_query179
 
-kv_query_done140:
+kv_query_done180:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key137
+	JNZ  kv_key177
 
-kv_key_done138:
+kv_key_done178:
 	VZEROUPPER
 	RET
 
@@ -2554,9 +3208,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop147:
+loop187:
 	CMPQ    CX, $0x00000020
-	JB      loop_end148
+	JB      loop_end188
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2567,23 +3221,23 @@ loop147:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop147
+	JMP     loop187
 
-loop_end148:
-loop149:
+loop_end188:
+loop189:
 	CMPQ    CX, $0x00000010
-	JB      loop_end150
+	JB      loop_end190
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop149
+	JMP     loop189
 
-loop_end150:
+loop_end190:
 	TESTQ     CX, CX
-	JZ        loop_done146
+	JZ        loop_done186
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2591,7 +3245,7 @@ loop_end150:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done146:
+loop_done186:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2601,10 +3255,10 @@ loop_done146:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store151
+	JZ            max_store191
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store151:
+max_store191:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2631,9 +3285,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop153:
+loop193:
 	CMPQ         CX, $0x00000010
-	JB           loop_end154
+	JB           loop_end194
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2655,11 +3309,11 @@ loop153:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop153
+	JMP          loop193
 
-loop_end154:
+loop_end194:
 	TESTQ        CX, CX
-	JZ           loop_done152
+	JZ           loop_done192
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2683,7 +3337,7 @@ loop_end154:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done152:
+loop_done192:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
