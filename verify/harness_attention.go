@@ -319,6 +319,15 @@ func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
 	draw(q, ac.qs)
 	draw(k, ac.ks)
 	draw(v, 1)
+	// Padding keys (kpos < 0) hold NaN keys and values, as a cache's unused
+	// entries may: no row may meet them.
+	for j, kp := range ac.kpos {
+		if kp < 0 {
+			for t := j * row; t < (j+1)*row; t++ {
+				k[t], v[t] = float32(math.NaN()), float32(math.NaN())
+			}
+		}
+	}
 	if ac.poison {
 		nan := float32(math.NaN())
 		h := min(3, ac.o.QHeads-1)

@@ -160,6 +160,14 @@ func (e *Emitter) LoadW32Post(dst, base Reg) {
 	}
 }
 
+// LoadWU emits MOVWU (base), dst: the 32 bits at base, zero-extended (a
+// float32's bits, to test them in a general register).
+func (e *Emitter) LoadWU(dst, base Reg) {
+	if e.inFn("MOVWU") && e.checkR(dst, base) {
+		e.ins("MOVWU (%s), %s", base, dst)
+	}
+}
+
 func (e *Emitter) branch(op string, format string, args ...any) {
 	if e.inFn(op) {
 		e.ins(op+" "+format, args...)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
-	"github.com/posenc/posenc/asm/arm64"
 	"github.com/posenc/posenc/asm/attention"
 )
 
@@ -14,13 +13,6 @@ import (
 // expShift (abi.ExpShift), which lives here because it is softmaxRow's expf.
 func AttentionAMD64(d int) []amd64.Kernel {
 	return append(attention.AMD64(d), amd64.Kernel{ABI: abi.ExpShift, Emit: func(g *amd64.Gen) { gen{g}.expShift() }})
-}
-
-// AttentionNEON are the arm64 entries of the attention form's kernels: none
-// has a NEON program yet, so the "neon" variant registers the package's
-// portable Go ones.
-func AttentionNEON() []arm64.Kernel {
-	return append(attention.NEON(), arm64.Kernel{ABI: abi.ExpShift, Go: "expShiftGeneric"})
 }
 
 // expShift emits expShift<ISA>(row, m, sum): row[j] = exp(row[j] − m) with

@@ -85,7 +85,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Emit: func(e *arm64.Emitter) { expKernel(e, expNEONName) }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, AttentionNEON()...)
+		ks = append(ks, AttentionNEON(p.AttentionHeadDim)...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

@@ -12,23 +12,24 @@ import (
 
 var neonExpStride = flag.Int("neonexpstride", 997, "TestKernelsQEMU checks the NEON expf at every neonexpstride-th float32 bit pattern (1: all 2^32, about 15 minutes under qemu; raise -timeout)")
 
-// TestKernelsQEMU runs the NEON addRow, softmaxRow and expf under
-// qemu-aarch64-static against float64 references, and measures the expf's
-// error over every neonexpstride-th float32 bit pattern.
+// TestKernelsQEMU runs the NEON addRow, softmaxRow, expShift and expf under
+// qemu-aarch64-static against float64 references (expShift against the
+// expf bit for bit), and measures the expf's error over every
+// neonexpstride-th float32 bit pattern.
 func TestKernelsQEMU(t *testing.T) {
-	files, err := NEON("bias", "test/bias.yaml", Params{ExpTest: true, Ramp: true})
+	files, err := NEON("bias", "test/bias.yaml", Params{ExpTest: true, Ramp: true, AttentionHeadDim: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := asmtest.RunQEMU(t, []asmtest.QEMUCase{{Package: "bias", Files: files,
-		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp, abi.AddRamp),
+		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp, abi.AddRamp, abi.ScoresKV, abi.ValuesKV, abi.ExpShift),
 		Test:     fmt.Sprintf(biasTest, "bias", expClamp[4][0], expClamp[4][1], expMaxULP, *neonExpStride)}})
 	if m := regexp.MustCompile(`POSENC-EXP-MAXULP .*`).FindString(out); m != "" {
 		t.Log(m)
 	} else {
 		t.Errorf("exp ULP line missing from output:\n%s", out)
 	}
-	asmtest.LogMatches(t, out, false, `softmax max abs error .*`, `softmaxRamp max abs error .*`, `long row: .*`, `\d+ inputs, \d+ differ from AVX2.*`)
+	asmtest.LogMatches(t, out, false, `expShift: .*`, `softmax max abs error .*`, `softmaxRamp max abs error .*`, `long row: .*`, `\d+ inputs, \d+ differ from AVX2.*`)
 }
 
 // biasTest checks addRow, softmaxRow and the vector expf. Its arguments:
@@ -399,6 +400,86 @@ func TestExpMatchesAVX2(t *testing.T) {
 		}
 	}
 	t.Logf("%%d inputs, %%d differ from AVX2's sequence (all below 2^-100)", len(src), differ)
+}
+
+// TestExpShift checks the attention form's expShift: each output is, bit
+// for bit, the expf of softmaxRow (expNEON) at the float32 row[j] − m, and
+// AVX2's sequence wherever that is above 2^-100; e^−∞ is +0; sum[0] is
+// within n·2^-24 of the float64 sum of the outputs. Lengths reach every
+// loop (16, 4 and 1 lanes), rows of 32 keys or more start with a block of
+// far keys (the exp skip), and a NaN at any place makes its output and the
+// sum NaN.
+func TestExpShift(t *testing.T) {
+	es := registered["neon"].expShift
+	rng := rand.New(rand.NewPCG(9, 10))
+	checked, skipped := 0, 0
+	for _, n := range append(lengths, 4, 5, 16, 20, 64, 79) {
+		for _, m := range []float32{0, 3.5, -20, 1e4} {
+			r, rbuf := guarded(n)
+			for j := range r {
+				switch rng.IntN(8) {
+				case 0:
+					r[j] = float32(math.Inf(-1)) // a masked key
+				case 1:
+					r[j] = m - 1000 // far below the maximum: e^x = +0
+				case 2:
+					r[j] = m + float32(rng.Float64()) // above m: m is a running maximum
+				default:
+					r[j] = m - float32(rng.Float64()*40)
+				}
+			}
+			for j := 0; j < 16 && n >= 32; j++ {
+				r[j] = m - 1000
+			}
+			x := make([]float32, n)
+			for j := range r {
+				x[j] = r[j] - m
+			}
+			want := make([]float32, n)
+			expNEON(want, x)
+			sum, sbuf := guarded(1)
+			es(r, m, sum)
+			checkGuards(t, "row", rbuf)
+			checkGuards(t, "sum", sbuf)
+			total := 0.0
+			for j := range r {
+				if math.Float32bits(r[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("n %%d m %%v: row[%%d] = e^%%v = %%v, softmaxRow's expf gives %%v", n, m, j, x[j], r[j], want[j])
+				}
+				if a := avx2Exp(x[j]); math.Float32bits(a) != math.Float32bits(r[j]) && !(a < 0x1p-100) {
+					t.Fatalf("n %%d m %%v: row[%%d] = e^%%v = %%v, AVX2's sequence gives %%v", n, m, j, x[j], r[j], a)
+				}
+				if math.IsInf(float64(x[j]), -1) && math.Float32bits(r[j]) != 0 {
+					t.Fatalf("n %%d m %%v: row[%%d] = %%v for a −Inf score, want +0", n, m, j, r[j])
+				}
+				if x[j] <= -88 {
+					skipped++
+				}
+				total += float64(r[j])
+			}
+			checked += n
+			if e := math.Abs(float64(sum[0]) - total); !(e <= float64(n)*0x1p-24*total) {
+				t.Fatalf("n %%d m %%v: sum %%v, want %%v", n, m, sum[0], total)
+			}
+		}
+	}
+	for _, n := range []int{1, 5, 16, 23, 64} {
+		for _, at := range []int{0, n / 2, n - 1} {
+			r := make([]float32, n)
+			r[at] = float32(math.NaN())
+			sum := []float32{0}
+			es(r, 0, sum)
+			for j := range r {
+				if math.IsNaN(float64(r[j])) != (j == at) {
+					t.Fatalf("NaN at %%d of %%d: row[%%d] = %%v", at, n, j, r[j])
+				}
+			}
+			if !math.IsNaN(float64(sum[0])) {
+				t.Fatalf("NaN at %%d of %%d: sum %%v, want NaN", at, n, sum[0])
+			}
+		}
+	}
+	t.Logf("expShift: %%d outputs equal to softmaxRow's expf (%%d at or below its clamp)", checked, skipped)
 }
 
 func TestExpULP(t *testing.T) {

@@ -93,7 +93,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Emit: func(e *arm64.Emitter) { scaleRowsNEON(e, sn) }})
 	}
 	if p.AttentionHeadDim > 0 {
-		ks = append(ks, bias.AttentionNEON()...)
+		ks = append(ks, bias.AttentionNEON(p.AttentionHeadDim)...)
 	}
 	return arm64.Files(pkg, source, ks)
 }

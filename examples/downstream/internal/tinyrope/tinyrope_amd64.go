@@ -29,7 +29,7 @@ func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups 
 // It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func valuesKVAVX2(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
 // maxRowAVX2 is the AVX2+FMA kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
 // It trusts its arguments: len(m) >= 1.
@@ -66,7 +66,7 @@ func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, group
 // It trusts its arguments: every row it reads or writes lies in its slice.
 //
 //go:noescape
-func valuesKVAVX512(acc []float32, p []float32, v []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
 // maxRowAVX512 is the AVX-512 kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
 // It trusts its arguments: len(m) >= 1.

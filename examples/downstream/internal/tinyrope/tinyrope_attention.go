@@ -32,7 +32,7 @@ type AttentionOptions struct {
 // values), so the gathered keys and values of a tile stay in L2.
 const (
 	attnTile       = 64
-	attnGroupRows  = 64
+	attnGroupRows  = 128
 	attnDecodeRows = 256
 	attnTileFloats = 1 << 16
 )
@@ -75,6 +75,7 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
+	alpha, ts             []float32  // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
 	dmin                  []int64    // per query, the family term's state (ALiBi: the nearest key's distance)
 	sum, mx               [1]float32 // expShift's sum, maxRow's maximum
 }
@@ -89,13 +90,15 @@ func getAttnScratch(sh attnShape, o *AttentionOptions) *attnScratch {
 		return sc
 	}
 	return &attnScratch{
-		q:   make([]float32, rows*HeadDim),
-		k:   make([]float32, kv),
-		v:   make([]float32, kv),
-		s:   make([]float32, rows*sh.tile),
-		acc: make([]float32, rows*HeadDim),
-		m:   make([]float32, rows),
-		l:   make([]float32, rows),
+		q:     make([]float32, rows*HeadDim),
+		k:     make([]float32, kv),
+		v:     make([]float32, kv),
+		s:     make([]float32, rows*sh.tile),
+		acc:   make([]float32, rows*HeadDim),
+		m:     make([]float32, rows),
+		l:     make([]float32, rows),
+		alpha: make([]float32, rows),
+		ts:    make([]float32, rows),
 	}
 }
 
@@ -314,25 +317,27 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					sc.mx[0] = negInf
 					active.maxRow(s, sc.mx[:])
 					mt := sc.mx[0]
+					sc.ts[r], sc.alpha[r] = 0, 0
 					if mt == negInf { // every key of the tile masked for this row: weights 0
 						clear(s)
 						continue
 					}
 					if mt > sc.m[r] {
 						if sc.m[r] != negInf {
-							alpha := float32(math.Exp(float64(sc.m[r] - mt)))
-							sc.l[r] *= alpha
-							acc := sc.acc[r*HeadDim : (r+1)*HeadDim]
-							for d := range acc {
-								acc[d] *= alpha
-							}
+							sc.alpha[r] = sc.m[r] - mt // (a row with no key yet has l = acc = 0)
 						}
 						sc.m[r] = mt
 					}
-					sc.l[r] += attnExpRow(s, sc.m[r], &sc.sum)
+					sc.ts[r] = attnExpRow(s, sc.m[r], &sc.sum)
+				}
+				// The rescale factors of the rows whose maximum grew, e^(m − m'), all in one
+				// call (e^0 = 1 exactly for the others); valuesKV applies them to acc.
+				attnExpRow(sc.alpha[:nr], 0, &sc.sum)
+				for r := 0; r < nr; r++ {
+					sc.l[r] = sc.l[r]*sc.alpha[r] + sc.ts[r]
 				}
 				vt, vStride := attnTileRows(sc.v, ks.v, ks.slots, apart, j0, nt, g0, sh.groups, row)
-				active.valuesKV(sc.acc, sc.s, vt, nt, nb, sh.groups, grp, vStride, tile)
+				active.valuesKV(sc.acc, sc.s, vt, sc.alpha, nt, nb, sh.groups, grp, vStride, tile)
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/hb, g0*grp+r%hb
@@ -445,11 +450,17 @@ func scoresKVGeneric(s, q, k []float32, nk, nb, groups, grp, kStride, sStride in
 	}
 }
 
-// valuesKVGeneric is the portable kernels.valuesKV: acc[r] += p[r·pStride + j]·v_j
-// for every key j whose weight is not zero, v_j = v[j·vStride + gi·HeadDim:].
-func valuesKVGeneric(acc, p, v []float32, nk, nb, groups, grp, vStride, pStride int) {
+// valuesKVGeneric is the portable kernels.valuesKV: acc[r] = alpha[r]·acc[r] +
+// Σ_j p[r·pStride + j]·v_j over the keys j whose weight is not zero, v_j =
+// v[j·vStride + gi·HeadDim:].
+func valuesKVGeneric(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int) {
 	for r := 0; r < nb*groups*grp; r++ {
 		ar := acc[r*HeadDim : (r+1)*HeadDim]
+		if a := alpha[r]; a != 1 {
+			for d := range ar {
+				ar[d] *= a
+			}
+		}
 		gi := r / grp % groups
 		for j := 0; j < nk; j++ {
 			w := p[r*pStride+j]

@@ -4,19 +4,22 @@ package tinyrope
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
 )
 
 // Benchmark geometry of the attention form: a decode step (one query at the last
-// position) over attnBenchKeys keys and a causal prefill of attnBenchPrefill tokens,
+// position) over attnBenchKeys keys and causal prefills of attnBenchPrefills tokens,
 // attnBenchQHeads query heads over attnBenchKVHeads key/value heads.
 const (
 	attnBenchKeys    = 4096
-	attnBenchPrefill = 512
 	attnBenchQHeads  = 32
 	attnBenchKVHeads = 8
 )
+
+// attnBenchPrefills are the prompt lengths of BenchmarkAttentionPrefill.
+var attnBenchPrefills = []int{512, 2048}
 
 // attnBenchData returns q for nq queries and k, v for nk keys, filled with small
 // values, positions 0..nk−1 and the queries at the last nq of them.
@@ -91,17 +94,21 @@ func BenchmarkAttentionDecodeCopyRatio(b *testing.B) {
 	})
 }
 
-// BenchmarkAttentionPrefill times a causal prefill of attnBenchPrefill tokens and
+// BenchmarkAttentionPrefill times causal prefills of attnBenchPrefills tokens and
 // reports GFLOP/s, counting 4·QHeads·HeadDim·lq·lk/2 flops (the two products over
 // the unmasked half).
 func BenchmarkAttentionPrefill(b *testing.B) {
-	q, k, v, qpos, kpos := attnBenchData(attnBenchPrefill, attnBenchPrefill)
-	out := make([]float32, len(q))
-	attnBenchVariants(b, func(b *testing.B) {
-		for b.Loop() {
-			Attention(out, q, k, v, qpos, kpos, attnBenchOptions)
-		}
-		flops := 4.0 * attnBenchQHeads * HeadDim * attnBenchPrefill * attnBenchPrefill / 2
-		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	})
+	for _, n := range attnBenchPrefills {
+		b.Run("lq="+strconv.Itoa(n), func(b *testing.B) {
+			q, k, v, qpos, kpos := attnBenchData(n, n)
+			out := make([]float32, len(q))
+			attnBenchVariants(b, func(b *testing.B) {
+				for b.Loop() {
+					Attention(out, q, k, v, qpos, kpos, attnBenchOptions)
+				}
+				flops := 4.0 * attnBenchQHeads * HeadDim * float64(n) * float64(n) / 2
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		})
+	}
 }
