@@ -34,11 +34,6 @@ type Kernel struct {
 	Name string
 	Doc  string
 	Emit func(e *Emitter)
-	// Go, when set, names a portable Go function of the package that the
-	// "neon" variant registers for this field instead of assembly (Name,
-	// Doc and Emit are then unused): a kernel the NEON program does not
-	// have yet.
-	Go string
 }
 
 // Symbol is the NEON symbol of a registered kernel: its field + "NEON".
@@ -56,9 +51,7 @@ func Files(pkg, source string, kernels []Kernel) ([]emit.File, error) {
 	e.Raw(`#include "textflag.h"`)
 	e.Raw("")
 	for _, k := range kernels {
-		if k.Go == "" {
-			k.Emit(e)
-		}
+		k.Emit(e)
 	}
 	asm, err := e.Bytes()
 	if err != nil {
@@ -80,10 +73,6 @@ func goFile(pkg, source string, kernels []Kernel) ([]byte, error) {
 	fmt.Fprintf(&b, "%s\n\n%s\n\npackage %s\n", emit.Header(source), BuildTag, pkg)
 	var fields []string
 	for _, k := range kernels {
-		if k.Go != "" {
-			fields = append(fields, fmt.Sprintf("%s: %s", k.ABI.Field, k.Go))
-			continue
-		}
 		fmt.Fprintf(&b, "\n// %s %s\n// Implemented in %s_arm64.s.\n//\n//go:noescape\nfunc %s%s\n", k.Name, k.Doc, pkg, k.Name, k.ABI.Signature())
 		if !k.ABI.TestOnly {
 			fields = append(fields, fmt.Sprintf("%s: %s", k.ABI.Field, k.Name))
