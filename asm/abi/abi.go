@@ -200,6 +200,17 @@ var (
 	ExpShift = Kernel{Field: "expShift", Params: []Param{{"row", "[]float32"}, {"m", "float32"}, {"sum", "[]float32"}},
 		Doc: "row[j] = e^(row[j] − m) for j < len(row), sum[0] = Σ_j row[j]; len(sum) ≥ 1"}
 
+	// ScoresKVRope is ScoresKV over unrotated keys (rope's Attention, a
+	// decode block of every KV head): each key's head rows are first rotated
+	// by table row idx[j] (rows of RowLen floats, A·cos then A·sin of the
+	// RotaryDim/2 frequencies; half layout: dims i and i + RotaryDim/2
+	// paired, dims from RotaryDim on unrotated) into rot, scratch of
+	// 4·HeadDim floats, then dotted as ScoresKV does; k is only read.
+	ScoresKVRope = Kernel{Field: "scoresKVRope", Params: []Param{
+		{"s", "[]float32"}, {"q", "[]float32"}, {"k", "[]float32"}, {"table", "[]float32"}, {"idx", "[]int32"}, {"rot", "[]float32"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
+	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·rope(k[j·kStride + gi(r)·HeadDim:], table row idx[j]) for j < nk; rot is scratch of 4·HeadDim floats"}
+
 	// MaxRow is the attention form's running maximum (gen/attention): the
 	// largest score of a tile's row and of the row's maximum so far, NaN when
 	// any of them is NaN (Go's max).
@@ -214,5 +225,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ValuesKV, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ExpShift, MaxRow, Exp}
 }

@@ -159,13 +159,33 @@ func (g gen) scoresKV(d int) {
 	g.oneGroupBranch(func() { g.scoresOneGroup(d, kst, sst) })
 	cnt := c.GP64()
 	c.MOVQ(g.arg("nk"), cnt)
-	// Blocks of four keys when the R-row block divides each group's rows.
+	g.scoresStream(pieces, held, kj, sj, kst, sst, cnt, nil)
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// ropeKeys are the operands of scoresKVRope's rotation: ip walks idx, buf
+// is the rot scratch (4·HeadDim floats), rot is RotaryDim.
+type ropeKeys struct {
+	ip, buf reg.GPVirtual
+	rot     int
+}
+
+// scoresStream emits scoresKV's path for several KV groups per block, keys
+// in memory order: blocks of four keys (scoresKeyBlocks) when the R-row
+// block divides each group's rows, then key by key: for each query and
+// group, the head's row of k is loaded once (as far as registers allow) and
+// dotted with the group's grp query rows. With rope set, each key's head is
+// first rotated into rope.buf and read from there.
+func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt reg.GPVirtual, rope *ropeKeys) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
 	keyByKey := g.NewLabel("kv_by_key")
 	t := c.GP64()
 	c.MOVQ(g.arg("grp"), t)
 	c.TESTQ(operand.U32(uint32(g.scoreRows()-1)), t)
 	c.JNZ(operand.LabelRef(keyByKey))
-	g.scoresKeyBlocks(pieces, kj, sj, kst, sst, cnt)
+	g.scoresKeyBlocks(pieces, kj, sj, kst, sst, cnt, rope)
 	c.Label(keyByKey)
 	qr, sr, kg := c.GP64(), c.GP64(), c.GP64()
 	pf := c.GP64()
@@ -178,9 +198,14 @@ func (g gen) scoresKV(d int) {
 			c.MOVQ(kj, kg)
 			g.loop("kv_group", g.arg("groups"), func() {
 				g.prefetch(kg, pf, d)
+				row := kg
+				if rope != nil {
+					g.rotateHead(pieces, rope, kg, kst, 0, 0)
+					row = rope.buf
+				}
 				kv := make([]reg.VecVirtual, held)
 				for i := range kv {
-					kv[i] = g.loadFull(pieces[i], amd64.Mem(kg, 4*pieces[i].Off))
+					kv[i] = g.loadFull(pieces[i], amd64.Mem(row, 4*pieces[i].Off))
 				}
 				g.loop("kv_head", g.arg("grp"), func() {
 					acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}
@@ -193,9 +218,9 @@ func (g gen) scoresKV(d int) {
 								x = g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 							}
 						} else {
-							x, y = amd64.Mem(kg, 4*p.Off), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
+							x, y = amd64.Mem(row, 4*p.Off), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 							if !g.Full(p) {
-								x = g.loadFull(p, amd64.Mem(kg, 4*p.Off))
+								x = g.loadFull(p, amd64.Mem(row, 4*p.Off))
 							}
 						}
 						if i < 2 {
@@ -216,9 +241,10 @@ func (g gen) scoresKV(d int) {
 		})
 		c.ADDQ(kst, kj)
 		c.ADDQ(operand.U8(4), sj)
+		if rope != nil {
+			c.ADDQ(operand.U8(4), rope.ip)
+		}
 	})
-	c.VZEROUPPER()
-	c.RET()
 }
 
 // valuesKV emits valuesKV<ISA>(acc, p, v, nk, nb, groups, grp, vStride,

@@ -133,11 +133,10 @@ func (g gen) scoreOne(pieces []amd64.Piece, qr reg.GPVirtual, qoff int, kj, sj, 
 // apart); the sums go to sj + b·sst, 4 floats for row b.
 func (g gen) scoreBlock(pieces []amd64.Piece, R int, qr, kj, kst, sj, sst reg.GPVirtual) {
 	c := g.Ctx
-	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
 	// Key row addresses: kj, kj+kst, kj+2kst, kj+3kst.
 	k3 := c.GP64()
 	c.LEAQ(operand.Mem{Base: kj, Index: kst, Scale: 2}, k3)
-	keyMem := func(j, off int) operand.Mem {
+	g.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem {
 		switch j {
 		case 0:
 			return amd64.Mem(kj, off)
@@ -147,7 +146,14 @@ func (g gen) scoreBlock(pieces []amd64.Piece, R int, qr, kj, kst, sj, sst reg.GP
 			return amd64.Mem(k3, off)
 		}
 		return operand.Mem{Base: k3, Index: kst, Scale: 1, Disp: off}
-	}
+	}, sj, sst)
+}
+
+// scoreBlockAt is scoreBlock with the four keys' rows at keyMem(j, byte
+// offset).
+func (g gen) scoreBlockAt(pieces []amd64.Piece, R int, qr reg.GPVirtual, keyMem func(j, off int) operand.Mem, sj, sst reg.GPVirtual) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
 	acc := make([][scoreKeys]reg.VecVirtual, R)
 	for b := range acc {
 		for j := range acc[b] {
@@ -361,8 +367,9 @@ func (g gen) prefetchBlock(base, st reg.GPVirtual, d int) {
 
 // scoresKeyBlocks emits, while cnt ≥ 4, the blocks of four keys of
 // scoresKV's streaming path, advancing kj, sj and cnt; the caller has
-// checked grp mod R = 0.
-func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPVirtual) {
+// checked grp mod R = 0. With rope set, the four keys' heads of each group
+// are first rotated into rope.buf (HeadDim floats apart) and read there.
+func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPVirtual, rope *ropeKeys) {
 	c := g.Ctx
 	R := g.scoreRows()
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
@@ -377,11 +384,20 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 		c.MOVQ(kj, kg)
 		g.loop("kb_group", g.arg("groups"), func() {
 			g.prefetchBlock(kg, kst, d)
+			if rope != nil {
+				for t := 0; t < scoreKeys; t++ {
+					g.rotateHead(pieces, rope, kg, kst, t, t)
+				}
+			}
 			// R rows at a time: grp is a multiple of R.
 			rows := g.NewLabel("kb_rows")
 			c.MOVQ(g.arg("grp"), hh)
 			c.Label(rows)
-			g.scoreBlock(pieces, R, qr, kg, kst, sr, sst)
+			if rope != nil {
+				g.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem { return amd64.Mem(rope.buf, 4*d*j+off) }, sr, sst)
+			} else {
+				g.scoreBlock(pieces, R, qr, kg, kst, sr, sst)
+			}
 			c.ADDQ(operand.U32(uint32(4*d*R)), qr)
 			for b := 0; b < R; b++ {
 				c.ADDQ(sst, sr)
@@ -393,6 +409,9 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 	})
 	c.LEAQ(operand.Mem{Base: kj, Index: kst, Scale: 4}, kj)
 	c.ADDQ(operand.U8(4*scoreKeys), sj)
+	if rope != nil {
+		c.ADDQ(operand.U8(4*scoreKeys), rope.ip)
+	}
 	c.SUBQ(operand.U8(scoreKeys), cnt)
 	c.JMP(operand.LabelRef(top))
 	c.Label(done)

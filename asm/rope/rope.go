@@ -11,6 +11,7 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/asm/attention"
 	"github.com/posenc/posenc/asm/bias"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -35,6 +36,9 @@ type Params struct {
 	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
 	// head dimension (bias.AttentionAMD64, bias.AttentionNEON).
 	AttentionHeadDim int
+	// FusedRope adds scoresKVRope (asm/attention.AMD64Rope) on amd64: the
+	// attention form's decode blocks rotate keys inside the score kernel.
+	FusedRope bool
 }
 
 // AMD64 returns <pkg>_amd64.s and <pkg>_amd64.go with the rotate kernel of
@@ -54,6 +58,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	}
 	if p.AttentionHeadDim > 0 {
 		ks = append(ks, bias.AttentionAMD64(p.AttentionHeadDim)...)
+		if p.FusedRope {
+			ks = append(ks, attention.AMD64Rope(p.HeadDim, p.RotaryDim)...)
+		}
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }

@@ -63,6 +63,9 @@ type Term struct {
 	// RuntimeSwitch (rope): the frequencies depend on the call's positions
 	// (dynamic NTK, LongRoPE), so the engine passes max(qpos, kpos)+1.
 	RuntimeSwitch bool
+	// FusedRope (rope): the package has scoresKVRope on its amd64 variants
+	// (nil elsewhere), which decode blocks of in-table keys use.
+	FusedRope bool
 	// HeadDim is emitted as the package's HeadDim constant by families that do
 	// not have one (alibi, rpe_bias); 0 for rope, whose package declares it.
 	HeadDim int

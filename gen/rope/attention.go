@@ -1,8 +1,10 @@
 package rope
 
 import (
+	asmattn "github.com/posenc/posenc/asm/attention"
 	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/internal/emit"
+	"github.com/posenc/posenc/spec"
 )
 
 // hasAttention reports whether the package gets the attention form: float32
@@ -10,6 +12,14 @@ import (
 // generated yet).
 func (c *Consts) hasAttention() bool {
 	return !c.storage16() && len(c.Spec.MRoPESection) == 0
+}
+
+// fusedRope reports whether the attention form's decode blocks rotate keys
+// inside the score kernel (abi.ScoresKVRope, asm/attention.AMD64Rope): the
+// half layout, frequencies fixed for the package (no runtime switch, so one
+// table), RotaryDim/2 a multiple of 16.
+func (c *Consts) fusedRope() bool {
+	return c.hasAttention() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
 }
 
 // attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's
@@ -23,6 +33,7 @@ func attentionTerm(c *Consts) attention.Term {
 		Family:        "rope",
 		What:          "rotation",
 		RuntimeSwitch: c.RuntimeSwitch(),
+		FusedRope:     c.fusedRope(),
 		Doc: []string{
 			"q and k are the unrotated projections (an unrotated KV cache, as FlashInfer's",
 			"pos_encoding_mode keeps): each query is rotated at qpos and each tile of keys at",

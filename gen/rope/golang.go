@@ -37,6 +37,10 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if c.hasAttention() {
 		fields = append(fields, attention.Fields...)
 	}
+	if c.fusedRope() {
+		// Only the amd64 variants have it; the engine tests the field for nil.
+		fields = append(fields, gocode.KernelField{Name: abi.ScoresKVRope.Field, Type: abi.ScoresKVRope.FuncType()})
+	}
 	reg, err := gocode.Registry(s.Name, s.File, fields)
 	if err != nil {
 		return nil, err

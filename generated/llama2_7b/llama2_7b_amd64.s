@@ -2610,6 +2610,771 @@ loop_done106:
 	VZEROUPPER
 	RET
 
+// func scoresKVRopeAVX2(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000001, R9
+	JNZ   kv_by_key109
+
+kb_keys110:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done111
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done113
+
+kb_query112:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done115
+
+kb_group114:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VMOVUPS      (R11), Y0
+	VMOVUPS      256(R11), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      32(R11), Y0
+	VMOVUPS      288(R11), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      64(R11), Y0
+	VMOVUPS      320(R11), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      96(R11), Y0
+	VMOVUPS      352(R11), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      128(R11), Y0
+	VMOVUPS      384(R11), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VMOVUPS      Y2, 128(DI)
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      160(R11), Y0
+	VMOVUPS      416(R11), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VMOVUPS      Y2, 160(DI)
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      192(R11), Y0
+	VMOVUPS      448(R11), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      224(R11), Y0
+	VMOVUPS      480(R11), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VMOVUPS      Y2, 224(DI)
+	VMOVUPS      Y1, 480(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      256(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VMOVUPS      Y2, 512(DI)
+	VMOVUPS      Y1, 768(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      288(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VMOVUPS      Y2, 544(DI)
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      320(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y1, 832(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      352(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VMOVUPS      Y2, 608(DI)
+	VMOVUPS      Y1, 864(DI)
+	VMOVUPS      128(R15), Y0
+	VMOVUPS      384(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VMOVUPS      Y2, 640(DI)
+	VMOVUPS      Y1, 896(DI)
+	VMOVUPS      160(R15), Y0
+	VMOVUPS      416(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VMOVUPS      Y2, 672(DI)
+	VMOVUPS      Y1, 928(DI)
+	VMOVUPS      192(R15), Y0
+	VMOVUPS      448(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VMOVUPS      Y2, 704(DI)
+	VMOVUPS      Y1, 960(DI)
+	VMOVUPS      224(R15), Y0
+	VMOVUPS      480(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VMOVUPS      Y2, 736(DI)
+	VMOVUPS      Y1, 992(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      256(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VMOVUPS      Y2, 1024(DI)
+	VMOVUPS      Y1, 1280(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      288(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VMOVUPS      Y2, 1056(DI)
+	VMOVUPS      Y1, 1312(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      320(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VMOVUPS      Y2, 1088(DI)
+	VMOVUPS      Y1, 1344(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      352(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VMOVUPS      Y2, 1120(DI)
+	VMOVUPS      Y1, 1376(DI)
+	VMOVUPS      128(R15), Y0
+	VMOVUPS      384(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VMOVUPS      Y2, 1152(DI)
+	VMOVUPS      Y1, 1408(DI)
+	VMOVUPS      160(R15), Y0
+	VMOVUPS      416(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VMOVUPS      Y2, 1184(DI)
+	VMOVUPS      Y1, 1440(DI)
+	VMOVUPS      192(R15), Y0
+	VMOVUPS      448(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VMOVUPS      Y2, 1216(DI)
+	VMOVUPS      Y1, 1472(DI)
+	VMOVUPS      224(R15), Y0
+	VMOVUPS      480(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VMOVUPS      Y2, 1248(DI)
+	VMOVUPS      Y1, 1504(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      256(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VMOVUPS      Y2, 1536(DI)
+	VMOVUPS      Y1, 1792(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      288(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VMOVUPS      Y2, 1568(DI)
+	VMOVUPS      Y1, 1824(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      320(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VMOVUPS      Y2, 1600(DI)
+	VMOVUPS      Y1, 1856(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      352(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VMOVUPS      Y2, 1632(DI)
+	VMOVUPS      Y1, 1888(DI)
+	VMOVUPS      128(R15), Y0
+	VMOVUPS      384(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VMOVUPS      Y2, 1664(DI)
+	VMOVUPS      Y1, 1920(DI)
+	VMOVUPS      160(R15), Y0
+	VMOVUPS      416(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VMOVUPS      Y2, 1696(DI)
+	VMOVUPS      Y1, 1952(DI)
+	VMOVUPS      192(R15), Y0
+	VMOVUPS      448(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VMOVUPS      Y2, 1728(DI)
+	VMOVUPS      Y1, 1984(DI)
+	VMOVUPS      224(R15), Y0
+	VMOVUPS      480(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VMOVUPS      Y2, 1760(DI)
+	VMOVUPS      Y1, 2016(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows116:
+	VMOVUPS      (R9), Y3
+	VMOVUPS      512(R9), Y7
+	VMOVUPS      (DI), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      512(DI), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      1024(DI), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      1536(DI), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(R9), Y8
+	VMOVUPS      544(R9), Y9
+	VMOVUPS      32(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      544(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1056(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1568(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(R9), Y8
+	VMOVUPS      576(R9), Y9
+	VMOVUPS      64(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      576(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1088(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1600(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(R9), Y8
+	VMOVUPS      608(R9), Y9
+	VMOVUPS      96(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      608(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1120(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1632(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      640(R9), Y9
+	VMOVUPS      128(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      640(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1152(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1664(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(R9), Y8
+	VMOVUPS      672(R9), Y9
+	VMOVUPS      160(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      672(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1184(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1696(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(R9), Y8
+	VMOVUPS      704(R9), Y9
+	VMOVUPS      192(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      704(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1216(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1728(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(R9), Y8
+	VMOVUPS      736(R9), Y9
+	VMOVUPS      224(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      736(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1248(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1760(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      768(R9), Y9
+	VMOVUPS      256(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      768(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1280(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1792(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(R9), Y8
+	VMOVUPS      800(R9), Y9
+	VMOVUPS      288(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      800(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1312(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1824(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(R9), Y8
+	VMOVUPS      832(R9), Y9
+	VMOVUPS      320(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      832(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1344(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1856(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(R9), Y8
+	VMOVUPS      864(R9), Y9
+	VMOVUPS      352(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      864(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1376(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1888(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      896(R9), Y9
+	VMOVUPS      384(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      896(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1408(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1920(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(R9), Y8
+	VMOVUPS      928(R9), Y9
+	VMOVUPS      416(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      928(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1440(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1952(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(R9), Y8
+	VMOVUPS      960(R9), Y9
+	VMOVUPS      448(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      960(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1472(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1984(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(R9), Y8
+	VMOVUPS      992(R9), Y9
+	VMOVUPS      480(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      992(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1504(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      2016(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)(BX*1)
+	ADDQ         $0x00000400, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R10
+	SUBQ         $0x02, R12
+	JNZ          kb_rows116
+	ADDQ         $0x00000200, R11
+	DECQ         R14
+	JNZ          kb_group114
+
+kb_group_done115:
+	DECQ R13
+	JNZ  kb_query112
+
+kb_query_done113:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys110
+
+kb_keys_done111:
+kv_by_key109:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done118
+
+kv_key117:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done120
+
+kv_query119:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done122
+
+kv_group121:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	PREFETCHT1   256(R11)(R9*1)
+	PREFETCHT1   320(R11)(R9*1)
+	PREFETCHT1   384(R11)(R9*1)
+	PREFETCHT1   448(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000200, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VMOVUPS      (R11), Y0
+	VMOVUPS      256(R11), Y1
+	VMULPS       (R15), Y0, Y2
+	VFNMADD231PS 256(R15), Y1, Y2
+	VMULPS       (R15), Y1, Y1
+	VFMADD231PS  256(R15), Y0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      32(R11), Y0
+	VMOVUPS      288(R11), Y1
+	VMULPS       32(R15), Y0, Y2
+	VFNMADD231PS 288(R15), Y1, Y2
+	VMULPS       32(R15), Y1, Y1
+	VFMADD231PS  288(R15), Y0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      64(R11), Y0
+	VMOVUPS      320(R11), Y1
+	VMULPS       64(R15), Y0, Y2
+	VFNMADD231PS 320(R15), Y1, Y2
+	VMULPS       64(R15), Y1, Y1
+	VFMADD231PS  320(R15), Y0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 320(DI)
+	VMOVUPS      96(R11), Y0
+	VMOVUPS      352(R11), Y1
+	VMULPS       96(R15), Y0, Y2
+	VFNMADD231PS 352(R15), Y1, Y2
+	VMULPS       96(R15), Y1, Y1
+	VFMADD231PS  352(R15), Y0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 352(DI)
+	VMOVUPS      128(R11), Y0
+	VMOVUPS      384(R11), Y1
+	VMULPS       128(R15), Y0, Y2
+	VFNMADD231PS 384(R15), Y1, Y2
+	VMULPS       128(R15), Y1, Y1
+	VFMADD231PS  384(R15), Y0, Y1
+	VMOVUPS      Y2, 128(DI)
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      160(R11), Y0
+	VMOVUPS      416(R11), Y1
+	VMULPS       160(R15), Y0, Y2
+	VFNMADD231PS 416(R15), Y1, Y2
+	VMULPS       160(R15), Y1, Y1
+	VFMADD231PS  416(R15), Y0, Y1
+	VMOVUPS      Y2, 160(DI)
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      192(R11), Y0
+	VMOVUPS      448(R11), Y1
+	VMULPS       192(R15), Y0, Y2
+	VFNMADD231PS 448(R15), Y1, Y2
+	VMULPS       192(R15), Y1, Y1
+	VFMADD231PS  448(R15), Y0, Y1
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      224(R11), Y0
+	VMOVUPS      480(R11), Y1
+	VMULPS       224(R15), Y0, Y2
+	VFNMADD231PS 480(R15), Y1, Y2
+	VMULPS       224(R15), Y1, Y1
+	VFMADD231PS  480(R15), Y0, Y1
+	VMOVUPS      Y2, 224(DI)
+	VMOVUPS      Y1, 480(DI)
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done124
+
+kv_head123:
+	VMULPS       (R8), Y0, Y10
+	VMULPS       32(R8), Y1, Y11
+	VFMADD231PS  64(R8), Y2, Y10
+	VFMADD231PS  96(R8), Y3, Y11
+	VFMADD231PS  128(R8), Y4, Y10
+	VFMADD231PS  160(R8), Y5, Y11
+	VFMADD231PS  192(R8), Y6, Y10
+	VFMADD231PS  224(R8), Y7, Y11
+	VFMADD231PS  256(R8), Y8, Y10
+	VFMADD231PS  288(R8), Y9, Y11
+	VMOVUPS      320(R8), Y12
+	VFMADD231PS  320(DI), Y12, Y10
+	VMOVUPS      352(R8), Y12
+	VFMADD231PS  352(DI), Y12, Y11
+	VMOVUPS      384(R8), Y12
+	VFMADD231PS  384(DI), Y12, Y10
+	VMOVUPS      416(R8), Y12
+	VFMADD231PS  416(DI), Y12, Y11
+	VMOVUPS      448(R8), Y12
+	VFMADD231PS  448(DI), Y12, Y10
+	VMOVUPS      480(R8), Y12
+	VFMADD231PS  480(DI), Y12, Y11
+	VADDPS       Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X11
+	VPERMILPS    $0x4e, X11, X10
+	VADDPS       X10, X11, X11
+	VPERMILPS    $0xb1, X11, X10
+	VADDSS       X10, X11, X11
+	VMOVSS       X11, (R10)
+	ADDQ         $0x00000200, R8
+	ADDQ         BX, R10
+	DECQ         R15
+	JNZ          kv_head123
+
+kv_head_done124:
+	ADDQ $0x00000200, R11
+	DECQ R14
+	JNZ  kv_group121
+
+kv_group_done122:
+	DECQ R13
+	JNZ  kv_query119
+
+kv_query_done120:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key117
+
+kv_key_done118:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -2621,18 +3386,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done109
+	JZ     rope_done125
 	TESTL  R8, R8
-	JS     rope_inverse110
+	JS     rope_inverse126
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream111
+	JA     rope_stream127
 
-rope_token113:
+rope_token129:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2646,14 +3411,14 @@ rope_token113:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done114
+	JZ      rope_heads_done130
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src115
+	JNE     rope_heads_from_src131
 
-rope_head116:
+rope_head132:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2688,13 +3453,13 @@ rope_head116:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head116
-	JMP         rope_heads_done114
+	JNZ         rope_head132
+	JMP         rope_heads_done130
 
-rope_heads_from_src115:
+rope_heads_from_src131:
 	MOVQ CX, R10
 
-rope_head117:
+rope_head133:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2730,17 +3495,17 @@ rope_head117:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head117
+	JNZ         rope_head133
 
-rope_heads_done114:
+rope_heads_done130:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done118
+	JZ    rope_heads_done134
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head119:
+rope_head135:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -2775,9 +3540,9 @@ rope_head119:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head119
+	JNZ         rope_head135
 
-rope_heads_done118:
+rope_heads_done134:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2787,11 +3552,11 @@ rope_heads_done118:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token113
-	JMP  rope_tokens_done112
+	JNZ  rope_token129
+	JMP  rope_tokens_done128
 
-rope_stream111:
-rope_token120:
+rope_stream127:
+rope_token136:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2805,16 +3570,16 @@ rope_token120:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done121
+	JZ      rope_heads_done137
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src122
+	JNE     rope_heads_from_src138
 
-rope_head123:
+rope_head139:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2857,13 +3622,13 @@ rope_head123:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head123
-	JMP         rope_heads_done121
+	JNZ         rope_head139
+	JMP         rope_heads_done137
 
-rope_heads_from_src122:
+rope_heads_from_src138:
 	MOVQ CX, R10
 
-rope_head124:
+rope_head140:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2907,19 +3672,19 @@ rope_head124:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head124
+	JNZ         rope_head140
 
-rope_heads_done121:
+rope_heads_done137:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done125
+	JZ    rope_heads_done141
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head126:
+rope_head142:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2962,9 +3727,9 @@ rope_head126:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head126
+	JNZ         rope_head142
 
-rope_heads_done125:
+rope_heads_done141:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2974,21 +3739,21 @@ rope_heads_done125:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token120
+	JNZ  rope_token136
 
-rope_tokens_done112:
-	JMP rope_done109
+rope_tokens_done128:
+	JMP rope_done125
 
-rope_inverse110:
+rope_inverse126:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream127
+	JA     rope_stream143
 
-rope_token129:
+rope_token145:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3002,12 +3767,12 @@ rope_token129:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done130
+	JZ      rope_heads_done146
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head131:
+rope_head147:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3042,19 +3807,19 @@ rope_head131:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head131
+	JNZ         rope_head147
 
-rope_heads_done130:
+rope_heads_done146:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token129
-	JMP  rope_tokens_done128
+	JNZ  rope_token145
+	JMP  rope_tokens_done144
 
-rope_stream127:
-rope_token132:
+rope_stream143:
+rope_token148:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3068,14 +3833,14 @@ rope_token132:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done133
+	JZ      rope_heads_done149
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head134:
+rope_head150:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3118,18 +3883,18 @@ rope_head134:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head134
+	JNZ         rope_head150
 
-rope_heads_done133:
+rope_heads_done149:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token132
+	JNZ  rope_token148
 
-rope_tokens_done128:
-rope_done109:
+rope_tokens_done144:
+rope_done125:
 	VZEROUPPER
 	RET
 
@@ -3143,9 +3908,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done135
+	JZ    combine_done151
 
-combine_token136:
+combine_token152:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -3249,9 +4014,9 @@ combine_token136:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token136
+	JNZ          combine_token152
 
-combine_done135:
+combine_done151:
 	VZEROUPPER
 	RET
 
@@ -3265,23 +4030,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups137
+	JNE   kv_groups153
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows138:
+s1_rows154:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done139
+	JL   s1_rows_done155
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys140:
+s1_keys156:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done141
+	JL            s1_keys_done157
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -3528,13 +4293,13 @@ s1_keys140:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys140
+	JMP           s1_keys156
 
-s1_keys_done141:
+s1_keys_done157:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done143
+	JZ    s1_key_tail_done159
 
-s1_key_tail142:
+s1_key_tail158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3643,29 +4408,29 @@ s1_key_tail142:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail142
+	JNZ           s1_key_tail158
 
-s1_key_tail_done143:
+s1_key_tail_done159:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows138
+	JMP  s1_rows154
 
-s1_rows_done139:
+s1_rows_done155:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done145
+	JZ    s1_row_tail_done161
 
-s1_row_tail144:
+s1_row_tail160:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done147
+	JZ    s1_row_tail_key_done163
 
-s1_row_tail_key146:
+s1_row_tail_key162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3695,40 +4460,40 @@ s1_row_tail_key146:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key146
+	JNZ           s1_row_tail_key162
 
-s1_row_tail_key_done147:
+s1_row_tail_key_done163:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail144
+	JNZ  s1_row_tail160
 
-s1_row_tail_done145:
+s1_row_tail_done161:
 	VZEROUPPER
 	RET
 
-kv_groups137:
+kv_groups153:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key148
+	JNZ   kv_by_key164
 
-kb_keys149:
+kb_keys165:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done150
+	JL    kb_keys_done166
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done152
+	JZ    kb_query_done168
 
-kb_query151:
+kb_query167:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done154
+	JZ    kb_group_done170
 
-kb_group153:
+kb_group169:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3767,7 +4532,7 @@ kb_group153:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows155:
+kb_rows171:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -4017,42 +4782,42 @@ kb_rows155:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows155
+	JNZ           kb_rows171
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group153
+	JNZ           kb_group169
 
-kb_group_done154:
+kb_group_done170:
 	DECQ R11
-	JNZ  kb_query151
+	JNZ  kb_query167
 
-kb_query_done152:
+kb_query_done168:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys149
+	JMP  kb_keys165
 
-kb_keys_done150:
-kv_by_key148:
+kb_keys_done166:
+kv_by_key164:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done157
+	JZ     kv_key_done173
 
-kv_key156:
+kv_key172:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done159
+	JZ    kv_query_done175
 
-kv_query158:
+kv_query174:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done161
+	JZ    kv_group_done177
 
-kv_group160:
+kv_group176:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4071,9 +4836,9 @@ kv_group160:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done163
+	JZ         kv_head_done179
 
-kv_head162:
+kv_head178:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -4095,24 +4860,24 @@ kv_head162:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head162
+	JNZ           kv_head178
 
-kv_head_done163:
+kv_head_done179:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group160
+	JNZ  kv_group176
 
-kv_group_done161:
+kv_group_done177:
 	DECQ R11
-	JNZ  kv_query158
+	JNZ  kv_query174
 
-kv_query_done159:
+kv_query_done175:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key156
+	JNZ  kv_key172
 
-kv_key_done157:
+kv_key_done173:
 	VZEROUPPER
 	RET
 
@@ -4126,7 +4891,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups164
+	JNE   kv_groups180
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4134,9 +4899,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done166
+	JZ    v1_row_done182
 
-v1_row165:
+v1_row181:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4158,12 +4923,12 @@ v1_row165:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done168
+	JZ           v1_key_done184
 
-v1_key167:
+v1_key183:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero169
+	JZ           v1_zero185
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4174,13 +4939,13 @@ v1_key167:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero169:
+v1_zero185:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key167
+	JNZ  v1_key183
 
-v1_key_done168:
+v1_key_done184:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4193,22 +4958,22 @@ v1_key_done168:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row165
+	JNZ     v1_row181
 
-v1_row_done166:
+v1_row_done182:
 	VZEROUPPER
 	RET
 
-kv_groups164:
+kv_groups180:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done171
+	JZ    kv_rescale_done187
 
-kv_rescale170:
+kv_rescale186:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4237,27 +5002,27 @@ kv_rescale170:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale170
+	JNZ          kv_rescale186
 
-kv_rescale_done171:
+kv_rescale_done187:
 	MOVQ nk+96(FP), SI
 
-vb_keys172:
+vb_keys188:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done173
+	JL    vb_keys_done189
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done175
+	JZ    vb_query_done191
 
-vb_query174:
+vb_query190:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done177
+	JZ    vb_group_done193
 
-vb_group176:
+vb_group192:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4297,9 +5062,9 @@ vb_group176:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done179
+	JZ         vb_head_done195
 
-vb_head178:
+vb_head194:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4310,7 +5075,7 @@ vb_head178:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero180
+	JZ           vb_zero196
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -4321,10 +5086,10 @@ vb_head178:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero180:
+vb_zero196:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero181
+	JZ           vb_zero197
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -4335,10 +5100,10 @@ vb_zero180:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero181:
+vb_zero197:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero182
+	JZ           vb_zero198
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -4349,10 +5114,10 @@ vb_zero181:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero182:
+vb_zero198:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero183
+	JZ           vb_zero199
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -4363,7 +5128,7 @@ vb_zero182:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero183:
+vb_zero199:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4375,43 +5140,43 @@ vb_zero183:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head178
+	JNZ     vb_head194
 
-vb_head_done179:
+vb_head_done195:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  vb_group176
+	JNZ  vb_group192
 
-vb_group_done177:
+vb_group_done193:
 	DECQ R12
-	JNZ  vb_query174
+	JNZ  vb_query190
 
-vb_query_done175:
+vb_query_done191:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys172
+	JMP  vb_keys188
 
-vb_keys_done173:
+vb_keys_done189:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done185
+	JZ     kv_key_done201
 
-kv_key184:
+kv_key200:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done187
+	JZ    kv_query_done203
 
-kv_query186:
+kv_query202:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done189
+	JZ    kv_group_done205
 
-kv_group188:
+kv_group204:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4430,12 +5195,12 @@ kv_group188:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done191
+	JZ         kv_head_done207
 
-kv_head190:
+kv_head206:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero192
+	JZ           kv_zero208
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -4462,28 +5227,28 @@ kv_head190:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero192:
+kv_zero208:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head190
+	JNZ  kv_head206
 
-kv_head_done191:
+kv_head_done207:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group188
+	JNZ  kv_group204
 
-kv_group_done189:
+kv_group_done205:
 	DECQ R12
-	JNZ  kv_query186
+	JNZ  kv_query202
 
-kv_query_done187:
+kv_query_done203:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key184
+	JNZ  kv_key200
 
-kv_key_done185:
+kv_key_done201:
 	VZEROUPPER
 	RET
 
@@ -4496,9 +5261,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop194:
+loop210:
 	CMPQ    CX, $0x00000020
-	JB      loop_end195
+	JB      loop_end211
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4509,23 +5274,23 @@ loop194:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop194
+	JMP     loop210
 
-loop_end195:
-loop196:
+loop_end211:
+loop212:
 	CMPQ    CX, $0x00000010
-	JB      loop_end197
+	JB      loop_end213
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop196
+	JMP     loop212
 
-loop_end197:
+loop_end213:
 	TESTQ     CX, CX
-	JZ        loop_done193
+	JZ        loop_done209
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4533,7 +5298,7 @@ loop_end197:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done193:
+loop_done209:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4543,10 +5308,10 @@ loop_done193:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store198
+	JZ            max_store214
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store198:
+max_store214:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4573,9 +5338,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop200:
+loop216:
 	CMPQ         CX, $0x00000010
-	JB           loop_end201
+	JB           loop_end217
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4597,11 +5362,11 @@ loop200:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop200
+	JMP          loop216
 
-loop_end201:
+loop_end217:
 	TESTQ        CX, CX
-	JZ           loop_done199
+	JZ           loop_done215
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4625,7 +5390,7 @@ loop_end201:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done199:
+loop_done215:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4635,6 +5400,605 @@ loop_done199:
 	VPERMILPS     $0xb1, X1, X0
 	VADDSS        X0, X1, X1
 	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+// func scoresKVRopeAVX512(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000003, R9
+	JNZ   kv_by_key218
+
+kb_keys219:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done220
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done222
+
+kb_query221:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done224
+
+kb_group223:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	PREFETCHT1   256(R12)(DX*4)
+	PREFETCHT1   320(R12)(DX*4)
+	PREFETCHT1   384(R12)(DX*4)
+	PREFETCHT1   448(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VMOVUPS      (R11), Z0
+	VMOVUPS      256(R11), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      64(R11), Z0
+	VMOVUPS      320(R11), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      128(R11), Z0
+	VMOVUPS      384(R11), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      192(R11), Z0
+	VMOVUPS      448(R11), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VMOVUPS      Z2, 192(DI)
+	VMOVUPS      Z1, 448(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      256(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VMOVUPS      Z2, 512(DI)
+	VMOVUPS      Z1, 768(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      320(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VMOVUPS      Z2, 576(DI)
+	VMOVUPS      Z1, 832(DI)
+	VMOVUPS      128(R15), Z0
+	VMOVUPS      384(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VMOVUPS      Z2, 640(DI)
+	VMOVUPS      Z1, 896(DI)
+	VMOVUPS      192(R15), Z0
+	VMOVUPS      448(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VMOVUPS      Z2, 704(DI)
+	VMOVUPS      Z1, 960(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      256(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VMOVUPS      Z2, 1024(DI)
+	VMOVUPS      Z1, 1280(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      320(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VMOVUPS      Z2, 1088(DI)
+	VMOVUPS      Z1, 1344(DI)
+	VMOVUPS      128(R15), Z0
+	VMOVUPS      384(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VMOVUPS      Z2, 1152(DI)
+	VMOVUPS      Z1, 1408(DI)
+	VMOVUPS      192(R15), Z0
+	VMOVUPS      448(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VMOVUPS      Z2, 1216(DI)
+	VMOVUPS      Z1, 1472(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      256(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VMOVUPS      Z2, 1536(DI)
+	VMOVUPS      Z1, 1792(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      320(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VMOVUPS      Z2, 1600(DI)
+	VMOVUPS      Z1, 1856(DI)
+	VMOVUPS      128(R15), Z0
+	VMOVUPS      384(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VMOVUPS      Z2, 1664(DI)
+	VMOVUPS      Z1, 1920(DI)
+	VMOVUPS      192(R15), Z0
+	VMOVUPS      448(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VMOVUPS      Z2, 1728(DI)
+	VMOVUPS      Z1, 1984(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows225:
+	VMOVUPS       (R9), Z3
+	VMOVUPS       512(R9), Z7
+	VMOVUPS       1024(R9), Z11
+	VMOVUPS       1536(R9), Z15
+	VMOVUPS       (DI), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       512(DI), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       1024(DI), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       1536(DI), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(R9), Z16
+	VMOVUPS       576(R9), Z17
+	VMOVUPS       1088(R9), Z18
+	VMOVUPS       1600(R9), Z19
+	VMOVUPS       64(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       576(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1088(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1600(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(R9), Z16
+	VMOVUPS       640(R9), Z17
+	VMOVUPS       1152(R9), Z18
+	VMOVUPS       1664(R9), Z19
+	VMOVUPS       128(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       640(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1152(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1664(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(R9), Z16
+	VMOVUPS       704(R9), Z17
+	VMOVUPS       1216(R9), Z18
+	VMOVUPS       1728(R9), Z19
+	VMOVUPS       192(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       704(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1216(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1728(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(R9), Z16
+	VMOVUPS       768(R9), Z17
+	VMOVUPS       1280(R9), Z18
+	VMOVUPS       1792(R9), Z19
+	VMOVUPS       256(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       768(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1280(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1792(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(R9), Z16
+	VMOVUPS       832(R9), Z17
+	VMOVUPS       1344(R9), Z18
+	VMOVUPS       1856(R9), Z19
+	VMOVUPS       320(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       832(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1344(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1856(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(R9), Z16
+	VMOVUPS       896(R9), Z17
+	VMOVUPS       1408(R9), Z18
+	VMOVUPS       1920(R9), Z19
+	VMOVUPS       384(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       896(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1408(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1920(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(R9), Z16
+	VMOVUPS       960(R9), Z17
+	VMOVUPS       1472(R9), Z18
+	VMOVUPS       1984(R9), Z19
+	VMOVUPS       448(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       960(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1472(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1984(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R10)
+	VEXTRACTF32X4 $0x01, Z1, (R10)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R10)(BX*2)
+	LEAQ          (BX)(BX*2), R15
+	VEXTRACTF32X4 $0x03, Z1, (R10)(R15*1)
+	ADDQ          $0x00000800, R9
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	SUBQ          $0x04, R12
+	JNZ           kb_rows225
+	ADDQ          $0x00000200, R11
+	DECQ          R14
+	JNZ           kb_group223
+
+kb_group_done224:
+	DECQ R13
+	JNZ  kb_query221
+
+kb_query_done222:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys219
+
+kb_keys_done220:
+kv_by_key218:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done227
+
+kv_key226:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done229
+
+kv_query228:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done231
+
+kv_group230:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	PREFETCHT1   256(R11)(R9*1)
+	PREFETCHT1   320(R11)(R9*1)
+	PREFETCHT1   384(R11)(R9*1)
+	PREFETCHT1   448(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000200, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VMOVUPS      (R11), Z0
+	VMOVUPS      256(R11), Z1
+	VMULPS       (R15), Z0, Z2
+	VFNMADD231PS 256(R15), Z1, Z2
+	VMULPS       (R15), Z1, Z1
+	VFMADD231PS  256(R15), Z0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 256(DI)
+	VMOVUPS      64(R11), Z0
+	VMOVUPS      320(R11), Z1
+	VMULPS       64(R15), Z0, Z2
+	VFNMADD231PS 320(R15), Z1, Z2
+	VMULPS       64(R15), Z1, Z1
+	VFMADD231PS  320(R15), Z0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      128(R11), Z0
+	VMOVUPS      384(R11), Z1
+	VMULPS       128(R15), Z0, Z2
+	VFNMADD231PS 384(R15), Z1, Z2
+	VMULPS       128(R15), Z1, Z1
+	VFMADD231PS  384(R15), Z0, Z1
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      192(R11), Z0
+	VMOVUPS      448(R11), Z1
+	VMULPS       192(R15), Z0, Z2
+	VFNMADD231PS 448(R15), Z1, Z2
+	VMULPS       192(R15), Z1, Z1
+	VFMADD231PS  448(R15), Z0, Z1
+	VMOVUPS      Z2, 192(DI)
+	VMOVUPS      Z1, 448(DI)
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done233
+
+kv_head232:
+	VMULPS        (R8), Z0, Z8
+	VMULPS        64(R8), Z1, Z9
+	VFMADD231PS   128(R8), Z2, Z8
+	VFMADD231PS   192(R8), Z3, Z9
+	VFMADD231PS   256(R8), Z4, Z8
+	VFMADD231PS   320(R8), Z5, Z9
+	VFMADD231PS   384(R8), Z6, Z8
+	VFMADD231PS   448(R8), Z7, Z9
+	VADDPS        Z9, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y9
+	VADDPS        Y9, Y8, Y9
+	VEXTRACTF32X4 $0x01, Y9, X8
+	VADDPS        X8, X9, X8
+	VPERMILPS     $0x4e, X8, X9
+	VADDPS        X9, X8, X8
+	VPERMILPS     $0xb1, X8, X9
+	VADDSS        X9, X8, X8
+	VMOVSS        X8, (R10)
+	ADDQ          $0x00000200, R8
+	ADDQ          BX, R10
+	DECQ          R15
+	JNZ           kv_head232
+
+kv_head_done233:
+	ADDQ $0x00000200, R11
+	DECQ R14
+	JNZ  kv_group230
+
+kv_group_done231:
+	DECQ R13
+	JNZ  kv_query228
+
+kv_query_done229:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key226
+
+kv_key_done227:
 	VZEROUPPER
 	RET
 

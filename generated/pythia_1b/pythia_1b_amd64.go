@@ -43,6 +43,12 @@ func maxRowAVX2(row []float32, m []float32)
 //go:noescape
 func expShiftAVX2(row []float32, m float32, sum []float32)
 
+// scoresKVRopeAVX2 is the AVX2+FMA kernels.scoresKVRope for HeadDim 256, RotaryDim 64.
+// It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.
+//
+//go:noescape
+func scoresKVRopeAVX2(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -80,7 +86,13 @@ func maxRowAVX512(row []float32, m []float32)
 //go:noescape
 func expShiftAVX512(row []float32, m float32, sum []float32)
 
+// scoresKVRopeAVX512 is the AVX-512 kernels.scoresKVRope for HeadDim 256, RotaryDim 64.
+// It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.
+//
+//go:noescape
+func scoresKVRopeAVX512(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, scoresKVRope: scoresKVRopeAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, scoresKVRope: scoresKVRopeAVX512})
 }

@@ -170,6 +170,12 @@ var mutations = []Mutation{
 		"CBZ R12, kv_rescaled", "B kv_rescaled", "neon llama2_7b", 0},
 	{"attn neon: maxRow takes the minimum of the last floats", "generated/bloom_7b1/bloom_7b1_arm64.s", "TEXT ·maxRowNEON(SB)",
 		"FMAXS F4, F0, F0", "FMINS F4, F0, F0", "neon bloom_7b1", 0},
+	{"attn asm: scoresKVRope rotates with the wrong sign", "generated/llama2_7b/llama2_7b_amd64.s", "TEXT ·scoresKVRopeAVX512(SB)",
+		"VFNMADD231PS", "VFMADD231PS", "test llama2_7b", 1},
+	{"attn: fused rope rows of positions outside the table not computed", "generated/llama2_7b/llama2_7b_attention.go", "",
+		"freqsSet.fillRows(rows, kpos)", "_ = rows", "test llama2_7b", 0},
+	{"attn gen: scoresKVRope key blocks rotate the first key four times", "asm/attention/amd64_blocked.go", "",
+		"g.rotateHead(pieces, rope, kg, kst, t, t)", "g.rotateHead(pieces, rope, kg, kst, 0, t)", "verify avx2", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
 

@@ -1669,6 +1669,463 @@ loop_done91:
 	VZEROUPPER
 	RET
 
+// func scoresKVRopeAVX2(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000001, R9
+	JNZ   kv_by_key94
+
+kb_keys95:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done96
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done98
+
+kb_query97:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done100
+
+kb_group99:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VMOVUPS      (R11), Y0
+	VMOVUPS      128(R11), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 128(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  128(R12), Y0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      32(R11), Y0
+	VMOVUPS      160(R11), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 160(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  160(R12), Y0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      64(R11), Y0
+	VMOVUPS      192(R11), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 192(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  192(R12), Y0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      96(R11), Y0
+	VMOVUPS      224(R11), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 224(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  224(R12), Y0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 224(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 128(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  128(R12), Y0, Y1
+	VMOVUPS      Y2, 256(DI)
+	VMOVUPS      Y1, 384(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      160(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 160(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  160(R12), Y0, Y1
+	VMOVUPS      Y2, 288(DI)
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      192(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 192(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  192(R12), Y0, Y1
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y1, 448(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      224(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 224(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  224(R12), Y0, Y1
+	VMOVUPS      Y2, 352(DI)
+	VMOVUPS      Y1, 480(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 128(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  128(R12), Y0, Y1
+	VMOVUPS      Y2, 512(DI)
+	VMOVUPS      Y1, 640(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      160(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 160(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  160(R12), Y0, Y1
+	VMOVUPS      Y2, 544(DI)
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      192(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 192(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  192(R12), Y0, Y1
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y1, 704(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      224(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 224(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  224(R12), Y0, Y1
+	VMOVUPS      Y2, 608(DI)
+	VMOVUPS      Y1, 736(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VMOVUPS      (R15), Y0
+	VMOVUPS      128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 128(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  128(R12), Y0, Y1
+	VMOVUPS      Y2, 768(DI)
+	VMOVUPS      Y1, 896(DI)
+	VMOVUPS      32(R15), Y0
+	VMOVUPS      160(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 160(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  160(R12), Y0, Y1
+	VMOVUPS      Y2, 800(DI)
+	VMOVUPS      Y1, 928(DI)
+	VMOVUPS      64(R15), Y0
+	VMOVUPS      192(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 192(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  192(R12), Y0, Y1
+	VMOVUPS      Y2, 832(DI)
+	VMOVUPS      Y1, 960(DI)
+	VMOVUPS      96(R15), Y0
+	VMOVUPS      224(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 224(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  224(R12), Y0, Y1
+	VMOVUPS      Y2, 864(DI)
+	VMOVUPS      Y1, 992(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows101:
+	VMOVUPS      (R9), Y3
+	VMOVUPS      256(R9), Y7
+	VMOVUPS      (DI), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      256(DI), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      512(DI), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      768(DI), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      32(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      288(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      544(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      800(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(R9), Y8
+	VMOVUPS      320(R9), Y9
+	VMOVUPS      64(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      320(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      576(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      832(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(R9), Y8
+	VMOVUPS      352(R9), Y9
+	VMOVUPS      96(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      352(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      608(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      864(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      384(R9), Y9
+	VMOVUPS      128(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      384(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      640(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      896(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      160(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      416(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      672(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      928(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(R9), Y8
+	VMOVUPS      448(R9), Y9
+	VMOVUPS      192(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      448(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      704(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      960(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(R9), Y8
+	VMOVUPS      480(R9), Y9
+	VMOVUPS      224(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      480(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      736(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      992(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)(BX*1)
+	ADDQ         $0x00000200, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R10
+	SUBQ         $0x02, R12
+	JNZ          kb_rows101
+	ADDQ         $0x00000100, R11
+	DECQ         R14
+	JNZ          kb_group99
+
+kb_group_done100:
+	DECQ R13
+	JNZ  kb_query97
+
+kb_query_done98:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys95
+
+kb_keys_done96:
+kv_by_key94:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done103
+
+kv_key102:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done105
+
+kv_query104:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done107
+
+kv_group106:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000100, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VMOVUPS      (R11), Y0
+	VMOVUPS      128(R11), Y1
+	VMULPS       (R15), Y0, Y2
+	VFNMADD231PS 128(R15), Y1, Y2
+	VMULPS       (R15), Y1, Y1
+	VFMADD231PS  128(R15), Y0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      32(R11), Y0
+	VMOVUPS      160(R11), Y1
+	VMULPS       32(R15), Y0, Y2
+	VFNMADD231PS 160(R15), Y1, Y2
+	VMULPS       32(R15), Y1, Y1
+	VFMADD231PS  160(R15), Y0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      64(R11), Y0
+	VMOVUPS      192(R11), Y1
+	VMULPS       64(R15), Y0, Y2
+	VFNMADD231PS 192(R15), Y1, Y2
+	VMULPS       64(R15), Y1, Y1
+	VFMADD231PS  192(R15), Y0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      96(R11), Y0
+	VMOVUPS      224(R11), Y1
+	VMULPS       96(R15), Y0, Y2
+	VFNMADD231PS 224(R15), Y1, Y2
+	VMULPS       96(R15), Y1, Y1
+	VFMADD231PS  224(R15), Y0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done109
+
+kv_head108:
+	VMULPS       (R8), Y0, Y8
+	VMULPS       32(R8), Y1, Y9
+	VFMADD231PS  64(R8), Y2, Y8
+	VFMADD231PS  96(R8), Y3, Y9
+	VFMADD231PS  128(R8), Y4, Y8
+	VFMADD231PS  160(R8), Y5, Y9
+	VFMADD231PS  192(R8), Y6, Y8
+	VFMADD231PS  224(R8), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X9
+	VADDPS       X9, X8, X9
+	VPERMILPS    $0x4e, X9, X8
+	VADDPS       X8, X9, X9
+	VPERMILPS    $0xb1, X9, X8
+	VADDSS       X8, X9, X9
+	VMOVSS       X9, (R10)
+	ADDQ         $0x00000100, R8
+	ADDQ         BX, R10
+	DECQ         R15
+	JNZ          kv_head108
+
+kv_head_done109:
+	ADDQ $0x00000100, R11
+	DECQ R14
+	JNZ  kv_group106
+
+kv_group_done107:
+	DECQ R13
+	JNZ  kv_query104
+
+kv_query_done105:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key102
+
+kv_key_done103:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStride int, k []float32, kSrc []float32, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1680,18 +2137,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done94
+	JZ     rope_done110
 	TESTL  R8, R8
-	JS     rope_inverse95
+	JS     rope_inverse111
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream96
+	JA     rope_stream112
 
-rope_token98:
+rope_token114:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1701,14 +2158,14 @@ rope_token98:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done99
+	JZ      rope_heads_done115
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src100
+	JNE     rope_heads_from_src116
 
-rope_head101:
+rope_head117:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1727,13 +2184,13 @@ rope_head101:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head101
-	JMP         rope_heads_done99
+	JNZ         rope_head117
+	JMP         rope_heads_done115
 
-rope_heads_from_src100:
+rope_heads_from_src116:
 	MOVQ CX, R10
 
-rope_head102:
+rope_head118:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1753,17 +2210,17 @@ rope_head102:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head102
+	JNZ         rope_head118
 
-rope_heads_done99:
+rope_heads_done115:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done103
+	JZ    rope_heads_done119
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head104:
+rope_head120:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1782,9 +2239,9 @@ rope_head104:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head104
+	JNZ         rope_head120
 
-rope_heads_done103:
+rope_heads_done119:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1794,11 +2251,11 @@ rope_heads_done103:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token98
-	JMP  rope_tokens_done97
+	JNZ  rope_token114
+	JMP  rope_tokens_done113
 
-rope_stream96:
-rope_token105:
+rope_stream112:
+rope_token121:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1808,16 +2265,16 @@ rope_token105:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done106
+	JZ      rope_heads_done122
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src107
+	JNE     rope_heads_from_src123
 
-rope_head108:
+rope_head124:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -1840,13 +2297,13 @@ rope_head108:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head108
-	JMP         rope_heads_done106
+	JNZ         rope_head124
+	JMP         rope_heads_done122
 
-rope_heads_from_src107:
+rope_heads_from_src123:
 	MOVQ CX, R10
 
-rope_head109:
+rope_head125:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -1870,19 +2327,19 @@ rope_head109:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head109
+	JNZ         rope_head125
 
-rope_heads_done106:
+rope_heads_done122:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done110
+	JZ    rope_heads_done126
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head111:
+rope_head127:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -1905,9 +2362,9 @@ rope_head111:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head111
+	JNZ         rope_head127
 
-rope_heads_done110:
+rope_heads_done126:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1917,21 +2374,21 @@ rope_heads_done110:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
+	JNZ  rope_token121
 
-rope_tokens_done97:
-	JMP rope_done94
+rope_tokens_done113:
+	JMP rope_done110
 
-rope_inverse95:
+rope_inverse111:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream112
+	JA     rope_stream128
 
-rope_token114:
+rope_token130:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1941,12 +2398,12 @@ rope_token114:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done115
+	JZ      rope_heads_done131
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head116:
+rope_head132:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1965,19 +2422,19 @@ rope_head116:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head116
+	JNZ         rope_head132
 
-rope_heads_done115:
+rope_heads_done131:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token114
-	JMP  rope_tokens_done113
+	JNZ  rope_token130
+	JMP  rope_tokens_done129
 
-rope_stream112:
-rope_token117:
+rope_stream128:
+rope_token133:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -1987,14 +2444,14 @@ rope_token117:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done118
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head119:
+rope_head135:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2017,18 +2474,18 @@ rope_head119:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head119
+	JNZ         rope_head135
 
-rope_heads_done118:
+rope_heads_done134:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token117
+	JNZ  rope_token133
 
-rope_tokens_done113:
-rope_done94:
+rope_tokens_done129:
+rope_done110:
 	VZEROUPPER
 	RET
 
@@ -2042,9 +2499,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done120
+	JZ    combine_done136
 
-combine_token121:
+combine_token137:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -2100,9 +2557,9 @@ combine_token121:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token121
+	JNZ          combine_token137
 
-combine_done120:
+combine_done136:
 	VZEROUPPER
 	RET
 
@@ -2116,23 +2573,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups122
+	JNE   kv_groups138
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows123:
+s1_rows139:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done124
+	JL   s1_rows_done140
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys125:
+s1_keys141:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done126
+	JL            s1_keys_done142
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2283,13 +2740,13 @@ s1_keys125:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys125
+	JMP           s1_keys141
 
-s1_keys_done126:
+s1_keys_done142:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done128
+	JZ    s1_key_tail_done144
 
-s1_key_tail127:
+s1_key_tail143:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2366,29 +2823,29 @@ s1_key_tail127:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail127
+	JNZ           s1_key_tail143
 
-s1_key_tail_done128:
+s1_key_tail_done144:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows123
+	JMP  s1_rows139
 
-s1_rows_done124:
+s1_rows_done140:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done130
+	JZ    s1_row_tail_done146
 
-s1_row_tail129:
+s1_row_tail145:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done132
+	JZ    s1_row_tail_key_done148
 
-s1_row_tail_key131:
+s1_row_tail_key147:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2410,40 +2867,40 @@ s1_row_tail_key131:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key131
+	JNZ           s1_row_tail_key147
 
-s1_row_tail_key_done132:
+s1_row_tail_key_done148:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail129
+	JNZ  s1_row_tail145
 
-s1_row_tail_done130:
+s1_row_tail_done146:
 	VZEROUPPER
 	RET
 
-kv_groups122:
+kv_groups138:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key133
+	JNZ   kv_by_key149
 
-kb_keys134:
+kb_keys150:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done135
+	JL    kb_keys_done151
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done137
+	JZ    kb_query_done153
 
-kb_query136:
+kb_query152:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done139
+	JZ    kb_group_done155
 
-kb_group138:
+kb_group154:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2466,7 +2923,7 @@ kb_group138:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows140:
+kb_rows156:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2620,42 +3077,42 @@ kb_rows140:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows140
+	JNZ           kb_rows156
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group138
+	JNZ           kb_group154
 
-kb_group_done139:
+kb_group_done155:
 	DECQ R11
-	JNZ  kb_query136
+	JNZ  kb_query152
 
-kb_query_done137:
+kb_query_done153:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys134
+	JMP  kb_keys150
 
-kb_keys_done135:
-kv_by_key133:
+kb_keys_done151:
+kv_by_key149:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done142
+	JZ     kv_key_done158
 
-kv_key141:
+kv_key157:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done144
+	JZ    kv_query_done160
 
-kv_query143:
+kv_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done146
+	JZ    kv_group_done162
 
-kv_group145:
+kv_group161:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2666,9 +3123,9 @@ kv_group145:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done148
+	JZ         kv_head_done164
 
-kv_head147:
+kv_head163:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2686,24 +3143,24 @@ kv_head147:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head147
+	JNZ           kv_head163
 
-kv_head_done148:
+kv_head_done164:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group145
+	JNZ  kv_group161
 
-kv_group_done146:
+kv_group_done162:
 	DECQ R11
-	JNZ  kv_query143
+	JNZ  kv_query159
 
-kv_query_done144:
+kv_query_done160:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key141
+	JNZ  kv_key157
 
-kv_key_done142:
+kv_key_done158:
 	VZEROUPPER
 	RET
 
@@ -2717,7 +3174,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups165
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2725,9 +3182,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done151
+	JZ    v1_row_done167
 
-v1_row150:
+v1_row166:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2741,25 +3198,25 @@ v1_row150:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done153
+	JZ           v1_key_done169
 
-v1_key152:
+v1_key168:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero154
+	JZ           v1_zero170
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero154:
+v1_zero170:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key152
+	JNZ  v1_key168
 
-v1_key_done153:
+v1_key_done169:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2768,22 +3225,22 @@ v1_key_done153:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row150
+	JNZ     v1_row166
 
-v1_row_done151:
+v1_row_done167:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups165:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done156
+	JZ    kv_rescale_done172
 
-kv_rescale155:
+kv_rescale171:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2800,27 +3257,27 @@ kv_rescale155:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale155
+	JNZ          kv_rescale171
 
-kv_rescale_done156:
+kv_rescale_done172:
 	MOVQ nk+96(FP), SI
 
-vb_keys157:
+vb_keys173:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done158
+	JL    vb_keys_done174
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done160
+	JZ    vb_query_done176
 
-vb_query159:
+vb_query175:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done162
+	JZ    vb_group_done178
 
-vb_group161:
+vb_group177:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2844,53 +3301,53 @@ vb_group161:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done164
+	JZ         vb_head_done180
 
-vb_head163:
+vb_head179:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero165
+	JZ           vb_zero181
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero165:
+vb_zero181:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero166
+	JZ           vb_zero182
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero166:
+vb_zero182:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero167
+	JZ           vb_zero183
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R10), Z4, Z0
 	VFMADD231PS  64(R10), Z4, Z1
 	VFMADD231PS  128(R10), Z4, Z2
 	VFMADD231PS  192(R10), Z4, Z3
 
-vb_zero167:
+vb_zero183:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero168
+	JZ           vb_zero184
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R10)(DX*1), Z4, Z0
 	VFMADD231PS  64(R10)(DX*1), Z4, Z1
 	VFMADD231PS  128(R10)(DX*1), Z4, Z2
 	VFMADD231PS  192(R10)(DX*1), Z4, Z3
 
-vb_zero168:
+vb_zero184:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -2898,43 +3355,43 @@ vb_zero168:
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head163
+	JNZ     vb_head179
 
-vb_head_done164:
+vb_head_done180:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group161
+	JNZ  vb_group177
 
-vb_group_done162:
+vb_group_done178:
 	DECQ R12
-	JNZ  vb_query159
+	JNZ  vb_query175
 
-vb_query_done160:
+vb_query_done176:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys157
+	JMP  vb_keys173
 
-vb_keys_done158:
+vb_keys_done174:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done170
+	JZ     kv_key_done186
 
-kv_key169:
+kv_key185:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done172
+	JZ    kv_query_done188
 
-kv_query171:
+kv_query187:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done174
+	JZ    kv_group_done190
 
-kv_group173:
+kv_group189:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2945,12 +3402,12 @@ kv_group173:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done176
+	JZ         kv_head_done192
 
-kv_head175:
+kv_head191:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero177
+	JZ           kv_zero193
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2965,28 +3422,28 @@ kv_head175:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero177:
+kv_zero193:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head175
+	JNZ  kv_head191
 
-kv_head_done176:
+kv_head_done192:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group173
+	JNZ  kv_group189
 
-kv_group_done174:
+kv_group_done190:
 	DECQ R12
-	JNZ  kv_query171
+	JNZ  kv_query187
 
-kv_query_done172:
+kv_query_done188:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key169
+	JNZ  kv_key185
 
-kv_key_done170:
+kv_key_done186:
 	VZEROUPPER
 	RET
 
@@ -2999,9 +3456,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop179:
+loop195:
 	CMPQ    CX, $0x00000020
-	JB      loop_end180
+	JB      loop_end196
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3012,23 +3469,23 @@ loop179:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop179
+	JMP     loop195
 
-loop_end180:
-loop181:
+loop_end196:
+loop197:
 	CMPQ    CX, $0x00000010
-	JB      loop_end182
+	JB      loop_end198
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop181
+	JMP     loop197
 
-loop_end182:
+loop_end198:
 	TESTQ     CX, CX
-	JZ        loop_done178
+	JZ        loop_done194
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3036,7 +3493,7 @@ loop_end182:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done178:
+loop_done194:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3046,10 +3503,10 @@ loop_done178:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store183
+	JZ            max_store199
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store183:
+max_store199:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3076,9 +3533,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop185:
+loop201:
 	CMPQ         CX, $0x00000010
-	JB           loop_end186
+	JB           loop_end202
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3100,11 +3557,11 @@ loop185:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop185
+	JMP          loop201
 
-loop_end186:
+loop_end202:
 	TESTQ        CX, CX
-	JZ           loop_done184
+	JZ           loop_done200
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3128,7 +3585,7 @@ loop_end186:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done184:
+loop_done200:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -3138,6 +3595,401 @@ loop_done184:
 	VPERMILPS     $0xb1, X1, X0
 	VADDSS        X0, X1, X1
 	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+// func scoresKVRopeAVX512(s []float32, q []float32, k []float32, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000003, R9
+	JNZ   kv_by_key203
+
+kb_keys204:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done205
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done207
+
+kb_query206:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done209
+
+kb_group208:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VMOVUPS      (R11), Z0
+	VMOVUPS      128(R11), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 128(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  128(R12), Z0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      64(R11), Z0
+	VMOVUPS      192(R11), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 192(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  192(R12), Z0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 192(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 128(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  128(R12), Z0, Z1
+	VMOVUPS      Z2, 256(DI)
+	VMOVUPS      Z1, 384(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      192(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 192(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  192(R12), Z0, Z1
+	VMOVUPS      Z2, 320(DI)
+	VMOVUPS      Z1, 448(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 128(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  128(R12), Z0, Z1
+	VMOVUPS      Z2, 512(DI)
+	VMOVUPS      Z1, 640(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      192(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 192(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  192(R12), Z0, Z1
+	VMOVUPS      Z2, 576(DI)
+	VMOVUPS      Z1, 704(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000100, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VMOVUPS      (R15), Z0
+	VMOVUPS      128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 128(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  128(R12), Z0, Z1
+	VMOVUPS      Z2, 768(DI)
+	VMOVUPS      Z1, 896(DI)
+	VMOVUPS      64(R15), Z0
+	VMOVUPS      192(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 192(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  192(R12), Z0, Z1
+	VMOVUPS      Z2, 832(DI)
+	VMOVUPS      Z1, 960(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows210:
+	VMOVUPS       (R9), Z3
+	VMOVUPS       256(R9), Z7
+	VMOVUPS       512(R9), Z11
+	VMOVUPS       768(R9), Z15
+	VMOVUPS       (DI), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       256(DI), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       512(DI), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       768(DI), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(R9), Z16
+	VMOVUPS       320(R9), Z17
+	VMOVUPS       576(R9), Z18
+	VMOVUPS       832(R9), Z19
+	VMOVUPS       64(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       320(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       576(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       832(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(R9), Z16
+	VMOVUPS       384(R9), Z17
+	VMOVUPS       640(R9), Z18
+	VMOVUPS       896(R9), Z19
+	VMOVUPS       128(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       384(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       640(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       896(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(R9), Z16
+	VMOVUPS       448(R9), Z17
+	VMOVUPS       704(R9), Z18
+	VMOVUPS       960(R9), Z19
+	VMOVUPS       192(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       448(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       704(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       960(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R10)
+	VEXTRACTF32X4 $0x01, Z1, (R10)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R10)(BX*2)
+	LEAQ          (BX)(BX*2), R15
+	VEXTRACTF32X4 $0x03, Z1, (R10)(R15*1)
+	ADDQ          $0x00000400, R9
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	SUBQ          $0x04, R12
+	JNZ           kb_rows210
+	ADDQ          $0x00000100, R11
+	DECQ          R14
+	JNZ           kb_group208
+
+kb_group_done209:
+	DECQ R13
+	JNZ  kb_query206
+
+kb_query_done207:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys204
+
+kb_keys_done205:
+kv_by_key203:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done212
+
+kv_key211:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done214
+
+kv_query213:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done216
+
+kv_group215:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000100, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VMOVUPS      (R11), Z0
+	VMOVUPS      128(R11), Z1
+	VMULPS       (R15), Z0, Z2
+	VFNMADD231PS 128(R15), Z1, Z2
+	VMULPS       (R15), Z1, Z1
+	VFMADD231PS  128(R15), Z0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      64(R11), Z0
+	VMOVUPS      192(R11), Z1
+	VMULPS       64(R15), Z0, Z2
+	VFNMADD231PS 192(R15), Z1, Z2
+	VMULPS       64(R15), Z1, Z1
+	VFMADD231PS  192(R15), Z0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done218
+
+kv_head217:
+	VMULPS        (R8), Z0, Z4
+	VMULPS        64(R8), Z1, Z5
+	VFMADD231PS   128(R8), Z2, Z4
+	VFMADD231PS   192(R8), Z3, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y5
+	VEXTRACTF32X4 $0x01, Y5, X4
+	VADDPS        X4, X5, X4
+	VPERMILPS     $0x4e, X4, X5
+	VADDPS        X5, X4, X4
+	VPERMILPS     $0xb1, X4, X5
+	VADDSS        X5, X4, X4
+	VMOVSS        X4, (R10)
+	ADDQ          $0x00000100, R8
+	ADDQ          BX, R10
+	DECQ          R15
+	JNZ           kv_head217
+
+kv_head_done218:
+	ADDQ $0x00000100, R11
+	DECQ R14
+	JNZ  kv_group215
+
+kv_group_done216:
+	DECQ R13
+	JNZ  kv_query213
+
+kv_query_done214:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key211
+
+kv_key_done212:
 	VZEROUPPER
 	RET
 

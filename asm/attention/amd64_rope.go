@@ -1,0 +1,105 @@
+package attention
+
+import (
+	"strconv"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/abi"
+	"github.com/posenc/posenc/asm/amd64"
+)
+
+// AMD64Rope returns scoresKVRope for HeadDim d and RotaryDim rot, rope's
+// half layout: a rope package's Attention uses it for decode blocks, where
+// rotating each key tile into scratch first and reading it back cost as
+// much as the scores. rot/2 must be a multiple of 16 (whole vectors of
+// either ISA on both halves).
+func AMD64Rope(d, rot int) []amd64.Kernel {
+	return []amd64.Kernel{{ABI: abi.ScoresKVRope, Emit: func(g *amd64.Gen) { gen{g}.scoresKVRope(d, rot) }}}
+}
+
+// FusedRope reports whether AMD64Rope serves RotaryDim rot.
+func FusedRope(rot int) bool { return rot > 0 && rot/2%16 == 0 }
+
+// scoresKVRope emits scoresKVRope<ISA>: scoresKV's streaming path (blocks of
+// four keys, then key by key) with each key's head rotated on its way into
+// registers: from k in memory through rot (L1) instead of a tile of scratch.
+func (g gen) scoresKVRope(d, rot int) {
+	c := g.Ctx
+	name := "scoresKVRope" + g.ISA.Suffix
+	g.Begin(abi.ScoresKVRope, name+" is the "+g.ISA.Name+" kernels.scoresKVRope for HeadDim "+strconv.Itoa(d)+", RotaryDim "+strconv.Itoa(rot)+".",
+		"It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.")
+	g.SetupMasks(d)
+	pieces := g.Split(d)
+	held := g.hold(len(pieces))
+	kj, sj, kst, sst := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("k").Base(), kj)
+	c.Load(c.Param("s").Base(), sj)
+	c.MOVQ(g.arg("kStride"), kst)
+	c.SHLQ(operand.U8(2), kst)
+	c.MOVQ(g.arg("sStride"), sst)
+	c.SHLQ(operand.U8(2), sst)
+	rope := &ropeKeys{ip: c.GP64(), buf: c.GP64(), rot: rot}
+	c.Load(c.Param("idx").Base(), rope.ip)
+	c.Load(c.Param("rot").Base(), rope.buf)
+	cnt := c.GP64()
+	c.MOVQ(g.arg("nk"), cnt)
+	g.scoresStream(pieces, held, kj, sj, kst, sst, cnt, rope)
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// rotateHead rotates the head at src + t·kStride (t < 4: the t-th key of a
+// block; its table row is idx[t] from rope.ip) into rope.buf at slot
+// (HeadDim floats each): with c, s the row's A·cos and A·sin of frequency
+// i, dims i and i + rot/2 become x_i·c − x_{i+rot/2}·s and
+// x_{i+rot/2}·c + x_i·s (one product and one fused multiply-add each, as
+// the rotate kernels), dims from rot on are copied.
+func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVirtual, t, slot int) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	nf, L := rope.rot/2, g.ISA.Lanes
+	// The key's row of the table: table + idx[t]·rot floats.
+	tr := c.GP64()
+	c.MOVLQSX(amd64.Mem(rope.ip, 4*t), tr)
+	c.IMUL3Q(operand.U32(uint32(4*rope.rot)), tr, tr)
+	tb, err := c.Param("table").Base().Resolve()
+	if err != nil {
+		panic(err)
+	}
+	c.ADDQ(tb.Addr, tr)
+	from := src
+	if t > 0 {
+		from = c.GP64()
+		c.LEAQ(operand.Mem{Base: src, Index: kst, Scale: uint8(min(t, 2))}, from)
+		if t == 3 {
+			c.ADDQ(kst, from)
+		}
+	}
+	out := 4 * d * slot
+	for p := 0; p < nf; p += L {
+		ka, kb := g.Vec(), g.Vec()
+		c.VMOVUPS(amd64.Mem(from, 4*p), ka)
+		c.VMOVUPS(amd64.Mem(from, 4*(p+nf)), kb)
+		cs, sn := amd64.Mem(tr, 4*p), amd64.Mem(tr, 4*(nf+p))
+		ra, rb := g.Vec(), g.Vec()
+		c.VMULPS(cs, ka, ra)
+		c.VFNMADD231PS(sn, kb, ra) // x_i·c − x_{i+nf}·s
+		c.VMULPS(cs, kb, rb)
+		c.VFMADD231PS(sn, ka, rb) // x_{i+nf}·c + x_i·s
+		c.VMOVUPS(ra, amd64.Mem(rope.buf, out+4*p))
+		c.VMOVUPS(rb, amd64.Mem(rope.buf, out+4*(p+nf)))
+	}
+	for _, p := range pieces {
+		if p.Off < rope.rot {
+			continue
+		}
+		x := g.loadFull(p, amd64.Mem(from, 4*p.Off))
+		if g.ISA.Lanes == 8 && p.N < 8 {
+			g.Store(p, x.AsX(), amd64.Mem(rope.buf, out+4*p.Off))
+		} else {
+			g.Store(p, x, amd64.Mem(rope.buf, out+4*p.Off))
+		}
+	}
+}
