@@ -129,6 +129,7 @@ func ropeDoc(c *Consts) []string {
 		mropeDoc(c),
 		storageDoc(c),
 		temperatureDoc(c),
+		deepseekDoc(c),
 		"The exported functions dispatch to the fastest kernel variant the CPU " +
 			"supports; Variants and UseVariant reach each one by name.",
 	}
@@ -267,6 +268,7 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	ropeForms(f, c)
 	ropeMRoPE(f, c)
 	ropeTemperature(f, c)
+	ropeDeepSeek(f, c)
 	return gocode.Render(pkg+".go", f)
 }
 
