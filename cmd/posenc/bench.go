@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -30,6 +31,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *reps < 1 {
 		return fmt.Errorf("%w: -reps %d: want at least 1", errUsage, *reps)
+	}
+	if err := checkBenchtime(*benchtime); err != nil {
+		return err
 	}
 	specs, err := loadSpecs(zoo, fs.Args())
 	if err != nil {
@@ -73,6 +77,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	p.Done()
 	printBench(stdout, results)
 	return nil
+}
+
+// checkBenchtime accepts what go test's -benchtime does, a positive
+// duration (300ms, 2s) or a positive iteration count (100x), and refuses
+// anything else before go test runs: go test would answer with its whole
+// flag list, and the error line would be lost above it.
+func checkBenchtime(v string) error {
+	if n, ok := strings.CutSuffix(v, "x"); ok {
+		if c, err := strconv.ParseInt(n, 10, 0); err == nil && c > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: -benchtime %q: want a positive duration (300ms, 2s) or iteration count (100x)", errUsage, v)
 }
 
 // benchResult is one kernel variant at one size, with the same-process

@@ -250,3 +250,19 @@ BenchmarkApplyQK/avx2/1tok,p=1000+i-2   	 1000000	       200 ns/op	 200.00 MB/s
 		t.Errorf("sizes out of order:\n%s", got)
 	}
 }
+
+// A -benchtime go test would refuse is a usage error naming the value,
+// before anything is generated or run.
+func TestBenchtimeChecked(t *testing.T) {
+	for _, v := range []string{"abc", "0s", "-1s", "0x", "x", "1.5x", "10"} {
+		code, out, errs := runCLI("bench", "-benchtime", v, "-zoo", "llama2_7b")
+		if code != 2 || !strings.Contains(errs, `-benchtime "`+v+`"`) || !strings.Contains(errs, "100x") || strings.Contains(out+errs, "-test.") {
+			t.Errorf("-benchtime %s: code %d, stdout %q, stderr %q", v, code, out, errs)
+		}
+	}
+	for _, v := range []string{"300ms", "2s", "100x", "1x"} {
+		if err := checkBenchtime(v); err != nil {
+			t.Errorf("checkBenchtime(%q): %v", v, err)
+		}
+	}
+}
