@@ -266,3 +266,20 @@ func TestBenchtimeChecked(t *testing.T) {
 		}
 	}
 }
+
+// posenc plot passes posenc-plot's exit status through: a usage error is 2,
+// as docs/plots.md says (go run would make it 1), with no "exit status" line.
+func TestPlotUsageExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds posenc-plot")
+	}
+	out := filepath.Join(t.TempDir(), "x.svg")
+	code, _, errs := runCLI("plot", "-kind", "nope", "-zoo", "llama2_7b", "-o", out)
+	if code != 2 || !strings.Contains(errs, `unknown kind "nope"`) || strings.Contains(errs, "exit status") {
+		t.Errorf("plot -kind nope: code %d, stderr %q; want 2 and the usage message only", code, errs)
+	}
+	code, _, errs = runCLI("plot", "-zoo", "llama2_7b", "-o", filepath.Join(t.TempDir(), "x.gif"))
+	if code != 2 || strings.Contains(errs, "exit status") {
+		t.Errorf("plot -o x.gif: code %d, stderr %q; want 2", code, errs)
+	}
+}
