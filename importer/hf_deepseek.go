@@ -68,7 +68,8 @@ func hfDeepSeek(name, mt string, cfg obj) ([]Spec, error) {
 // (inference/model.py, and its V2 modeling_deepseek.py), transformers'
 // DeepseekV3Attention and vLLM use qk_head_dim^−0.5 · mscale², mscale =
 // yarn_get_mscale(factor, mscale_all_dim) = 0.1·mscale_all_dim·ln(factor)+1;
-// transformers' DeepseekV2Attention uses qk_head_dim^−0.5 alone.
+// transformers' DeepseekV2Attention uses qk_head_dim^−0.5 alone. The
+// generated package exports the value as SoftmaxScale(qk_head_dim).
 func deepseekSoftmaxNote(cfg obj) string {
 	rp, err := cfg.object(cfg.first("rope_scaling", "rope_parameters"))
 	if err != nil || !rp.has("mscale_all_dim") || !rp.has("factor") {
@@ -96,6 +97,6 @@ func deepseekSoftmaxNote(cfg obj) string {
 		}
 	}
 	qk = nope + rope
-	return fmt.Sprintf("softmax scale (not part of this spec): DeepSeek's reference code, transformers' DeepseekV3Attention and vLLM use qk_head_dim^-0.5 · mscale² = %d^-0.5 · %s² = %s, mscale = yarn_get_mscale(factor %s, mscale_all_dim %s); transformers' DeepseekV2Attention omits mscale²",
-		qk, fmtNum(m), fmtNum(math.Pow(float64(qk), -0.5)*m*m), fmtNum(f), fmtNum(ma))
+	return fmt.Sprintf("softmax scale (not part of this spec): DeepSeek's reference code, transformers' DeepseekV3Attention and vLLM use qk_head_dim^-0.5 · mscale² = %d^-0.5 · %s² = %s, mscale = yarn_get_mscale(factor %s, mscale_all_dim %s); transformers' DeepseekV2Attention omits mscale²; the generated package's SoftmaxScale(%d) returns it",
+		qk, fmtNum(m), fmtNum(math.Pow(float64(qk), -0.5)*m*m), fmtNum(f), fmtNum(ma), qk)
 }

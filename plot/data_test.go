@@ -3,6 +3,7 @@ package plot
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -196,5 +197,33 @@ func TestErrorPositions(t *testing.T) {
 		if b.y[i] != want {
 			t.Errorf("bound at %d = %g, want %g", p, b.y[i], want)
 		}
+	}
+}
+
+// An M-RoPE spectrum has one line per position axis: Pixtral's row pairs
+// 0..15 take freqs[::2], its column pairs 16..31 freqs[1::2], each in its
+// own legend entry.
+func TestSpectrumMRoPEAxes(t *testing.T) {
+	s := mustParse(t, "name: px\nencoding: rope\nhead_dim: 64\nlayout: half\nbase: 10000\nmax_position: 64\nmrope_section: [16, 16]\nmrope_freqs: alternate\n")
+	ss := spectrumSeries(s)
+	if len(ss) != 3 || !strings.HasSuffix(ss[0].label, "row axis") || !strings.HasSuffix(ss[1].label, "column axis") {
+		t.Fatalf("series %q, want the row axis, the column axis and the reference line", []string{ss[0].label, ss[len(ss)-1].label})
+	}
+	for a, sr := range ss[:2] {
+		if len(sr.x) != 16 {
+			t.Fatalf("axis %d: %d pairs, want 16", a, len(sr.x))
+		}
+		for j := range 16 {
+			want := math.Pow(10000, -float64(2*j+a)/32) // freqs[2j+a] of 1/θ^(arange(0, 64, 2)/64)
+			if sr.x[j] != float64(16*a+j) || !near(sr.y[j], want, 1e-14) {
+				t.Errorf("axis %d point %d = (%g, %g), want (%d, %g)", a, j, sr.x[j], sr.y[j], 16*a+j, want)
+			}
+		}
+	}
+	// Qwen2.5-VL's text M-RoPE: sections [16, 24, 24] over t, h, w.
+	s = mustParse(t, "name: q\nencoding: rope\nhead_dim: 128\nlayout: half\nbase: 1000000\nmrope_section: [16, 24, 24]\n")
+	ss = spectrumSeries(s)
+	if len(ss) != 4 || len(ss[0].x) != 16 || len(ss[1].x) != 24 || len(ss[2].x) != 24 || !strings.HasSuffix(ss[2].label, "w axis") {
+		t.Errorf("qwen text M-RoPE: %d series", len(ss))
 	}
 }

@@ -62,7 +62,7 @@ func boundSeries(pos []int64) series {
 }
 
 // generatedDashes are the dash patterns of the generated curves in order
-// (the generic variant, then the active one); the naive baseline is
+// (the generic variant, then avx2 and avx512, or neon); the naive baseline is
 // dash-dotted and the bound dashed, so that every line differs from the
 // others in dash pattern as well as colour.
 var generatedDashes = [][]vg.Length{solid, dotted, longDot}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
 )
 
 // spectrumSeries returns one line per frequency set: θ_i (rad/token) against
@@ -13,12 +14,34 @@ import (
 // line is θ = 2π/N, the frequency whose wavelength is the context N the
 // model was trained on (original_max_position, else max_position): pairs
 // below it never complete a turn within that context.
+//
+// An M-RoPE spec turns each pair by one of its position axes: every
+// frequency set is then drawn as one line per axis over the pairs that axis
+// turns (labelled row and column for the two axes of a vision tower, t, h
+// and w for three), so that Pixtral's alternating row and column
+// frequencies do not read as one sawtooth.
 func spectrumSeries(s *spec.Spec) []series {
 	var ss []series
 	var n int
 	for _, f := range ropeFreqSets(s) {
 		n = len(f.w)
-		ss = append(ss, series{label: f.label, x: ints(0, n-1), y: f.w})
+		if !s.IsMRoPE() {
+			ss = append(ss, series{label: f.label, x: ints(0, n-1), y: f.w})
+			continue
+		}
+		axes := verify.MRoPEPairAxes(s)
+		for a := range verify.MRoPEAxes(s) {
+			sr := series{label: f.label + ", " + axisName(s, a)}
+			for i, ax := range axes {
+				if ax == a {
+					sr.x = append(sr.x, float64(i))
+					sr.y = append(sr.y, f.w[i])
+				}
+			}
+			if len(sr.x) > 0 {
+				ss = append(ss, sr)
+			}
+		}
 	}
 	ctx := s.MaxPosition
 	if sc := s.Scaling; sc != nil && sc.OriginalMaxPosition > 0 {
@@ -31,6 +54,19 @@ func spectrumSeries(s *spec.Spec) []series {
 		color: gray, dashes: dashed,
 	})
 	return ss
+}
+
+// axisName names position axis a of an M-RoPE spec in the legend: row and
+// column for two axes (the vision towers' patch ids), t, h and w for three
+// (Qwen's text M-RoPE), else its index.
+func axisName(s *spec.Spec, a int) string {
+	switch n := verify.MRoPEAxes(s); {
+	case n == 2:
+		return [...]string{"row axis", "column axis"}[a]
+	case n == 3:
+		return [...]string{"t axis", "h axis", "w axis"}[a]
+	}
+	return fmt.Sprintf("axis %d", a)
 }
 
 // spectrumFigure plots spectrumSeries with a log θ axis.

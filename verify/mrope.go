@@ -92,6 +92,10 @@ func isMRoPEVision(s *spec.Spec) bool {
 	return s.IsMRoPE() && (s.MRoPEFreqs == spec.MRoPEFreqsPerAxis || s.MRoPEFreqs == spec.MRoPEFreqsAlternate)
 }
 
+// MRoPEPairAxes returns, for each rotary pair i < RotaryDim/2 of an M-RoPE
+// spec, the position axis a whose position pos[t·Axes+a] turns it.
+func MRoPEPairAxes(s *spec.Spec) []int { return mropeFreqIndexAxes(s) }
+
 // MRoPEAxes returns the number of position axes of an M-RoPE spec.
 func MRoPEAxes(s *spec.Spec) int { return len(s.MRoPESection) }
 

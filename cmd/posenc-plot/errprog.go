@@ -24,9 +24,9 @@ const (
 
 // errorProgram returns the Go source of the measuring test for s. At each
 // position it rotates 8 tokens × 2 heads of random normal values, all at
-// that position, with the generic variant ("go"), with the active variant
-// when it differs, and with verify.RoPENaiveFP32, and prints one line per
-// implementation:
+// that position, with every variant compiled in that this CPU runs (the
+// generic "go" first, then e.g. avx2 and avx512, or neon) and with
+// verify.RoPENaiveFP32, and prints one line per implementation:
 //
 //	POSENC-PLOT-ERR <position> <generated-VARIANT|naive-fp32> <verify.RoPERelativeError>
 func errorProgram(s *spec.Spec, positions []int64) []byte {
@@ -51,8 +51,8 @@ import (
 	"github.com/posenc/posenc/verify"
 )
 
-// %s prints the error of this package's Apply (generic and active
-// variant) and of the naive float32-angle baseline against the float64
+// %s prints the error of this package's Apply (every variant this
+// CPU runs) and of the naive float32-angle baseline against the float64
 // reference, in the units of the RoPE verification bound (verify.RoPEBound),
 // one line per position and implementation.
 func %s(t *testing.T) {
@@ -61,9 +61,11 @@ func %s(t *testing.T) {
 		t.Fatal(err)
 	}
 	positions := []int32{%s}
-	variants := []string{"go"}
-	if a := ActiveVariant(); a != "go" {
-		variants = append(variants, a)
+	var variants []string // every variant this CPU runs, "go" first
+	for _, v := range Variants() {
+		if VariantAvailable(v) {
+			variants = append(variants, v)
+		}
 	}
 	const tokens, heads = 8, 2
 	r := rand.New(rand.NewPCG(20210420, 2104))

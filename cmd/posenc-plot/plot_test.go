@@ -8,9 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/posenc/posenc/generated/llama2_7b"
 	"github.com/posenc/posenc/plot"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
@@ -147,6 +149,20 @@ func TestPlotErrorMeasurement(t *testing.T) {
 	}
 	if len(c.Curves) < 2 || c.Curves[0].Label != "generated (go)" || !c.Curves[len(c.Curves)-1].Naive {
 		t.Fatalf("curves %+v", c.Curves)
+	}
+	// One curve per variant this CPU runs (go, avx2 and avx512 on an
+	// AVX-512 machine), not only the generic and the active one.
+	var want, got []string
+	for _, v := range llama2_7b.Variants() {
+		if llama2_7b.VariantAvailable(v) {
+			want = append(want, "generated ("+v+")")
+		}
+	}
+	for _, cv := range c.Curves[:len(c.Curves)-1] {
+		got = append(got, cv.Label)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("generated curves %q, want %q", got, want)
 	}
 	last := len(c.Positions) - 1
 	if c.Positions[last] != math.MaxInt32 {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify/cudahost"
@@ -30,6 +31,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *reps < 1 {
 		return fmt.Errorf("%w: -reps %d: want at least 1", errUsage, *reps)
+	}
+	if err := checkBenchtime(*benchtime); err != nil {
+		return err
 	}
 	specs, err := loadSpecs(zoo, fs.Args())
 	if err != nil {
@@ -73,6 +77,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	p.Done()
 	printBench(stdout, results)
 	return nil
+}
+
+// checkBenchtime accepts what go test's -benchtime does, a positive
+// duration (300ms, 2s) or a positive iteration count (100x), and refuses
+// anything else before go test runs: go test would answer with its whole
+// flag list, and the error line would be lost above it.
+func checkBenchtime(v string) error {
+	if n, ok := strings.CutSuffix(v, "x"); ok {
+		if c, err := strconv.ParseInt(n, 10, 0); err == nil && c > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: -benchtime %q: want a positive duration (300ms, 2s) or iteration count (100x)", errUsage, v)
 }
 
 // benchResult is one kernel variant at one size, with the same-process
@@ -163,6 +182,59 @@ func bytesPerOp(mbs, ns float64) string {
 	return fmt.Sprintf("%.0f B/op", b)
 }
 
+// sizeLabel is the SIZE column of a benchmark's size element: the generated
+// rope benchmarks name their sizes "tokens=N" (Apply, Inverse, …) and
+// "Ntok,p=P" (the engine forms); both are shown as Ntok[,p=P].
+func sizeLabel(size string) string {
+	if n, ok := strings.CutPrefix(size, "tokens="); ok {
+		return n + "tok"
+	}
+	return size
+}
+
+// sizeTokens is the leading token count of a size label (0 if none), so
+// that 16tok sorts before 1048576tok... and after 1tok,p=….
+func sizeTokens(label string) int {
+	i := 0
+	for i < len(label) && label[i] >= '0' && label[i] <= '9' {
+		i++
+	}
+	n, _ := strconv.Atoi(label[:i])
+	return n
+}
+
+// benchLegend explains the columns of printBench's bandwidth table and the
+// size labels that occur in rs.
+func benchLegend(rs []benchResult) []string {
+	var tok, from, advance bool
+	for _, r := range rs {
+		l := sizeLabel(r.Size)
+		switch {
+		case strings.HasSuffix(l, "+i"):
+			advance = true
+		case strings.Contains(l, "tok,p="):
+			from = true
+		case strings.HasSuffix(l, "tok"):
+			tok = true
+		}
+	}
+	lines := []string{"GB/s: bytes one call moves ÷ time per call; × copy(): ÷ copy() of the same bytes, same process; × plain Go: ÷ a plain Go loop of the same size (RoPE: over precomputed float32 cos/sin tables); - where there is no baseline"}
+	var sizes []string
+	if tok {
+		sizes = append(sizes, "Ntok: N tokens × 32 heads at positions inside the table")
+	}
+	if from {
+		sizes = append(sizes, "Ntok,p=P: N tokens at positions P, P+1, … (P ≥ MaxPosition: rows computed beyond the table)")
+	}
+	if advance {
+		sizes = append(sizes, "1tok,p=P+i: one token whose position advances every call")
+	}
+	if len(sizes) > 0 {
+		lines = append(lines, "SIZE "+strings.Join(sizes, "; "))
+	}
+	return lines
+}
+
 func printBench(w io.Writer, rs []benchResult) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]
@@ -172,7 +244,11 @@ func printBench(w io.Writer, rs []benchResult) {
 		if a.Kernel != b.Kernel {
 			return a.Kernel < b.Kernel
 		}
-		return a.Size < b.Size
+		la, lb := sizeLabel(a.Size), sizeLabel(b.Size)
+		if na, nb := sizeTokens(la), sizeTokens(lb); na != nb {
+			return na < nb
+		}
+		return la < lb
 	})
 	var bw, cpu []benchResult
 	for _, r := range rs {
@@ -191,8 +267,16 @@ func printBench(w io.Writer, rs []benchResult) {
 			if r.XCopy > 0 {
 				xc, interleaved = fmt.Sprintf("%.2f*", r.XCopy), true
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.MBs/1000,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Spec, r.Kernel, r.Variant, sizeLabel(r.Size), r.MBs/1000,
 				xc, ratio(r.MBs, r.PlainMBs))
+		}
+		// Deferred calls run last first: after the table the footnote, then the legend.
+		if len(bw) > 0 {
+			defer func() {
+				for _, l := range benchLegend(bw) {
+					fmt.Fprintln(w, l)
+				}
+			}()
 		}
 		if interleaved {
 			defer fmt.Fprintln(w, "* kernel and copy() timed back to back in every iteration (Benchmark<Kernel>CopyRatio)")
@@ -205,7 +289,7 @@ func printBench(w io.Writer, rs []benchResult) {
 		// Compute-bound kernels: the speed-up is naive time ÷ kernel time.
 		fmt.Fprintln(tw, "SPEC\tKERNEL\tVARIANT\tSIZE\tms/call\t× naive O(L²·d)")
 		for _, r := range cpu {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\n", r.Spec, r.Kernel, r.Variant, r.Size, r.Ns/1e6, ratio(r.NaiveNs, r.Ns))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\n", r.Spec, r.Kernel, r.Variant, sizeLabel(r.Size), r.Ns/1e6, ratio(r.NaiveNs, r.Ns))
 		}
 	}
 	tw.Flush()

@@ -221,3 +221,65 @@ BenchmarkCopy/1tok,p=1000-2            	 1000000	       100 ns/op	 999.00 MB/s
 		}
 	}
 }
+
+// The bench table labels every size as Ntok[,p=P] (the generated Apply
+// benchmarks say tokens=N, the engine forms Ntok,p=P) and ends with a legend
+// of its columns and of the size labels it shows.
+func TestBenchLabelsAndLegend(t *testing.T) {
+	out := []byte(`BenchmarkApply/avx2/tokens=16-2         	  500000	      2390 ns/op	 109.70 MB/s
+BenchmarkApply/avx2/tokens=524288-2     	     100	  2390000 ns/op	 9000.00 MB/s
+BenchmarkCopy/tokens=16-2               	 1000000	      2220 ns/op	 118.10 MB/s
+BenchmarkApplyQK/avx2/16tok,p=1000-2    	 1000000	       200 ns/op	 200.00 MB/s
+BenchmarkApplyQK/avx2/1tok,p=1000+i-2   	 1000000	       200 ns/op	 200.00 MB/s
+`)
+	rs := parseBench("s", out)
+	var b strings.Builder
+	printBench(&b, rs)
+	got := b.String()
+	if strings.Contains(got, "tokens=") {
+		t.Errorf("table still shows tokens=N:\n%s", got)
+	}
+	for _, want := range []string{"16tok ", "524288tok ", "16tok,p=1000", "1tok,p=1000+i", "GB/s: ", "× copy(): ", "× plain Go: ",
+		"Ntok: N tokens", "Ntok,p=P: N tokens at positions P, P+1", "1tok,p=P+i: one token"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	// Apply: 16tok before 524288tok; ApplyQK: 1tok before 16tok.
+	if strings.Index(got, "16tok ") > strings.Index(got, "524288tok") || strings.Index(got, "1tok,p=1000+i") > strings.Index(got, "16tok,p=1000") {
+		t.Errorf("sizes out of order:\n%s", got)
+	}
+}
+
+// A -benchtime go test would refuse is a usage error naming the value,
+// before anything is generated or run.
+func TestBenchtimeChecked(t *testing.T) {
+	for _, v := range []string{"abc", "0s", "-1s", "0x", "x", "1.5x", "10"} {
+		code, out, errs := runCLI("bench", "-benchtime", v, "-zoo", "llama2_7b")
+		if code != 2 || !strings.Contains(errs, `-benchtime "`+v+`"`) || !strings.Contains(errs, "100x") || strings.Contains(out+errs, "-test.") {
+			t.Errorf("-benchtime %s: code %d, stdout %q, stderr %q", v, code, out, errs)
+		}
+	}
+	for _, v := range []string{"300ms", "2s", "100x", "1x"} {
+		if err := checkBenchtime(v); err != nil {
+			t.Errorf("checkBenchtime(%q): %v", v, err)
+		}
+	}
+}
+
+// posenc plot passes posenc-plot's exit status through: a usage error is 2,
+// as docs/plots.md says (go run would make it 1), with no "exit status" line.
+func TestPlotUsageExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds posenc-plot")
+	}
+	out := filepath.Join(t.TempDir(), "x.svg")
+	code, _, errs := runCLI("plot", "-kind", "nope", "-zoo", "llama2_7b", "-o", out)
+	if code != 2 || !strings.Contains(errs, `unknown kind "nope"`) || strings.Contains(errs, "exit status") {
+		t.Errorf("plot -kind nope: code %d, stderr %q; want 2 and the usage message only", code, errs)
+	}
+	code, _, errs = runCLI("plot", "-zoo", "llama2_7b", "-o", filepath.Join(t.TempDir(), "x.gif"))
+	if code != 2 || strings.Contains(errs, "exit status") {
+		t.Errorf("plot -o x.gif: code %d, stderr %q; want 2", code, errs)
+	}
+}

@@ -238,3 +238,34 @@ func TestRoPELlama3EmptyBand(t *testing.T) {
 		t.Errorf("kept %d, divided %d: the spec should have both", kept, divided)
 	}
 }
+
+// Explain names only the keys of the spec's scaling type: no
+// original_max_position 0 for linear or ntk.
+func TestExplainScalingKeys(t *testing.T) {
+	for _, c := range []struct {
+		sc          *spec.Scaling
+		want, avoid []string
+	}{
+		{&spec.Scaling{Type: spec.ScaleLinear, Factor: 4}, []string{"scaling linear: factor 4\n"}, []string{"original_max_position"}},
+		{&spec.Scaling{Type: spec.ScaleNTK, Factor: 2}, []string{"scaling ntk: factor 2\n"}, []string{"original_max_position"}},
+		{&spec.Scaling{Type: spec.ScaleDynamic, Factor: 2, OriginalMaxPosition: 2048}, []string{"factor 2, original_max_position 2048\n"}, nil},
+		{&spec.Scaling{Type: spec.ScaleLlama3, Factor: 8, OriginalMaxPosition: 8192, LowFreqFactor: 1, HighFreqFactor: 4},
+			[]string{"original_max_position 8192, low_freq_factor 1, high_freq_factor 4\n"}, nil},
+		{&spec.Scaling{Type: spec.ScaleYaRN, Factor: 40, OriginalMaxPosition: 4096, BetaFast: 32, BetaSlow: 1, Truncate: true,
+			Mscale: 1, HasMscale: true, MscaleAllDim: 1, HasMscaleAllDim: true},
+			[]string{"beta_fast 32, beta_slow 1, truncate true, mscale 1, mscale_all_dim 1\n", "softmax scale (DeepSeek, SoftmaxScale): qk_head_dim^−0.5 · 1.87385"}, nil},
+	} {
+		var b strings.Builder
+		mustDerive(t, ropeSpec(spec.LayoutHalf, 64, 64, 10000, c.sc)).Explain(&b)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: explain lacks %q:\n%s", c.sc.Type, w, b.String())
+			}
+		}
+		for _, a := range c.avoid {
+			if strings.Contains(b.String(), a) {
+				t.Errorf("%s: explain shows %q:\n%s", c.sc.Type, a, b.String())
+			}
+		}
+	}
+}

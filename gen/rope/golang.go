@@ -133,6 +133,7 @@ func ropeDoc(c *Consts) []string {
 		mropeDoc(c),
 		storageDoc(c),
 		temperatureDoc(c),
+		deepseekDoc(c),
 		"The exported functions dispatch to the fastest kernel variant the CPU " +
 			"supports; Variants and UseVariant reach each one by name.",
 	}
@@ -271,6 +272,7 @@ func ropeAPIFile(c *Consts) (emit.File, error) {
 	ropeForms(f, c)
 	ropeMRoPE(f, c)
 	ropeTemperature(f, c)
+	ropeDeepSeek(f, c)
 	return gocode.Render(pkg+".go", f)
 }
 

@@ -17,6 +17,11 @@
 // computed once per distinct hi (math.Sincos), or, for frequencies rescaled at run
 // time, math.Sincos of float64(p)·ω_i.
 //
+// Apply writes each rotated pair back to dims 2i and 2i+1 (the order of GPT-J,
+// Llama 4 and DeepSeek's own code); transformers' DeepseekV3 with rope_interleave
+// returns the same values de-interleaved, dim i then dim RotaryDim/2+i: Apply,
+// then Deinterleave, gives its order.
+//
 // The exported functions dispatch to the fastest kernel variant the CPU supports;
 // Variants and UseVariant reach each one by name.
 package gptj_6b
@@ -597,4 +602,29 @@ func Shift(x []float32, delta int32, heads, n int) {
 		rotateRun(o.from(t), operand{}, rows[:rowLen], zeroIdx[:min(exactChunk, tokens-t)], 1)
 	}
 	exactScratch.Put(rows)
+}
+
+// Deinterleave copies src, whole heads of HeadDim values, to dst with the rotated dims of
+// each head reordered from pairs (2i, 2i+1) to (i, RotaryDim/2+i):
+//
+//	dst[h+i] = src[h+2i], dst[h+RotaryDim/2+i] = src[h+2i+1]  (i < RotaryDim/2)
+//
+// and the values from RotaryDim on copied as they are. After Apply (or ApplyQK) it gives
+// the order transformers' DeepseekV3 returns with rope_interleave (its default), whose
+// apply_rotary_pos_emb_interleave permutes q_pe and k_pe that way before rotating them
+// in rotate_half order; the values are the same, so q·k is too, and only a tensor
+// compared with or handed to that code needs it. It panics, before writing anything, if
+// len(dst) != len(src) or len(src) is not a multiple of HeadDim; dst and src must not overlap.
+func Deinterleave(dst, src []float32) {
+	if len(dst) != len(src) || len(src)%HeadDim != 0 {
+		panic("gptj_6b: Deinterleave: len(dst) = " + strconv.Itoa(len(dst)) + ", len(src) = " + strconv.Itoa(len(src)) + ", want equal and a multiple of HeadDim = " + strconv.Itoa(HeadDim))
+	}
+	for h := 0; h < len(src); h += HeadDim {
+		d, x := dst[h:h+HeadDim], src[h:h+HeadDim]
+		for i := range nFreq {
+			d[i] = x[2*i]
+			d[nFreq+i] = x[2*i+1]
+		}
+		copy(d[RotaryDim:], x[RotaryDim:])
+	}
 }

@@ -285,8 +285,8 @@ func attnSizeFns[O any](opts func(qh, kvh, window int) O, table bool,
 	return fns
 }
 
-// sizePkgs are the packages FuzzSizes calls: rope (float32, with M-RoPE and
-// ScaleQ, and 16-bit with each), alibi, rpe_bias, both absolute kinds,
+// sizePkgs are the packages FuzzSizes calls: rope (float32, with M-RoPE,
+// ScaleQ and Deinterleave, and 16-bit with each), alibi, rpe_bias, both absolute kinds,
 // rpe_full and xl.
 func sizePkgs() []sizePkg {
 	reg := func(v func() []string, a func(string) bool, u func(string) func(), act func() string) registry {
@@ -309,7 +309,8 @@ func sizePkgs() []sizePkg {
 		{"llama4_scout", llama4_scout.HeadDim, reg(llama4_scout.Variants, llama4_scout.VariantAvailable, llama4_scout.UseVariant, llama4_scout.ActiveVariant),
 			append(ropeSizeFns(llama4_scout.Apply, llama4_scout.Inverse, llama4_scout.ApplyHeadMajor, llama4_scout.ApplyQK, llama4_scout.ApplyStrided,
 				llama4_scout.ApplyQKStrided, llama4_scout.ApplyTo, llama4_scout.ApplyToSlots, llama4_scout.Shift, llama4_scout.FrequenciesAt),
-				sizeFn{"ScaleQ", func(in *sizeIn) { llama4_scout.ScaleQ(in.F(), in.P(), in.N(0)) }})},
+				sizeFn{"ScaleQ", func(in *sizeIn) { llama4_scout.ScaleQ(in.F(), in.P(), in.N(0)) }},
+				sizeFn{"Deinterleave", func(in *sizeIn) { llama4_scout.Deinterleave(in.F(), in.F()) }})},
 		{"qwen25_vl_7b", qwen25_vl_7b.HeadDim, reg(qwen25_vl_7b.Variants, qwen25_vl_7b.VariantAvailable, qwen25_vl_7b.UseVariant, qwen25_vl_7b.ActiveVariant),
 			append(ropeSizeFns(qwen25_vl_7b.Apply, qwen25_vl_7b.Inverse, qwen25_vl_7b.ApplyHeadMajor, qwen25_vl_7b.ApplyQK, qwen25_vl_7b.ApplyStrided,
 				qwen25_vl_7b.ApplyQKStrided, qwen25_vl_7b.ApplyTo, qwen25_vl_7b.ApplyToSlots, qwen25_vl_7b.Shift, qwen25_vl_7b.FrequenciesAt),

@@ -75,10 +75,11 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	alpha, ts             []float32            // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
-	dmin                  []int64              // per query, the family term's state (ALiBi: the nearest key's distance)
-	sum, mx               [1]float32           // expShift's sum, maxRow's maximum
-	rot                   [4 * HeadDim]float32 // scoresKVRope's rotated heads
+	alpha, ts             []float32                  // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
+	dmin                  []int64                    // per query, the family term's state (ALiBi: the nearest key's distance)
+	sum, mx               [1]float32                 // expShift's sum, maxRow's maximum
+	rot                   [4 * HeadDim]float32       // scoresKVRope's rotated heads
+	rows                  [attnTile * rowLen]float32 // the rows of a tile's positions outside the table
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -288,12 +289,20 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 				var kt []float32
 				var kStride int
 				fused := false
+				var rows []float32 // scoresKVRope's rows: the table's, or the tile's own
+				var idx []int32
 				switch {
-				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads && active.scoresKVRope != nil && !pad && kmin >= 0 && kmax < MaxPosition:
-					// A decode block of keys in the table: each key is rotated inside the score
-					// kernel on its way from the cache (no tile of rotated keys written and read
-					// back); variants without the kernel take the next case.
+				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads && active.scoresKVRope != nil:
+					// A decode block: each key is rotated inside the score kernel on its way
+					// from the cache (no tile of rotated keys written and read back), by its
+					// table row, or by a row computed as Apply's exact path does for positions
+					// outside the table; variants without the kernel take the next case.
 					fused = true
+					rows, idx = getTable(), kpos
+					if pad || kmin < 0 || kmax >= MaxPosition {
+						rows, idx = sc.rows[:nt*rowLen], chunkIdx[:nt]
+						freqsSet.fillRows(rows, kpos)
+					}
 				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads:
 					// Every KV head of each key: rotated from the rows into scratch rows of
 					// the same stride, in one pass.
@@ -307,7 +316,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, o AttentionOptions, sh 
 					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				}
 				if fused {
-					active.scoresKVRope(sc.s, sc.q, ks.k[j0*row:], getTable(), kpos, sc.rot[:], nt, nb, sh.groups, grp, row, tile)
+					active.scoresKVRope(sc.s, sc.q, ks.k[j0*row:], rows, idx, sc.rot[:], nt, nb, sh.groups, grp, row, tile)
 				} else {
 					active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				}
