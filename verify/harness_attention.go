@@ -269,7 +269,10 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	}
 	if rope {
 		rot := k.AttentionRotated
-		for ci, ac := range []attnCase{cases[5], cases[10], cases[9], cases[len(cases)-4]} {
+		// cases[6] has QHeads 8 over 2 KV heads in a decode block: the score
+		// kernels' four-key blocks of R rows (grp a multiple of R) over a cache
+		// read as given.
+		for ci, ac := range []attnCase{cases[5], cases[10], cases[9], cases[6], cases[len(cases)-4]} {
 			in := attnInputs(r, ac, hd)
 			seqLen := attentionSeqLen(ac.qpos, ac.kpos)
 			kr := ropeRotateAt(s, in[1], ac.kpos, ac.o.KVHeads, seqLen)

@@ -23,9 +23,10 @@ var signFlipPairs = map[string]string{
 // half and interleaved (partial rotary) float32, and bf16 storage, each on
 // amd64 (AVX2 and AVX-512) and arm64 (NEON), with the package test that
 // must catch a flip and the sampling step that CI runs: every 8th site (the
-// 1st, the 9th, …) of llama2_7b's amd64 kernels (rope and the attention
-// form's kernels), every 16th of its NEON ones, every 32nd of the others, a
-// sample sized to CI's time (a qemu check costs 5–20 s). Each loop of a rope
+// 1st, the 9th, …) of llama2_7b's amd64 rope kernels, every 16th of its NEON
+// ones, every 32nd of the others, each kernel counted from its first site,
+// and attnStepFactor times sparser in the attention form's kernels: a sample
+// sized to CI's time (a qemu check costs 5–20 s). Each loop of a rope
 // kernel (q in place and from a source, k, the inverse, the grouped and
 // streaming token orders) holds 8 or more sites. `go run ./tools/mutate
 // -every 4 -run 'asm sample'` samples every 4th site of each file (216
@@ -40,6 +41,23 @@ var signFlipFiles = []struct {
 	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 32},
 	{"internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "golden grope_bf16_half", 32},
 	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 32},
+}
+
+// attnStepFactor thins the sample in the attention form's kernels
+// (scoresKV, valuesKV, expShift, …): their blocked and unrolled products hold
+// five times the sites of the rope kernels, and each site's flip is a
+// dot-product term the attention tests weigh like any other.
+const attnStepFactor = 16
+
+// ropeKernel reports whether the TEXT symbol sym ("·rotateAVX2(SB),") is
+// one of rope's own kernels: rotate, combineRows, scaleRows.
+func ropeKernel(sym string) bool {
+	for _, p := range []string{"·rotate", "·combineRows", "·scaleRows"} {
+		if strings.HasPrefix(sym, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // signFlips returns the sampled sign-flip mutations of the files of
@@ -58,9 +76,18 @@ func signFlips(root string, every int) ([]Mutation, error) {
 			return nil, err
 		}
 		seen := map[string]int{} // occurrences of each mnemonic so far
-		site := 0
+		site, fnSite, fnStep := 0, 0, step
 		for _, line := range strings.Split(string(src), "\n") {
 			fields := strings.Fields(line)
+			if len(fields) >= 2 && fields[0] == "TEXT" {
+				// A new kernel: rope's own kernels at the file's step, the
+				// attention form's (whose unrolled dot products hold most of
+				// a file's sites) at attnStepFactor times it.
+				fnSite, fnStep = 0, step
+				if every == 0 && !ropeKernel(fields[1]) {
+					fnStep = step * attnStepFactor
+				}
+			}
 			if len(fields) < 2 {
 				continue
 			}
@@ -72,7 +99,7 @@ func signFlips(root string, every int) ([]Mutation, error) {
 			// VFMADD231PS never matches inside VFMADDSUB231PS.
 			op := fields[0]
 			seen[op]++
-			if site%step == 0 {
+			if fnSite%fnStep == 0 {
 				ms = append(ms, Mutation{
 					Name:  fmt.Sprintf("asm sample: %s FMA site %d %s→%s", filepath.Base(f.file), site+1, op, to),
 					File:  f.file,
@@ -83,6 +110,7 @@ func signFlips(root string, every int) ([]Mutation, error) {
 				})
 			}
 			site++
+			fnSite++
 		}
 		if site == 0 {
 			return nil, fmt.Errorf("%s: no FMA site to sample", f.file)
