@@ -5,26 +5,33 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// The table-free rows (issue 14): a position outside the table is split as
-// p = hi·2^exactShift + lo with lo in [0, 2^exactShift) (an arithmetic shift,
-// so negative positions split the same way), and by angle addition
+// The table-free rows (issues 14 and 26): a position outside the table is
+// split as p = hi·2^exactShift + lo with lo in [0, 2^exactShift) (an
+// arithmetic shift, so negative positions split the same way), and by angle
+// addition
 //
 //	cos(pω) = cos(hi·2^k·ω)·cos(lo·ω) − sin(hi·2^k·ω)·sin(lo·ω)
 //	sin(pω) = sin(hi·2^k·ω)·cos(lo·ω) + cos(hi·2^k·ω)·sin(lo·ω)
 //
-// in float64. The lo factors come from a float64 table of 2^exactShift rows
-// built once per frequency set; the hi factors (already multiplied by
-// AttentionFactor) are computed with math.Sincos once per distinct hi and
-// kept in a small lock-free cache, so consecutive decode and prefill
-// positions, which share hi, cost one complex multiply per pair. Each
-// angle is a float64 product rounded once, as the reference's fl(p·ω), so
-// the angle differs from the reference's by at most about 2^−52·|p·ω|
-// (2.3e−10 rad at |p| = 2^20 and ω = 1, 4.8e−7 rad at 2^31, against the
-// bounds 1e−6 and 1e−5 of docs/design), and the float64 combination adds a
-// few 2^−53; the row is rounded once to float32 as the table's rows are.
+// in float64. The hi factors come by the same addition from the three 8-bit
+// digits of hi (bits 8–15, 16–23 and the signed bits 24–31 of p): every
+// digit has a float64 table of 2^exactShift rows, cos and sin of
+// digit·2^(8k)·ω (the top one times AttentionFactor), built once per
+// frequency set from math.Sincos with the low table. A hi row is then two
+// complex products per pair, in Go, with no math.Sincos per token, so
+// unrelated positions (one decode step of many sequences) cost about what
+// consecutive ones do. Each digit's angle is a float64 product of an exact
+// integer and ω rounded once; the four angles add up to p·ω with an error
+// of at most about 2^−53·Σ|digit angle| ≤ 2^−52·(|p|+2^25)·ω_max (the
+// 2^25 for small negative p, whose top digit −1 is cancelled by the
+// others): 4.8e−7 rad at 2^31 and 7.5e−9 rad near 0 with ω = 1, against the
+// bounds 1e−6 and 1e−5 of docs/design. The three float64 complex products
+// add a few 2^−53 each, and the row is rounded once to float32 as the
+// table's rows are.
 
-// ropeExactShift is log2 of the rows of the float64 low table: 256 rows,
-// 2^8·RotaryDim·8 bytes (256 KiB for RotaryDim 128), built on first use.
+// ropeExactShift is log2 of the rows of each float64 digit table: 256 rows,
+// 2^8·RotaryDim·8 bytes (256 KiB for RotaryDim 128; the four tables 1 MiB
+// per frequency set), built on first use.
 const ropeExactShift = 8
 
 // ropeRowSlots is the number of entries of the row cache of a frequency set
@@ -33,21 +40,29 @@ const ropeExactShift = 8
 // again.
 const ropeRowSlots = 4
 
-// ropeHiSlots is the number of entries of the hi cache of a frequency set
-// (direct-mapped by hi mod ropeHiSlots): a prefill chunk straddling a
-// boundary and a decode stream in another goroutine keep their rows.
-const ropeHiSlots = 4
+// ropeHiSlots is the number of entries of the hi-row cache of a frequency
+// set, direct-mapped by hi mod ropeHiSlots: enough that the hi rows of one
+// decode step of 64 unrelated sequences seldom share a slot (about 6% of
+// them do), at 16 bytes per slot and a 1152-byte row per cached hi.
+const ropeHiSlots = 1024
 
-// ropeExact emits the angle-addition path: exactShift, sincos, hiRow,
-// freqSet with its low table and hi cache, the combine step and the sets of
-// the spec's static frequencies.
+// ropeExactDigits is the number of 8-bit digits of an int32 position, each
+// with a float64 table of 2^ropeExactShift rows: lo and the three of hi.
+const ropeExactDigits = 4
+
+// ropeExact emits the angle-addition path: exactShift, sincos, freqSet with
+// its digit tables, the hi rows, the combine step and the sets of the
+// spec's static frequencies.
 func ropeExact(f *jen.File, c *Consts) {
 	s := c.Spec
 	f.Comment("exactShift splits a position outside the table as p = hi·2^exactShift + lo,")
 	f.Comment("lo in [0, exactLow), for the angle addition of the exact path.")
+	f.Comment("exactDigits is the number of exactShift-bit digits of an int32 position: lo and")
+	f.Comment("the three of hi, each with a float64 table of exactLow rows.")
 	f.Const().Defs(
 		jen.Id("exactShift").Op("=").Lit(ropeExactShift),
 		jen.Id("exactLow").Op("=").Lit(1).Op("<<").Id("exactShift"),
+		jen.Id("exactDigits").Op("=").Lit(ropeExactDigits),
 	)
 
 	// type sincos [2 * nFreq]float64
@@ -55,13 +70,29 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Comment("float64: the operand layout of the combineRows kernel (asm/abi CombineRows).")
 	f.Type().Id("sincos").Index(jen.Lit(2).Op("*").Id("nFreq")).Float64()
 
-	// type hiRow struct { hi int32; sc sincos }
-	f.Comment("hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the")
-	f.Comment("AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).")
-	f.Comment("sc comes first, at the start of the allocation: where the size class is a multiple")
-	f.Comment("of 64 bytes (RotaryDim 128: 1152) the kernel's vector loads do not straddle cache")
-	f.Comment("lines (with hi first they all did, which cost AVX-512 decode about 5%).")
+	// var hiScratch = sync.Pool{New: func() any { return new(sincos) }}
+	f.Comment("hiScratch holds an uncached hi row of fillRows (a pool: the kernels are called")
+	f.Comment("through the variant table, so a stack array would escape). A sincos is 16·nFreq")
+	f.Comment("bytes, a size class that keeps the kernel's vector loads within cache lines for")
+	f.Comment("RotaryDim 128 (1 KiB).")
+	f.Var().Id("hiScratch").Op("=").Qual("sync", "Pool").Values(jen.Dict{jen.Id("New"): jen.Func().Params().Any().Block(
+		jen.Return(jen.New(jen.Id("sincos"))))})
+
+	// type hiRow struct { sc sincos; hi int32 }
+	f.Comment("hiRow is a cached hi row: A·cos and A·sin of hi·exactLow·ω_i (the factor of the")
+	f.Comment("positions [hi·exactLow, (hi+1)·exactLow)); sc first, at the start of the")
+	f.Comment("allocation, so that the kernel's vector loads stay within cache lines.")
 	f.Type().Id("hiRow").Struct(jen.Id("sc").Id("sincos"), jen.Id("hi").Int32())
+
+	// type hiSlot struct { row atomic.Pointer[hiRow]; missed atomic.Int32 }
+	f.Comment("hiSlot is an entry of the hi-row cache: the cached row, immutable once stored,")
+	f.Comment("and the hi of the slot's last miss. A hi is cached at its second miss in a row")
+	f.Comment("(every layer of a decode step asks for the same positions), so positions asked")
+	f.Comment("for once (a new random batch every call) allocate nothing.")
+	f.Type().Id("hiSlot").Struct(
+		jen.Id("row").Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
+		jen.Id("missed").Qual("sync/atomic", "Int32"),
+	)
 
 	// type posRow struct { pos int32; row [rowLen]float32 }
 	f.Comment("posRow is the float32 table row of one position outside the table.")
@@ -69,16 +100,16 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Comment("are aligned as in the table where the size class allows (RotaryDim 128: 576 bytes).")
 	f.Type().Id("posRow").Struct(jen.Id("row").Index(jen.Id("rowLen")).Float32(), jen.Id("pos").Int32())
 
-	// type freqSet struct { w *[nFreq]float64; lowOnce sync.Once; low *[exactLow]sincos; hi [4]atomic.Pointer[hiRow]; rows [4]atomic.Pointer[posRow] }
-	f.Comment("freqSet is a frequency set served by angle addition: its float64 low table,")
-	f.Comment("cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi")
-	f.Comment("rows and one of the rows of single positions (rotateAt). Cache entries are immutable")
-	f.Comment("once stored, so concurrent calls are safe.")
+	// type freqSet struct { w *[nFreq]float64; digitOnce sync.Once; digits *[exactDigits*exactLow*2*nFreq]float64; rows, spare [4]atomic.Pointer[posRow] }
+	f.Comment("freqSet is a frequency set served by angle addition: its float64 digit tables")
+	f.Comment("(built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the")
+	f.Comment("rows of single positions (rotateAt) and their spares. Cache entries are immutable once stored, so")
+	f.Comment("concurrent calls are safe.")
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
-		jen.Id("lowOnce").Qual("sync", "Once"),
-		jen.Id("low").Op("*").Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64(),
-		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("hiRow")),
+		jen.Id("digitOnce").Qual("sync", "Once"),
+		jen.Id("digits").Op("*").Add(digitsType()),
+		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Id("hiSlot"),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 		jen.Id("spare").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 	)
@@ -137,51 +168,101 @@ func ropeExact(f *jen.File, c *Consts) {
 		rot(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty())),
 	)
 
-	// func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64
-	f.Comment("lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use:")
-	f.Comment("row lo is a sincos at lo·2·nFreq.")
-	lowType := jen.Index(jen.Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64()
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("lowRows").Params().Op("*").Add(lowType.Clone()).Block(
-		jen.Id("fs").Dot("lowOnce").Dot("Do").Call(jen.Func().Params().Block(
-			jen.Id("low").Op(":=").New(lowType.Clone()),
-			jen.For(jen.Id("lo").Op(":=").Lit(0), jen.Id("lo").Op("<").Id("exactLow"), jen.Id("lo").Op("++")).Block(
-				jen.Id("r").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(jen.Id("low").Index(jen.Id("lo").Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
-				jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
-					jen.List(jen.Id("r").Index(jen.Id("nFreq").Op("+").Id("i")), jen.Id("r").Index(jen.Id("i"))).Op("=").
-						Qual("math", "Sincos").Call(jen.Float64().Call(jen.Id("lo")).Op("*").Id("wi")),
+	// func (fs *freqSet) digitRows() *[exactDigits*exactLow*2*nFreq]float64
+	id := jen.Id
+	f.Comment("digitRows returns the digit tables of fs, building them on first use: row d of")
+	f.Comment("table k is a sincos at (k·exactLow + d)·2·nFreq holding cos and sin of")
+	f.Comment("v·ω_i, v = d·2^(exactShift·k) (an exact integer, so the angle is one rounded")
+	f.Comment("product); the top table (k = exactDigits−1) takes d as a signed digit, int8(d),")
+	f.Comment("and is multiplied by AttentionFactor. Table 0 is the low table of the")
+	f.Comment("combineRows kernel; 1…3 give the hi rows (hiFromDigits).")
+	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("digitRows").Params().Op("*").Add(digitsType()).Block(
+		id("fs").Dot("digitOnce").Dot("Do").Call(jen.Func().Params().Block(
+			id("t").Op(":=").New(digitsType()),
+			jen.For(id("k").Op(":=").Lit(0), id("k").Op("<").Id("exactDigits"), id("k").Op("++")).Block(
+				jen.For(id("d").Op(":=").Lit(0), id("d").Op("<").Id("exactLow"), id("d").Op("++")).Block(
+					id("r").Op(":=").Parens(jen.Op("*").Id("sincos")).Call(id("t").Index(jen.Parens(id("k").Op("*").Id("exactLow").Op("+").Id("d")).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty())),
+					id("v").Op(":=").Int64().Call(id("d")).Op("<<").Parens(id("exactShift").Op("*").Id("k")),
+					id("a").Op(":=").Lit(1.0),
+					jen.If(id("k").Op("==").Id("exactDigits").Op("-").Lit(1)).Block(
+						jen.List(id("v"), id("a")).Op("=").List(jen.Int64().Call(jen.Int8().Call(id("d"))).Op("<<").Parens(id("exactShift").Op("*").Id("k")), id("AttentionFactor")),
+					),
+					jen.For(jen.List(id("i"), id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
+						jen.List(id("sn"), id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Float64().Call(id("v")).Op("*").Id("wi")),
+						jen.List(id("r").Index(id("i")), id("r").Index(id("nFreq").Op("+").Id("i"))).Op("=").List(id("a").Op("*").Id("cs"), id("a").Op("*").Id("sn")),
+					),
 				),
 			),
-			jen.Id("fs").Dot("low").Op("=").Id("low"),
+			id("fs").Dot("digits").Op("=").Id("t"),
 		)),
-		jen.Return(jen.Id("fs").Dot("low")),
+		jen.Return(id("fs").Dot("digits")),
 	)
 
-	// func (fs *freqSet) hiRow(hi int32) *hiRow
-	f.Comment("hiRow returns the hi row of fs, from the cache or computed with math.Sincos (which")
-	f.Comment("reduces large arguments accurately); hi·exactLow is an exact float64 and the angle")
-	f.Comment("hi·exactLow·ω_i a product rounded once.")
-	f.Func().Params(jen.Id("fs").Op("*").Id("freqSet")).Id("hiRow").Params(jen.Id("hi").Int32()).Op("*").Id("hiRow").Block(
-		jen.Id("slot").Op(":=").Op("&").Id("fs").Dot("hi").Index(jen.Uint32().Call(jen.Id("hi")).Op("%").Lit(ropeHiSlots)),
-		jen.If(jen.Id("h").Op(":=").Id("slot").Dot("Load").Call(), jen.Id("h").Op("!=").Nil().Op("&&").Id("h").Dot("hi").Op("==").Id("hi")).Block(
-			jen.Return(jen.Id("h")),
+	// func hiFromDigits(h *sincos, t *digits, hi int32)
+	digit := func(k int, sh jen.Code) jen.Code {
+		return jen.Parens(jen.Op("*").Id("sincos")).Call(id("t").Index(
+			jen.Parens(jen.Lit(k).Op("*").Id("exactLow").Op("+").Int().Call(jen.Add(sh).Op("&").Parens(id("exactLow").Op("-").Lit(1)))).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty()))
+	}
+	halves := func(v string) jen.Code {
+		return jen.List(
+			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Empty(), jen.Id("nFreq"))),
+			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Id("nFreq"), jen.Empty())))
+	}
+	// float64(x*y): an explicit conversion forbids fusing the product into
+	// an FMA, so every GOARCH computes the same bits.
+	prod := func(x, y jen.Code) *jen.Statement { return jen.Float64().Call(jen.Add(x).Op("*").Add(y)) }
+	at := func(v string) *jen.Statement { return jen.Id(v).Index(jen.Id("i")) }
+	f.Comment("hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of")
+	f.Comment("hi·exactLow·ω_i, as the product of the rows of its three digits in the tables t")
+	f.Comment("(digitRows): per pair, m = top·mid and h = m·low as complex numbers, (ac + i·as)")
+	f.Comment("(bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs), in float64 with every product")
+	f.Comment("rounded (float64(x*y) forbids an FMA, so every GOARCH gives the same bits); the top")
+	f.Comment("digit is signed and carries A. No math.Sincos.")
+	f.Func().Id("hiFromDigits").Params(id("h").Op("*").Id("sincos"), id("t").Op("*").Add(digitsType()), id("hi").Int32()).Block(
+		jen.List(id("a"), id("b"), id("c")).Op(":=").List(
+			digit(3, id("hi").Op(">>").Parens(jen.Lit(2).Op("*").Id("exactShift"))),
+			digit(2, id("hi").Op(">>").Id("exactShift")),
+			digit(1, id("hi"))),
+		jen.List(id("hc"), id("hs")).Op(":=").Add(halves("h")),
+		jen.List(id("ac"), id("as")).Op(":=").Add(halves("a")),
+		jen.List(id("bc"), id("bs")).Op(":=").Add(halves("b")),
+		jen.List(id("cc"), id("cs")).Op(":=").Add(halves("c")),
+		jen.For(id("i").Op(":=").Lit(0), id("i").Op("<").Id("nFreq"), id("i").Op("++")).Block(
+			jen.List(id("mc"), id("ms")).Op(":=").List(
+				prod(at("ac"), at("bc")).Op("-").Add(prod(at("as"), at("bs"))),
+				prod(at("as"), at("bc")).Op("+").Add(prod(at("ac"), at("bs")))),
+			jen.List(at("hc"), at("hs")).Op("=").List(
+				prod(id("mc"), at("cc")).Op("-").Add(prod(id("ms"), at("cs"))),
+				prod(id("ms"), at("cc")).Op("+").Add(prod(id("mc"), at("cs")))),
 		),
-		jen.Id("h").Op(":=").Op("&").Id("hiRow").Values(jen.Dict{jen.Id("hi"): jen.Id("hi")}),
-		jen.Id("base").Op(":=").Float64().Call(jen.Id("hi")).Op("*").Id("exactLow"),
-		jen.For(jen.List(jen.Id("i"), jen.Id("wi")).Op(":=").Range().Id("fs").Dot("w")).Block(
-			jen.List(jen.Id("sn"), jen.Id("cs")).Op(":=").Qual("math", "Sincos").Call(jen.Id("base").Op("*").Id("wi")),
-			jen.List(jen.Id("h").Dot("sc").Index(jen.Id("i")), jen.Id("h").Dot("sc").Index(jen.Id("nFreq").Op("+").Id("i"))).Op("=").
-				List(jen.Id("AttentionFactor").Op("*").Id("cs"), jen.Id("AttentionFactor").Op("*").Id("sn")),
+	)
+
+	// func (fs *freqSet) hiRowOf(hi int32, tab *digits, h *sincos) *sincos
+	f.Comment("hiRowOf returns the hi row of hi: the cached one, or one computed from the digit")
+	f.Comment("tables tab into h (the caller's scratch) at a first miss, or into a new cached")
+	f.Comment("row at a second miss in a row of the same hi.")
+	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("hiRowOf").Params(id("hi").Int32(), id("tab").Op("*").Add(digitsType()), id("h").Op("*").Id("sincos")).Op("*").Id("sincos").Block(
+		id("sl").Op(":=").Op("&").Id("fs").Dot("hi").Index(jen.Uint32().Call(id("hi")).Op("%").Lit(ropeHiSlots)),
+		jen.If(id("r").Op(":=").Id("sl").Dot("row").Dot("Load").Call(), id("r").Op("!=").Nil().Op("&&").Id("r").Dot("hi").Op("==").Id("hi")).Block(
+			jen.Return(jen.Op("&").Id("r").Dot("sc")),
 		),
-		jen.Id("slot").Dot("Store").Call(jen.Id("h")),
-		jen.Return(jen.Id("h")),
+		jen.If(id("sl").Dot("missed").Dot("Swap").Call(id("hi")).Op("!=").Id("hi")).Block(
+			id("hiFromDigits").Call(id("h"), id("tab"), id("hi")),
+			jen.Return(id("h")),
+		),
+		id("r").Op(":=").Op("&").Id("hiRow").Values(jen.Dict{id("hi"): id("hi")}),
+		id("hiFromDigits").Call(jen.Op("&").Id("r").Dot("sc"), id("tab"), id("hi")),
+		id("sl").Dot("row").Dot("Store").Call(id("r")),
+		jen.Return(jen.Op("&").Id("r").Dot("sc")),
 	)
 
 	// func (fs *freqSet) fillRows(rows []float32, pos []int32)
-	f.Comment("fillRows computes the table rows of pos into rows by angle addition: one")
-	f.Comment("combineRows call of the active variant per run of positions sharing hi.")
-	id := jen.Id
+	f.Comment("fillRows computes the table rows of pos into rows by angle addition: per run of")
+	f.Comment("positions sharing hi, the hi row (hiRowOf) and one combineRows call of the active")
+	f.Comment("variant with the low table.")
 	f.Func().Params(id("fs").Op("*").Id("freqSet")).Id("fillRows").Params(id("rows").Index().Float32(), id("pos").Index().Int32()).Block(
-		id("low").Op(":=").Id("fs").Dot("lowRows").Call(),
+		id("tab").Op(":=").Id("fs").Dot("digitRows").Call(),
+		id("h").Op(":=").Id("hiScratch").Dot("Get").Call().Assert(jen.Op("*").Id("sincos")),
 		jen.For(id("t").Op(":=").Lit(0), id("t").Op("<").Len(id("pos")), jen.Empty()).Block(
 			id("hi").Op(":=").Id("pos").Index(id("t")).Op(">>").Id("exactShift"),
 			id("e").Op(":=").Id("t").Op("+").Lit(1),
@@ -190,13 +271,14 @@ func ropeExact(f *jen.File, c *Consts) {
 			),
 			id("active").Dot("combineRows").Call(
 				id("rows").Index(id("t").Op("*").Id("rowLen"), id("e").Op("*").Id("rowLen")),
-				id("fs").Dot("hiRow").Call(id("hi")).Dot("sc").Index(jen.Empty(), jen.Empty()),
-				id("low").Index(jen.Empty(), jen.Empty()),
+				id("fs").Dot("hiRowOf").Call(id("hi"), id("tab"), id("h")).Index(jen.Empty(), jen.Empty()),
+				id("tab").Index(jen.Empty(), id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")),
 				id("pos").Index(id("t"), id("e")),
 				id("exactLow").Op("-").Lit(1),
 			),
 			id("t").Op("=").Id("e"),
 		),
+		id("hiScratch").Dot("Put").Call(id("h")),
 	)
 
 	// func combineRowsGeneric(rows []float32, hi, low []float64, pos []int32, mask int)
@@ -263,4 +345,10 @@ func ropeExact(f *jen.File, c *Consts) {
 		f.Comment("longFreqsSet serves the exact rows of longFreqs.")
 		f.Var().Id("longFreqsSet").Op("=").Id("freqSet").Values(jen.Dict{jen.Id("w"): jen.Op("&").Id("longFreqs")})
 	}
+}
+
+// digitsType is the type of a frequency set's digit tables:
+// [exactDigits*exactLow*2*nFreq]float64.
+func digitsType() *jen.Statement {
+	return jen.Index(jen.Id("exactDigits").Op("*").Id("exactLow").Op("*").Lit(2).Op("*").Id("nFreq")).Float64()
 }

@@ -20,25 +20,61 @@ var genericKernels = kernels{
 func rotateGeneric(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32) {
 	for t, r := range idx {
 		row := (*[rowLen]float32)(table[int(r)*rowLen:])
-		// The sines' sign is applied once per row, for all heads.
-		var sn [RotaryDim]float32
-		for i := range sn {
-			sn[i] = sign * row[RotaryDim+i]
+		// The sines' sign is applied once per row, for all heads; with sign 1 the
+		// row's own sines serve (the same bits: 1·s = s).
+		sn := (*[RotaryDim]float32)(row[RotaryDim:])
+		if sign != 1 {
+			neg := new([RotaryDim]float32)
+			for i := range neg {
+				neg[i] = sign * sn[i]
+			}
+			sn = neg
 		}
-		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, &sn)
-		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, &sn)
+		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, sn)
+		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, sn)
 	}
 }
 
 // rotateHeads rotates the heads heads of src starting at off, headStride floats apart,
 // with the cosines of row and the signed sines sn, writing them at the same offsets of
 // dst (the same slice in place, else not overlapping src); values RotaryDim..HeadDim
-// are copied from a separate source and untouched in place.
+// are copied from a separate source and untouched in place. Heads go four per pass
+// of the pair loop (each pair's cosine and sine loaded once for the four), the
+// remaining one to three one by one; every head reads its own values before it
+// writes them, so in place and separate buffers give the same bits.
 func rotateHeads(dst, src []float32, off, heads, headStride int, row *[rowLen]float32, sn *[RotaryDim]float32) {
 	// Slices of constant length, taken once: indexing them needs neither
 	// bounds checks nor the per-access nil checks of an array pointer.
 	cs, ss := row[:RotaryDim:RotaryDim], sn[:]
-	for h := 0; h < heads; h++ {
+	h := 0
+	for ; h+4 <= heads; h += 4 {
+		o := off + h*headStride
+		d0, s0 := (*[HeadDim]float32)(dst[o:]), (*[HeadDim]float32)(src[o:])
+		d1, s1 := (*[HeadDim]float32)(dst[o+1*headStride:]), (*[HeadDim]float32)(src[o+1*headStride:])
+		d2, s2 := (*[HeadDim]float32)(dst[o+2*headStride:]), (*[HeadDim]float32)(src[o+2*headStride:])
+		d3, s3 := (*[HeadDim]float32)(dst[o+3*headStride:]), (*[HeadDim]float32)(src[o+3*headStride:])
+		for i := 0; i < RotaryDim-3; i += 4 {
+			c, s := cs[i], ss[i]
+			x0, x1 := s0[i], s0[i+1]
+			d0[i], d0[i+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s1[i], s1[i+1]
+			d1[i], d1[i+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s2[i], s2[i+1]
+			d2[i], d2[i+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s3[i], s3[i+1]
+			d3[i], d3[i+1] = x0*c-x1*s, x1*c+x0*s
+			c, s = cs[i+2], ss[i+2]
+			x0, x1 = s0[i+2], s0[i+2+1]
+			d0[i+2], d0[i+2+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s1[i+2], s1[i+2+1]
+			d1[i+2], d1[i+2+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s2[i+2], s2[i+2+1]
+			d2[i+2], d2[i+2+1] = x0*c-x1*s, x1*c+x0*s
+			x0, x1 = s3[i+2], s3[i+2+1]
+			d3[i+2], d3[i+2+1] = x0*c-x1*s, x1*c+x0*s
+		}
+	}
+	for ; h < heads; h++ {
 		o := off + h*headStride
 		y, x := (*[HeadDim]float32)(dst[o:]), (*[HeadDim]float32)(src[o:])
 		for i := 0; i < RotaryDim-1; i += 2 {

@@ -5,10 +5,18 @@
 //
 //	go run ./tools/roperatio -mode beyond   # in-table ÷ beyond-table time (llama2_7b ApplyQK)
 //	go run ./tools/roperatio -mode packed -t 1024 [-cold]   # ApplyQK ÷ ApplyQKStrided time (llama31_8b)
+//	go run ./tools/roperatio -mode far        # in-table ÷ beyond time, 64 unrelated positions (llama2_7b Apply)
+//	go run -tags purego ./tools/roperatio -mode plain   # a plain Go loop's time ÷ Apply's (llama2_7b)
 //
 // beyond: ApplyQK with 32 query and 8 key heads of 128 at positions 1000…
 // (table rows) against 2^20+1000… (angle addition), for decode and 16/64
-// token calls; 1.00 is as fast as the table. packed: the same heads rotated
+// token calls; 1.00 is as fast as the table. far: Apply with 32 heads of 128
+// on 64 tokens at unrelated random positions, in the table against
+// ≥ 2^20 (one decode step of 64 sequences), the same positions every call
+// or new ones every call. plain: Apply on 16 tokens × 32 heads × 128 in the
+// table against the loop an engine would write with precomputed float32
+// cos/sin tables (plainRotate); run it with -tags purego for the pure Go
+// variant that riscv64, ppc64le, s390x and wasm get. packed: the same heads rotated
 // in two contiguous tensors against a packed QKV buffer (rows of -s heads),
 // per byte rotated; -cold writes 96 MiB before every timed call.
 package main
@@ -16,6 +24,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"sort"
@@ -27,7 +36,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "beyond", "beyond or packed")
+	mode := flag.String("mode", "beyond", "beyond, packed, far or plain")
 	rounds := flag.Int("r", 41, "rounds")
 	tokens := flag.Int("t", 1024, "packed: tokens per call")
 	strideHeads := flag.Int("s", 48, "packed: row stride in heads")
@@ -40,8 +49,12 @@ func main() {
 		runBeyond(vs, *rounds)
 	case "packed":
 		runPacked(vs, *rounds, *tokens, *strideHeads, *cold)
+	case "far":
+		runFar(vs, *rounds)
+	case "plain":
+		runPlain(vs, *rounds)
 	default:
-		fmt.Fprintln(os.Stderr, "roperatio: -mode is beyond or packed")
+		fmt.Fprintln(os.Stderr, "roperatio: -mode is beyond, packed, far or plain")
 		os.Exit(2)
 	}
 }
@@ -187,4 +200,129 @@ func random(n int) []float32 {
 		x[i] = rand.Float32()
 	}
 	return x
+}
+
+// runFar times Apply (32 heads of 128) on 64 tokens at unrelated positions:
+// random table positions against random positions in [2^20, 2^31), each
+// side either at the same positions every call (the layers of one decode
+// step of 64 sequences) or at fresh ones every call (drawn before timing).
+func runFar(vs []string, rounds int) {
+	const heads, d, tokens, calls, sets = 32, 128, 64, 50, 64
+	rng := rand.New(rand.NewSource(1))
+	draw := func(lo, n int64) [][]int32 {
+		ps := make([][]int32, sets)
+		for i := range ps {
+			ps[i] = make([]int32, tokens)
+			for j := range ps[i] {
+				ps[i][j] = int32(lo + rng.Int63n(n))
+			}
+		}
+		return ps
+	}
+	in, out := draw(0, beyond.MaxPosition), draw(1<<20, 1<<31-1<<20)
+	x := random(tokens * heads * d)
+	for _, v := range vs {
+		if !beyond.VariantAvailable(v) {
+			continue
+		}
+		restore := beyond.UseVariant(v)
+		for _, same := range []bool{true, false} {
+			run := func(ps [][]int32) float64 {
+				t0 := time.Now()
+				for i := 0; i < calls; i++ {
+					p := ps[0]
+					if !same {
+						p = ps[i%sets]
+					}
+					beyond.Apply(x, p, heads)
+				}
+				return time.Since(t0).Seconds()
+			}
+			var ratios []float64
+			for r := 0; r < rounds; r++ {
+				var a, b float64
+				if r%2 == 0 {
+					a, b = run(in), run(out)
+				} else {
+					b, a = run(out), run(in)
+				}
+				ratios = append(ratios, a/b)
+			}
+			name := "64 unrelated positions, the same every call"
+			if !same {
+				name = "64 unrelated positions, new every call"
+			}
+			fmt.Printf("%-6s %-44s in-table ÷ beyond time %s\n", v, name, summary(ratios))
+		}
+		restore()
+	}
+}
+
+// plainRotate is the loop an engine writes by hand, as tight as plain Go
+// gets: half layout, float32 cos and sin tables of [position][HeadDim/2],
+// x of [token][heads][HeadDim] rotated in place, every slice of constant
+// length so that the inner loop has no bounds checks.
+func plainRotate(x, cos, sin []float32, pos []int32, heads int) {
+	const d, n = beyond.HeadDim, beyond.HeadDim / 2
+	for t, p := range pos {
+		c, s := (*[n]float32)(cos[int(p)*n:]), (*[n]float32)(sin[int(p)*n:])
+		for h := 0; h < heads; h++ {
+			v := (*[d]float32)(x[(t*heads+h)*d:])
+			for i := 0; i < n; i++ {
+				x0, x1 := v[i], v[n+i]
+				v[i] = x0*c[i] - x1*s[i]
+				v[n+i] = x1*c[i] + x0*s[i]
+			}
+		}
+	}
+}
+
+// runPlain times plainRotate against Apply on 16 tokens × 32 heads × 128
+// at table positions 1000…, both in place on their own copy of the data.
+func runPlain(vs []string, rounds int) {
+	const heads, tokens, calls = 32, 16, 400
+	d, n := beyond.HeadDim, beyond.HeadDim/2
+	pos := make([]int32, tokens)
+	for i := range pos {
+		pos[i] = int32(1000 + i)
+	}
+	w := beyond.Frequencies()
+	cos, sin := make([]float32, beyond.MaxPosition*n), make([]float32, beyond.MaxPosition*n)
+	for p := 0; p < beyond.MaxPosition; p++ {
+		for i := 0; i < n; i++ {
+			s, c := math.Sincos(float64(p) * w[i])
+			cos[p*n+i], sin[p*n+i] = float32(c), float32(s)
+		}
+	}
+	x, y := random(tokens*heads*d), random(tokens*heads*d)
+	timeit := func(f func()) float64 {
+		t0 := time.Now()
+		for i := 0; i < calls; i++ {
+			f()
+		}
+		return time.Since(t0).Seconds()
+	}
+	plain := func() { plainRotate(x, cos, sin, pos, heads) }
+	apply := func() { beyond.Apply(y, pos, heads) }
+	for _, v := range vs {
+		if !beyond.VariantAvailable(v) {
+			continue
+		}
+		restore := beyond.UseVariant(v)
+		var ratios, ta, tb []float64
+		for r := 0; r < rounds; r++ {
+			var a, b float64
+			if r%2 == 0 {
+				a, b = timeit(plain), timeit(apply)
+			} else {
+				b, a = timeit(apply), timeit(plain)
+			}
+			ratios, ta, tb = append(ratios, a/b), append(ta, a), append(tb, b)
+		}
+		restore()
+		sort.Float64s(ta)
+		sort.Float64s(tb)
+		fmt.Printf("%-6s 16 tokens × 32 heads × 128: plain loop ÷ Apply time %s (medians %.1f µs ÷ %.1f µs per call)\n",
+			v, summary(ratios), ta[len(ta)/2]/calls*1e6, tb[len(tb)/2]/calls*1e6)
+	}
 }

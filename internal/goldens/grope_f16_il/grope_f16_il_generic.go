@@ -18,25 +18,86 @@ var genericKernels = kernels{
 func rotateGeneric(q, qSrc []uint16, qHeads, qStride, qHeadStride int, k, kSrc []uint16, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32) {
 	for t, r := range idx {
 		row := (*[rowLen]float32)(table[int(r)*rowLen:])
-		// The sines' sign is applied once per row, for all heads.
-		var sn [RotaryDim]float32
-		for i := range sn {
-			sn[i] = sign * row[RotaryDim+i]
+		// The sines' sign is applied once per row, for all heads; with sign 1 the
+		// row's own sines serve (the same bits: 1·s = s).
+		sn := (*[RotaryDim]float32)(row[RotaryDim:])
+		if sign != 1 {
+			neg := new([RotaryDim]float32)
+			for i := range neg {
+				neg[i] = sign * sn[i]
+			}
+			sn = neg
 		}
-		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, &sn)
-		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, &sn)
+		rotateHeads(q, qSrc, t*qStride, qHeads, qHeadStride, row, sn)
+		rotateHeads(k, kSrc, t*kStride, kHeads, kHeadStride, row, sn)
 	}
 }
 
 // rotateHeads rotates the heads heads of src starting at off, headStride floats apart,
 // with the cosines of row and the signed sines sn, writing them at the same offsets of
 // dst (the same slice in place, else not overlapping src); values RotaryDim..HeadDim
-// are copied from a separate source and untouched in place.
+// are copied from a separate source and untouched in place. Heads go four per pass
+// of the pair loop (each pair's cosine and sine loaded once for the four), the
+// remaining one to three one by one; every head reads its own values before it
+// writes them, so in place and separate buffers give the same bits.
 func rotateHeads(dst, src []uint16, off, heads, headStride int, row *[rowLen]float32, sn *[RotaryDim]float32) {
 	// Slices of constant length, taken once: indexing them needs neither
 	// bounds checks nor the per-access nil checks of an array pointer.
 	cs, ss := row[:RotaryDim:RotaryDim], sn[:]
-	for h := 0; h < heads; h++ {
+	h := 0
+	for ; h+4 <= heads; h += 4 {
+		o := off + h*headStride
+		d0, s0 := (*[HeadDim]uint16)(dst[o:]), (*[HeadDim]uint16)(src[o:])
+		d1, s1 := (*[HeadDim]uint16)(dst[o+1*headStride:]), (*[HeadDim]uint16)(src[o+1*headStride:])
+		d2, s2 := (*[HeadDim]uint16)(dst[o+2*headStride:]), (*[HeadDim]uint16)(src[o+2*headStride:])
+		d3, s3 := (*[HeadDim]uint16)(dst[o+3*headStride:]), (*[HeadDim]uint16)(src[o+3*headStride:])
+		for i := 0; i < RotaryDim-3; i += 4 {
+			c, s := cs[i], ss[i]
+			x0, x1 := widen(s0[i]), widen(s0[i+1])
+			d0[i], d0[i+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s1[i]), widen(s1[i+1])
+			d1[i], d1[i+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s2[i]), widen(s2[i+1])
+			d2[i], d2[i+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s3[i]), widen(s3[i+1])
+			d3[i], d3[i+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			c, s = cs[i+2], ss[i+2]
+			x0, x1 = widen(s0[i+2]), widen(s0[i+2+1])
+			d0[i+2], d0[i+2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s1[i+2]), widen(s1[i+2+1])
+			d1[i+2], d1[i+2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s2[i+2]), widen(s2[i+2+1])
+			d2[i+2], d2[i+2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s3[i+2]), widen(s3[i+2+1])
+			d3[i+2], d3[i+2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+		}
+		// The last pair of an odd pair count.
+		{
+			c, s := cs[RotaryDim-2], ss[RotaryDim-2]
+			x0, x1 := widen(s0[RotaryDim-2]), widen(s0[RotaryDim-2+1])
+			d0[RotaryDim-2], d0[RotaryDim-2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s1[RotaryDim-2]), widen(s1[RotaryDim-2+1])
+			d1[RotaryDim-2], d1[RotaryDim-2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s2[RotaryDim-2]), widen(s2[RotaryDim-2+1])
+			d2[RotaryDim-2], d2[RotaryDim-2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+			x0, x1 = widen(s3[RotaryDim-2]), widen(s3[RotaryDim-2+1])
+			d3[RotaryDim-2], d3[RotaryDim-2+1] = narrow(x0*c-x1*s), narrow(x1*c+x0*s)
+		}
+		// From a separate source the dims past RotaryDim are copied; in place they stay.
+		if d0 != s0 {
+			copy(d0[RotaryDim:], s0[RotaryDim:])
+		}
+		if d1 != s1 {
+			copy(d1[RotaryDim:], s1[RotaryDim:])
+		}
+		if d2 != s2 {
+			copy(d2[RotaryDim:], s2[RotaryDim:])
+		}
+		if d3 != s3 {
+			copy(d3[RotaryDim:], s3[RotaryDim:])
+		}
+	}
+	for ; h < heads; h++ {
 		o := off + h*headStride
 		y, x := (*[HeadDim]uint16)(dst[o:]), (*[HeadDim]uint16)(src[o:])
 		for i := 0; i < RotaryDim-1; i += 2 {

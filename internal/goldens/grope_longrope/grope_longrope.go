@@ -193,23 +193,41 @@ func rotateExact(q, k operand, pos []int32, fs *freqSet, sign float32) {
 
 // exactShift splits a position outside the table as p = hi·2^exactShift + lo,
 // lo in [0, exactLow), for the angle addition of the exact path.
+// exactDigits is the number of exactShift-bit digits of an int32 position: lo and
+// the three of hi, each with a float64 table of exactLow rows.
 const (
-	exactShift = 8
-	exactLow   = 1 << exactShift
+	exactShift  = 8
+	exactLow    = 1 << exactShift
+	exactDigits = 4
 )
 
 // sincos holds the cosines (at i) and sines (at nFreq+i) of one angle per pair, in
 // float64: the operand layout of the combineRows kernel (asm/abi CombineRows).
 type sincos [2 * nFreq]float64
 
-// hiRow holds A·cos(hi·2^exactShift·ω_i) and A·sin(hi·2^exactShift·ω_i), A the
-// AttentionFactor: the factor of the positions [hi·exactLow, (hi+1)·exactLow).
-// sc comes first, at the start of the allocation: where the size class is a multiple
-// of 64 bytes (RotaryDim 128: 1152) the kernel's vector loads do not straddle cache
-// lines (with hi first they all did, which cost AVX-512 decode about 5%).
+// hiScratch holds an uncached hi row of fillRows (a pool: the kernels are called
+// through the variant table, so a stack array would escape). A sincos is 16·nFreq
+// bytes, a size class that keeps the kernel's vector loads within cache lines for
+// RotaryDim 128 (1 KiB).
+var hiScratch = sync.Pool{New: func() any {
+	return new(sincos)
+}}
+
+// hiRow is a cached hi row: A·cos and A·sin of hi·exactLow·ω_i (the factor of the
+// positions [hi·exactLow, (hi+1)·exactLow)); sc first, at the start of the
+// allocation, so that the kernel's vector loads stay within cache lines.
 type hiRow struct {
 	sc sincos
 	hi int32
+}
+
+// hiSlot is an entry of the hi-row cache: the cached row, immutable once stored,
+// and the hi of the slot's last miss. A hi is cached at its second miss in a row
+// (every layer of a decode step asks for the same positions), so positions asked
+// for once (a new random batch every call) allocate nothing.
+type hiSlot struct {
+	row    atomic.Pointer[hiRow]
+	missed atomic.Int32
 }
 
 // posRow is the float32 table row of one position outside the table.
@@ -220,17 +238,17 @@ type posRow struct {
 	pos int32
 }
 
-// freqSet is a frequency set served by angle addition: its float64 low table,
-// cos and sin of lo·ω_i for lo < exactLow (built once), a direct-mapped cache of hi
-// rows and one of the rows of single positions (rotateAt). Cache entries are immutable
-// once stored, so concurrent calls are safe.
+// freqSet is a frequency set served by angle addition: its float64 digit tables
+// (built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the
+// rows of single positions (rotateAt) and their spares. Cache entries are immutable once stored, so
+// concurrent calls are safe.
 type freqSet struct {
-	w       *[nFreq]float64
-	lowOnce sync.Once
-	low     *[exactLow * 2 * nFreq]float64
-	hi      [4]atomic.Pointer[hiRow]
-	rows    [4]atomic.Pointer[posRow]
-	spare   [4]atomic.Pointer[posRow]
+	w         *[nFreq]float64
+	digitOnce sync.Once
+	digits    *[exactDigits * exactLow * 2 * nFreq]float64
+	hi        [1024]hiSlot
+	rows      [4]atomic.Pointer[posRow]
+	spare     [4]atomic.Pointer[posRow]
 }
 
 // rotateAt rotates the one token of q and k at pos[0], a position outside the table,
@@ -265,53 +283,86 @@ func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
 	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
 }
 
-// lowRows returns cos(lo·ω_i) and sin(lo·ω_i) for lo < exactLow, building them on first use:
-// row lo is a sincos at lo·2·nFreq.
-func (fs *freqSet) lowRows() *[exactLow * 2 * nFreq]float64 {
-	fs.lowOnce.Do(func() {
-		low := new([exactLow * 2 * nFreq]float64)
-		for lo := 0; lo < exactLow; lo++ {
-			r := (*sincos)(low[lo*2*nFreq:])
-			for i, wi := range fs.w {
-				r[nFreq+i], r[i] = math.Sincos(float64(lo) * wi)
+// digitRows returns the digit tables of fs, building them on first use: row d of
+// table k is a sincos at (k·exactLow + d)·2·nFreq holding cos and sin of
+// v·ω_i, v = d·2^(exactShift·k) (an exact integer, so the angle is one rounded
+// product); the top table (k = exactDigits−1) takes d as a signed digit, int8(d),
+// and is multiplied by AttentionFactor. Table 0 is the low table of the
+// combineRows kernel; 1…3 give the hi rows (hiFromDigits).
+func (fs *freqSet) digitRows() *[exactDigits * exactLow * 2 * nFreq]float64 {
+	fs.digitOnce.Do(func() {
+		t := new([exactDigits * exactLow * 2 * nFreq]float64)
+		for k := 0; k < exactDigits; k++ {
+			for d := 0; d < exactLow; d++ {
+				r := (*sincos)(t[(k*exactLow+d)*2*nFreq:])
+				v := int64(d) << (exactShift * k)
+				a := 1.0
+				if k == exactDigits-1 {
+					v, a = int64(int8(d))<<(exactShift*k), AttentionFactor
+				}
+				for i, wi := range fs.w {
+					sn, cs := math.Sincos(float64(v) * wi)
+					r[i], r[nFreq+i] = a*cs, a*sn
+				}
 			}
 		}
-		fs.low = low
+		fs.digits = t
 	})
-	return fs.low
+	return fs.digits
 }
 
-// hiRow returns the hi row of fs, from the cache or computed with math.Sincos (which
-// reduces large arguments accurately); hi·exactLow is an exact float64 and the angle
-// hi·exactLow·ω_i a product rounded once.
-func (fs *freqSet) hiRow(hi int32) *hiRow {
-	slot := &fs.hi[uint32(hi)%4]
-	if h := slot.Load(); h != nil && h.hi == hi {
+// hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of
+// hi·exactLow·ω_i, as the product of the rows of its three digits in the tables t
+// (digitRows): per pair, m = top·mid and h = m·low as complex numbers, (ac + i·as)
+// (bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs), in float64 with every product
+// rounded (float64(x*y) forbids an FMA, so every GOARCH gives the same bits); the top
+// digit is signed and carries A. No math.Sincos.
+func hiFromDigits(h *sincos, t *[exactDigits * exactLow * 2 * nFreq]float64, hi int32) {
+	a, b, c := (*sincos)(t[(3*exactLow+int(hi>>(2*exactShift)&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(2*exactLow+int(hi>>exactShift&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(1*exactLow+int(hi&(exactLow-1)))*2*nFreq:])
+	hc, hs := (*[nFreq]float64)(h[:nFreq]), (*[nFreq]float64)(h[nFreq:])
+	ac, as := (*[nFreq]float64)(a[:nFreq]), (*[nFreq]float64)(a[nFreq:])
+	bc, bs := (*[nFreq]float64)(b[:nFreq]), (*[nFreq]float64)(b[nFreq:])
+	cc, cs := (*[nFreq]float64)(c[:nFreq]), (*[nFreq]float64)(c[nFreq:])
+	for i := 0; i < nFreq; i++ {
+		mc, ms := float64(ac[i]*bc[i])-float64(as[i]*bs[i]), float64(as[i]*bc[i])+float64(ac[i]*bs[i])
+		hc[i], hs[i] = float64(mc*cc[i])-float64(ms*cs[i]), float64(ms*cc[i])+float64(mc*cs[i])
+	}
+}
+
+// hiRowOf returns the hi row of hi: the cached one, or one computed from the digit
+// tables tab into h (the caller's scratch) at a first miss, or into a new cached
+// row at a second miss in a row of the same hi.
+func (fs *freqSet) hiRowOf(hi int32, tab *[exactDigits * exactLow * 2 * nFreq]float64, h *sincos) *sincos {
+	sl := &fs.hi[uint32(hi)%1024]
+	if r := sl.row.Load(); r != nil && r.hi == hi {
+		return &r.sc
+	}
+	if sl.missed.Swap(hi) != hi {
+		hiFromDigits(h, tab, hi)
 		return h
 	}
-	h := &hiRow{hi: hi}
-	base := float64(hi) * exactLow
-	for i, wi := range fs.w {
-		sn, cs := math.Sincos(base * wi)
-		h.sc[i], h.sc[nFreq+i] = AttentionFactor*cs, AttentionFactor*sn
-	}
-	slot.Store(h)
-	return h
+	r := &hiRow{hi: hi}
+	hiFromDigits(&r.sc, tab, hi)
+	sl.row.Store(r)
+	return &r.sc
 }
 
-// fillRows computes the table rows of pos into rows by angle addition: one
-// combineRows call of the active variant per run of positions sharing hi.
+// fillRows computes the table rows of pos into rows by angle addition: per run of
+// positions sharing hi, the hi row (hiRowOf) and one combineRows call of the active
+// variant with the low table.
 func (fs *freqSet) fillRows(rows []float32, pos []int32) {
-	low := fs.lowRows()
+	tab := fs.digitRows()
+	h := hiScratch.Get().(*sincos)
 	for t := 0; t < len(pos); {
 		hi := pos[t] >> exactShift
 		e := t + 1
 		for e < len(pos) && pos[e]>>exactShift == hi {
 			e++
 		}
-		active.combineRows(rows[t*rowLen:e*rowLen], fs.hiRow(hi).sc[:], low[:], pos[t:e], exactLow-1)
+		active.combineRows(rows[t*rowLen:e*rowLen], fs.hiRowOf(hi, tab, h)[:], tab[:exactLow*2*nFreq], pos[t:e], exactLow-1)
 		t = e
 	}
+	hiScratch.Put(h)
 }
 
 // combineRowsGeneric is the portable combineRows kernel (asm/abi CombineRows): row t
