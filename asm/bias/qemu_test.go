@@ -22,7 +22,7 @@ func TestKernelsQEMU(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := asmtest.RunQEMU(t, []asmtest.QEMUCase{{Package: "bias", Files: files,
-		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp, abi.AddRamp, abi.ScoresKV, abi.ValuesKV, abi.ExpShift),
+		Variants: asmtest.QEMUVariants("bias", abi.AddRow, abi.SoftmaxRow, abi.SoftmaxRamp, abi.AddRamp, abi.ScoresKV, abi.ValuesKV, abi.ExpShift, abi.MaxRow),
 		Test:     fmt.Sprintf(biasTest, "bias", expClamp[4][0], expClamp[4][1], expMaxULP, *neonExpStride)}})
 	if m := regexp.MustCompile(`POSENC-EXP-MAXULP .*`).FindString(out); m != "" {
 		t.Log(m)
