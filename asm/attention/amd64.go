@@ -1,11 +1,11 @@
 // Package attention generates the kernels of the attention form
 // (gen/attention) that read keys and values in place: scoresKV and valuesKV
-// (asm/abi), for AVX2+FMA and AVX-512 (avo, asm/amd64) and NEON (asm/arm64,
-// neon.go), specialized to a compile-time HeadDim. They walk the keys in
-// memory order, each key's KV heads one after another, so that a decode
-// step streams the KV cache once from memory; the head's HeadDim floats of
-// k (or v) are loaded into registers once per key and head and serve every
-// query row of that head.
+// (asm/abi), maxRow, and for rope packages scoresKVRope, for AVX2+FMA and
+// AVX-512 (avo, asm/amd64) and NEON (asm/arm64), specialized to a
+// compile-time HeadDim. A decode block (several KV groups) walks the keys in
+// memory order, each key's KV heads one after another, so that a decode step
+// streams the KV cache once from memory; a prefill block (one group) blocks
+// over rows and keys (amd64_blocked.go).
 package attention
 
 import (
