@@ -23,10 +23,11 @@ var signFlipPairs = map[string]string{
 // half and interleaved (partial rotary) float32, and bf16 storage, each on
 // amd64 (AVX2 and AVX-512) and arm64 (NEON), with the package test that
 // must catch a flip and the sampling step that CI runs: every 8th site (the
-// 1st, the 9th, …) of llama2_7b's amd64 rope kernels, every 16th of its NEON
-// ones, every 32nd of the others, each kernel counted from its first site,
+// 1st, the 9th, …) of llama2_7b's amd64 rope kernels, every 32nd of its NEON
+// ones and of the other amd64 files, every 64th of the other NEON files (a
+// qemu check costs 5–20 s), each kernel counted from its first site,
 // and attnStepFactor times sparser in the attention form's kernels: a sample
-// sized to CI's time (a qemu check costs 5–20 s). Each loop of a rope
+// sized to CI's time. Each loop of a rope
 // kernel (q in place and from a source, k, the inverse, the grouped and
 // streaming token orders) holds 8 or more sites. `go run ./tools/mutate
 // -every 4 -run 'asm sample'` samples every 4th site of each file (216
@@ -36,11 +37,11 @@ var signFlipFiles = []struct {
 	every       int
 }{
 	{"generated/llama2_7b/llama2_7b_amd64.s", "test llama2_7b", 8},
-	{"generated/llama2_7b/llama2_7b_arm64.s", "neon llama2_7b", 16},
+	{"generated/llama2_7b/llama2_7b_arm64.s", "neon llama2_7b", 32},
 	{"generated/gptj_6b/gptj_6b_amd64.s", "test gptj_6b", 32},
-	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 32},
+	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 64},
 	{"internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "golden grope_bf16_half", 32},
-	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 32},
+	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 64},
 }
 
 // attnStepFactor thins the sample in the attention form's kernels
