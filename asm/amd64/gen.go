@@ -176,12 +176,19 @@ func (g *Gen) Broadcast(bits uint32) reg.VecVirtual {
 // the halves, then the 64-bit halves, then neighbours. On AVX-512 the
 // extracts are EVEX (v's halves may be Y16–Y31).
 func (g *Gen) HSum(v reg.VecVirtual) reg.VecVirtual {
+	return g.HReduce(v, g.Ctx.VADDPS, g.Ctx.VADDSS)
+}
+
+// HReduce folds the float32 lanes of v into lane 0 of the returned XMM
+// register with the packed operation op (VADDPS, VMAXPS) and, for the last
+// pair, its scalar form scalar (VADDSS, VMAXSS), in HSum's order.
+func (g *Gen) HReduce(v reg.VecVirtual, op, scalar func(...operand.Op)) reg.VecVirtual {
 	c := g.Ctx
 	y := v.AsY()
 	if g.ISA.Lanes == 16 {
 		h := c.YMM()
 		c.VEXTRACTF32X8(operand.U8(1), v, h)
-		c.VADDPS(h, v.AsY(), h)
+		op(h, v.AsY(), h)
 		y = h
 	}
 	x := c.XMM()
@@ -190,11 +197,11 @@ func (g *Gen) HSum(v reg.VecVirtual) reg.VecVirtual {
 	} else {
 		c.VEXTRACTF128(operand.U8(1), y, x)
 	}
-	c.VADDPS(x, y.(reg.VecVirtual).AsX(), x)
+	op(x, y.(reg.VecVirtual).AsX(), x)
 	t := c.XMM()
 	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
-	c.VADDPS(t, x, x)
+	op(t, x, x)
 	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
-	c.VADDSS(t, x, x)
+	scalar(t, x, x)
 	return x
 }

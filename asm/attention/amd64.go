@@ -69,6 +69,16 @@ func (g gen) loadFull(p amd64.Piece, m operand.Mem) reg.VecVirtual {
 	return v
 }
 
+// storeFull stores piece p of v (a register loadFull filled) at m: an
+// AVX2 tail through its XMM half, as it was loaded.
+func (g gen) storeFull(p amd64.Piece, v reg.VecVirtual, m operand.Mem) {
+	if g.ISA.Lanes == 8 && p.N < 8 {
+		g.Store(p, v.AsX(), m)
+	} else {
+		g.Store(p, v, m)
+	}
+}
+
 // loop emits a counted loop: cnt = n (an argument), body, cnt−1 until 0;
 // nothing when n is 0.
 func (g gen) loop(stem string, n operand.Op, body func()) {
@@ -115,11 +125,7 @@ func (g gen) rescaleRows(pieces []amd64.Piece) {
 		for _, p := range pieces {
 			x := g.loadFull(p, amd64.Mem(ar, 4*p.Off))
 			c.VMULPS(a, x, x)
-			if g.ISA.Lanes == 8 && p.N < 8 {
-				g.Store(p, x.AsX(), amd64.Mem(ar, 4*p.Off))
-			} else {
-				g.Store(p, x, amd64.Mem(ar, 4*p.Off))
-			}
+			g.storeFull(p, x, amd64.Mem(ar, 4*p.Off))
 		}
 		c.ADDQ(operand.U32(uint32(4*d)), ar)
 		c.ADDQ(operand.U8(4), al)
@@ -307,11 +313,7 @@ func (g gen) valuesKV(d int) {
 							x = g.loadFull(p, amd64.Mem(vg, 4*p.Off))
 						}
 						c.VFMADD231PS(x, wv, a)
-						if g.ISA.Lanes == 8 && p.N < 8 {
-							g.Store(p, a.AsX(), amd64.Mem(ar, 4*p.Off))
-						} else {
-							g.Store(p, a, amd64.Mem(ar, 4*p.Off))
-						}
+						g.storeFull(p, a, amd64.Mem(ar, 4*p.Off))
 					}
 					c.Label(skip)
 					c.ADDQ(operand.U32(uint32(4*d)), ar)

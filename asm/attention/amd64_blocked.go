@@ -327,11 +327,7 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 				c.ADDQ(operand.U8(4), pj)
 			})
 			for i, p := range chunk {
-				if g.ISA.Lanes == 8 && p.N < 8 {
-					g.Store(p, acc[i].AsX(), amd64.Mem(ar, 4*p.Off))
-				} else {
-					g.Store(p, acc[i], amd64.Mem(ar, 4*p.Off))
-				}
+				g.storeFull(p, acc[i], amd64.Mem(ar, 4*p.Off))
 			}
 		}
 		c.ADDQ(operand.U32(uint32(4*d)), ar)
@@ -472,11 +468,7 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 						c.Label(skip)
 					}
 					for i, p := range chunk {
-						if g.ISA.Lanes == 8 && p.N < 8 {
-							g.Store(p, acc[i].AsX(), amd64.Mem(ar, 4*p.Off))
-						} else {
-							g.Store(p, acc[i], amd64.Mem(ar, 4*p.Off))
-						}
+						g.storeFull(p, acc[i], amd64.Mem(ar, 4*p.Off))
 					}
 				}
 				c.ADDQ(operand.U32(uint32(4*d)), ar)

@@ -84,24 +84,7 @@ func (g gen) maxRow() {
 // jumps to its label argument when no NaN was seen) falls through.
 func (g gen) storeMax(acc reg.VecVirtual, mp reg.GPVirtual, noNaN func(done string)) {
 	c := g.Ctx
-	y := acc.AsY()
-	if g.ISA.Lanes == 16 {
-		h := c.YMM()
-		c.VEXTRACTF32X8(operand.U8(1), acc, h)
-		c.VMAXPS(h, acc.AsY(), h)
-		y = h
-	}
-	x, t := c.XMM(), c.XMM()
-	if g.ISA.Lanes == 16 {
-		c.VEXTRACTF32X4(operand.U8(1), y, x)
-	} else {
-		c.VEXTRACTF128(operand.U8(1), y, x)
-	}
-	c.VMAXPS(x, y.(reg.VecVirtual).AsX(), x)
-	c.VPERMILPS(operand.U8(0x4e), x, t) // swap 64-bit halves
-	c.VMAXPS(t, x, x)
-	c.VPERMILPS(operand.U8(0xb1), x, t) // swap neighbours
-	c.VMAXSS(t, x, x)
+	x := g.HReduce(acc, c.VMAXPS, c.VMAXSS)
 	done := g.NewLabel("max_store")
 	noNaN(done)
 	c.VMOVSS(g.Pool.Scalar(0x7fc00000), x) // a quiet NaN

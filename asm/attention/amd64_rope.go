@@ -96,10 +96,6 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 			continue
 		}
 		x := g.loadFull(p, amd64.Mem(from, 4*p.Off))
-		if g.ISA.Lanes == 8 && p.N < 8 {
-			g.Store(p, x.AsX(), amd64.Mem(rope.buf, out+4*p.Off))
-		} else {
-			g.Store(p, x, amd64.Mem(rope.buf, out+4*p.Off))
-		}
+		g.storeFull(p, x, amd64.Mem(rope.buf, out+4*p.Off))
 	}
 }
