@@ -137,6 +137,9 @@ type attnCtx struct {
 	// rawBias: the kernel may add the bias as it is (rpe_bias: a table
 	// value), not only relative to the row's largest (alibi's per-row shift).
 	rawBias bool
+	// st is the kernel's storage: f16 or bf16 rounds the rotated q and k
+	// (rope) and the output once each (storageRound).
+	st Storage
 }
 
 // checkAttnArgs panics, naming the argument, unless the shapes are those of
@@ -175,17 +178,17 @@ func checkAttnArgs(s *spec.Spec, hd int, q, k, v, table []float32, lq, lk int, o
 
 // newAttnCtx prepares a call: keys are the rows of k and v at positions kpos
 // (already gathered for the paged form); seqLen picks the rope frequencies.
-func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, seqLen int) *attnCtx {
-	a := &attnCtx{hd: hd, o: o, v: v}
+func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, seqLen int, st Storage) *attnCtx {
+	a := &attnCtx{hd: hd, o: o, v: v, st: st}
 	switch s.Encoding {
 	case spec.RoPE:
 		a.qr = ropeRotateAt(s, q, qpos, o.QHeads, seqLen)
-		a.qe = ropeElemErr(s, q, qpos, o.QHeads)
+		a.qe = st.roundTo(a.qr, ropeElemErr(s, q, qpos, o.QHeads))
 		if kRotated {
 			a.kr = widen(k)
 		} else {
 			a.kr = ropeRotateAt(s, k, kpos, o.KVHeads, seqLen)
-			a.ke = ropeElemErr(s, k, kpos, o.KVHeads)
+			a.ke = st.roundTo(a.kr, ropeElemErr(s, k, kpos, o.KVHeads))
 		}
 	case spec.ALiBi:
 		a.qr, a.kr = widen(q), widen(k)
@@ -202,6 +205,25 @@ func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int
 		a.rawBias = true
 	}
 	return a
+}
+
+// roundTo models a kernel that rounds its float32 y', within e of each
+// exact y, to the storage type (nothing for f32): y becomes round(y) and e
+// the bound of |round(y') − round(y)|. Rounding is monotone, so round(y')
+// lies between round(y − e) and round(y + e): the bound is 0 unless a
+// rounding boundary falls within e of y (then the farther of those two),
+// which keeps the reference as close to the kernel as the rounding allows.
+// It returns e, updated in place.
+func (st Storage) roundTo(y, e []float64) []float64 {
+	if st == StorageF32 || st == "" {
+		return e
+	}
+	for i, yi := range y {
+		r := st.Round(yi)
+		lo, hi := st.Round(yi-e[i]), st.Round(yi+e[i])
+		y[i], e[i] = r, math.Max(math.Abs(lo-r), math.Abs(hi-r))
+	}
+	return e
 }
 
 // widen converts x to float64.
@@ -228,9 +250,17 @@ func widen(x []float32) []float64 {
 // the [Heads][NumBuckets] bias table. It panics on shapes that break the
 // contract.
 func AttentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool) (out []float64, bound []float64) {
+	return attentionRef(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, StorageF32)
+}
+
+// attentionRef is AttentionRef for a kernel storing st: with f16 or bf16
+// the rotated q and k (rope) and the output are rounded to st once each,
+// and the bound grows by those roundings (Storage.roundErr); q, k and v
+// must be values of st.
+func attentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, st Storage) (out []float64, bound []float64) {
 	lq, lk := len(qpos), len(kpos)
 	checkAttnArgs(s, headDim, q, k, v, table, lq, lk, o)
-	a := newAttnCtx(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos))
+	a := newAttnCtx(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st)
 	out = make([]float64, lq*o.QHeads*headDim)
 	bound = make([]float64, len(out))
 	for i := range lq {
@@ -245,7 +275,7 @@ func AttentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpo
 // keys are gathered in kpos order and every query sees only its own
 // sequence's keys; the rope frequencies are those of the whole call's
 // positions. kRotated: the cache holds rotated k.
-func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions, kRotated bool) (out, bound []float64) {
+func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions, kRotated bool, st Storage) (out, bound []float64) {
 	row := o.KVHeads * hd
 	checkPaged(len(qpos), len(kpos), len(kCache), row, qStart, slots, kStart)
 	if len(vCache) != len(kCache) {
@@ -258,7 +288,7 @@ func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32,
 		v = append(v, vCache[int(sl)*row:int(sl+1)*row]...)
 	}
 	checkAttnArgs(s, hd, q, k, v, table, len(qpos), len(kpos), o)
-	a := newAttnCtx(s, hd, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos))
+	a := newAttnCtx(s, hd, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st)
 	out = make([]float64, len(qpos)*o.QHeads*hd)
 	bound = make([]float64, len(out))
 	for t := range len(qStart) - 1 {
@@ -458,6 +488,12 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 			bacc := (gAcc*sd + gSum*(math.Abs(ref)+aw)) / (1 - gSum)
 			b := (aw+bacc)*(1+3*u32) + 3*u32*math.Abs(ref) + float64(n+1)*0x1p-124*(1+vmax)
 			bound[oo+d] = math.Min(b, capB)
+		}
+		if a.st != StorageF32 && a.st != "" {
+			// The float32 result, within bound of ref, rounded once to the storage type.
+			for d := range hd {
+				bound[oo+d] += a.st.ULP(math.Abs(out[oo+d])+bound[oo+d]) / 2
+			}
 		}
 	}
 }

@@ -157,6 +157,14 @@ const attnDecodeBudget = 1 << 22
 // head counts, bad sequence bounds, a slot out of range) must panic, naming
 // the argument, before anything is written.
 func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
+	return runAttention(s, k, StorageF32)
+}
+
+// runAttention is RunAttention for kernels that store st: with f16 or bf16
+// every case's inputs are values of st and the bounds add its roundings
+// (attentionRef); k is then the float32 face of 16-bit kernels
+// (RunAttention16).
+func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	rep := &Report{Spec: s.Name}
 	rope := s.Encoding == spec.RoPE
 	switch {
@@ -262,10 +270,15 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 	}
 	special(fmt.Sprintf("decode lq=1 lk=%d with padding", len(kp)), q, kp, opt(heads[min(1, len(heads)-1)], true, 0, scale), 1, 1, false, StorageF32)
 
+	if st != StorageF32 {
+		for i := range cases {
+			cases[i].st = st
+		}
+	}
 	for _, ac := range cases {
 		in := attnInputs(r, ac, hd)
 		name := fmt.Sprintf("Attention %s QHeads=%d KVHeads=%d causal=%v window=%d", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window)
-		attnCall(rep, s, hd, name, ac, in[0], in[1], in[2], table, false, k.Attention)
+		attnCall(rep, s, hd, name, ac, in[0], in[1], in[2], table, false, st, k.Attention)
 	}
 	if rope {
 		rot := k.AttentionRotated
@@ -276,16 +289,16 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 			in := attnInputs(r, ac, hd)
 			seqLen := attentionSeqLen(ac.qpos, ac.kpos)
 			kr := ropeRotateAt(s, in[1], ac.kpos, ac.o.KVHeads, seqLen)
-			krot := narrow(kr)
+			krot := st.narrow(kr)
 			name := fmt.Sprintf("AttentionRotated %s QHeads=%d KVHeads=%d causal=%v window=%d (%d)", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window, ci)
-			attnCall(rep, s, hd, name, ac, in[0], krot, in[2], nil, true, func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
+			attnCall(rep, s, hd, name, ac, in[0], krot, in[2], nil, true, st, func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
 				rot(out, q, kk, v, qpos, kpos, o)
 			})
 		}
 	}
 	if k.AttentionPaged != nil {
-		attnPaged(rep, s, k, r, table, opt(gqa, true, 0, scale), "causal")
-		attnPaged(rep, s, k, r, table, opt(full, false, 40, scale), "window=40")
+		attnPaged(rep, s, k, r, table, opt(gqa, true, 0, scale), "causal", st)
+		attnPaged(rep, s, k, r, table, opt(full, false, 40, scale), "window=40", st)
 	}
 	attnPanics(rep, s, k, r, table)
 	return rep
@@ -296,6 +309,17 @@ func narrow(x []float64) []float32 {
 	y := make([]float32, len(x))
 	for i, v := range x {
 		y[i] = float32(v)
+	}
+	return y
+}
+
+// narrow rounds x to the storage type (float32 for f32), as float32 values.
+func (st Storage) narrow(x []float64) []float32 {
+	y := narrow(x)
+	if st != StorageF32 {
+		for i, v := range x {
+			y[i] = float32(st.Round(v))
+		}
 	}
 	return y
 }
@@ -386,7 +410,7 @@ type attnFunc func(out, q, k, v, table []float32, qpos, kpos []int32, o Attentio
 
 // attnCall runs one call on guarded copies and checks it against
 // AttentionRef (kRotated: k is given rotated).
-func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k, v, table []float32, kRotated bool, run attnFunc) {
+func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k, v, table []float32, kRotated bool, st Storage, run attnFunc) {
 	c := rep.begin(name)
 	out := guardUnset(len(ac.qpos) * ac.o.QHeads * hd)
 	ins := []*guarded{guard(q), guard(k), guard(v), guard(table)}
@@ -404,7 +428,7 @@ func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k,
 	}
 	intsUnchanged(c, "qpos", qp, ac.qpos)
 	intsUnchanged(c, "kpos", kp, ac.kpos)
-	want, bound := AttentionRef(s, hd, q, k, v, table, ac.qpos, ac.kpos, ac.o, kRotated)
+	want, bound := attentionRef(s, hd, q, k, v, table, ac.qpos, ac.kpos, ac.o, kRotated, st)
 	checkAttnOut(c, out.s, want, bound)
 }
 

@@ -12,7 +12,7 @@ import (
 // empty one, a decode row and a prefill from 0 with padding, then a
 // sequence with keys but no query — in a cache with 41 unused slots
 // holding NaN, the used ones permuted.
-func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string) {
+func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string, st Storage) {
 	hd := k.HeadDim
 	type seq struct {
 		scheme string
@@ -38,7 +38,7 @@ func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tabl
 	for j := range slots {
 		slots[j] = int32(perm[j])
 	}
-	ac := attnCase{qpos: qpos, kpos: kpos, o: o, qs: 1, ks: 1, st: StorageF32}
+	ac := attnCase{qpos: qpos, kpos: kpos, o: o, qs: 1, ks: 1, st: st}
 	q := attnInputs(r, ac, hd)[0]
 	kc, vc := make([]float32, nSlots*row), make([]float32, nSlots*row)
 	nan := float32(math.NaN())
@@ -47,12 +47,12 @@ func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tabl
 	}
 	for j, sl := range slots {
 		for t := range row {
-			kc[int(sl)*row+t] = float32(r.NormFloat64())
-			vc[int(sl)*row+t] = float32(r.NormFloat64())
+			kc[int(sl)*row+t] = float32(st.Round(r.NormFloat64()))
+			vc[int(sl)*row+t] = float32(st.Round(r.NormFloat64()))
 		}
 		if k.PagedKRotated && s.Encoding == spec.RoPE {
 			kr := ropeRotateAt(s, kc[int(sl)*row:int(sl+1)*row], kpos[j:j+1], o.KVHeads, attentionSeqLen(qpos, kpos))
-			copy(kc[int(sl)*row:], narrow(kr))
+			copy(kc[int(sl)*row:], st.narrow(kr))
 		}
 	}
 	c := rep.begin(fmt.Sprintf("AttentionPaged %d sequences %s QHeads=%d KVHeads=%d", len(seqs), what, o.QHeads, o.KVHeads))
@@ -79,6 +79,6 @@ func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tabl
 	for i, what := range []string{"qpos", "qStart", "slots", "kpos", "kStart"} {
 		intsUnchanged(c, what, cp[i], ints[i])
 	}
-	want, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, k.PagedKRotated && s.Encoding == spec.RoPE)
+	want, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, k.PagedKRotated && s.Encoding == spec.RoPE, st)
 	checkAttnOut(c, out.s, want, bound)
 }

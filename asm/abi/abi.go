@@ -194,6 +194,15 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
 	}, Doc: "acc[r·HeadDim + x] = alpha[r]·acc[r·HeadDim + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] over j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
 
+	// Widen16 is the attention form's conversion of 16-bit storage (a rope
+	// spec's dtype f16 or bf16) to the float32 its kernels compute in: each
+	// raw encoding of src widened exactly (IEEE 754 binary16 or bfloat16; a
+	// signaling f16 NaN may come out quiet).
+	// The engine widens a tile of keys or values into scratch once and the
+	// float32 kernels (ScoresKV, ValuesKV) read it there.
+	Widen16 = Kernel{Field: "widenRow", Params: []Param{{"dst", "[]float32"}, {"src", "[]uint16"}},
+		Doc: "dst[j] = widen(src[j]) for j < len(src), exactly; len(dst) ≥ len(src)"}
+
 	// ExpShift is the attention form's probability step (gen/attention):
 	// each score of a row becomes e^(s − m), m the row's running maximum, with
 	// softmaxRow's vector expf (e^−∞ = +0 exactly), and sum[0] gets their sum.
@@ -225,5 +234,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, Widen16, ExpShift, MaxRow, Exp}
 }

@@ -34,7 +34,8 @@ type Params struct {
 	// attn_temperature (Llama 4's ScaleQ).
 	ScaleRows bool
 	// AttentionHeadDim > 0 adds the attention form's tile kernels for that
-	// head dimension (bias.AttentionAMD64, bias.AttentionNEON).
+	// head dimension (bias.AttentionAMD64, bias.AttentionNEON), and with
+	// 16-bit Storage the widenRow kernel (abi.Widen16, widen16.go).
 	AttentionHeadDim int
 	// FusedRope adds scoresKVRope (asm/attention.AMD64Rope) on amd64: the
 	// attention form's decode blocks rotate keys inside the score kernel.
@@ -58,6 +59,10 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 	}
 	if p.AttentionHeadDim > 0 {
 		ks = append(ks, bias.AttentionAMD64(p.AttentionHeadDim)...)
+		if sh.es == 2 {
+			// F16C, when needed, is already required by the rotate kernel of the same variant.
+			ks = append(ks, amd64.Kernel{ABI: abi.Widen16, Emit: func(g *amd64.Gen) { gen{Gen: g}.widenRow(sh) }})
+		}
 		if p.FusedRope {
 			ks = append(ks, attention.AMD64Rope(p.HeadDim, p.RotaryDim)...)
 		}
@@ -101,6 +106,11 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	}
 	if p.AttentionHeadDim > 0 {
 		ks = append(ks, bias.AttentionNEON(p.AttentionHeadDim)...)
+		if p.Storage != "" {
+			wn := arm64.Symbol(abi.Widen16)
+			ks = append(ks, arm64.Kernel{ABI: abi.Widen16, Name: wn, Doc: "widens src (" + p.Storage + " values) into the float32 dst, exactly.",
+				Emit: func(e *arm64.Emitter) { widenRowNEON(e, wn, p.Storage) }})
+		}
 	}
 	return arm64.Files(pkg, source, ks)
 }

@@ -45,6 +45,15 @@ func GenericKernels(d jen.Dict) {
 	d[jen.Id(abi.MaxRow.Field)] = jen.Id("maxRowGeneric")
 }
 
+// Field16 is the kernels-struct field a package with 16-bit storage adds:
+// widenRow (abi.Widen16), which turns a tile of f16 or bf16 keys or values
+// into the float32 the other kernels read.
+var Field16 = gocode.KernelField{Name: abi.Widen16.Field, Type: abi.Widen16.FuncType()}
+
+// GenericKernel16 adds the portable widenRow, emitted with the engine, to
+// the genericKernels dict of a package with 16-bit storage.
+func GenericKernel16(d jen.Dict) { d[jen.Id(abi.Widen16.Field)] = jen.Id("widenRowGeneric") }
+
 //go:embed engine.go.tmpl terms.go.tmpl bench.go.tmpl
 var sources embed.FS
 
@@ -66,6 +75,10 @@ type Term struct {
 	// FusedRope (rope): the package has scoresKVRope on its amd64 variants
 	// (nil elsewhere), which decode blocks of in-table keys use.
 	FusedRope bool
+	// Storage16 (rope): the package stores f16 or bf16 ([]uint16 tensors,
+	// its widen and narrow), so the attention form takes []uint16 q, k, v
+	// and out, widens tiles into float32 scratch (widenRow) and narrows out.
+	Storage16 bool
 	// HeadDim is emitted as the package's HeadDim constant by families that do
 	// not have one (alibi, rpe_bias); 0 for rope, whose package declares it.
 	HeadDim int
@@ -76,6 +89,7 @@ type data struct {
 	Term
 	Pkg                       string
 	Rope, Bias, Table         bool
+	Elem                      string // the tensors' Go element type: float32, or uint16 (Storage16)
 	SeqLenArg, SeqLenPaged    string
 	BenchQHeads, BenchKVHeads int
 }
@@ -84,7 +98,13 @@ type data struct {
 // <name>_attention_test.go, its benchmarks (the harness runs from the
 // family's TestVariants, through Run).
 func Files(s *spec.Spec, t Term) ([]emit.File, error) {
-	d := data{Term: t, Pkg: s.Name, SeqLenArg: "0", SeqLenPaged: "0", BenchQHeads: 32, BenchKVHeads: 8}
+	d := data{Term: t, Pkg: s.Name, Elem: "float32", SeqLenArg: "0", SeqLenPaged: "0", BenchQHeads: 32, BenchKVHeads: 8}
+	if t.Storage16 {
+		if t.Family != "rope" {
+			return nil, fmt.Errorf("attention: %s: 16-bit storage in family %q (only rope packages store 16 bits)", s.File, t.Family)
+		}
+		d.Elem = "uint16"
+	}
 	switch t.Family {
 	case "rope":
 		d.Rope = true
@@ -151,6 +171,9 @@ func numbered(src string) string {
 // AttentionPaged adapted to verify's signatures (its options convert
 // directly: the two structs have the same fields).
 func Run(f *jen.File, t Term) jen.Code {
+	if t.Storage16 {
+		return run16(f)
+	}
 	verify := gocode.VerifyPath
 	opts := func() jen.Code { return jen.Id("AttentionOptions").Call(jen.Id("o")) }
 	optParam := jen.Id("o").Qual(verify, "AttentionOptions")
@@ -182,6 +205,24 @@ func Run(f *jen.File, t Term) jen.Code {
 		jen.Return(jen.Qual(verify, "AttentionKernels").Values(d)),
 	)
 	return jen.Qual(verify, "RunAttention").Call(jen.Id("s"), jen.Id("attentionKernels").Call())
+}
+
+// run16 is Run for a rope package with 16-bit storage:
+// verify.RunAttention16(s, attentionKernels16()), the package's functions
+// over []uint16 passed as they are.
+func run16(f *jen.File) jen.Code {
+	verify := gocode.VerifyPath
+	f.Comment("attentionKernels16 hands the 16-bit attention form to verify.RunAttention16.")
+	f.Func().Id("attentionKernels16").Params().Qual(verify, "AttentionKernels16").Block(
+		jen.Return(jen.Qual(verify, "AttentionKernels16").Values(jen.Dict{
+			jen.Id("HeadDim"):          jen.Id("HeadDim"),
+			jen.Id("Attention"):        jen.Func().Params(jen.List(ids([]string{"out", "q", "k", "v"})...).Index().Uint16(), jen.List(jen.Id("qpos"), jen.Id("kpos")).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(jen.Id("Attention").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), jen.Id("AttentionOptions").Call(jen.Id("o")))),
+			jen.Id("AttentionRotated"): jen.Func().Params(jen.List(ids([]string{"out", "q", "k", "v"})...).Index().Uint16(), jen.List(jen.Id("qpos"), jen.Id("kpos")).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(jen.Id("AttentionRotated").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), jen.Id("AttentionOptions").Call(jen.Id("o")))),
+			jen.Id("AttentionPaged"): jen.Func().Params(jen.List(ids([]string{"out", "q", "kCache", "vCache"})...).Index().Uint16(), jen.List(ids([]string{"qpos", "qStart", "slots", "kpos", "kStart"})...).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(
+				jen.Id("AttentionPaged").Call(append(ids([]string{"out", "q", "kCache", "vCache", "qpos", "qStart", "slots", "kpos", "kStart"}), jen.Id("AttentionOptions").Call(jen.Id("o")))...)),
+		})),
+	)
+	return jen.Qual(verify, "RunAttention16").Call(jen.Id("s"), jen.Id("attentionKernels16").Call())
 }
 
 // ids returns the identifiers of names.

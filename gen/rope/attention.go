@@ -7,19 +7,20 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// hasAttention reports whether the package gets the attention form: float32
-// storage without M-RoPE (16-bit storage and M-RoPE attention are not
-// generated yet).
+// hasAttention reports whether the package gets the attention form: every
+// spec without M-RoPE (M-RoPE attention is not generated yet), over its
+// storage type (float32, or f16/bf16 widened to float32 inside).
 func (c *Consts) hasAttention() bool {
-	return !c.storage16() && len(c.Spec.MRoPESection) == 0
+	return len(c.Spec.MRoPESection) == 0
 }
 
 // fusedRope reports whether the attention form's decode blocks rotate keys
 // inside the score kernel (abi.ScoresKVRope, asm/attention.AMD64Rope): the
 // half layout, frequencies fixed for the package (no runtime switch, so one
-// table), RotaryDim/2 a multiple of 16.
+// table), RotaryDim/2 a multiple of 16, float32 storage (scoresKVRope reads
+// float32 keys).
 func (c *Consts) fusedRope() bool {
-	return c.hasAttention() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
+	return c.hasAttention() && !c.storage16() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
 }
 
 // attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's
@@ -29,11 +30,12 @@ func attentionFiles(c *Consts) ([]emit.File, error) { return attention.Files(c.S
 // attentionTerm is RoPE's term: q and k rotated inside by the package's own
 // rotation (rotateTokensAt).
 func attentionTerm(c *Consts) attention.Term {
-	return attention.Term{
+	t := attention.Term{
 		Family:        "rope",
 		What:          "rotation",
 		RuntimeSwitch: c.RuntimeSwitch(),
 		FusedRope:     c.fusedRope(),
+		Storage16:     c.storage16(),
 		Doc: []string{
 			"q and k are the unrotated projections (an unrotated KV cache, as FlashInfer's",
 			"pos_encoding_mode keeps): each query is rotated at qpos and each tile of keys at",
@@ -42,4 +44,12 @@ func attentionTerm(c *Consts) attention.Term {
 			"result is plain attention over Apply'd q and k; the inputs are not modified.",
 		},
 	}
+	if c.storage16() {
+		t.Doc = append(t.Doc,
+			"q, k, v and out hold "+c.Spec.DType+" encodings: q and k are rotated in 16 bits,",
+			"rounded as Apply rounds them, and every tile is widened to float32 (exactly) for",
+			"the products and the online softmax, which run in float32 as for float32 storage;",
+			"out is rounded once to "+c.Spec.DType+", nearest even.")
+	}
+	return t
 }

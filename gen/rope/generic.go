@@ -26,6 +26,9 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	temperatureGenericKernel(f, gk, c)
 	if c.hasAttention() {
 		attention.GenericKernels(gk)
+		if c.storage16() {
+			attention.GenericKernel16(gk)
+		}
 	}
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 

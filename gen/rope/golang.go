@@ -36,6 +36,9 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	fields := append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}}, temperatureFields(c)...)
 	if c.hasAttention() {
 		fields = append(fields, attention.Fields...)
+		if c.storage16() {
+			fields = append(fields, attention.Field16)
+		}
 	}
 	if c.fusedRope() {
 		// Only the amd64 variants have it; the engine tests the field for nil.

@@ -18,6 +18,9 @@ const (
 	attnBenchKVHeads = 12
 )
 
+// attnElemBytes is the size of an element of q, k, v and out.
+const attnElemBytes = 4
+
 // attnBenchPrefills are the prompt lengths of BenchmarkAttentionPrefill.
 var attnBenchPrefills = []int{512, 2048}
 
@@ -63,7 +66,7 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	table := make([]float32, Heads*Buckets)
 	out := make([]float32, len(q))
 	attnBenchVariants(b, func(b *testing.B) {
-		b.SetBytes(int64(8 * len(k)))
+		b.SetBytes(int64(2 * attnElemBytes * len(k)))
 		for b.Loop() {
 			Attention(out, q, k, v, table, qpos, kpos, attnBenchOptions)
 		}

@@ -14,7 +14,8 @@
 // With -prefill N it times causal prefills of N tokens instead and reports
 // each encoding's time over the same engine's without a bias
 // (prefill.go); with -rss, the peak resident memory of decode calls over
-// -keys keys (rss.go).
+// -keys keys (rss.go); with -dtype f16 or bf16, the decode over 16-bit K/V
+// (decode16.go).
 package main
 
 import (
@@ -36,7 +37,15 @@ func main() {
 	variants := flag.String("v", "avx2,avx512", "variants")
 	prefill := flag.Int("prefill", 0, "time causal prefills of this many tokens against the same engine without a bias")
 	rss := flag.Bool("rss", false, "report the peak resident memory of decode calls instead")
+	dtype := flag.String("dtype", "f32", "K/V storage of the decode measurement: f32, f16 or bf16 (decode16.go)")
 	flag.Parse()
+	if *dtype != "f32" {
+		if err := decode16(*dtype, *keys, *kv, *rounds, strings.Split(*variants, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "attnratio:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if *prefill > 0 {
 		prefillRatios(*prefill, *rounds, strings.Split(*variants, ","))
 		return

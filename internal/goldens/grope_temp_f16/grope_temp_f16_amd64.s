@@ -589,6 +589,768 @@ scale16_done29:
 	VZEROUPPER
 	RET
 
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups38
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows39:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done40
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys41:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done42
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      40(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y11
+	VMULPS       Y11, Y3, Y3
+	VMULPS       Y11, Y7, Y7
+	VMOVSD       32(SI), X8
+	VMOVSD       72(SI), X9
+	VMOVSD       32(R8), X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVSD       32(R8)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVSD       32(R11), X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVSD       32(R11)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys41
+
+s1_keys_done42:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done44
+
+s1_key_tail43:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVSD       32(SI), X8
+	VMOVSD       32(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      40(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVSD       72(SI), X8
+	VMOVSD       32(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail43
+
+s1_key_tail_done44:
+	ADDQ $0x00000050, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows39
+
+s1_rows_done40:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done46
+
+s1_row_tail45:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done48
+
+s1_row_tail_key47:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVSD       32(SI), X8
+	VMOVSD       32(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key47
+
+s1_row_tail_key_done48:
+	ADDQ $0x00000028, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail45
+
+s1_row_tail_done46:
+	VZEROUPPER
+	RET
+
+kv_groups38:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key49
+
+kb_keys50:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done51
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done53
+
+kb_query52:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done55
+
+kb_group54:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows56:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      40(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y11
+	VMULPS       Y11, Y3, Y3
+	VMULPS       Y11, Y7, Y7
+	VMOVSD       32(DI), X8
+	VMOVSD       72(DI), X9
+	VMOVSD       32(R9), X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVSD       32(R9)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVSD       32(R13), X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVSD       32(R13)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000050, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows56
+	ADDQ         $0x00000028, R9
+	DECQ         R12
+	JNZ          kb_group54
+
+kb_group_done55:
+	DECQ R11
+	JNZ  kb_query52
+
+kb_query_done53:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys50
+
+kb_keys_done51:
+kv_by_key49:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done58
+
+kv_key57:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done60
+
+kv_query59:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done62
+
+kv_group61:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVSD     32(R9), X8
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done64
+
+kv_head63:
+	VMULPS       (SI), Y0, Y1
+	VMOVSD       32(SI), X9
+	VMULPS       Y9, Y8, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X2
+	VPERMILPS    $0x4e, X2, X1
+	VADDPS       X1, X2, X2
+	VPERMILPS    $0xb1, X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (R8)
+	ADDQ         $0x00000028, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head63
+
+kv_head_done64:
+	ADDQ $0x00000028, R9
+	DECQ R12
+	JNZ  kv_group61
+
+kv_group_done62:
+	DECQ R11
+	JNZ  kv_query59
+
+kv_query_done60:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key57
+
+kv_key_done58:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups65
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done67
+
+v1_row66:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVSD       32(CX), X2
+	VMULPS       Y0, Y2, Y2
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done69
+
+v1_key68:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero70
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VMOVSD       32(R9), X3
+	VFMADD231PS  Y3, Y0, Y2
+
+v1_zero70:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key68
+
+v1_key_done69:
+	VMOVUPS Y1, (CX)
+	VMOVSD  X2, 32(CX)
+	ADDQ    $0x00000028, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row66
+
+v1_row_done67:
+	VZEROUPPER
+	RET
+
+kv_groups65:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done72
+
+kv_rescale71:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVSD       32(DI), X2
+	VMULPS       Y0, Y2, Y2
+	VMOVSD       X2, 32(DI)
+	ADDQ         $0x00000028, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale71
+
+kv_rescale_done72:
+	MOVQ nk+96(FP), SI
+
+vb_keys73:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done74
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done76
+
+vb_query75:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done78
+
+vb_group77:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done80
+
+vb_head79:
+	VMOVUPS      (DI), Y0
+	VMOVSD       32(DI), X3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero81
+	VBROADCASTSS (R8), Y1
+	VFMADD231PS  (R9), Y1, Y0
+	VMOVSD       32(R9), X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero81:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero82
+	VBROADCASTSS 4(R8), Y1
+	VFMADD231PS  (R9)(DX*1), Y1, Y0
+	VMOVSD       32(R9)(DX*1), X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero82:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero83
+	VBROADCASTSS 8(R8), Y1
+	VFMADD231PS  (R10), Y1, Y0
+	VMOVSD       32(R10), X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero83:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero84
+	VBROADCASTSS 12(R8), Y1
+	VFMADD231PS  (R10)(DX*1), Y1, Y0
+	VMOVSD       32(R10)(DX*1), X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero84:
+	VMOVUPS Y0, (DI)
+	VMOVSD  X3, 32(DI)
+	ADDQ    $0x00000028, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head79
+
+vb_head_done80:
+	ADDQ $0x00000028, R9
+	DECQ R13
+	JNZ  vb_group77
+
+vb_group_done78:
+	DECQ R12
+	JNZ  vb_query75
+
+vb_query_done76:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys73
+
+vb_keys_done74:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done86
+
+kv_key85:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done88
+
+kv_query87:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done90
+
+kv_group89:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVSD     32(R9), X4
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done92
+
+kv_head91:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero93
+	VBROADCASTSS (R8), Y1
+	VMOVUPS      (SI), Y2
+	VFMADD231PS  Y0, Y1, Y2
+	VMOVUPS      Y2, (SI)
+	VMOVSD       32(SI), X5
+	VFMADD231PS  Y4, Y1, Y5
+	VMOVSD       X5, 32(SI)
+
+kv_zero93:
+	ADDQ $0x00000028, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head91
+
+kv_head_done92:
+	ADDQ $0x00000028, R9
+	DECQ R13
+	JNZ  kv_group89
+
+kv_group_done90:
+	DECQ R12
+	JNZ  kv_query87
+
+kv_query_done88:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key85
+
+kv_key_done86:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop95:
+	CMPQ    CX, $0x00000010
+	JB      loop_end96
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop95
+
+loop_end96:
+loop97:
+	CMPQ    CX, $0x00000008
+	JB      loop_end98
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop97
+
+loop_end98:
+	TESTQ      CX, CX
+	JZ         loop_done94
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done94:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store99
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store99:
+	VMOVSS X2, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop101:
+	CMPQ         CX, $0x00000008
+	JB           loop_end102
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop101
+
+loop_end102:
+	TESTQ        CX, CX
+	JZ           loop_done100
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done100:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
+// func widenRowAVX2(dst []float32, src []uint16)
+// Requires: AVX, F16C
+TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+
+widen_loop103:
+	CMPQ      DX, $0x00000020
+	JB        widen_loop_end104
+	VCVTPH2PS (CX), Y0
+	VMOVUPS   Y0, (AX)
+	VCVTPH2PS 16(CX), Y0
+	VMOVUPS   Y0, 32(AX)
+	VCVTPH2PS 32(CX), Y0
+	VMOVUPS   Y0, 64(AX)
+	VCVTPH2PS 48(CX), Y0
+	VMOVUPS   Y0, 96(AX)
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000080, AX
+	SUBQ      $0x00000020, DX
+	JMP       widen_loop103
+
+widen_loop_end104:
+widen_loop105:
+	CMPQ      DX, $0x00000008
+	JB        widen_loop_end106
+	VCVTPH2PS (CX), Y0
+	VMOVUPS   Y0, (AX)
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000020, AX
+	SUBQ      $0x00000008, DX
+	JMP       widen_loop105
+
+widen_loop_end106:
+	TESTQ     $0x00000004, DX
+	JZ        widen_tail107
+	VCVTPH2PS (CX), X0
+	VMOVUPS   X0, (AX)
+	ADDQ      $0x00000008, CX
+	ADDQ      $0x00000010, AX
+
+widen_tail107:
+	TESTQ     $0x00000002, DX
+	JZ        widen_tail108
+	VMOVD     (CX), X0
+	VCVTPH2PS X0, X0
+	VMOVSD    X0, (AX)
+	ADDQ      $0x00000004, CX
+	ADDQ      $0x00000008, AX
+
+widen_tail108:
+	TESTQ     $0x00000001, DX
+	JZ        widen_tail109
+	MOVWLZX   (CX), DX
+	VMOVD     DX, X0
+	VCVTPH2PS X0, X0
+	VMOVSS    X0, (AX)
+	ADDQ      $0x00000002, CX
+	ADDQ      $0x00000004, AX
+
+widen_tail109:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -604,18 +1366,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done38
+	JZ     rope_done110
 	TESTL  R8, R8
-	JS     rope_inverse39
+	JS     rope_inverse111
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000014, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream40
+	JA     rope_stream112
 
-rope_token42:
+rope_token114:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -623,14 +1385,14 @@ rope_token42:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done43
+	JZ        rope_heads_done115
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src44
+	JNE       rope_heads_from_src116
 
-rope_head45:
+rope_head117:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -645,13 +1407,13 @@ rope_head45:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head45
-	JMP         rope_heads_done43
+	JNZ         rope_head117
+	JMP         rope_heads_done115
 
-rope_heads_from_src44:
+rope_heads_from_src116:
 	MOVQ CX, R10
 
-rope_head46:
+rope_head118:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -669,17 +1431,17 @@ rope_head46:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head46
+	JNZ         rope_head118
 
-rope_heads_done43:
+rope_heads_done115:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done47
+	JZ    rope_heads_done119
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head48:
+rope_head120:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -694,9 +1456,9 @@ rope_head48:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head48
+	JNZ         rope_head120
 
-rope_heads_done47:
+rope_heads_done119:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -706,11 +1468,11 @@ rope_heads_done47:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token42
-	JMP  rope_tokens_done41
+	JNZ  rope_token114
+	JMP  rope_tokens_done113
 
-rope_stream40:
-rope_token49:
+rope_stream112:
+rope_token121:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -718,16 +1480,16 @@ rope_token49:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done50
+	JZ        rope_heads_done122
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src51
+	JNE       rope_heads_from_src123
 
-rope_head52:
+rope_head124:
 	PREFETCHT1  (R9)(R12*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -743,13 +1505,13 @@ rope_head52:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head52
-	JMP         rope_heads_done50
+	JNZ         rope_head124
+	JMP         rope_heads_done122
 
-rope_heads_from_src51:
+rope_heads_from_src123:
 	MOVQ CX, R10
 
-rope_head53:
+rope_head125:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -768,19 +1530,19 @@ rope_head53:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head53
+	JNZ         rope_head125
 
-rope_heads_done50:
+rope_heads_done122:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done54
+	JZ    rope_heads_done126
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head55:
+rope_head127:
 	PREFETCHT1  (R9)(R11*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -796,9 +1558,9 @@ rope_head55:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head55
+	JNZ         rope_head127
 
-rope_heads_done54:
+rope_heads_done126:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -808,21 +1570,21 @@ rope_heads_done54:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token49
+	JNZ  rope_token121
 
-rope_tokens_done41:
-	JMP rope_done38
+rope_tokens_done113:
+	JMP rope_done110
 
-rope_inverse39:
+rope_inverse111:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000014, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream56
+	JA     rope_stream128
 
-rope_token58:
+rope_token130:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -830,12 +1592,12 @@ rope_token58:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done59
+	JZ        rope_heads_done131
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head60:
+rope_head132:
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(DX), K1, Y3
@@ -850,19 +1612,19 @@ rope_head60:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head60
+	JNZ         rope_head132
 
-rope_heads_done59:
+rope_heads_done131:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token58
-	JMP  rope_tokens_done57
+	JNZ  rope_token130
+	JMP  rope_tokens_done129
 
-rope_stream56:
-rope_token61:
+rope_stream128:
+rope_token133:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -870,14 +1632,14 @@ rope_token61:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done62
+	JZ        rope_heads_done134
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head63:
+rope_head135:
 	PREFETCHT1  (DX)(R9*1)
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -893,18 +1655,18 @@ rope_head63:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head63
+	JNZ         rope_head135
 
-rope_heads_done62:
+rope_heads_done134:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token61
+	JNZ  rope_token133
 
-rope_tokens_done57:
-rope_done38:
+rope_tokens_done129:
+rope_done110:
 	VZEROUPPER
 	RET
 
@@ -918,9 +1680,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done64
+	JZ    combine_done136
 
-combine_token65:
+combine_token137:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -964,9 +1726,9 @@ combine_token65:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token65
+	JNZ       combine_token137
 
-combine_done64:
+combine_done136:
 	VZEROUPPER
 	RET
 
@@ -986,20 +1748,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done66
+	JZ    scale16_done138
 	TESTQ BX, BX
-	JZ    scale16_done66
+	JZ    scale16_done138
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token67:
+scale16_token139:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop68:
+scale16_loop140:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end69
+	JB        scale16_loop_end141
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -1014,22 +1776,22 @@ scale16_loop68:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop68
+	JMP       scale16_loop140
 
-scale16_loop_end69:
-scale16_loop70:
+scale16_loop_end141:
+scale16_loop142:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end71
+	JB        scale16_loop_end143
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop70
+	JMP       scale16_loop142
 
-scale16_loop_end71:
+scale16_loop_end143:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail72
+	JZ          scale16_tail144
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1037,9 +1799,9 @@ scale16_loop_end71:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail72:
+scale16_tail144:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail73
+	JZ          scale16_tail145
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1047,9 +1809,9 @@ scale16_tail72:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail73:
+scale16_tail145:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail74
+	JZ          scale16_tail146
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1057,9 +1819,9 @@ scale16_tail73:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail74:
+scale16_tail146:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail75
+	JZ          scale16_tail147
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1067,12 +1829,1031 @@ scale16_tail74:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail75:
+scale16_tail147:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token67
+	JNZ  scale16_token139
 
-scale16_done66:
+scale16_done138:
 	VZEROUPPER
 	RET
+
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVL  $0x000003ff, AX
+	KMOVW AX, K1
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups148
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows149:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done150
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys151:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done152
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS.Z     (SI), K1, Z3
+	VMOVUPS.Z     40(SI), K1, Z7
+	VMOVUPS.Z     80(SI), K1, Z11
+	VMOVUPS.Z     120(SI), K1, Z15
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS.Z     (R8)(DX*1), K1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS.Z     (R11), K1, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS.Z     (R11)(DX*1), K1, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys151
+
+s1_keys_done152:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done154
+
+s1_key_tail153:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS.Z     40(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS.Z     80(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS.Z     120(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail153
+
+s1_key_tail_done154:
+	ADDQ $0x000000a0, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows149
+
+s1_rows_done150:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done156
+
+s1_row_tail155:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done158
+
+s1_row_tail_key157:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key157
+
+s1_row_tail_key_done158:
+	ADDQ $0x00000028, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail155
+
+s1_row_tail_done156:
+	VZEROUPPER
+	RET
+
+kv_groups148:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key159
+
+kb_keys160:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done161
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done163
+
+kb_query162:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done165
+
+kb_group164:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows166:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS.Z     (DI), K1, Z3
+	VMOVUPS.Z     40(DI), K1, Z7
+	VMOVUPS.Z     80(DI), K1, Z11
+	VMOVUPS.Z     120(DI), K1, Z15
+	VMOVUPS.Z     (R9), K1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS.Z     (R9)(DX*1), K1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS.Z     (R13), K1, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS.Z     (R13)(DX*1), K1, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x000000a0, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows166
+	ADDQ          $0x00000028, R9
+	DECQ          R12
+	JNZ           kb_group164
+
+kb_group_done165:
+	DECQ R11
+	JNZ  kb_query162
+
+kb_query_done163:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys160
+
+kb_keys_done161:
+kv_by_key159:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done168
+
+kv_key167:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done170
+
+kv_query169:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done172
+
+kv_group171:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS.Z  (R9), K1, Z0
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done174
+
+kv_head173:
+	VMOVUPS.Z     (SI), K1, Z1
+	VMULPS        Z1, Z0, Z1
+	VEXTRACTF32X8 $0x01, Z1, Y2
+	VADDPS        Y2, Y1, Y2
+	VEXTRACTF32X4 $0x01, Y2, X1
+	VADDPS        X1, X2, X1
+	VPERMILPS     $0x4e, X1, X2
+	VADDPS        X2, X1, X1
+	VPERMILPS     $0xb1, X1, X2
+	VADDSS        X2, X1, X1
+	VMOVSS        X1, (R8)
+	ADDQ          $0x00000028, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head173
+
+kv_head_done174:
+	ADDQ $0x00000028, R9
+	DECQ R12
+	JNZ  kv_group171
+
+kv_group_done172:
+	DECQ R11
+	JNZ  kv_query169
+
+kv_query_done170:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key167
+
+kv_key_done168:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
+	MOVL  $0x000003ff, AX
+	KMOVW AX, K1
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups175
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done177
+
+v1_row176:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS.Z    (CX), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done179
+
+v1_key178:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero180
+	VBROADCASTSS (R10), Z0
+	VMOVUPS.Z    (R9), K1, Z2
+	VFMADD231PS  Z2, Z0, Z1
+
+v1_zero180:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key178
+
+v1_key_done179:
+	VMOVUPS Z1, K1, (CX)
+	ADDQ    $0x00000028, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row176
+
+v1_row_done177:
+	VZEROUPPER
+	RET
+
+kv_groups175:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done182
+
+kv_rescale181:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS.Z    (DI), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (DI)
+	ADDQ         $0x00000028, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale181
+
+kv_rescale_done182:
+	MOVQ nk+96(FP), SI
+
+vb_keys183:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done184
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done186
+
+vb_query185:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done188
+
+vb_group187:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done190
+
+vb_head189:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero191
+	VBROADCASTSS (R8), Z1
+	VMOVUPS.Z    (R9), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero191:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero192
+	VBROADCASTSS 4(R8), Z1
+	VMOVUPS.Z    (R9)(DX*1), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero192:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero193
+	VBROADCASTSS 8(R8), Z1
+	VMOVUPS.Z    (R10), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero193:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero194
+	VBROADCASTSS 12(R8), Z1
+	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero194:
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    $0x00000028, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head189
+
+vb_head_done190:
+	ADDQ $0x00000028, R9
+	DECQ R13
+	JNZ  vb_group187
+
+vb_group_done188:
+	DECQ R12
+	JNZ  vb_query185
+
+vb_query_done186:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys183
+
+vb_keys_done184:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done196
+
+kv_key195:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done198
+
+kv_query197:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done200
+
+kv_group199:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS.Z  (R9), K1, Z0
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done202
+
+kv_head201:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero203
+	VBROADCASTSS (R8), Z1
+	VMOVUPS.Z    (SI), K1, Z2
+	VFMADD231PS  Z0, Z1, Z2
+	VMOVUPS      Z2, K1, (SI)
+
+kv_zero203:
+	ADDQ $0x00000028, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head201
+
+kv_head_done202:
+	ADDQ $0x00000028, R9
+	DECQ R13
+	JNZ  kv_group199
+
+kv_group_done200:
+	DECQ R12
+	JNZ  kv_query197
+
+kv_query_done198:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key195
+
+kv_key_done196:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop205:
+	CMPQ    CX, $0x00000020
+	JB      loop_end206
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop205
+
+loop_end206:
+loop207:
+	CMPQ    CX, $0x00000010
+	JB      loop_end208
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop207
+
+loop_end208:
+	TESTQ     CX, CX
+	JZ        loop_done204
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done204:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store209
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store209:
+	VMOVSS X0, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop211:
+	CMPQ         CX, $0x00000010
+	JB           loop_end212
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop211
+
+loop_end212:
+	TESTQ        CX, CX
+	JZ           loop_done210
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done210:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+// func widenRowAVX512(dst []float32, src []uint16)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
+	MOVL  $0x000000ff, AX
+	KMOVW AX, K1
+	MOVL  $0x0000000f, AX
+	KMOVW AX, K2
+	MOVL  $0x00000003, AX
+	KMOVW AX, K3
+	MOVL  $0x00000001, AX
+	KMOVW AX, K4
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+
+widen_loop213:
+	CMPQ      DX, $0x00000040
+	JB        widen_loop_end214
+	VCVTPH2PS (CX), Z0
+	VMOVUPS   Z0, (AX)
+	VCVTPH2PS 32(CX), Z0
+	VMOVUPS   Z0, 64(AX)
+	VCVTPH2PS 64(CX), Z0
+	VMOVUPS   Z0, 128(AX)
+	VCVTPH2PS 96(CX), Z0
+	VMOVUPS   Z0, 192(AX)
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000100, AX
+	SUBQ      $0x00000040, DX
+	JMP       widen_loop213
+
+widen_loop_end214:
+widen_loop215:
+	CMPQ      DX, $0x00000010
+	JB        widen_loop_end216
+	VCVTPH2PS (CX), Z0
+	VMOVUPS   Z0, (AX)
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000040, AX
+	SUBQ      $0x00000010, DX
+	JMP       widen_loop215
+
+widen_loop_end216:
+	TESTQ       $0x00000008, DX
+	JZ          widen_tail217
+	VMOVDQU16.Z (CX), K1, Y0
+	VCVTPH2PS   Y0, Z0
+	VMOVUPS     Z0, K1, (AX)
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000020, AX
+
+widen_tail217:
+	TESTQ       $0x00000004, DX
+	JZ          widen_tail218
+	VMOVDQU16.Z (CX), K2, Y0
+	VCVTPH2PS   Y0, Z0
+	VMOVUPS     Z0, K2, (AX)
+	ADDQ        $0x00000008, CX
+	ADDQ        $0x00000010, AX
+
+widen_tail218:
+	TESTQ       $0x00000002, DX
+	JZ          widen_tail219
+	VMOVDQU16.Z (CX), K3, Y0
+	VCVTPH2PS   Y0, Z0
+	VMOVUPS     Z0, K3, (AX)
+	ADDQ        $0x00000004, CX
+	ADDQ        $0x00000008, AX
+
+widen_tail219:
+	TESTQ       $0x00000001, DX
+	JZ          widen_tail220
+	VMOVDQU16.Z (CX), K4, Y0
+	VCVTPH2PS   Y0, Z0
+	VMOVUPS     Z0, K4, (AX)
+	ADDQ        $0x00000002, CX
+	ADDQ        $0x00000004, AX
+
+widen_tail220:
+	VZEROUPPER
+	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
