@@ -35,6 +35,10 @@ var multiImporters = map[string]multiImporter{
 	"qwen2_5_vl": hfQwenVL,
 	"qwen3_vl":   hfQwenVL,
 	"pixtral":    hfPixtral,
+	// hf_llava.go, hf_ministral3.go: a text_config and a Pixtral vision_config.
+	"llava":      hfWrapper,
+	"mistral3":   hfWrapper,
+	"ministral3": hfMinistral3,
 }
 
 // FromHFSpecs converts a Hugging Face config.json into every spec the
