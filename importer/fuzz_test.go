@@ -45,6 +45,16 @@ func FuzzFromHF(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := FromHF("fuzz", data)
 		checkImport(t, out, err)
+		// Every spec of a multi-spec config (text and vision towers,
+		// Gemma 3's two bases) parses too.
+		specs, err := FromHFSpecs("fuzz", data)
+		if err != nil {
+			checkImport(t, nil, err)
+			return
+		}
+		for _, s := range specs {
+			checkImport(t, s.YAML, nil)
+		}
 	})
 }
 

@@ -21,9 +21,11 @@ var otherModels = []string{"bert", "bloom", "mpt", "mt5", "t5"}
 // GPT-NeoX, GPT-J, Falcon, GPT-OSS, …) including every rope_scaling /
 // rope_parameters type of transformers' modeling_rope_utils.py, the ALiBi
 // models BLOOM, MPT and Falcon with alibi: true, T5's bucketed relative bias
-// and BERT's learned absolute embeddings, and through hf_multi.go Llama 4
-// and DeepSeek V2/V3; a config that needs several specs (Gemma 3) is an
-// error naming model_type: FromHFSpecs returns them all. The YAML starts
+// and BERT's learned absolute embeddings, and through hf_multi.go Llama 4,
+// DeepSeek V2/V3, Ministral 3 and a vision tower's config on its own
+// (pixtral, a Qwen-VL vision_config); a config that needs several specs
+// (Gemma 3, the multimodal llava, mistral3 and Qwen-VL configs) is an error
+// naming model_type: FromHFSpecs returns them all. The YAML starts
 // with the comment
 // "# imported from Hugging Face config.json (model_type X)" followed by
 // comments that say where each value came from.

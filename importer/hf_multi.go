@@ -35,6 +35,10 @@ var multiImporters = map[string]multiImporter{
 	"qwen2_5_vl": hfQwenVL,
 	"qwen3_vl":   hfQwenVL,
 	"pixtral":    hfPixtral,
+	// hf_llava.go, hf_ministral3.go: a text_config and a Pixtral vision_config.
+	"llava":      hfWrapper,
+	"mistral3":   hfWrapper,
+	"ministral3": hfMinistral3,
 }
 
 // FromHFSpecs converts a Hugging Face config.json into every spec the
@@ -50,10 +54,14 @@ var multiImporters = map[string]multiImporter{
 //     temperature tuning is noted in the YAML, not computed);
 //   - deepseek_v2 / deepseek_v3: <name>, the rotary sub-head of multi-head
 //     latent attention (head_dim = qk_rope_head_dim);
-//   - qwen2_vl / qwen2_5_vl: <name>, the text model's M-RoPE
-//     (mrope_section), and <name>_vision, the vision tower's 2D RoPE;
-//     qwen3_vl: <name>, interleaved M-RoPE; pixtral: <name>, the vision
-//     encoder's 2D RoPE (hf_qwen2vl.go);
+//   - qwen2_vl / qwen2_5_vl / qwen3_vl: <name>, the text model's M-RoPE
+//     (mrope_section; interleaved for Qwen3-VL), and <name>_vision, the
+//     vision tower's 2D RoPE; a vision_config alone gives the vision spec
+//     <name> (hf_qwen2vl.go); pixtral: <name>, the vision encoder's 2D
+//     RoPE (hf_pixtral.go);
+//   - llava / mistral3: <name> from text_config and <name>_vision from a
+//     pixtral vision_config (hf_llava.go); ministral3: <name>, YaRN, plus
+//     <name>_vision with a vision_config (hf_ministral3.go);
 //   - every other model type: the one spec FromHF returns, named name.
 func FromHFSpecs(name string, configJSON []byte) ([]Spec, error) {
 	if err := checkName(hfSource, name); err != nil {

@@ -2,13 +2,15 @@ package importer
 
 // Multimodal RoPE models: Qwen2-VL, Qwen2.5-VL and Qwen3-VL (text: M-RoPE
 // over the t, h, w position ids; vision: 2D RoPE over patch rows and
-// columns) and Pixtral's vision encoder (2D RoPE). The spec keys are
+// columns). Pixtral's vision encoder is in hf_pixtral.go. The spec keys are
 // mrope_section, mrope_interleaved and mrope_freqs (spec/mrope.go).
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/posenc/posenc/spec"
 )
 
 // qwenVLText describes the text rotary of one multimodal Qwen model type.
@@ -17,7 +19,8 @@ type qwenVLText struct {
 	theta       float64 // the text config's class default rope_theta
 	interleaved bool    // Qwen3-VL's apply_interleaved_mrope
 	defSection  []int   // class default mrope_section (nil: required)
-	vision      string  // vision_config key of the embedding width ("" : no vision spec)
+	vision      string  // vision_config key of the embedding width
+	posEmbed    bool    // the vision tower also adds learned absolute embeddings (Qwen3-VL)
 }
 
 // qwenVLTypes are the model types hfQwenVL imports.
@@ -29,15 +32,31 @@ var qwenVLTypes = map[string]qwenVLText{
 	"qwen2_5_vl": {dir: "qwen2_5_vl", theta: 1e6, vision: "hidden_size"},
 	// Qwen3VLTextConfig(rope_theta=5000000.0); Qwen3VLTextRotaryEmbedding:
 	// rope_scaling.get("mrope_section", [24, 20, 20]), always interleaved.
-	"qwen3_vl": {dir: "qwen3_vl", theta: 5e6, interleaved: true, defSection: []int{24, 20, 20}},
+	// Qwen3VLVisionModel: head_dim = hidden_size // num_heads,
+	// Qwen3VLVisionRotaryEmbedding(head_dim // 2), plus pos_embed.
+	"qwen3_vl": {dir: "qwen3_vl", theta: 5e6, interleaved: true, defSection: []int{24, 20, 20}, vision: "hidden_size", posEmbed: true},
 }
 
 // hfQwenVL imports a qwen2_vl, qwen2_5_vl or qwen3_vl config: NAME, the
-// text model's M-RoPE, and for Qwen2-VL and Qwen2.5-VL NAME_vision, the
-// vision tower's 2D RoPE. The text parameters are read from text_config
-// when present (transformers ≥ 4.52), else from the top level.
+// text model's M-RoPE, and NAME_vision, the vision tower's 2D RoPE, when
+// the config has a vision_config. The text parameters are read from
+// text_config when present (transformers ≥ 4.52), else from the top level.
+// A vision_config on its own (it has the same model_type: no text_config,
+// no num_attention_heads, but num_heads) gives the one vision spec NAME.
 func hfQwenVL(name, mt string, cfg obj) ([]Spec, error) {
 	kind := qwenVLTypes[mt]
+	if !cfg.has("text_config") && !cfg.has("num_attention_heads") {
+		if cfg.has("num_heads") {
+			v, err := qwenVisionSpec(name, mt+" vision_config", cfg, kind)
+			if err != nil {
+				return nil, err
+			}
+			return []Spec{v}, nil
+		}
+		if mt == "qwen3_vl" {
+			return nil, cfg.errf("text_config", "required for model_type qwen3_vl: the language model's config (a vision_config on its own has num_heads)")
+		}
+	}
 	text := cfg
 	if cfg.has("text_config") {
 		var err error
@@ -117,8 +136,12 @@ func hfQwenVL(name, mt string, cfg obj) ([]Spec, error) {
 		return nil, err
 	}
 	specs := []Spec{{Name: name, YAML: y}}
-	if kind.vision != "" && cfg.has("vision_config") {
-		v, err := qwenVisionSpec(name+"_vision", mt, cfg, kind)
+	if cfg.has("vision_config") {
+		vc, err := cfg.object("vision_config")
+		if err != nil {
+			return nil, err
+		}
+		v, err := qwenVisionSpec(name+"_vision", mt, vc, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -127,18 +150,19 @@ func hfQwenVL(name, mt string, cfg obj) ([]Spec, error) {
 	return specs, nil
 }
 
-// qwenVisionSpec imports the vision tower of Qwen2-VL / Qwen2.5-VL: its
-// VisionRotaryEmbedding(head_dim/2) with the fixed θ = 10000, gathered by
-// rot_pos_emb at the patch's row id (first head_dim/4 pairs) and column id
-// (last head_dim/4 pairs): mrope_section [head_dim/4, head_dim/4] with
-// mrope_freqs per_axis.
-func qwenVisionSpec(name, mt string, cfg obj, kind qwenVLText) (Spec, error) {
-	vc, err := cfg.object("vision_config")
-	if err != nil {
-		return Spec{}, err
-	}
+// qwenVisionSpec imports the vision tower vc of Qwen2-VL, Qwen2.5-VL or
+// Qwen3-VL: its vision rotary embedding of dim head_dim/2 with the fixed
+// θ = 10000, gathered by rot_pos_emb at the patch's row id (first
+// head_dim/4 pairs) and column id (last head_dim/4 pairs): mrope_section
+// [head_dim/4, head_dim/4] with mrope_freqs per_axis.
+func qwenVisionSpec(name, mt string, vc obj, kind qwenVLText) (Spec, error) {
 	if err := checkName(hfSource, name); err != nil {
 		return Spec{}, err
+	}
+	for _, k := range []string{kind.vision, "num_heads"} {
+		if !vc.has(k) {
+			return Spec{}, vc.errf(k, "required for the %s vision tower: head_dim = %s / num_heads", kind.dir, kind.vision)
+		}
 	}
 	dim, err := vc.integer(kind.vision, 1)
 	if err != nil {
@@ -148,14 +172,17 @@ func qwenVisionSpec(name, mt string, cfg obj, kind qwenVLText) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	if dim%heads != 0 || (dim/heads)%4 != 0 {
-		return Spec{}, vc.errf(kind.vision, "%d / num_heads %d must be a head_dim divisible by 4 (two sections of head_dim/4 pairs)", dim, heads)
+	if dim%heads != 0 || (dim/heads)%4 != 0 || dim/heads > spec.MaxDim {
+		return Spec{}, vc.errf(kind.vision, "%d / num_heads %d must be a head_dim divisible by 4, at most %d (two sections of head_dim/4 pairs)", dim, heads, spec.MaxDim)
 	}
 	hd := dim / heads
 	d := &doc{}
 	d.note("imported from Hugging Face config.json (model_type %s): the vision tower", mt)
-	d.note("head_dim %d = vision_config.%s %d / num_heads %d", hd, kind.vision, dim, heads)
-	d.note("2D RoPE: VisionRotaryEmbedding(head_dim/2 = %d, theta 10000) gathered by rot_pos_emb at the row id (pairs 0..%d) and the column id (pairs %d..%d); positions (row, column) per patch", hd/2, hd/4-1, hd/4, hd/2-1)
+	d.note("head_dim %d = %s %d / num_heads %d", hd, vc.field(kind.vision), dim, heads)
+	d.note("2D RoPE: the vision rotary embedding of dim head_dim/2 = %d (theta 10000) gathered by rot_pos_emb at the row id (pairs 0..%d) and the column id (pairs %d..%d); positions (row, column) per patch", hd/2, hd/4-1, hd/4, hd/2-1)
+	if kind.posEmbed {
+		d.note("not in this spec: the tower also adds learned absolute embeddings (pos_embed, num_position_embeddings entries, bilinearly interpolated to the patch grid) to the patches before its blocks")
+	}
 	d.set("name", name)
 	d.set("encoding", "rope")
 	d.setInt("head_dim", hd)
@@ -168,75 +195,6 @@ func qwenVisionSpec(name, mt string, cfg obj, kind qwenVLText) (Spec, error) {
 		return Spec{}, err
 	}
 	return Spec{Name: name, YAML: y}, nil
-}
-
-// hfPixtral imports a Pixtral vision config (model_type pixtral; the
-// vision_config of mistral-community/pixtral-12b): PixtralRotaryEmbedding
-// gives the rows freqs[::2] and the columns freqs[1::2] of
-// 1/θ^(arange(0, head_dim, 2)/head_dim), concatenated, then rotate_half:
-// mrope_section [head_dim/4, head_dim/4] with mrope_freqs alternate. Patch
-// rows and columns are below image_size/patch_size, the table size.
-func hfPixtral(name, mt string, cfg obj) ([]Spec, error) {
-	if err := checkName(hfSource, name); err != nil {
-		return nil, err
-	}
-	hd := 0
-	var err error
-	if cfg.has("head_dim") {
-		if hd, err = cfg.integer("head_dim", 1); err != nil {
-			return nil, err
-		}
-	} else {
-		hidden, err := cfg.integer("hidden_size", 1)
-		if err != nil {
-			return nil, err
-		}
-		heads, err := cfg.integerIn("num_attention_heads", 1, maxHeads)
-		if err != nil {
-			return nil, err
-		}
-		hd = hidden / heads
-	}
-	if hd%4 != 0 {
-		return nil, cfg.errf("head_dim", "%d is not divisible by 4: Pixtral gives half of the head_dim/2 frequencies to rows, half to columns", hd)
-	}
-	theta := 10000.0 // PixtralVisionConfig(rope_theta=10000.0)
-	if k := cfg.first("rope_theta"); k != "" {
-		if theta, err = cfg.num(k); err != nil {
-			return nil, err
-		}
-	}
-	side := 0
-	if cfg.has("image_size") && cfg.has("patch_size") {
-		img, err := cfg.integer("image_size", 1)
-		if err != nil {
-			return nil, err
-		}
-		patch, err := cfg.integer("patch_size", 1)
-		if err != nil {
-			return nil, err
-		}
-		side = img / patch
-	}
-	d := &doc{}
-	d.note("imported from Hugging Face config.json (model_type %s): the vision encoder", mt)
-	d.note("2D RoPE: PixtralRotaryEmbedding, freqs = 1/theta^(arange(0, %d, 2)/%d); rows turn pairs 0..%d by freqs[::2], columns pairs %d..%d by freqs[1::2]; rotate_half", hd, hd, hd/4-1, hd/4, hd/2-1)
-	d.set("name", name)
-	d.set("encoding", "rope")
-	d.setInt("head_dim", hd)
-	d.set("layout", "half")
-	d.setNum("base", theta)
-	if side > 0 {
-		d.note("max_position %d = image_size / patch_size (patches per side)", side)
-		d.setInt("max_position", side)
-	}
-	d.set("mrope_section", intsYAML([]int{hd / 4, hd / 4}))
-	d.set("mrope_freqs", "alternate")
-	y, err := finish(hfSource, name, d)
-	if err != nil {
-		return nil, err
-	}
-	return []Spec{{Name: name, YAML: y}}, nil
 }
 
 // withRoPE returns cfg with its key replaced by the rope object m.
