@@ -1,5 +1,7 @@
 package positions
 
+import "fmt"
+
 // VisionPatchPositions returns the (row, column) id of every patch the Qwen
 // vision towers see, token-major (pos[2p] the row, pos[2p+1] the column of
 // patch p), in the order of the patches the image processor emits: grid
@@ -27,7 +29,7 @@ func VisionPatchPositions(grids []Grid, merge int) ([]int32, error) {
 	total := 0
 	for i, g := range grids {
 		if err := checkGrid(g, merge); err != nil {
-			return nil, rowError(i, err)
+			return nil, fmt.Errorf("grid %d: %w", i, err)
 		}
 		if total += g.T * g.H * g.W; total > MaxTokens {
 			return nil, overflow("more than MaxTokens patches")
