@@ -75,7 +75,9 @@ func TestAttentionPTX(t *testing.T) {
 // on the CPU through verify.RunAttention (Lib.Verify adds it to the bias
 // harness; TestHostEmulation runs that for the rope specs).
 func TestAttentionHostEmulation(t *testing.T) {
-	for _, y := range attnSpecs {
+	// The rope specs: half and interleaved, partial rotary, and dynamic NTK
+	// (the max_pos argument).
+	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[1], testSpecs[4]) {
 		c := derive(t, y)
 		t.Run(c.Input().Name, func(t *testing.T) {
 			l := buildLib(t, y)
