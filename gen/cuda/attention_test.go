@@ -8,6 +8,7 @@ import (
 
 	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/verify"
+	"github.com/posenc/posenc/verify/cudahost"
 )
 
 // attnSpecs are specs whose .cu has the attention form beyond the rope ones
@@ -88,5 +89,40 @@ func TestAttentionHostEmulation(t *testing.T) {
 				t.Errorf("%s: %d attention cases", c.Input().Name, r.Cases)
 			}
 		})
+	}
+}
+
+// TestAttentionSplitPolicy runs the attention harness with the split
+// policy forced both ways through POSENC_ATTN_TARGET_BLOCKS: 1 never splits
+// (the 4100-key decode row walks all its tiles in one block), 2^30 splits
+// every call of at least 8 key tiles (prefill tiles too, and the combine's
+// frames for every row).
+func TestAttentionSplitPolicy(t *testing.T) {
+	if _, ok := cudahost.CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	for _, y := range []string{attnSpecs[0], testSpecs[0]} {
+		for _, target := range []string{"1", "1073741824"} {
+			c := derive(t, y)
+			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {
+				dir := write(t, c)
+				cu := filepath.Join(dir, c.Input().Name+".cu")
+				src, err := os.ReadFile(cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(cu, append([]byte("#define POSENC_ATTN_TARGET_BLOCKS "+target+"\n"), src...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l, err := cudahost.Build(c.Input(), cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				r := verify.RunAttention(l.Spec(), l.Attention())
+				r.Target = "cuda-host-attention-target-" + target
+				verify.Emit(t, r)
+			})
+		}
 	}
 }
