@@ -23,8 +23,10 @@ var Prelude string
 
 // CUDA parses the CUDA templates: one .cu template per family,
 // "<family>.cu.tmpl" (rope, bias, absolute, relative), each starting with
-// "cu_common" from common.cu.tmpl, and "header.cuh.tmpl", the .cuh of every
-// family. funcs are added before parsing.
+// "cu_common" from common.cu.tmpl, the shared blocks the families include
+// (attention.cu.tmpl: the attention form's engine and its terms), and
+// "header.cuh.tmpl", the .cuh of every family. funcs are added before
+// parsing.
 func CUDA(funcs template.FuncMap) (*template.Template, error) {
 	return template.New("cuda").Option("missingkey=error").Funcs(funcs).ParseFS(fs, "*.cu.tmpl", "header.cuh.tmpl")
 }

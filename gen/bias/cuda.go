@@ -95,5 +95,16 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		pos(T+" *scores", "float scale")...)
 	d.AddLauncher("bias_pos", "BiasPos: dst = the bias, 0 on padding keys."+posDoc,
 		pos(T+" *dst")...)
+	if s.HeadDim > 0 {
+		// The attention form (templates/attention.cu.tmpl), as the Go
+		// package has it when the spec gives head_dim.
+		fam := "alibi"
+		if !d.ALiBi {
+			fam = "rpe_bias"
+		}
+		if err := d.AddAttention(fam, s.HeadDim, false); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }

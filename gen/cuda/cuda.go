@@ -48,6 +48,9 @@ type Common struct {
 	Sig                                     map[string]string
 	// Store is the launchers' storage type, posenc_<name>_t.
 	Store string
+	// AttnForm is the attention form (templates/attention.cu.tmpl; AddAttention),
+	// nil without one.
+	AttnForm *Attention
 }
 
 // newBase fills the shared data of s for the named family.

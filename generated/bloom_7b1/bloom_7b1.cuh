@@ -20,6 +20,7 @@
 typedef float posenc_bloom_7b1_t;
 
 #define POSENC_BLOOM_7B1_HEADS 32
+#define POSENC_BLOOM_7B1_ATTN_HEAD_DIM 128
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,9 @@ cudaError_t posenc_bloom_7b1_softmax_pos(posenc_bloom_7b1_t *scores, const int *
 
 // BiasPos: dst = the bias, 0 on padding keys. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked).
 cudaError_t posenc_bloom_7b1_bias_pos(posenc_bloom_7b1_t *dst, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. bias = −slope_h·|qpos − kpos|. qheads must be HEADS.
+cudaError_t posenc_bloom_7b1_attention(posenc_bloom_7b1_t *out, const posenc_bloom_7b1_t *q, const posenc_bloom_7b1_t *k, const posenc_bloom_7b1_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@ typedef float posenc_deepseek_v3_t;
 
 #define POSENC_DEEPSEEK_V3_HEAD_DIM 64
 #define POSENC_DEEPSEEK_V3_ROTARY_DIM 64
+#define POSENC_DEEPSEEK_V3_ATTN_HEAD_DIM 64
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,12 @@ cudaError_t posenc_deepseek_v3_apply_to_slots(posenc_deepseek_v3_t *cache, long 
 
 // Shift: x[tokens][heads][HEAD_DIM] rotated in place by the angles delta*w_i, without the attention factor (ggml's context shift: keys cached at position p move to p + delta).
 cudaError_t posenc_deepseek_v3_shift(posenc_deepseek_v3_t *x, int delta, int tokens, int heads, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. q and k are unrotated: both are rotated inside as by apply (q at qpos, k at kpos).
+cudaError_t posenc_deepseek_v3_attention(posenc_deepseek_v3_t *out, const posenc_deepseek_v3_t *q, const posenc_deepseek_v3_t *k, const posenc_deepseek_v3_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside.
+cudaError_t posenc_deepseek_v3_attention_rotated(posenc_deepseek_v3_t *out, const posenc_deepseek_v3_t *q, const posenc_deepseek_v3_t *k, const posenc_deepseek_v3_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

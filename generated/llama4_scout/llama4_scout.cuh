@@ -21,6 +21,7 @@ typedef float posenc_llama4_scout_t;
 
 #define POSENC_LLAMA4_SCOUT_HEAD_DIM 128
 #define POSENC_LLAMA4_SCOUT_ROTARY_DIM 128
+#define POSENC_LLAMA4_SCOUT_ATTN_HEAD_DIM 128
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,12 @@ cudaError_t posenc_llama4_scout_shift(posenc_llama4_scout_t *x, int delta, int t
 
 // ScaleQ: q[tokens][heads][HEAD_DIM] multiplied in place, token t by Llama 4's attention temperature log1p(floor((pos[t]+1)/floor_scale))·attn_scale + 1 (1 at a negative position).
 cudaError_t posenc_llama4_scout_scale_q(posenc_llama4_scout_t *q, const int *pos, int tokens, int heads, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. q and k are unrotated: both are rotated inside as by apply (q at qpos, k at kpos).
+cudaError_t posenc_llama4_scout_attention(posenc_llama4_scout_t *out, const posenc_llama4_scout_t *q, const posenc_llama4_scout_t *k, const posenc_llama4_scout_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside.
+cudaError_t posenc_llama4_scout_attention_rotated(posenc_llama4_scout_t *out, const posenc_llama4_scout_t *q, const posenc_llama4_scout_t *k, const posenc_llama4_scout_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

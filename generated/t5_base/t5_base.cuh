@@ -21,6 +21,7 @@ typedef float posenc_t5_base_t;
 
 #define POSENC_T5_BASE_HEADS 12
 #define POSENC_T5_BASE_BUCKETS 32
+#define POSENC_T5_BASE_ATTN_HEAD_DIM 64
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,9 @@ cudaError_t posenc_t5_base_softmax_pos(posenc_t5_base_t *scores, const posenc_t5
 
 // BiasPos: dst = the bias, 0 on padding keys. scores[nh][lq][lk] for heads [h0, h0+nh); query i at qpos[i] (≥ 0, not checked), key j at kpos[j] (< 0: padding, masked). table is [HEADS][BUCKETS].
 cudaError_t posenc_t5_base_bias_pos(posenc_t5_base_t *dst, const posenc_t5_base_t *table, const int *qpos, const int *kpos, int lq, int lk, int h0, int nh, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. bias = table[h][bucket(qpos − kpos)]. qheads must be HEADS. table is [HEADS][BUCKETS].
+cudaError_t posenc_t5_base_attention(posenc_t5_base_t *out, const posenc_t5_base_t *q, const posenc_t5_base_t *k, const posenc_t5_base_t *v, const posenc_t5_base_t *table, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -90,6 +90,8 @@ var checks = map[string]Check{
 	"asm/rope scaleRows16 amd64":    {Args: []string{"go", "test", "-count=1", "-run", "^TestScaleRows16AMD64$", "./asm/rope"}},
 	"verify cuda llama2_7b":         verify("cuda", "llama2_7b"),
 	"verify cuda transformer_base":  verify("cuda", "transformer_base"),
+	"verify cuda bloom_7b1":         verify("cuda", "bloom_7b1"),
+	"verify cuda t5_base":           verify("cuda", "t5_base"),
 	"verify cuda rope_il_bf16":      verify("cuda", "tools/mutate/testdata/rope_il_bf16.yaml"),
 	"verify cuda rpe_f16":           verify("cuda", "tools/mutate/testdata/rpe_f16.yaml"),
 	"verify cuda xl_bf16":           verify("cuda", "tools/mutate/testdata/xl_bf16.yaml"),
@@ -328,6 +330,18 @@ var mutations = []Mutation{
 		"st(row + j, j < nv ? ld(row + j) + b :", "st(row + j, j < nv ? ld(row + j) - b :", "verify cuda rpe_f16", 0},
 	{"cuda: xl u replaced by v (bf16)", "templates/relative.cu.tmpl", "",
 		"s_qu[x] = qx + ld(u + x);", "s_qu[x] = qx + ld(v + x);", "verify cuda xl_bf16", 0},
+	// The CUDA attention form (templates/attention.cu.tmpl): the split's
+	// combine, the online softmax, the ALiBi term and shift, the masks.
+	{"cuda attn: combine without the splits' rescale", "templates/attention.cu.tmpl", "",
+		"(float)exp((double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M)", "1.0f", "verify cuda llama2_7b", 0},
+	{"cuda attn: acc not rescaled by the new maximum", "templates/attention.cu.tmpl", "",
+		"float a = acc[c] * s_alpha[r];", "float a = acc[c];", "verify cuda llama2_7b", 0},
+	{"cuda attn: alibi slope sign", "templates/attention.cu.tmpl", "",
+		"return -slopes[h] * (float)(d - shift);", "return slopes[h] * (float)(d - shift);", "verify cuda bloom_7b1", 0},
+	{"cuda attn: alibi split shift left out of the combine", "templates/attention.cu.tmpl", "",
+		"(double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M)", "(double)ml[2 * s] - M)", "verify cuda bloom_7b1", 0},
+	{"cuda attn: causal mask hides the query's own position", "templates/attention.cu.tmpl", "",
+		"(causal && kp > qp)", "(causal && kp >= qp)", "verify cuda t5_base", 0},
 
 	// The generator.
 	{"gen: llama3 low-frequency rule", "gen/rope/scaling.go", "",

@@ -291,7 +291,8 @@ func (l *Lib) XL() verify.XLKernels {
 }
 
 // Verify runs the harness of package verify on the library's kernels for
-// its spec (RoPE, bias, absolute encoding, rpe_full or xl) and returns the
+// its spec (RoPE, bias, absolute encoding, rpe_full or xl; plus
+// RunAttention where the .cu has the attention form) and returns the
 // report; with f16 or bf16 storage it runs the
 // storage-rounded check of storage.go instead. It returns the
 // report with Target set to the library's target (cuda-host, cuda-gpu or
@@ -321,6 +322,11 @@ func (l *Lib) Verify() (r *verify.Report) {
 		r = verify.RunXL(l.spec, l.XL())
 	default:
 		r = verify.RunAbsolute(l.spec, l.Absolute())
+	}
+	if HasAttention(l.spec) {
+		// The attention form (attention.go), in the same report as the
+		// Go packages' TestVariants merge it.
+		r = verify.Merge(r, verify.RunAttention(l.spec, l.Attention()))
 	}
 	return r
 }

@@ -11,8 +11,8 @@
 //   - on a GPU (BuildGPU, target "cuda-gpu"): nvcc, on the real device.
 //
 // Lib's adapters turn the launchers into verify.RoPEKernels,
-// verify.BiasKernels, verify.AbsoluteKernels, verify.RPEFullKernels and
-// verify.XLKernels, so the verify harness
+// verify.BiasKernels, verify.AbsoluteKernels, verify.RPEFullKernels,
+// verify.XLKernels and verify.AttentionKernels, so the verify harness
 // checks the CUDA source against the float64 reference, and Lib.Bench times
 // launches against a device-to-device copy in the same process.
 //

@@ -44,6 +44,7 @@ const (
 	// ScaleQ of a rope spec with attn_temperature
 	// (templates/temperature.cu.tmpl): F0 q, P0 pos, I[0] heads.
 	opScaleQ = 25
+	// 26, 27: the attention form (attention.go).
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -150,6 +151,7 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 	default:
 		return "", fmt.Errorf("cudahost: encoding %q has no CUDA kernels", s.Encoding)
 	}
+	ops = append(ops, attentionOps(s)...)
 	ops = append(ops, fmt.Sprintf("case %d: return cudaSuccess; // storage round trip", opRoundTrip))
 	toStore, fromStore := "v", "v"
 	switch s.DType {

@@ -422,3 +422,435 @@ extern "C" cudaError_t posenc_grope_linear_shift(posenc_grope_linear_t *x, int d
 	                   1.0f, 1.0f, 0, stream);
 }
 
+// Fused attention with the positional encoding inside (docs/design/attention.md):
+//   out[i][h] = Σ_j softmax_j(scale·q[i][h]·k[j][g] + bias_h(qpos[i], kpos[j]))·v[j][g],
+//   g = h/(qheads/kvheads),
+// over the keys not masked for query i. One engine, FlashAttention-2's
+// tiled online softmax (Dao 2023): the scores never leave shared memory.
+// Block item (query tile t, KV head g, key split s) holds kAttnRows
+// (query, head) rows of KV head g, all the query heads that share it (rows
+// r = i·grp + (h − g·grp), so a decode step's grp heads are one tile), and
+// walks the keys of split s kAttnKeys at a time:
+//   1. the tile's positions and every row's mask bits (a tile no row
+//      sees is skipped);
+//   2. k loaded into shared memory (the term rotates it for rope), scores
+//      x = fmaf(scale, q·k, bias) of the unmasked (row, key) pairs;
+//   3. v loaded over k while each row's thread updates its running max m,
+//      the rescale factor α = e^{m_old − m_new} and the sum l;
+//   4. acc = α·acc + Σ p·v in registers.
+// The family's term (like FlexAttention's score_mod) is the attn_term_*
+// block below: how a row is loaded (rope: rotated at its position), the
+// bias of a (row, key) pair and whether the bias is taken relative to the
+// row's nearest unmasked key (ALiBi). Few blocks (decode) split the keys
+// into chunks (flash-decoding, Dao et al. 2023): each split writes its
+// partial (m, l, acc) to a workspace and posenc_grope_linear_attention_combine_kernel
+// merges them. f32 FMA throughout (tensor-core tiles are not generated
+// yet).
+namespace {
+
+constexpr int kAttnDim = 64;
+constexpr int kAttnRows = 16;
+constexpr int kAttnKeys = 32;
+constexpr int kAttnThreads = 128;
+static_assert(kAttnKeys <= 32, "one mask bit per key of a tile");
+// k and v rows in shared memory are kAttnDim+1 floats apart, so that the
+// 32 lanes of a score warp (32 keys, one dim) hit 32 banks.
+constexpr int kAttnStride = kAttnDim + 1;
+// kAttnAcc accumulator elements per thread: element e = tid + c·kAttnThreads
+// of the tile's [kAttnRows][kAttnDim] output.
+constexpr int kAttnAcc = (kAttnRows * kAttnDim + kAttnThreads - 1) / kAttnThreads;
+// kAttnMaxBlocks caps the grid; blocks stride over the items.
+constexpr long long kAttnMaxBlocks = 1 << 20;
+#ifndef POSENC_ATTN_TARGET_BLOCKS
+// The split: when the (query tile, KV head) items are fewer than
+// POSENC_ATTN_TARGET_BLOCKS (about two blocks per SM of an H100), the keys
+// are split into chunks of at least kAttnMinChunk tiles, at most
+// kAttnMaxSplits of them, with a workspace of at most kAttnMaxWorkspace
+// bytes. Define it (-D) to change the policy; 1 never splits.
+#define POSENC_ATTN_TARGET_BLOCKS 256
+#endif
+constexpr long long kAttnTargetBlocks = POSENC_ATTN_TARGET_BLOCKS;
+constexpr long long kAttnMinChunk = 4;
+constexpr long long kAttnMaxSplits = 64;
+constexpr long long kAttnMaxWorkspace = 64ll << 20;
+
+// attn_exp is e^x for x ≤ 0 (the softmax's p and α). Under nvcc's
+// -use_fast_math (__USE_FAST_MATH__) expf would become __expf, whose error
+// grows with |x| (CUDA C++ Programming Guide, "Intrinsic Functions"); exp in
+// float64, rounded once, has no fast variant.
+__device__ __forceinline__ float attn_exp(float x) {
+#if defined(__USE_FAST_MATH__)
+	return (float)exp((double)x);
+#else
+	return expf(x);
+#endif
+}
+
+// attn_masked reports whether a key at kp is masked for a query at qp (the
+// contract's three rules, in 64-bit differences).
+__device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
+	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
+}
+
+// The rope term: rows are loaded rotated as by apply (sincos_angle of the
+// float64 angle pos·ω_i, the factor kAttention), pair i of a row a unit,
+// then the dims past kRotaryDim one unit each, copied; no bias. With
+// rotate false (a rotated cache's k) every unit is a copy.
+constexpr bool kAttnShift = false;
+constexpr int kAttnTermUnits = kPairs + (kHeadDim - kRotaryDim);
+static_assert(kHeadDim == kAttnDim, "rope rows are HEAD_DIM wide");
+
+// attn_term_smem: the frequencies of the call (freq at max_pos).
+struct attn_term_smem {
+	double w[kPairs];
+};
+
+__device__ __forceinline__ void attn_term_init(attn_term_smem &t, int max_pos) {
+	for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
+		t.w[i] = freq(i, max_pos);
+}
+
+__device__ __forceinline__ void attn_term_load(const attn_term_smem &t, float *dst, const store_t *src, long long pos, int u,
+                                               bool rotate) {
+	if (u >= kPairs) {
+		const int e = kRotaryDim + (u - kPairs);
+		dst[e] = ld(src + e);
+		return;
+	}
+	const int a = u, b = u + kPairs;
+	float x0 = ld(src + a), x1 = ld(src + b);
+	if (rotate) {
+		float s, c;
+		sincos_angle((double)pos * t.w[u], &s, &c);
+		c *= kAttention;
+		s *= kAttention;
+		const float y0 = fmaf(x0, c, -(x1 * s));
+		x1 = fmaf(x1, c, x0 * s);
+		x0 = y0;
+	}
+	dst[a] = x0;
+	dst[b] = x1;
+}
+
+__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const store_t *) { return 0.0f; }
+
+__device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
+
+} // namespace
+
+// posenc_grope_linear_attention_kernel runs the items (query tile, KV head, split)
+// of one call (see above): ROTATE_K rotates the keys (rope's unrotated
+// cache; false for a rotated cache and for the bias families). splits = 1
+// writes out; otherwise split s of output row o (= i·qheads + h) writes its
+// unnormalized acc to ws_acc[(o·splits + s)·kAttnDim …], its m and l (0
+// without an unmasked key) to ws_ml[2(o·splits + s) …] and its bias shift
+// to ws_d[o·splits + s]. Keys of split s: [s·chunk, (s+1)·chunk) ∩ [0, lk).
+template <bool ROTATE_K>
+__global__ void __launch_bounds__(kAttnThreads)
+posenc_grope_linear_attention_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
+                           const store_t *__restrict__ v, const store_t *__restrict__ table, const int *__restrict__ qpos,
+                           const int *__restrict__ kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal,
+                           int window, int max_pos, int splits, long long chunk, float *__restrict__ ws_acc,
+                           float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+	__shared__ float s_q[kAttnRows * kAttnDim];
+	__shared__ float s_kv[kAttnKeys * kAttnStride];
+	__shared__ float s_p[kAttnRows * kAttnKeys];
+	__shared__ long long s_qp[kAttnRows], s_shift[kAttnRows], s_orow[kAttnRows];
+	__shared__ int s_h[kAttnRows], s_seen[kAttnRows];
+	__shared__ float s_m[kAttnRows], s_l[kAttnRows], s_alpha[kAttnRows];
+	__shared__ unsigned int s_mask[kAttnRows];
+	__shared__ int s_kp[kAttnKeys];
+	__shared__ attn_term_smem s_term;
+	const int tid = threadIdx.x;
+	attn_term_init(s_term, max_pos);
+	const int grp = qheads / kvheads;
+	const long long rows = (long long)lq * grp; // rows of one KV head
+	const long long tiles = (rows + kAttnRows - 1) / kAttnRows;
+	const long long items = tiles * kvheads * splits;
+	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
+		const int s = (int)(it % splits);
+		const int g = (int)(it / splits % kvheads);
+		const long long r0 = it / splits / kvheads * kAttnRows;
+		const int nrows = rows - r0 < kAttnRows ? (int)(rows - r0) : kAttnRows;
+		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
+		if (tid < kAttnRows) {
+			const long long rr = r0 + tid;
+			const long long i = rr / grp;
+			const int h = g * grp + (int)(rr - i * grp);
+			s_qp[tid] = tid < nrows ? (long long)qpos[i] : 0;
+			s_h[tid] = h;
+			s_orow[tid] = i * qheads + h;
+			s_m[tid] = __int_as_float(0xff800000);
+			s_l[tid] = 0.0f;
+			s_seen[tid] = 0;
+			s_shift[tid] = 0;
+		}
+		__syncthreads();
+		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
+			const int r = e / kAttnTermUnits;
+			attn_term_load(s_term, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], e - r * kAttnTermUnits, true);
+		}
+		const long long j0 = s * chunk;
+		const long long j1 = j0 + chunk < lk ? j0 + chunk : lk;
+		if (kAttnShift && tid < nrows) {
+			// The row's nearest unmasked key of the split: biases are taken
+			// relative to it (docs/design/attention.md, "Bound").
+			long long best = -1;
+			for (long long j = j0; j < j1; ++j) {
+				const long long kp = kpos[j];
+				if (!attn_masked(s_qp[tid], kp, causal, window)) {
+					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
+					best = best < 0 || d < best ? d : best;
+				}
+			}
+			s_shift[tid] = best < 0 ? 0 : best;
+		}
+		float acc[kAttnAcc];
+#pragma unroll
+		for (int c = 0; c < kAttnAcc; ++c)
+			acc[c] = 0.0f;
+		for (long long j = j0; j < j1; j += kAttnKeys) {
+			const int nk = j1 - j < kAttnKeys ? (int)(j1 - j) : kAttnKeys;
+			// 1. Positions (keys past the split are padding) and mask bits.
+			if (tid < kAttnKeys)
+				s_kp[tid] = tid < nk ? kpos[j + tid] : -1;
+			__syncthreads();
+			if (tid < kAttnRows) {
+				unsigned int bits = 0;
+				if (tid < nrows)
+					for (int c = 0; c < nk; ++c)
+						bits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
+				s_mask[tid] = bits;
+			}
+			__syncthreads();
+			unsigned int any = 0;
+			for (int r = 0; r < kAttnRows; ++r)
+				any |= s_mask[r];
+			if (any == 0)
+				continue; // block-uniform: no row sees a key of this tile
+			// 2. k (rotated by the term where ROTATE_K), then the scores.
+			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
+				const int c = e / kAttnTermUnits;
+				if (s_kp[c] >= 0)
+					attn_term_load(s_term, s_kv + c * kAttnStride, k + ((j + c) * kvheads + g) * kAttnDim, s_kp[c],
+					               e - c * kAttnTermUnits, ROTATE_K);
+			}
+			__syncthreads();
+			for (int e = tid; e < kAttnRows * kAttnKeys; e += kAttnThreads) {
+				const int r = e / kAttnKeys, c = e - r * kAttnKeys;
+				if (!((s_mask[r] >> c) & 1u))
+					continue;
+				const float *qr = s_q + r * kAttnDim, *kr = s_kv + c * kAttnStride;
+				float dot = 0.0f;
+				for (int d = 0; d < kAttnDim; ++d)
+					dot = fmaf(qr[d], kr[d], dot);
+				s_p[e] = fmaf(scale, dot, attn_term_bias(s_h[r], s_qp[r], s_kp[c], s_shift[r], table));
+			}
+			__syncthreads();
+			// 3. v over k; the online softmax of each row (thread r).
+			for (int e = tid; e < nk * kAttnDim; e += kAttnThreads) {
+				const int c = e / kAttnDim, d = e - c * kAttnDim;
+				if (s_kp[c] >= 0)
+					s_kv[c * kAttnStride + d] = ld(v + ((j + c) * kvheads + g) * kAttnDim + d);
+			}
+			if (tid < nrows) {
+				const unsigned int bits = s_mask[tid];
+				float alpha = 1.0f;
+				if (bits) {
+					float *pr = s_p + tid * kAttnKeys;
+					// fmaxf skips NaN scores; their p = e^NaN still reaches l.
+					float mt = __int_as_float(0xff800000);
+					for (int c = 0; c < kAttnKeys; ++c)
+						if ((bits >> c) & 1u)
+							mt = fmaxf(mt, pr[c]);
+					const float mo = s_m[tid], mn = fmaxf(mo, mt);
+					alpha = mo == mn ? 1.0f : attn_exp(mo - mn);
+					float sum = 0.0f;
+					for (int c = 0; c < kAttnKeys; ++c)
+						if ((bits >> c) & 1u) {
+							const float p = attn_exp(pr[c] - mn);
+							pr[c] = p;
+							sum += p;
+						}
+					s_l[tid] = s_l[tid] * alpha + sum;
+					s_m[tid] = mn;
+					s_seen[tid] = 1;
+				}
+				s_alpha[tid] = alpha;
+			}
+			__syncthreads();
+			// 4. acc = α·acc + Σ p·v over the row's unmasked keys (a masked
+			// key's v is never read: padding may hold NaN).
+#pragma unroll
+			for (int c = 0; c < kAttnAcc; ++c) {
+				const int e = tid + c * kAttnThreads;
+				if (e >= nrows * kAttnDim)
+					break;
+				const int r = e / kAttnDim, d = e - r * kAttnDim;
+				const unsigned int bits = s_mask[r];
+				const float *pr = s_p + r * kAttnKeys;
+				float a = acc[c] * s_alpha[r];
+				for (int key = 0; key < nk; ++key)
+					if ((bits >> key) & 1u)
+						a = fmaf(pr[key], s_kv[key * kAttnStride + d], a);
+				acc[c] = a;
+			}
+		}
+		__syncthreads(); // s_m, s_l, s_seen final
+#pragma unroll
+		for (int c = 0; c < kAttnAcc; ++c) {
+			const int e = tid + c * kAttnThreads;
+			if (e >= nrows * kAttnDim)
+				break;
+			const int r = e / kAttnDim, d = e - r * kAttnDim;
+			const long long o = s_orow[r];
+			if (splits == 1) {
+				// acc/l divided in float64 and rounded once: -use_fast_math
+				// makes the f32 division approximate (2 ulp).
+				st(out + o * kAttnDim + d, s_seen[r] ? (float)((double)acc[c] / (double)s_l[r]) : 0.0f);
+				continue;
+			}
+			const long long slot = o * splits + s;
+			ws_acc[slot * kAttnDim + d] = acc[c];
+			if (d == 0) {
+				ws_ml[2 * slot] = s_m[r];
+				ws_ml[2 * slot + 1] = s_seen[r] ? s_l[r] : 0.0f; // l ≥ 1 (or NaN) when seen
+				ws_d[slot] = s_shift[r];
+			}
+		}
+	}
+}
+
+// posenc_grope_linear_attention_combine_kernel merges the splits of every output
+// row o (blocks stride over rows, threads over dims): with the splits'
+// maxima moved to one frame, μ_s = m_s − slope_h·(d_s − d_min) (ALiBi's
+// per-split shifts d_s; 0 otherwise), M = max μ_s and w_s = e^{μ_s − M} in
+// float64, out = Σ w_s·acc_s / Σ w_s·l_s; a row no split saw is 0.
+__global__ void __launch_bounds__(256)
+posenc_grope_linear_attention_combine_kernel(store_t *__restrict__ out, const float *__restrict__ ws_acc,
+                                   const float *__restrict__ ws_ml, const long long *__restrict__ ws_d,
+                                   long long orows, int qheads, int splits) {
+	__shared__ float s_w[kAttnMaxSplits];
+	__shared__ int s_any;
+	for (long long o = blockIdx.x; o < orows; o += gridDim.x) {
+		const float *ml = ws_ml + 2 * o * splits;
+		const long long *ds = ws_d + o * splits;
+		__syncthreads(); // the previous row is done with s_w, s_any
+		if (threadIdx.x == 0) {
+			const double slope = attn_term_slope((int)(o % qheads));
+			long long dmin = 0;
+			int any = 0;
+			for (int s = 0; s < splits; ++s)
+				if (ml[2 * s + 1] != 0.0f && (!any || ds[s] < dmin)) {
+					dmin = ds[s];
+					any = 1;
+				}
+			double M = 0.0;
+			bool first = true;
+			for (int s = 0; s < splits; ++s)
+				if (ml[2 * s + 1] != 0.0f) {
+					const double mu = (double)ml[2 * s] - slope * (double)(ds[s] - dmin);
+					if (first || mu > M)
+						M = mu;
+					first = false;
+				}
+			for (int s = 0; s < splits; ++s)
+				s_w[s] = ml[2 * s + 1] != 0.0f ? (float)exp((double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M) : 0.0f;
+			s_any = any;
+		}
+		__syncthreads();
+		for (int d = threadIdx.x; d < kAttnDim; d += blockDim.x) {
+			float a = 0.0f, l = 0.0f;
+			if (s_any)
+				for (int s = 0; s < splits; ++s)
+					if (ml[2 * s + 1] != 0.0f) {
+						a = fmaf(s_w[s], ws_acc[(o * splits + s) * kAttnDim + d], a);
+						l = fmaf(s_w[s], ml[2 * s + 1], l);
+					}
+			st(out + o * kAttnDim + d, s_any ? (float)((double)a / (double)l) : 0.0f);
+		}
+	}
+}
+
+namespace {
+
+// attn_launch checks the arguments (before any launch, in 64-bit
+// arithmetic), picks the split and launches the attention kernel and, when
+// split, the combine kernel, with the workspace from cudaMallocAsync on
+// stream (freed on it; without it the call runs unsplit).
+template <bool ROTATE_K>
+cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const store_t *v, const store_t *table,
+                        const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale,
+                        int causal, int window, int max_pos, cudaStream_t stream) {
+	if (lq < 0 || lk < 0 || qheads < 1 || kvheads < 1 || qheads % kvheads != 0)
+		return cudaErrorInvalidValue;
+	// Element counts lq·qheads·kAttnDim and lk·kvheads·kAttnDim (products of
+	// two ints fit 63 bits; the third factor is checked by division).
+	const long long qrows = (long long)lq * qheads, krows = (long long)lk * kvheads;
+	const long long lim = 0x7fffffffffffffffll / kAttnDim;
+	if (qrows > lim || krows > lim)
+		return cudaErrorInvalidValue;
+	if (lq == 0)
+		return cudaSuccess;
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)))
+		return cudaErrorInvalidValue;
+	const long long rows = (long long)lq * (qheads / kvheads);
+	const long long base = (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
+	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
+	long long splits = 1;
+	if (base < kAttnTargetBlocks && ktiles >= 2 * kAttnMinChunk) {
+		splits = (kAttnTargetBlocks + base - 1) / base;
+		splits = splits < ktiles / kAttnMinChunk ? splits : ktiles / kAttnMinChunk;
+		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
+		// base < kAttnTargetBlocks bounds qrows, so this product is small.
+		const long long per = qrows * (4ll * kAttnDim + 16);
+		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+	}
+	long long chunk = (ktiles > 0 ? ktiles : 1) * kAttnKeys;
+	float *ws_acc = nullptr, *ws_ml = nullptr;
+	long long *ws_d = nullptr;
+	void *ws = nullptr;
+	if (splits > 1) {
+		const long long ct = (ktiles + splits - 1) / splits;
+		splits = (ktiles + ct - 1) / ct;
+		chunk = ct * kAttnKeys;
+		// [qrows·splits] shifts (8-byte aligned first), m and l, then acc.
+		const long long slots = qrows * splits;
+		if (cudaMallocAsync(&ws, (size_t)(slots * (16 + 4ll * kAttnDim)), stream) == cudaSuccess) {
+			ws_d = (long long *)ws;
+			ws_ml = (float *)(ws_d + slots);
+			ws_acc = ws_ml + 2 * slots;
+		} else {
+			(void)cudaGetLastError(); // the failed allocation's error: run unsplit
+			ws = nullptr;
+			splits = 1;
+			chunk = ktiles * kAttnKeys;
+		}
+	}
+	const long long items = base * splits;
+	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
+	POSENC_LAUNCH(posenc_grope_linear_attention_kernel<ROTATE_K>, grid, block, 0, stream, out, q, k, v, table, qpos, kpos, lq, lk,
+	              qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	if (splits == 1)
+		return cudaGetLastError();
+	const dim3 cgrid((unsigned int)(qrows < kAttnMaxBlocks ? qrows : kAttnMaxBlocks)), cblock(threads_for(kAttnDim));
+	POSENC_LAUNCH(posenc_grope_linear_attention_combine_kernel, cgrid, cblock, 0, stream, out, ws_acc, ws_ml, ws_d, qrows, qheads,
+	              (int)splits);
+	const cudaError_t err = cudaGetLastError();
+	const cudaError_t ferr = cudaFreeAsync(ws, stream);
+	return err != cudaSuccess ? err : ferr;
+}
+
+} // namespace
+
+extern "C" cudaError_t posenc_grope_linear_attention(posenc_grope_linear_t *out, const posenc_grope_linear_t *q, const posenc_grope_linear_t *k, const posenc_grope_linear_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<true>(out, q, k, v, (const store_t *)0, qpos, kpos, lq, lk, qheads, kvheads,
+	                         scale, causal, window, 0, stream);
+}
+
+extern "C" cudaError_t posenc_grope_linear_attention_rotated(posenc_grope_linear_t *out, const posenc_grope_linear_t *q, const posenc_grope_linear_t *k, const posenc_grope_linear_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<false>(out, q, k, v, (const store_t *)0, qpos, kpos, lq, lk, qheads, kvheads, scale, causal, window,
+	                          0, stream);
+}
+
+

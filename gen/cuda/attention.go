@@ -1,0 +1,116 @@
+package cuda
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Attention is the template data of the CUDA attention form
+// (templates/attention.cu.tmpl): one engine, FlashAttention-2's tiled
+// online softmax with a split over keys (flash-decoding), into which the
+// family's term (rope, alibi or rpe_bias, the "attn_term_<family>"
+// blocks) puts its positional encoding.
+type Attention struct {
+	// Family selects the term: "rope", "alibi" or "rpe_bias".
+	Family string
+	// HeadDim is the dimension of every q, k, v and out row.
+	HeadDim int
+	// Rows and Keys are the tile sizes: a block holds Rows (query, head)
+	// rows of one KV head and walks its keys Keys at a time (Keys ≤ 32:
+	// one bit of a 32-bit mask per key).
+	Rows, Keys int
+	// Threads is the block size of the main kernel.
+	Threads int
+	// SeqArg is the max_pos the rope term's frequencies see: "max_pos"
+	// (a launcher argument) for dynamic NTK and LongRoPE, "0" otherwise.
+	SeqArg string
+}
+
+// attnThreads is the block size of the attention kernel (four warps).
+const attnThreads = 128
+
+// attnSmemBudget caps the bytes of the tiles in shared memory (q, k or v,
+// and the scores): with the rows' state and rope's frequency table (up to
+// 4 KiB) the kernel stays under the 48 KiB of static shared memory every
+// CUDA device allows a block.
+const attnSmemBudget = 40 << 10
+
+// AttnTiles returns the tile sizes of the attention kernel for head
+// dimension hd: Rows·hd ≤ 2048 (the accumulator is Rows·hd/128 ≤ 16
+// registers per thread), then the most keys (a power of two, 8 to 32) whose
+// tiles fit attnSmemBudget, halving Rows until some do.
+func AttnTiles(hd int) (rows, keys int, err error) {
+	if hd < 1 {
+		return 0, 0, fmt.Errorf("attention: head dim %d", hd)
+	}
+	rows = 16
+	for rows > 1 && rows*hd > 2048 {
+		rows /= 2
+	}
+	for ; rows >= 1; rows /= 2 {
+		for keys = 32; keys >= 8; keys /= 2 {
+			// q tile [rows][hd], k/v tile [keys][hd+1], scores [rows][keys].
+			if 4*(rows*hd+keys*(hd+1)+rows*keys) <= attnSmemBudget {
+				return rows, keys, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("attention: head dim %d: no tiles fit %d bytes of shared memory", hd, attnSmemBudget)
+}
+
+// AddAttention gives the .cu the attention form of family ("rope", "alibi"
+// or "rpe_bias") with head dimension hd: the template data and the
+// launchers posenc_<name>_attention (and, for rope,
+// posenc_<name>_attention_rotated). seq adds the int max_pos argument of
+// the rope specs whose frequencies switch at run time.
+func (b *Common) AddAttention(family string, hd int, seq bool) error {
+	rows, keys, err := AttnTiles(hd)
+	if err != nil {
+		return err
+	}
+	a := &Attention{Family: family, HeadDim: hd, Rows: rows, Keys: keys, Threads: attnThreads, SeqArg: "0"}
+	T := b.Store
+	params := []string{T + " *out", "const " + T + " *q", "const " + T + " *k", "const " + T + " *v"}
+	heads, table := "", ""
+	switch family {
+	case "rope":
+	case "alibi":
+		heads = " qheads must be HEADS."
+	case "rpe_bias":
+		params = append(params, "const "+T+" *table")
+		heads = " qheads must be HEADS."
+		table = " table is [HEADS][BUCKETS]."
+	default:
+		return fmt.Errorf("attention: no CUDA term for family %q", family)
+	}
+	params = append(params, "const int *qpos", "const int *kpos", "int lq", "int lk", "int qheads", "int kvheads",
+		"float scale", "int causal", "int window")
+	seqDoc := ""
+	if seq {
+		a.SeqArg = "max_pos"
+		params = append(params, "int max_pos")
+		seqDoc = " max_pos is the largest non-negative position of qpos and kpos (−1 for none): it selects the frequencies, as the Go API's seq_len."
+	}
+	params = append(params, Stream)
+	b.AttnForm = a
+	b.Consts = append(b.Consts, Define{Name: "ATTN_HEAD_DIM", Value: strconv.Itoa(hd)})
+	doc := "Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v " +
+		"(q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); " +
+		"query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], " +
+		"when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. " +
+		"Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, " +
+		"freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue."
+	switch family {
+	case "rope":
+		doc += " q and k are unrotated: both are rotated inside as by apply (q at qpos, k at kpos)." + seqDoc
+	case "alibi":
+		doc += " bias = −slope_h·|qpos − kpos|." + heads
+	case "rpe_bias":
+		doc += " bias = table[h][bucket(qpos − kpos)]." + heads + table
+	}
+	b.AddLauncher("attention", doc, params...)
+	if family == "rope" {
+		b.AddLauncher("attention_rotated", "AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside."+seqDoc, params...)
+	}
+	return nil
+}

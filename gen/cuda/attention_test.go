@@ -1,0 +1,128 @@
+package cuda_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/gen/cuda"
+	"github.com/posenc/posenc/verify"
+	"github.com/posenc/posenc/verify/cudahost"
+)
+
+// attnSpecs are specs whose .cu has the attention form beyond the rope ones
+// of testSpecs: ALiBi (causal, a non-power-of-two head count) and both
+// rpe_bias rules with head_dim, one of them odd.
+var attnSpecs = []string{
+	"name: alibi_attn\nencoding: alibi\nheads: 6\nhead_dim: 24\n",
+	"name: rpe_t5_attn\nencoding: rpe_bias\nheads: 4\nhead_dim: 13\nbuckets: {num: 32, max_distance: 128, bidirectional: true}\n",
+	"name: rpe_clamp_attn\nencoding: rpe_bias\nheads: 2\nhead_dim: 16\nr_max: 5\n",
+}
+
+// TestAttnTiles checks the tile sizes of every head dim a spec may have:
+// Rows·hd ≤ 2048, Keys a power of two in [8, 32], the tiles within the
+// shared-memory budget.
+func TestAttnTiles(t *testing.T) {
+	for hd := 1; hd <= 1024; hd++ {
+		r, k, err := cuda.AttnTiles(hd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r < 1 || (r > 1 && r*hd > 2048) || k < 8 || k > 32 || k&(k-1) != 0 || 4*(r*hd+k*(hd+1)+r*k) > 40<<10 {
+			t.Errorf("hd %d: rows %d, keys %d", hd, r, k)
+		}
+	}
+}
+
+// TestAttentionPTX compiles the attention specs to PTX, plain and as
+// -use_fast_math would (no approximate exp may appear), and checks their
+// launchers are declared.
+func TestAttentionPTX(t *testing.T) {
+	if _, ok := cuda.Clang(); !ok {
+		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
+			t.Fatal("clang not found and POSENC_REQUIRE_CLANG is set")
+		}
+		t.Skip("clang not found")
+	}
+	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[4]) {
+		c := derive(t, y)
+		dir := write(t, c)
+		name := c.Input().Name
+		h, err := os.ReadFile(filepath.Join(dir, name+".cuh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(h), "posenc_"+name+"_attention(") {
+			t.Errorf("%s: no attention launcher in the .cuh", name)
+		}
+		for _, flags := range [][]string{nil, cuda.FastMathFlags} {
+			ptx, err := cuda.CompilePTXWith(dir, name+".cu", flags...)
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			if !strings.Contains(ptx, "attention_kernel") || !strings.Contains(ptx, "attention_combine_kernel") {
+				t.Errorf("%s: PTX lacks the attention kernels", name)
+			}
+			if m := approxRe.FindString(ptx); m != "" {
+				t.Errorf("%s: PTX under %v has %s", name, flags, m)
+			}
+		}
+	}
+}
+
+// TestAttentionHostEmulation runs the attention specs' attention kernels
+// on the CPU through verify.RunAttention (Lib.Verify adds it to the bias
+// harness; TestHostEmulation runs that for the rope specs).
+func TestAttentionHostEmulation(t *testing.T) {
+	// The rope specs: half and interleaved, partial rotary, and dynamic NTK
+	// (the max_pos argument).
+	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[1], testSpecs[4]) {
+		c := derive(t, y)
+		t.Run(c.Input().Name, func(t *testing.T) {
+			l := buildLib(t, y)
+			r := verify.RunAttention(l.Spec(), l.Attention())
+			r.Target = "cuda-host-attention"
+			verify.Emit(t, r)
+			if r.Cases < 40 {
+				t.Errorf("%s: %d attention cases", c.Input().Name, r.Cases)
+			}
+		})
+	}
+}
+
+// TestAttentionSplitPolicy runs the attention harness with the split
+// policy forced both ways through POSENC_ATTN_TARGET_BLOCKS: 1 never splits
+// (the 4100-key decode row walks all its tiles in one block), 2^30 splits
+// every call of at least 8 key tiles (prefill tiles too, and the combine's
+// frames for every row).
+func TestAttentionSplitPolicy(t *testing.T) {
+	if _, ok := cudahost.CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	for _, y := range []string{attnSpecs[0], testSpecs[0]} {
+		for _, target := range []string{"1", "1073741824"} {
+			c := derive(t, y)
+			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {
+				dir := write(t, c)
+				cu := filepath.Join(dir, c.Input().Name+".cu")
+				src, err := os.ReadFile(cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(cu, append([]byte("#define POSENC_ATTN_TARGET_BLOCKS "+target+"\n"), src...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l, err := cudahost.Build(c.Input(), cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				r := verify.RunAttention(l.Spec(), l.Attention())
+				r.Target = "cuda-host-attention-target-" + target
+				verify.Emit(t, r)
+			})
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package cudahost
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
+)
+
+// Driver operations of the attention form (templates/attention.cu.tmpl):
+// F0 out, F1 q, F2 k, F3 v, F4 table (rpe_bias); P0 qpos, P1 kpos; I[0]
+// qheads, I[1] kvheads, I[2] max_pos (rope with a run-time switch), I[3]
+// causal, I[4] window; F the scale.
+const (
+	opAttention        = 26
+	opAttentionRotated = 27
+)
+
+// HasAttention reports whether the generated .cu of s has the attention
+// launchers: rope with f32 storage and no M-RoPE, alibi and rpe_bias with
+// head_dim (the specs whose Go package has the attention form).
+func HasAttention(s *spec.Spec) bool {
+	switch s.Encoding {
+	case spec.RoPE:
+		return (s.DType == "" || s.DType == "f32") && len(s.MRoPESection) == 0
+	case spec.ALiBi, spec.RPEBias:
+		return s.HeadDim > 0
+	}
+	return false
+}
+
+// attentionOps returns the driver's cases of the attention launchers of s
+// (none without them).
+func attentionOps(s *spec.Spec) []string {
+	if !HasAttention(s) {
+		return nil
+	}
+	n := s.Name
+	tab, seq := "", ""
+	if s.Encoding == spec.RPEBias {
+		tab = " F4,"
+	}
+	if attnSeqArg(s) {
+		seq = " (int)I[2],"
+	}
+	args := fmt.Sprintf("(F0, F1, F2, F3,%s P0, P1, NP0, NP1, (int)I[0], (int)I[1], F, (int)I[3], (int)I[4],%s 0);", tab, seq)
+	ops := []string{fmt.Sprintf("case %d: return posenc_%s_attention%s", opAttention, n, args)}
+	if s.Encoding == spec.RoPE {
+		ops = append(ops, fmt.Sprintf("case %d: return posenc_%s_attention_rotated%s", opAttentionRotated, n, args))
+	}
+	return ops
+}
+
+// attnSeqArg reports whether the rope launchers take max_pos (dynamic NTK
+// and LongRoPE: frequencies chosen at run time).
+func attnSeqArg(s *spec.Spec) bool {
+	sc := s.Scaling
+	return s.Encoding == spec.RoPE && sc != nil && (sc.Type == spec.ScaleDynamic || sc.Type == spec.ScaleLongRoPE)
+}
+
+// attnMaxPos is the max_pos of a rope attention call: the largest
+// non-negative position of qpos and kpos, −1 when there is none (seq_len
+// − 1 of verify.AttentionRef's frequencies).
+func attnMaxPos(qpos, kpos []int32) int64 {
+	m := int64(-1)
+	for _, ps := range [][]int32{qpos, kpos} {
+		for _, p := range ps {
+			m = max(m, int64(p))
+		}
+	}
+	return m
+}
+
+// Attention returns the CUDA attention launchers of a rope, alibi or
+// rpe_bias spec as the harness's kernels (verify.AttentionKernels):
+// posenc_<name>_attention, and for rope posenc_<name>_attention_rotated.
+// The arguments are checked as the generated Go API checks them, panicking
+// with the argument's name before anything is sent. There is no paged
+// form yet.
+func (l *Lib) Attention() verify.AttentionKernels {
+	s := l.spec
+	if !HasAttention(s) {
+		panic("cudahost: spec " + s.Name + " has no CUDA attention form")
+	}
+	hd := s.HeadDim
+	call := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+		lq, lk := len(qpos), len(kpos)
+		switch {
+		case o.KVHeads < 1:
+			panic(fmt.Sprintf("cudahost: %s: KVHeads %d < 1", fn, o.KVHeads))
+		case o.QHeads < 1 || o.QHeads%o.KVHeads != 0:
+			panic(fmt.Sprintf("cudahost: %s: QHeads %d is not a positive multiple of KVHeads %d", fn, o.QHeads, o.KVHeads))
+		case s.Encoding != spec.RoPE && o.QHeads != s.Heads:
+			panic(fmt.Sprintf("cudahost: %s: QHeads %d, the spec has %d Heads", fn, o.QHeads, s.Heads))
+		case lq > math.MaxInt32 || lk > math.MaxInt32 || o.QHeads > math.MaxInt32:
+			panic(fmt.Sprintf("cudahost: %s: len(qpos) = %d, len(kpos) = %d, QHeads = %d: beyond the launcher's int range", fn, lq, lk, o.QHeads))
+		}
+		checkLen(fn, "out", len(out), lq*o.QHeads*hd)
+		checkLen(fn, "q", len(q), lq*o.QHeads*hd)
+		checkLen(fn, "k", len(k), lk*o.KVHeads*hd)
+		checkLen(fn, "v", len(v), lk*o.KVHeads*hd)
+		fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
+		if s.Encoding == spec.RPEBias {
+			checkLen(fn, "table", len(table), s.Heads*s.NumBuckets())
+			// The driver writes every float array back: the table is copied.
+			fa = append(fa, append([]float32(nil), table...))
+		}
+		if len(out) == 0 {
+			return
+		}
+		// A window beyond int32 masks nothing (every distance of int32
+		// positions is below 2^31): it is 0 for the launcher.
+		window := o.Window
+		if window < 0 || window > math.MaxInt32 {
+			window = 0
+		}
+		causal := int64(0)
+		if o.Causal {
+			causal = 1
+		}
+		l.mustCall(fn, op, []int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, o.Scale, fa, [][]int32{qpos, kpos})
+	}
+	k := verify.AttentionKernels{
+		HeadDim: hd,
+		Attention: func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+			call("attention", opAttention, out, q, k, v, table, qpos, kpos, o)
+		},
+	}
+	if s.Encoding == spec.RoPE {
+		k.AttentionRotated = func(out, q, kk, v []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+			call("attention_rotated", opAttentionRotated, out, q, kk, v, nil, qpos, kpos, o)
+		}
+	}
+	return k
+}
