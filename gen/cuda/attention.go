@@ -63,7 +63,14 @@ func AttnTiles(hd int) (rows, keys int, err error) {
 // launchers posenc_<name>_attention (and, for rope,
 // posenc_<name>_attention_rotated). seq adds the int max_pos argument of
 // the rope specs whose frequencies switch at run time.
+//
+// Specs that store f16 or bf16 get no CUDA attention yet: the storage-rounded
+// check of the CUDA kernels (cudahost.Lib.VerifyStorage) does not run the
+// attention form, and no launcher is emitted that nothing verifies.
 func (b *Common) AddAttention(family string, hd int, seq bool) error {
+	if b.DType != "f32" {
+		return nil
+	}
 	rows, keys, err := AttnTiles(hd)
 	if err != nil {
 		return err
