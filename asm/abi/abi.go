@@ -194,6 +194,21 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
 	}, Doc: "acc[r·HeadDim + x] = alpha[r]·acc[r·HeadDim + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·HeadDim + x] over j < nk with p ≠ +0, r < nb·groups·grp, x < HeadDim"}
 
+	// ScoresKV16 is ScoresKV over keys stored as 16-bit floats (a rope
+	// spec's dtype f16 or bf16, raw encodings; kStride counts elements),
+	// each widened exactly to float32 as it is loaded: a decode step reads
+	// the 16-bit cache where it is.
+	ScoresKV16 = Kernel{Field: "scoresKV16", Params: []Param{
+		{"s", "[]float32"}, {"q", "[]float32"}, {"k", "[]uint16"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
+	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·widen(k[j·kStride + gi(r)·HeadDim:]) for j < nk, r < nb·groups·grp, gi(r) = r/grp mod groups"}
+	// ValuesKV16 is ValuesKV over values stored as 16-bit floats, widened
+	// as they are loaded.
+	ValuesKV16 = Kernel{Field: "valuesKV16", Params: []Param{
+		{"acc", "[]float32"}, {"p", "[]float32"}, {"v", "[]uint16"}, {"alpha", "[]float32"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
+	}, Doc: "acc[r·HeadDim + x] = alpha[r]·acc[r·HeadDim + x] + Σ p[r·pStride + j]·widen(v[j·vStride + gi(r)·HeadDim + x]) over j < nk with p ≠ +0"}
+
 	// Widen16 is the attention form's conversion of 16-bit storage (a rope
 	// spec's dtype f16 or bf16) to the float32 its kernels compute in: each
 	// raw encoding of src widened exactly (IEEE 754 binary16 or bfloat16; a
@@ -234,5 +249,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, Widen16, ExpShift, MaxRow, Exp}
 }

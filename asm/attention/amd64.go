@@ -21,14 +21,73 @@ import (
 // AMD64 returns scoresKV and valuesKV for HeadDim d, and maxRow.
 func AMD64(d int) []amd64.Kernel {
 	return []amd64.Kernel{
-		{ABI: abi.ScoresKV, Emit: func(g *amd64.Gen) { gen{g}.scoresKV(d) }},
-		{ABI: abi.ValuesKV, Emit: func(g *amd64.Gen) { gen{g}.valuesKV(d) }},
-		{ABI: abi.MaxRow, Emit: func(g *amd64.Gen) { gen{g}.maxRow() }},
+		{ABI: abi.ScoresKV, Emit: func(g *amd64.Gen) { gen{Gen: g}.scoresKV(d) }},
+		{ABI: abi.ValuesKV, Emit: func(g *amd64.Gen) { gen{Gen: g}.valuesKV(d) }},
+		{ABI: abi.MaxRow, Emit: func(g *amd64.Gen) { gen{Gen: g}.maxRow() }},
+	}
+}
+
+// AMD64Storage16 returns scoresKV16 and valuesKV16 (abi.ScoresKV16,
+// abi.ValuesKV16) for HeadDim d over keys and values stored as storage
+// ("f16" or "bf16"): the kernels of AMD64 with every key and value piece
+// widened in registers as it is loaded (amd64.Gen.LoadWiden16), so a decode
+// step reads the 16-bit cache once, where it is. The F16C these need for
+// f16 on AVX2 is required by the package's rotate kernel.
+func AMD64Storage16(d int, storage string) []amd64.Kernel {
+	return []amd64.Kernel{
+		{ABI: abi.ScoresKV16, Emit: func(g *amd64.Gen) { gen{Gen: g, st: storage}.scoresKV(d) }},
+		{ABI: abi.ValuesKV16, Emit: func(g *amd64.Gen) { gen{Gen: g, st: storage}.valuesKV(d) }},
 	}
 }
 
 // gen emits the kernels of one AVX variant.
-type gen struct{ *amd64.Gen }
+type gen struct {
+	*amd64.Gen
+	// st is the storage of the keys and values scoresKV and valuesKV read:
+	// "" for float32, "f16" or "bf16" for the 16-bit kernels.
+	st string
+}
+
+// kvBytes is the size of a key or value element: 4, or 2 for 16-bit
+// storage.
+func (g gen) kvBytes() int {
+	if g.st != "" {
+		return 2
+	}
+	return 4
+}
+
+// kvShift is log2(kvBytes): the shift from an element stride to bytes.
+func (g gen) kvShift() uint8 {
+	if g.st != "" {
+		return 1
+	}
+	return 2
+}
+
+// loadKV loads piece p of a key or value row at m into a full-width
+// register as float32 (loadFull; 16-bit storage widened on the way).
+func (g gen) loadKV(p amd64.Piece, m operand.Mem) reg.VecVirtual {
+	if g.st == "" {
+		return g.loadFull(p, m)
+	}
+	v := g.Vec()
+	if g.ISA.Lanes == 8 && p.N < 8 {
+		g.LoadWiden16(g.st, p, m, v.AsX())
+	} else {
+		g.LoadWiden16(g.st, p, m, v)
+	}
+	return v
+}
+
+// kvOperand is piece p of a key or value row at m as an FMA source: the
+// memory operand itself for a full float32 piece, else loaded (loadKV).
+func (g gen) kvOperand(p amd64.Piece, m operand.Mem) operand.Op {
+	if g.st == "" && g.Full(p) {
+		return m
+	}
+	return g.loadKV(p, m)
+}
 
 // prefetchKeys is how many keys ahead each head's row is prefetched (with
 // PREFETCHT1, into L2), the same head a key stride further. Measured on this
@@ -42,7 +101,7 @@ const prefetchKeys = 4
 // holding a byte offset), one per 64-byte line. A prefetch never faults, so
 // reading ahead past the last key is harmless.
 func (g gen) prefetch(base, ahead reg.GPVirtual, d int) {
-	for off := 0; off < 4*d; off += 64 {
+	for off := 0; off < g.kvBytes()*d; off += 64 {
 		g.Ctx.PREFETCHT1(operand.Mem{Base: base, Index: ahead, Scale: 1, Disp: off})
 	}
 }
@@ -148,8 +207,12 @@ func (g gen) arg(name string) operand.Mem {
 // Two accumulators per row (pieces alternate) are added, then the lanes.
 func (g gen) scoresKV(d int) {
 	c := g.Ctx
-	name := "scoresKV" + g.ISA.Suffix
-	g.Begin(abi.ScoresKV, name+" is the "+g.ISA.Name+" kernels.scoresKV for HeadDim "+strconv.Itoa(d)+".",
+	k, what := abi.ScoresKV, ""
+	if g.st != "" {
+		k, what = abi.ScoresKV16, ", keys stored as "+g.st+" (widened in registers)"
+	}
+	name := k.Field + g.ISA.Suffix
+	g.Begin(k, name+" is the "+g.ISA.Name+" kernels."+k.Field+" for HeadDim "+strconv.Itoa(d)+what+".",
 		"It trusts its arguments: every row it reads or writes lies in its slice.")
 	g.SetupMasks(d)
 	pieces := g.Split(d)
@@ -159,7 +222,7 @@ func (g gen) scoresKV(d int) {
 	c.Load(c.Param("k").Base(), kj)
 	c.Load(c.Param("s").Base(), sj)
 	c.MOVQ(g.arg("kStride"), kst)
-	c.SHLQ(operand.U8(2), kst)
+	c.SHLQ(operand.U8(g.kvShift()), kst)
 	c.MOVQ(g.arg("sStride"), sst)
 	c.SHLQ(operand.U8(2), sst)
 	g.oneGroupBranch(func() { g.scoresOneGroup(d, kst, sst) })
@@ -204,14 +267,14 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 			c.MOVQ(kj, kg)
 			g.loop("kv_group", g.arg("groups"), func() {
 				g.prefetch(kg, pf, d)
-				row := kg
+				row, kb := kg, g.kvBytes()
 				if rope != nil {
 					g.rotateHead(pieces, rope, kg, kst, 0, 0)
-					row = rope.buf
+					row, kb = rope.buf, 4
 				}
 				kv := make([]reg.VecVirtual, held)
 				for i := range kv {
-					kv[i] = g.loadFull(pieces[i], amd64.Mem(row, 4*pieces[i].Off))
+					kv[i] = g.loadKV(pieces[i], amd64.Mem(row, kb*pieces[i].Off))
 				}
 				g.loop("kv_head", g.arg("grp"), func() {
 					acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}
@@ -224,10 +287,7 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 								x = g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 							}
 						} else {
-							x, y = amd64.Mem(row, 4*p.Off), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
-							if !g.Full(p) {
-								x = g.loadFull(p, amd64.Mem(row, 4*p.Off))
-							}
+							x, y = g.kvOperand(p, amd64.Mem(row, kb*p.Off)), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 						}
 						if i < 2 {
 							c.VMULPS(x, y, a)
@@ -242,7 +302,7 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 					c.ADDQ(operand.U32(uint32(4*d)), qr)
 					c.ADDQ(sst, sr)
 				})
-				c.ADDQ(operand.U32(uint32(4*d)), kg)
+				c.ADDQ(operand.U32(uint32(g.kvBytes()*d)), kg)
 			})
 		})
 		c.ADDQ(kst, kj)
@@ -259,8 +319,12 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 // whose weight w = p[r·pStride + j] is not +0, acc[r] += w·v.
 func (g gen) valuesKV(d int) {
 	c := g.Ctx
-	name := "valuesKV" + g.ISA.Suffix
-	g.Begin(abi.ValuesKV, name+" is the "+g.ISA.Name+" kernels.valuesKV for HeadDim "+strconv.Itoa(d)+".",
+	k, what := abi.ValuesKV, ""
+	if g.st != "" {
+		k, what = abi.ValuesKV16, ", values stored as "+g.st+" (widened in registers)"
+	}
+	name := k.Field + g.ISA.Suffix
+	g.Begin(k, name+" is the "+g.ISA.Name+" kernels."+k.Field+" for HeadDim "+strconv.Itoa(d)+what+".",
 		"It trusts its arguments: every row it reads or writes lies in its slice.")
 	g.SetupMasks(d)
 	pieces := g.Split(d)
@@ -270,7 +334,7 @@ func (g gen) valuesKV(d int) {
 	c.Load(c.Param("v").Base(), vj)
 	c.Load(c.Param("p").Base(), pj)
 	c.MOVQ(g.arg("vStride"), vst)
-	c.SHLQ(operand.U8(2), vst)
+	c.SHLQ(operand.U8(g.kvShift()), vst)
 	c.MOVQ(g.arg("pStride"), pst)
 	c.SHLQ(operand.U8(2), pst)
 	g.oneGroupBranch(func() { g.valuesOneGroup(d, vst, pst) })
@@ -292,7 +356,7 @@ func (g gen) valuesKV(d int) {
 				g.prefetch(vg, pf, d)
 				vv := make([]reg.VecVirtual, held)
 				for i := range vv {
-					vv[i] = g.loadFull(pieces[i], amd64.Mem(vg, 4*pieces[i].Off))
+					vv[i] = g.loadKV(pieces[i], amd64.Mem(vg, g.kvBytes()*pieces[i].Off))
 				}
 				g.loop("kv_head", g.arg("grp"), func() {
 					skip := g.NewLabel("kv_zero")
@@ -304,13 +368,10 @@ func (g gen) valuesKV(d int) {
 					for i, p := range pieces {
 						a := g.loadFull(p, amd64.Mem(ar, 4*p.Off))
 						var x operand.Op
-						switch {
-						case i < held:
+						if i < held {
 							x = vv[i]
-						case g.Full(p):
-							x = amd64.Mem(vg, 4*p.Off)
-						default:
-							x = g.loadFull(p, amd64.Mem(vg, 4*p.Off))
+						} else {
+							x = g.kvOperand(p, amd64.Mem(vg, g.kvBytes()*p.Off))
 						}
 						c.VFMADD231PS(x, wv, a)
 						g.storeFull(p, a, amd64.Mem(ar, 4*p.Off))
@@ -319,7 +380,7 @@ func (g gen) valuesKV(d int) {
 					c.ADDQ(operand.U32(uint32(4*d)), ar)
 					c.ADDQ(pst, pr)
 				})
-				c.ADDQ(operand.U32(uint32(4*d)), vg)
+				c.ADDQ(operand.U32(uint32(g.kvBytes()*d)), vg)
 			})
 		})
 		c.ADDQ(vst, vj)

@@ -113,10 +113,7 @@ func (g gen) scoreOne(pieces []amd64.Piece, qr reg.GPVirtual, qoff int, kj, sj, 
 	acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}
 	for i, p := range pieces {
 		x := g.loadFull(p, amd64.Mem(qr, qoff+4*p.Off))
-		var y operand.Op = amd64.Mem(kj, 4*p.Off)
-		if !g.Full(p) {
-			y = g.loadFull(p, amd64.Mem(kj, 4*p.Off))
-		}
+		y := g.kvOperand(p, amd64.Mem(kj, g.kvBytes()*p.Off))
 		if i < 2 {
 			c.VMULPS(y, x, acc[i%2])
 		} else {
@@ -166,7 +163,7 @@ func (g gen) scoreBlockAt(pieces []amd64.Piece, R int, qr reg.GPVirtual, keyMem 
 			qv[b] = g.loadFull(p, amd64.Mem(qr, 4*d*b+4*p.Off))
 		}
 		for j := 0; j < scoreKeys; j++ {
-			kv := g.loadFull(p, keyMem(j, 4*p.Off))
+			kv := g.loadKV(p, keyMem(j, g.kvBytes()*p.Off))
 			for b := 0; b < R; b++ {
 				if i == 0 {
 					c.VMULPS(kv, qv[b], acc[b][j])
@@ -316,11 +313,7 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 				wv := g.Vec()
 				c.VBROADCASTSS(amd64.Mem(pj, 0), wv)
 				for i, p := range chunk {
-					var x operand.Op = amd64.Mem(vj, 4*p.Off)
-					if !g.Full(p) {
-						x = g.loadFull(p, amd64.Mem(vj, 4*p.Off))
-					}
-					c.VFMADD231PS(x, wv, acc[i])
+					c.VFMADD231PS(g.kvOperand(p, amd64.Mem(vj, g.kvBytes()*p.Off)), wv, acc[i])
 				}
 				c.Label(skip)
 				c.ADDQ(vst, vj)
@@ -355,7 +348,7 @@ func (g gen) prefetchBlock(base, st reg.GPVirtual, d int) {
 		default:
 			c.ADDQ(st, t)
 		}
-		for off := 0; off < 4*d; off += 64 {
+		for off := 0; off < g.kvBytes()*d; off += 64 {
 			c.PREFETCHT1(operand.Mem{Base: t, Index: st, Scale: 4, Disp: off})
 		}
 	}
@@ -390,7 +383,7 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 			c.MOVQ(g.arg("grp"), hh)
 			c.Label(rows)
 			if rope != nil {
-				g.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem { return amd64.Mem(rope.buf, 4*d*j+off) }, sr, sst)
+				g.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem { return amd64.Mem(rope.buf, 4*d*j+off) }, sr, sst) // (float32: no rope over 16-bit keys)
 			} else {
 				g.scoreBlock(pieces, R, qr, kg, kst, sr, sst)
 			}
@@ -400,7 +393,7 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 			}
 			c.SUBQ(operand.U8(uint8(R)), hh)
 			c.JNZ(operand.LabelRef(rows))
-			c.ADDQ(operand.U32(uint32(4*d)), kg)
+			c.ADDQ(operand.U32(uint32(g.kvBytes()*d)), kg)
 		})
 	})
 	c.LEAQ(operand.Mem{Base: kj, Index: kst, Scale: 4}, kj)
@@ -459,11 +452,7 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 						wv := g.Vec()
 						c.VBROADCASTSS(amd64.Mem(pr, 4*t), wv)
 						for i, p := range chunk {
-							var x operand.Op = valMem(t, 4*p.Off)
-							if !g.Full(p) {
-								x = g.loadFull(p, valMem(t, 4*p.Off))
-							}
-							c.VFMADD231PS(x, wv, acc[i])
+							c.VFMADD231PS(g.kvOperand(p, valMem(t, g.kvBytes()*p.Off)), wv, acc[i])
 						}
 						c.Label(skip)
 					}
@@ -474,7 +463,7 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 				c.ADDQ(operand.U32(uint32(4*d)), ar)
 				c.ADDQ(pst, pr)
 			})
-			c.ADDQ(operand.U32(uint32(4*d)), vg)
+			c.ADDQ(operand.U32(uint32(g.kvBytes()*d)), vg)
 		})
 	})
 	c.LEAQ(operand.Mem{Base: vj, Index: vst, Scale: 4}, vj)

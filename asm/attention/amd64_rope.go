@@ -16,7 +16,7 @@ import (
 // much as the scores. rot/2 must be a multiple of 16 (whole vectors of
 // either ISA on both halves).
 func AMD64Rope(d, rot int) []amd64.Kernel {
-	return []amd64.Kernel{{ABI: abi.ScoresKVRope, Emit: func(g *amd64.Gen) { gen{g}.scoresKVRope(d, rot) }}}
+	return []amd64.Kernel{{ABI: abi.ScoresKVRope, Emit: func(g *amd64.Gen) { gen{Gen: g}.scoresKVRope(d, rot) }}}
 }
 
 // FusedRope reports whether AMD64Rope serves RotaryDim rot.

@@ -58,58 +58,23 @@ func (sh ropeShape) requires(is amd64.ISA) []string {
 	return nil
 }
 
-// loadX loads the elements of pc at m into the float32 lanes of dst.
+// loadX loads the elements of pc at m into the float32 lanes of dst:
+// amd64.Gen.LoadWiden16 for 16-bit storage, except whole AVX2 vectors of
+// bf16, which take fewer shuffles.
 func (g gen) loadX(sh ropeShape, pc amd64.Piece, m operand.Mem, dst reg.Register) {
 	c := g.Ctx
 	if sh.es == 4 {
 		g.Load(pc, m, dst)
 		return
 	}
-	f16 := sh.storage == "f16"
-	// raw gets the 16-bit values of pc into the low words of a register.
-	var raw reg.Register
-	switch {
-	case !f16 && g.ISA.Lanes == 8 && g.Full(pc):
+	if sh.storage != "f16" && g.ISA.Lanes == 8 && g.Full(pc) {
 		// Both 128-bit lanes get the 8 words; VPSHUFB puts words 0–3
 		// (lane 0) and 4–7 (lane 1) in the upper halves of zeroed dwords.
 		c.VBROADCASTI128(m, dst)
 		c.VPSHUFB(g.bf16Const(bf16Widen), dst, dst)
 		return
-	case g.Full(pc) || (g.ISA.Lanes == 8 && pc.N == 4):
-		// The converting instructions read exactly N words from memory.
-		if f16 {
-			c.VCVTPH2PS(m, dst)
-		} else {
-			c.VPMOVZXWD(m, dst)
-			c.VPSLLD(operand.U8(16), dst, dst)
-		}
-		return
-	case g.ISA.Lanes == 16:
-		t := c.YMM()
-		c.VMOVDQU16_Z(m, g.Mask(pc), t)
-		raw = t
-	case pc.N == 2:
-		t := c.XMM()
-		c.VMOVD(m, t)
-		raw = t
-	default: // one element
-		w := c.GP32()
-		c.MOVWLZX(m, w)
-		if !f16 {
-			c.SHLL(operand.U8(16), w)
-			c.VMOVD(w, dst)
-			return
-		}
-		t := c.XMM()
-		c.VMOVD(w, t)
-		raw = t
 	}
-	if f16 {
-		c.VCVTPH2PS(raw, dst)
-		return
-	}
-	c.VPMOVZXWD(raw, dst)
-	c.VPSLLD(operand.U8(16), dst, dst)
+	g.LoadWiden16(sh.storage, pc, m, dst)
 }
 
 // storeX narrows the float32 lanes of src to the storage type and writes

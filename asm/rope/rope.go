@@ -62,6 +62,7 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 		if sh.es == 2 {
 			// F16C, when needed, is already required by the rotate kernel of the same variant.
 			ks = append(ks, amd64.Kernel{ABI: abi.Widen16, Emit: func(g *amd64.Gen) { gen{Gen: g}.widenRow(sh) }})
+			ks = append(ks, attention.AMD64Storage16(p.AttentionHeadDim, p.Storage)...)
 		}
 		if p.FusedRope {
 			ks = append(ks, attention.AMD64Rope(p.HeadDim, p.RotaryDim)...)

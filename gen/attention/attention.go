@@ -45,10 +45,17 @@ func GenericKernels(d jen.Dict) {
 	d[jen.Id(abi.MaxRow.Field)] = jen.Id("maxRowGeneric")
 }
 
-// Field16 is the kernels-struct field a package with 16-bit storage adds:
+// Fields16 are the kernels-struct fields a package with 16-bit storage adds:
 // widenRow (abi.Widen16), which turns a tile of f16 or bf16 keys or values
-// into the float32 the other kernels read.
-var Field16 = gocode.KernelField{Name: abi.Widen16.Field, Type: abi.Widen16.FuncType()}
+// into the float32 the other kernels read, and scoresKV16 and valuesKV16
+// (abi.ScoresKV16, abi.ValuesKV16), which read a decode block's 16-bit keys
+// and values where they are; only the amd64 variants have those two (nil
+// elsewhere: the engine widens instead).
+var Fields16 = []gocode.KernelField{
+	{Name: abi.Widen16.Field, Type: abi.Widen16.FuncType()},
+	{Name: abi.ScoresKV16.Field, Type: abi.ScoresKV16.FuncType()},
+	{Name: abi.ValuesKV16.Field, Type: abi.ValuesKV16.FuncType()},
+}
 
 // GenericKernel16 adds the portable widenRow, emitted with the engine, to
 // the genericKernels dict of a package with 16-bit storage.

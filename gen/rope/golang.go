@@ -37,7 +37,7 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if c.hasAttention() {
 		fields = append(fields, attention.Fields...)
 		if c.storage16() {
-			fields = append(fields, attention.Field16)
+			fields = append(fields, attention.Fields16...)
 		}
 	}
 	if c.fusedRope() {

@@ -3027,6 +3027,1253 @@ widen_tail116:
 	VZEROUPPER
 	RET
 
+// func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups117
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows118:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done119
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys120:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done121
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      320(SI), Y7
+	VPMOVZXWD    (R8), Y1
+	VPSLLD       $0x10, Y1, Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VPMOVZXWD    (R8)(DX*1), Y2
+	VPSLLD       $0x10, Y2, Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VPMOVZXWD    (R11), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VPMOVZXWD    (R11)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      352(SI), Y9
+	VPMOVZXWD    16(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    16(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    16(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    16(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      384(SI), Y9
+	VPMOVZXWD    32(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    32(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    32(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    32(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      416(SI), Y9
+	VPMOVZXWD    48(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    48(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    48(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    48(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      448(SI), Y9
+	VPMOVZXWD    64(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    64(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    64(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    64(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      480(SI), Y9
+	VPMOVZXWD    80(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    80(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    80(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    80(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      512(SI), Y9
+	VPMOVZXWD    96(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    96(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    96(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    96(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VPMOVZXWD    112(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    112(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    112(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    112(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      576(SI), Y9
+	VPMOVZXWD    128(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    128(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    128(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    128(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(SI), Y8
+	VMOVUPS      608(SI), Y9
+	VPMOVZXWD    144(R8), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    144(R8)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    144(R11), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    144(R11)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys120
+
+s1_keys_done121:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done123
+
+s1_key_tail122:
+	VMOVUPS      (SI), Y0
+	VPMOVZXWD    (R8), Y1
+	VPSLLD       $0x10, Y1, Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VPMOVZXWD    16(R8), Y2
+	VPSLLD       $0x10, Y2, Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VPMOVZXWD    32(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VPMOVZXWD    48(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VPMOVZXWD    64(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VPMOVZXWD    80(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VPMOVZXWD    96(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VPMOVZXWD    112(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VPMOVZXWD    128(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VPMOVZXWD    144(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      320(SI), Y0
+	VPMOVZXWD    (R8), Y1
+	VPSLLD       $0x10, Y1, Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      352(SI), Y1
+	VPMOVZXWD    16(R8), Y2
+	VPSLLD       $0x10, Y2, Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      384(SI), Y2
+	VPMOVZXWD    32(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VPMOVZXWD    48(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VPMOVZXWD    64(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VPMOVZXWD    80(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      512(SI), Y2
+	VPMOVZXWD    96(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      544(SI), Y2
+	VPMOVZXWD    112(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      576(SI), Y2
+	VPMOVZXWD    128(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      608(SI), Y2
+	VPMOVZXWD    144(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail122
+
+s1_key_tail_done123:
+	ADDQ $0x00000280, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows118
+
+s1_rows_done119:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done125
+
+s1_row_tail124:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done127
+
+s1_row_tail_key126:
+	VMOVUPS      (SI), Y0
+	VPMOVZXWD    (R8), Y1
+	VPSLLD       $0x10, Y1, Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VPMOVZXWD    16(R8), Y2
+	VPSLLD       $0x10, Y2, Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VPMOVZXWD    32(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VPMOVZXWD    48(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VPMOVZXWD    64(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VPMOVZXWD    80(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VPMOVZXWD    96(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VPMOVZXWD    112(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VPMOVZXWD    128(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      288(SI), Y2
+	VPMOVZXWD    144(R8), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key126
+
+s1_row_tail_key_done127:
+	ADDQ $0x00000140, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail124
+
+s1_row_tail_done125:
+	VZEROUPPER
+	RET
+
+kv_groups117:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key128
+
+kb_keys129:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done130
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done132
+
+kb_query131:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done134
+
+kb_group133:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows135:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      320(DI), Y7
+	VPMOVZXWD    (R9), Y1
+	VPSLLD       $0x10, Y1, Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VPMOVZXWD    (R9)(DX*1), Y2
+	VPSLLD       $0x10, Y2, Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VPMOVZXWD    (R13), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VPMOVZXWD    (R13)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      352(DI), Y9
+	VPMOVZXWD    16(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    16(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    16(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    16(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      384(DI), Y9
+	VPMOVZXWD    32(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    32(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    32(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    32(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      416(DI), Y9
+	VPMOVZXWD    48(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    48(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    48(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    48(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      448(DI), Y9
+	VPMOVZXWD    64(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    64(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    64(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    64(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      480(DI), Y9
+	VPMOVZXWD    80(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    80(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    80(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    80(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      512(DI), Y9
+	VPMOVZXWD    96(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    96(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    96(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    96(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VPMOVZXWD    112(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    112(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    112(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    112(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      576(DI), Y9
+	VPMOVZXWD    128(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    128(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    128(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    128(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(DI), Y8
+	VMOVUPS      608(DI), Y9
+	VPMOVZXWD    144(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VPMOVZXWD    144(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VPMOVZXWD    144(R13), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VPMOVZXWD    144(R13)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000280, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows135
+	ADDQ         $0x000000a0, R9
+	DECQ         R12
+	JNZ          kb_group133
+
+kb_group_done134:
+	DECQ R11
+	JNZ  kb_query131
+
+kb_query_done132:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys129
+
+kb_keys_done130:
+kv_by_key128:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done137
+
+kv_key136:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done139
+
+kv_query138:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done141
+
+kv_group140:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VPMOVZXWD  (R9), Y0
+	VPSLLD     $0x10, Y0, Y0
+	VPMOVZXWD  16(R9), Y1
+	VPSLLD     $0x10, Y1, Y1
+	VPMOVZXWD  32(R9), Y2
+	VPSLLD     $0x10, Y2, Y2
+	VPMOVZXWD  48(R9), Y3
+	VPSLLD     $0x10, Y3, Y3
+	VPMOVZXWD  64(R9), Y4
+	VPSLLD     $0x10, Y4, Y4
+	VPMOVZXWD  80(R9), Y5
+	VPSLLD     $0x10, Y5, Y5
+	VPMOVZXWD  96(R9), Y6
+	VPSLLD     $0x10, Y6, Y6
+	VPMOVZXWD  112(R9), Y7
+	VPSLLD     $0x10, Y7, Y7
+	VPMOVZXWD  128(R9), Y8
+	VPSLLD     $0x10, Y8, Y8
+	VPMOVZXWD  144(R9), Y9
+	VPSLLD     $0x10, Y9, Y9
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done143
+
+kv_head142:
+	VMULPS       (SI), Y0, Y10
+	VMULPS       32(SI), Y1, Y11
+	VFMADD231PS  64(SI), Y2, Y10
+	VFMADD231PS  96(SI), Y3, Y11
+	VFMADD231PS  128(SI), Y4, Y10
+	VFMADD231PS  160(SI), Y5, Y11
+	VFMADD231PS  192(SI), Y6, Y10
+	VFMADD231PS  224(SI), Y7, Y11
+	VFMADD231PS  256(SI), Y8, Y10
+	VFMADD231PS  288(SI), Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X11
+	VPERMILPS    $0x4e, X11, X10
+	VADDPS       X10, X11, X11
+	VPERMILPS    $0xb1, X11, X10
+	VADDSS       X10, X11, X11
+	VMOVSS       X11, (R8)
+	ADDQ         $0x00000140, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head142
+
+kv_head_done143:
+	ADDQ $0x000000a0, R9
+	DECQ R12
+	JNZ  kv_group140
+
+kv_group_done141:
+	DECQ R11
+	JNZ  kv_query138
+
+kv_query_done139:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key136
+
+kv_key_done137:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups144
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done146
+
+v1_row145:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      288(CX), Y10
+	VMULPS       Y0, Y10, Y10
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done148
+
+v1_key147:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero149
+	VBROADCASTSS (R10), Y0
+	VPMOVZXWD    (R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y1
+	VPMOVZXWD    16(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y2
+	VPMOVZXWD    32(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y3
+	VPMOVZXWD    48(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y4
+	VPMOVZXWD    64(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y5
+	VPMOVZXWD    80(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y6
+	VPMOVZXWD    96(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y7
+	VPMOVZXWD    112(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y8
+	VPMOVZXWD    128(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y9
+	VPMOVZXWD    144(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y0, Y10
+
+v1_zero149:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key147
+
+v1_key_done148:
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
+	VMOVUPS Y9, 256(CX)
+	VMOVUPS Y10, 288(CX)
+	ADDQ    $0x00000140, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row145
+
+v1_row_done146:
+	VZEROUPPER
+	RET
+
+kv_groups144:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done151
+
+kv_rescale150:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	VMOVUPS      288(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 288(DI)
+	ADDQ         $0x00000140, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale150
+
+kv_rescale_done151:
+	MOVQ nk+96(FP), SI
+
+vb_keys152:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done153
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done155
+
+vb_query154:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done157
+
+vb_group156:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done159
+
+vb_head158:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero160
+	VBROADCASTSS (R8), Y10
+	VPMOVZXWD    (R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y0
+	VPMOVZXWD    16(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y1
+	VPMOVZXWD    32(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VPMOVZXWD    48(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y3
+	VPMOVZXWD    64(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y4
+	VPMOVZXWD    80(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y5
+	VPMOVZXWD    96(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y6
+	VPMOVZXWD    112(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y7
+	VPMOVZXWD    128(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y8
+	VPMOVZXWD    144(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y9
+
+vb_zero160:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero161
+	VBROADCASTSS 4(R8), Y10
+	VPMOVZXWD    (R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y0
+	VPMOVZXWD    16(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y1
+	VPMOVZXWD    32(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VPMOVZXWD    48(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y3
+	VPMOVZXWD    64(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y4
+	VPMOVZXWD    80(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y5
+	VPMOVZXWD    96(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y6
+	VPMOVZXWD    112(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y7
+	VPMOVZXWD    128(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y8
+	VPMOVZXWD    144(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y9
+
+vb_zero161:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero162
+	VBROADCASTSS 8(R8), Y10
+	VPMOVZXWD    (R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y0
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y1
+	VPMOVZXWD    32(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VPMOVZXWD    48(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y3
+	VPMOVZXWD    64(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y4
+	VPMOVZXWD    80(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y5
+	VPMOVZXWD    96(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y6
+	VPMOVZXWD    112(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y7
+	VPMOVZXWD    128(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y8
+	VPMOVZXWD    144(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y9
+
+vb_zero162:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero163
+	VBROADCASTSS 12(R8), Y10
+	VPMOVZXWD    (R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y0
+	VPMOVZXWD    16(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y1
+	VPMOVZXWD    32(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VPMOVZXWD    48(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y3
+	VPMOVZXWD    64(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y4
+	VPMOVZXWD    80(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y5
+	VPMOVZXWD    96(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y6
+	VPMOVZXWD    112(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y7
+	VPMOVZXWD    128(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y8
+	VPMOVZXWD    144(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VFMADD231PS  Y11, Y10, Y9
+
+vb_zero163:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VMOVUPS Y8, 256(DI)
+	VMOVUPS Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head158
+
+vb_head_done159:
+	ADDQ $0x000000a0, R9
+	DECQ R13
+	JNZ  vb_group156
+
+vb_group_done157:
+	DECQ R12
+	JNZ  vb_query154
+
+vb_query_done155:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys152
+
+vb_keys_done153:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done165
+
+kv_key164:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done167
+
+kv_query166:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done169
+
+kv_group168:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VPMOVZXWD  (R9), Y0
+	VPSLLD     $0x10, Y0, Y0
+	VPMOVZXWD  16(R9), Y1
+	VPSLLD     $0x10, Y1, Y1
+	VPMOVZXWD  32(R9), Y2
+	VPSLLD     $0x10, Y2, Y2
+	VPMOVZXWD  48(R9), Y3
+	VPSLLD     $0x10, Y3, Y3
+	VPMOVZXWD  64(R9), Y4
+	VPSLLD     $0x10, Y4, Y4
+	VPMOVZXWD  80(R9), Y5
+	VPSLLD     $0x10, Y5, Y5
+	VPMOVZXWD  96(R9), Y6
+	VPSLLD     $0x10, Y6, Y6
+	VPMOVZXWD  112(R9), Y7
+	VPSLLD     $0x10, Y7, Y7
+	VPMOVZXWD  128(R9), Y8
+	VPSLLD     $0x10, Y8, Y8
+	VPMOVZXWD  144(R9), Y9
+	VPSLLD     $0x10, Y9, Y9
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done171
+
+kv_head170:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero172
+	VBROADCASTSS (R8), Y10
+	VMOVUPS      (SI), Y11
+	VFMADD231PS  Y0, Y10, Y11
+	VMOVUPS      Y11, (SI)
+	VMOVUPS      32(SI), Y11
+	VFMADD231PS  Y1, Y10, Y11
+	VMOVUPS      Y11, 32(SI)
+	VMOVUPS      64(SI), Y11
+	VFMADD231PS  Y2, Y10, Y11
+	VMOVUPS      Y11, 64(SI)
+	VMOVUPS      96(SI), Y11
+	VFMADD231PS  Y3, Y10, Y11
+	VMOVUPS      Y11, 96(SI)
+	VMOVUPS      128(SI), Y11
+	VFMADD231PS  Y4, Y10, Y11
+	VMOVUPS      Y11, 128(SI)
+	VMOVUPS      160(SI), Y11
+	VFMADD231PS  Y5, Y10, Y11
+	VMOVUPS      Y11, 160(SI)
+	VMOVUPS      192(SI), Y11
+	VFMADD231PS  Y6, Y10, Y11
+	VMOVUPS      Y11, 192(SI)
+	VMOVUPS      224(SI), Y11
+	VFMADD231PS  Y7, Y10, Y11
+	VMOVUPS      Y11, 224(SI)
+	VMOVUPS      256(SI), Y11
+	VFMADD231PS  Y8, Y10, Y11
+	VMOVUPS      Y11, 256(SI)
+	VMOVUPS      288(SI), Y11
+	VFMADD231PS  Y9, Y10, Y11
+	VMOVUPS      Y11, 288(SI)
+
+kv_zero172:
+	ADDQ $0x00000140, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head170
+
+kv_head_done171:
+	ADDQ $0x000000a0, R9
+	DECQ R13
+	JNZ  kv_group168
+
+kv_group_done169:
+	DECQ R12
+	JNZ  kv_query166
+
+kv_query_done167:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key164
+
+kv_key_done165:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -3042,18 +4289,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done117
+	JZ     rope_done173
 	TESTL  R8, R8
-	JS     rope_inverse118
+	JS     rope_inverse174
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x000000a0, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream119
+	JA     rope_stream175
 
-rope_token121:
+rope_token177:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -3065,14 +4312,14 @@ rope_token121:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done122
+	JZ        rope_heads_done178
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src123
+	JNE       rope_heads_from_src179
 
-rope_head124:
+rope_head180:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -3137,13 +4384,13 @@ rope_head124:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head124
-	JMP         rope_heads_done122
+	JNZ         rope_head180
+	JMP         rope_heads_done178
 
-rope_heads_from_src123:
+rope_heads_from_src179:
 	MOVQ CX, R10
 
-rope_head125:
+rope_head181:
 	VPMOVZXWD   (R10), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R10), Z7
@@ -3211,17 +4458,17 @@ rope_head125:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head125
+	JNZ         rope_head181
 
-rope_heads_done122:
+rope_heads_done178:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done126
+	JZ    rope_heads_done182
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head127:
+rope_head183:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -3286,9 +4533,9 @@ rope_head127:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head127
+	JNZ         rope_head183
 
-rope_heads_done126:
+rope_heads_done182:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -3298,11 +4545,11 @@ rope_heads_done126:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token121
-	JMP  rope_tokens_done120
+	JNZ  rope_token177
+	JMP  rope_tokens_done176
 
-rope_stream119:
-rope_token128:
+rope_stream175:
+rope_token184:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -3314,16 +4561,16 @@ rope_token128:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done129
+	JZ        rope_heads_done185
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src130
+	JNE       rope_heads_from_src186
 
-rope_head131:
+rope_head187:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3391,13 +4638,13 @@ rope_head131:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head131
-	JMP         rope_heads_done129
+	JNZ         rope_head187
+	JMP         rope_heads_done185
 
-rope_heads_from_src130:
+rope_heads_from_src186:
 	MOVQ CX, R10
 
-rope_head132:
+rope_head188:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3468,19 +4715,19 @@ rope_head132:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head132
+	JNZ         rope_head188
 
-rope_heads_done129:
+rope_heads_done185:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done133
+	JZ    rope_heads_done189
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head134:
+rope_head190:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -3548,9 +4795,9 @@ rope_head134:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head134
+	JNZ         rope_head190
 
-rope_heads_done133:
+rope_heads_done189:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -3560,21 +4807,21 @@ rope_heads_done133:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token128
+	JNZ  rope_token184
 
-rope_tokens_done120:
-	JMP rope_done117
+rope_tokens_done176:
+	JMP rope_done173
 
-rope_inverse118:
+rope_inverse174:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x000000a0, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream135
+	JA     rope_stream191
 
-rope_token137:
+rope_token193:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -3586,12 +4833,12 @@ rope_token137:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done138
+	JZ        rope_heads_done194
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head139:
+rope_head195:
 	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(DX), Z7
@@ -3656,19 +4903,19 @@ rope_head139:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head139
+	JNZ         rope_head195
 
-rope_heads_done138:
+rope_heads_done194:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token137
-	JMP  rope_tokens_done136
+	JNZ  rope_token193
+	JMP  rope_tokens_done192
 
-rope_stream135:
-rope_token140:
+rope_stream191:
+rope_token196:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -3680,14 +4927,14 @@ rope_token140:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done141
+	JZ        rope_heads_done197
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head142:
+rope_head198:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3755,18 +5002,18 @@ rope_head142:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head142
+	JNZ         rope_head198
 
-rope_heads_done141:
+rope_heads_done197:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token140
+	JNZ  rope_token196
 
-rope_tokens_done136:
-rope_done117:
+rope_tokens_done192:
+rope_done173:
 	VZEROUPPER
 	RET
 
@@ -3780,9 +5027,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done143
+	JZ    combine_done199
 
-combine_token144:
+combine_token200:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000270, R8, R8
@@ -3922,9 +5169,9 @@ combine_token144:
 	ADDQ         $0x00000138, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token144
+	JNZ          combine_token200
 
-combine_done143:
+combine_done199:
 	VZEROUPPER
 	RET
 
@@ -3938,23 +5185,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups145
+	JNE   kv_groups201
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows146:
+s1_rows202:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done147
+	JL   s1_rows_done203
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys148:
+s1_keys204:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done149
+	JL            s1_keys_done205
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -4129,13 +5376,13 @@ s1_keys148:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys148
+	JMP           s1_keys204
 
-s1_keys_done149:
+s1_keys_done205:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done151
+	JZ    s1_key_tail_done207
 
-s1_key_tail150:
+s1_key_tail206:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4220,29 +5467,29 @@ s1_key_tail150:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail150
+	JNZ           s1_key_tail206
 
-s1_key_tail_done151:
+s1_key_tail_done207:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows146
+	JMP  s1_rows202
 
-s1_rows_done147:
+s1_rows_done203:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done153
+	JZ    s1_row_tail_done209
 
-s1_row_tail152:
+s1_row_tail208:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done155
+	JZ    s1_row_tail_key_done211
 
-s1_row_tail_key154:
+s1_row_tail_key210:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4266,40 +5513,40 @@ s1_row_tail_key154:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key154
+	JNZ           s1_row_tail_key210
 
-s1_row_tail_key_done155:
+s1_row_tail_key_done211:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail152
+	JNZ  s1_row_tail208
 
-s1_row_tail_done153:
+s1_row_tail_done209:
 	VZEROUPPER
 	RET
 
-kv_groups145:
+kv_groups201:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key156
+	JNZ   kv_by_key212
 
-kb_keys157:
+kb_keys213:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done158
+	JL    kb_keys_done214
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done160
+	JZ    kb_query_done216
 
-kb_query159:
+kb_query215:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done162
+	JZ    kb_group_done218
 
-kb_group161:
+kb_group217:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4326,7 +5573,7 @@ kb_group161:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows163:
+kb_rows219:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -4504,42 +5751,42 @@ kb_rows163:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows163
+	JNZ           kb_rows219
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group161
+	JNZ           kb_group217
 
-kb_group_done162:
+kb_group_done218:
 	DECQ R11
-	JNZ  kb_query159
+	JNZ  kb_query215
 
-kb_query_done160:
+kb_query_done216:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys157
+	JMP  kb_keys213
 
-kb_keys_done158:
-kv_by_key156:
+kb_keys_done214:
+kv_by_key212:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done165
+	JZ     kv_key_done221
 
-kv_key164:
+kv_key220:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done167
+	JZ    kv_query_done223
 
-kv_query166:
+kv_query222:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done169
+	JZ    kv_group_done225
 
-kv_group168:
+kv_group224:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4552,9 +5799,9 @@ kv_group168:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done171
+	JZ         kv_head_done227
 
-kv_head170:
+kv_head226:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -4573,24 +5820,24 @@ kv_head170:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head170
+	JNZ           kv_head226
 
-kv_head_done171:
+kv_head_done227:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group168
+	JNZ  kv_group224
 
-kv_group_done169:
+kv_group_done225:
 	DECQ R11
-	JNZ  kv_query166
+	JNZ  kv_query222
 
-kv_query_done167:
+kv_query_done223:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key164
+	JNZ  kv_key220
 
-kv_key_done165:
+kv_key_done221:
 	VZEROUPPER
 	RET
 
@@ -4604,7 +5851,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups172
+	JNE   kv_groups228
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4612,9 +5859,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done174
+	JZ    v1_row_done230
 
-v1_row173:
+v1_row229:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4630,12 +5877,12 @@ v1_row173:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done176
+	JZ           v1_key_done232
 
-v1_key175:
+v1_key231:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero177
+	JZ           v1_zero233
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4643,13 +5890,13 @@ v1_key175:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero177:
+v1_zero233:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key175
+	JNZ  v1_key231
 
-v1_key_done176:
+v1_key_done232:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4659,22 +5906,22 @@ v1_key_done176:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row173
+	JNZ     v1_row229
 
-v1_row_done174:
+v1_row_done230:
 	VZEROUPPER
 	RET
 
-kv_groups172:
+kv_groups228:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done179
+	JZ    kv_rescale_done235
 
-kv_rescale178:
+kv_rescale234:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4694,27 +5941,27 @@ kv_rescale178:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale178
+	JNZ          kv_rescale234
 
-kv_rescale_done179:
+kv_rescale_done235:
 	MOVQ nk+96(FP), SI
 
-vb_keys180:
+vb_keys236:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done181
+	JL    vb_keys_done237
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done183
+	JZ    vb_query_done239
 
-vb_query182:
+vb_query238:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done185
+	JZ    vb_group_done241
 
-vb_group184:
+vb_group240:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4742,9 +5989,9 @@ vb_group184:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done187
+	JZ         vb_head_done243
 
-vb_head186:
+vb_head242:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4752,7 +5999,7 @@ vb_head186:
 	VMOVUPS      256(DI), Z4
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero188
+	JZ           vb_zero244
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -4760,10 +6007,10 @@ vb_head186:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero188:
+vb_zero244:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero189
+	JZ           vb_zero245
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -4771,10 +6018,10 @@ vb_zero188:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero189:
+vb_zero245:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero190
+	JZ           vb_zero246
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R10), Z5, Z0
 	VFMADD231PS  64(R10), Z5, Z1
@@ -4782,10 +6029,10 @@ vb_zero189:
 	VFMADD231PS  192(R10), Z5, Z3
 	VFMADD231PS  256(R10), Z5, Z4
 
-vb_zero190:
+vb_zero246:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero191
+	JZ           vb_zero247
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R10)(DX*1), Z5, Z0
 	VFMADD231PS  64(R10)(DX*1), Z5, Z1
@@ -4793,7 +6040,7 @@ vb_zero190:
 	VFMADD231PS  192(R10)(DX*1), Z5, Z3
 	VFMADD231PS  256(R10)(DX*1), Z5, Z4
 
-vb_zero191:
+vb_zero247:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4802,43 +6049,43 @@ vb_zero191:
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head186
+	JNZ     vb_head242
 
-vb_head_done187:
+vb_head_done243:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  vb_group184
+	JNZ  vb_group240
 
-vb_group_done185:
+vb_group_done241:
 	DECQ R12
-	JNZ  vb_query182
+	JNZ  vb_query238
 
-vb_query_done183:
+vb_query_done239:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys180
+	JMP  vb_keys236
 
-vb_keys_done181:
+vb_keys_done237:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done193
+	JZ     kv_key_done249
 
-kv_key192:
+kv_key248:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done195
+	JZ    kv_query_done251
 
-kv_query194:
+kv_query250:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done197
+	JZ    kv_group_done253
 
-kv_group196:
+kv_group252:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4851,12 +6098,12 @@ kv_group196:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done199
+	JZ         kv_head_done255
 
-kv_head198:
+kv_head254:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero200
+	JZ           kv_zero256
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -4874,28 +6121,28 @@ kv_head198:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero200:
+kv_zero256:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head198
+	JNZ  kv_head254
 
-kv_head_done199:
+kv_head_done255:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group196
+	JNZ  kv_group252
 
-kv_group_done197:
+kv_group_done253:
 	DECQ R12
-	JNZ  kv_query194
+	JNZ  kv_query250
 
-kv_query_done195:
+kv_query_done251:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key192
+	JNZ  kv_key248
 
-kv_key_done193:
+kv_key_done249:
 	VZEROUPPER
 	RET
 
@@ -4908,9 +6155,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop202:
+loop258:
 	CMPQ    CX, $0x00000020
-	JB      loop_end203
+	JB      loop_end259
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4921,23 +6168,23 @@ loop202:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop202
+	JMP     loop258
 
-loop_end203:
-loop204:
+loop_end259:
+loop260:
 	CMPQ    CX, $0x00000010
-	JB      loop_end205
+	JB      loop_end261
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop204
+	JMP     loop260
 
-loop_end205:
+loop_end261:
 	TESTQ     CX, CX
-	JZ        loop_done201
+	JZ        loop_done257
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4945,7 +6192,7 @@ loop_end205:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done201:
+loop_done257:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4955,10 +6202,10 @@ loop_done201:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store206
+	JZ            max_store262
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store206:
+max_store262:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4985,9 +6232,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop208:
+loop264:
 	CMPQ         CX, $0x00000010
-	JB           loop_end209
+	JB           loop_end265
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5009,11 +6256,11 @@ loop208:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop208
+	JMP          loop264
 
-loop_end209:
+loop_end265:
 	TESTQ        CX, CX
-	JZ           loop_done207
+	JZ           loop_done263
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5037,7 +6284,7 @@ loop_end209:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done207:
+loop_done263:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -5065,9 +6312,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop210:
+widen_loop266:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end211
+	JB        widen_loop_end267
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -5083,23 +6330,23 @@ widen_loop210:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop210
+	JMP       widen_loop266
 
-widen_loop_end211:
-widen_loop212:
+widen_loop_end267:
+widen_loop268:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end213
+	JB        widen_loop_end269
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop212
+	JMP       widen_loop268
 
-widen_loop_end213:
+widen_loop_end269:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail214
+	JZ          widen_tail270
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -5107,9 +6354,9 @@ widen_loop_end213:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail214:
+widen_tail270:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail215
+	JZ          widen_tail271
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -5117,9 +6364,9 @@ widen_tail214:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail215:
+widen_tail271:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail216
+	JZ          widen_tail272
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -5127,9 +6374,9 @@ widen_tail215:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail216:
+widen_tail272:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail217
+	JZ          widen_tail273
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -5137,7 +6384,1108 @@ widen_tail216:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail217:
+widen_tail273:
+	VZEROUPPER
+	RET
+
+// func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups274
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows275:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done276
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys277:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done278
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       320(SI), Z7
+	VMOVUPS       640(SI), Z11
+	VMOVUPS       960(SI), Z15
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VPMOVZXWD     (R8)(DX*1), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VPMOVZXWD     (R11), Z14
+	VPSLLD        $0x10, Z14, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VPMOVZXWD     (R11)(DX*1), Z16
+	VPSLLD        $0x10, Z16, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       384(SI), Z17
+	VMOVUPS       704(SI), Z18
+	VMOVUPS       1024(SI), Z19
+	VPMOVZXWD     32(R8), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     32(R8)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     32(R11), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     32(R11)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       448(SI), Z17
+	VMOVUPS       768(SI), Z18
+	VMOVUPS       1088(SI), Z19
+	VPMOVZXWD     64(R8), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     64(R8)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     64(R11), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     64(R11)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       512(SI), Z17
+	VMOVUPS       832(SI), Z18
+	VMOVUPS       1152(SI), Z19
+	VPMOVZXWD     96(R8), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     96(R8)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     96(R11), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     96(R11)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(SI), Z16
+	VMOVUPS       576(SI), Z17
+	VMOVUPS       896(SI), Z18
+	VMOVUPS       1216(SI), Z19
+	VPMOVZXWD     128(R8), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     128(R8)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     128(R11), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     128(R11)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys277
+
+s1_keys_done278:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done280
+
+s1_key_tail279:
+	VMOVUPS       (SI), Z0
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VPMOVZXWD     32(R8), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VPMOVZXWD     64(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VPMOVZXWD     96(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VPMOVZXWD     128(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       320(SI), Z0
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       384(SI), Z1
+	VPMOVZXWD     32(R8), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       448(SI), Z2
+	VPMOVZXWD     64(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       512(SI), Z2
+	VPMOVZXWD     96(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS       576(SI), Z2
+	VPMOVZXWD     128(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       640(SI), Z0
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       704(SI), Z1
+	VPMOVZXWD     32(R8), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       768(SI), Z2
+	VPMOVZXWD     64(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       832(SI), Z2
+	VPMOVZXWD     96(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS       896(SI), Z2
+	VPMOVZXWD     128(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       960(SI), Z0
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       1024(SI), Z1
+	VPMOVZXWD     32(R8), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       1088(SI), Z2
+	VPMOVZXWD     64(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       1152(SI), Z2
+	VPMOVZXWD     96(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS       1216(SI), Z2
+	VPMOVZXWD     128(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail279
+
+s1_key_tail_done280:
+	ADDQ $0x00000500, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows275
+
+s1_rows_done276:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done282
+
+s1_row_tail281:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done284
+
+s1_row_tail_key283:
+	VMOVUPS       (SI), Z0
+	VPMOVZXWD     (R8), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VPMOVZXWD     32(R8), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VPMOVZXWD     64(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VPMOVZXWD     96(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS       256(SI), Z2
+	VPMOVZXWD     128(R8), Z3
+	VPSLLD        $0x10, Z3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key283
+
+s1_row_tail_key_done284:
+	ADDQ $0x00000140, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail281
+
+s1_row_tail_done282:
+	VZEROUPPER
+	RET
+
+kv_groups274:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key285
+
+kb_keys286:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done287
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done289
+
+kb_query288:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done291
+
+kb_group290:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows292:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       320(DI), Z7
+	VMOVUPS       640(DI), Z11
+	VMOVUPS       960(DI), Z15
+	VPMOVZXWD     (R9), Z1
+	VPSLLD        $0x10, Z1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VPMOVZXWD     (R9)(DX*1), Z2
+	VPSLLD        $0x10, Z2, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VPMOVZXWD     (R13), Z14
+	VPSLLD        $0x10, Z14, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VPMOVZXWD     (R13)(DX*1), Z16
+	VPSLLD        $0x10, Z16, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       384(DI), Z17
+	VMOVUPS       704(DI), Z18
+	VMOVUPS       1024(DI), Z19
+	VPMOVZXWD     32(R9), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     32(R9)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     32(R13), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     32(R13)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       448(DI), Z17
+	VMOVUPS       768(DI), Z18
+	VMOVUPS       1088(DI), Z19
+	VPMOVZXWD     64(R9), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     64(R9)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     64(R13), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     64(R13)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       512(DI), Z17
+	VMOVUPS       832(DI), Z18
+	VMOVUPS       1152(DI), Z19
+	VPMOVZXWD     96(R9), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     96(R9)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     96(R13), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     96(R13)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(DI), Z16
+	VMOVUPS       576(DI), Z17
+	VMOVUPS       896(DI), Z18
+	VMOVUPS       1216(DI), Z19
+	VPMOVZXWD     128(R9), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VPMOVZXWD     128(R9)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VPMOVZXWD     128(R13), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VPMOVZXWD     128(R13)(DX*1), Z20
+	VPSLLD        $0x10, Z20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000500, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows292
+	ADDQ          $0x000000a0, R9
+	DECQ          R12
+	JNZ           kb_group290
+
+kb_group_done291:
+	DECQ R11
+	JNZ  kb_query288
+
+kb_query_done289:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys286
+
+kb_keys_done287:
+kv_by_key285:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done294
+
+kv_key293:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done296
+
+kv_query295:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done298
+
+kv_group297:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VPMOVZXWD  (R9), Z0
+	VPSLLD     $0x10, Z0, Z0
+	VPMOVZXWD  32(R9), Z1
+	VPSLLD     $0x10, Z1, Z1
+	VPMOVZXWD  64(R9), Z2
+	VPSLLD     $0x10, Z2, Z2
+	VPMOVZXWD  96(R9), Z3
+	VPSLLD     $0x10, Z3, Z3
+	VPMOVZXWD  128(R9), Z4
+	VPSLLD     $0x10, Z4, Z4
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done300
+
+kv_head299:
+	VMULPS        (SI), Z0, Z5
+	VMULPS        64(SI), Z1, Z6
+	VFMADD231PS   128(SI), Z2, Z5
+	VFMADD231PS   192(SI), Z3, Z6
+	VFMADD231PS   256(SI), Z4, Z5
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y6
+	VEXTRACTF32X4 $0x01, Y6, X5
+	VADDPS        X5, X6, X5
+	VPERMILPS     $0x4e, X5, X6
+	VADDPS        X6, X5, X5
+	VPERMILPS     $0xb1, X5, X6
+	VADDSS        X6, X5, X5
+	VMOVSS        X5, (R8)
+	ADDQ          $0x00000140, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head299
+
+kv_head_done300:
+	ADDQ $0x000000a0, R9
+	DECQ R12
+	JNZ  kv_group297
+
+kv_group_done298:
+	DECQ R11
+	JNZ  kv_query295
+
+kv_query_done296:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key293
+
+kv_key_done294:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups301
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done303
+
+v1_row302:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS      256(CX), Z5
+	VMULPS       Z0, Z5, Z5
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done305
+
+v1_key304:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero306
+	VBROADCASTSS (R10), Z0
+	VPMOVZXWD    (R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z0, Z1
+	VPMOVZXWD    32(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z0, Z2
+	VPMOVZXWD    64(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z0, Z3
+	VPMOVZXWD    96(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z0, Z4
+	VPMOVZXWD    128(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z0, Z5
+
+v1_zero306:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key304
+
+v1_key_done305:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, 256(CX)
+	ADDQ    $0x00000140, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row302
+
+v1_row_done303:
+	VZEROUPPER
+	RET
+
+kv_groups301:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done308
+
+kv_rescale307:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS      256(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 256(DI)
+	ADDQ         $0x00000140, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale307
+
+kv_rescale_done308:
+	MOVQ nk+96(FP), SI
+
+vb_keys309:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done310
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done312
+
+vb_query311:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done314
+
+vb_group313:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done316
+
+vb_head315:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero317
+	VBROADCASTSS (R8), Z5
+	VPMOVZXWD    (R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VPMOVZXWD    32(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VPMOVZXWD    64(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VPMOVZXWD    96(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VPMOVZXWD    128(R9), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero317:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero318
+	VBROADCASTSS 4(R8), Z5
+	VPMOVZXWD    (R9)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VPMOVZXWD    32(R9)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VPMOVZXWD    64(R9)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VPMOVZXWD    96(R9)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VPMOVZXWD    128(R9)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero318:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero319
+	VBROADCASTSS 8(R8), Z5
+	VPMOVZXWD    (R10), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VPMOVZXWD    32(R10), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VPMOVZXWD    64(R10), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VPMOVZXWD    96(R10), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VPMOVZXWD    128(R10), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero319:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero320
+	VBROADCASTSS 12(R8), Z5
+	VPMOVZXWD    (R10)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VPMOVZXWD    32(R10)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VPMOVZXWD    64(R10)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VPMOVZXWD    96(R10)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VPMOVZXWD    128(R10)(DX*1), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero320:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head315
+
+vb_head_done316:
+	ADDQ $0x000000a0, R9
+	DECQ R13
+	JNZ  vb_group313
+
+vb_group_done314:
+	DECQ R12
+	JNZ  vb_query311
+
+vb_query_done312:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys309
+
+vb_keys_done310:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done322
+
+kv_key321:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done324
+
+kv_query323:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done326
+
+kv_group325:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VPMOVZXWD  (R9), Z0
+	VPSLLD     $0x10, Z0, Z0
+	VPMOVZXWD  32(R9), Z1
+	VPSLLD     $0x10, Z1, Z1
+	VPMOVZXWD  64(R9), Z2
+	VPSLLD     $0x10, Z2, Z2
+	VPMOVZXWD  96(R9), Z3
+	VPSLLD     $0x10, Z3, Z3
+	VPMOVZXWD  128(R9), Z4
+	VPSLLD     $0x10, Z4, Z4
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done328
+
+kv_head327:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero329
+	VBROADCASTSS (R8), Z5
+	VMOVUPS      (SI), Z6
+	VFMADD231PS  Z0, Z5, Z6
+	VMOVUPS      Z6, (SI)
+	VMOVUPS      64(SI), Z6
+	VFMADD231PS  Z1, Z5, Z6
+	VMOVUPS      Z6, 64(SI)
+	VMOVUPS      128(SI), Z6
+	VFMADD231PS  Z2, Z5, Z6
+	VMOVUPS      Z6, 128(SI)
+	VMOVUPS      192(SI), Z6
+	VFMADD231PS  Z3, Z5, Z6
+	VMOVUPS      Z6, 192(SI)
+	VMOVUPS      256(SI), Z6
+	VFMADD231PS  Z4, Z5, Z6
+	VMOVUPS      Z6, 256(SI)
+
+kv_zero329:
+	ADDQ $0x00000140, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head327
+
+kv_head_done328:
+	ADDQ $0x000000a0, R9
+	DECQ R13
+	JNZ  kv_group325
+
+kv_group_done326:
+	DECQ R12
+	JNZ  kv_query323
+
+kv_query_done324:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key321
+
+kv_key_done322:
 	VZEROUPPER
 	RET
 

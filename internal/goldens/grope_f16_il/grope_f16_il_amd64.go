@@ -50,6 +50,18 @@ func expShiftAVX2(row []float32, m float32, sum []float32)
 //go:noescape
 func widenRowAVX2(dst []float32, src []uint16)
 
+// scoresKV16AVX2 is the AVX2+FMA kernels.scoresKV16 for HeadDim 72, keys stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKV16AVX2 is the AVX2+FMA kernels.valuesKV16 for HeadDim 72, values stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -94,7 +106,19 @@ func expShiftAVX512(row []float32, m float32, sum []float32)
 //go:noescape
 func widenRowAVX512(dst []float32, src []uint16)
 
+// scoresKV16AVX512 is the AVX-512 kernels.scoresKV16 for HeadDim 72, keys stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKV16AVX512 is the AVX-512 kernels.valuesKV16 for HeadDim 72, values stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2, scoresKV16: scoresKV16AVX2, valuesKV16: valuesKV16AVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512})
 }

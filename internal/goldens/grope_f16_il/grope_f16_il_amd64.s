@@ -1879,6 +1879,1012 @@ widen_tail108:
 	VZEROUPPER
 	RET
 
+// func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups109
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows110:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done111
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys112:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done113
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      288(SI), Y7
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VCVTPH2PS    (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VCVTPH2PS    (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VCVTPH2PS    (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      320(SI), Y9
+	VCVTPH2PS    16(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    16(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    16(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    16(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      352(SI), Y9
+	VCVTPH2PS    32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      384(SI), Y9
+	VCVTPH2PS    48(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    48(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    48(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    48(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      416(SI), Y9
+	VCVTPH2PS    64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      448(SI), Y9
+	VCVTPH2PS    80(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    80(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    80(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      480(SI), Y9
+	VCVTPH2PS    96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      512(SI), Y9
+	VCVTPH2PS    112(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    112(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    112(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(SI), Y8
+	VMOVUPS      544(SI), Y9
+	VCVTPH2PS    128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys112
+
+s1_keys_done113:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done115
+
+s1_key_tail114:
+	VMOVUPS      (SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VCVTPH2PS    16(R8), Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VCVTPH2PS    32(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VCVTPH2PS    48(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VCVTPH2PS    64(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VCVTPH2PS    80(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VCVTPH2PS    96(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VCVTPH2PS    112(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VCVTPH2PS    128(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      288(SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      320(SI), Y1
+	VCVTPH2PS    16(R8), Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      352(SI), Y2
+	VCVTPH2PS    32(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      384(SI), Y2
+	VCVTPH2PS    48(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      416(SI), Y2
+	VCVTPH2PS    64(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      448(SI), Y2
+	VCVTPH2PS    80(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      480(SI), Y2
+	VCVTPH2PS    96(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      512(SI), Y2
+	VCVTPH2PS    112(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      544(SI), Y2
+	VCVTPH2PS    128(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail114
+
+s1_key_tail_done115:
+	ADDQ $0x00000240, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows110
+
+s1_rows_done111:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done117
+
+s1_row_tail116:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done119
+
+s1_row_tail_key118:
+	VMOVUPS      (SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VCVTPH2PS    16(R8), Y2
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VCVTPH2PS    32(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VCVTPH2PS    48(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VCVTPH2PS    64(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VCVTPH2PS    80(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VCVTPH2PS    96(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VCVTPH2PS    112(R8), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	VMOVUPS      256(SI), Y2
+	VCVTPH2PS    128(R8), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key118
+
+s1_row_tail_key_done119:
+	ADDQ $0x00000120, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail116
+
+s1_row_tail_done117:
+	VZEROUPPER
+	RET
+
+kv_groups109:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key120
+
+kb_keys121:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done122
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done124
+
+kb_query123:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done126
+
+kb_group125:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows127:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      288(DI), Y7
+	VCVTPH2PS    (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VCVTPH2PS    (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VCVTPH2PS    (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VCVTPH2PS    (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      320(DI), Y9
+	VCVTPH2PS    16(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    16(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    16(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    16(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      352(DI), Y9
+	VCVTPH2PS    32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      384(DI), Y9
+	VCVTPH2PS    48(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    48(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    48(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    48(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      416(DI), Y9
+	VCVTPH2PS    64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      448(DI), Y9
+	VCVTPH2PS    80(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    80(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    80(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      480(DI), Y9
+	VCVTPH2PS    96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      512(DI), Y9
+	VCVTPH2PS    112(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    112(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    112(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      544(DI), Y9
+	VCVTPH2PS    128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000240, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows127
+	ADDQ         $0x00000090, R9
+	DECQ         R12
+	JNZ          kb_group125
+
+kb_group_done126:
+	DECQ R11
+	JNZ  kb_query123
+
+kb_query_done124:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys121
+
+kb_keys_done122:
+kv_by_key120:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done129
+
+kv_key128:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done131
+
+kv_query130:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done133
+
+kv_group132:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VCVTPH2PS  (R9), Y0
+	VCVTPH2PS  16(R9), Y1
+	VCVTPH2PS  32(R9), Y2
+	VCVTPH2PS  48(R9), Y3
+	VCVTPH2PS  64(R9), Y4
+	VCVTPH2PS  80(R9), Y5
+	VCVTPH2PS  96(R9), Y6
+	VCVTPH2PS  112(R9), Y7
+	VCVTPH2PS  128(R9), Y8
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done135
+
+kv_head134:
+	VMULPS       (SI), Y0, Y9
+	VMULPS       32(SI), Y1, Y10
+	VFMADD231PS  64(SI), Y2, Y9
+	VFMADD231PS  96(SI), Y3, Y10
+	VFMADD231PS  128(SI), Y4, Y9
+	VFMADD231PS  160(SI), Y5, Y10
+	VFMADD231PS  192(SI), Y6, Y9
+	VFMADD231PS  224(SI), Y7, Y10
+	VFMADD231PS  256(SI), Y8, Y9
+	VADDPS       Y10, Y9, Y9
+	VEXTRACTF128 $0x01, Y9, X10
+	VADDPS       X10, X9, X10
+	VPERMILPS    $0x4e, X10, X9
+	VADDPS       X9, X10, X10
+	VPERMILPS    $0xb1, X10, X9
+	VADDSS       X9, X10, X10
+	VMOVSS       X10, (R8)
+	ADDQ         $0x00000120, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head134
+
+kv_head_done135:
+	ADDQ $0x00000090, R9
+	DECQ R12
+	JNZ  kv_group132
+
+kv_group_done133:
+	DECQ R11
+	JNZ  kv_query130
+
+kv_query_done131:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key128
+
+kv_key_done129:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups136
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done138
+
+v1_row137:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      256(CX), Y9
+	VMULPS       Y0, Y9, Y9
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done140
+
+v1_key139:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero141
+	VBROADCASTSS (R10), Y0
+	VCVTPH2PS    (R9), Y10
+	VFMADD231PS  Y10, Y0, Y1
+	VCVTPH2PS    16(R9), Y10
+	VFMADD231PS  Y10, Y0, Y2
+	VCVTPH2PS    32(R9), Y10
+	VFMADD231PS  Y10, Y0, Y3
+	VCVTPH2PS    48(R9), Y10
+	VFMADD231PS  Y10, Y0, Y4
+	VCVTPH2PS    64(R9), Y10
+	VFMADD231PS  Y10, Y0, Y5
+	VCVTPH2PS    80(R9), Y10
+	VFMADD231PS  Y10, Y0, Y6
+	VCVTPH2PS    96(R9), Y10
+	VFMADD231PS  Y10, Y0, Y7
+	VCVTPH2PS    112(R9), Y10
+	VFMADD231PS  Y10, Y0, Y8
+	VCVTPH2PS    128(R9), Y10
+	VFMADD231PS  Y10, Y0, Y9
+
+v1_zero141:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key139
+
+v1_key_done140:
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
+	VMOVUPS Y9, 256(CX)
+	ADDQ    $0x00000120, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row137
+
+v1_row_done138:
+	VZEROUPPER
+	RET
+
+kv_groups136:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done143
+
+kv_rescale142:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	VMOVUPS      256(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 256(DI)
+	ADDQ         $0x00000120, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale142
+
+kv_rescale_done143:
+	MOVQ nk+96(FP), SI
+
+vb_keys144:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done145
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done147
+
+vb_query146:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done149
+
+vb_group148:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done151
+
+vb_head150:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero152
+	VBROADCASTSS (R8), Y9
+	VCVTPH2PS    (R9), Y10
+	VFMADD231PS  Y10, Y9, Y0
+	VCVTPH2PS    16(R9), Y10
+	VFMADD231PS  Y10, Y9, Y1
+	VCVTPH2PS    32(R9), Y10
+	VFMADD231PS  Y10, Y9, Y2
+	VCVTPH2PS    48(R9), Y10
+	VFMADD231PS  Y10, Y9, Y3
+	VCVTPH2PS    64(R9), Y10
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R9), Y10
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R9), Y10
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R9), Y10
+	VFMADD231PS  Y10, Y9, Y7
+	VCVTPH2PS    128(R9), Y10
+	VFMADD231PS  Y10, Y9, Y8
+
+vb_zero152:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero153
+	VBROADCASTSS 4(R8), Y9
+	VCVTPH2PS    (R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y0
+	VCVTPH2PS    16(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y1
+	VCVTPH2PS    32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y2
+	VCVTPH2PS    48(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y3
+	VCVTPH2PS    64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y7
+	VCVTPH2PS    128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y8
+
+vb_zero153:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero154
+	VBROADCASTSS 8(R8), Y9
+	VCVTPH2PS    (R10), Y10
+	VFMADD231PS  Y10, Y9, Y0
+	VCVTPH2PS    16(R10), Y10
+	VFMADD231PS  Y10, Y9, Y1
+	VCVTPH2PS    32(R10), Y10
+	VFMADD231PS  Y10, Y9, Y2
+	VCVTPH2PS    48(R10), Y10
+	VFMADD231PS  Y10, Y9, Y3
+	VCVTPH2PS    64(R10), Y10
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R10), Y10
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R10), Y10
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R10), Y10
+	VFMADD231PS  Y10, Y9, Y7
+	VCVTPH2PS    128(R10), Y10
+	VFMADD231PS  Y10, Y9, Y8
+
+vb_zero154:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero155
+	VBROADCASTSS 12(R8), Y9
+	VCVTPH2PS    (R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y0
+	VCVTPH2PS    16(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y1
+	VCVTPH2PS    32(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y2
+	VCVTPH2PS    48(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y3
+	VCVTPH2PS    64(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y4
+	VCVTPH2PS    80(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y5
+	VCVTPH2PS    96(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y6
+	VCVTPH2PS    112(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y7
+	VCVTPH2PS    128(R10)(DX*1), Y10
+	VFMADD231PS  Y10, Y9, Y8
+
+vb_zero155:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VMOVUPS Y8, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head150
+
+vb_head_done151:
+	ADDQ $0x00000090, R9
+	DECQ R13
+	JNZ  vb_group148
+
+vb_group_done149:
+	DECQ R12
+	JNZ  vb_query146
+
+vb_query_done147:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys144
+
+vb_keys_done145:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done157
+
+kv_key156:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done159
+
+kv_query158:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done161
+
+kv_group160:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	VCVTPH2PS  (R9), Y0
+	VCVTPH2PS  16(R9), Y1
+	VCVTPH2PS  32(R9), Y2
+	VCVTPH2PS  48(R9), Y3
+	VCVTPH2PS  64(R9), Y4
+	VCVTPH2PS  80(R9), Y5
+	VCVTPH2PS  96(R9), Y6
+	VCVTPH2PS  112(R9), Y7
+	VCVTPH2PS  128(R9), Y8
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done163
+
+kv_head162:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero164
+	VBROADCASTSS (R8), Y9
+	VMOVUPS      (SI), Y10
+	VFMADD231PS  Y0, Y9, Y10
+	VMOVUPS      Y10, (SI)
+	VMOVUPS      32(SI), Y10
+	VFMADD231PS  Y1, Y9, Y10
+	VMOVUPS      Y10, 32(SI)
+	VMOVUPS      64(SI), Y10
+	VFMADD231PS  Y2, Y9, Y10
+	VMOVUPS      Y10, 64(SI)
+	VMOVUPS      96(SI), Y10
+	VFMADD231PS  Y3, Y9, Y10
+	VMOVUPS      Y10, 96(SI)
+	VMOVUPS      128(SI), Y10
+	VFMADD231PS  Y4, Y9, Y10
+	VMOVUPS      Y10, 128(SI)
+	VMOVUPS      160(SI), Y10
+	VFMADD231PS  Y5, Y9, Y10
+	VMOVUPS      Y10, 160(SI)
+	VMOVUPS      192(SI), Y10
+	VFMADD231PS  Y6, Y9, Y10
+	VMOVUPS      Y10, 192(SI)
+	VMOVUPS      224(SI), Y10
+	VFMADD231PS  Y7, Y9, Y10
+	VMOVUPS      Y10, 224(SI)
+	VMOVUPS      256(SI), Y10
+	VFMADD231PS  Y8, Y9, Y10
+	VMOVUPS      Y10, 256(SI)
+
+kv_zero164:
+	ADDQ $0x00000120, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head162
+
+kv_head_done163:
+	ADDQ $0x00000090, R9
+	DECQ R13
+	JNZ  kv_group160
+
+kv_group_done161:
+	DECQ R12
+	JNZ  kv_query158
+
+kv_query_done159:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key156
+
+kv_key_done157:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1894,18 +2900,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done109
+	JZ     rope_done165
 	TESTL  R8, R8
-	JS     rope_inverse110
+	JS     rope_inverse166
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000090, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream111
+	JA     rope_stream167
 
-rope_token113:
+rope_token169:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -1917,14 +2923,14 @@ rope_token113:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done114
+	JZ        rope_heads_done170
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src115
+	JNE       rope_heads_from_src171
 
-rope_head116:
+rope_head172:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1944,13 +2950,13 @@ rope_head116:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head116
-	JMP            rope_heads_done114
+	JNZ            rope_head172
+	JMP            rope_heads_done170
 
-rope_heads_from_src115:
+rope_heads_from_src171:
 	MOVQ CX, R10
 
-rope_head117:
+rope_head173:
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -1975,17 +2981,17 @@ rope_head117:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head117
+	JNZ            rope_head173
 
-rope_heads_done114:
+rope_heads_done170:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done118
+	JZ    rope_heads_done174
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head119:
+rope_head175:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2005,9 +3011,9 @@ rope_head119:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head119
+	JNZ            rope_head175
 
-rope_heads_done118:
+rope_heads_done174:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2017,11 +3023,11 @@ rope_heads_done118:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token113
-	JMP  rope_tokens_done112
+	JNZ  rope_token169
+	JMP  rope_tokens_done168
 
-rope_stream111:
-rope_token120:
+rope_stream167:
+rope_token176:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -2033,16 +3039,16 @@ rope_token120:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done121
+	JZ        rope_heads_done177
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src122
+	JNE       rope_heads_from_src178
 
-rope_head123:
+rope_head179:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -2065,13 +3071,13 @@ rope_head123:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head123
-	JMP            rope_heads_done121
+	JNZ            rope_head179
+	JMP            rope_heads_done177
 
-rope_heads_from_src122:
+rope_heads_from_src178:
 	MOVQ CX, R10
 
-rope_head124:
+rope_head180:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -2099,19 +3105,19 @@ rope_head124:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head124
+	JNZ            rope_head180
 
-rope_heads_done121:
+rope_heads_done177:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done125
+	JZ    rope_heads_done181
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head126:
+rope_head182:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -2134,9 +3140,9 @@ rope_head126:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head126
+	JNZ            rope_head182
 
-rope_heads_done125:
+rope_heads_done181:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2146,21 +3152,21 @@ rope_heads_done125:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token120
+	JNZ  rope_token176
 
-rope_tokens_done112:
-	JMP rope_done109
+rope_tokens_done168:
+	JMP rope_done165
 
-rope_inverse110:
+rope_inverse166:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000090, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream127
+	JA     rope_stream183
 
-rope_token129:
+rope_token185:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -2172,12 +3178,12 @@ rope_token129:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done130
+	JZ        rope_heads_done186
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head131:
+rope_head187:
 	VCVTPH2PS      (DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -2197,19 +3203,19 @@ rope_head131:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head131
+	JNZ            rope_head187
 
-rope_heads_done130:
+rope_heads_done186:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token129
-	JMP  rope_tokens_done128
+	JNZ  rope_token185
+	JMP  rope_tokens_done184
 
-rope_stream127:
-rope_token132:
+rope_stream183:
+rope_token188:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -2221,14 +3227,14 @@ rope_token132:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done133
+	JZ        rope_heads_done189
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head134:
+rope_head190:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -2251,18 +3257,18 @@ rope_head134:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head134
+	JNZ            rope_head190
 
-rope_heads_done133:
+rope_heads_done189:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token132
+	JNZ  rope_token188
 
-rope_tokens_done128:
-rope_done109:
+rope_tokens_done184:
+rope_done165:
 	VZEROUPPER
 	RET
 
@@ -2276,10 +3282,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done135
+	JZ      combine_done191
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token136:
+combine_token192:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000130, R8, R8
@@ -2357,9 +3363,9 @@ combine_token136:
 	ADDQ      $0x00000130, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token136
+	JNZ       combine_token192
 
-combine_done135:
+combine_done191:
 	VZEROUPPER
 	RET
 
@@ -2375,23 +3381,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups137
+	JNE   kv_groups193
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows138:
+s1_rows194:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done139
+	JL   s1_rows_done195
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys140:
+s1_keys196:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done141
+	JL            s1_keys_done197
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -2566,13 +3572,13 @@ s1_keys140:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys140
+	JMP           s1_keys196
 
-s1_keys_done141:
+s1_keys_done197:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done143
+	JZ    s1_key_tail_done199
 
-s1_key_tail142:
+s1_key_tail198:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2661,29 +3667,29 @@ s1_key_tail142:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail142
+	JNZ           s1_key_tail198
 
-s1_key_tail_done143:
+s1_key_tail_done199:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows138
+	JMP  s1_rows194
 
-s1_rows_done139:
+s1_rows_done195:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done145
+	JZ    s1_row_tail_done201
 
-s1_row_tail144:
+s1_row_tail200:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done147
+	JZ    s1_row_tail_key_done203
 
-s1_row_tail_key146:
+s1_row_tail_key202:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2708,40 +3714,40 @@ s1_row_tail_key146:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key146
+	JNZ           s1_row_tail_key202
 
-s1_row_tail_key_done147:
+s1_row_tail_key_done203:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail144
+	JNZ  s1_row_tail200
 
-s1_row_tail_done145:
+s1_row_tail_done201:
 	VZEROUPPER
 	RET
 
-kv_groups137:
+kv_groups193:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key148
+	JNZ   kv_by_key204
 
-kb_keys149:
+kb_keys205:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done150
+	JL    kb_keys_done206
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done152
+	JZ    kb_query_done208
 
-kb_query151:
+kb_query207:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done154
+	JZ    kb_group_done210
 
-kb_group153:
+kb_group209:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2768,7 +3774,7 @@ kb_group153:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows155:
+kb_rows211:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -2946,42 +3952,42 @@ kb_rows155:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows155
+	JNZ           kb_rows211
 	ADDQ          $0x00000120, R9
 	DECQ          R12
-	JNZ           kb_group153
+	JNZ           kb_group209
 
-kb_group_done154:
+kb_group_done210:
 	DECQ R11
-	JNZ  kb_query151
+	JNZ  kb_query207
 
-kb_query_done152:
+kb_query_done208:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys149
+	JMP  kb_keys205
 
-kb_keys_done150:
-kv_by_key148:
+kb_keys_done206:
+kv_by_key204:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done157
+	JZ     kv_key_done213
 
-kv_key156:
+kv_key212:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done159
+	JZ    kv_query_done215
 
-kv_query158:
+kv_query214:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done161
+	JZ    kv_group_done217
 
-kv_group160:
+kv_group216:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2994,9 +4000,9 @@ kv_group160:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done163
+	JZ         kv_head_done219
 
-kv_head162:
+kv_head218:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -3016,24 +4022,24 @@ kv_head162:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head162
+	JNZ           kv_head218
 
-kv_head_done163:
+kv_head_done219:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group160
+	JNZ  kv_group216
 
-kv_group_done161:
+kv_group_done217:
 	DECQ R11
-	JNZ  kv_query158
+	JNZ  kv_query214
 
-kv_query_done159:
+kv_query_done215:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key156
+	JNZ  kv_key212
 
-kv_key_done157:
+kv_key_done213:
 	VZEROUPPER
 	RET
 
@@ -3049,7 +4055,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups164
+	JNE   kv_groups220
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3057,9 +4063,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done166
+	JZ    v1_row_done222
 
-v1_row165:
+v1_row221:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3075,12 +4081,12 @@ v1_row165:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done168
+	JZ           v1_key_done224
 
-v1_key167:
+v1_key223:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero169
+	JZ           v1_zero225
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3089,13 +4095,13 @@ v1_key167:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero169:
+v1_zero225:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key167
+	JNZ  v1_key223
 
-v1_key_done168:
+v1_key_done224:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3105,22 +4111,22 @@ v1_key_done168:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row165
+	JNZ     v1_row221
 
-v1_row_done166:
+v1_row_done222:
 	VZEROUPPER
 	RET
 
-kv_groups164:
+kv_groups220:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done171
+	JZ    kv_rescale_done227
 
-kv_rescale170:
+kv_rescale226:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3140,27 +4146,27 @@ kv_rescale170:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale170
+	JNZ          kv_rescale226
 
-kv_rescale_done171:
+kv_rescale_done227:
 	MOVQ nk+96(FP), SI
 
-vb_keys172:
+vb_keys228:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done173
+	JL    vb_keys_done229
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done175
+	JZ    vb_query_done231
 
-vb_query174:
+vb_query230:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done177
+	JZ    vb_group_done233
 
-vb_group176:
+vb_group232:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3188,9 +4194,9 @@ vb_group176:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done179
+	JZ         vb_head_done235
 
-vb_head178:
+vb_head234:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -3198,7 +4204,7 @@ vb_head178:
 	VMOVUPS.Z    256(DI), K1, Z4
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero180
+	JZ           vb_zero236
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -3207,10 +4213,10 @@ vb_head178:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero180:
+vb_zero236:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero181
+	JZ           vb_zero237
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -3219,10 +4225,10 @@ vb_zero180:
 	VMOVUPS.Z    256(R9)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero181:
+vb_zero237:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero182
+	JZ           vb_zero238
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R10), Z5, Z0
 	VFMADD231PS  64(R10), Z5, Z1
@@ -3231,10 +4237,10 @@ vb_zero181:
 	VMOVUPS.Z    256(R10), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero182:
+vb_zero238:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero183
+	JZ           vb_zero239
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R10)(DX*1), Z5, Z0
 	VFMADD231PS  64(R10)(DX*1), Z5, Z1
@@ -3243,7 +4249,7 @@ vb_zero182:
 	VMOVUPS.Z    256(R10)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero183:
+vb_zero239:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3252,43 +4258,43 @@ vb_zero183:
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head178
+	JNZ     vb_head234
 
-vb_head_done179:
+vb_head_done235:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  vb_group176
+	JNZ  vb_group232
 
-vb_group_done177:
+vb_group_done233:
 	DECQ R12
-	JNZ  vb_query174
+	JNZ  vb_query230
 
-vb_query_done175:
+vb_query_done231:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys172
+	JMP  vb_keys228
 
-vb_keys_done173:
+vb_keys_done229:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done185
+	JZ     kv_key_done241
 
-kv_key184:
+kv_key240:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done187
+	JZ    kv_query_done243
 
-kv_query186:
+kv_query242:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done189
+	JZ    kv_group_done245
 
-kv_group188:
+kv_group244:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3301,12 +4307,12 @@ kv_group188:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done191
+	JZ         kv_head_done247
 
-kv_head190:
+kv_head246:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero192
+	JZ           kv_zero248
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -3324,28 +4330,28 @@ kv_head190:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero192:
+kv_zero248:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head190
+	JNZ  kv_head246
 
-kv_head_done191:
+kv_head_done247:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group188
+	JNZ  kv_group244
 
-kv_group_done189:
+kv_group_done245:
 	DECQ R12
-	JNZ  kv_query186
+	JNZ  kv_query242
 
-kv_query_done187:
+kv_query_done243:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key184
+	JNZ  kv_key240
 
-kv_key_done185:
+kv_key_done241:
 	VZEROUPPER
 	RET
 
@@ -3358,9 +4364,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop194:
+loop250:
 	CMPQ    CX, $0x00000020
-	JB      loop_end195
+	JB      loop_end251
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3371,23 +4377,23 @@ loop194:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop194
+	JMP     loop250
 
-loop_end195:
-loop196:
+loop_end251:
+loop252:
 	CMPQ    CX, $0x00000010
-	JB      loop_end197
+	JB      loop_end253
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop196
+	JMP     loop252
 
-loop_end197:
+loop_end253:
 	TESTQ     CX, CX
-	JZ        loop_done193
+	JZ        loop_done249
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3395,7 +4401,7 @@ loop_end197:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done193:
+loop_done249:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3405,10 +4411,10 @@ loop_done193:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store198
+	JZ            max_store254
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store198:
+max_store254:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3435,9 +4441,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop200:
+loop256:
 	CMPQ         CX, $0x00000010
-	JB           loop_end201
+	JB           loop_end257
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3459,11 +4465,11 @@ loop200:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop200
+	JMP          loop256
 
-loop_end201:
+loop_end257:
 	TESTQ        CX, CX
-	JZ           loop_done199
+	JZ           loop_done255
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3487,7 +4493,7 @@ loop_end201:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done199:
+loop_done255:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -3515,9 +4521,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop202:
+widen_loop258:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end203
+	JB        widen_loop_end259
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -3529,56 +4535,1082 @@ widen_loop202:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop202
+	JMP       widen_loop258
 
-widen_loop_end203:
-widen_loop204:
+widen_loop_end259:
+widen_loop260:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end205
+	JB        widen_loop_end261
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop204
+	JMP       widen_loop260
 
-widen_loop_end205:
+widen_loop_end261:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail206
+	JZ          widen_tail262
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail206:
+widen_tail262:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail207
+	JZ          widen_tail263
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail207:
+widen_tail263:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail208
+	JZ          widen_tail264
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail208:
+widen_tail264:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail209
+	JZ          widen_tail265
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail209:
+widen_tail265:
+	VZEROUPPER
+	RET
+
+// func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
+	MOVL  $0x000000ff, AX
+	KMOVW AX, K1
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups266
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows267:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done268
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys269:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done270
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       288(SI), Z7
+	VMOVUPS       576(SI), Z11
+	VMOVUPS       864(SI), Z15
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VCVTPH2PS     (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VCVTPH2PS     (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VCVTPH2PS     (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       352(SI), Z17
+	VMOVUPS       640(SI), Z18
+	VMOVUPS       928(SI), Z19
+	VCVTPH2PS     32(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     32(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     32(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     32(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       416(SI), Z17
+	VMOVUPS       704(SI), Z18
+	VMOVUPS       992(SI), Z19
+	VCVTPH2PS     64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       480(SI), Z17
+	VMOVUPS       768(SI), Z18
+	VMOVUPS       1056(SI), Z19
+	VCVTPH2PS     96(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     96(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     96(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     96(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS.Z     256(SI), K1, Z16
+	VMOVUPS.Z     544(SI), K1, Z17
+	VMOVUPS.Z     832(SI), K1, Z18
+	VMOVUPS.Z     1120(SI), K1, Z19
+	VMOVDQU16.Z   128(R8), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVDQU16.Z   128(R8)(DX*1), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVDQU16.Z   128(R11), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVDQU16.Z   128(R11)(DX*1), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys269
+
+s1_keys_done270:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done272
+
+s1_key_tail271:
+	VMOVUPS       (SI), Z0
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VCVTPH2PS     32(R8), Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VCVTPH2PS     64(R8), Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VCVTPH2PS     96(R8), Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS.Z     256(SI), K1, Z2
+	VMOVDQU16.Z   128(R8), K1, Y3
+	VCVTPH2PS     Y3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       288(SI), Z0
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       352(SI), Z1
+	VCVTPH2PS     32(R8), Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       416(SI), Z2
+	VCVTPH2PS     64(R8), Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       480(SI), Z2
+	VCVTPH2PS     96(R8), Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS.Z     544(SI), K1, Z2
+	VMOVDQU16.Z   128(R8), K1, Y3
+	VCVTPH2PS     Y3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       576(SI), Z0
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       640(SI), Z1
+	VCVTPH2PS     32(R8), Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       704(SI), Z2
+	VCVTPH2PS     64(R8), Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       768(SI), Z2
+	VCVTPH2PS     96(R8), Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS.Z     832(SI), K1, Z2
+	VMOVDQU16.Z   128(R8), K1, Y3
+	VCVTPH2PS     Y3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       864(SI), Z0
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       928(SI), Z1
+	VCVTPH2PS     32(R8), Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       992(SI), Z2
+	VCVTPH2PS     64(R8), Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       1056(SI), Z2
+	VCVTPH2PS     96(R8), Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS.Z     1120(SI), K1, Z2
+	VMOVDQU16.Z   128(R8), K1, Y3
+	VCVTPH2PS     Y3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail271
+
+s1_key_tail_done272:
+	ADDQ $0x00000480, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows267
+
+s1_rows_done268:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done274
+
+s1_row_tail273:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done276
+
+s1_row_tail_key275:
+	VMOVUPS       (SI), Z0
+	VCVTPH2PS     (R8), Z1
+	VMULPS        Z1, Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VCVTPH2PS     32(R8), Z2
+	VMULPS        Z2, Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VCVTPH2PS     64(R8), Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VCVTPH2PS     96(R8), Z3
+	VFMADD231PS   Z3, Z2, Z1
+	VMOVUPS.Z     256(SI), K1, Z2
+	VMOVDQU16.Z   128(R8), K1, Y3
+	VCVTPH2PS     Y3, Z3
+	VFMADD231PS   Z3, Z2, Z0
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key275
+
+s1_row_tail_key_done276:
+	ADDQ $0x00000120, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail273
+
+s1_row_tail_done274:
+	VZEROUPPER
+	RET
+
+kv_groups266:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key277
+
+kb_keys278:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done279
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done281
+
+kb_query280:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done283
+
+kb_group282:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows284:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       288(DI), Z7
+	VMOVUPS       576(DI), Z11
+	VMOVUPS       864(DI), Z15
+	VCVTPH2PS     (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VCVTPH2PS     (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VCVTPH2PS     (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VCVTPH2PS     (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       352(DI), Z17
+	VMOVUPS       640(DI), Z18
+	VMOVUPS       928(DI), Z19
+	VCVTPH2PS     32(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     32(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     32(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     32(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       416(DI), Z17
+	VMOVUPS       704(DI), Z18
+	VMOVUPS       992(DI), Z19
+	VCVTPH2PS     64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       480(DI), Z17
+	VMOVUPS       768(DI), Z18
+	VMOVUPS       1056(DI), Z19
+	VCVTPH2PS     96(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VCVTPH2PS     96(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VCVTPH2PS     96(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VCVTPH2PS     96(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS.Z     256(DI), K1, Z16
+	VMOVUPS.Z     544(DI), K1, Z17
+	VMOVUPS.Z     832(DI), K1, Z18
+	VMOVUPS.Z     1120(DI), K1, Z19
+	VMOVDQU16.Z   128(R9), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVDQU16.Z   128(R9)(DX*1), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVDQU16.Z   128(R13), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVDQU16.Z   128(R13)(DX*1), K1, Y20
+	VCVTPH2PS     Y20, Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000480, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows284
+	ADDQ          $0x00000090, R9
+	DECQ          R12
+	JNZ           kb_group282
+
+kb_group_done283:
+	DECQ R11
+	JNZ  kb_query280
+
+kb_query_done281:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys278
+
+kb_keys_done279:
+kv_by_key277:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done286
+
+kv_key285:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done288
+
+kv_query287:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done290
+
+kv_group289:
+	PREFETCHT1  (R9)(DI*1)
+	PREFETCHT1  64(R9)(DI*1)
+	PREFETCHT1  128(R9)(DI*1)
+	VCVTPH2PS   (R9), Z0
+	VCVTPH2PS   32(R9), Z1
+	VCVTPH2PS   64(R9), Z2
+	VCVTPH2PS   96(R9), Z3
+	VMOVDQU16.Z 128(R9), K1, Y4
+	VCVTPH2PS   Y4, Z4
+	MOVQ        grp+96(FP), R13
+	TESTQ       R13, R13
+	JZ          kv_head_done292
+
+kv_head291:
+	VMULPS        (SI), Z0, Z5
+	VMULPS        64(SI), Z1, Z6
+	VFMADD231PS   128(SI), Z2, Z5
+	VFMADD231PS   192(SI), Z3, Z6
+	VMOVUPS.Z     256(SI), K1, Z7
+	VFMADD231PS   Z7, Z4, Z5
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y6
+	VEXTRACTF32X4 $0x01, Y6, X5
+	VADDPS        X5, X6, X5
+	VPERMILPS     $0x4e, X5, X6
+	VADDPS        X6, X5, X5
+	VPERMILPS     $0xb1, X5, X6
+	VADDSS        X6, X5, X5
+	VMOVSS        X5, (R8)
+	ADDQ          $0x00000120, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head291
+
+kv_head_done292:
+	ADDQ $0x00000090, R9
+	DECQ R12
+	JNZ  kv_group289
+
+kv_group_done290:
+	DECQ R11
+	JNZ  kv_query287
+
+kv_query_done288:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key285
+
+kv_key_done286:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
+TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
+	MOVL  $0x000000ff, AX
+	KMOVW AX, K1
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups293
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done295
+
+v1_row294:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	VMOVUPS.Z    256(CX), K1, Z5
+	VMULPS       Z0, Z5, Z5
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done297
+
+v1_key296:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero298
+	VBROADCASTSS (R10), Z0
+	VCVTPH2PS    (R9), Z6
+	VFMADD231PS  Z6, Z0, Z1
+	VCVTPH2PS    32(R9), Z6
+	VFMADD231PS  Z6, Z0, Z2
+	VCVTPH2PS    64(R9), Z6
+	VFMADD231PS  Z6, Z0, Z3
+	VCVTPH2PS    96(R9), Z6
+	VFMADD231PS  Z6, Z0, Z4
+	VMOVDQU16.Z  128(R9), K1, Y6
+	VCVTPH2PS    Y6, Z6
+	VFMADD231PS  Z6, Z0, Z5
+
+v1_zero298:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key296
+
+v1_key_done297:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	VMOVUPS Z5, K1, 256(CX)
+	ADDQ    $0x00000120, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row294
+
+v1_row_done295:
+	VZEROUPPER
+	RET
+
+kv_groups293:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done300
+
+kv_rescale299:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	VMOVUPS.Z    256(DI), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, 256(DI)
+	ADDQ         $0x00000120, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale299
+
+kv_rescale_done300:
+	MOVQ nk+96(FP), SI
+
+vb_keys301:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done302
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done304
+
+vb_query303:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done306
+
+vb_group305:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done308
+
+vb_head307:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS.Z    256(DI), K1, Z4
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero309
+	VBROADCASTSS (R8), Z5
+	VCVTPH2PS    (R9), Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VCVTPH2PS    32(R9), Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VCVTPH2PS    64(R9), Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VCVTPH2PS    96(R9), Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VMOVDQU16.Z  128(R9), K1, Y6
+	VCVTPH2PS    Y6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero309:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero310
+	VBROADCASTSS 4(R8), Z5
+	VCVTPH2PS    (R9)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VCVTPH2PS    32(R9)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VCVTPH2PS    64(R9)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VCVTPH2PS    96(R9)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Y6
+	VCVTPH2PS    Y6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero310:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero311
+	VBROADCASTSS 8(R8), Z5
+	VCVTPH2PS    (R10), Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VCVTPH2PS    32(R10), Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VCVTPH2PS    64(R10), Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VCVTPH2PS    96(R10), Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VMOVDQU16.Z  128(R10), K1, Y6
+	VCVTPH2PS    Y6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero311:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero312
+	VBROADCASTSS 12(R8), Z5
+	VCVTPH2PS    (R10)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z0
+	VCVTPH2PS    32(R10)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z1
+	VCVTPH2PS    64(R10)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z2
+	VCVTPH2PS    96(R10)(DX*1), Z6
+	VFMADD231PS  Z6, Z5, Z3
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Y6
+	VCVTPH2PS    Y6, Z6
+	VFMADD231PS  Z6, Z5, Z4
+
+vb_zero312:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, K1, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head307
+
+vb_head_done308:
+	ADDQ $0x00000090, R9
+	DECQ R13
+	JNZ  vb_group305
+
+vb_group_done306:
+	DECQ R12
+	JNZ  vb_query303
+
+vb_query_done304:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys301
+
+vb_keys_done302:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done314
+
+kv_key313:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done316
+
+kv_query315:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done318
+
+kv_group317:
+	PREFETCHT1  (R9)(DI*1)
+	PREFETCHT1  64(R9)(DI*1)
+	PREFETCHT1  128(R9)(DI*1)
+	VCVTPH2PS   (R9), Z0
+	VCVTPH2PS   32(R9), Z1
+	VCVTPH2PS   64(R9), Z2
+	VCVTPH2PS   96(R9), Z3
+	VMOVDQU16.Z 128(R9), K1, Y4
+	VCVTPH2PS   Y4, Z4
+	MOVQ        grp+120(FP), R14
+	TESTQ       R14, R14
+	JZ          kv_head_done320
+
+kv_head319:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero321
+	VBROADCASTSS (R8), Z5
+	VMOVUPS      (SI), Z6
+	VFMADD231PS  Z0, Z5, Z6
+	VMOVUPS      Z6, (SI)
+	VMOVUPS      64(SI), Z6
+	VFMADD231PS  Z1, Z5, Z6
+	VMOVUPS      Z6, 64(SI)
+	VMOVUPS      128(SI), Z6
+	VFMADD231PS  Z2, Z5, Z6
+	VMOVUPS      Z6, 128(SI)
+	VMOVUPS      192(SI), Z6
+	VFMADD231PS  Z3, Z5, Z6
+	VMOVUPS      Z6, 192(SI)
+	VMOVUPS.Z    256(SI), K1, Z6
+	VFMADD231PS  Z4, Z5, Z6
+	VMOVUPS      Z6, K1, 256(SI)
+
+kv_zero321:
+	ADDQ $0x00000120, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head319
+
+kv_head_done320:
+	ADDQ $0x00000090, R9
+	DECQ R13
+	JNZ  kv_group317
+
+kv_group_done318:
+	DECQ R12
+	JNZ  kv_query315
+
+kv_query_done316:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key313
+
+kv_key_done314:
 	VZEROUPPER
 	RET
 

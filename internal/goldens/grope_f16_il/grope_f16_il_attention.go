@@ -259,8 +259,11 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 	row := o.KVHeads * HeadDim // floats per key (value) row
 	tile := sh.tile
 	hb := sh.groups * grp
-	// Every tile is widened into contiguous float32 scratch (attnWidenTile), once per
-	// tile for all the block's rows.
+	// Tiles are widened into contiguous float32 scratch (attnWidenTile), once per tile
+	// for all the block's rows, except the contiguous keys of a decode block (every KV
+	// head; one query unless there are several KV heads), which the variants with
+	// scoresKV16 and valuesKV16 read where they are, widening in registers.
+	direct16 := ks.slots == nil && sh.groups == o.KVHeads && (sh.groups > 1 || sh.queries == 1) && active.scoresKV16 != nil
 	negInf := float32(math.Inf(-1))
 	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
@@ -290,15 +293,26 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 					continue
 				}
 				kmin, kmax, pad := attnSpan(kpos)
-				// 16-bit keys: rotated (as Apply rotates and rounds) into 16-bit scratch,
-				// then widened; keys given rotated are widened from where they are.
+				// 16-bit keys: rotated (as Apply rotates and rounds) into 16-bit scratch.
+				// A decode block's keys, all KV heads of each, are read as they are by
+				// scoresKV16 (kt16), which widens them in registers, where a variant has
+				// it; else, and for gathered tiles, they are widened into float32
+				// scratch once per tile (kt).
 				var kt []float32
+				var kt16 []uint16
 				var kStride int
 				switch {
 				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads:
 					rotateTokensAt(operand{sc.k16, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, kpos, n, 1)
-					kt, kStride = sc.k[:nt*row], row
-					active.widenRow(kt, sc.k16[:nt*row])
+					kStride = row
+					if direct16 {
+						kt16 = sc.k16[:nt*row]
+					} else {
+						kt = sc.k[:nt*row]
+						active.widenRow(kt, sc.k16[:nt*row])
+					}
+				case direct16:
+					kt16, kStride = ks.k[j0*row:(j0+nt)*row], row
 				case ks.rotate:
 					k16, st := attnTileRows(sc.k16, ks.k, ks.slots, true, j0, nt, g0, sh.groups, row)
 					rotateTokensAt(operand{k16, k16, sh.groups, st, HeadDim}, operand{}, kpos, n, 1)
@@ -307,7 +321,11 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				default:
 					kt, kStride = attnWidenTile(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
 				}
-				active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
+				if kt16 != nil {
+					active.scoresKV16(sc.s, sc.q, kt16, nt, nb, sh.groups, grp, kStride, tile)
+				} else {
+					active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
+				}
 				for r := 0; r < nr; r++ {
 					qp := int64(qpos[i0+r/hb])
 					s := sc.s[r*tile : r*tile+nt]
@@ -344,8 +362,12 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				for r := 0; r < nr; r++ {
 					sc.l[r] = sc.l[r]*sc.alpha[r] + sc.ts[r]
 				}
-				vt, vStride := attnWidenTile(sc.v, ks.v, ks.slots, j0, nt, g0, sh.groups, row)
-				active.valuesKV(sc.acc, sc.s, vt, sc.alpha, nt, nb, sh.groups, grp, vStride, tile)
+				if direct16 {
+					active.valuesKV16(sc.acc, sc.s, ks.v[j0*row:(j0+nt)*row], sc.alpha, nt, nb, sh.groups, grp, row, tile)
+				} else {
+					vt, vStride := attnWidenTile(sc.v, ks.v, ks.slots, j0, nt, g0, sh.groups, row)
+					active.valuesKV(sc.acc, sc.s, vt, sc.alpha, nt, nb, sh.groups, grp, vStride, tile)
+				}
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/hb, g0*grp+r%hb

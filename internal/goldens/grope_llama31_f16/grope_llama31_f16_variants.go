@@ -11,6 +11,8 @@ type kernels struct {
 	expShift    func(row []float32, m float32, sum []float32)
 	maxRow      func(row, m []float32)
 	widenRow    func(dst []float32, src []uint16)
+	scoresKV16  func(s, q []float32, k []uint16, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV16  func(acc, p []float32, v []uint16, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
 }
 
 // variant is one registered implementation of the kernels.

@@ -1351,6 +1351,584 @@ widen_tail109:
 	VZEROUPPER
 	RET
 
+// func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups110
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows111:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done112
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys113:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done114
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      40(SI), Y7
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VCVTPH2PS    (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VCVTPH2PS    (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VCVTPH2PS    (R11)(DX*1), Y11
+	VMULPS       Y11, Y3, Y3
+	VMULPS       Y11, Y7, Y7
+	VMOVSD       32(SI), X8
+	VMOVSD       72(SI), X9
+	VMOVD        16(R8), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVD        16(R8)(DX*1), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVD        16(R11), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVD        16(R11)(DX*1), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys113
+
+s1_keys_done114:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done116
+
+s1_key_tail115:
+	VMOVUPS      (SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVSD       32(SI), X8
+	VMOVD        16(R8), X1
+	VCVTPH2PS    X1, X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      40(SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVSD       72(SI), X8
+	VMOVD        16(R8), X1
+	VCVTPH2PS    X1, X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail115
+
+s1_key_tail_done116:
+	ADDQ $0x00000050, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows111
+
+s1_rows_done112:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done118
+
+s1_row_tail117:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done120
+
+s1_row_tail_key119:
+	VMOVUPS      (SI), Y0
+	VCVTPH2PS    (R8), Y1
+	VMULPS       Y1, Y0, Y0
+	VMOVSD       32(SI), X8
+	VMOVD        16(R8), X1
+	VCVTPH2PS    X1, X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key119
+
+s1_row_tail_key_done120:
+	ADDQ $0x00000028, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail117
+
+s1_row_tail_done118:
+	VZEROUPPER
+	RET
+
+kv_groups110:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key121
+
+kb_keys122:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done123
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done125
+
+kb_query124:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done127
+
+kb_group126:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows128:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      40(DI), Y7
+	VCVTPH2PS    (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VCVTPH2PS    (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VCVTPH2PS    (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VCVTPH2PS    (R13)(DX*1), Y11
+	VMULPS       Y11, Y3, Y3
+	VMULPS       Y11, Y7, Y7
+	VMOVSD       32(DI), X8
+	VMOVSD       72(DI), X9
+	VMOVD        16(R9), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVD        16(R9)(DX*1), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVD        16(R13), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVD        16(R13)(DX*1), X10
+	VCVTPH2PS    X10, X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000050, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows128
+	ADDQ         $0x00000014, R9
+	DECQ         R12
+	JNZ          kb_group126
+
+kb_group_done127:
+	DECQ R11
+	JNZ  kb_query124
+
+kb_query_done125:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys122
+
+kb_keys_done123:
+kv_by_key121:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done130
+
+kv_key129:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done132
+
+kv_query131:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done134
+
+kv_group133:
+	PREFETCHT1 (R9)(DI*1)
+	VCVTPH2PS  (R9), Y0
+	VMOVD      16(R9), X1
+	VCVTPH2PS  X1, X8
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done136
+
+kv_head135:
+	VMULPS       (SI), Y0, Y1
+	VMOVSD       32(SI), X9
+	VMULPS       Y9, Y8, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X2
+	VPERMILPS    $0x4e, X2, X1
+	VADDPS       X1, X2, X2
+	VPERMILPS    $0xb1, X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (R8)
+	ADDQ         $0x00000028, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head135
+
+kv_head_done136:
+	ADDQ $0x00000014, R9
+	DECQ R12
+	JNZ  kv_group133
+
+kv_group_done134:
+	DECQ R11
+	JNZ  kv_query131
+
+kv_query_done132:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key129
+
+kv_key_done130:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups137
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done139
+
+v1_row138:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVSD       32(CX), X2
+	VMULPS       Y0, Y2, Y2
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done141
+
+v1_key140:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero142
+	VBROADCASTSS (R10), Y0
+	VCVTPH2PS    (R9), Y4
+	VFMADD231PS  Y4, Y0, Y1
+	VMOVD        16(R9), X3
+	VCVTPH2PS    X3, X3
+	VFMADD231PS  Y3, Y0, Y2
+
+v1_zero142:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key140
+
+v1_key_done141:
+	VMOVUPS Y1, (CX)
+	VMOVSD  X2, 32(CX)
+	ADDQ    $0x00000028, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row138
+
+v1_row_done139:
+	VZEROUPPER
+	RET
+
+kv_groups137:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done144
+
+kv_rescale143:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVSD       32(DI), X2
+	VMULPS       Y0, Y2, Y2
+	VMOVSD       X2, 32(DI)
+	ADDQ         $0x00000028, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale143
+
+kv_rescale_done144:
+	MOVQ nk+96(FP), SI
+
+vb_keys145:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done146
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done148
+
+vb_query147:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done150
+
+vb_group149:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done152
+
+vb_head151:
+	VMOVUPS      (DI), Y0
+	VMOVSD       32(DI), X3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero153
+	VBROADCASTSS (R8), Y1
+	VCVTPH2PS    (R9), Y2
+	VFMADD231PS  Y2, Y1, Y0
+	VMOVD        16(R9), X2
+	VCVTPH2PS    X2, X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero153:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero154
+	VBROADCASTSS 4(R8), Y1
+	VCVTPH2PS    (R9)(DX*1), Y2
+	VFMADD231PS  Y2, Y1, Y0
+	VMOVD        16(R9)(DX*1), X2
+	VCVTPH2PS    X2, X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero154:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero155
+	VBROADCASTSS 8(R8), Y1
+	VCVTPH2PS    (R10), Y2
+	VFMADD231PS  Y2, Y1, Y0
+	VMOVD        16(R10), X2
+	VCVTPH2PS    X2, X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero155:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero156
+	VBROADCASTSS 12(R8), Y1
+	VCVTPH2PS    (R10)(DX*1), Y2
+	VFMADD231PS  Y2, Y1, Y0
+	VMOVD        16(R10)(DX*1), X2
+	VCVTPH2PS    X2, X4
+	VFMADD231PS  Y4, Y1, Y3
+
+vb_zero156:
+	VMOVUPS Y0, (DI)
+	VMOVSD  X3, 32(DI)
+	ADDQ    $0x00000028, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head151
+
+vb_head_done152:
+	ADDQ $0x00000014, R9
+	DECQ R13
+	JNZ  vb_group149
+
+vb_group_done150:
+	DECQ R12
+	JNZ  vb_query147
+
+vb_query_done148:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys145
+
+vb_keys_done146:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done158
+
+kv_key157:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done160
+
+kv_query159:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done162
+
+kv_group161:
+	PREFETCHT1 (R9)(DI*1)
+	VCVTPH2PS  (R9), Y0
+	VMOVD      16(R9), X1
+	VCVTPH2PS  X1, X4
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done164
+
+kv_head163:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero165
+	VBROADCASTSS (R8), Y1
+	VMOVUPS      (SI), Y2
+	VFMADD231PS  Y0, Y1, Y2
+	VMOVUPS      Y2, (SI)
+	VMOVSD       32(SI), X5
+	VFMADD231PS  Y4, Y1, Y5
+	VMOVSD       X5, 32(SI)
+
+kv_zero165:
+	ADDQ $0x00000028, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head163
+
+kv_head_done164:
+	ADDQ $0x00000014, R9
+	DECQ R13
+	JNZ  kv_group161
+
+kv_group_done162:
+	DECQ R12
+	JNZ  kv_query159
+
+kv_query_done160:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key157
+
+kv_key_done158:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -1366,18 +1944,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done110
+	JZ     rope_done166
 	TESTL  R8, R8
-	JS     rope_inverse111
+	JS     rope_inverse167
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000014, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream112
+	JA     rope_stream168
 
-rope_token114:
+rope_token170:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -1385,14 +1963,14 @@ rope_token114:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done115
+	JZ        rope_heads_done171
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src116
+	JNE       rope_heads_from_src172
 
-rope_head117:
+rope_head173:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -1407,13 +1985,13 @@ rope_head117:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head117
-	JMP         rope_heads_done115
+	JNZ         rope_head173
+	JMP         rope_heads_done171
 
-rope_heads_from_src116:
+rope_heads_from_src172:
 	MOVQ CX, R10
 
-rope_head118:
+rope_head174:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -1431,17 +2009,17 @@ rope_head118:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head118
+	JNZ         rope_head174
 
-rope_heads_done115:
+rope_heads_done171:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done119
+	JZ    rope_heads_done175
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head120:
+rope_head176:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -1456,9 +2034,9 @@ rope_head120:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head120
+	JNZ         rope_head176
 
-rope_heads_done119:
+rope_heads_done175:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -1468,11 +2046,11 @@ rope_heads_done119:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token114
-	JMP  rope_tokens_done113
+	JNZ  rope_token170
+	JMP  rope_tokens_done169
 
-rope_stream112:
-rope_token121:
+rope_stream168:
+rope_token177:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -1480,16 +2058,16 @@ rope_token121:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done122
+	JZ        rope_heads_done178
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src123
+	JNE       rope_heads_from_src179
 
-rope_head124:
+rope_head180:
 	PREFETCHT1  (R9)(R12*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1505,13 +2083,13 @@ rope_head124:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head124
-	JMP         rope_heads_done122
+	JNZ         rope_head180
+	JMP         rope_heads_done178
 
-rope_heads_from_src123:
+rope_heads_from_src179:
 	MOVQ CX, R10
 
-rope_head125:
+rope_head181:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1530,19 +2108,19 @@ rope_head125:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head125
+	JNZ         rope_head181
 
-rope_heads_done122:
+rope_heads_done178:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done126
+	JZ    rope_heads_done182
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head127:
+rope_head183:
 	PREFETCHT1  (R9)(R11*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1558,9 +2136,9 @@ rope_head127:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head127
+	JNZ         rope_head183
 
-rope_heads_done126:
+rope_heads_done182:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -1570,21 +2148,21 @@ rope_heads_done126:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token121
+	JNZ  rope_token177
 
-rope_tokens_done113:
-	JMP rope_done110
+rope_tokens_done169:
+	JMP rope_done166
 
-rope_inverse111:
+rope_inverse167:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000014, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream128
+	JA     rope_stream184
 
-rope_token130:
+rope_token186:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -1592,12 +2170,12 @@ rope_token130:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done131
+	JZ        rope_heads_done187
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head132:
+rope_head188:
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(DX), K1, Y3
@@ -1612,19 +2190,19 @@ rope_head132:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head132
+	JNZ         rope_head188
 
-rope_heads_done131:
+rope_heads_done187:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token130
-	JMP  rope_tokens_done129
+	JNZ  rope_token186
+	JMP  rope_tokens_done185
 
-rope_stream128:
-rope_token133:
+rope_stream184:
+rope_token189:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -1632,14 +2210,14 @@ rope_token133:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done134
+	JZ        rope_heads_done190
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head135:
+rope_head191:
 	PREFETCHT1  (DX)(R9*1)
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -1655,18 +2233,18 @@ rope_head135:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head135
+	JNZ         rope_head191
 
-rope_heads_done134:
+rope_heads_done190:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token133
+	JNZ  rope_token189
 
-rope_tokens_done129:
-rope_done110:
+rope_tokens_done185:
+rope_done166:
 	VZEROUPPER
 	RET
 
@@ -1680,9 +2258,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done136
+	JZ    combine_done192
 
-combine_token137:
+combine_token193:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -1726,9 +2304,9 @@ combine_token137:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token137
+	JNZ       combine_token193
 
-combine_done136:
+combine_done192:
 	VZEROUPPER
 	RET
 
@@ -1748,20 +2326,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done138
+	JZ    scale16_done194
 	TESTQ BX, BX
-	JZ    scale16_done138
+	JZ    scale16_done194
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token139:
+scale16_token195:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop140:
+scale16_loop196:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end141
+	JB        scale16_loop_end197
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -1776,22 +2354,22 @@ scale16_loop140:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop140
+	JMP       scale16_loop196
 
-scale16_loop_end141:
-scale16_loop142:
+scale16_loop_end197:
+scale16_loop198:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end143
+	JB        scale16_loop_end199
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop142
+	JMP       scale16_loop198
 
-scale16_loop_end143:
+scale16_loop_end199:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail144
+	JZ          scale16_tail200
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1799,9 +2377,9 @@ scale16_loop_end143:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail144:
+scale16_tail200:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail145
+	JZ          scale16_tail201
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1809,9 +2387,9 @@ scale16_tail144:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail145:
+scale16_tail201:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail146
+	JZ          scale16_tail202
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1819,9 +2397,9 @@ scale16_tail145:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail146:
+scale16_tail202:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail147
+	JZ          scale16_tail203
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -1829,13 +2407,13 @@ scale16_tail146:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail147:
+scale16_tail203:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token139
+	JNZ  scale16_token195
 
-scale16_done138:
+scale16_done194:
 	VZEROUPPER
 	RET
 
@@ -1851,23 +2429,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups148
+	JNE   kv_groups204
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows149:
+s1_rows205:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done150
+	JL   s1_rows_done206
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys151:
+s1_keys207:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done152
+	JL            s1_keys_done208
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -1946,13 +2524,13 @@ s1_keys151:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys151
+	JMP           s1_keys207
 
-s1_keys_done152:
+s1_keys_done208:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done154
+	JZ    s1_key_tail_done210
 
-s1_key_tail153:
+s1_key_tail209:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2005,29 +2583,29 @@ s1_key_tail153:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail153
+	JNZ           s1_key_tail209
 
-s1_key_tail_done154:
+s1_key_tail_done210:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows149
+	JMP  s1_rows205
 
-s1_rows_done150:
+s1_rows_done206:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done156
+	JZ    s1_row_tail_done212
 
-s1_row_tail155:
+s1_row_tail211:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done158
+	JZ    s1_row_tail_key_done214
 
-s1_row_tail_key157:
+s1_row_tail_key213:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2043,40 +2621,40 @@ s1_row_tail_key157:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key157
+	JNZ           s1_row_tail_key213
 
-s1_row_tail_key_done158:
+s1_row_tail_key_done214:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail155
+	JNZ  s1_row_tail211
 
-s1_row_tail_done156:
+s1_row_tail_done212:
 	VZEROUPPER
 	RET
 
-kv_groups148:
+kv_groups204:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key159
+	JNZ   kv_by_key215
 
-kb_keys160:
+kb_keys216:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done161
+	JL    kb_keys_done217
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done163
+	JZ    kb_query_done219
 
-kb_query162:
+kb_query218:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done165
+	JZ    kb_group_done221
 
-kb_group164:
+kb_group220:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -2087,7 +2665,7 @@ kb_group164:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows166:
+kb_rows222:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -2169,49 +2747,49 @@ kb_rows166:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows166
+	JNZ           kb_rows222
 	ADDQ          $0x00000028, R9
 	DECQ          R12
-	JNZ           kb_group164
+	JNZ           kb_group220
 
-kb_group_done165:
+kb_group_done221:
 	DECQ R11
-	JNZ  kb_query162
+	JNZ  kb_query218
 
-kb_query_done163:
+kb_query_done219:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys160
+	JMP  kb_keys216
 
-kb_keys_done161:
-kv_by_key159:
+kb_keys_done217:
+kv_by_key215:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done168
+	JZ     kv_key_done224
 
-kv_key167:
+kv_key223:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done170
+	JZ    kv_query_done226
 
-kv_query169:
+kv_query225:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done172
+	JZ    kv_group_done228
 
-kv_group171:
+kv_group227:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done174
+	JZ         kv_head_done230
 
-kv_head173:
+kv_head229:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -2226,24 +2804,24 @@ kv_head173:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head173
+	JNZ           kv_head229
 
-kv_head_done174:
+kv_head_done230:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group171
+	JNZ  kv_group227
 
-kv_group_done172:
+kv_group_done228:
 	DECQ R11
-	JNZ  kv_query169
+	JNZ  kv_query225
 
-kv_query_done170:
+kv_query_done226:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key167
+	JNZ  kv_key223
 
-kv_key_done168:
+kv_key_done224:
 	VZEROUPPER
 	RET
 
@@ -2259,7 +2837,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups175
+	JNE   kv_groups231
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2267,9 +2845,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done177
+	JZ    v1_row_done233
 
-v1_row176:
+v1_row232:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -2277,44 +2855,44 @@ v1_row176:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done179
+	JZ           v1_key_done235
 
-v1_key178:
+v1_key234:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero180
+	JZ           v1_zero236
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero180:
+v1_zero236:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key178
+	JNZ  v1_key234
 
-v1_key_done179:
+v1_key_done235:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row176
+	JNZ     v1_row232
 
-v1_row_done177:
+v1_row_done233:
 	VZEROUPPER
 	RET
 
-kv_groups175:
+kv_groups231:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done182
+	JZ    kv_rescale_done238
 
-kv_rescale181:
+kv_rescale237:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -2322,27 +2900,27 @@ kv_rescale181:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale181
+	JNZ          kv_rescale237
 
-kv_rescale_done182:
+kv_rescale_done238:
 	MOVQ nk+96(FP), SI
 
-vb_keys183:
+vb_keys239:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done184
+	JL    vb_keys_done240
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done186
+	JZ    vb_query_done242
 
-vb_query185:
+vb_query241:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done188
+	JZ    vb_group_done244
 
-vb_group187:
+vb_group243:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -2354,120 +2932,120 @@ vb_group187:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done190
+	JZ         vb_head_done246
 
-vb_head189:
+vb_head245:
 	VMOVUPS.Z    (DI), K1, Z0
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero191
+	JZ           vb_zero247
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero191:
+vb_zero247:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero192
+	JZ           vb_zero248
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero192:
+vb_zero248:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero193
+	JZ           vb_zero249
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R10), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero193:
+vb_zero249:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero194
+	JZ           vb_zero250
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R10)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero194:
+vb_zero250:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head189
+	JNZ     vb_head245
 
-vb_head_done190:
+vb_head_done246:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  vb_group187
+	JNZ  vb_group243
 
-vb_group_done188:
+vb_group_done244:
 	DECQ R12
-	JNZ  vb_query185
+	JNZ  vb_query241
 
-vb_query_done186:
+vb_query_done242:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys183
+	JMP  vb_keys239
 
-vb_keys_done184:
+vb_keys_done240:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done196
+	JZ     kv_key_done252
 
-kv_key195:
+kv_key251:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done198
+	JZ    kv_query_done254
 
-kv_query197:
+kv_query253:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done200
+	JZ    kv_group_done256
 
-kv_group199:
+kv_group255:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done202
+	JZ         kv_head_done258
 
-kv_head201:
+kv_head257:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero203
+	JZ           kv_zero259
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero203:
+kv_zero259:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head201
+	JNZ  kv_head257
 
-kv_head_done202:
+kv_head_done258:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group199
+	JNZ  kv_group255
 
-kv_group_done200:
+kv_group_done256:
 	DECQ R12
-	JNZ  kv_query197
+	JNZ  kv_query253
 
-kv_query_done198:
+kv_query_done254:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key195
+	JNZ  kv_key251
 
-kv_key_done196:
+kv_key_done252:
 	VZEROUPPER
 	RET
 
@@ -2480,9 +3058,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop205:
+loop261:
 	CMPQ    CX, $0x00000020
-	JB      loop_end206
+	JB      loop_end262
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2493,23 +3071,23 @@ loop205:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop205
+	JMP     loop261
 
-loop_end206:
-loop207:
+loop_end262:
+loop263:
 	CMPQ    CX, $0x00000010
-	JB      loop_end208
+	JB      loop_end264
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop207
+	JMP     loop263
 
-loop_end208:
+loop_end264:
 	TESTQ     CX, CX
-	JZ        loop_done204
+	JZ        loop_done260
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2517,7 +3095,7 @@ loop_end208:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done204:
+loop_done260:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2527,10 +3105,10 @@ loop_done204:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store209
+	JZ            max_store265
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store209:
+max_store265:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2557,9 +3135,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop211:
+loop267:
 	CMPQ         CX, $0x00000010
-	JB           loop_end212
+	JB           loop_end268
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2581,11 +3159,11 @@ loop211:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop211
+	JMP          loop267
 
-loop_end212:
+loop_end268:
 	TESTQ        CX, CX
-	JZ           loop_done210
+	JZ           loop_done266
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2609,7 +3187,7 @@ loop_end212:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done210:
+loop_done266:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -2637,9 +3215,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop213:
+widen_loop269:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end214
+	JB        widen_loop_end270
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -2651,56 +3229,708 @@ widen_loop213:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop213
+	JMP       widen_loop269
 
-widen_loop_end214:
-widen_loop215:
+widen_loop_end270:
+widen_loop271:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end216
+	JB        widen_loop_end272
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop215
+	JMP       widen_loop271
 
-widen_loop_end216:
+widen_loop_end272:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail217
+	JZ          widen_tail273
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail217:
+widen_tail273:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail218
+	JZ          widen_tail274
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail218:
+widen_tail274:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail219
+	JZ          widen_tail275
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail219:
+widen_tail275:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail220
+	JZ          widen_tail276
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail220:
+widen_tail276:
+	VZEROUPPER
+	RET
+
+// func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
+	MOVL  $0x000003ff, AX
+	KMOVW AX, K1
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups277
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows278:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done279
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys280:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done281
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS.Z     (SI), K1, Z3
+	VMOVUPS.Z     40(SI), K1, Z7
+	VMOVUPS.Z     80(SI), K1, Z11
+	VMOVUPS.Z     120(SI), K1, Z15
+	VMOVDQU16.Z   (R8), K1, Y0
+	VCVTPH2PS     Y0, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVDQU16.Z   (R8)(DX*1), K1, Y1
+	VCVTPH2PS     Y1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVDQU16.Z   (R11), K1, Y2
+	VCVTPH2PS     Y2, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVDQU16.Z   (R11)(DX*1), K1, Y16
+	VCVTPH2PS     Y16, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys280
+
+s1_keys_done281:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done283
+
+s1_key_tail282:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVDQU16.Z   (R8), K1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS.Z     40(SI), K1, Z0
+	VMOVDQU16.Z   (R8), K1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS.Z     80(SI), K1, Z0
+	VMOVDQU16.Z   (R8), K1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS.Z     120(SI), K1, Z0
+	VMOVDQU16.Z   (R8), K1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail282
+
+s1_key_tail_done283:
+	ADDQ $0x000000a0, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows278
+
+s1_rows_done279:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done285
+
+s1_row_tail284:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done287
+
+s1_row_tail_key286:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVDQU16.Z   (R8), K1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key286
+
+s1_row_tail_key_done287:
+	ADDQ $0x00000028, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail284
+
+s1_row_tail_done285:
+	VZEROUPPER
+	RET
+
+kv_groups277:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key288
+
+kb_keys289:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done290
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done292
+
+kb_query291:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done294
+
+kb_group293:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows295:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS.Z     (DI), K1, Z3
+	VMOVUPS.Z     40(DI), K1, Z7
+	VMOVUPS.Z     80(DI), K1, Z11
+	VMOVUPS.Z     120(DI), K1, Z15
+	VMOVDQU16.Z   (R9), K1, Y0
+	VCVTPH2PS     Y0, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVDQU16.Z   (R9)(DX*1), K1, Y1
+	VCVTPH2PS     Y1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVDQU16.Z   (R13), K1, Y2
+	VCVTPH2PS     Y2, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVDQU16.Z   (R13)(DX*1), K1, Y16
+	VCVTPH2PS     Y16, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x000000a0, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows295
+	ADDQ          $0x00000014, R9
+	DECQ          R12
+	JNZ           kb_group293
+
+kb_group_done294:
+	DECQ R11
+	JNZ  kb_query291
+
+kb_query_done292:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys289
+
+kb_keys_done290:
+kv_by_key288:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done297
+
+kv_key296:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done299
+
+kv_query298:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done301
+
+kv_group300:
+	PREFETCHT1  (R9)(DI*1)
+	VMOVDQU16.Z (R9), K1, Y0
+	VCVTPH2PS   Y0, Z0
+	MOVQ        grp+96(FP), R13
+	TESTQ       R13, R13
+	JZ          kv_head_done303
+
+kv_head302:
+	VMOVUPS.Z     (SI), K1, Z1
+	VMULPS        Z1, Z0, Z1
+	VEXTRACTF32X8 $0x01, Z1, Y2
+	VADDPS        Y2, Y1, Y2
+	VEXTRACTF32X4 $0x01, Y2, X1
+	VADDPS        X1, X2, X1
+	VPERMILPS     $0x4e, X1, X2
+	VADDPS        X2, X1, X1
+	VPERMILPS     $0xb1, X1, X2
+	VADDSS        X2, X1, X1
+	VMOVSS        X1, (R8)
+	ADDQ          $0x00000028, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head302
+
+kv_head_done303:
+	ADDQ $0x00000014, R9
+	DECQ R12
+	JNZ  kv_group300
+
+kv_group_done301:
+	DECQ R11
+	JNZ  kv_query298
+
+kv_query_done299:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key296
+
+kv_key_done297:
+	VZEROUPPER
+	RET
+
+// func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
+TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
+	MOVL  $0x000003ff, AX
+	KMOVW AX, K1
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups304
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done306
+
+v1_row305:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS.Z    (CX), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done308
+
+v1_key307:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero309
+	VBROADCASTSS (R10), Z0
+	VMOVDQU16.Z  (R9), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z0, Z1
+
+v1_zero309:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key307
+
+v1_key_done308:
+	VMOVUPS Z1, K1, (CX)
+	ADDQ    $0x00000028, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row305
+
+v1_row_done306:
+	VZEROUPPER
+	RET
+
+kv_groups304:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done311
+
+kv_rescale310:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS.Z    (DI), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (DI)
+	ADDQ         $0x00000028, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale310
+
+kv_rescale_done311:
+	MOVQ nk+96(FP), SI
+
+vb_keys312:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done313
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done315
+
+vb_query314:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done317
+
+vb_group316:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done319
+
+vb_head318:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero320
+	VBROADCASTSS (R8), Z1
+	VMOVDQU16.Z  (R9), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero320:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero321
+	VBROADCASTSS 4(R8), Z1
+	VMOVDQU16.Z  (R9)(DX*1), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero321:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero322
+	VBROADCASTSS 8(R8), Z1
+	VMOVDQU16.Z  (R10), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero322:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero323
+	VBROADCASTSS 12(R8), Z1
+	VMOVDQU16.Z  (R10)(DX*1), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero323:
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    $0x00000028, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head318
+
+vb_head_done319:
+	ADDQ $0x00000014, R9
+	DECQ R13
+	JNZ  vb_group316
+
+vb_group_done317:
+	DECQ R12
+	JNZ  vb_query314
+
+vb_query_done315:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys312
+
+vb_keys_done313:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done325
+
+kv_key324:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done327
+
+kv_query326:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done329
+
+kv_group328:
+	PREFETCHT1  (R9)(DI*1)
+	VMOVDQU16.Z (R9), K1, Y0
+	VCVTPH2PS   Y0, Z0
+	MOVQ        grp+120(FP), R14
+	TESTQ       R14, R14
+	JZ          kv_head_done331
+
+kv_head330:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero332
+	VBROADCASTSS (R8), Z1
+	VMOVUPS.Z    (SI), K1, Z2
+	VFMADD231PS  Z0, Z1, Z2
+	VMOVUPS      Z2, K1, (SI)
+
+kv_zero332:
+	ADDQ $0x00000028, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head330
+
+kv_head_done331:
+	ADDQ $0x00000014, R9
+	DECQ R13
+	JNZ  kv_group328
+
+kv_group_done329:
+	DECQ R12
+	JNZ  kv_query326
+
+kv_query_done327:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key324
+
+kv_key_done325:
 	VZEROUPPER
 	RET
 
