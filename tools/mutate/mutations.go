@@ -180,6 +180,20 @@ var mutations = []Mutation{
 		"g.rotateHead(pieces, rope, kg, kst, t, t)", "g.rotateHead(pieces, rope, kg, kst, 0, t)", "verify avx2", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
+	// The 16-bit attention form (f16/bf16 storage: widened tiles, scoresKV16
+	// and valuesKV16 reading a decode block in place, one output rounding).
+	{"attn16: decode block's values read from the keys", "internal/goldens/grope_bf16_half/grope_bf16_half_attention.go", "",
+		"active.valuesKV16(sc.acc, sc.s, ks.v[j0*row:(j0+nt)*row]", "active.valuesKV16(sc.acc, sc.s, ks.k[j0*row:(j0+nt)*row]", "golden grope_bf16_half", 0},
+	{"attn16: decode block's keys always from the first tile", "internal/goldens/grope_f16_half/grope_f16_half_attention.go", "",
+		"kt16, kStride = ks.k[j0*row:(j0+nt)*row], row", "kt16, kStride = ks.k[0:nt*row], row", "golden grope_f16_half", 0},
+	{"attn16: queries not rotated", "internal/goldens/grope_f16_half/grope_f16_half_attention.go", "",
+		"rotateTokensAt(operand{sc.q16, sc.q16, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)", "_ = n", "golden grope_f16_half", 0},
+	{"attn16: output biased by half an ulp before its rounding", "internal/goldens/grope_bf16_half/grope_bf16_half_attention.go", "",
+		"dst[d] = narrow(a * inv)", "dst[d] = narrow(a * inv * (1 + 0x1p-9))", "golden grope_bf16_half", 0},
+	{"attn16 asm: scoresKV16 widens bf16 one bit short", "internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "TEXT ·scoresKV16AVX512(SB)",
+		"VPSLLD        $0x10, Z1, Z1", "VPSLLD        $0x0f, Z1, Z1", "golden grope_bf16_half", 0},
+	{"attn16 asm: valuesKV16 (AVX2) reads f16 values as bf16", "internal/goldens/grope_f16_half/grope_f16_half_amd64.s", "TEXT ·valuesKV16AVX2(SB)",
+		"VCVTPH2PS    (R9), Y11", "VPMOVZXWD    (R9), Y11", "golden grope_f16_half", 0},
 
 	// Generated Go.
 	{"go: rope generic pair sign (four-head pass, first head)", "generated/llama2_7b/llama2_7b_generic.go", "",
