@@ -235,6 +235,15 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
 	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·rope(k[j·kStride + gi(r)·HeadDim:], table row idx[j]) for j < nk; rot is scratch of 4·HeadDim floats"}
 
+	// ScoresKVRope16 is ScoresKVRope over keys stored as 16-bit floats (a
+	// rope spec's dtype f16 or bf16; kStride counts elements): each key
+	// piece is widened, rotated in float32 and rounded to the storage type,
+	// nearest even (the value Apply would store), into rot as float32.
+	ScoresKVRope16 = Kernel{Field: "scoresKVRope16", Params: []Param{
+		{"s", "[]float32"}, {"q", "[]float32"}, {"k", "[]uint16"}, {"table", "[]float32"}, {"idx", "[]int32"}, {"rot", "[]float32"},
+		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
+	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·round16(rope(widen(k[j·kStride + gi(r)·HeadDim:]), table row idx[j])) for j < nk; rot is scratch of 4·HeadDim floats"}
+
 	// MaxRow is the attention form's running maximum (gen/attention): the
 	// largest score of a tile's row and of the row's maximum so far, NaN when
 	// any of them is NaN (Go's max).
@@ -249,5 +258,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }

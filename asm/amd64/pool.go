@@ -43,6 +43,16 @@ func (c *ConstPool) Vec8(bits uint32) operand.Mem {
 	return c.Add(fmt.Sprintf("c32x8_%08x", bits), vals)
 }
 
+// Vec16 is a 64-byte vector of sixteen copies of a 4-byte constant, an
+// AVX-512 memory operand.
+func (c *ConstPool) Vec16(bits uint32) operand.Mem {
+	vals := make([]operand.Constant, 16)
+	for i := range vals {
+		vals[i] = operand.U32(bits)
+	}
+	return c.Add(fmt.Sprintf("c32x16_%08x", bits), vals)
+}
+
 // TailMask8 is sixteen int32: eight −1 then eight 0. The eight words at
 // byte offset 4·(8−n) are an AVX2 VMASKMOVPS mask selecting n lanes.
 func (c *ConstPool) TailMask8() operand.Mem {

@@ -267,14 +267,16 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 			c.MOVQ(kj, kg)
 			g.loop("kv_group", g.arg("groups"), func() {
 				g.prefetch(kg, pf, d)
-				row, kb := kg, g.kvBytes()
+				// rg reads the row: the key in its storage, or rope.buf's float32.
+				row, rg := kg, g
 				if rope != nil {
 					g.rotateHead(pieces, rope, kg, kst, 0, 0)
-					row, kb = rope.buf, 4
+					row, rg = rope.buf, gen{Gen: g.Gen}
 				}
+				kb := rg.kvBytes()
 				kv := make([]reg.VecVirtual, held)
 				for i := range kv {
-					kv[i] = g.loadKV(pieces[i], amd64.Mem(row, kb*pieces[i].Off))
+					kv[i] = rg.loadKV(pieces[i], amd64.Mem(row, kb*pieces[i].Off))
 				}
 				g.loop("kv_head", g.arg("grp"), func() {
 					acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}
@@ -287,7 +289,7 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 								x = g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 							}
 						} else {
-							x, y = g.kvOperand(p, amd64.Mem(row, kb*p.Off)), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
+							x, y = rg.kvOperand(p, amd64.Mem(row, kb*p.Off)), g.loadFull(p, amd64.Mem(qr, 4*p.Off))
 						}
 						if i < 2 {
 							c.VMULPS(x, y, a)

@@ -383,7 +383,8 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 			c.MOVQ(g.arg("grp"), hh)
 			c.Label(rows)
 			if rope != nil {
-				g.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem { return amd64.Mem(rope.buf, 4*d*j+off) }, sr, sst) // (float32: no rope over 16-bit keys)
+				// rope.buf holds float32 whatever the keys' storage.
+				gen{Gen: g.Gen}.scoreBlockAt(pieces, R, qr, func(j, off int) operand.Mem { return amd64.Mem(rope.buf, 4*d*j+off) }, sr, sst)
 			} else {
 				g.scoreBlock(pieces, R, qr, kg, kst, sr, sst)
 			}

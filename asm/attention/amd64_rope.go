@@ -19,6 +19,14 @@ func AMD64Rope(d, rot int) []amd64.Kernel {
 	return []amd64.Kernel{{ABI: abi.ScoresKVRope, Emit: func(g *amd64.Gen) { gen{Gen: g}.scoresKVRope(d, rot) }}}
 }
 
+// AMD64Rope16 returns scoresKVRope16 (abi.ScoresKVRope16) for keys stored
+// as storage ("f16" or "bf16"): AMD64Rope's kernel with each key piece
+// widened as it is loaded and each rotated value rounded to the storage type
+// (amd64.Gen.Round16), as Apply rounds it, before the dot products.
+func AMD64Rope16(d, rot int, storage string) []amd64.Kernel {
+	return []amd64.Kernel{{ABI: abi.ScoresKVRope16, Emit: func(g *amd64.Gen) { gen{Gen: g, st: storage}.scoresKVRope(d, rot) }}}
+}
+
 // FusedRope reports whether AMD64Rope serves RotaryDim rot.
 func FusedRope(rot int) bool { return rot > 0 && rot/2%16 == 0 }
 
@@ -27,8 +35,12 @@ func FusedRope(rot int) bool { return rot > 0 && rot/2%16 == 0 }
 // registers: from k in memory through rot (L1) instead of a tile of scratch.
 func (g gen) scoresKVRope(d, rot int) {
 	c := g.Ctx
-	name := "scoresKVRope" + g.ISA.Suffix
-	g.Begin(abi.ScoresKVRope, name+" is the "+g.ISA.Name+" kernels.scoresKVRope for HeadDim "+strconv.Itoa(d)+", RotaryDim "+strconv.Itoa(rot)+".",
+	k, what := abi.ScoresKVRope, ""
+	if g.st != "" {
+		k, what = abi.ScoresKVRope16, ", keys stored as "+g.st+" (widened, rotated, rounded to "+g.st+")"
+	}
+	name := k.Field + g.ISA.Suffix
+	g.Begin(k, name+" is the "+g.ISA.Name+" kernels."+k.Field+" for HeadDim "+strconv.Itoa(d)+", RotaryDim "+strconv.Itoa(rot)+what+".",
 		"It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.")
 	g.SetupMasks(d)
 	pieces := g.Split(d)
@@ -37,7 +49,7 @@ func (g gen) scoresKVRope(d, rot int) {
 	c.Load(c.Param("k").Base(), kj)
 	c.Load(c.Param("s").Base(), sj)
 	c.MOVQ(g.arg("kStride"), kst)
-	c.SHLQ(operand.U8(2), kst)
+	c.SHLQ(operand.U8(g.kvShift()), kst)
 	c.MOVQ(g.arg("sStride"), sst)
 	c.SHLQ(operand.U8(2), sst)
 	rope := &ropeKeys{ip: c.GP64(), buf: c.GP64(), rot: rot}
@@ -55,7 +67,9 @@ func (g gen) scoresKVRope(d, rot int) {
 // (HeadDim floats each): with c, s the row's A·cos and A·sin of frequency
 // i, dims i and i + rot/2 become x_i·c − x_{i+rot/2}·s and
 // x_{i+rot/2}·c + x_i·s (one product and one fused multiply-add each, as
-// the rotate kernels), dims from rot on are copied.
+// the rotate kernels), dims from rot on are copied. Over 16-bit keys each
+// piece is widened as it is loaded and each rotated value rounded to the
+// storage type (Apply's rounding); rope.buf holds float32.
 func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVirtual, t, slot int) {
 	c := g.Ctx
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
@@ -77,17 +91,20 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 			c.ADDQ(kst, from)
 		}
 	}
-	out := 4 * d * slot
+	out, kvb := 4*d*slot, g.kvBytes()
 	for p := 0; p < nf; p += L {
-		ka, kb := g.Vec(), g.Vec()
-		c.VMOVUPS(amd64.Mem(from, 4*p), ka)
-		c.VMOVUPS(amd64.Mem(from, 4*(p+nf)), kb)
+		ka := g.loadKV(amd64.Piece{Off: p, N: L}, amd64.Mem(from, kvb*p))
+		kb := g.loadKV(amd64.Piece{Off: p + nf, N: L}, amd64.Mem(from, kvb*(p+nf)))
 		cs, sn := amd64.Mem(tr, 4*p), amd64.Mem(tr, 4*(nf+p))
 		ra, rb := g.Vec(), g.Vec()
 		c.VMULPS(cs, ka, ra)
 		c.VFNMADD231PS(sn, kb, ra) // x_i·c − x_{i+nf}·s
 		c.VMULPS(cs, kb, rb)
 		c.VFMADD231PS(sn, ka, rb) // x_{i+nf}·c + x_i·s
+		if g.st != "" {
+			g.Round16(g.st, ra)
+			g.Round16(g.st, rb)
+		}
 		c.VMOVUPS(ra, amd64.Mem(rope.buf, out+4*p))
 		c.VMOVUPS(rb, amd64.Mem(rope.buf, out+4*(p+nf)))
 	}
@@ -95,7 +112,7 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 		if p.Off < rope.rot {
 			continue
 		}
-		x := g.loadFull(p, amd64.Mem(from, 4*p.Off))
+		x := g.loadKV(p, amd64.Mem(from, kvb*p.Off))
 		g.storeFull(p, x, amd64.Mem(rope.buf, out+4*p.Off))
 	}
 }

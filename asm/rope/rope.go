@@ -37,8 +37,9 @@ type Params struct {
 	// head dimension (bias.AttentionAMD64, bias.AttentionNEON), and with
 	// 16-bit Storage the widenRow kernel (abi.Widen16, widen16.go).
 	AttentionHeadDim int
-	// FusedRope adds scoresKVRope (asm/attention.AMD64Rope) on amd64: the
-	// attention form's decode blocks rotate keys inside the score kernel.
+	// FusedRope adds scoresKVRope (asm/attention.AMD64Rope; AMD64Rope16 with
+	// 16-bit Storage) on amd64: the attention form's decode blocks rotate
+	// keys inside the score kernel.
 	FusedRope bool
 }
 
@@ -64,7 +65,10 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 			ks = append(ks, amd64.Kernel{ABI: abi.Widen16, Emit: func(g *amd64.Gen) { gen{Gen: g}.widenRow(sh) }})
 			ks = append(ks, attention.AMD64Storage16(p.AttentionHeadDim, p.Storage)...)
 		}
-		if p.FusedRope {
+		switch {
+		case p.FusedRope && sh.es == 2:
+			ks = append(ks, attention.AMD64Rope16(p.HeadDim, p.RotaryDim, p.Storage)...)
+		case p.FusedRope:
 			ks = append(ks, attention.AMD64Rope(p.HeadDim, p.RotaryDim)...)
 		}
 	}

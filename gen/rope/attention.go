@@ -17,10 +17,10 @@ func (c *Consts) hasAttention() bool {
 // fusedRope reports whether the attention form's decode blocks rotate keys
 // inside the score kernel (abi.ScoresKVRope, asm/attention.AMD64Rope): the
 // half layout, frequencies fixed for the package (no runtime switch, so one
-// table), RotaryDim/2 a multiple of 16, float32 storage (scoresKVRope reads
-// float32 keys).
+// table), RotaryDim/2 a multiple of 16; over 16-bit storage the kernel is
+// abi.ScoresKVRope16.
 func (c *Consts) fusedRope() bool {
-	return c.hasAttention() && !c.storage16() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
+	return c.hasAttention() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
 }
 
 // attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's

@@ -42,7 +42,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	}
 	if c.fusedRope() {
 		// Only the amd64 variants have it; the engine tests the field for nil.
-		fields = append(fields, gocode.KernelField{Name: abi.ScoresKVRope.Field, Type: abi.ScoresKVRope.FuncType()})
+		k := abi.ScoresKVRope
+		if c.storage16() {
+			k = abi.ScoresKVRope16
+		}
+		fields = append(fields, gocode.KernelField{Name: k.Field, Type: k.FuncType()})
 	}
 	reg, err := gocode.Registry(s.Name, s.File, fields)
 	if err != nil {

@@ -321,9 +321,10 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				default:
 					kt, kStride = attnWidenTile(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
 				}
-				if kt16 != nil {
+				switch {
+				case kt16 != nil:
 					active.scoresKV16(sc.s, sc.q, kt16, nt, nb, sh.groups, grp, kStride, tile)
-				} else {
+				default:
 					active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				}
 				for r := 0; r < nr; r++ {

@@ -62,6 +62,12 @@ func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups
 //go:noescape
 func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// scoresKVRope16AVX2 is the AVX2+FMA kernels.scoresKVRope16 for HeadDim 128, RotaryDim 128, keys stored as bf16 (widened, rotated, rounded to bf16).
+// It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.
+//
+//go:noescape
+func scoresKVRope16AVX2(s []float32, q []float32, k []uint16, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -118,7 +124,13 @@ func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, grou
 //go:noescape
 func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// scoresKVRope16AVX512 is the AVX-512 kernels.scoresKVRope16 for HeadDim 128, RotaryDim 128, keys stored as bf16 (widened, rotated, rounded to bf16).
+// It trusts its arguments: every row it reads or writes lies in its slice, every idx a row of table.
+//
+//go:noescape
+func scoresKVRope16AVX512(s []float32, q []float32, k []uint16, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2, scoresKV16: scoresKV16AVX2, valuesKV16: valuesKV16AVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2, scoresKV16: scoresKV16AVX2, valuesKV16: valuesKV16AVX2, scoresKVRope16: scoresKVRope16AVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512, scoresKVRope16: scoresKVRope16AVX512})
 }

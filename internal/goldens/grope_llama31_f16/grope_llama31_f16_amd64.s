@@ -4152,6 +4152,911 @@ kv_key_done171:
 	VZEROUPPER
 	RET
 
+// func scoresKVRope16AVX2(s []float32, q []float32, k []uint16, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000001, R9
+	JNZ   kv_by_key179
+
+kb_keys180:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done181
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done183
+
+kb_query182:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done185
+
+kb_group184:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VCVTPH2PS    (R11), Y0
+	VCVTPH2PS    128(R11), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 256(DI)
+	VCVTPH2PS    16(R11), Y0
+	VCVTPH2PS    144(R11), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 288(DI)
+	VCVTPH2PS    32(R11), Y0
+	VCVTPH2PS    160(R11), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 320(DI)
+	VCVTPH2PS    48(R11), Y0
+	VCVTPH2PS    176(R11), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 352(DI)
+	VCVTPH2PS    64(R11), Y0
+	VCVTPH2PS    192(R11), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 128(DI)
+	VMOVUPS      Y1, 384(DI)
+	VCVTPH2PS    80(R11), Y0
+	VCVTPH2PS    208(R11), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 160(DI)
+	VMOVUPS      Y1, 416(DI)
+	VCVTPH2PS    96(R11), Y0
+	VCVTPH2PS    224(R11), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y1, 448(DI)
+	VCVTPH2PS    112(R11), Y0
+	VCVTPH2PS    240(R11), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 224(DI)
+	VMOVUPS      Y1, 480(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VCVTPH2PS    (R15), Y0
+	VCVTPH2PS    128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 512(DI)
+	VMOVUPS      Y1, 768(DI)
+	VCVTPH2PS    16(R15), Y0
+	VCVTPH2PS    144(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 544(DI)
+	VMOVUPS      Y1, 800(DI)
+	VCVTPH2PS    32(R15), Y0
+	VCVTPH2PS    160(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y1, 832(DI)
+	VCVTPH2PS    48(R15), Y0
+	VCVTPH2PS    176(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 608(DI)
+	VMOVUPS      Y1, 864(DI)
+	VCVTPH2PS    64(R15), Y0
+	VCVTPH2PS    192(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 640(DI)
+	VMOVUPS      Y1, 896(DI)
+	VCVTPH2PS    80(R15), Y0
+	VCVTPH2PS    208(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 672(DI)
+	VMOVUPS      Y1, 928(DI)
+	VCVTPH2PS    96(R15), Y0
+	VCVTPH2PS    224(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 704(DI)
+	VMOVUPS      Y1, 960(DI)
+	VCVTPH2PS    112(R15), Y0
+	VCVTPH2PS    240(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 736(DI)
+	VMOVUPS      Y1, 992(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VCVTPH2PS    (R15), Y0
+	VCVTPH2PS    128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1024(DI)
+	VMOVUPS      Y1, 1280(DI)
+	VCVTPH2PS    16(R15), Y0
+	VCVTPH2PS    144(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1056(DI)
+	VMOVUPS      Y1, 1312(DI)
+	VCVTPH2PS    32(R15), Y0
+	VCVTPH2PS    160(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1088(DI)
+	VMOVUPS      Y1, 1344(DI)
+	VCVTPH2PS    48(R15), Y0
+	VCVTPH2PS    176(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1120(DI)
+	VMOVUPS      Y1, 1376(DI)
+	VCVTPH2PS    64(R15), Y0
+	VCVTPH2PS    192(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1152(DI)
+	VMOVUPS      Y1, 1408(DI)
+	VCVTPH2PS    80(R15), Y0
+	VCVTPH2PS    208(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1184(DI)
+	VMOVUPS      Y1, 1440(DI)
+	VCVTPH2PS    96(R15), Y0
+	VCVTPH2PS    224(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1216(DI)
+	VMOVUPS      Y1, 1472(DI)
+	VCVTPH2PS    112(R15), Y0
+	VCVTPH2PS    240(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1248(DI)
+	VMOVUPS      Y1, 1504(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VCVTPH2PS    (R15), Y0
+	VCVTPH2PS    128(R15), Y1
+	VMULPS       (R12), Y0, Y2
+	VFNMADD231PS 256(R12), Y1, Y2
+	VMULPS       (R12), Y1, Y1
+	VFMADD231PS  256(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1536(DI)
+	VMOVUPS      Y1, 1792(DI)
+	VCVTPH2PS    16(R15), Y0
+	VCVTPH2PS    144(R15), Y1
+	VMULPS       32(R12), Y0, Y2
+	VFNMADD231PS 288(R12), Y1, Y2
+	VMULPS       32(R12), Y1, Y1
+	VFMADD231PS  288(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1568(DI)
+	VMOVUPS      Y1, 1824(DI)
+	VCVTPH2PS    32(R15), Y0
+	VCVTPH2PS    160(R15), Y1
+	VMULPS       64(R12), Y0, Y2
+	VFNMADD231PS 320(R12), Y1, Y2
+	VMULPS       64(R12), Y1, Y1
+	VFMADD231PS  320(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1600(DI)
+	VMOVUPS      Y1, 1856(DI)
+	VCVTPH2PS    48(R15), Y0
+	VCVTPH2PS    176(R15), Y1
+	VMULPS       96(R12), Y0, Y2
+	VFNMADD231PS 352(R12), Y1, Y2
+	VMULPS       96(R12), Y1, Y1
+	VFMADD231PS  352(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1632(DI)
+	VMOVUPS      Y1, 1888(DI)
+	VCVTPH2PS    64(R15), Y0
+	VCVTPH2PS    192(R15), Y1
+	VMULPS       128(R12), Y0, Y2
+	VFNMADD231PS 384(R12), Y1, Y2
+	VMULPS       128(R12), Y1, Y1
+	VFMADD231PS  384(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1664(DI)
+	VMOVUPS      Y1, 1920(DI)
+	VCVTPH2PS    80(R15), Y0
+	VCVTPH2PS    208(R15), Y1
+	VMULPS       160(R12), Y0, Y2
+	VFNMADD231PS 416(R12), Y1, Y2
+	VMULPS       160(R12), Y1, Y1
+	VFMADD231PS  416(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1696(DI)
+	VMOVUPS      Y1, 1952(DI)
+	VCVTPH2PS    96(R15), Y0
+	VCVTPH2PS    224(R15), Y1
+	VMULPS       192(R12), Y0, Y2
+	VFNMADD231PS 448(R12), Y1, Y2
+	VMULPS       192(R12), Y1, Y1
+	VFMADD231PS  448(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1728(DI)
+	VMOVUPS      Y1, 1984(DI)
+	VCVTPH2PS    112(R15), Y0
+	VCVTPH2PS    240(R15), Y1
+	VMULPS       224(R12), Y0, Y2
+	VFNMADD231PS 480(R12), Y1, Y2
+	VMULPS       224(R12), Y1, Y1
+	VFMADD231PS  480(R12), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 1760(DI)
+	VMOVUPS      Y1, 2016(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows186:
+	VMOVUPS      (R9), Y3
+	VMOVUPS      512(R9), Y7
+	VMOVUPS      (DI), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      512(DI), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      1024(DI), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      1536(DI), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(R9), Y8
+	VMOVUPS      544(R9), Y9
+	VMOVUPS      32(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      544(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1056(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1568(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(R9), Y8
+	VMOVUPS      576(R9), Y9
+	VMOVUPS      64(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      576(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1088(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1600(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(R9), Y8
+	VMOVUPS      608(R9), Y9
+	VMOVUPS      96(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      608(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1120(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1632(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      640(R9), Y9
+	VMOVUPS      128(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      640(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1152(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1664(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(R9), Y8
+	VMOVUPS      672(R9), Y9
+	VMOVUPS      160(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      672(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1184(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1696(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(R9), Y8
+	VMOVUPS      704(R9), Y9
+	VMOVUPS      192(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      704(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1216(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1728(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(R9), Y8
+	VMOVUPS      736(R9), Y9
+	VMOVUPS      224(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      736(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1248(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1760(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      768(R9), Y9
+	VMOVUPS      256(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      768(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1280(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1792(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      288(R9), Y8
+	VMOVUPS      800(R9), Y9
+	VMOVUPS      288(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      800(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1312(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1824(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      320(R9), Y8
+	VMOVUPS      832(R9), Y9
+	VMOVUPS      320(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      832(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1344(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1856(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      352(R9), Y8
+	VMOVUPS      864(R9), Y9
+	VMOVUPS      352(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      864(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1376(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1888(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      896(R9), Y9
+	VMOVUPS      384(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      896(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1408(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1920(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      416(R9), Y8
+	VMOVUPS      928(R9), Y9
+	VMOVUPS      416(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      928(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1440(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1952(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      448(R9), Y8
+	VMOVUPS      960(R9), Y9
+	VMOVUPS      448(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      960(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1472(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      1984(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      480(R9), Y8
+	VMOVUPS      992(R9), Y9
+	VMOVUPS      480(DI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      992(DI), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      1504(DI), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      2016(DI), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R10)(BX*1)
+	ADDQ         $0x00000400, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R10
+	SUBQ         $0x02, R12
+	JNZ          kb_rows186
+	ADDQ         $0x00000100, R11
+	DECQ         R14
+	JNZ          kb_group184
+
+kb_group_done185:
+	DECQ R13
+	JNZ  kb_query182
+
+kb_query_done183:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys180
+
+kb_keys_done181:
+kv_by_key179:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done188
+
+kv_key187:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done190
+
+kv_query189:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done192
+
+kv_group191:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000200, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VCVTPH2PS    (R11), Y0
+	VCVTPH2PS    128(R11), Y1
+	VMULPS       (R15), Y0, Y2
+	VFNMADD231PS 256(R15), Y1, Y2
+	VMULPS       (R15), Y1, Y1
+	VFMADD231PS  256(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y1, 256(DI)
+	VCVTPH2PS    16(R11), Y0
+	VCVTPH2PS    144(R11), Y1
+	VMULPS       32(R15), Y0, Y2
+	VFNMADD231PS 288(R15), Y1, Y2
+	VMULPS       32(R15), Y1, Y1
+	VFMADD231PS  288(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y1, 288(DI)
+	VCVTPH2PS    32(R11), Y0
+	VCVTPH2PS    160(R11), Y1
+	VMULPS       64(R15), Y0, Y2
+	VFNMADD231PS 320(R15), Y1, Y2
+	VMULPS       64(R15), Y1, Y1
+	VFMADD231PS  320(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y1, 320(DI)
+	VCVTPH2PS    48(R11), Y0
+	VCVTPH2PS    176(R11), Y1
+	VMULPS       96(R15), Y0, Y2
+	VFNMADD231PS 352(R15), Y1, Y2
+	VMULPS       96(R15), Y1, Y1
+	VFMADD231PS  352(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y1, 352(DI)
+	VCVTPH2PS    64(R11), Y0
+	VCVTPH2PS    192(R11), Y1
+	VMULPS       128(R15), Y0, Y2
+	VFNMADD231PS 384(R15), Y1, Y2
+	VMULPS       128(R15), Y1, Y1
+	VFMADD231PS  384(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 128(DI)
+	VMOVUPS      Y1, 384(DI)
+	VCVTPH2PS    80(R11), Y0
+	VCVTPH2PS    208(R11), Y1
+	VMULPS       160(R15), Y0, Y2
+	VFNMADD231PS 416(R15), Y1, Y2
+	VMULPS       160(R15), Y1, Y1
+	VFMADD231PS  416(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 160(DI)
+	VMOVUPS      Y1, 416(DI)
+	VCVTPH2PS    96(R11), Y0
+	VCVTPH2PS    224(R11), Y1
+	VMULPS       192(R15), Y0, Y2
+	VFNMADD231PS 448(R15), Y1, Y2
+	VMULPS       192(R15), Y1, Y1
+	VFMADD231PS  448(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y1, 448(DI)
+	VCVTPH2PS    112(R11), Y0
+	VCVTPH2PS    240(R11), Y1
+	VMULPS       224(R15), Y0, Y2
+	VFNMADD231PS 480(R15), Y1, Y2
+	VMULPS       224(R15), Y1, Y1
+	VFMADD231PS  480(R15), Y0, Y1
+	VCVTPS2PH    $0x00, Y2, X0
+	VCVTPH2PS    X0, Y2
+	VCVTPS2PH    $0x00, Y1, X0
+	VCVTPH2PS    X0, Y1
+	VMOVUPS      Y2, 224(DI)
+	VMOVUPS      Y1, 480(DI)
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      256(DI), Y8
+	VMOVUPS      288(DI), Y9
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done194
+
+kv_head193:
+	VMULPS       (R8), Y0, Y10
+	VMULPS       32(R8), Y1, Y11
+	VFMADD231PS  64(R8), Y2, Y10
+	VFMADD231PS  96(R8), Y3, Y11
+	VFMADD231PS  128(R8), Y4, Y10
+	VFMADD231PS  160(R8), Y5, Y11
+	VFMADD231PS  192(R8), Y6, Y10
+	VFMADD231PS  224(R8), Y7, Y11
+	VFMADD231PS  256(R8), Y8, Y10
+	VFMADD231PS  288(R8), Y9, Y11
+	VMOVUPS      320(R8), Y12
+	VFMADD231PS  320(DI), Y12, Y10
+	VMOVUPS      352(R8), Y12
+	VFMADD231PS  352(DI), Y12, Y11
+	VMOVUPS      384(R8), Y12
+	VFMADD231PS  384(DI), Y12, Y10
+	VMOVUPS      416(R8), Y12
+	VFMADD231PS  416(DI), Y12, Y11
+	VMOVUPS      448(R8), Y12
+	VFMADD231PS  448(DI), Y12, Y10
+	VMOVUPS      480(R8), Y12
+	VFMADD231PS  480(DI), Y12, Y11
+	VADDPS       Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X11
+	VPERMILPS    $0x4e, X11, X10
+	VADDPS       X10, X11, X11
+	VPERMILPS    $0xb1, X11, X10
+	VADDSS       X10, X11, X11
+	VMOVSS       X11, (R10)
+	ADDQ         $0x00000200, R8
+	ADDQ         BX, R10
+	DECQ         R15
+	JNZ          kv_head193
+
+kv_head_done194:
+	ADDQ $0x00000100, R11
+	DECQ R14
+	JNZ  kv_group191
+
+kv_group_done192:
+	DECQ R13
+	JNZ  kv_query189
+
+kv_query_done190:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key187
+
+kv_key_done188:
+	VZEROUPPER
+	RET
+
 // func rotateAVX512(q []uint16, qSrc []uint16, qHeads int, qStride int, qHeadStride int, k []uint16, kSrc []uint16, kHeads int, kStride int, kHeadStride int, table []float32, idx []int32, sign float32)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
@@ -4163,18 +5068,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done179
+	JZ     rope_done195
 	TESTL  R8, R8
-	JS     rope_inverse180
+	JS     rope_inverse196
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream181
+	JA     rope_stream197
 
-rope_token183:
+rope_token199:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4188,14 +5093,14 @@ rope_token183:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done184
+	JZ      rope_heads_done200
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src185
+	JNE     rope_heads_from_src201
 
-rope_head186:
+rope_head202:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4230,13 +5135,13 @@ rope_head186:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head186
-	JMP         rope_heads_done184
+	JNZ         rope_head202
+	JMP         rope_heads_done200
 
-rope_heads_from_src185:
+rope_heads_from_src201:
 	MOVQ CX, R10
 
-rope_head187:
+rope_head203:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4272,17 +5177,17 @@ rope_head187:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head187
+	JNZ         rope_head203
 
-rope_heads_done184:
+rope_heads_done200:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done188
+	JZ    rope_heads_done204
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head189:
+rope_head205:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4317,9 +5222,9 @@ rope_head189:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head189
+	JNZ         rope_head205
 
-rope_heads_done188:
+rope_heads_done204:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4329,11 +5234,11 @@ rope_heads_done188:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token183
-	JMP  rope_tokens_done182
+	JNZ  rope_token199
+	JMP  rope_tokens_done198
 
-rope_stream181:
-rope_token190:
+rope_stream197:
+rope_token206:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -4347,16 +5252,16 @@ rope_token190:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done191
+	JZ      rope_heads_done207
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src192
+	JNE     rope_heads_from_src208
 
-rope_head193:
+rope_head209:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -4395,13 +5300,13 @@ rope_head193:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head193
-	JMP         rope_heads_done191
+	JNZ         rope_head209
+	JMP         rope_heads_done207
 
-rope_heads_from_src192:
+rope_heads_from_src208:
 	MOVQ CX, R10
 
-rope_head194:
+rope_head210:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -4441,19 +5346,19 @@ rope_head194:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head194
+	JNZ         rope_head210
 
-rope_heads_done191:
+rope_heads_done207:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done195
+	JZ    rope_heads_done211
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head196:
+rope_head212:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -4492,9 +5397,9 @@ rope_head196:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head196
+	JNZ         rope_head212
 
-rope_heads_done195:
+rope_heads_done211:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4504,21 +5409,21 @@ rope_heads_done195:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token190
+	JNZ  rope_token206
 
-rope_tokens_done182:
-	JMP rope_done179
+rope_tokens_done198:
+	JMP rope_done195
 
-rope_inverse180:
+rope_inverse196:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream197
+	JA     rope_stream213
 
-rope_token199:
+rope_token215:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4532,12 +5437,12 @@ rope_token199:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done200
+	JZ      rope_heads_done216
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head201:
+rope_head217:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -4572,19 +5477,19 @@ rope_head201:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head201
+	JNZ         rope_head217
 
-rope_heads_done200:
+rope_heads_done216:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token199
-	JMP  rope_tokens_done198
+	JNZ  rope_token215
+	JMP  rope_tokens_done214
 
-rope_stream197:
-rope_token202:
+rope_stream213:
+rope_token218:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -4598,14 +5503,14 @@ rope_token202:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done203
+	JZ      rope_heads_done219
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head204:
+rope_head220:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -4644,18 +5549,18 @@ rope_head204:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head204
+	JNZ         rope_head220
 
-rope_heads_done203:
+rope_heads_done219:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token202
+	JNZ  rope_token218
 
-rope_tokens_done198:
-rope_done179:
+rope_tokens_done214:
+rope_done195:
 	VZEROUPPER
 	RET
 
@@ -4669,9 +5574,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done205
+	JZ    combine_done221
 
-combine_token206:
+combine_token222:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -4775,9 +5680,9 @@ combine_token206:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token206
+	JNZ          combine_token222
 
-combine_done205:
+combine_done221:
 	VZEROUPPER
 	RET
 
@@ -4791,23 +5696,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups207
+	JNE   kv_groups223
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows208:
+s1_rows224:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done209
+	JL   s1_rows_done225
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys210:
+s1_keys226:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done211
+	JL            s1_keys_done227
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5054,13 +5959,13 @@ s1_keys210:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys210
+	JMP           s1_keys226
 
-s1_keys_done211:
+s1_keys_done227:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done213
+	JZ    s1_key_tail_done229
 
-s1_key_tail212:
+s1_key_tail228:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5169,29 +6074,29 @@ s1_key_tail212:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail212
+	JNZ           s1_key_tail228
 
-s1_key_tail_done213:
+s1_key_tail_done229:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows208
+	JMP  s1_rows224
 
-s1_rows_done209:
+s1_rows_done225:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done215
+	JZ    s1_row_tail_done231
 
-s1_row_tail214:
+s1_row_tail230:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done217
+	JZ    s1_row_tail_key_done233
 
-s1_row_tail_key216:
+s1_row_tail_key232:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5221,40 +6126,40 @@ s1_row_tail_key216:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key216
+	JNZ           s1_row_tail_key232
 
-s1_row_tail_key_done217:
+s1_row_tail_key_done233:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail214
+	JNZ  s1_row_tail230
 
-s1_row_tail_done215:
+s1_row_tail_done231:
 	VZEROUPPER
 	RET
 
-kv_groups207:
+kv_groups223:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key218
+	JNZ   kv_by_key234
 
-kb_keys219:
+kb_keys235:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done220
+	JL    kb_keys_done236
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done222
+	JZ    kb_query_done238
 
-kb_query221:
+kb_query237:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done224
+	JZ    kb_group_done240
 
-kb_group223:
+kb_group239:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5293,7 +6198,7 @@ kb_group223:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows225:
+kb_rows241:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5543,42 +6448,42 @@ kb_rows225:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows225
+	JNZ           kb_rows241
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group223
+	JNZ           kb_group239
 
-kb_group_done224:
+kb_group_done240:
 	DECQ R11
-	JNZ  kb_query221
+	JNZ  kb_query237
 
-kb_query_done222:
+kb_query_done238:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys219
+	JMP  kb_keys235
 
-kb_keys_done220:
-kv_by_key218:
+kb_keys_done236:
+kv_by_key234:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done227
+	JZ     kv_key_done243
 
-kv_key226:
+kv_key242:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done229
+	JZ    kv_query_done245
 
-kv_query228:
+kv_query244:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done231
+	JZ    kv_group_done247
 
-kv_group230:
+kv_group246:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5597,9 +6502,9 @@ kv_group230:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done233
+	JZ         kv_head_done249
 
-kv_head232:
+kv_head248:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -5621,24 +6526,24 @@ kv_head232:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head232
+	JNZ           kv_head248
 
-kv_head_done233:
+kv_head_done249:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group230
+	JNZ  kv_group246
 
-kv_group_done231:
+kv_group_done247:
 	DECQ R11
-	JNZ  kv_query228
+	JNZ  kv_query244
 
-kv_query_done229:
+kv_query_done245:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key226
+	JNZ  kv_key242
 
-kv_key_done227:
+kv_key_done243:
 	VZEROUPPER
 	RET
 
@@ -5652,7 +6557,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups234
+	JNE   kv_groups250
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5660,9 +6565,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done236
+	JZ    v1_row_done252
 
-v1_row235:
+v1_row251:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5684,12 +6589,12 @@ v1_row235:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done238
+	JZ           v1_key_done254
 
-v1_key237:
+v1_key253:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero239
+	JZ           v1_zero255
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -5700,13 +6605,13 @@ v1_key237:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero239:
+v1_zero255:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key237
+	JNZ  v1_key253
 
-v1_key_done238:
+v1_key_done254:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5719,22 +6624,22 @@ v1_key_done238:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row235
+	JNZ     v1_row251
 
-v1_row_done236:
+v1_row_done252:
 	VZEROUPPER
 	RET
 
-kv_groups234:
+kv_groups250:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done241
+	JZ    kv_rescale_done257
 
-kv_rescale240:
+kv_rescale256:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5763,27 +6668,27 @@ kv_rescale240:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale240
+	JNZ          kv_rescale256
 
-kv_rescale_done241:
+kv_rescale_done257:
 	MOVQ nk+96(FP), SI
 
-vb_keys242:
+vb_keys258:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done243
+	JL    vb_keys_done259
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done245
+	JZ    vb_query_done261
 
-vb_query244:
+vb_query260:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done247
+	JZ    vb_group_done263
 
-vb_group246:
+vb_group262:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5823,9 +6728,9 @@ vb_group246:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done249
+	JZ         vb_head_done265
 
-vb_head248:
+vb_head264:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -5836,7 +6741,7 @@ vb_head248:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero250
+	JZ           vb_zero266
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -5847,10 +6752,10 @@ vb_head248:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero250:
+vb_zero266:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero251
+	JZ           vb_zero267
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -5861,10 +6766,10 @@ vb_zero250:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero251:
+vb_zero267:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero252
+	JZ           vb_zero268
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -5875,10 +6780,10 @@ vb_zero251:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero252:
+vb_zero268:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero253
+	JZ           vb_zero269
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -5889,7 +6794,7 @@ vb_zero252:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero253:
+vb_zero269:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -5901,43 +6806,43 @@ vb_zero253:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head248
+	JNZ     vb_head264
 
-vb_head_done249:
+vb_head_done265:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  vb_group246
+	JNZ  vb_group262
 
-vb_group_done247:
+vb_group_done263:
 	DECQ R12
-	JNZ  vb_query244
+	JNZ  vb_query260
 
-vb_query_done245:
+vb_query_done261:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys242
+	JMP  vb_keys258
 
-vb_keys_done243:
+vb_keys_done259:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done255
+	JZ     kv_key_done271
 
-kv_key254:
+kv_key270:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done257
+	JZ    kv_query_done273
 
-kv_query256:
+kv_query272:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done259
+	JZ    kv_group_done275
 
-kv_group258:
+kv_group274:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5956,12 +6861,12 @@ kv_group258:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done261
+	JZ         kv_head_done277
 
-kv_head260:
+kv_head276:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero262
+	JZ           kv_zero278
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -5988,28 +6893,28 @@ kv_head260:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero262:
+kv_zero278:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head260
+	JNZ  kv_head276
 
-kv_head_done261:
+kv_head_done277:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group258
+	JNZ  kv_group274
 
-kv_group_done259:
+kv_group_done275:
 	DECQ R12
-	JNZ  kv_query256
+	JNZ  kv_query272
 
-kv_query_done257:
+kv_query_done273:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key254
+	JNZ  kv_key270
 
-kv_key_done255:
+kv_key_done271:
 	VZEROUPPER
 	RET
 
@@ -6022,9 +6927,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop264:
+loop280:
 	CMPQ    CX, $0x00000020
-	JB      loop_end265
+	JB      loop_end281
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6035,23 +6940,23 @@ loop264:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop264
+	JMP     loop280
 
-loop_end265:
-loop266:
+loop_end281:
+loop282:
 	CMPQ    CX, $0x00000010
-	JB      loop_end267
+	JB      loop_end283
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop266
+	JMP     loop282
 
-loop_end267:
+loop_end283:
 	TESTQ     CX, CX
-	JZ        loop_done263
+	JZ        loop_done279
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6059,7 +6964,7 @@ loop_end267:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done263:
+loop_done279:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6069,10 +6974,10 @@ loop_done263:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store268
+	JZ            max_store284
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store268:
+max_store284:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6099,9 +7004,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop270:
+loop286:
 	CMPQ         CX, $0x00000010
-	JB           loop_end271
+	JB           loop_end287
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6123,11 +7028,11 @@ loop270:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop270
+	JMP          loop286
 
-loop_end271:
+loop_end287:
 	TESTQ        CX, CX
-	JZ           loop_done269
+	JZ           loop_done285
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6151,7 +7056,7 @@ loop_end271:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done269:
+loop_done285:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6179,9 +7084,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop272:
+widen_loop288:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end273
+	JB        widen_loop_end289
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -6193,56 +7098,56 @@ widen_loop272:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop272
+	JMP       widen_loop288
 
-widen_loop_end273:
-widen_loop274:
+widen_loop_end289:
+widen_loop290:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end275
+	JB        widen_loop_end291
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop274
+	JMP       widen_loop290
 
-widen_loop_end275:
+widen_loop_end291:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail276
+	JZ          widen_tail292
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail276:
+widen_tail292:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail277
+	JZ          widen_tail293
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail277:
+widen_tail293:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail278
+	JZ          widen_tail294
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail278:
+widen_tail294:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail279
+	JZ          widen_tail295
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail279:
+widen_tail295:
 	VZEROUPPER
 	RET
 
@@ -6256,23 +7161,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups280
+	JNE   kv_groups296
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows281:
+s1_rows297:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done282
+	JL   s1_rows_done298
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys283:
+s1_keys299:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done284
+	JL            s1_keys_done300
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -6519,13 +7424,13 @@ s1_keys283:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys283
+	JMP           s1_keys299
 
-s1_keys_done284:
+s1_keys_done300:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done286
+	JZ    s1_key_tail_done302
 
-s1_key_tail285:
+s1_key_tail301:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6666,29 +7571,29 @@ s1_key_tail285:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail285
+	JNZ           s1_key_tail301
 
-s1_key_tail_done286:
+s1_key_tail_done302:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows281
+	JMP  s1_rows297
 
-s1_rows_done282:
+s1_rows_done298:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done288
+	JZ    s1_row_tail_done304
 
-s1_row_tail287:
+s1_row_tail303:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done290
+	JZ    s1_row_tail_key_done306
 
-s1_row_tail_key289:
+s1_row_tail_key305:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -6726,40 +7631,40 @@ s1_row_tail_key289:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key289
+	JNZ           s1_row_tail_key305
 
-s1_row_tail_key_done290:
+s1_row_tail_key_done306:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail287
+	JNZ  s1_row_tail303
 
-s1_row_tail_done288:
+s1_row_tail_done304:
 	VZEROUPPER
 	RET
 
-kv_groups280:
+kv_groups296:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key291
+	JNZ   kv_by_key307
 
-kb_keys292:
+kb_keys308:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done293
+	JL    kb_keys_done309
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done295
+	JZ    kb_query_done311
 
-kb_query294:
+kb_query310:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done297
+	JZ    kb_group_done313
 
-kb_group296:
+kb_group312:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6782,7 +7687,7 @@ kb_group296:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows298:
+kb_rows314:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -7032,42 +7937,42 @@ kb_rows298:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows298
+	JNZ           kb_rows314
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group296
+	JNZ           kb_group312
 
-kb_group_done297:
+kb_group_done313:
 	DECQ R11
-	JNZ  kb_query294
+	JNZ  kb_query310
 
-kb_query_done295:
+kb_query_done311:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys292
+	JMP  kb_keys308
 
-kb_keys_done293:
-kv_by_key291:
+kb_keys_done309:
+kv_by_key307:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done300
+	JZ     kv_key_done316
 
-kv_key299:
+kv_key315:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done302
+	JZ    kv_query_done318
 
-kv_query301:
+kv_query317:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done304
+	JZ    kv_group_done320
 
-kv_group303:
+kv_group319:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7082,9 +7987,9 @@ kv_group303:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done306
+	JZ         kv_head_done322
 
-kv_head305:
+kv_head321:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -7106,24 +8011,24 @@ kv_head305:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head305
+	JNZ           kv_head321
 
-kv_head_done306:
+kv_head_done322:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group303
+	JNZ  kv_group319
 
-kv_group_done304:
+kv_group_done320:
 	DECQ R11
-	JNZ  kv_query301
+	JNZ  kv_query317
 
-kv_query_done302:
+kv_query_done318:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key299
+	JNZ  kv_key315
 
-kv_key_done300:
+kv_key_done316:
 	VZEROUPPER
 	RET
 
@@ -7137,7 +8042,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups307
+	JNE   kv_groups323
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7145,9 +8050,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done309
+	JZ    v1_row_done325
 
-v1_row308:
+v1_row324:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7169,12 +8074,12 @@ v1_row308:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done311
+	JZ           v1_key_done327
 
-v1_key310:
+v1_key326:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero312
+	JZ           v1_zero328
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -7193,13 +8098,13 @@ v1_key310:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero312:
+v1_zero328:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key310
+	JNZ  v1_key326
 
-v1_key_done311:
+v1_key_done327:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7212,22 +8117,22 @@ v1_key_done311:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row308
+	JNZ     v1_row324
 
-v1_row_done309:
+v1_row_done325:
 	VZEROUPPER
 	RET
 
-kv_groups307:
+kv_groups323:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done314
+	JZ    kv_rescale_done330
 
-kv_rescale313:
+kv_rescale329:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7256,27 +8161,27 @@ kv_rescale313:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale313
+	JNZ          kv_rescale329
 
-kv_rescale_done314:
+kv_rescale_done330:
 	MOVQ nk+96(FP), SI
 
-vb_keys315:
+vb_keys331:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done316
+	JL    vb_keys_done332
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    vb_query_done318
+	JZ    vb_query_done334
 
-vb_query317:
+vb_query333:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    vb_group_done320
+	JZ    vb_group_done336
 
-vb_group319:
+vb_group335:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7300,9 +8205,9 @@ vb_group319:
 	LEAQ       (R9)(DX*2), R10
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         vb_head_done322
+	JZ         vb_head_done338
 
-vb_head321:
+vb_head337:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7313,7 +8218,7 @@ vb_head321:
 	VMOVUPS      448(DI), Z7
 	MOVL         (R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero323
+	JZ           vb_zero339
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -7332,10 +8237,10 @@ vb_head321:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero323:
+vb_zero339:
 	MOVL         4(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero324
+	JZ           vb_zero340
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -7354,10 +8259,10 @@ vb_zero323:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero324:
+vb_zero340:
 	MOVL         8(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero325
+	JZ           vb_zero341
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -7376,10 +8281,10 @@ vb_zero324:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero325:
+vb_zero341:
 	MOVL         12(R8), R11
 	TESTL        R11, R11
-	JZ           vb_zero326
+	JZ           vb_zero342
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -7398,7 +8303,7 @@ vb_zero325:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero326:
+vb_zero342:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7410,43 +8315,43 @@ vb_zero326:
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
 	DECQ    R14
-	JNZ     vb_head321
+	JNZ     vb_head337
 
-vb_head_done322:
+vb_head_done338:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  vb_group319
+	JNZ  vb_group335
 
-vb_group_done320:
+vb_group_done336:
 	DECQ R12
-	JNZ  vb_query317
+	JNZ  vb_query333
 
-vb_query_done318:
+vb_query_done334:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys315
+	JMP  vb_keys331
 
-vb_keys_done316:
+vb_keys_done332:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done328
+	JZ     kv_key_done344
 
-kv_key327:
+kv_key343:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done330
+	JZ    kv_query_done346
 
-kv_query329:
+kv_query345:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done332
+	JZ    kv_group_done348
 
-kv_group331:
+kv_group347:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7461,12 +8366,12 @@ kv_group331:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done334
+	JZ         kv_head_done350
 
-kv_head333:
+kv_head349:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero335
+	JZ           kv_zero351
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -7493,28 +8398,687 @@ kv_head333:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero335:
+kv_zero351:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head333
+	JNZ  kv_head349
 
-kv_head_done334:
+kv_head_done350:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group331
+	JNZ  kv_group347
 
-kv_group_done332:
+kv_group_done348:
 	DECQ R12
-	JNZ  kv_query329
+	JNZ  kv_query345
 
-kv_query_done330:
+kv_query_done346:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key327
+	JNZ  kv_key343
 
-kv_key_done328:
+kv_key_done344:
+	VZEROUPPER
+	RET
+
+// func scoresKVRope16AVX512(s []float32, q []float32, k []uint16, table []float32, idx []int32, rot []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+176(FP), DX
+	SHLQ  $0x01, DX
+	MOVQ  sStride+184(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  idx_base+96(FP), SI
+	MOVQ  rot_base+120(FP), DI
+	MOVQ  nk+144(FP), R8
+	MOVQ  grp+168(FP), R9
+	TESTQ $0x00000003, R9
+	JNZ   kv_by_key352
+
+kb_keys353:
+	CMPQ  R8, $0x04
+	JL    kb_keys_done354
+	MOVQ  q_base+24(FP), R9
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kb_query_done356
+
+kb_query355:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kb_group_done358
+
+kb_group357:
+	MOVQ         R11, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	ADDQ         DX, R12
+	PREFETCHT1   (R12)(DX*4)
+	PREFETCHT1   64(R12)(DX*4)
+	PREFETCHT1   128(R12)(DX*4)
+	PREFETCHT1   192(R12)(DX*4)
+	MOVLQSX      (SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	VCVTPH2PS    (R11), Z0
+	VCVTPH2PS    128(R11), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 256(DI)
+	VCVTPH2PS    32(R11), Z0
+	VCVTPH2PS    160(R11), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 320(DI)
+	VCVTPH2PS    64(R11), Z0
+	VCVTPH2PS    192(R11), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z1, 384(DI)
+	VCVTPH2PS    96(R11), Z0
+	VCVTPH2PS    224(R11), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 192(DI)
+	VMOVUPS      Z1, 448(DI)
+	MOVLQSX      4(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*1), R15
+	VCVTPH2PS    (R15), Z0
+	VCVTPH2PS    128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 512(DI)
+	VMOVUPS      Z1, 768(DI)
+	VCVTPH2PS    32(R15), Z0
+	VCVTPH2PS    160(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 576(DI)
+	VMOVUPS      Z1, 832(DI)
+	VCVTPH2PS    64(R15), Z0
+	VCVTPH2PS    192(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 640(DI)
+	VMOVUPS      Z1, 896(DI)
+	VCVTPH2PS    96(R15), Z0
+	VCVTPH2PS    224(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 704(DI)
+	VMOVUPS      Z1, 960(DI)
+	MOVLQSX      8(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	VCVTPH2PS    (R15), Z0
+	VCVTPH2PS    128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1024(DI)
+	VMOVUPS      Z1, 1280(DI)
+	VCVTPH2PS    32(R15), Z0
+	VCVTPH2PS    160(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1088(DI)
+	VMOVUPS      Z1, 1344(DI)
+	VCVTPH2PS    64(R15), Z0
+	VCVTPH2PS    192(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1152(DI)
+	VMOVUPS      Z1, 1408(DI)
+	VCVTPH2PS    96(R15), Z0
+	VCVTPH2PS    224(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1216(DI)
+	VMOVUPS      Z1, 1472(DI)
+	MOVLQSX      12(SI), R12
+	IMUL3Q       $0x00000200, R12, R12
+	ADDQ         table_base+72(FP), R12
+	LEAQ         (R11)(DX*2), R15
+	ADDQ         DX, R15
+	VCVTPH2PS    (R15), Z0
+	VCVTPH2PS    128(R15), Z1
+	VMULPS       (R12), Z0, Z2
+	VFNMADD231PS 256(R12), Z1, Z2
+	VMULPS       (R12), Z1, Z1
+	VFMADD231PS  256(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1536(DI)
+	VMOVUPS      Z1, 1792(DI)
+	VCVTPH2PS    32(R15), Z0
+	VCVTPH2PS    160(R15), Z1
+	VMULPS       64(R12), Z0, Z2
+	VFNMADD231PS 320(R12), Z1, Z2
+	VMULPS       64(R12), Z1, Z1
+	VFMADD231PS  320(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1600(DI)
+	VMOVUPS      Z1, 1856(DI)
+	VCVTPH2PS    64(R15), Z0
+	VCVTPH2PS    192(R15), Z1
+	VMULPS       128(R12), Z0, Z2
+	VFNMADD231PS 384(R12), Z1, Z2
+	VMULPS       128(R12), Z1, Z1
+	VFMADD231PS  384(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1664(DI)
+	VMOVUPS      Z1, 1920(DI)
+	VCVTPH2PS    96(R15), Z0
+	VCVTPH2PS    224(R15), Z1
+	VMULPS       192(R12), Z0, Z2
+	VFNMADD231PS 448(R12), Z1, Z2
+	VMULPS       192(R12), Z1, Z1
+	VFMADD231PS  448(R12), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 1728(DI)
+	VMOVUPS      Z1, 1984(DI)
+	MOVQ         grp+168(FP), R12
+
+kb_rows359:
+	VMOVUPS       (R9), Z3
+	VMOVUPS       512(R9), Z7
+	VMOVUPS       1024(R9), Z11
+	VMOVUPS       1536(R9), Z15
+	VMOVUPS       (DI), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       512(DI), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       1024(DI), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       1536(DI), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(R9), Z16
+	VMOVUPS       576(R9), Z17
+	VMOVUPS       1088(R9), Z18
+	VMOVUPS       1600(R9), Z19
+	VMOVUPS       64(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       576(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1088(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1600(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(R9), Z16
+	VMOVUPS       640(R9), Z17
+	VMOVUPS       1152(R9), Z18
+	VMOVUPS       1664(R9), Z19
+	VMOVUPS       128(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       640(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1152(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1664(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(R9), Z16
+	VMOVUPS       704(R9), Z17
+	VMOVUPS       1216(R9), Z18
+	VMOVUPS       1728(R9), Z19
+	VMOVUPS       192(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       704(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1216(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1728(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       256(R9), Z16
+	VMOVUPS       768(R9), Z17
+	VMOVUPS       1280(R9), Z18
+	VMOVUPS       1792(R9), Z19
+	VMOVUPS       256(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       768(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1280(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1792(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       320(R9), Z16
+	VMOVUPS       832(R9), Z17
+	VMOVUPS       1344(R9), Z18
+	VMOVUPS       1856(R9), Z19
+	VMOVUPS       320(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       832(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1344(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1856(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       384(R9), Z16
+	VMOVUPS       896(R9), Z17
+	VMOVUPS       1408(R9), Z18
+	VMOVUPS       1920(R9), Z19
+	VMOVUPS       384(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       896(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1408(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1920(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       448(R9), Z16
+	VMOVUPS       960(R9), Z17
+	VMOVUPS       1472(R9), Z18
+	VMOVUPS       1984(R9), Z19
+	VMOVUPS       448(DI), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       960(DI), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       1472(DI), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       1984(DI), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R10)
+	VEXTRACTF32X4 $0x01, Z1, (R10)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R10)(BX*2)
+	LEAQ          (BX)(BX*2), R15
+	VEXTRACTF32X4 $0x03, Z1, (R10)(R15*1)
+	ADDQ          $0x00000800, R9
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	ADDQ          BX, R10
+	SUBQ          $0x04, R12
+	JNZ           kb_rows359
+	ADDQ          $0x00000100, R11
+	DECQ          R14
+	JNZ           kb_group357
+
+kb_group_done358:
+	DECQ R13
+	JNZ  kb_query355
+
+kb_query_done356:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	ADDQ $0x10, SI
+	SUBQ $0x04, R8
+	JMP  kb_keys353
+
+kb_keys_done354:
+kv_by_key352:
+	IMUL3Q $0x00000004, DX, R9
+	MOVQ   R8, R12
+	TESTQ  R12, R12
+	JZ     kv_key_done361
+
+kv_key360:
+	MOVQ  q_base+24(FP), R8
+	MOVQ  CX, R10
+	MOVQ  nb+152(FP), R13
+	TESTQ R13, R13
+	JZ    kv_query_done363
+
+kv_query362:
+	MOVQ  AX, R11
+	MOVQ  groups+160(FP), R14
+	TESTQ R14, R14
+	JZ    kv_group_done365
+
+kv_group364:
+	PREFETCHT1   (R11)(R9*1)
+	PREFETCHT1   64(R11)(R9*1)
+	PREFETCHT1   128(R11)(R9*1)
+	PREFETCHT1   192(R11)(R9*1)
+	MOVLQSX      (SI), R15
+	IMUL3Q       $0x00000200, R15, R15
+	ADDQ         table_base+72(FP), R15
+	VCVTPH2PS    (R11), Z0
+	VCVTPH2PS    128(R11), Z1
+	VMULPS       (R15), Z0, Z2
+	VFNMADD231PS 256(R15), Z1, Z2
+	VMULPS       (R15), Z1, Z1
+	VFMADD231PS  256(R15), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, (DI)
+	VMOVUPS      Z1, 256(DI)
+	VCVTPH2PS    32(R11), Z0
+	VCVTPH2PS    160(R11), Z1
+	VMULPS       64(R15), Z0, Z2
+	VFNMADD231PS 320(R15), Z1, Z2
+	VMULPS       64(R15), Z1, Z1
+	VFMADD231PS  320(R15), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 64(DI)
+	VMOVUPS      Z1, 320(DI)
+	VCVTPH2PS    64(R11), Z0
+	VCVTPH2PS    192(R11), Z1
+	VMULPS       128(R15), Z0, Z2
+	VFNMADD231PS 384(R15), Z1, Z2
+	VMULPS       128(R15), Z1, Z1
+	VFMADD231PS  384(R15), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z1, 384(DI)
+	VCVTPH2PS    96(R11), Z0
+	VCVTPH2PS    224(R11), Z1
+	VMULPS       192(R15), Z0, Z2
+	VFNMADD231PS 448(R15), Z1, Z2
+	VMULPS       192(R15), Z1, Z1
+	VFMADD231PS  448(R15), Z0, Z1
+	VCVTPS2PH    $0x00, Z2, Y0
+	VCVTPH2PS    Y0, Z2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VCVTPH2PS    Y0, Z1
+	VMOVUPS      Z2, 192(DI)
+	VMOVUPS      Z1, 448(DI)
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	MOVQ         grp+168(FP), R15
+	TESTQ        R15, R15
+	JZ           kv_head_done367
+
+kv_head366:
+	VMULPS        (R8), Z0, Z8
+	VMULPS        64(R8), Z1, Z9
+	VFMADD231PS   128(R8), Z2, Z8
+	VFMADD231PS   192(R8), Z3, Z9
+	VFMADD231PS   256(R8), Z4, Z8
+	VFMADD231PS   320(R8), Z5, Z9
+	VFMADD231PS   384(R8), Z6, Z8
+	VFMADD231PS   448(R8), Z7, Z9
+	VADDPS        Z9, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y9
+	VADDPS        Y9, Y8, Y9
+	VEXTRACTF32X4 $0x01, Y9, X8
+	VADDPS        X8, X9, X8
+	VPERMILPS     $0x4e, X8, X9
+	VADDPS        X9, X8, X8
+	VPERMILPS     $0xb1, X8, X9
+	VADDSS        X9, X8, X8
+	VMOVSS        X8, (R10)
+	ADDQ          $0x00000200, R8
+	ADDQ          BX, R10
+	DECQ          R15
+	JNZ           kv_head366
+
+kv_head_done367:
+	ADDQ $0x00000100, R11
+	DECQ R14
+	JNZ  kv_group364
+
+kv_group_done365:
+	DECQ R13
+	JNZ  kv_query362
+
+kv_query_done363:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	ADDQ $0x04, SI
+	DECQ R12
+	JNZ  kv_key360
+
+kv_key_done361:
 	VZEROUPPER
 	RET
 

@@ -75,10 +75,12 @@ type attnKeys struct {
 // the running maximum m, sum l and accumulator acc of each row.
 type attnScratch struct {
 	q, k, v, s, acc, m, l []float32
-	alpha, ts             []float32  // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
-	dmin                  []int64    // per query, the family term's state (ALiBi: the nearest key's distance)
-	sum, mx               [1]float32 // expShift's sum, maxRow's maximum
-	q16, k16              []uint16   // the block's queries and a tile's keys in 16 bits, rotated there as Apply rotates
+	alpha, ts             []float32                  // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
+	dmin                  []int64                    // per query, the family term's state (ALiBi: the nearest key's distance)
+	sum, mx               [1]float32                 // expShift's sum, maxRow's maximum
+	q16, k16              []uint16                   // the block's queries and a tile's keys in 16 bits, rotated there as Apply rotates
+	rot                   [4 * HeadDim]float32       // scoresKVRope's rotated heads
+	rows                  [attnTile * rowLen]float32 // the rows of a tile's positions outside the table
 }
 
 // attnPool recycles scratch between calls (no allocation in steady state).
@@ -301,7 +303,20 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				var kt []float32
 				var kt16 []uint16
 				var kStride int
+				fused := false
+				var rows []float32 // scoresKVRope16's rows: the table's, or the tile's own
+				var idx []int32
 				switch {
+				case ks.rotate && direct16 && active.scoresKVRope16 != nil:
+					// Each key rotated (and rounded as Apply rounds it) inside the score
+					// kernel on its way from the cache, by its table row or a row Apply's
+					// exact path computes.
+					fused = true
+					rows, idx = getTable(), kpos
+					if pad || kmin < 0 || kmax >= MaxPosition {
+						rows, idx = sc.rows[:nt*rowLen], chunkIdx[:nt]
+						freqsSet.fillRows(rows, kpos)
+					}
 				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads:
 					rotateTokensAt(operand{sc.k16, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, kpos, n, 1)
 					kStride = row
@@ -321,9 +336,12 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				default:
 					kt, kStride = attnWidenTile(sc.k, ks.k, ks.slots, j0, nt, g0, sh.groups, row)
 				}
-				if kt16 != nil {
+				switch {
+				case fused:
+					active.scoresKVRope16(sc.s, sc.q, ks.k[j0*row:], rows, idx, sc.rot[:], nt, nb, sh.groups, grp, row, tile)
+				case kt16 != nil:
 					active.scoresKV16(sc.s, sc.q, kt16, nt, nb, sh.groups, grp, kStride, tile)
-				} else {
+				default:
 					active.scoresKV(sc.s, sc.q, kt, nt, nb, sh.groups, grp, kStride, tile)
 				}
 				for r := 0; r < nr; r++ {
