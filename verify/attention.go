@@ -137,6 +137,16 @@ type attnCtx struct {
 	// rawBias: the kernel may add the bias as it is (rpe_bias: a table
 	// value), not only relative to the row's largest (alibi's per-row shift).
 	rawBias bool
+	// aK and aV (rpe_full, else nil) are Shaw et al.'s [Buckets][hd] tables,
+	// row(qp, kp) the row of a (query, key) pair: the score gains
+	// scale·q·aK[row], the value aV[row].
+	aK, aV []float64
+	row    func(qp, kp int32) int
+	// extraDot and extraAcc are the roundings an rpe_full kernel adds to
+	// each score (the sum of its two dot products) and to each output
+	// element's accumulation (the bucket sums of the weights, their
+	// products with aV and the sum over the Buckets rows).
+	extraDot, extraAcc int
 	// st is the kernel's storage: f16 or bf16 rounds the rotated q and k
 	// (rope) and the output once each (storageRound).
 	st Storage
@@ -163,6 +173,13 @@ func checkAttnArgs(s *spec.Spec, hd int, q, k, v, table []float32, lq, lk int, o
 	case spec.RoPE:
 		if hd != s.HeadDim {
 			panic(fmt.Sprintf("verify: attention: headDim %d, the rope spec has %d", hd, s.HeadDim))
+		}
+	case spec.RPEFull:
+		if hd != s.HeadDim {
+			panic(fmt.Sprintf("verify: attention: headDim %d, the rpe_full spec has %d", hd, s.HeadDim))
+		}
+		if len(table) != 2*(2*s.RMax-1)*hd {
+			panic("verify: attention: len(table) is not 2·Buckets·headDim (aK then aV)")
 		}
 	case spec.ALiBi, spec.RPEBias:
 		if o.QHeads != s.Heads {
@@ -196,6 +213,12 @@ func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int
 		a.bias = func(h int, qp, kp int32) float64 {
 			return -sl[h] * math.Abs(float64(int64(qp)-int64(kp)))
 		}
+	case spec.RPEFull:
+		a.qr, a.kr = widen(q), widen(k)
+		n := len(table) / 2
+		a.aK, a.aV = widen(table[:n]), widen(table[n:])
+		a.row = func(qp, kp int32) int { return RPEFullRow(s, int(max(min(int64(qp)-int64(kp), 1<<30), -1<<30))) }
+		a.extraDot, a.extraAcc = 1, 2*s.RMax+1
 	case spec.RPEBias:
 		a.qr, a.kr = widen(q), widen(k)
 		nb := s.NumBuckets()
@@ -357,9 +380,9 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 	hd, o := a.hd, a.o
 	n := hi - lo
 	nr := (n + 15) / 16
-	gDot := gamma(hd + 4)
+	gDot := gamma(hd + 4 + a.extraDot)
 	eta := 1.01 * 6 * u32 * float64(nr+1)
-	gAcc, gSum := gamma(n+nr+2), gamma(n+nr+1)
+	gAcc, gSum := gamma(n+nr+2+a.extraAcc), gamma(n+nr+1)
 	scale := float64(o.Scale)
 	ratio := o.QHeads / o.KVHeads
 	x := make([]float64, n)      // logits, −Inf where masked
@@ -392,7 +415,15 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 				ke = a.ke[ko : ko+hd]
 			}
 			dot, plain, full := 0.0, 0.0, 0.0
+			da := 0.0 // rpe_full: q·aK[row], computed apart in the kernel
 			switch {
+			case a.aK != nil:
+				// Shaw et al.: q·(k + aK[row]) as two dot products and their sum.
+				ar := a.aK[a.row(qp, kp)*hd : (a.row(qp, kp)+1)*hd]
+				dk, pk := dotAbs(qv, kv)
+				dq, pa := dotAbs(qv, ar)
+				dot, da, plain = dk, dq, pk+pa
+				full = plain
 			case qe == nil && ke == nil:
 				dot, plain = dotAbs(qv, kv)
 				full = plain
@@ -417,9 +448,9 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 			if a.bias != nil {
 				b = a.bias(h, qp, kp)
 			}
-			x[j] = scale*dot + b
+			x[j] = scale*(dot+da) + b
 			bh[j] = b
-			dd[j] = math.Abs(scale * dot)
+			dd[j] = math.Abs(scale*dot) + math.Abs(scale*da)
 			errd[j] = gDot*math.Abs(scale)*full + math.Abs(scale)*(full-plain)
 			m = math.Max(m, x[j])
 			bmax = math.Max(bmax, b)
@@ -462,10 +493,18 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 		ra, sa, ea, ma := acc[:hd], acc[hd:2*hd], acc[2*hd:3*hd], acc[3*hd:]
 		for _, j := range live {
 			vr := a.v[((lo+j)*o.KVHeads+g)*hd : ((lo+j)*o.KVHeads+g+1)*hd]
+			var av []float64 // rpe_full: the value is v_j + aV[row]
+			if a.aV != nil {
+				r := a.row(qp, kpos[lo+j])
+				av = a.aV[r*hd : (r+1)*hd]
+			}
 			wj, wej := w[j], wE[j]
 			ra, sa, ea, ma := ra[:len(vr)], sa[:len(vr)], ea[:len(vr)], ma[:len(vr)]
 			for d, vf := range vr {
 				vd := float64(vf)
+				if av != nil {
+					vd += av[d]
+				}
 				av := math.Abs(vd)
 				ra[d] += wj * vd
 				sa[d] += wj * av

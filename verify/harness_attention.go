@@ -121,7 +121,7 @@ func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32)
 // 8/2, 8/1, 3/3 and 6/2; for the bias families QHeads = Heads with KVHeads
 // = Heads, Heads/4, Heads/8 (when they divide it), 2 and 1.
 func attnHeads(s *spec.Spec) [][2]int {
-	if s.Encoding == spec.RoPE {
+	if s.Encoding == spec.RoPE || s.Encoding == spec.RPEFull {
 		return [][2]int{{8, 8}, {8, 2}, {8, 1}, {3, 3}, {6, 2}}
 	}
 	h := s.Heads
@@ -168,23 +168,30 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	rep := &Report{Spec: s.Name}
 	rope := s.Encoding == spec.RoPE
 	switch {
-	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias:
+	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias && s.Encoding != spec.RPEFull:
 		rep.begin("kernels").fail("RunAttention: encoding %q has no attention form", s.Encoding)
 		return rep
 	case k.Attention == nil || (rope && k.AttentionRotated == nil):
 		rep.begin("kernels").fail("AttentionKernels lacks Attention (or, for rope, AttentionRotated)")
 		return rep
-	case k.HeadDim < 1 || (rope && k.HeadDim != s.HeadDim):
+	case k.HeadDim < 1 || ((rope || s.Encoding == spec.RPEFull) && k.HeadDim != s.HeadDim):
 		rep.begin("kernels").fail("AttentionKernels.HeadDim = %d is not the spec's head dim", k.HeadDim)
 		return rep
 	}
 	hd := k.HeadDim
 	r := rand.New(rand.NewPCG(0xa77e, 5))
 	var table []float32
-	if s.Encoding == spec.RPEBias {
+	switch s.Encoding {
+	case spec.RPEBias:
 		table = make([]float32, s.Heads*s.NumBuckets())
 		for i := range table {
 			table[i] = float32(2 * r.NormFloat64())
+		}
+	case spec.RPEFull:
+		// Shaw et al.'s aK then aV, [Buckets][HeadDim] each.
+		table = make([]float32, 2*(2*s.RMax-1)*hd)
+		for i := range table {
+			table[i] = float32(r.NormFloat64())
 		}
 	}
 	scale := float32(1 / math.Sqrt(float64(hd)))

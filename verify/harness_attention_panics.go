@@ -60,7 +60,7 @@ func namesArg(msg string, args []string) bool {
 func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32) {
 	hd := k.HeadDim
 	qh := 4
-	if s.Encoding != spec.RoPE {
+	if s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias {
 		qh = s.Heads
 	}
 	o := AttentionOptions{QHeads: qh, KVHeads: 1, Scale: 0.5, Causal: true}
@@ -87,12 +87,16 @@ func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tab
 		{"QHeads not a multiple of KVHeads", []string{"QHeads", "KVHeads"}, nq, nq, nk * (qh + 1), nk * (qh + 1), len(table), AttentionOptions{QHeads: qh, KVHeads: qh + 1, Scale: 1}},
 		{"KVHeads 0", []string{"KVHeads"}, nq, nq, 0, 0, len(table), AttentionOptions{QHeads: qh, Scale: 1}},
 	}
-	if s.Encoding != spec.RoPE {
+	if s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias {
 		o2 := AttentionOptions{QHeads: 2 * qh, KVHeads: qh, Scale: 1}
 		cases = append(cases, bad{"QHeads ≠ Heads", []string{"QHeads", "Heads"}, 2 * nq, 2 * nq, nk * qh, nk * qh, len(table), o2})
 	}
-	if s.Encoding == spec.RPEBias {
+	switch s.Encoding {
+	case spec.RPEBias:
 		cases = append(cases, bad{"table one element short", []string{"table"}, nq, nq, nk, nk, len(table) - 1, o})
+	case spec.RPEFull:
+		// The adapter passes the first and second halves of table as aK and aV.
+		cases = append(cases, bad{"aK and aV one row short", []string{"aK", "aV"}, nq, nq, nk, nk, len(table) - 2*hd, o})
 	}
 	for _, b := range cases {
 		og, qg, kg, vg := guardUnset(b.out), guard(vec(b.q)), guard(vec(b.k)), guard(vec(b.v))

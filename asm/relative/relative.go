@@ -1,5 +1,6 @@
 // Package relative generates the assembly kernels of the relative-attention
-// encodings: rpe_full (Shaw et al. 2018: dotRows, scoresRow, axpyRows) and
+// encodings: rpe_full (Shaw et al. 2018: dotRows, scoresRow, axpyRows, and
+// the attention form's kernels of asm/bias.AttentionAMD64/AttentionNEON) and
 // Transformer-XL (Dai et al. 2019: its own scoresRow), for AVX2+FMA and
 // AVX-512 (avo, asm/amd64) and NEON (asm/arm64), specialized to a
 // compile-time HeadDim.
@@ -11,6 +12,7 @@ import (
 	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/arm64"
+	"github.com/posenc/posenc/asm/bias"
 	"github.com/posenc/posenc/internal/emit"
 )
 
@@ -35,6 +37,8 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 			{ABI: abi.ScoresRow, Emit: func(g *amd64.Gen) { gen{g}.dotKernel(dotScores, d) }},
 			{ABI: abi.AxpyRows, Emit: func(g *amd64.Gen) { gen{g}.axpyRows(d) }},
 		}
+		// The attention form's kernels (gen/attention; rpe_full only).
+		ks = append(ks, bias.AttentionAMD64(d)...)
 	}
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
@@ -49,7 +53,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			Doc:  fmt.Sprintf("sets dst[j] = qu·k_j + qv·r_j (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "xl", d) }}})
 	}
-	return arm64.Files(pkg, source, []arm64.Kernel{
+	return arm64.Files(pkg, source, append([]arm64.Kernel{
 		{ABI: abi.DotRows, Name: dot,
 			Doc:  fmt.Sprintf("sets dst[r] = x·rows[r] (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { dotKernel(e, dot, "dotRows", d) }},
@@ -59,5 +63,5 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 		{ABI: abi.AxpyRows, Name: axpy,
 			Doc:  fmt.Sprintf("adds Σ_r w[r]·rows[r] to dst (rows of %d floats).", d),
 			Emit: func(e *arm64.Emitter) { axpyRows(e, axpy, d) }},
-	})
+	}, bias.AttentionNEON(d)...))
 }

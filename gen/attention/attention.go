@@ -69,8 +69,8 @@ var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go
 
 // Term is a family's part of the attention form of one spec.
 type Term struct {
-	// Family selects the term's blocks in terms.go.tmpl: "rope", "alibi" or
-	// "rpe_bias".
+	// Family selects the term's blocks in terms.go.tmpl: "rope", "alibi",
+	// "rpe_bias" or "rpe_full".
 	Family string
 	// What names the term in the doc comment of Attention ("rotation", "ALiBi bias").
 	What string
@@ -96,6 +96,12 @@ type data struct {
 	Term
 	Pkg                       string
 	Rope, Bias, Table         bool
+	// Full (rpe_full): Shaw's a^K and a^V tables follow v; Bucketed (rpe_bias,
+	// rpe_full): the term is a bucket's value, so far tiles take one shift.
+	Full, Bucketed bool
+	// ExtraParams and ExtraArgs are the family's operands after v in the
+	// parameter lists and calls ("table []float32, " and "table, " for rpe_bias).
+	ExtraParams, ExtraArgs string
 	Elem                      string // the tensors' Go element type: float32, or uint16 (Storage16)
 	SeqLenArg, SeqLenPaged    string
 	BenchQHeads, BenchKVHeads int
@@ -118,7 +124,11 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 	case "alibi":
 		d.Bias = true
 	case "rpe_bias":
-		d.Bias, d.Table = true, true
+		d.Bias, d.Table, d.Bucketed = true, true, true
+		d.ExtraParams, d.ExtraArgs = "table []float32, ", "table, "
+	case "rpe_full":
+		d.Full, d.Bucketed = true, true
+		d.ExtraParams, d.ExtraArgs = "aK, aV []float32, ", "aK, aV, "
 	default:
 		return nil, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
 	}
@@ -185,8 +195,13 @@ func Run(f *jen.File, t Term) jen.Code {
 	opts := func() jen.Code { return jen.Id("AttentionOptions").Call(jen.Id("o")) }
 	optParam := jen.Id("o").Qual(verify, "AttentionOptions")
 	tableArg := func() []jen.Code {
-		if t.Family == "rpe_bias" {
+		switch t.Family {
+		case "rpe_bias":
 			return []jen.Code{jen.Id("table")}
+		case "rpe_full":
+			// verify packs Shaw's aK and aV into table, one after the other.
+			half := jen.Len(jen.Id("table")).Op("/").Lit(2)
+			return []jen.Code{jen.Id("table").Index(jen.Empty(), half), jen.Id("table").Index(half.Clone(), jen.Empty())}
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -41,7 +42,15 @@ func rpeFullFiles(c *Consts) ([]emit.File, error) {
 	if s.HeadDim < 1 || c.NumBuckets != 2*s.RMax-1 || c.BucketSpan != s.RMax-1 {
 		return nil, fmt.Errorf("golang: %s: rpe_full constants not derived (head_dim %d, %d rows, span %d)", s.File, s.HeadDim, c.NumBuckets, c.BucketSpan)
 	}
-	return relFiles(c, rpeFullFields, rpeFullAPI, rpeFullGeneric, rpeFullTest)
+	files, err := relFiles(c, append(append([]gocode.KernelField(nil), rpeFullFields...), attention.Fields...), rpeFullAPI, rpeFullGeneric, rpeFullTest)
+	if err != nil {
+		return nil, err
+	}
+	att, err := rpeFullAttentionFiles(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, att...), nil
 }
 
 // Short jennifer helpers for the relative-attention emitters.
@@ -390,11 +399,13 @@ func rpeFullGeneric(c *Consts) (emit.File, error) {
 	f := gocode.NewFile(pkg, c.Spec.File)
 	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
 	f.Comment("variants register theirs from the per-architecture files.")
-	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
+	gk := jen.Dict{
 		jid("dotRows"):   jid("dotRowsGeneric"),
 		jid("scoresRow"): jid("scoresRowGeneric"),
 		jid("axpyRows"):  jid("axpyRowsGeneric"),
-	})
+	}
+	attention.GenericKernels(gk)
+	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 	relDot(f)
 
 	// func dotRowsGeneric(dst, x, rows []float32) { for r := range dst { dst[r] = dot(x, rows[r*HeadDim:]) } }

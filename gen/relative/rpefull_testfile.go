@@ -2,6 +2,7 @@ package relative
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -51,10 +52,11 @@ func relAgreeTest(f *jen.File, setup []jen.Code, fast, naive jen.Code) {
 func rpeFullTest(c *Consts) (emit.File, error) {
 	s := c.Spec
 	f := gocode.TestFile(c.Spec)
-	gocode.VariantsTest(f, s, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunRPEFull").Call(jid("s"), jen.Qual(gocode.VerifyPath, "RPEFullKernels").Values(jen.Dict{
+	run := jen.Qual(gocode.VerifyPath, "RunRPEFull").Call(jid("s"), jen.Qual(gocode.VerifyPath, "RPEFullKernels").Values(jen.Dict{
 		jid("Scores"): jid("Scores"),
 		jid("Output"): jid("Output"),
-	})))
+	}))
+	gocode.VariantsTest(f, s, Backends.Assembly, jen.Qual(gocode.VerifyPath, "Merge").Call(run, attention.Run(f, rpeFullTerm())))
 	gocode.BenchRandom(f)
 
 	f.Comment("benchL is the query and key count of the benchmarks (one head).")

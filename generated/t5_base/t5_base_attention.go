@@ -299,7 +299,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 					} else if seesAll {
 						for j, kp32 := range kpos {
 							kp := int64(kp32)
-							// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
+							// The bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
 							rel := min(max(qp-kp, -BucketSpan), BucketSpan)
 							s[j] += trow[Bucket(int(rel))]
 						}
@@ -311,7 +311,7 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 								s[j] = negInf
 								continue
 							}
-							// The learned bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
+							// The bias of the distance's bucket; Bucket clamps beyond ±BucketSpan.
 							rel := min(max(qp-kp, -BucketSpan), BucketSpan)
 							s[j] += trow[Bucket(int(rel))]
 						}

@@ -10,19 +10,20 @@ import (
 	"github.com/posenc/posenc/generated/gemma3_4b_local"
 	"github.com/posenc/posenc/generated/llama2_7b"
 	"github.com/posenc/posenc/generated/phi35_mini"
+	"github.com/posenc/posenc/generated/shaw2018_base"
 	"github.com/posenc/posenc/generated/t5_base"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 )
 
 // attnPkg adapts a generated package's attention form: its options convert
-// from verify's (the same fields), table is nil unless rpe_bias, and rotated
+// from verify's (the same fields), table is nil unless rpe_bias or rpe_full, and rotated
 // and apply are nil unless rope.
 type attnPkg struct {
 	name            string
 	headDim, qHeads int // qHeads: the spec's Heads for bias families, 0 for rope (any)
 	table           bool
-	tableLen        int // rpe_bias: Heads·Buckets
+	tableLen        int // rpe_bias: Heads·Buckets; rpe_full: 2·Buckets·HeadDim
 	attention       func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	rotated         func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	apply           func(x []float32, pos []int32, heads int)
@@ -70,13 +71,20 @@ var attnPkgs = []attnPkg{
 			t5_base.Attention(out, q, k, v, table, qp, kp, t5_base.AttentionOptions(o))
 		},
 		reg: registry{t5_base.Variants, t5_base.VariantAvailable, t5_base.UseVariant, t5_base.ActiveVariant}},
+	// rpe_full: table is Shaw et al.'s aK then aV (as verify packs them).
+	{name: "shaw2018_base", headDim: shaw2018_base.HeadDim, table: true, tableLen: 2 * shaw2018_base.Buckets * shaw2018_base.HeadDim,
+		attention: func(out, q, k, v, table []float32, qp, kp []int32, o verify.AttentionOptions) {
+			n := len(table) / 2
+			shaw2018_base.Attention(out, q, k, v, table[:n], table[n:], qp, kp, shaw2018_base.AttentionOptions(o))
+		},
+		reg: registry{shaw2018_base.Variants, shaw2018_base.VariantAvailable, shaw2018_base.UseVariant, shaw2018_base.ActiveVariant}},
 }
 
 // attnElems caps lq·lk·QHeads·HeadDim of a fuzz call (the reference's work).
 const attnElems = 1 << 19
 
-// FuzzAttention runs the attention form of a rope (three rules), alibi and
-// rpe_bias package on fuzzed shapes, head groupings, masks and positions
+// FuzzAttention runs the attention form of a rope (three rules), alibi,
+// rpe_bias and rpe_full package on fuzzed shapes, head groupings, masks and positions
 // (from 0, decode, scattered, padded, near 2^31−1, far after the keys) and
 // input scales (up to logits of ±1000), on every variant the CPU runs, and
 // checks every output element against verify.AttentionRef within its bound
@@ -128,7 +136,7 @@ func FuzzAttention(f *testing.F) {
 		v := uniform(r, lk*kvHeads*p.headDim, 2)
 		var table []float32
 		if p.table {
-			table = uniform(r, sp.Heads*sp.NumBuckets(), 3)
+			table = uniform(r, p.tableLen, 3)
 		}
 		want, bound := verify.AttentionRef(sp, p.headDim, q, k, v, table, qpos, kpos, o, false)
 		var kRot []float32

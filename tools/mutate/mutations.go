@@ -182,6 +182,19 @@ var mutations = []Mutation{
 		"g.rotateHead(pieces, rope, kg, kst, t, t)", "g.rotateHead(pieces, rope, kg, kst, 0, t)", "verify avx2", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
+	// rpe_full's attention form (Shaw et al.: the a^K bucket table, the a^V
+	// weights per bucket).
+	{"attn rpe_full: a^V term left out", "generated/shaw2018_base/shaw2018_base_attention.go", "",
+		"active.axpyRows(sc.acc[r*HeadDim:(r+1)*HeadDim], sc.wb[r*Buckets:(r+1)*Buckets], aV)", "_ = aV", "test shaw2018_base", 0},
+	{"attn rpe_full: bucket weights not rescaled when the maximum grows", "generated/shaw2018_base/shaw2018_base_attention.go", "",
+		"wr[b] *= a", "wr[b] *= 1", "test shaw2018_base", 0},
+	{"attn rpe_full: near keys' a^V bucket of the opposite distance", "generated/shaw2018_base/shaw2018_base_attention.go", "",
+		"rel := min(max(qp-int64(kpos[j]), -BucketSpan), BucketSpan)", "rel := min(max(int64(kpos[j])-qp, -BucketSpan), BucketSpan)", "test shaw2018_base", 0},
+	{"attn rpe_full: far keys' a^V bucket from the wrong side", "generated/shaw2018_base/shaw2018_base_attention.go", "",
+		"wr[Bucket(BucketSpan)] += sc.ts[r]", "wr[Bucket(-BucketSpan)] += sc.ts[r]", "test shaw2018_base", 0},
+	{"attn rpe_full: a^K table of the row before", "generated/shaw2018_base/shaw2018_base_attention.go", "",
+		"trow := sc.qa[r*Buckets : (r+1)*Buckets]", "trow := sc.qa[max(r-1, 0)*Buckets : (max(r-1, 0)+1)*Buckets]", "test shaw2018_base", 0},
+
 	// The 16-bit attention form (f16/bf16 storage: widened tiles, scoresKV16
 	// and valuesKV16 reading a decode block in place, one output rounding).
 	{"attn16: decode block's values read from the keys", "internal/goldens/grope_bf16_half/grope_bf16_half_attention.go", "",

@@ -367,6 +367,1042 @@ axpy_rows_end8:
 	VZEROUPPER
 	RET
 
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups9
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows10:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done11
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys12:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done13
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), Y3
+	VMOVUPS      256(SI), Y7
+	VMOVUPS      (R8), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R8)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R11), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R11)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(SI), Y8
+	VMOVUPS      288(SI), Y9
+	VMOVUPS      32(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(SI), Y8
+	VMOVUPS      320(SI), Y9
+	VMOVUPS      64(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(SI), Y8
+	VMOVUPS      352(SI), Y9
+	VMOVUPS      96(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(SI), Y8
+	VMOVUPS      384(SI), Y9
+	VMOVUPS      128(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(SI), Y8
+	VMOVUPS      416(SI), Y9
+	VMOVUPS      160(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(SI), Y8
+	VMOVUPS      448(SI), Y9
+	VMOVUPS      192(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(SI), Y8
+	VMOVUPS      480(SI), Y9
+	VMOVUPS      224(R8), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R8)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R11), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R11)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys12
+
+s1_keys_done13:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done15
+
+s1_key_tail14:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      256(SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      288(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      320(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      352(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      384(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      416(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      448(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      480(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail14
+
+s1_key_tail_done15:
+	ADDQ $0x00000200, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows10
+
+s1_rows_done11:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done17
+
+s1_row_tail16:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done19
+
+s1_row_tail_key18:
+	VMOVUPS      (SI), Y0
+	VMULPS       (R8), Y0, Y0
+	VMOVUPS      32(SI), Y1
+	VMULPS       32(R8), Y1, Y1
+	VMOVUPS      64(SI), Y2
+	VFMADD231PS  64(R8), Y2, Y0
+	VMOVUPS      96(SI), Y2
+	VFMADD231PS  96(R8), Y2, Y1
+	VMOVUPS      128(SI), Y2
+	VFMADD231PS  128(R8), Y2, Y0
+	VMOVUPS      160(SI), Y2
+	VFMADD231PS  160(R8), Y2, Y1
+	VMOVUPS      192(SI), Y2
+	VFMADD231PS  192(R8), Y2, Y0
+	VMOVUPS      224(SI), Y2
+	VFMADD231PS  224(R8), Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key18
+
+s1_row_tail_key_done19:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail16
+
+s1_row_tail_done17:
+	VZEROUPPER
+	RET
+
+kv_groups9:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key20
+
+kb_keys21:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done22
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done24
+
+kb_query23:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done26
+
+kb_group25:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows27:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), Y3
+	VMOVUPS      256(DI), Y7
+	VMOVUPS      (R9), Y1
+	VMULPS       Y1, Y3, Y0
+	VMULPS       Y1, Y7, Y4
+	VMOVUPS      (R9)(DX*1), Y2
+	VMULPS       Y2, Y3, Y1
+	VMULPS       Y2, Y7, Y5
+	VMOVUPS      (R13), Y6
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y7, Y6
+	VMOVUPS      (R13)(DX*1), Y8
+	VMULPS       Y8, Y3, Y3
+	VMULPS       Y8, Y7, Y7
+	VMOVUPS      32(DI), Y8
+	VMOVUPS      288(DI), Y9
+	VMOVUPS      32(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      32(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      32(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      32(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      64(DI), Y8
+	VMOVUPS      320(DI), Y9
+	VMOVUPS      64(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      64(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      64(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      64(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      352(DI), Y9
+	VMOVUPS      96(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      96(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      96(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      96(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      128(DI), Y8
+	VMOVUPS      384(DI), Y9
+	VMOVUPS      128(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      128(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      128(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      128(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      160(DI), Y8
+	VMOVUPS      416(DI), Y9
+	VMOVUPS      160(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      160(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      160(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      160(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      192(DI), Y8
+	VMOVUPS      448(DI), Y9
+	VMOVUPS      192(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      192(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      192(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      192(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VMOVUPS      224(DI), Y8
+	VMOVUPS      480(DI), Y9
+	VMOVUPS      224(R9), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      224(R9)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      224(R13), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      224(R13)(DX*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000200, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows27
+	ADDQ         $0x00000100, R9
+	DECQ         R12
+	JNZ          kb_group25
+
+kb_group_done26:
+	DECQ R11
+	JNZ  kb_query23
+
+kb_query_done24:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys21
+
+kb_keys_done22:
+kv_by_key20:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done29
+
+kv_key28:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done31
+
+kv_query30:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done33
+
+kv_group32:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done35
+
+kv_head34:
+	VMULPS       (SI), Y0, Y8
+	VMULPS       32(SI), Y1, Y9
+	VFMADD231PS  64(SI), Y2, Y8
+	VFMADD231PS  96(SI), Y3, Y9
+	VFMADD231PS  128(SI), Y4, Y8
+	VFMADD231PS  160(SI), Y5, Y9
+	VFMADD231PS  192(SI), Y6, Y8
+	VFMADD231PS  224(SI), Y7, Y9
+	VADDPS       Y9, Y8, Y8
+	VEXTRACTF128 $0x01, Y8, X9
+	VADDPS       X9, X8, X9
+	VPERMILPS    $0x4e, X9, X8
+	VADDPS       X8, X9, X9
+	VPERMILPS    $0xb1, X9, X8
+	VADDSS       X8, X9, X9
+	VMOVSS       X9, (R8)
+	ADDQ         $0x00000100, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head34
+
+kv_head_done35:
+	ADDQ $0x00000100, R9
+	DECQ R12
+	JNZ  kv_group32
+
+kv_group_done33:
+	DECQ R11
+	JNZ  kv_query30
+
+kv_query_done31:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key28
+
+kv_key_done29:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups36
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done38
+
+v1_row37:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      32(CX), Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      64(CX), Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      128(CX), Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      160(CX), Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      192(CX), Y7
+	VMULPS       Y0, Y7, Y7
+	VMOVUPS      224(CX), Y8
+	VMULPS       Y0, Y8, Y8
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done40
+
+v1_key39:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero41
+	VBROADCASTSS (R10), Y0
+	VFMADD231PS  (R9), Y0, Y1
+	VFMADD231PS  32(R9), Y0, Y2
+	VFMADD231PS  64(R9), Y0, Y3
+	VFMADD231PS  96(R9), Y0, Y4
+	VFMADD231PS  128(R9), Y0, Y5
+	VFMADD231PS  160(R9), Y0, Y6
+	VFMADD231PS  192(R9), Y0, Y7
+	VFMADD231PS  224(R9), Y0, Y8
+
+v1_zero41:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key39
+
+v1_key_done40:
+	VMOVUPS Y1, (CX)
+	VMOVUPS Y2, 32(CX)
+	VMOVUPS Y3, 64(CX)
+	VMOVUPS Y4, 96(CX)
+	VMOVUPS Y5, 128(CX)
+	VMOVUPS Y6, 160(CX)
+	VMOVUPS Y7, 192(CX)
+	VMOVUPS Y8, 224(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row37
+
+v1_row_done38:
+	VZEROUPPER
+	RET
+
+kv_groups36:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done43
+
+kv_rescale42:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      32(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      64(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(DI)
+	VMOVUPS      96(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(DI)
+	VMOVUPS      128(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 128(DI)
+	VMOVUPS      160(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      192(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 192(DI)
+	VMOVUPS      224(DI), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 224(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale42
+
+kv_rescale_done43:
+	MOVQ nk+96(FP), SI
+
+vb_keys44:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done45
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done47
+
+vb_query46:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done49
+
+vb_group48:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done51
+
+vb_head50:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero52
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  (R9), Y8, Y0
+	VFMADD231PS  32(R9), Y8, Y1
+	VFMADD231PS  64(R9), Y8, Y2
+	VFMADD231PS  96(R9), Y8, Y3
+	VFMADD231PS  128(R9), Y8, Y4
+	VFMADD231PS  160(R9), Y8, Y5
+	VFMADD231PS  192(R9), Y8, Y6
+	VFMADD231PS  224(R9), Y8, Y7
+
+vb_zero52:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero53
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  (R9)(DX*1), Y8, Y0
+	VFMADD231PS  32(R9)(DX*1), Y8, Y1
+	VFMADD231PS  64(R9)(DX*1), Y8, Y2
+	VFMADD231PS  96(R9)(DX*1), Y8, Y3
+	VFMADD231PS  128(R9)(DX*1), Y8, Y4
+	VFMADD231PS  160(R9)(DX*1), Y8, Y5
+	VFMADD231PS  192(R9)(DX*1), Y8, Y6
+	VFMADD231PS  224(R9)(DX*1), Y8, Y7
+
+vb_zero53:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero54
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+
+vb_zero54:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero55
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  (R10)(DX*1), Y8, Y0
+	VFMADD231PS  32(R10)(DX*1), Y8, Y1
+	VFMADD231PS  64(R10)(DX*1), Y8, Y2
+	VFMADD231PS  96(R10)(DX*1), Y8, Y3
+	VFMADD231PS  128(R10)(DX*1), Y8, Y4
+	VFMADD231PS  160(R10)(DX*1), Y8, Y5
+	VFMADD231PS  192(R10)(DX*1), Y8, Y6
+	VFMADD231PS  224(R10)(DX*1), Y8, Y7
+
+vb_zero55:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head50
+
+vb_head_done51:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group48
+
+vb_group_done49:
+	DECQ R12
+	JNZ  vb_query46
+
+vb_query_done47:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys44
+
+vb_keys_done45:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done57
+
+kv_key56:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done59
+
+kv_query58:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done61
+
+kv_group60:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Y0
+	VMOVUPS    32(R9), Y1
+	VMOVUPS    64(R9), Y2
+	VMOVUPS    96(R9), Y3
+	VMOVUPS    128(R9), Y4
+	VMOVUPS    160(R9), Y5
+	VMOVUPS    192(R9), Y6
+	VMOVUPS    224(R9), Y7
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done63
+
+kv_head62:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero64
+	VBROADCASTSS (R8), Y8
+	VMOVUPS      (SI), Y9
+	VFMADD231PS  Y0, Y8, Y9
+	VMOVUPS      Y9, (SI)
+	VMOVUPS      32(SI), Y9
+	VFMADD231PS  Y1, Y8, Y9
+	VMOVUPS      Y9, 32(SI)
+	VMOVUPS      64(SI), Y9
+	VFMADD231PS  Y2, Y8, Y9
+	VMOVUPS      Y9, 64(SI)
+	VMOVUPS      96(SI), Y9
+	VFMADD231PS  Y3, Y8, Y9
+	VMOVUPS      Y9, 96(SI)
+	VMOVUPS      128(SI), Y9
+	VFMADD231PS  Y4, Y8, Y9
+	VMOVUPS      Y9, 128(SI)
+	VMOVUPS      160(SI), Y9
+	VFMADD231PS  Y5, Y8, Y9
+	VMOVUPS      Y9, 160(SI)
+	VMOVUPS      192(SI), Y9
+	VFMADD231PS  Y6, Y8, Y9
+	VMOVUPS      Y9, 192(SI)
+	VMOVUPS      224(SI), Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VMOVUPS      Y9, 224(SI)
+
+kv_zero64:
+	ADDQ $0x00000100, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head62
+
+kv_head_done63:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  kv_group60
+
+kv_group_done61:
+	DECQ R12
+	JNZ  kv_query58
+
+kv_query_done59:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key56
+
+kv_key_done57:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop66:
+	CMPQ    CX, $0x00000010
+	JB      loop_end67
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop66
+
+loop_end67:
+loop68:
+	CMPQ    CX, $0x00000008
+	JB      loop_end69
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop68
+
+loop_end69:
+	TESTQ      CX, CX
+	JZ         loop_done65
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done65:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store70
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store70:
+	VMOVSS X2, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop72:
+	CMPQ         CX, $0x00000008
+	JB           loop_end73
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop72
+
+loop_end73:
+	TESTQ        CX, CX
+	JZ           loop_done71
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done71:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func dotRowsAVX512(dst []float32, x []float32, rows []float32)
 // Requires: AVX, AVX512F
 TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
@@ -379,11 +1415,11 @@ TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
 	VMOVUPS 128(DX), Z2
 	VMOVUPS 192(DX), Z3
 	TESTQ   CX, CX
-	JZ      dot_done9
+	JZ      dot_done74
 	CMPQ    CX, $0x00000010
-	JB      dot_single10
+	JB      dot_single75
 
-dot_block11:
+dot_block76:
 	VMULPS      (BX), Z0, Z4
 	VMULPS      512(BX), Z0, Z5
 	VMULPS      256(BX), Z0, Z6
@@ -498,9 +1534,9 @@ dot_block11:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block11
+	JAE         dot_block76
 	TESTQ       CX, CX
-	JZ          dot_done9
+	JZ          dot_done74
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000100, DX, CX
@@ -508,9 +1544,9 @@ dot_block11:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block11
+	JMP         dot_block76
 
-dot_single10:
+dot_single75:
 	VMULPS      (BX), Z0, Z4
 	VFMADD231PS 64(BX), Z1, Z4
 	VFMADD231PS 128(BX), Z2, Z4
@@ -531,9 +1567,9 @@ dot_single10:
 	ADDQ        $0x00000100, BX
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single10
+	JNZ         dot_single75
 
-dot_done9:
+dot_done74:
 	VZEROUPPER
 	RET
 
@@ -552,11 +1588,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-100
 	VMOVUPS      128(DX), Z3
 	VMOVUPS      192(DX), Z4
 	TESTQ        CX, CX
-	JZ           dot_done12
+	JZ           dot_done77
 	CMPQ         CX, $0x00000010
-	JB           dot_single13
+	JB           dot_single78
 
-dot_block14:
+dot_block79:
 	VMULPS      (BX), Z1, Z5
 	VMULPS      512(BX), Z1, Z6
 	VMULPS      256(BX), Z1, Z7
@@ -674,9 +1710,9 @@ dot_block14:
 	ADDQ        $0x00000040, SI
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block14
+	JAE         dot_block79
 	TESTQ       CX, CX
-	JZ          dot_done12
+	JZ          dot_done77
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000100, DX, CX
@@ -685,9 +1721,9 @@ dot_block14:
 	SUBQ        DX, AX
 	SUBQ        DX, SI
 	MOVQ        $0x00000010, CX
-	JMP         dot_block14
+	JMP         dot_block79
 
-dot_single13:
+dot_single78:
 	VMULPS      (BX), Z1, Z5
 	VFMADD231PS 64(BX), Z2, Z5
 	VFMADD231PS 128(BX), Z3, Z5
@@ -711,9 +1747,9 @@ dot_single13:
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, SI
 	DECQ        CX
-	JNZ         dot_single13
+	JNZ         dot_single78
 
-dot_done12:
+dot_done77:
 	VZEROUPPER
 	RET
 
@@ -734,9 +1770,9 @@ TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
 	VXORPS  Z7, Z7, Z7
 	MOVQ    DX, DX
 
-axpy_rows15:
+axpy_rows80:
 	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end16
+	JB           axpy_rows_end81
 	VBROADCASTSS (CX), Z8
 	VFMADD231PS  (DX), Z8, Z0
 	VFMADD231PS  64(DX), Z8, Z1
@@ -750,12 +1786,12 @@ axpy_rows15:
 	ADDQ         $0x00000200, DX
 	ADDQ         $0x00000008, CX
 	SUBQ         $0x00000002, BX
-	JMP          axpy_rows15
+	JMP          axpy_rows80
 
-axpy_rows_end16:
-axpy_rows17:
+axpy_rows_end81:
+axpy_rows82:
 	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end18
+	JB           axpy_rows_end83
 	VBROADCASTSS (CX), Z8
 	VFMADD231PS  (DX), Z8, Z0
 	VFMADD231PS  64(DX), Z8, Z1
@@ -764,9 +1800,9 @@ axpy_rows17:
 	ADDQ         $0x00000100, DX
 	ADDQ         $0x00000004, CX
 	SUBQ         $0x00000001, BX
-	JMP          axpy_rows17
+	JMP          axpy_rows82
 
-axpy_rows_end18:
+axpy_rows_end83:
 	VADDPS  Z4, Z0, Z0
 	VMOVUPS Z0, (AX)
 	VADDPS  Z5, Z1, Z1
@@ -777,3 +1813,1192 @@ axpy_rows_end18:
 	VMOVUPS Z3, 192(AX)
 	VZEROUPPER
 	RET
+
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups84
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows85:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done86
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys87:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done88
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS       (SI), Z3
+	VMOVUPS       256(SI), Z7
+	VMOVUPS       512(SI), Z11
+	VMOVUPS       768(SI), Z15
+	VMOVUPS       (R8), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R8)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R11), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R11)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(SI), Z16
+	VMOVUPS       320(SI), Z17
+	VMOVUPS       576(SI), Z18
+	VMOVUPS       832(SI), Z19
+	VMOVUPS       64(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(SI), Z16
+	VMOVUPS       384(SI), Z17
+	VMOVUPS       640(SI), Z18
+	VMOVUPS       896(SI), Z19
+	VMOVUPS       128(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(SI), Z16
+	VMOVUPS       448(SI), Z17
+	VMOVUPS       704(SI), Z18
+	VMOVUPS       960(SI), Z19
+	VMOVUPS       192(R8), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R8)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R11), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R11)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys87
+
+s1_keys_done88:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done90
+
+s1_key_tail89:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS       256(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       320(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       384(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       448(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS       512(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       576(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       640(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       704(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS       768(SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       832(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       896(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       960(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail89
+
+s1_key_tail_done90:
+	ADDQ $0x00000400, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows85
+
+s1_rows_done86:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done92
+
+s1_row_tail91:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done94
+
+s1_row_tail_key93:
+	VMOVUPS       (SI), Z0
+	VMULPS        (R8), Z0, Z0
+	VMOVUPS       64(SI), Z1
+	VMULPS        64(R8), Z1, Z1
+	VMOVUPS       128(SI), Z2
+	VFMADD231PS   128(R8), Z2, Z0
+	VMOVUPS       192(SI), Z2
+	VFMADD231PS   192(R8), Z2, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key93
+
+s1_row_tail_key_done94:
+	ADDQ $0x00000100, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail91
+
+s1_row_tail_done92:
+	VZEROUPPER
+	RET
+
+kv_groups84:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key95
+
+kb_keys96:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done97
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done99
+
+kb_query98:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done101
+
+kb_group100:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows102:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS       (DI), Z3
+	VMOVUPS       256(DI), Z7
+	VMOVUPS       512(DI), Z11
+	VMOVUPS       768(DI), Z15
+	VMOVUPS       (R9), Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS       (R9)(DX*1), Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS       (R13), Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS       (R13)(DX*1), Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VMOVUPS       64(DI), Z16
+	VMOVUPS       320(DI), Z17
+	VMOVUPS       576(DI), Z18
+	VMOVUPS       832(DI), Z19
+	VMOVUPS       64(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       64(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       64(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       64(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       128(DI), Z16
+	VMOVUPS       384(DI), Z17
+	VMOVUPS       640(DI), Z18
+	VMOVUPS       896(DI), Z19
+	VMOVUPS       128(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       128(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       128(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       128(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VMOVUPS       192(DI), Z16
+	VMOVUPS       448(DI), Z17
+	VMOVUPS       704(DI), Z18
+	VMOVUPS       960(DI), Z19
+	VMOVUPS       192(R9), Z20
+	VFMADD231PS   Z20, Z16, Z0
+	VFMADD231PS   Z20, Z17, Z4
+	VFMADD231PS   Z20, Z18, Z8
+	VFMADD231PS   Z20, Z19, Z12
+	VMOVUPS       192(R9)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z1
+	VFMADD231PS   Z20, Z17, Z5
+	VFMADD231PS   Z20, Z18, Z9
+	VFMADD231PS   Z20, Z19, Z13
+	VMOVUPS       192(R13), Z20
+	VFMADD231PS   Z20, Z16, Z2
+	VFMADD231PS   Z20, Z17, Z6
+	VFMADD231PS   Z20, Z18, Z10
+	VFMADD231PS   Z20, Z19, Z14
+	VMOVUPS       192(R13)(DX*1), Z20
+	VFMADD231PS   Z20, Z16, Z3
+	VFMADD231PS   Z20, Z17, Z7
+	VFMADD231PS   Z20, Z18, Z11
+	VFMADD231PS   Z20, Z19, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000400, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows102
+	ADDQ          $0x00000100, R9
+	DECQ          R12
+	JNZ           kb_group100
+
+kb_group_done101:
+	DECQ R11
+	JNZ  kb_query98
+
+kb_query_done99:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys96
+
+kb_keys_done97:
+kv_by_key95:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done104
+
+kv_key103:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done106
+
+kv_query105:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done108
+
+kv_group107:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done110
+
+kv_head109:
+	VMULPS        (SI), Z0, Z4
+	VMULPS        64(SI), Z1, Z5
+	VFMADD231PS   128(SI), Z2, Z4
+	VFMADD231PS   192(SI), Z3, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y5
+	VEXTRACTF32X4 $0x01, Y5, X4
+	VADDPS        X4, X5, X4
+	VPERMILPS     $0x4e, X4, X5
+	VADDPS        X5, X4, X4
+	VPERMILPS     $0xb1, X4, X5
+	VADDSS        X5, X4, X4
+	VMOVSS        X4, (R8)
+	ADDQ          $0x00000100, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head109
+
+kv_head_done110:
+	ADDQ $0x00000100, R9
+	DECQ R12
+	JNZ  kv_group107
+
+kv_group_done108:
+	DECQ R11
+	JNZ  kv_query105
+
+kv_query_done106:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key103
+
+kv_key_done104:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups111
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done113
+
+v1_row112:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS      (CX), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      64(CX), Z2
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      128(CX), Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS      192(CX), Z4
+	VMULPS       Z0, Z4, Z4
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done115
+
+v1_key114:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero116
+	VBROADCASTSS (R10), Z0
+	VFMADD231PS  (R9), Z0, Z1
+	VFMADD231PS  64(R9), Z0, Z2
+	VFMADD231PS  128(R9), Z0, Z3
+	VFMADD231PS  192(R9), Z0, Z4
+
+v1_zero116:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key114
+
+v1_key_done115:
+	VMOVUPS Z1, (CX)
+	VMOVUPS Z2, 64(CX)
+	VMOVUPS Z3, 128(CX)
+	VMOVUPS Z4, 192(CX)
+	ADDQ    $0x00000100, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row112
+
+v1_row_done113:
+	VZEROUPPER
+	RET
+
+kv_groups111:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done118
+
+kv_rescale117:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS      (DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      64(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      128(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 128(DI)
+	VMOVUPS      192(DI), Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale117
+
+kv_rescale_done118:
+	MOVQ nk+96(FP), SI
+
+vb_keys119:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done120
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done122
+
+vb_query121:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done124
+
+vb_group123:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 64(R10)(DX*4)
+	PREFETCHT1 128(R10)(DX*4)
+	PREFETCHT1 192(R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done126
+
+vb_head125:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero127
+	VBROADCASTSS (R8), Z4
+	VFMADD231PS  (R9), Z4, Z0
+	VFMADD231PS  64(R9), Z4, Z1
+	VFMADD231PS  128(R9), Z4, Z2
+	VFMADD231PS  192(R9), Z4, Z3
+
+vb_zero127:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero128
+	VBROADCASTSS 4(R8), Z4
+	VFMADD231PS  (R9)(DX*1), Z4, Z0
+	VFMADD231PS  64(R9)(DX*1), Z4, Z1
+	VFMADD231PS  128(R9)(DX*1), Z4, Z2
+	VFMADD231PS  192(R9)(DX*1), Z4, Z3
+
+vb_zero128:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero129
+	VBROADCASTSS 8(R8), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VFMADD231PS  192(R10), Z4, Z3
+
+vb_zero129:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero130
+	VBROADCASTSS 12(R8), Z4
+	VFMADD231PS  (R10)(DX*1), Z4, Z0
+	VFMADD231PS  64(R10)(DX*1), Z4, Z1
+	VFMADD231PS  128(R10)(DX*1), Z4, Z2
+	VFMADD231PS  192(R10)(DX*1), Z4, Z3
+
+vb_zero130:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head125
+
+vb_head_done126:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  vb_group123
+
+vb_group_done124:
+	DECQ R12
+	JNZ  vb_query121
+
+vb_query_done122:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys119
+
+vb_keys_done120:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done132
+
+kv_key131:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done134
+
+kv_query133:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done136
+
+kv_group135:
+	PREFETCHT1 (R9)(DI*1)
+	PREFETCHT1 64(R9)(DI*1)
+	PREFETCHT1 128(R9)(DI*1)
+	PREFETCHT1 192(R9)(DI*1)
+	VMOVUPS    (R9), Z0
+	VMOVUPS    64(R9), Z1
+	VMOVUPS    128(R9), Z2
+	VMOVUPS    192(R9), Z3
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done138
+
+kv_head137:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero139
+	VBROADCASTSS (R8), Z4
+	VMOVUPS      (SI), Z5
+	VFMADD231PS  Z0, Z4, Z5
+	VMOVUPS      Z5, (SI)
+	VMOVUPS      64(SI), Z5
+	VFMADD231PS  Z1, Z4, Z5
+	VMOVUPS      Z5, 64(SI)
+	VMOVUPS      128(SI), Z5
+	VFMADD231PS  Z2, Z4, Z5
+	VMOVUPS      Z5, 128(SI)
+	VMOVUPS      192(SI), Z5
+	VFMADD231PS  Z3, Z4, Z5
+	VMOVUPS      Z5, 192(SI)
+
+kv_zero139:
+	ADDQ $0x00000100, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head137
+
+kv_head_done138:
+	ADDQ $0x00000100, R9
+	DECQ R13
+	JNZ  kv_group135
+
+kv_group_done136:
+	DECQ R12
+	JNZ  kv_query133
+
+kv_query_done134:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key131
+
+kv_key_done132:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop141:
+	CMPQ    CX, $0x00000020
+	JB      loop_end142
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop141
+
+loop_end142:
+loop143:
+	CMPQ    CX, $0x00000010
+	JB      loop_end144
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop143
+
+loop_end144:
+	TESTQ     CX, CX
+	JZ        loop_done140
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done140:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store145
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store145:
+	VMOVSS X0, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop147:
+	CMPQ         CX, $0x00000010
+	JB           loop_end148
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop147
+
+loop_end148:
+	TESTQ        CX, CX
+	JZ           loop_done146
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done146:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4

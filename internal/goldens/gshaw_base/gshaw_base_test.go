@@ -29,6 +29,19 @@ func loadSpec(tb testing.TB) *spec.Spec {
 	return s
 }
 
+// attentionKernels adapts the attention form to verify.RunAttention.
+func attentionKernels() verify.AttentionKernels {
+	return verify.AttentionKernels{
+		Attention: func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+			Attention(out, q, k, v, table[:len(table)/2], table[len(table)/2:], qpos, kpos, AttentionOptions(o))
+		},
+		AttentionPaged: func(out, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o verify.AttentionOptions) {
+			AttentionPaged(out, q, kCache, vCache, table[:len(table)/2], table[len(table)/2:], qpos, qStart, slots, kpos, kStart, AttentionOptions(o))
+		},
+		HeadDim: HeadDim,
+	}
+}
+
 // TestVariants checks every compiled-in variant against the float64 reference of package
 // verify (random inputs, edge cases and the golden cases of this spec's name) and logs
 // one POSENC-ROW line per variant for posenc verify.
@@ -40,10 +53,10 @@ func TestVariants(t *testing.T) {
 				t.Skipf("variant %s is not available on this CPU", name)
 			}
 			defer UseVariant(name)()
-			r := verify.RunRPEFull(s, verify.RPEFullKernels{
+			r := verify.Merge(verify.RunRPEFull(s, verify.RPEFullKernels{
 				Output: Output,
 				Scores: Scores,
-			})
+			}), verify.RunAttention(s, attentionKernels()))
 			r.Target = name
 			verify.Emit(t, r)
 		})

@@ -7,7 +7,11 @@ package gshaw_d7
 var genericKernels = kernels{
 	axpyRows:  axpyRowsGeneric,
 	dotRows:   dotRowsGeneric,
+	expShift:  expShiftGeneric,
+	maxRow:    maxRowGeneric,
+	scoresKV:  scoresKVGeneric,
 	scoresRow: scoresRowGeneric,
+	valuesKV:  valuesKVGeneric,
 }
 
 // dot returns Σ_x a[x]·b[x] over the first HeadDim elements of a and b, in four

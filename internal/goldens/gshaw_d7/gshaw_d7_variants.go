@@ -7,6 +7,10 @@ type kernels struct {
 	dotRows   func(dst, x, rows []float32)
 	scoresRow func(dst, q, k, bias []float32, scale float32)
 	axpyRows  func(dst, w, rows []float32)
+	scoresKV  func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV  func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+	expShift  func(row []float32, m float32, sum []float32)
+	maxRow    func(row, m []float32)
 }
 
 // variant is one registered implementation of the kernels.

@@ -24,6 +24,30 @@ func scoresRowAVX2(dst []float32, q []float32, k []float32, bias []float32, scal
 //go:noescape
 func axpyRowsAVX2(dst []float32, w []float32, rows []float32)
 
+// scoresKVAVX2 is the AVX2+FMA kernels.scoresKV for HeadDim 16.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKVAVX2 is the AVX2+FMA kernels.valuesKV for HeadDim 16.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
+// maxRowAVX2 is the AVX2+FMA kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX2(row []float32, m []float32)
+
+// expShiftAVX2 is the AVX2+FMA kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX2(row []float32, m float32, sum []float32)
+
 // dotRowsAVX512 is the AVX-512 kernels.dotRows for HeadDim 16: dst[r] = x·rows[r].
 // It trusts its arguments: len(x) >= HeadDim, len(rows) >= len(dst)·HeadDim, no overlap with dst.
 //
@@ -42,7 +66,31 @@ func scoresRowAVX512(dst []float32, q []float32, k []float32, bias []float32, sc
 //go:noescape
 func axpyRowsAVX512(dst []float32, w []float32, rows []float32)
 
+// scoresKVAVX512 is the AVX-512 kernels.scoresKV for HeadDim 16.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKVAVX512 is the AVX-512 kernels.valuesKV for HeadDim 16.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
+// maxRowAVX512 is the AVX-512 kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX512(row []float32, m []float32)
+
+// expShiftAVX512 is the AVX-512 kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX512(row []float32, m float32, sum []float32)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{dotRows: dotRowsAVX512, scoresRow: scoresRowAVX512, axpyRows: axpyRowsAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{dotRows: dotRowsAVX512, scoresRow: scoresRowAVX512, axpyRows: axpyRowsAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512})
 }
