@@ -94,14 +94,14 @@ type Term struct {
 // data is what the engine template reads.
 type data struct {
 	Term
-	Pkg                       string
-	Rope, Bias, Table         bool
+	Pkg               string
+	Rope, Bias, Table bool
 	// Full (rpe_full): Shaw's a^K and a^V tables follow v; Bucketed (rpe_bias,
 	// rpe_full): the term is a bucket's value, so far tiles take one shift.
 	Full, Bucketed bool
 	// ExtraParams and ExtraArgs are the family's operands after v in the
 	// parameter lists and calls ("table []float32, " and "table, " for rpe_bias).
-	ExtraParams, ExtraArgs string
+	ExtraParams, ExtraArgs    string
 	Elem                      string // the tensors' Go element type: float32, or uint16 (Storage16)
 	SeqLenArg, SeqLenPaged    string
 	BenchQHeads, BenchKVHeads int
