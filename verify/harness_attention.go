@@ -151,7 +151,7 @@ const attnDecodeBudget = 1 << 22
 // 0, decode, near 2^31−1 and ≈ 2^31 away from the keys, logits of ±200
 // (overflowing a naive exp) and wide logit spreads, and inputs rounded
 // through f16 and bf16. For rope it runs AttentionRotated on keys rotated
-// by the reference, and when set AttentionPaged on four sequences in a
+// by the reference, and when set AttentionPaged on seven sequences in a
 // permuted cache whose unused slots hold NaN. Every buffer sits inside
 // sentinels; inputs must stay unchanged; each misuse (a wrong length, bad
 // head counts, bad sequence bounds, a slot out of range) must panic, naming

@@ -8,17 +8,19 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// attnPaged runs the paged form on four sequences — a prefill chunk, an
-// empty one, a decode row and a prefill from 0 with padding, then a
-// sequence with keys but no query — in a cache with 41 unused slots
-// holding NaN, the used ones permuted.
+// attnPaged runs the paged form on seven sequences — a prefill chunk, an
+// empty one, a decode row, a prefill from 0 with padding, a sequence with
+// keys but no query, one near 2^31−1 and a decode row over 300 keys (441
+// keys in all: enough for a GPU kernel to split the keys, as in
+// flash-decoding) — in a cache with 41 unused slots holding NaN, the used
+// ones permuted.
 func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, table []float32, o AttentionOptions, what string, st Storage) {
 	hd := k.HeadDim
 	type seq struct {
 		scheme string
 		lq, lk int
 	}
-	seqs := []seq{{"prefill", 3, 40}, {"prefill", 0, 0}, {"decode", 1, 70}, {"prefill", 5, 5}, {"random", 0, 9}, {"near 2^31−1", 2, 17}}
+	seqs := []seq{{"prefill", 3, 40}, {"prefill", 0, 0}, {"decode", 1, 70}, {"prefill", 5, 5}, {"random", 0, 9}, {"near 2^31−1", 2, 17}, {"decode", 1, 300}}
 	var qpos, kpos []int32
 	qStart, kStart := []int32{0}, []int32{0}
 	for _, sq := range seqs {

@@ -60,8 +60,8 @@ func AttnTiles(hd int) (rows, keys int, err error) {
 
 // AddAttention gives the .cu the attention form of family ("rope", "alibi"
 // or "rpe_bias") with head dimension hd: the template data and the
-// launchers posenc_<name>_attention (and, for rope,
-// posenc_<name>_attention_rotated). seq adds the int max_pos argument of
+// launchers posenc_<name>_attention, posenc_<name>_attention_paged (and,
+// for rope, posenc_<name>_attention_rotated). seq adds the int max_pos argument of
 // the rope specs whose frequencies switch at run time.
 //
 // Specs that store f16 or bf16 get no CUDA attention yet: the storage-rounded
@@ -90,15 +90,24 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	default:
 		return fmt.Errorf("attention: no CUDA term for family %q", family)
 	}
+	// The paged launcher: the caches for k and v, then the table; qpos,
+	// q_start, slots, kpos, k_start (the Go API's order); lq, lk, then nseq
+	// and cache_slots (apply_to_slots' type for a cache's row count).
+	paged := []string{T + " *out", "const " + T + " *q", "const " + T + " *k_cache", "const " + T + " *v_cache"}
+	paged = append(paged, params[4:]...)
 	params = append(params, "const int *qpos", "const int *kpos", "int lq", "int lk", "int qheads", "int kvheads",
 		"float scale", "int causal", "int window")
+	paged = append(paged, "const int *qpos", "const int *q_start", "const int *slots", "const int *kpos", "const int *k_start",
+		"int lq", "int lk", "int nseq", "long long cache_slots", "int qheads", "int kvheads", "float scale", "int causal", "int window")
 	seqDoc := ""
 	if seq {
 		a.SeqArg = "max_pos"
 		params = append(params, "int max_pos")
+		paged = append(paged, "int max_pos")
 		seqDoc = " max_pos is the largest non-negative position of qpos and kpos (−1 for none): it selects the frequencies, as the Go API's seq_len."
 	}
 	params = append(params, Stream)
+	paged = append(paged, Stream)
 	b.AttnForm = a
 	b.Consts = append(b.Consts, Define{Name: "ATTN_HEAD_DIM", Value: strconv.Itoa(hd)})
 	doc := "Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v " +
@@ -119,5 +128,17 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	if family == "rope" {
 		b.AddLauncher("attention_rotated", "AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside."+seqDoc, params...)
 	}
+	pagedDoc := "AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries " +
+		"q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is " +
+		"row slots[j] of k_cache and v_cache, [cache_slots][kvheads][ATTN_HEAD_DIM] (slot = page*page_size + offset, pages in any order). " +
+		"A query sees only its own sequence's keys, with the masks of attention. q_start and k_start (nseq+1 entries) must begin at 0, " +
+		"never decrease and end at lq and lk: they and slots are device memory, which the launcher does not read, so that contract is the caller's " +
+		"(as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose " +
+		"slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. " +
+		"Other checks as attention."
+	if family == "rope" {
+		pagedDoc += " The cache holds unrotated k, rotated inside at kpos (max_pos over the whole call)."
+	}
+	b.AddLauncher("attention_paged", pagedDoc+seqDoc, paged...)
 	return nil
 }

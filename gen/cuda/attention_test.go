@@ -37,7 +37,7 @@ func TestAttnTiles(t *testing.T) {
 
 // TestAttentionPTX compiles the attention specs to PTX, plain and as
 // -use_fast_math would (no approximate exp may appear), and checks their
-// launchers are declared.
+// launchers (the paged one too) are declared.
 func TestAttentionPTX(t *testing.T) {
 	if _, ok := cuda.Clang(); !ok {
 		if os.Getenv("POSENC_REQUIRE_CLANG") != "" {
@@ -53,8 +53,10 @@ func TestAttentionPTX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(h), "posenc_"+name+"_attention(") {
-			t.Errorf("%s: no attention launcher in the .cuh", name)
+		for _, fn := range []string{"_attention(", "_attention_paged("} {
+			if !strings.Contains(string(h), "posenc_"+name+fn) {
+				t.Errorf("%s: no %s launcher in the .cuh", name, fn)
+			}
 		}
 		for _, flags := range [][]string{nil, cuda.FastMathFlags} {
 			ptx, err := cuda.CompilePTXWith(dir, name+".cu", flags...)

@@ -60,6 +60,9 @@ cudaError_t posenc_falcon_7b_attention(posenc_falcon_7b_t *out, const posenc_fal
 // AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside.
 cudaError_t posenc_falcon_7b_attention_rotated(posenc_falcon_7b_t *out, const posenc_falcon_7b_t *q, const posenc_falcon_7b_t *k, const posenc_falcon_7b_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
+// AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is row slots[j] of k_cache and v_cache, [cache_slots][kvheads][ATTN_HEAD_DIM] (slot = page*page_size + offset, pages in any order). A query sees only its own sequence's keys, with the masks of attention. q_start and k_start (nseq+1 entries) must begin at 0, never decrease and end at lq and lk: they and slots are device memory, which the launcher does not read, so that contract is the caller's (as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. Other checks as attention. The cache holds unrotated k, rotated inside at kpos (max_pos over the whole call).
+cudaError_t posenc_falcon_7b_attention_paged(posenc_falcon_7b_t *out, const posenc_falcon_7b_t *q, const posenc_falcon_7b_t *k_cache, const posenc_falcon_7b_t *v_cache, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

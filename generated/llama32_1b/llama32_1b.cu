@@ -486,6 +486,31 @@ __device__ __forceinline__ float attn_exp(float x) {
 #endif
 }
 
+// attn_range clamps sequence t's span [st[t], st[t+1]) of a start array
+// into [0, n], its end no lower than its start: whatever a paged call's
+// device-side starts hold, the kernel reads and writes inside the arrays.
+__device__ __forceinline__ void attn_range(const int *st, int t, long long n, long long *a, long long *b) {
+	const long long x = st[t], y = st[t + 1];
+	*a = x < 0 ? 0 : x > n ? n : x;
+	*b = y < *a ? *a : y > n ? n : y;
+}
+
+// attn_tile0 is the first (global) query tile of sequence t in a paged
+// call: T_t = ⌊qs_t·grp/kAttnRows⌋ + t with qs_t = q_start[t] clamped to
+// [0, lq]. T_{t+1} − T_t = ⌊qs_{t+1}·grp/R⌋ − ⌊qs_t·grp/R⌋ + 1 ≥
+// ⌈(qs_{t+1} − qs_t)·grp/R⌉, the tiles sequence t needs, so the ranges
+// are disjoint, and T_nseq ≤ ⌊lq·grp/R⌋ + nseq bounds the tiles of a call
+// without reading the starts on the host.
+__device__ __forceinline__ long long attn_tile0(const int *q_start, int t, long long lq, int grp) {
+	long long x = q_start[t];
+	x = x < 0 ? 0 : x > lq ? lq : x;
+	return x * grp / kAttnRows + t;
+}
+
+// attn_form packs the attention kernel's two switches into its one template
+// argument (one argument: POSENC_LAUNCH's kernel takes no comma).
+constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
+
 // attn_masked reports whether a key at kp is masked for a query at qp (the
 // contract's three rules, in 64-bit differences).
 __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
@@ -540,18 +565,28 @@ __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 
 // posenc_llama32_1b_attention_kernel runs the items (query tile, KV head, split)
 // of one call (see above): ROTATE_K rotates the keys (rope's unrotated
-// cache; false for a rotated cache and for the bias families). splits = 1
+// cache; false for a rotated cache and for the bias families). PAGED: the
+// call holds nseq sequences, sequence t the queries [q_start[t],
+// q_start[t+1]) and the keys [k_start[t], k_start[t+1]), key j being row
+// slots[j] of the caches k and v ([cache_slots][kvheads][kAttnDim]); a
+// query tile holds rows of one sequence (global tile x is tile x − T_t of
+// the sequence t found by a binary search over attn_tile0; an x past its
+// sequence's rows is an idle item), split s covers the keys [k_start[t] +
+// s·chunk, …) of its sequence, and a key whose slot is outside [0,
+// cache_slots) is padding (never read). Unpaged, key j is row j. splits = 1
 // writes out; otherwise split s of output row o (= i·qheads + h) writes its
 // unnormalized acc to ws_acc[(o·splits + s)·kAttnDim …], its m and l (0
 // without an unmasked key) to ws_ml[2(o·splits + s) …] and its bias shift
 // to ws_d[o·splits + s]. Keys of split s: [s·chunk, (s+1)·chunk) ∩ [0, lk).
-template <bool ROTATE_K>
+template <int FORM>
 __global__ void __launch_bounds__(kAttnThreads)
 posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
                            const store_t *__restrict__ v, const store_t *__restrict__ table, const int *__restrict__ qpos,
-                           const int *__restrict__ kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal,
-                           int window, int max_pos, int splits, long long chunk, float *__restrict__ ws_acc,
-                           float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+                           const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
+                           const int *__restrict__ k_start, int lq, int lk, int nseq, long long cache_slots, int qheads,
+                           int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
+                           float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
 	__shared__ float s_q[kAttnRows * kAttnDim];
 	__shared__ float s_kv[kAttnKeys * kAttnStride];
 	__shared__ float s_p[kAttnRows * kAttnKeys];
@@ -560,23 +595,44 @@ posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 	__shared__ float s_m[kAttnRows], s_l[kAttnRows], s_alpha[kAttnRows];
 	__shared__ unsigned int s_mask[kAttnRows];
 	__shared__ int s_kp[kAttnKeys];
+	__shared__ long long s_kr[kAttnKeys]; // the key's row of k and v (its slot when PAGED)
 	__shared__ attn_term_smem s_term;
 	const int tid = threadIdx.x;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
-	const long long rows = (long long)lq * grp; // rows of one KV head
-	const long long tiles = (rows + kAttnRows - 1) / kAttnRows;
+	// Query tiles of one KV head: unpaged, ⌈lq·grp/kAttnRows⌉; paged, the
+	// bound T_nseq of attn_tile0.
+	const long long tiles = PAGED ? (long long)lq * grp / kAttnRows + nseq : ((long long)lq * grp + kAttnRows - 1) / kAttnRows;
 	const long long items = tiles * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
 		const int s = (int)(it % splits);
 		const int g = (int)(it / splits % kvheads);
-		const long long r0 = it / splits / kvheads * kAttnRows;
+		const long long x = it / splits / kvheads;
+		// The item's queries [q0, q1) and keys [k0, k1): the whole call, or
+		// the sequence holding global tile x.
+		long long q0 = 0, q1 = lq, k0 = 0, k1 = lk, r0 = x * kAttnRows;
+		if (PAGED) {
+			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
+			while (lo < hi) {
+				const int mid = lo + (hi - lo + 1) / 2;
+				if (attn_tile0(q_start, mid, lq, grp) <= x)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			attn_range(q_start, lo, lq, &q0, &q1);
+			attn_range(k_start, lo, lk, &k0, &k1);
+			r0 = (x - attn_tile0(q_start, lo, lq, grp)) * kAttnRows;
+			if (r0 < 0 || r0 >= (q1 - q0) * grp)
+				continue; // an idle item (block-uniform)
+		}
+		const long long rows = (q1 - q0) * grp; // rows of one KV head
 		const int nrows = rows - r0 < kAttnRows ? (int)(rows - r0) : kAttnRows;
 		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
 		if (tid < kAttnRows) {
 			const long long rr = r0 + tid;
-			const long long i = rr / grp;
-			const int h = g * grp + (int)(rr - i * grp);
+			const long long i = q0 + rr / grp;
+			const int h = g * grp + (int)(rr % grp);
 			s_qp[tid] = tid < nrows ? (long long)qpos[i] : 0;
 			s_h[tid] = h;
 			s_orow[tid] = i * qheads + h;
@@ -590,14 +646,14 @@ posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			const int r = e / kAttnTermUnits;
 			attn_term_load(s_term, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], e - r * kAttnTermUnits, true);
 		}
-		const long long j0 = s * chunk;
-		const long long j1 = j0 + chunk < lk ? j0 + chunk : lk;
+		const long long j0 = k0 + s * chunk;
+		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
 		if (kAttnShift && tid < nrows) {
 			// The row's nearest unmasked key of the split: biases are taken
 			// relative to it (docs/design/attention.md, "Bound").
 			long long best = -1;
 			for (long long j = j0; j < j1; ++j) {
-				const long long kp = kpos[j];
+				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
 				if (!attn_masked(s_qp[tid], kp, causal, window)) {
 					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
 					best = best < 0 || d < best ? d : best;
@@ -611,9 +667,21 @@ posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			acc[c] = 0.0f;
 		for (long long j = j0; j < j1; j += kAttnKeys) {
 			const int nk = j1 - j < kAttnKeys ? (int)(j1 - j) : kAttnKeys;
-			// 1. Positions (keys past the split are padding) and mask bits.
-			if (tid < kAttnKeys)
-				s_kp[tid] = tid < nk ? kpos[j + tid] : -1;
+			// 1. Positions (keys past the split, and paged keys whose slot is
+			// outside the cache, are padding), rows and mask bits.
+			if (tid < kAttnKeys) {
+				long long kr = j + tid;
+				int kp = -1;
+				if (tid < nk) {
+					kp = kpos[kr];
+					if (PAGED) {
+						kr = slots[kr];
+						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;
+					}
+				}
+				s_kp[tid] = kp;
+				s_kr[tid] = kr;
+			}
 			__syncthreads();
 			if (tid < kAttnRows) {
 				unsigned int bits = 0;
@@ -632,7 +700,7 @@ posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
 				const int c = e / kAttnTermUnits;
 				if (s_kp[c] >= 0)
-					attn_term_load(s_term, s_kv + c * kAttnStride, k + ((j + c) * kvheads + g) * kAttnDim, s_kp[c],
+					attn_term_load(s_term, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c],
 					               e - c * kAttnTermUnits, ROTATE_K);
 			}
 			__syncthreads();
@@ -651,7 +719,7 @@ posenc_llama32_1b_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			for (int e = tid; e < nk * kAttnDim; e += kAttnThreads) {
 				const int c = e / kAttnDim, d = e - c * kAttnDim;
 				if (s_kp[c] >= 0)
-					s_kv[c * kAttnStride + d] = ld(v + ((j + c) * kvheads + g) * kAttnDim + d);
+					s_kv[c * kAttnStride + d] = ld(v + (s_kr[c] * kvheads + g) * kAttnDim + d);
 			}
 			if (tid < nrows) {
 				const unsigned int bits = s_mask[tid];
@@ -777,25 +845,41 @@ namespace {
 // attn_launch checks the arguments (before any launch, in 64-bit
 // arithmetic), picks the split and launches the attention kernel and, when
 // split, the combine kernel, with the workspace from cudaMallocAsync on
-// stream (freed on it; without it the call runs unsplit).
-template <bool ROTATE_K>
+// stream (freed on it; without it the call runs unsplit). PAGED: k and v
+// are caches of cache_slots rows, keys read through slots, nseq sequences
+// bounded by q_start and k_start (nseq + 1 entries each); those three
+// arrays are device memory the launcher does not read (the kernel clamps
+// them, see attn_range, and skips a slot outside the cache).
+template <bool ROTATE_K, bool PAGED>
 cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const store_t *v, const store_t *table,
-                        const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale,
-                        int causal, int window, int max_pos, cudaStream_t stream) {
+                        const int *qpos, const int *kpos, const int *q_start, const int *slots, const int *k_start, int lq,
+                        int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal,
+                        int window, int max_pos, cudaStream_t stream) {
 	if (lq < 0 || lk < 0 || qheads < 1 || kvheads < 1 || qheads % kvheads != 0)
 		return cudaErrorInvalidValue;
-	// Element counts lq·qheads·kAttnDim and lk·kvheads·kAttnDim (products of
-	// two ints fit 63 bits; the third factor is checked by division).
+	// Paged: starts from 0 to lq and lk need a sequence when either is
+	// non-zero; the caches' rows are counted in 64 bits.
+	if (PAGED && (nseq < 0 || cache_slots < 0 || (nseq == 0 && (lq > 0 || lk > 0))))
+		return cudaErrorInvalidValue;
+	// Element counts lq·qheads·kAttnDim and lk·kvheads·kAttnDim, or
+	// cache_slots·kvheads·kAttnDim (products of two ints fit 63 bits; the
+	// other factors are checked by division).
 	const long long qrows = (long long)lq * qheads, krows = (long long)lk * kvheads;
 	const long long lim = 0x7fffffffffffffffll / kAttnDim;
-	if (qrows > lim || krows > lim)
+	if (qrows > lim || krows > lim || (PAGED && cache_slots > lim / kvheads))
 		return cudaErrorInvalidValue;
 	if (lq == 0)
 		return cudaSuccess;
 	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)))
 		return cudaErrorInvalidValue;
+	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
+		return cudaErrorInvalidValue;
 	const long long rows = (long long)lq * (qheads / kvheads);
-	const long long base = (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
+	// Items of one split: (query tile, KV head), with the paged tile bound
+	// ⌊rows/kAttnRows⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
+	// kvheads·⌊rows/kAttnRows⌋ ≤ qrows: no overflow).
+	const long long base = PAGED ? (rows / kAttnRows) * kvheads + (long long)nseq * kvheads
+	                             : (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
 	if (base < kAttnTargetBlocks && ktiles >= 2 * kAttnMinChunk) {
@@ -829,8 +913,9 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	}
 	const long long items = base * splits;
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
-	POSENC_LAUNCH(posenc_llama32_1b_attention_kernel<ROTATE_K>, grid, block, 0, stream, out, q, k, v, table, qpos, kpos, lq, lk,
-	              qheads, kvheads, scale, causal, window, max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	POSENC_LAUNCH(posenc_llama32_1b_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, table, qpos, kpos,
+	              q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
+	              (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	if (splits == 1)
 		return cudaGetLastError();
 	const dim3 cgrid((unsigned int)(qrows < kAttnMaxBlocks ? qrows : kAttnMaxBlocks)), cblock(threads_for(kAttnDim));
@@ -844,13 +929,21 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 } // namespace
 
 extern "C" cudaError_t posenc_llama32_1b_attention(posenc_llama32_1b_t *out, const posenc_llama32_1b_t *q, const posenc_llama32_1b_t *k, const posenc_llama32_1b_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
-	return attn_launch<true>(out, q, k, v, (const store_t *)0, qpos, kpos, lq, lk, qheads, kvheads,
-	                         scale, causal, window, 0, stream);
+	return attn_launch<true, false>(out, q, k, v, (const store_t *)0, qpos, kpos, (const int *)0,
+	                         (const int *)0, (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
+	                         0, stream);
 }
 
 extern "C" cudaError_t posenc_llama32_1b_attention_rotated(posenc_llama32_1b_t *out, const posenc_llama32_1b_t *q, const posenc_llama32_1b_t *k, const posenc_llama32_1b_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
-	return attn_launch<false>(out, q, k, v, (const store_t *)0, qpos, kpos, lq, lk, qheads, kvheads, scale, causal, window,
-	                          0, stream);
+	return attn_launch<false, false>(out, q, k, v, (const store_t *)0, qpos, kpos, (const int *)0, (const int *)0,
+	                                 (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
+	                                 0, stream);
+}
+
+extern "C" cudaError_t posenc_llama32_1b_attention_paged(posenc_llama32_1b_t *out, const posenc_llama32_1b_t *q, const posenc_llama32_1b_t *k_cache, const posenc_llama32_1b_t *v_cache, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<true, true>(out, q, k_cache, v_cache, (const store_t *)0, qpos, kpos, q_start,
+	                         slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
+	                         0, stream);
 }
 
 

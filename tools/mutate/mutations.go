@@ -375,6 +375,13 @@ var mutations = []Mutation{
 		"(double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M)", "(double)ml[2 * s] - M)", "verify cuda bloom_7b1", 0},
 	{"cuda attn: causal mask hides the query's own position", "templates/attention.cu.tmpl", "",
 		"(causal && kp > qp)", "(causal && kp >= qp)", "verify cuda t5_base", 0},
+	// The paged CUDA attention: keys through slots, sequence bounds.
+	{"cuda attn paged: slots ignored (cache rows read as contiguous keys)", "templates/attention.cu.tmpl", "",
+		"kr = slots[kr];", "(void)slots;", "verify cuda llama2_7b", 0},
+	{"cuda attn paged: a sequence sees the next one's first key", "templates/attention.cu.tmpl", "",
+		"attn_range(k_start, lo, lk, &k0, &k1);", "attn_range(k_start, lo, lk, &k0, &k1), k1 += k1 < lk;", "verify cuda bloom_7b1", 0},
+	{"cuda attn paged: query rows counted from 0, not from q_start", "templates/attention.cu.tmpl", "",
+		"const long long i = q0 + rr / grp;", "const long long i = rr / grp;", "verify cuda t5_base", 0},
 
 	// The generator.
 	{"gen: llama3 low-frequency rule", "gen/rope/scaling.go", "",

@@ -11,10 +11,13 @@ import (
 // Driver operations of the attention form (templates/attention.cu.tmpl):
 // F0 out, F1 q, F2 k, F3 v, F4 table (rpe_bias); P0 qpos, P1 kpos; I[0]
 // qheads, I[1] kvheads, I[2] max_pos (rope with a run-time switch), I[3]
-// causal, I[4] window; F the scale.
+// causal, I[4] window; F the scale. The paged form: F2 and F3 the caches;
+// P0 qpos, P1 qStart, P2 slots, P3 kpos, P4 kStart (nseq = NP1 − 1); I[5]
+// cache_slots.
 const (
 	opAttention        = 26
 	opAttentionRotated = 27
+	opAttentionPaged   = 28
 )
 
 // HasAttention reports whether the generated .cu of s has the attention
@@ -49,6 +52,8 @@ func attentionOps(s *spec.Spec) []string {
 	if s.Encoding == spec.RoPE {
 		ops = append(ops, fmt.Sprintf("case %d: return posenc_%s_attention_rotated%s", opAttentionRotated, n, args))
 	}
+	ops = append(ops, fmt.Sprintf("case %d: return posenc_%s_attention_paged(F0, F1, F2, F3,%s P0, P1, P2, P3, P4, NP0, NP3, NP1 - 1, "+
+		"(long long)I[5], (int)I[0], (int)I[1], F, (int)I[3], (int)I[4],%s 0);", opAttentionPaged, n, tab, seq))
 	return ops
 }
 
@@ -74,18 +79,21 @@ func attnMaxPos(qpos, kpos []int32) int64 {
 
 // Attention returns the CUDA attention launchers of a rope, alibi or
 // rpe_bias spec as the harness's kernels (verify.AttentionKernels):
-// posenc_<name>_attention, and for rope posenc_<name>_attention_rotated.
-// The arguments are checked as the generated Go API checks them, panicking
-// with the argument's name before anything is sent. There is no paged
-// form yet.
+// posenc_<name>_attention, posenc_<name>_attention_paged (its cache holds
+// unrotated k for rope: PagedKRotated false) and for rope
+// posenc_<name>_attention_rotated. The arguments are checked as the
+// generated Go API checks them, panicking with the argument's name before
+// anything is sent (the paged launcher does not read its device-side
+// starts and slots: that check is the caller's, here the adapter's).
 func (l *Lib) Attention() verify.AttentionKernels {
 	s := l.spec
 	if !HasAttention(s) {
 		panic("cudahost: spec " + s.Name + " has no CUDA attention form")
 	}
 	hd := s.HeadDim
-	call := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
-		lq, lk := len(qpos), len(kpos)
+	// check panics on bad options or lengths of a call with lq queries and
+	// lk keys (rows of k and v: lk, or the cache's slots when paged).
+	check := func(fn string, out, q, k, v, table []float32, lq, lk, krows int, o verify.AttentionOptions) {
 		switch {
 		case o.KVHeads < 1:
 			panic(fmt.Sprintf("cudahost: %s: KVHeads %d < 1", fn, o.KVHeads))
@@ -98,11 +106,21 @@ func (l *Lib) Attention() verify.AttentionKernels {
 		}
 		checkLen(fn, "out", len(out), lq*o.QHeads*hd)
 		checkLen(fn, "q", len(q), lq*o.QHeads*hd)
-		checkLen(fn, "k", len(k), lk*o.KVHeads*hd)
-		checkLen(fn, "v", len(v), lk*o.KVHeads*hd)
-		fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
+		kn, vn := "k", "v"
+		if krows != lk {
+			kn, vn = "kCache", "vCache"
+		}
+		checkLen(fn, kn, len(k), krows*o.KVHeads*hd)
+		checkLen(fn, vn, len(v), krows*o.KVHeads*hd)
 		if s.Encoding == spec.RPEBias {
 			checkLen(fn, "table", len(table), s.Heads*s.NumBuckets())
+		}
+	}
+	// send runs op: ints after those of the options (I[5]…), int arrays ia
+	// (P0 qpos and the last kpos-long array, for max_pos).
+	send := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions, extra []int64, ia [][]int32) {
+		fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
+		if s.Encoding == spec.RPEBias {
 			// The driver writes every float array back: the table is copied.
 			fa = append(fa, append([]float32(nil), table...))
 		}
@@ -119,7 +137,12 @@ func (l *Lib) Attention() verify.AttentionKernels {
 		if o.Causal {
 			causal = 1
 		}
-		l.mustCall(fn, op, []int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, o.Scale, fa, [][]int32{qpos, kpos})
+		ints := append([]int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, extra...)
+		l.mustCall(fn, op, ints, o.Scale, fa, ia)
+	}
+	call := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+		check(fn, out, q, k, v, table, len(qpos), len(kpos), len(kpos), o)
+		send(fn, op, out, q, k, v, table, qpos, kpos, o, nil, [][]int32{qpos, kpos})
 	}
 	k := verify.AttentionKernels{
 		HeadDim: hd,
@@ -132,5 +155,50 @@ func (l *Lib) Attention() verify.AttentionKernels {
 			call("attention_rotated", opAttentionRotated, out, q, kk, v, nil, qpos, kpos, o)
 		}
 	}
+	k.AttentionPaged = func(out, q, kc, vc, table []float32, qpos, qStart, slots, kpos, kStart []int32, o verify.AttentionOptions) {
+		const fn = "attention_paged"
+		if o.KVHeads >= 1 && hd > 0 && (len(kc)%(o.KVHeads*hd) != 0 || len(vc) != len(kc)) {
+			panic(fmt.Sprintf("cudahost: %s: len(kCache) = %d, len(vCache) = %d, want equal multiples of KVHeads·HeadDim = %d", fn, len(kc), len(vc), o.KVHeads*hd))
+		}
+		nslots := 0
+		if o.KVHeads >= 1 {
+			nslots = len(kc) / (o.KVHeads * hd)
+		}
+		check(fn, out, q, kc, vc, table, len(qpos), len(kpos), nslots, o)
+		checkPaged(fn, qStart, kStart, slots, len(qpos), len(kpos), nslots)
+		send(fn, opAttentionPaged, out, q, kc, vc, table, qpos, kpos, o, []int64{int64(nslots)}, [][]int32{qpos, qStart, slots, kpos, kStart})
+	}
 	return k
+}
+
+// checkPaged panics, naming the argument, unless the paged call's starts
+// and slots are as the contract asks: qStart and kStart of one length ≥ 1,
+// from 0, never decreasing, ending at lq and lk; len(slots) = lk; every
+// slot in [0, nslots). The launcher cannot check them (device memory).
+func checkPaged(fn string, qStart, kStart, slots []int32, lq, lk, nslots int) {
+	if len(slots) != lk {
+		panic(fmt.Sprintf("cudahost: %s: len(slots) = %d, want len(kpos) = %d", fn, len(slots), lk))
+	}
+	if len(qStart) != len(kStart) || len(qStart) < 1 || len(qStart)-1 > math.MaxInt32 {
+		panic(fmt.Sprintf("cudahost: %s: len(qStart) = %d, len(kStart) = %d, want equal, from 1 to 2^31", fn, len(qStart), len(kStart)))
+	}
+	for _, st := range []struct {
+		name string
+		a    []int32
+		n    int
+	}{{"qStart", qStart, lq}, {"kStart", kStart, lk}} {
+		if st.a[0] != 0 || int(st.a[len(st.a)-1]) != st.n {
+			panic(fmt.Sprintf("cudahost: %s: %s[0] = %d, %s[last] = %d, want 0 and %d", fn, st.name, st.a[0], st.name, st.a[len(st.a)-1], st.n))
+		}
+		for i := 1; i < len(st.a); i++ {
+			if st.a[i] < st.a[i-1] {
+				panic(fmt.Sprintf("cudahost: %s: %s[%d] = %d < %s[%d] = %d", fn, st.name, i, st.a[i], st.name, i-1, st.a[i-1]))
+			}
+		}
+	}
+	for j, sl := range slots {
+		if sl < 0 || int(sl) >= nslots {
+			panic(fmt.Sprintf("cudahost: %s: slots[%d] = %d, want a slot in [0, %d)", fn, j, sl, nslots))
+		}
+	}
 }

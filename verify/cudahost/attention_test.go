@@ -1,6 +1,8 @@
 package cudahost
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/posenc/posenc/verify"
@@ -75,6 +77,100 @@ func TestAttentionLauncherErrors(t *testing.T) {
 			if x != 7 {
 				t.Fatalf("%s: out[%d] = %g written", c.name, i, x)
 			}
+		}
+	}
+}
+
+// TestAttentionPagedLauncher calls posenc_<name>_attention_paged with what
+// the Go adapter refuses, as a caller of the C API could: the host-side
+// errors must return cudaErrorInvalidValue with out untouched; slots
+// outside the cache must make their keys padding (the same output, bit
+// for bit, as those keys at kpos −1); starts that break the contract must
+// not make the kernel write outside its arrays (the driver's guard bands).
+func TestAttentionPagedLauncher(t *testing.T) {
+	if _, ok := CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	s, cu := zooCU(t, "llama2_7b")
+	l, err := Build(s, cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	hd := s.HeadDim
+	const qh, kvh, nslots = 2, 1, 16
+	r := rand.New(rand.NewPCG(24, 1))
+	vec := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	// Two sequences: query {5} over keys 0…3, queries {6, 7} over keys 0…5.
+	qpos := []int32{5, 6, 7}
+	qStart, kStart := []int32{0, 1, 3}, []int32{0, 4, 10}
+	kpos := []int32{0, 1, 2, 3, 0, 1, 2, 3, 4, 5}
+	slots := []int32{9, 3, 14, 0, 7, 1, 12, 5, 10, 2}
+	q, kc, vc := vec(len(qpos)*qh*hd), vec(nslots*kvh*hd), vec(nslots*kvh*hd)
+	run := func(qStart, slots, kpos, kStart []int32, nslots int64) (int32, []float32) {
+		out := make([]float32, len(qpos)*qh*hd)
+		for i := range out {
+			out[i] = 7
+		}
+		fa := [][]float32{out, append([]float32(nil), q...), append([]float32(nil), kc...), append([]float32(nil), vc...)}
+		st, err := l.call(opAttentionPaged, []int64{qh, kvh, 7, 1, 0, nslots}, 0.25, fa, [][]int32{qpos, qStart, slots, kpos, kStart})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, out
+	}
+	untouched := func(name string, st int32, out []float32) {
+		if st != 1 {
+			t.Errorf("%s: status %d (%s), want cudaErrorInvalidValue", name, st, statusText(st))
+		}
+		for i, x := range out {
+			if x != 7 {
+				t.Fatalf("%s: out[%d] = %g written", name, i, x)
+			}
+		}
+	}
+	st, out := run([]int32{0}, slots, kpos, []int32{0}, nslots)
+	untouched("nseq 0 with queries", st, out)
+	st, out = run(qStart, slots, kpos, kStart, -1)
+	untouched("negative cache_slots", st, out)
+	st, out = run(qStart, slots, kpos, kStart, 1<<62)
+	untouched("cache_slots·kvheads·HEAD_DIM past 2^63", st, out)
+
+	// Keys 1 and 7 as padding, then the same keys through slots outside
+	// the cache (−5, nslots, −2^31 on two calls).
+	padded := append([]int32(nil), kpos...)
+	padded[1], padded[7] = -1, -1
+	st, want := run(qStart, slots, padded, kStart, nslots)
+	if st != 0 {
+		t.Fatalf("padded keys: status %d (%s)", st, statusText(st))
+	}
+	for _, bad := range [][2]int32{{-5, nslots}, {math.MinInt32, math.MaxInt32}} {
+		sl := append([]int32(nil), slots...)
+		sl[1], sl[7] = bad[0], bad[1]
+		st, got := run(qStart, sl, kpos, kStart, nslots)
+		if st != 0 {
+			t.Fatalf("slots %v outside the cache: status %d (%s)", bad, st, statusText(st))
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("slots %v outside the cache: out[%d] = %g, want %g (the keys as padding)", bad, i, got[i], want[i])
+			}
+		}
+	}
+	// Starts against the contract: past the lengths, decreasing, negative.
+	for _, c := range [][2][]int32{
+		{{0, 5, 2}, {0, -3, 99}},
+		{{-7, 3, 3}, {10, 0, 4}},
+		{{3, 0, math.MaxInt32}, {math.MinInt32, 10, 10}},
+	} {
+		if st, _ := run(c[0], slots, kpos, c[1], nslots); st != 0 {
+			t.Errorf("starts %v, %v: status %d (%s), want 0 and no write outside the arrays", c[0], c[1], st, statusText(st))
 		}
 	}
 }

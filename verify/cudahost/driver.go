@@ -83,7 +83,7 @@ const (
 //
 // The cases of the op switch (ops below) see the request as I[0..7], F,
 // the float arrays F0…F7 (device pointers to the storage type, at most
-// eight), the int arrays P0…P3 with their lengths NP (= NP0), NP1…NP3, and
+// eight), the int arrays P0…P4 with their lengths NP (= NP0), NP1…NP4, and
 // return the launcher's cudaError_t.
 func driverSource(s *spec.Spec, cuPath string) (string, error) {
 	n := s.Name
@@ -212,11 +212,13 @@ static int NPA[kMaxArrays];
 #define P1 (PA[1])
 #define P2 (PA[2])
 #define P3 (PA[3])
+#define P4 (PA[4])
 #define NP (NPA[0])
 #define NP0 (NPA[0])
 #define NP1 (NPA[1])
 #define NP2 (NPA[2])
 #define NP3 (NPA[3])
+#define NP4 (NPA[4])
 
 static int dispatch(int op) {
 	switch (op) {
