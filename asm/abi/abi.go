@@ -168,6 +168,16 @@ var (
 	CombineRows = Kernel{Field: "combineRows", Params: []Param{
 		{"rows", "[]float32"}, {"hi", "[]float64"}, {"low", "[]float64"}, {"pos", "[]int32"}, {"mask", "int"},
 	}, Doc: "rows[t] = float32 of the complex products hi·low[pos[t]&mask] per pair, unfused float64, in the table-row layout"}
+	// HiRow computes one hi row of rope's exact path from three digit rows
+	// (the factor of the positions beyond the table that share hi): a, b
+	// and c each hold 2·nFreq float64, cos at [i] and sin at [nFreq+i], and
+	// per pair i, in float64 without fused multiply-adds, the complex
+	// product m = a·b, mc = ac·bc − as·bs and ms = as·bc + ac·bs, then
+	// h = m·c, h[i] = mc·cc − ms·cs and h[nFreq+i] = ms·cc + mc·cs, every
+	// product, difference and sum rounded once (the portable Go kernel's
+	// bits on every ISA).
+	HiRow = Kernel{Field: "hiRow", Params: []Param{{"h", "[]float64"}, {"a", "[]float64"}, {"b", "[]float64"}, {"c", "[]float64"}},
+		Doc: "h = (a·b)·c per pair as complex numbers (cos at [i], sin at [nFreq+i]), unfused float64; each slice holds ≥ 2·nFreq"}
 	// ScaleRows16 is ScaleRows over 16-bit storage (a spec's dtype f16 or
 	// bf16): each value of x (raw binary16 or bfloat16 bits) is widened to
 	// float32, multiplied by scales[t] and narrowed back with round to
@@ -258,5 +268,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }

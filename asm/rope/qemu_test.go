@@ -45,7 +45,7 @@ func TestKernelsQEMU(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
-			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.CombineRows),
+			Variants: asmtest.QEMUVariants(pkg, abi.Rotate, abi.CombineRows, abi.HiRow),
 			Test:     fmt.Sprintf(ropeTest, pkg, s.h, s.r, s.interleaved)})
 	}
 	asmtest.RunQEMU(t, cs)
@@ -247,6 +247,53 @@ func TestCombineRows(t *testing.T) {
 					t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
 				}
 			}
+		}
+	}
+}
+
+// TestHiRow checks the NEON hiRow bit for bit against a float64 loop whose
+// conversions forbid FMA fusion, against amp·cos/sin of the summed angle,
+// with the output between guard elements and every operand exactly
+// 2·nFreq long (the shapes' nFreq cover every tail of the 4- and 2-pair
+// blocks).
+func TestHiRow(t *testing.T) {
+	hr := registered["neon"].hiRow
+	rng := rand.New(rand.NewPCG(5, 6))
+	const amp = 1.25
+	n := rotaryDim / 2
+	in, angles := make([][]float64, 3), make([]float64, n)
+	for k := range in {
+		in[k] = make([]float64, 2*n)
+		for i := 0; i < n; i++ {
+			x := rng.Float64() * 2 * math.Pi
+			angles[i] += x
+			c, s := math.Cos(x), math.Sin(x)
+			if k == 0 {
+				c, s = amp*c, amp*s
+			}
+			in[k][i], in[k][n+i] = c, s
+		}
+	}
+	buf := make([]float64, 2*n+2*guard)
+	for i := range buf {
+		buf[i] = math.Float64frombits(0x7ff8dead)
+	}
+	h := buf[guard : guard+2*n : guard+2*n]
+	hr(h, in[0], in[1], in[2])
+	for i := 0; i < guard; i++ {
+		if math.Float64bits(buf[i]) != 0x7ff8dead || math.Float64bits(buf[guard+2*n+i]) != 0x7ff8dead {
+			t.Fatal("h: guard element overwritten")
+		}
+	}
+	a, b, c := in[0], in[1], in[2]
+	for i := 0; i < n; i++ {
+		mc, ms := float64(a[i]*b[i])-float64(a[n+i]*b[n+i]), float64(a[n+i]*b[i])+float64(a[i]*b[n+i])
+		wc, ws := float64(mc*c[i])-float64(ms*c[n+i]), float64(ms*c[i])+float64(mc*c[n+i])
+		if math.Float64bits(h[i]) != math.Float64bits(wc) || math.Float64bits(h[n+i]) != math.Float64bits(ws) {
+			t.Fatalf("pair %%d of %%d: got (%%v, %%v), want (%%v, %%v)", i, n, h[i], h[n+i], wc, ws)
+		}
+		if math.Abs(wc-amp*math.Cos(angles[i])) > 1e-13 || math.Abs(ws-amp*math.Sin(angles[i])) > 1e-13 {
+			t.Fatalf("pair %%d: (%%v, %%v) is not amp·cos/sin of the summed angle", i, wc, ws)
 		}
 	}
 }

@@ -203,26 +203,33 @@ func ropeExact(f *jen.File, c *Consts) {
 		return jen.Parens(jen.Op("*").Id("sincos")).Call(id("t").Index(
 			jen.Parens(jen.Lit(k).Op("*").Id("exactLow").Op("+").Int().Call(jen.Add(sh).Op("&").Parens(id("exactLow").Op("-").Lit(1)))).Op("*").Lit(2).Op("*").Id("nFreq"), jen.Empty()))
 	}
-	halves := func(v string) jen.Code {
-		return jen.List(
-			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Empty(), jen.Id("nFreq"))),
-			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Id("nFreq"), jen.Empty())))
-	}
-	// float64(x*y): an explicit conversion forbids fusing the product into
-	// an FMA, so every GOARCH computes the same bits.
-	prod := func(x, y jen.Code) *jen.Statement { return jen.Float64().Call(jen.Add(x).Op("*").Add(y)) }
-	at := func(v string) *jen.Statement { return jen.Id(v).Index(jen.Id("i")) }
 	f.Comment("hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of")
 	f.Comment("hi·exactLow·ω_i, as the product of the rows of its three digits in the tables t")
-	f.Comment("(digitRows): per pair, m = top·mid and h = m·low as complex numbers, (ac + i·as)")
-	f.Comment("(bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs), in float64 with every product")
-	f.Comment("rounded (float64(x*y) forbids an FMA, so every GOARCH gives the same bits); the top")
-	f.Comment("digit is signed and carries A. No math.Sincos.")
+	f.Comment("(digitRows), top·mid·low, by the hiRow kernel of the active variant (asm/abi")
+	f.Comment("HiRow); the top digit is signed and carries A. No math.Sincos.")
 	f.Func().Id("hiFromDigits").Params(id("h").Op("*").Id("sincos"), id("t").Op("*").Add(digitsType()), id("hi").Int32()).Block(
 		jen.List(id("a"), id("b"), id("c")).Op(":=").List(
 			digit(3, id("hi").Op(">>").Parens(jen.Lit(2).Op("*").Id("exactShift"))),
 			digit(2, id("hi").Op(">>").Id("exactShift")),
 			digit(1, id("hi"))),
+		id("active").Dot("hiRow").Call(id("h").Index(jen.Empty(), jen.Empty()), id("a").Index(jen.Empty(), jen.Empty()), id("b").Index(jen.Empty(), jen.Empty()), id("c").Index(jen.Empty(), jen.Empty())),
+	)
+
+	// func hiRowGeneric(h, a, b, c []float64)
+	halves := func(v string) jen.Code {
+		return jen.List(
+			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Empty(), jen.Id("nFreq"))),
+			jen.Parens(jen.Op("*").Index(jen.Id("nFreq")).Float64()).Call(jen.Id(v).Index(jen.Id("nFreq"), jen.Lit(2).Op("*").Id("nFreq"))))
+	}
+	// float64(x*y): an explicit conversion forbids fusing the product into
+	// an FMA, so every GOARCH computes the same bits.
+	prod := func(x, y jen.Code) *jen.Statement { return jen.Float64().Call(jen.Add(x).Op("*").Add(y)) }
+	at := func(v string) *jen.Statement { return jen.Id(v).Index(jen.Id("i")) }
+	f.Comment("hiRowGeneric is the portable hiRow kernel (asm/abi HiRow): per pair, m = a·b and")
+	f.Comment("h = m·c as complex numbers, (ac + i·as)(bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs),")
+	f.Comment("in float64 with every product rounded (float64(x*y) forbids an FMA, so every GOARCH")
+	f.Comment("gives the same bits, those of the assembly kernels).")
+	f.Func().Id("hiRowGeneric").Params(jen.List(id("h"), id("a"), id("b"), id("c")).Index().Float64()).Block(
 		jen.List(id("hc"), id("hs")).Op(":=").Add(halves("h")),
 		jen.List(id("ac"), id("as")).Op(":=").Add(halves("a")),
 		jen.List(id("bc"), id("bs")).Op(":=").Add(halves("b")),

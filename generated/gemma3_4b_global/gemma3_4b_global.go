@@ -382,16 +382,22 @@ func (fs *freqSet) digitRows() *[exactDigits * exactLow * 2 * nFreq]float64 {
 
 // hiFromDigits stores in h the hi row of hi = p>>exactShift, A·cos and A·sin of
 // hi·exactLow·ω_i, as the product of the rows of its three digits in the tables t
-// (digitRows): per pair, m = top·mid and h = m·low as complex numbers, (ac + i·as)
-// (bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs), in float64 with every product
-// rounded (float64(x*y) forbids an FMA, so every GOARCH gives the same bits); the top
-// digit is signed and carries A. No math.Sincos.
+// (digitRows), top·mid·low, by the hiRow kernel of the active variant (asm/abi
+// HiRow); the top digit is signed and carries A. No math.Sincos.
 func hiFromDigits(h *sincos, t *[exactDigits * exactLow * 2 * nFreq]float64, hi int32) {
 	a, b, c := (*sincos)(t[(3*exactLow+int(hi>>(2*exactShift)&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(2*exactLow+int(hi>>exactShift&(exactLow-1)))*2*nFreq:]), (*sincos)(t[(1*exactLow+int(hi&(exactLow-1)))*2*nFreq:])
-	hc, hs := (*[nFreq]float64)(h[:nFreq]), (*[nFreq]float64)(h[nFreq:])
-	ac, as := (*[nFreq]float64)(a[:nFreq]), (*[nFreq]float64)(a[nFreq:])
-	bc, bs := (*[nFreq]float64)(b[:nFreq]), (*[nFreq]float64)(b[nFreq:])
-	cc, cs := (*[nFreq]float64)(c[:nFreq]), (*[nFreq]float64)(c[nFreq:])
+	active.hiRow(h[:], a[:], b[:], c[:])
+}
+
+// hiRowGeneric is the portable hiRow kernel (asm/abi HiRow): per pair, m = a·b and
+// h = m·c as complex numbers, (ac + i·as)(bc + i·bs) = ac·bc − as·bs + i(as·bc + ac·bs),
+// in float64 with every product rounded (float64(x*y) forbids an FMA, so every GOARCH
+// gives the same bits, those of the assembly kernels).
+func hiRowGeneric(h, a, b, c []float64) {
+	hc, hs := (*[nFreq]float64)(h[:nFreq]), (*[nFreq]float64)(h[nFreq:2*nFreq])
+	ac, as := (*[nFreq]float64)(a[:nFreq]), (*[nFreq]float64)(a[nFreq:2*nFreq])
+	bc, bs := (*[nFreq]float64)(b[:nFreq]), (*[nFreq]float64)(b[nFreq:2*nFreq])
+	cc, cs := (*[nFreq]float64)(c[:nFreq]), (*[nFreq]float64)(c[nFreq:2*nFreq])
 	for i := 0; i < nFreq; i++ {
 		mc, ms := float64(ac[i]*bc[i])-float64(as[i]*bs[i]), float64(as[i]*bc[i])+float64(ac[i]*bs[i])
 		hc[i], hs[i] = float64(mc*cc[i])-float64(ms*cs[i]), float64(ms*cc[i])+float64(mc*cs[i])

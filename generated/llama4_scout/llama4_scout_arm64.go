@@ -16,6 +16,12 @@ func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []f
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
+// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
+// Implemented in llama4_scout_arm64.s.
+//
+//go:noescape
+func hiRowNEON(h, a, b, c []float64)
+
 // scaleRowsNEON multiplies row t of x (rowLen floats) by scales[t].
 // Implemented in llama4_scout_arm64.s.
 //
@@ -48,5 +54,5 @@ func expShiftNEON(row []float32, m float32, sum []float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
 }

@@ -19,6 +19,12 @@ func rotateAVX2(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStrid
 //go:noescape
 func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
+// hiRowAVX2 is the AVX2+FMA kernels.hiRow: h = (a·b)·c per pair as complex numbers,
+// unfused float64. It trusts its arguments: each slice holds ≥ 2·nFreq float64.
+//
+//go:noescape
+func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -32,7 +38,13 @@ func rotateAVX512(q []float32, qSrc []float32, qHeads int, qStride int, qHeadStr
 //go:noescape
 func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32, mask int)
 
+// hiRowAVX512 is the AVX-512 kernels.hiRow: h = (a·b)·c per pair as complex numbers,
+// unfused float64. It trusts its arguments: each slice holds ≥ 2·nFreq float64.
+//
+//go:noescape
+func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512})
 }

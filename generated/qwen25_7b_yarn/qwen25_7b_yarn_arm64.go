@@ -16,6 +16,12 @@ func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []f
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
+// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
+// Implemented in qwen25_7b_yarn_arm64.s.
+//
+//go:noescape
+func hiRowNEON(h, a, b, c []float64)
+
 // scoresKVNEON is the NEON kernels.scoresKV for HeadDim 128: q·k of each block row and key.
 // Implemented in qwen25_7b_yarn_arm64.s.
 //
@@ -42,5 +48,5 @@ func expShiftNEON(row []float32, m float32, sum []float32)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
 }

@@ -5,6 +5,7 @@ package qwen3_vl_8b
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	hiRow:       hiRowGeneric,
 	rotate:      rotateGeneric,
 }
 

@@ -21,6 +21,7 @@ type kernels struct {
 	softmaxRamp func(row []float32, scale, nslope, t0 float32)
 	combineRows COMBINE
 	addRamp    func(dst []float32, nslope, t0 float64)
+	hiRow      HIROW
 }
 
 // Variant is one registered variant, with exported fields.
@@ -34,13 +35,14 @@ type Variant = struct {
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
 	CombineRows COMBINE
 	AddRamp    func(dst []float32, nslope, t0 float64)
+	HiRow      HIROW
 }
 
 // Registered lists the variants in registration order.
 var Registered []Variant
 
 func registerVariant(name string, available bool, k kernels) {
-	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp})
+	Registered = append(Registered, Variant{name, available, k.rotate, k.addRow, k.softmaxRow, k.addRows, k.softmaxRamp, k.combineRows, k.addRamp, k.hiRow})
 }
 `
 
@@ -48,7 +50,7 @@ func registerVariant(name string, available bool, k kernels) {
 // <name>_variants.go of a rope, bias or absolute package on amd64.
 // The rotate field's type is abi.Rotate's.
 func Harness(pkg string) string {
-	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType())
+	r := strings.NewReplacer("ROTATE", abi.Rotate.FuncType(), "COMBINE", abi.CombineRows.FuncType(), "HIROW", abi.HiRow.FuncType())
 	return r.Replace(fmt.Sprintf(harnessSrc, pkg))
 }
 

@@ -16,7 +16,13 @@ func rotateNEON(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []f
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
+// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
+// Implemented in gmrope_qwen25_arm64.s.
+//
+//go:noescape
+func hiRowNEON(h, a, b, c []float64)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON})
 }

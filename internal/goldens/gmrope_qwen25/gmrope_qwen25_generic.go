@@ -5,6 +5,7 @@ package gmrope_qwen25
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	hiRow:       hiRowGeneric,
 	rotate:      rotateGeneric,
 }
 

@@ -6,6 +6,7 @@ package gmrope_qwen25
 type kernels struct {
 	rotate      func(q, qSrc []float32, qHeads, qStride, qHeadStride int, k, kSrc []float32, kHeads, kStride, kHeadStride int, table []float32, idx []int32, sign float32)
 	combineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
+	hiRow       func(h, a, b, c []float64)
 }
 
 // variant is one registered implementation of the kernels.

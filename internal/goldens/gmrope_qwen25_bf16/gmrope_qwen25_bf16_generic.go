@@ -7,6 +7,7 @@ import "math"
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	hiRow:       hiRowGeneric,
 	rotate:      rotateGeneric,
 }
 

@@ -369,6 +369,56 @@ combine_done27:
 	VZEROUPPER
 	RET
 
+// func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
+// Requires: AVX
+TEXT ·hiRowAVX2(SB), NOSPLIT, $0-96
+	MOVQ    h_base+0(FP), AX
+	MOVQ    a_base+24(FP), CX
+	MOVQ    b_base+48(FP), DX
+	MOVQ    c_base+72(FP), BX
+	VMOVUPD (CX), Y0
+	VMOVUPD 64(CX), Y1
+	VMOVUPD (DX), Y2
+	VMOVUPD 64(DX), Y3
+	VMULPD  Y2, Y0, Y4
+	VMULPD  Y3, Y1, Y5
+	VSUBPD  Y5, Y4, Y4
+	VMULPD  Y2, Y1, Y1
+	VMULPD  Y3, Y0, Y0
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD (BX), Y0
+	VMOVUPD 64(BX), Y2
+	VMULPD  Y0, Y4, Y3
+	VMULPD  Y2, Y1, Y5
+	VSUBPD  Y5, Y3, Y3
+	VMULPD  Y0, Y1, Y0
+	VMULPD  Y2, Y4, Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y3, (AX)
+	VMOVUPD Y0, 64(AX)
+	VMOVUPD 32(CX), Y0
+	VMOVUPD 96(CX), Y1
+	VMOVUPD 32(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMULPD  Y2, Y0, Y4
+	VMULPD  Y3, Y1, Y5
+	VSUBPD  Y5, Y4, Y4
+	VMULPD  Y2, Y1, Y1
+	VMULPD  Y3, Y0, Y0
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD 32(BX), Y0
+	VMOVUPD 96(BX), Y2
+	VMULPD  Y0, Y4, Y3
+	VMULPD  Y2, Y1, Y5
+	VSUBPD  Y5, Y3, Y3
+	VMULPD  Y0, Y1, Y0
+	VMULPD  Y2, Y4, Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y3, 32(AX)
+	VMOVUPD Y0, 96(AX)
+	VZEROUPPER
+	RET
+
 // func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
@@ -1745,6 +1795,36 @@ combine_token121:
 	JNZ       combine_token121
 
 combine_done120:
+	VZEROUPPER
+	RET
+
+// func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
+// Requires: AVX, AVX512F
+TEXT ·hiRowAVX512(SB), NOSPLIT, $0-96
+	MOVQ    h_base+0(FP), AX
+	MOVQ    a_base+24(FP), CX
+	MOVQ    b_base+48(FP), DX
+	MOVQ    c_base+72(FP), BX
+	VMOVUPD (CX), Z0
+	VMOVUPD 64(CX), Z1
+	VMOVUPD (DX), Z2
+	VMOVUPD 64(DX), Z3
+	VMULPD  Z2, Z0, Z4
+	VMULPD  Z3, Z1, Z5
+	VSUBPD  Z5, Z4, Z4
+	VMULPD  Z2, Z1, Z1
+	VMULPD  Z3, Z0, Z0
+	VADDPD  Z0, Z1, Z1
+	VMOVUPD (BX), Z0
+	VMOVUPD 64(BX), Z2
+	VMULPD  Z0, Z4, Z3
+	VMULPD  Z2, Z1, Z5
+	VSUBPD  Z5, Z3, Z3
+	VMULPD  Z0, Z1, Z0
+	VMULPD  Z2, Z4, Z1
+	VADDPD  Z1, Z0, Z0
+	VMOVUPD Z3, (AX)
+	VMOVUPD Z0, 64(AX)
 	VZEROUPPER
 	RET
 

@@ -16,6 +16,12 @@ func rotateNEON(q, qSrc []uint16, qHeads, qStride, qHeadStride int, k, kSrc []ui
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
+// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
+// Implemented in grope_llama31_f16_arm64.s.
+//
+//go:noescape
+func hiRowNEON(h, a, b, c []float64)
+
 // scoresKVNEON is the NEON kernels.scoresKV for HeadDim 128: q·k of each block row and key.
 // Implemented in grope_llama31_f16_arm64.s.
 //
@@ -48,5 +54,5 @@ func widenRowNEON(dst []float32, src []uint16)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
 }

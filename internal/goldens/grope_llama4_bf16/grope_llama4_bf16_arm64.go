@@ -16,6 +16,12 @@ func rotateNEON(q, qSrc []uint16, qHeads, qStride, qHeadStride int, k, kSrc []ui
 //go:noescape
 func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 
+// hiRowNEON computes the hi row (a·b)·c of three digit rows as complex numbers (unfused float64).
+// Implemented in grope_llama4_bf16_arm64.s.
+//
+//go:noescape
+func hiRowNEON(h, a, b, c []float64)
+
 // scaleRowsNEON multiplies row t of x (rowLen bf16 values) by scales[t], rounded to nearest even.
 // Implemented in grope_llama4_bf16_arm64.s.
 //
@@ -54,5 +60,5 @@ func widenRowNEON(dst []float32, src []uint16)
 
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scaleRows: scaleRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
 }

@@ -265,6 +265,59 @@ combine_token2:
 combine_done1:
 	RET
 
+// func hiRowNEON(h, a, b, c []float64)
+// h = (a·b)·c per pair as complex numbers (unfused float64).
+TEXT ·hiRowNEON(SB), NOSPLIT, $0-96
+	MOVD h_base+0(FP), R0
+	ADD $24, R0, R4
+	MOVD a_base+24(FP), R1
+	ADD $24, R1, R5
+	MOVD b_base+48(FP), R2
+	ADD $24, R2, R6
+	MOVD c_base+72(FP), R3
+	ADD $24, R3, R7
+	VLD1.P 16(R1), [V0.S4]
+	VLD1.P 16(R5), [V2.S4]
+	VLD1.P 16(R2), [V4.S4]
+	VLD1.P 16(R6), [V6.S4]
+	VLD1.P 16(R3), [V8.S4]
+	VLD1.P 16(R7), [V10.S4]
+	WORD $0x6e64dc10 // FMUL V4.D2, V0.D2, V16.D2
+	WORD $0x6e66dc54 // FMUL V6.D2, V2.D2, V20.D2
+	WORD $0x4ef4d610 // FSUB V20.D2, V16.D2, V16.D2
+	WORD $0x6e64dc52 // FMUL V4.D2, V2.D2, V18.D2
+	WORD $0x6e66dc16 // FMUL V6.D2, V0.D2, V22.D2
+	WORD $0x4e76d652 // FADD V22.D2, V18.D2, V18.D2
+	WORD $0x6e68de18 // FMUL V8.D2, V16.D2, V24.D2
+	WORD $0x6e6ade54 // FMUL V10.D2, V18.D2, V20.D2
+	WORD $0x4ef4d718 // FSUB V20.D2, V24.D2, V24.D2
+	WORD $0x6e68de5a // FMUL V8.D2, V18.D2, V26.D2
+	WORD $0x6e6ade16 // FMUL V10.D2, V16.D2, V22.D2
+	WORD $0x4e76d75a // FADD V22.D2, V26.D2, V26.D2
+	VST1.P [V24.S4], 16(R0)
+	VST1.P [V26.S4], 16(R4)
+	FMOVD (R1), F0
+	FMOVD (R5), F2
+	FMOVD (R2), F4
+	FMOVD (R6), F6
+	FMOVD (R3), F8
+	FMOVD (R7), F10
+	WORD $0x6e64dc10 // FMUL V4.D2, V0.D2, V16.D2
+	WORD $0x6e66dc54 // FMUL V6.D2, V2.D2, V20.D2
+	WORD $0x4ef4d610 // FSUB V20.D2, V16.D2, V16.D2
+	WORD $0x6e64dc52 // FMUL V4.D2, V2.D2, V18.D2
+	WORD $0x6e66dc16 // FMUL V6.D2, V0.D2, V22.D2
+	WORD $0x4e76d652 // FADD V22.D2, V18.D2, V18.D2
+	WORD $0x6e68de18 // FMUL V8.D2, V16.D2, V24.D2
+	WORD $0x6e6ade54 // FMUL V10.D2, V18.D2, V20.D2
+	WORD $0x4ef4d718 // FSUB V20.D2, V24.D2, V24.D2
+	WORD $0x6e68de5a // FMUL V8.D2, V18.D2, V26.D2
+	WORD $0x6e6ade16 // FMUL V10.D2, V16.D2, V22.D2
+	WORD $0x4e76d75a // FADD V22.D2, V26.D2, V26.D2
+	FMOVD F24, (R0)
+	FMOVD F26, (R4)
+	RET
+
 // func scaleRowsNEON(x []uint16, scales []float32, rowLen int)
 // x[t·rowLen+j] = narrow(widen(x[t·rowLen+j])·scales[t]) over f16, round to nearest even.
 TEXT ·scaleRowsNEON(SB), NOSPLIT, $0-56

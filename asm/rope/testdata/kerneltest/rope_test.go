@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 type ropeCase struct {
@@ -356,6 +357,78 @@ func TestCombineRows(t *testing.T) {
 						if math.Abs(float64(wc)-amp*c) > 1e-6 || math.Abs(float64(ws)-amp*s) > 1e-6 {
 							t.Fatalf("%s/%s: pair %d: (%v, %v) is not amp·cos/sin of the summed angle (%v, %v)", rc.name, v.Name, i, wc, ws, amp*c, amp*s)
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// guardedF64 is guardedF32 for n float64: the slice ends where a PROT_NONE
+// page begins, after guard words that check watches.
+func guardedF64(t *testing.T, n int) ([]float64, func(string)) {
+	p, check := guarded(t, 2*n)
+	return unsafe.Slice((*float64)(p), n), check
+}
+
+// hiRowWant is hiRow of one pair as a plain float64 loop: m = a·b, then
+// m·c, every product rounded (the float64 conversions forbid FMA fusion).
+func hiRowWant(ac, as, bc, bs, cc, cs float64) (hc, hs float64) {
+	mc, ms := float64(ac*bc)-float64(as*bs), float64(as*bc)+float64(ac*bs)
+	return float64(mc*cc) - float64(ms*cs), float64(ms*cc) + float64(mc*cs)
+}
+
+// TestHiRow checks hiRow of every variant bit for bit against hiRowWant and
+// against amp·cos/sin of the summed angle (to 1e-13), every operand a
+// guarded slice of exactly 2·nFreq float64 (the shapes' nFreq cover every
+// tail of 8, 4 and 2 lanes), and that the inputs stay unchanged.
+func TestHiRow(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	const amp = 1.25 // the top digit carries the attention factor
+	for _, rc := range ropeCases {
+		n := rc.rotaryDim / 2
+		in := make([][]float64, 3)
+		angles := make([]float64, n)
+		for k := range in {
+			var check func(string)
+			in[k], check = guardedF64(t, 2*n)
+			defer check(fmt.Sprintf("%s input %d", rc.name, k))
+			for i := 0; i < n; i++ {
+				x := 2 * math.Pi * r.Float64()
+				angles[i] += x
+				s, c := math.Sincos(x)
+				if k == 0 {
+					s, c = amp*s, amp*c
+				}
+				in[k][i], in[k][n+i] = c, s
+			}
+		}
+		copies := [][]float64{append([]float64(nil), in[0]...), append([]float64(nil), in[1]...), append([]float64(nil), in[2]...)}
+		for _, v := range rc.variants {
+			if !v.Available {
+				continue
+			}
+			h, check := guardedF64(t, 2*n)
+			for i := range h {
+				h[i] = math.NaN()
+			}
+			v.HiRow(h, in[0], in[1], in[2])
+			check(fmt.Sprintf("%s/%s h", rc.name, v.Name))
+			a, b, c := in[0], in[1], in[2]
+			for i := 0; i < n; i++ {
+				wc, ws := hiRowWant(a[i], a[n+i], b[i], b[n+i], c[i], c[n+i])
+				if math.Float64bits(h[i]) != math.Float64bits(wc) || math.Float64bits(h[n+i]) != math.Float64bits(ws) {
+					t.Fatalf("%s/%s: pair %d of %d: got (%v, %v), want (%v, %v)", rc.name, v.Name, i, n, h[i], h[n+i], wc, ws)
+				}
+				s, co := math.Sincos(angles[i])
+				if math.Abs(wc-amp*co) > 1e-13 || math.Abs(ws-amp*s) > 1e-13 {
+					t.Fatalf("%s/%s: pair %d: (%v, %v) is not amp·cos/sin of the summed angle (%v, %v)", rc.name, v.Name, i, wc, ws, amp*co, amp*s)
+				}
+			}
+			for k := range in {
+				for i := range in[k] {
+					if math.Float64bits(in[k][i]) != math.Float64bits(copies[k][i]) {
+						t.Fatalf("%s/%s: input %d modified at %d", rc.name, v.Name, k, i)
 					}
 				}
 			}

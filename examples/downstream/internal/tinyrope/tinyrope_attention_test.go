@@ -18,6 +18,9 @@ const (
 	attnBenchKVHeads = 8
 )
 
+// attnElemBytes is the size of an element of q, k, v and out.
+const attnElemBytes = 4
+
 // attnBenchPrefills are the prompt lengths of BenchmarkAttentionPrefill.
 var attnBenchPrefills = []int{512, 2048}
 
@@ -62,7 +65,7 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	q, k, v, qpos, kpos := attnBenchData(1, attnBenchKeys)
 	out := make([]float32, len(q))
 	attnBenchVariants(b, func(b *testing.B) {
-		b.SetBytes(int64(8 * len(k)))
+		b.SetBytes(int64(2 * attnElemBytes * len(k)))
 		for b.Loop() {
 			Attention(out, q, k, v, qpos, kpos, attnBenchOptions)
 		}

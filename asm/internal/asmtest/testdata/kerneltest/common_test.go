@@ -23,6 +23,7 @@ type variant = struct {
 	SoftmaxRamp func(row []float32, scale, nslope, t0 float32)
 	CombineRows func(rows []float32, hi, low []float64, pos []int32, mask int)
 	AddRamp     func(dst []float32, nslope, t0 float64)
+	HiRow       func(h, a, b, c []float64)
 }
 
 // guardFloats is how many sentinel elements precede every guarded slice.
