@@ -2,12 +2,14 @@
 // a scratch directory, applies one deliberate single-token bug at a time
 // (mutations.go) to the generated Go, amd64 and arm64 assembly, the CUDA
 // templates or the generator, runs the test or `posenc verify` that should
-// catch it, and restores the file. It prints one line per mutation and the
-// score, and exits 1 unless every mutation was caught and every check
-// passed on the unmutated copy first. The repository itself is never
-// written.
+// catch it, and restores the file. With -j N (default: 2 where there are
+// two CPUs or more) it keeps N scratch copies and works on N mutations at
+// once, one in each. It prints one line per mutation, in the suite's order
+// whatever the order they finish in, and the score, and exits 1 unless
+// every mutation was caught and every check passed on the unmutated copy
+// first. The repository itself is never written.
 //
-//	go run ./tools/mutate [-root DIR] [-run REGEXP] [-list] [-v]
+//	go run ./tools/mutate [-root DIR] [-run REGEXP] [-j N] [-list] [-v]
 package main
 
 import (
@@ -22,7 +24,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -32,22 +36,34 @@ func main() {
 	run := flag.String("run", "", "only the mutations whose name matches this regular expression")
 	list := flag.Bool("list", false, "list the mutations and their checks, run nothing")
 	every := flag.Int("every", 0, "sample every Nth FMA site of the rope kernels (0: each file's own step)")
+	jobs := flag.Int("j", defaultJobs(), "run this many checks at a time, each in a scratch copy of its own")
 	verbose := flag.Bool("v", false, "print the output of surviving mutations and failed baselines in full")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := mutate(ctx, os.Stdout, *root, *run, *every, *list, *verbose)
+	code, err := mutate(ctx, os.Stdout, *root, *run, *every, *jobs, *list, *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 	}
 	os.Exit(code)
 }
 
+// defaultJobs is -j's default: two checks at a time where there are two
+// CPUs or more. Many checks keep one core busy (a test under qemu, which
+// runs one process; posenc verify of one spec), so a second one fills the
+// other core; more than two is left to -j, unmeasured.
+func defaultJobs() int {
+	return min(2, runtime.GOMAXPROCS(0))
+}
+
 // mutate runs the suite and returns the exit status: 0 when every selected
-// mutation was caught, 1 otherwise. The scratch copy is removed before it
-// returns, also when ctx is cancelled (an interrupt).
-func mutate(ctx context.Context, w io.Writer, root, run string, every int, list, verbose bool) (int, error) {
+// mutation was caught, 1 otherwise. It runs jobs checks at a time, each in
+// a scratch copy of its own, and prints the results in the order of the
+// mutations (and of the checks' first use) whatever the order they finish
+// in. The scratch copies are removed before it returns, also when ctx is
+// cancelled (an interrupt).
+func mutate(ctx context.Context, w io.Writer, root, run string, every, jobs int, list, verbose bool) (int, error) {
 	all, err := allMutations(root, every)
 	if err != nil {
 		return 2, err
@@ -62,48 +78,146 @@ func mutate(ctx context.Context, w io.Writer, root, run string, every int, list,
 		}
 		return 0, nil
 	}
-	scratch, err := os.MkdirTemp("", "posenc-mutate-")
-	if err != nil {
-		return 2, err
-	}
-	defer os.RemoveAll(scratch)
-	if err := copyTree(root, scratch); err != nil {
-		return 2, err
+	jobs = max(1, min(jobs, len(sel)))
+	scratches := make([]string, jobs)
+	for i := range scratches {
+		dir, err := os.MkdirTemp("", "posenc-mutate-")
+		if err != nil {
+			return 2, err
+		}
+		defer os.RemoveAll(dir)
+		if err := copyTree(root, dir); err != nil {
+			return 2, err
+		}
+		scratches[i] = dir
 	}
 
 	// Every check must pass on the unmutated copy, or catching a mutation
-	// means nothing.
+	// means nothing. The first failing one (in order) ends the run.
 	start := time.Now()
-	for _, name := range checkNames(sel) {
+	names := checkNames(sel)
+	type baseline struct {
+		out  string
+		err  error
+		took time.Duration
+	}
+	var failed string
+	var failErr error
+	inOrder(ctx, len(names), jobs, func(ctx context.Context, worker, i int) baseline {
 		t := time.Now()
-		out, err := checks[name].run(ctx, scratch)
+		out, err := checks[names[i]].run(ctx, scratches[worker])
+		return baseline{out, err, time.Since(t)}
+	}, func(i int, b baseline) bool {
 		if ctx.Err() != nil {
-			return 2, ctx.Err()
+			return false
 		}
-		if err != nil {
-			fmt.Fprintf(w, "BASELINE FAIL %-24s %s\n", name, lastLines(out, verbose))
-			return 1, fmt.Errorf("check %s fails on the unmutated tree", name)
+		if b.err != nil {
+			failed, failErr = names[i], b.err
+			fmt.Fprintf(w, "BASELINE FAIL %-24s %s\n", names[i], lastLines(b.out, verbose))
+			return false
 		}
-		fmt.Fprintf(w, "baseline ok   %-24s %5.1fs\n", name, time.Since(t).Seconds())
+		fmt.Fprintf(w, "baseline ok   %-24s %5.1fs\n", names[i], b.took.Seconds())
+		return true
+	})
+	if ctx.Err() != nil {
+		return 2, ctx.Err()
+	}
+	if failErr != nil {
+		return 1, fmt.Errorf("check %s fails on the unmutated tree", failed)
 	}
 
+	type outcome struct {
+		res, detail string
+		took        time.Duration
+	}
 	caught := 0
-	for i, m := range sel {
+	inOrder(ctx, len(sel), jobs, func(ctx context.Context, worker, i int) outcome {
 		t := time.Now()
-		res, detail := runMutation(ctx, scratch, m)
+		res, detail := runMutation(ctx, scratches[worker], sel[i])
+		return outcome{res, detail, time.Since(t)}
+	}, func(i int, o outcome) bool {
 		if ctx.Err() != nil {
-			return 2, ctx.Err()
+			return false
 		}
-		if res == resCaught {
+		m := sel[i]
+		if o.res == resCaught {
 			caught++
 		}
-		fmt.Fprintf(w, "%2d/%d %-8s %5.1fs %-40s %s [%s]: %s\n", i+1, len(sel), res, time.Since(t).Seconds(), m.Name, m.File, m.Check, lastLines(detail, verbose && res != resCaught))
+		fmt.Fprintf(w, "%2d/%d %-8s %5.1fs %-40s %s [%s]: %s\n", i+1, len(sel), o.res, o.took.Seconds(), m.Name, m.File, m.Check, lastLines(o.detail, verbose && o.res != resCaught))
+		return true
+	})
+	if ctx.Err() != nil {
+		return 2, ctx.Err()
 	}
 	fmt.Fprintf(w, "score: %d/%d mutations caught (%.0fs)\n", caught, len(sel), time.Since(start).Seconds())
 	if caught != len(sel) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// inOrder calls work(ctx, worker, i) for each i in [0, n) on jobs
+// goroutines, worker being the goroutine's number in [0, jobs): no two
+// calls with the same worker run at once (each worker owns a scratch
+// copy). It hands the results to emit in order of i, each as soon as it
+// and those before it are done, in the calling goroutine. When emit
+// returns false, or ctx is done, no further call starts, the ctx of the
+// calls still running is cancelled, emit is called no more, and inOrder
+// returns once those calls have returned.
+func inOrder[R any](ctx context.Context, n, jobs int, work func(ctx context.Context, worker, i int) R, emit func(i int, r R) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i int
+		r R
+	}
+	next := make(chan int)
+	results := make(chan result)
+	go func() {
+		defer close(next)
+		for i := range n {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for worker := range jobs {
+		wg.Go(func() {
+			for i := range next {
+				if ctx.Err() != nil {
+					continue // cancelled between the hand-out and here
+				}
+				results <- result{i, work(ctx, worker, i)}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	done := map[int]R{}
+	k, stopped := 0, false
+	for res := range results {
+		if stopped {
+			continue // drain the calls that were running
+		}
+		done[res.i] = res.r
+		for !stopped {
+			r, ok := done[k]
+			if !ok {
+				break
+			}
+			delete(done, k)
+			k++
+			if !emit(k-1, r) {
+				stopped = true
+				cancel()
+			}
+		}
+	}
 }
 
 // Outcomes of one mutation.

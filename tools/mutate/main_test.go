@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -87,4 +90,79 @@ func TestCopyTree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, ".git")); err == nil || !strings.Contains(err.Error(), "no such") {
 		t.Errorf(".git was copied (%v)", err)
 	}
+}
+
+// TestInOrder checks the worker pool: every index worked on once, the
+// results handed over in order, no worker running two calls at once, and
+// no result handed over after emit stops the run.
+func TestInOrder(t *testing.T) {
+	for _, jobs := range []int{1, 2, 5} {
+		const n = 40
+		var mu sync.Mutex
+		busy := make([]bool, jobs)
+		calls := make([]int, n)
+		var got []int
+		inOrder(context.Background(), n, jobs, func(ctx context.Context, worker, i int) int {
+			mu.Lock()
+			if busy[worker] {
+				t.Errorf("jobs=%d: worker %d runs two calls at once", jobs, worker)
+			}
+			busy[worker] = true
+			calls[i]++
+			mu.Unlock()
+			runtime.Gosched()
+			mu.Lock()
+			busy[worker] = false
+			mu.Unlock()
+			return i * i
+		}, func(i, r int) bool {
+			if r != i*i {
+				t.Errorf("jobs=%d: result %d for index %d", jobs, r, i)
+			}
+			got = append(got, i)
+			return true
+		})
+		for i := range n {
+			if calls[i] != 1 {
+				t.Errorf("jobs=%d: index %d worked on %d times", jobs, i, calls[i])
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("jobs=%d: %d results, want %d", jobs, len(got), n)
+		}
+		for k, i := range got {
+			if i != k {
+				t.Fatalf("jobs=%d: results in the order %v", jobs, got)
+			}
+		}
+
+		// Stopping at index 3: nothing after it is handed over, and the
+		// calls still running see their context cancelled.
+		got = nil
+		inOrder(context.Background(), n, jobs, func(ctx context.Context, worker, i int) int {
+			if i > 3 {
+				<-ctx.Done() // returns only once cancelled
+			}
+			return i
+		}, func(i, r int) bool {
+			got = append(got, i)
+			return i < 3
+		})
+		if len(got) != 4 || got[3] != 3 {
+			t.Errorf("jobs=%d: stopped at 3, handed over %v", jobs, got)
+		}
+	}
+}
+
+// TestInOrderCancelled checks that a cancelled context starts nothing.
+func TestInOrderCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	inOrder(ctx, 10, 2, func(ctx context.Context, worker, i int) int {
+		t.Errorf("index %d worked on after cancellation", i)
+		return i
+	}, func(i, r int) bool {
+		t.Errorf("index %d handed over after cancellation", i)
+		return true
+	})
 }

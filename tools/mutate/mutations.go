@@ -12,7 +12,11 @@ type Mutation struct {
 }
 
 // Check is a command run in the scratch copy's root, with Env added to the
-// environment; a non-zero exit status catches the mutation.
+// environment; a non-zero exit status catches the mutation. The go test
+// checks pass -failfast: once a variant's subtest fails (go before avx2
+// before avx512) the mutation is caught, and the later variants, which
+// could only fail as well or pass, are not run; a check that passes runs
+// them all as before.
 type Check struct {
 	Env  []string
 	Args []string
@@ -21,7 +25,7 @@ type Check struct {
 // goTest runs a generated package's TestVariants natively (go, AVX2 and
 // AVX-512 variants).
 func goTest(pkg string) Check {
-	return Check{Args: []string{"go", "test", "-count=1", "-run", "^TestVariants$", "./generated/" + pkg}}
+	return Check{Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestVariants$", "./generated/" + pkg}}
 }
 
 // neonTest runs a generated package's TestVariants for arm64 under qemu,
@@ -29,13 +33,13 @@ func goTest(pkg string) Check {
 // which under qemu would cost as much again.
 func neonTest(pkg string) Check {
 	return Check{Env: []string{"GOARCH=arm64"},
-		Args: []string{"go", "test", "-count=1", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$/^neon$", "./generated/" + pkg}}
+		Args: []string{"go", "test", "-count=1", "-failfast", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$/^neon$", "./generated/" + pkg}}
 }
 
 // goldenTest runs TestVariants of a package generated from a golden spec
 // (internal/goldens), natively.
 func goldenTest(pkg string) Check {
-	return Check{Args: []string{"go", "test", "-count=1", "-run", "^TestVariants$", "./internal/goldens/" + pkg}}
+	return Check{Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestVariants$", "./internal/goldens/" + pkg}}
 }
 
 // neonGoldenTest runs TestVariants of a package generated from a golden
@@ -43,7 +47,7 @@ func goldenTest(pkg string) Check {
 // neonTest).
 func neonGoldenTest(pkg string) Check {
 	return Check{Env: []string{"GOARCH=arm64"},
-		Args: []string{"go", "test", "-count=1", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$/^neon$", "./internal/goldens/" + pkg}}
+		Args: []string{"go", "test", "-count=1", "-failfast", "-exec", "qemu-aarch64-static", "-run", "^TestVariants$/^neon$", "./internal/goldens/" + pkg}}
 }
 
 // verify runs `posenc verify -targets targets` on specs (zoo names, or
@@ -66,7 +70,7 @@ var checks = map[string]Check{
 	"test llama2_7b":                goTest("llama2_7b"),
 	"test gptj_6b":                  goTest("gptj_6b"),
 	"test bloom_7b1":                goTest("bloom_7b1"),
-	"allocs bloom_7b1":              {Args: []string{"go", "test", "-count=1", "-run", "^TestRampPathsAllocateNothing$", "./generated/bloom_7b1"}},
+	"allocs bloom_7b1":              {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestRampPathsAllocateNothing$", "./generated/bloom_7b1"}},
 	"test t5_base":                  goTest("t5_base"),
 	"test transformer_base":         goTest("transformer_base"),
 	"test shaw2018_base":            goTest("shaw2018_base"),
@@ -87,9 +91,9 @@ var checks = map[string]Check{
 	"neon golden grope_f16_half":    neonGoldenTest("grope_f16_half"),
 	"neon golden grope_temp_f16":    neonGoldenTest("grope_temp_f16"),
 	"neon golden grope_llama4_bf16": neonGoldenTest("grope_llama4_bf16"),
-	"qemu asm/rope scaleRows16":     {Args: []string{"go", "test", "-count=1", "-run", "^TestScaleRows16QEMU$", "./asm/rope"}},
-	"qemu asm/attention":            {Args: []string{"go", "test", "-count=1", "-run", "^TestKernelsQEMU$", "./asm/attention"}},
-	"asm/rope scaleRows16 amd64":    {Args: []string{"go", "test", "-count=1", "-run", "^TestScaleRows16AMD64$", "./asm/rope"}},
+	"qemu asm/rope scaleRows16":     {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestScaleRows16QEMU$", "./asm/rope"}},
+	"qemu asm/attention":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestKernelsQEMU$", "./asm/attention"}},
+	"asm/rope scaleRows16 amd64":    {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestScaleRows16AMD64$", "./asm/rope"}},
 	"verify cuda llama2_7b":         verify("cuda", "llama2_7b"),
 	"verify cuda transformer_base":  verify("cuda", "transformer_base"),
 	"verify cuda bloom_7b1":         verify("cuda", "bloom_7b1"),
