@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posenc/posenc/asm/abi"
 	"github.com/posenc/posenc/asm/amd64"
 	"github.com/posenc/posenc/asm/internal/asmtest"
 	"github.com/posenc/posenc/internal/emit"
@@ -44,8 +45,14 @@ func relHarness(pkg string, xl bool) string {
 	if xl {
 		return fmt.Sprintf(relHarnessSrc, pkg, "\tscoresRow func(dst, qu, k, qv, r []float32)\n", "XLScoresRow: k.scoresRow")
 	}
+	// rpe_full packages also carry the attention form's kernels (tested in
+	// asm/attention and asm/bias; here they only have to link).
+	var att strings.Builder
+	for _, k := range []abi.Kernel{abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift} {
+		fmt.Fprintf(&att, "\t%s %s\n", k.Field, k.FuncType())
+	}
 	return fmt.Sprintf(relHarnessSrc, pkg,
-		"\tdotRows   func(dst, x, rows []float32)\n\tscoresRow func(dst, q, k, bias []float32, scale float32)\n\taxpyRows  func(dst, w, rows []float32)\n",
+		"\tdotRows   func(dst, x, rows []float32)\n\tscoresRow func(dst, q, k, bias []float32, scale float32)\n\taxpyRows  func(dst, w, rows []float32)\n"+att.String(),
 		"DotRows: k.dotRows, ScoresRow: k.scoresRow, AxpyRows: k.axpyRows")
 }
 
@@ -93,11 +100,11 @@ func TestFiles(t *testing.T) {
 		amd, neon string
 		neonDecls []string
 	}{
-		{Params{HeadDim: 64}, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2}",
-			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON}",
+		{Params{HeadDim: 64}, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2}",
+			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON}",
 			[]string{"func dotRowsNEON(dst, x, rows []float32)", "func scoresRowNEON(dst, q, k, bias []float32, scale float32)", "func axpyRowsNEON(dst, w, rows []float32)"}},
-		{Params{HeadDim: 7}, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2}",
-			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON}", nil},
+		{Params{HeadDim: 7}, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2}",
+			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON}", nil},
 		{Params{HeadDim: 6, XL: true}, "kernels{scoresRow: scoresRowAVX2}", "kernels{scoresRow: scoresRowNEON}",
 			[]string{"func scoresRowNEON(dst, qu, k, qv, r []float32)"}},
 		{Params{HeadDim: 274, XL: true}, "kernels{scoresRow: scoresRowAVX2}", "kernels{scoresRow: scoresRowNEON}", nil},

@@ -26,7 +26,7 @@ func TestKernelsQEMU(t *testing.T) {
 		{false, 1}, {false, 6}, {false, 7}, {false, 64}, {false, 72}, {false, 300}, {false, 1803},
 		{true, 6}, {true, 64}, {true, 72}, {true, 274},
 	} {
-		pkg, test, ks := fmt.Sprintf("rpe%d", c.d), rpeTest, []abi.Kernel{abi.DotRows, abi.ScoresRow, abi.AxpyRows}
+		pkg, test, ks := fmt.Sprintf("rpe%d", c.d), rpeTest, []abi.Kernel{abi.DotRows, abi.ScoresRow, abi.AxpyRows, abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift}
 		if c.xl {
 			pkg, test, ks = fmt.Sprintf("xl%d", c.d), xlTest, []abi.Kernel{abi.XLScoresRow}
 		}

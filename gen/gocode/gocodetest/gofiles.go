@@ -10,12 +10,13 @@ import (
 
 // CheckGoFiles checks the Go files a family emitted for the package name
 // from the spec file source, in two runs a and b: exactly <name>.go,
-// <name>_generic.go, <name>_test.go and <name>_variants.go in that order,
+// <name>_generic.go, <name>_test.go and <name>_variants.go, then the extra
+// names (a family's further files, e.g. its attention form), in that order,
 // identical between the runs, each starting with the generated-code header
 // and gofmt-clean.
-func CheckGoFiles(t *testing.T, name, source string, a, b []emit.File) {
+func CheckGoFiles(t *testing.T, name, source string, a, b []emit.File, extra ...string) {
 	t.Helper()
-	want := []string{name + ".go", name + "_generic.go", name + "_test.go", name + "_variants.go"}
+	want := append([]string{name + ".go", name + "_generic.go", name + "_test.go", name + "_variants.go"}, extra...)
 	if len(a) != len(want) || len(b) != len(want) {
 		t.Fatalf("%d and %d files, want %v", len(a), len(b), want)
 	}
