@@ -502,15 +502,18 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 			ra, sa, ea, ma := ra[:len(vr)], sa[:len(vr)], ea[:len(vr)], ma[:len(vr)]
 			for d, vf := range vr {
 				vd := float64(vf)
+				mag := math.Abs(vd)
 				if av != nil {
+					// The kernel sums p·v and the bucket weights' w·aV apart, so its
+					// error scales with |v| + |aV|, not with |v + aV| (which may cancel).
 					vd += av[d]
+					mag += math.Abs(av[d])
 				}
-				av := math.Abs(vd)
 				ra[d] += wj * vd
-				sa[d] += wj * av
-				ea[d] += wej * av
-				if av > ma[d] {
-					ma[d] = av
+				sa[d] += wj * mag
+				ea[d] += wej * mag
+				if mag > ma[d] {
+					ma[d] = mag
 				}
 			}
 		}
