@@ -142,6 +142,12 @@ type attnCtx struct {
 	// scale·q·aK[row], the value aV[row].
 	aK, aV []float64
 	row    func(qp, kp int32) int
+	// xlU, xlV and xlRel (xl, else nil): Transformer-XL's u and v
+	// ([QHeads][hd]) and the projected relative rows ([nRel][KVHeads][hd],
+	// row m for distance nRel−1−m); the score is
+	// scale·((q+u)·k + (q+v)·rel[row]), row from the clamped distance.
+	xlU, xlV, xlRel []float64
+	xlRows          int64
 	// extraDot and extraAcc are the roundings an rpe_full kernel adds to
 	// each score (the sum of its two dot products) and to each output
 	// element's accumulation (the bucket sums of the weights, their
@@ -181,6 +187,13 @@ func checkAttnArgs(s *spec.Spec, hd int, q, k, v, table []float32, lq, lk int, o
 		if len(table) != 2*(2*s.RMax-1)*hd {
 			panic("verify: attention: len(table) is not 2·Buckets·headDim (aK then aV)")
 		}
+	case spec.XL:
+		if hd != s.HeadDim {
+			panic(fmt.Sprintf("verify: attention: headDim %d, the xl spec has %d", hd, s.HeadDim))
+		}
+		if n := len(table) - 2*o.QHeads*hd; n < o.KVHeads*hd || n%(o.KVHeads*hd) != 0 {
+			panic("verify: attention: len(table) is not 2·QHeads·headDim + nRel·KVHeads·headDim, nRel ≥ 1 (u, v, then rel)")
+		}
 	case spec.ALiBi, spec.RPEBias:
 		if o.QHeads != s.Heads {
 			panic(fmt.Sprintf("verify: attention: QHeads %d, the spec has %d heads", o.QHeads, s.Heads))
@@ -219,6 +232,14 @@ func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int
 		a.aK, a.aV = widen(table[:n]), widen(table[n:])
 		a.row = func(qp, kp int32) int { return RPEFullRow(s, int(max(min(int64(qp)-int64(kp), 1<<30), -1<<30))) }
 		a.extraDot, a.extraAcc = 1, 2*s.RMax+1
+	case spec.XL:
+		a.qr, a.kr = widen(q), widen(k)
+		n := o.QHeads * hd
+		a.xlU, a.xlV, a.xlRel = widen(table[:n]), widen(table[n:2*n]), widen(table[2*n:])
+		a.xlRows = int64(len(a.xlRel) / (o.KVHeads * hd))
+		// q+u and q+v are rounded to float32 before their dot products, and
+		// the two dot products are added.
+		a.extraDot = 2
 	case spec.RPEBias:
 		a.qr, a.kr = widen(q), widen(k)
 		nb := s.NumBuckets()
@@ -270,8 +291,10 @@ func widen(x []float32) []float64 {
 // largest non-negative position of qpos and kpos; with kRotated, k is used
 // as given (already rotated: the rotated-cache form). For alibi and
 // rpe_bias, QHeads must be the spec's Heads and table (rpe_bias only) is
-// the [Heads][NumBuckets] bias table. It panics on shapes that break the
-// contract.
+// the [Heads][NumBuckets] bias table; for rpe_full, table is aK then aV
+// ([Buckets][headDim] each); for xl, u and v ([QHeads][headDim] each), then
+// the relative rows rel ([nRel][KVHeads][headDim], row m for distance
+// nRel−1−m). It panics on shapes that break the contract.
 func AttentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool) (out []float64, bound []float64) {
 	return attentionRef(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, StorageF32)
 }
@@ -354,6 +377,19 @@ func (a *attnCtx) query(out, bound []float64, i int, qp int32, kpos []int32, lo,
 			dot, plain, full := 0.0, 0.0, 0.0
 			da := 0.0 // rpe_full: q·aK[row], computed apart in the kernel
 			switch {
+			case a.xlRel != nil:
+				// Dai et al. 2019, §3.3: (q+u)·k + (q+v)·rel_d, d = qp − kp clamped to
+				// [0, nRel−1], rel_d row nRel−1−d.
+				d := min(max(int64(qp)-int64(kp), 0), a.xlRows-1)
+				ro := ((a.xlRows-1-d)*int64(o.KVHeads) + int64(g)) * int64(hd)
+				rr := a.xlRel[ro : ro+int64(hd)]
+				ub, vb := a.xlU[h*hd:(h+1)*hd], a.xlV[h*hd:(h+1)*hd]
+				for t, qt := range qv {
+					dot += (qt + ub[t]) * kv[t]
+					da += (qt + vb[t]) * rr[t]
+					plain += (math.Abs(qt)+math.Abs(ub[t]))*math.Abs(kv[t]) + (math.Abs(qt)+math.Abs(vb[t]))*math.Abs(rr[t])
+				}
+				full = plain
 			case a.aK != nil:
 				// Shaw et al.: q·(k + aK[row]) as two dot products and their sum.
 				ar := a.aK[a.row(qp, kp)*hd : (a.row(qp, kp)+1)*hd]

@@ -121,7 +121,7 @@ func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32)
 // 8/2, 8/1, 3/3 and 6/2; for the bias families QHeads = Heads with KVHeads
 // = Heads, Heads/4, Heads/8 (when they divide it), 2 and 1.
 func attnHeads(s *spec.Spec) [][2]int {
-	if s.Encoding == spec.RoPE || s.Encoding == spec.RPEFull {
+	if s.Encoding == spec.RoPE || s.Encoding == spec.RPEFull || s.Encoding == spec.XL {
 		return [][2]int{{8, 8}, {8, 2}, {8, 1}, {3, 3}, {6, 2}}
 	}
 	h := s.Heads
@@ -168,13 +168,13 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	rep := &Report{Spec: s.Name}
 	rope := s.Encoding == spec.RoPE
 	switch {
-	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias && s.Encoding != spec.RPEFull:
+	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias && s.Encoding != spec.RPEFull && s.Encoding != spec.XL:
 		rep.begin("kernels").fail("RunAttention: encoding %q has no attention form", s.Encoding)
 		return rep
 	case k.Attention == nil || (rope && k.AttentionRotated == nil):
 		rep.begin("kernels").fail("AttentionKernels lacks Attention (or, for rope, AttentionRotated)")
 		return rep
-	case k.HeadDim < 1 || ((rope || s.Encoding == spec.RPEFull) && k.HeadDim != s.HeadDim):
+	case k.HeadDim < 1 || ((rope || s.Encoding == spec.RPEFull || s.Encoding == spec.XL) && k.HeadDim != s.HeadDim):
 		rep.begin("kernels").fail("AttentionKernels.HeadDim = %d is not the spec's head dim", k.HeadDim)
 		return rep
 	}
@@ -282,10 +282,18 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 			cases[i].st = st
 		}
 	}
-	for _, ac := range cases {
+	// tableFor is the table of a case: xl's depends on the heads and the
+	// distances (attnXLTable), every other family's is the one above.
+	tableFor := func(o AttentionOptions, qpos, kpos []int32, x int) []float32 {
+		if s.Encoding == spec.XL {
+			return attnXLTable(r, hd, o, qpos, kpos, x)
+		}
+		return table
+	}
+	for x, ac := range cases {
 		in := attnInputs(r, ac, hd)
 		name := fmt.Sprintf("Attention %s QHeads=%d KVHeads=%d causal=%v window=%d", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window)
-		attnCall(rep, s, hd, name, ac, in[0], in[1], in[2], table, false, st, k.Attention)
+		attnCall(rep, s, hd, name, ac, in[0], in[1], in[2], tableFor(ac.o, ac.qpos, ac.kpos, x), false, st, k.Attention)
 	}
 	if rope {
 		rot := k.AttentionRotated
@@ -304,11 +312,38 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 		}
 	}
 	if k.AttentionPaged != nil {
-		attnPaged(rep, s, k, r, table, opt(gqa, true, 0, scale), "causal", st)
-		attnPaged(rep, s, k, r, table, opt(full, false, 40, scale), "window=40", st)
+		// xl: rows for distances up to 700 (the paged sequences' longest is 300
+		// keys; the one near 2^31−1 clamps) .
+		paged := func(o AttentionOptions) []float32 { return tableFor(o, []int32{700}, []int32{0}, 0) }
+		attnPaged(rep, s, k, r, paged(opt(gqa, true, 0, scale)), opt(gqa, true, 0, scale), "causal", st)
+		attnPaged(rep, s, k, r, paged(opt(full, false, 40, scale)), opt(full, false, 40, scale), "window=40", st)
 	}
 	attnPanics(rep, s, k, r, table)
 	return rep
+}
+
+// attnXLTable returns xl's packed operands for a call with options o at
+// positions qpos, kpos: u and v ([QHeads][hd] each), then nRel rows of
+// KVHeads·hd, nRel cycling with x through D+1 (every distance D of the call
+// has its own row), D/2+1 (the far half clamps, as Transformer-XL's
+// clamp_len) and 1, D = the largest qpos − kpos over non-negative kpos,
+// at most 700.
+func attnXLTable(r *rand.Rand, hd int, o AttentionOptions, qpos, kpos []int32, x int) []float32 {
+	d := int64(0)
+	for _, qp := range qpos {
+		for _, kp := range kpos {
+			if kp >= 0 {
+				d = max(d, int64(qp)-int64(kp))
+			}
+		}
+	}
+	d = min(d, 699)
+	nrel := [3]int64{d + 1, d/2 + 1, 1}[x%3]
+	t := make([]float32, 2*o.QHeads*hd+int(nrel)*o.KVHeads*hd)
+	for i := range t {
+		t[i] = float32(r.NormFloat64())
+	}
+	return t
 }
 
 // narrow rounds x to float32.

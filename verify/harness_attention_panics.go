@@ -65,6 +65,9 @@ func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tab
 	}
 	o := AttentionOptions{QHeads: qh, KVHeads: 1, Scale: 0.5, Causal: true}
 	qpos, kpos := []int32{3, 4}, []int32{0, 1, 2}
+	if s.Encoding == spec.XL {
+		table = attnXLTable(r, hd, o, qpos, kpos, 0) // u and v for qh heads, 5 rows of rel
+	}
 	vec := func(n int) []float32 {
 		x := make([]float32, n)
 		for i := range x {
@@ -97,6 +100,13 @@ func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tab
 	case spec.RPEFull:
 		// The adapter passes the first and second halves of table as aK and aV.
 		cases = append(cases, bad{"aK and aV one row short", []string{"aK", "aV"}, nq, nq, nk, nk, len(table) - 2*hd, o})
+	case spec.XL:
+		// The adapter splits table into uBias, vBias (QHeads·HeadDim each, or what
+		// is left) and rel (the rest).
+		cases = append(cases,
+			bad{"rel one element short", []string{"rel"}, nq, nq, nk, nk, len(table) - 1, o},
+			bad{"rel empty", []string{"rel"}, nq, nq, nk, nk, 2 * qh * hd, o},
+			bad{"vBias one element short", []string{"vBias"}, nq, nq, nk, nk, 2*qh*hd - 1, o})
 	}
 	for _, b := range cases {
 		og, qg, kg, vg := guardUnset(b.out), guard(vec(b.q)), guard(vec(b.k)), guard(vec(b.v))

@@ -42,14 +42,14 @@ func registerVariant(name string, available bool, k kernels) {
 
 // relHarness returns relHarnessSrc for package pkg.
 func relHarness(pkg string, xl bool) string {
-	if xl {
-		return fmt.Sprintf(relHarnessSrc, pkg, "\tscoresRow func(dst, qu, k, qv, r []float32)\n", "XLScoresRow: k.scoresRow")
-	}
-	// rpe_full packages also carry the attention form's kernels (tested in
-	// asm/attention and asm/bias; here they only have to link).
+	// Both families' packages also carry the attention form's kernels (tested
+	// in asm/attention and asm/bias; here they only have to link).
 	var att strings.Builder
 	for _, k := range []abi.Kernel{abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift} {
 		fmt.Fprintf(&att, "\t%s %s\n", k.Field, k.FuncType())
+	}
+	if xl {
+		return fmt.Sprintf(relHarnessSrc, pkg, "\tscoresRow func(dst, qu, k, qv, r []float32)\n"+att.String(), "XLScoresRow: k.scoresRow")
 	}
 	return fmt.Sprintf(relHarnessSrc, pkg,
 		"\tdotRows   func(dst, x, rows []float32)\n\tscoresRow func(dst, q, k, bias []float32, scale float32)\n\taxpyRows  func(dst, w, rows []float32)\n"+att.String(),
@@ -105,9 +105,11 @@ func TestFiles(t *testing.T) {
 			[]string{"func dotRowsNEON(dst, x, rows []float32)", "func scoresRowNEON(dst, q, k, bias []float32, scale float32)", "func axpyRowsNEON(dst, w, rows []float32)"}},
 		{Params{HeadDim: 7}, "kernels{dotRows: dotRowsAVX2, scoresRow: scoresRowAVX2, axpyRows: axpyRowsAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2}",
 			"kernels{dotRows: dotRowsNEON, scoresRow: scoresRowNEON, axpyRows: axpyRowsNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON}", nil},
-		{Params{HeadDim: 6, XL: true}, "kernels{scoresRow: scoresRowAVX2}", "kernels{scoresRow: scoresRowNEON}",
+		{Params{HeadDim: 6, XL: true}, "kernels{scoresRow: scoresRowAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2}",
+			"kernels{scoresRow: scoresRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON}",
 			[]string{"func scoresRowNEON(dst, qu, k, qv, r []float32)"}},
-		{Params{HeadDim: 274, XL: true}, "kernels{scoresRow: scoresRowAVX2}", "kernels{scoresRow: scoresRowNEON}", nil},
+		{Params{HeadDim: 274, XL: true}, "kernels{scoresRow: scoresRowAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2}",
+			"kernels{scoresRow: scoresRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON}", nil},
 	} {
 		files, err := AMD64("shaw", "shaw.yaml", true, true, c.p)
 		if err != nil {

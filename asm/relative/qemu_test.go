@@ -28,7 +28,7 @@ func TestKernelsQEMU(t *testing.T) {
 	} {
 		pkg, test, ks := fmt.Sprintf("rpe%d", c.d), rpeTest, []abi.Kernel{abi.DotRows, abi.ScoresRow, abi.AxpyRows, abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift}
 		if c.xl {
-			pkg, test, ks = fmt.Sprintf("xl%d", c.d), xlTest, []abi.Kernel{abi.XLScoresRow}
+			pkg, test, ks = fmt.Sprintf("xl%d", c.d), xlTest, []abi.Kernel{abi.XLScoresRow, abi.ScoresKV, abi.ValuesKV, abi.MaxRow, abi.ExpShift}
 		}
 		files, err := NEON(pkg, "test/"+pkg+".yaml", Params{HeadDim: c.d, XL: c.xl})
 		if err != nil {

@@ -1,7 +1,7 @@
 // Package relative generates the assembly kernels of the relative-attention
-// encodings: rpe_full (Shaw et al. 2018: dotRows, scoresRow, axpyRows, and
-// the attention form's kernels of asm/bias.AttentionAMD64/AttentionNEON) and
-// Transformer-XL (Dai et al. 2019: its own scoresRow), for AVX2+FMA and
+// encodings: rpe_full (Shaw et al. 2018: dotRows, scoresRow, axpyRows) and
+// Transformer-XL (Dai et al. 2019: its own scoresRow), both with the
+// attention form's kernels of asm/bias.AttentionAMD64/AttentionNEON, for AVX2+FMA and
 // AVX-512 (avo, asm/amd64) and NEON (asm/arm64), specialized to a
 // compile-time HeadDim.
 package relative
@@ -37,9 +37,9 @@ func AMD64(pkg, source string, avx2, avx512 bool, p Params) ([]emit.File, error)
 			{ABI: abi.ScoresRow, Emit: func(g *amd64.Gen) { gen{g}.dotKernel(dotScores, d) }},
 			{ABI: abi.AxpyRows, Emit: func(g *amd64.Gen) { gen{g}.axpyRows(d) }},
 		}
-		// The attention form's kernels (gen/attention; rpe_full only).
-		ks = append(ks, bias.AttentionAMD64(d)...)
 	}
+	// The attention form's kernels (gen/attention).
+	ks = append(ks, bias.AttentionAMD64(d)...)
 	return amd64.Files(pkg, source, amd64.ISAs(avx2, avx512), ks)
 }
 
@@ -49,9 +49,9 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 	d := p.HeadDim
 	dot, scores, axpy := arm64.Symbol(abi.DotRows), arm64.Symbol(abi.ScoresRow), arm64.Symbol(abi.AxpyRows)
 	if p.XL {
-		return arm64.Files(pkg, source, []arm64.Kernel{{ABI: abi.XLScoresRow, Name: scores,
+		return arm64.Files(pkg, source, append([]arm64.Kernel{{ABI: abi.XLScoresRow, Name: scores,
 			Doc:  fmt.Sprintf("sets dst[j] = qu·k_j + qv·r_j (rows of %d floats).", d),
-			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "xl", d) }}})
+			Emit: func(e *arm64.Emitter) { dotKernel(e, scores, "xl", d) }}}, bias.AttentionNEON(d)...))
 	}
 	return arm64.Files(pkg, source, append([]arm64.Kernel{
 		{ABI: abi.DotRows, Name: dot,

@@ -70,7 +70,7 @@ var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go
 // Term is a family's part of the attention form of one spec.
 type Term struct {
 	// Family selects the term's blocks in terms.go.tmpl: "rope", "alibi",
-	// "rpe_bias" or "rpe_full".
+	// "rpe_bias", "rpe_full" or "xl".
 	Family string
 	// What names the term in the doc comment of Attention ("rotation", "ALiBi bias").
 	What string
@@ -99,6 +99,8 @@ type data struct {
 	// Full (rpe_full): Shaw's a^K and a^V tables follow v; Bucketed (rpe_bias,
 	// rpe_full): the term is a bucket's value, so far tiles take one shift.
 	Full, Bucketed bool
+	// XL (xl): Transformer-XL's rel, uBias and vBias follow v.
+	XL bool
 	// ExtraParams and ExtraArgs are the family's operands after v in the
 	// parameter lists and calls ("table []float32, " and "table, " for rpe_bias).
 	ExtraParams, ExtraArgs    string
@@ -129,6 +131,9 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 	case "rpe_full":
 		d.Full, d.Bucketed = true, true
 		d.ExtraParams, d.ExtraArgs = "aK, aV []float32, ", "aK, aV, "
+	case "xl":
+		d.XL = true
+		d.ExtraParams, d.ExtraArgs = "rel, uBias, vBias []float32, ", "rel, uBias, vBias, "
 	default:
 		return nil, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
 	}
@@ -202,24 +207,43 @@ func Run(f *jen.File, t Term) jen.Code {
 			// verify packs Shaw's aK and aV into table, one after the other.
 			half := jen.Len(jen.Id("table")).Op("/").Lit(2)
 			return []jen.Code{jen.Id("table").Index(jen.Empty(), half), jen.Id("table").Index(half.Clone(), jen.Empty())}
+		case "xl":
+			// verify packs uBias, vBias ([QHeads][HeadDim] each) and rel into table
+			// (attnXLSplit: a short table gives short operands, which the form refuses).
+			return ids([]string{"rel", "uBias", "vBias"})
 		}
 		return nil
+	}
+	// split (xl) unpacks table into the operands tableArg names.
+	var split []jen.Code
+	if t.Family == "xl" {
+		split = []jen.Code{jen.List(tableArg()...).Op(":=").Id("attnXLSplit").Call(jen.Id("table"), jen.Id("o"))}
 	}
 	f32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Float32() }
 	i32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Int32() }
 	d := jen.Dict{
 		jen.Id("HeadDim"): jen.Id("HeadDim"),
-		jen.Id("Attention"): jen.Func().Params(f32("out", "q", "k", "v", "table"), i32("qpos", "kpos"), optParam.Clone()).Block(
+		jen.Id("Attention"): jen.Func().Params(f32("out", "q", "k", "v", "table"), i32("qpos", "kpos"), optParam.Clone()).Block(append(split,
 			jen.Id("Attention").Call(append(append(ids([]string{"out", "q", "k", "v"}), tableArg()...), jen.Id("qpos"), jen.Id("kpos"), opts())...),
-		),
-		jen.Id("AttentionPaged"): jen.Func().Params(f32("out", "q", "kCache", "vCache", "table"), i32("qpos", "qStart", "slots", "kpos", "kStart"), optParam.Clone()).Block(
+		)...),
+		jen.Id("AttentionPaged"): jen.Func().Params(f32("out", "q", "kCache", "vCache", "table"), i32("qpos", "qStart", "slots", "kpos", "kStart"), optParam.Clone()).Block(append(split,
 			jen.Id("AttentionPaged").Call(append(append(ids([]string{"out", "q", "kCache", "vCache"}), tableArg()...),
 				jen.Id("qpos"), jen.Id("qStart"), jen.Id("slots"), jen.Id("kpos"), jen.Id("kStart"), opts())...),
-		),
+		)...),
 	}
 	if t.Family == "rope" {
 		d[jen.Id("AttentionRotated")] = jen.Func().Params(f32("out", "q", "k", "v"), i32("qpos", "kpos"), optParam.Clone()).Block(
 			jen.Id("AttentionRotated").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), opts()),
+		)
+	}
+	if t.Family == "xl" {
+		// func attnXLSplit(table []float32, o verify.AttentionOptions) (rel, uBias, vBias []float32)
+		n := jen.Id("n")
+		f.Comment("attnXLSplit returns verify's packed table, uBias ‖ vBias ‖ rel, as the form's operands.")
+		f.Func().Id("attnXLSplit").Params(jen.Id("table").Index().Float32(), optParam.Clone()).Params(jen.List(jen.Id("rel"), jen.Id("uBias"), jen.Id("vBias")).Index().Float32()).Block(
+			jen.Id("n").Op(":=").Min(jen.Len(jen.Id("table")), jen.Id("o").Dot("QHeads").Op("*").Id("HeadDim")),
+			jen.Id("m").Op(":=").Min(jen.Len(jen.Id("table")), n.Clone().Op("*").Lit(2)),
+			jen.Return(jen.Id("table").Index(jen.Id("m"), jen.Empty()), jen.Id("table").Index(jen.Empty(), n.Clone()), jen.Id("table").Index(n.Clone(), jen.Id("m"))),
 		)
 	}
 	f.Comment("attentionKernels adapts the attention form to verify.RunAttention.")

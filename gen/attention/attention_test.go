@@ -22,6 +22,7 @@ func TestFiles(t *testing.T) {
 		{Term{Family: "rope", What: "rotation"}, false, false, true},
 		{Term{Family: "alibi", What: "ALiBi bias", HeadDim: 24}, true, false, false},
 		{Term{Family: "rpe_bias", What: "bucket bias", HeadDim: 8}, true, true, false},
+		{Term{Family: "xl", What: "Transformer-XL relative terms"}, false, false, false},
 	} {
 		a, err := Files(s, tc.term)
 		if err != nil {
@@ -50,7 +51,7 @@ func TestFiles(t *testing.T) {
 			t.Errorf("%s: AttentionRotated emitted = %v, want %v", tc.term.Family, got, tc.rot)
 		}
 	}
-	if _, err := Files(s, Term{Family: "xl"}); err == nil || !strings.Contains(err.Error(), `"xl"`) {
+	if _, err := Files(s, Term{Family: "xl2"}); err == nil || !strings.Contains(err.Error(), `"xl2"`) {
 		t.Errorf("unknown family: err = %v, want one naming it", err)
 	}
 }

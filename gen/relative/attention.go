@@ -28,3 +28,31 @@ func rpeFullTerm() attention.Term {
 func rpeFullAttentionFiles(c *Consts) ([]emit.File, error) {
 	return attention.Files(c.Spec, rpeFullTerm())
 }
+
+// xlTerm is xl's term of the attention form (gen/attention): Transformer-XL's
+// relative score (Dai et al. 2019, §3.3) inside the engine's loop, q + u
+// against the keys and q + v against the caller's projected rows of the
+// relative encoding, read like a second key tile.
+func xlTerm() attention.Term {
+	return attention.Term{
+		Family: "xl",
+		What:   "Transformer-XL relative terms",
+		Doc: []string{
+			"Dai et al. (2019), §3.3, A^rel with the projections applied by the caller: the score of",
+			"key j is Scale·((q + u_h)·k_j + (q + v_h)·rel_d), d = qpos[i] − kpos[j] clamped to",
+			"[0, nRel−1] (a negative distance, a key after the query, takes distance 0; passing",
+			"clamp_len+1 rows is Transformer-XL's clamp_len). rel is [nRel][KVHeads][HeadDim], row m",
+			"the projected encoding W_k,R·R of distance nRel−1−m (the order of Transformer-XL's",
+			"pos_seq, klen−1 down to 0: a contiguous causal cache reads its rows in order), any",
+			"nRel ≥ 1; uBias and vBias, [QHeads][HeadDim], are the learned u and v (r_w_bias and",
+			"r_r_bias), per head. The position term costs a second pass of dot products over rows",
+			"of rel, as many as the keys.",
+		},
+	}
+}
+
+// xlAttentionFiles emits <name>_attention.go and its benchmarks for an xl
+// package.
+func xlAttentionFiles(c *Consts) ([]emit.File, error) {
+	return attention.Files(c.Spec, xlTerm())
+}

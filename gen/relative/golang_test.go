@@ -78,10 +78,8 @@ func relPackageFiles(t *testing.T, name string) []emit.File {
 func TestRelOutput(t *testing.T) {
 	for _, name := range relSpecs {
 		t.Run(name, func(t *testing.T) {
-			var extra []string
-			if strings.HasPrefix(name, "rpefull") { // rpe_full packages have the attention form
-				extra = []string{name + "_attention.go", name + "_attention_test.go"}
-			}
+			// rpe_full and xl packages have the attention form.
+			extra := []string{name + "_attention.go", name + "_attention_test.go"}
 			gocodetest.CheckGoFiles(t, name, filepath.Join("testdata", name+".yaml"), relGenerate(t, name), relGenerate(t, name), extra...)
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -20,7 +21,15 @@ func xlFiles(c *Consts) ([]emit.File, error) {
 	if s.HeadDim < 2 || s.HeadDim%2 != 0 || len(c.AbsDivisors) != s.HeadDim/2 {
 		return nil, fmt.Errorf("golang: %s: %d sinusoid divisors for head_dim %d", s.File, len(c.AbsDivisors), s.HeadDim)
 	}
-	return relFiles(c, xlFields, xlAPI, xlGeneric, xlTest)
+	files, err := relFiles(c, append(append([]gocode.KernelField(nil), xlFields...), attention.Fields...), xlAPI, xlGeneric, xlTest)
+	if err != nil {
+		return nil, err
+	}
+	att, err := xlAttentionFiles(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, att...), nil
 }
 
 // xlAPI emits <name>.go: constants, divisors, length checks, Scores and Relative.
@@ -139,9 +148,9 @@ func xlGeneric(c *Consts) (emit.File, error) {
 	f := gocode.NewFile(pkg, c.Spec.File)
 	f.Comment("genericKernels is the portable Go implementation, always available; the assembly")
 	f.Comment("variants register theirs from the per-architecture files.")
-	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(jen.Dict{
-		jid("scoresRow"): jid("scoresRowGeneric"),
-	})
+	gk := jen.Dict{jid("scoresRow"): jid("scoresRowGeneric")}
+	attention.GenericKernels(gk)
+	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 	relDot(f)
 	// func scoresRowGeneric(dst, qu, k, qv, r []float32) {
 	//	k, r = k[:len(dst)*HeadDim], r[:len(dst)*HeadDim]

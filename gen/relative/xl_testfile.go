@@ -2,6 +2,7 @@ package relative
 
 import (
 	"github.com/dave/jennifer/jen"
+	"github.com/posenc/posenc/gen/attention"
 	"github.com/posenc/posenc/gen/gocode"
 	"github.com/posenc/posenc/internal/emit"
 )
@@ -12,10 +13,11 @@ import (
 func xlTest(c *Consts) (emit.File, error) {
 	s := c.Spec
 	f := gocode.TestFile(c.Spec)
-	gocode.VariantsTest(f, s, Backends.Assembly, jen.Qual(gocode.VerifyPath, "RunXL").Call(jid("s"), jen.Qual(gocode.VerifyPath, "XLKernels").Values(jen.Dict{
+	run := jen.Qual(gocode.VerifyPath, "RunXL").Call(jid("s"), jen.Qual(gocode.VerifyPath, "XLKernels").Values(jen.Dict{
 		jid("Scores"):   jid("Scores"),
 		jid("Relative"): jid("Relative"),
-	})))
+	}))
+	gocode.VariantsTest(f, s, Backends.Assembly, jen.Qual(gocode.VerifyPath, "Merge").Call(run, attention.Run(f, xlTerm())))
 	gocode.BenchRandom(f)
 
 	f.Comment("benchL is the query and key count of the benchmarks (one head).")

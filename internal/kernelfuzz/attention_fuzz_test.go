@@ -12,6 +12,7 @@ import (
 	"github.com/posenc/posenc/generated/phi35_mini"
 	"github.com/posenc/posenc/generated/shaw2018_base"
 	"github.com/posenc/posenc/generated/t5_base"
+	"github.com/posenc/posenc/generated/transformer_xl_base"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 )
@@ -24,6 +25,7 @@ type attnPkg struct {
 	headDim, qHeads int // qHeads: the spec's Heads for bias families, 0 for rope (any)
 	table           bool
 	tableLen        int // rpe_bias: Heads·Buckets; rpe_full: 2·Buckets·HeadDim
+	xl              bool // table is u, v ([QHeads][HeadDim]) and 1 to lk+40 rows of rel, sized per call
 	attention       func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	rotated         func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	apply           func(x []float32, pos []int32, heads int)
@@ -78,13 +80,20 @@ var attnPkgs = []attnPkg{
 			shaw2018_base.Attention(out, q, k, v, table[:n], table[n:], qp, kp, shaw2018_base.AttentionOptions(o))
 		},
 		reg: registry{shaw2018_base.Variants, shaw2018_base.VariantAvailable, shaw2018_base.UseVariant, shaw2018_base.ActiveVariant}},
+	// xl: table is Transformer-XL's u, v and rel (as verify packs them).
+	{name: "transformer_xl_base", headDim: transformer_xl_base.HeadDim, xl: true,
+		attention: func(out, q, k, v, table []float32, qp, kp []int32, o verify.AttentionOptions) {
+			n := o.QHeads * transformer_xl_base.HeadDim
+			transformer_xl_base.Attention(out, q, k, v, table[2*n:], table[:n], table[n:2*n], qp, kp, transformer_xl_base.AttentionOptions(o))
+		},
+		reg: registry{transformer_xl_base.Variants, transformer_xl_base.VariantAvailable, transformer_xl_base.UseVariant, transformer_xl_base.ActiveVariant}},
 }
 
 // attnElems caps lq·lk·QHeads·HeadDim of a fuzz call (the reference's work).
 const attnElems = 1 << 19
 
 // FuzzAttention runs the attention form of a rope (three rules), alibi,
-// rpe_bias and rpe_full package on fuzzed shapes, head groupings, masks and positions
+// rpe_bias, rpe_full and xl package on fuzzed shapes, head groupings, masks and positions
 // (from 0, decode, scattered, padded, near 2^31−1, far after the keys) and
 // input scales (up to logits of ±1000), on every variant the CPU runs, and
 // checks every output element against verify.AttentionRef within its bound
@@ -96,6 +105,9 @@ func FuzzAttention(f *testing.F) {
 	f.Add(uint8(2), uint16(2), uint16(200), uint8(8), uint8(2), uint8(4), uint8(5), uint8(2), uint64(3))
 	f.Add(uint8(3), uint16(3), uint16(37), uint8(0), uint8(3), uint8(5), uint8(1), uint8(3), uint64(4))
 	f.Add(uint8(4), uint16(5), uint16(130), uint8(0), uint8(4), uint8(2), uint8(4), uint8(0), uint64(5))
+	// xl (index 6): a prefill with rows clamped, and a decode over far keys.
+	f.Add(uint8(6), uint16(7), uint16(90), uint8(7), uint8(1), uint8(0), uint8(1), uint8(1), uint64(6))
+	f.Add(uint8(6), uint16(1), uint16(250), uint8(3), uint8(0), uint8(5), uint8(0), uint8(3), uint64(7))
 	specs := make(map[string]*spec.Spec)
 	for _, p := range attnPkgs {
 		specs[p.name] = zooSpec(f, p.name)
@@ -135,8 +147,14 @@ func FuzzAttention(f *testing.F) {
 		k := uniform(r, lk*kvHeads*p.headDim, amp)
 		v := uniform(r, lk*kvHeads*p.headDim, 2)
 		var table []float32
-		if p.table {
+		switch {
+		case p.table:
 			table = uniform(r, p.tableLen, 3)
+		case p.xl:
+			// Rows for distances 0 … nRel−1: some calls have a row for every distance
+			// they meet, others clamp the far ones (and every near-2^31 distance).
+			nrel := 1 + r.IntN(lk+40)
+			table = uniform(r, 2*qHeads*p.headDim+nrel*kvHeads*p.headDim, 3)
 		}
 		want, bound := verify.AttentionRef(sp, p.headDim, q, k, v, table, qpos, kpos, o, false)
 		var kRot []float32

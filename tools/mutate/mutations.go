@@ -198,6 +198,16 @@ var mutations = []Mutation{
 		"wr[Bucket(BucketSpan)] += sc.ts[r]", "wr[Bucket(-BucketSpan)] += sc.ts[r]", "test shaw2018_base", 0},
 	{"attn rpe_full: a^K table of the row before", "generated/shaw2018_base/shaw2018_base_attention.go", "",
 		"trow := sc.qa[r*Buckets : (r+1)*Buckets]", "trow := sc.qa[max(r-1, 0)*Buckets : (max(r-1, 0)+1)*Buckets]", "test shaw2018_base", 0},
+	// xl's attention form (Transformer-XL: q + u against the keys, q + v
+	// against the rows of rel, in place for a run of keys or gathered).
+	{"attn xl: q + v against rel takes u as well", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
+		"qv[d] = (x + vb[d]) * o.Scale", "qv[d] = (x + vb[d] + ub[d]) * o.Scale", "test transformer_xl_base", 0},
+	{"attn xl: gathered rows clamp distances at 1", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
+		"min(max(qp-int64(kp), 0), nrel-1)", "min(max(qp-int64(kp), 1), nrel-1)", "test transformer_xl_base", 0},
+	{"attn xl: a run's rows read one distance too far", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
+		"attnTileRows(sc.rt, rel, nil, apart, int(first), nt", "attnTileRows(sc.rt, rel, nil, apart, int(max(first-1, 0)), nt", "test transformer_xl_base", 0},
+	{"attn xl: position term added to the row before", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
+		"range sc.sr[r*tile : r*tile+nt]", "range sc.sr[max(r-1, 0)*tile : max(r-1, 0)*tile+nt]", "test transformer_xl_base", 0},
 
 	// The 16-bit attention form (f16/bf16 storage: widened tiles, scoresKV16
 	// and valuesKV16 reading a decode block in place, one output rounding).

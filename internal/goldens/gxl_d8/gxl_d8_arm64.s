@@ -114,3 +114,391 @@ single2:
 	BNE single2
 done1:
 	RET
+
+// func scoresKVNEON(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+// s[r·sStride + j] = q[r·8:]·k[j·kStride + gi(r)·8:] for j < nk, r < nb·groups·grp.
+// The key row's 8 floats stay in V8–V9 for every query row of its head.
+TEXT ·scoresKVNEON(SB), NOSPLIT, $0-120
+	MOVD s_base+0(FP), R0
+	MOVD q_base+24(FP), R1
+	MOVD k_base+48(FP), R2
+	MOVD nk+72(FP), R3
+	MOVD nb+80(FP), R4
+	MOVD groups+88(FP), R5
+	MOVD grp+96(FP), R6
+	MOVD kStride+104(FP), R7
+	LSL $2, R7, R7
+	MOVD sStride+112(FP), R8
+	LSL $2, R8, R8
+	CBZ R3, kv_done1
+	CBZ R4, kv_done1
+	CBZ R5, kv_done1
+	CBZ R6, kv_done1
+kv_key2:
+	MOVD R1, R9
+	MOVD R0, R10
+	MOVD R4, R12
+kv_query3:
+	MOVD R2, R11
+	MOVD R5, R13
+kv_group4:
+	MOVD R11, R16
+	VLD1.P 32(R16), [V8.S4, V9.S4]
+	MOVD R6, R14
+kv_head5:
+	VLD1.P 32(R9), [V4.S4, V5.S4]
+	WORD $0x6e28dc80 // FMUL V8.S4, V4.S4, V0.S4
+	WORD $0x6e29dca1 // FMUL V9.S4, V5.S4, V1.S4
+	WORD $0x4e21d400 // FADD V1.S4, V0.S4, V0.S4
+	WORD $0x6e20d400 // VFADDP V0.S4, V0.S4, V0.S4
+	WORD $0x6e20d400 // VFADDP V0.S4, V0.S4, V0.S4
+	FMOVS F0, (R10)
+	ADD R8, R10, R10
+	SUBS $1, R14, R14
+	BNE kv_head5
+	ADD $32, R11, R11
+	SUBS $1, R13, R13
+	BNE kv_group4
+	SUBS $1, R12, R12
+	BNE kv_query3
+	ADD R7, R2, R2
+	ADD $4, R0, R0
+	SUBS $1, R3, R3
+	BNE kv_key2
+kv_done1:
+	RET
+
+// func valuesKVNEON(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+// acc[r·8 + x] = alpha[r]·acc[r·8 + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·8 + x] over j < nk with p ≠ +0, r < nb·groups·grp.
+// The value row's 8 floats stay in V5–V6 for every query row of its head.
+TEXT ·valuesKVNEON(SB), NOSPLIT, $0-144
+	MOVD acc_base+0(FP), R0
+	MOVD p_base+24(FP), R1
+	MOVD v_base+48(FP), R2
+	MOVD nk+96(FP), R3
+	MOVD nb+104(FP), R4
+	MOVD groups+112(FP), R5
+	MOVD grp+120(FP), R6
+	MOVD vStride+128(FP), R7
+	LSL $2, R7, R7
+	MOVD pStride+136(FP), R8
+	LSL $2, R8, R8
+	MOVD alpha_base+72(FP), R10
+	MUL R5, R4, R12
+	MUL R6, R12, R12
+	MOVD R0, R9
+	CBZ R12, kv_rescaled2
+kv_rescale1:
+	MOVW.P 4(R10), R17
+	VDUP R17, V4.S4
+	VLD1 (R9), [V0.S4, V1.S4]
+	WORD $0x6e24dc00 // FMUL V4.S4, V0.S4, V0.S4
+	WORD $0x6e24dc21 // FMUL V4.S4, V1.S4, V1.S4
+	VST1.P [V0.S4, V1.S4], 32(R9)
+	SUBS $1, R12, R12
+	BNE kv_rescale1
+kv_rescaled2:
+	CBZ R3, kv_done3
+	CBZ R4, kv_done3
+	CBZ R5, kv_done3
+	CBZ R6, kv_done3
+kv_key4:
+	MOVD R0, R9
+	MOVD R1, R10
+	MOVD R4, R12
+kv_query5:
+	MOVD R2, R11
+	MOVD R5, R13
+kv_group6:
+	MOVD R11, R16
+	VLD1.P 32(R16), [V5.S4, V6.S4]
+	MOVD R6, R14
+kv_head7:
+	MOVWU (R10), R17
+	CBZ R17, kv_zero8
+	VDUP R17, V4.S4
+	MOVD R9, R19
+	VLD1 (R19), [V0.S4, V1.S4]
+	VFMLA V5.S4, V4.S4, V0.S4
+	VFMLA V6.S4, V4.S4, V1.S4
+	VST1.P [V0.S4, V1.S4], 32(R19)
+kv_zero8:
+	ADD $32, R9, R9
+	ADD R8, R10, R10
+	SUBS $1, R14, R14
+	BNE kv_head7
+	ADD $32, R11, R11
+	SUBS $1, R13, R13
+	BNE kv_group6
+	SUBS $1, R12, R12
+	BNE kv_query5
+	ADD R7, R2, R2
+	ADD $4, R1, R1
+	SUBS $1, R3, R3
+	BNE kv_key4
+kv_done3:
+	RET
+
+// func maxRowNEON(row, m []float32)
+// m[0] = max(m[0], row[0], …, row[len(row)−1]), NaN if any is NaN; len(m) ≥ 1.
+TEXT ·maxRowNEON(SB), NOSPLIT, $0-48
+	MOVD row_base+0(FP), R0
+	MOVD row_len+8(FP), R2
+	MOVD m_base+24(FP), R1
+	FMOVS (R1), F4
+	VDUP V4.S[0], V0.S4
+	VDUP V4.S[0], V1.S4
+	VDUP V4.S[0], V2.S4
+	VDUP V4.S[0], V3.S4
+	LSR $4, R2, R3
+	CBZ R3, maxrow_from4_1
+maxrow_x16_4:
+	VLD1.P 64(R0), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x4e24f400 // FMAX V4.S4, V0.S4, V0.S4
+	WORD $0x4e25f421 // FMAX V5.S4, V1.S4, V1.S4
+	WORD $0x4e26f442 // FMAX V6.S4, V2.S4, V2.S4
+	WORD $0x4e27f463 // FMAX V7.S4, V3.S4, V3.S4
+	SUBS $1, R3, R3
+	BNE maxrow_x16_4
+maxrow_from4_1:
+	LSR $2, R2, R3
+	AND $3, R3, R3
+	CBZ R3, maxrow_fold2
+maxrow_x4_5:
+	VLD1.P 16(R0), [V4.S4]
+	WORD $0x4e24f400 // FMAX V4.S4, V0.S4, V0.S4
+	SUBS $1, R3, R3
+	BNE maxrow_x4_5
+maxrow_fold2:
+	WORD $0x4e21f400 // FMAX V1.S4, V0.S4, V0.S4
+	WORD $0x4e23f442 // FMAX V3.S4, V2.S4, V2.S4
+	WORD $0x4e22f400 // FMAX V2.S4, V0.S4, V0.S4
+	WORD $0x6e20f400 // VFMAXP V0.S4, V0.S4, V0.S4
+	WORD $0x6e20f400 // VFMAXP V0.S4, V0.S4, V0.S4
+	AND $3, R2, R3
+	CBZ R3, maxrow_end3
+maxrow_x1_6:
+	FMOVS.P 4(R0), F4
+	FMAXS F4, F0, F0
+	SUBS $1, R3, R3
+	BNE maxrow_x1_6
+maxrow_end3:
+	FMOVS F0, (R1)
+	RET
+
+// func expShiftNEON(row []float32, m float32, sum []float32)
+// row[j] = e^(row[j] − m) for j < len(row), sum[0] = Σ_j row[j]; len(sum) ≥ 1.
+TEXT ·expShiftNEON(SB), NOSPLIT, $0-56
+	MOVD row_base+0(FP), R0
+	MOVD row_len+8(FP), R2
+	MOVD sum_base+32(FP), R1
+	FMOVS m+24(FP), F16
+	VDUP V16.S[0], V16.S4
+	MOVD $0xc2b00000, R9 // float32 -88
+	VDUP R9, V20.S4
+	MOVD $0x42b00000, R9 // float32 88
+	VDUP R9, V21.S4
+	MOVD $0x3fb8aa3b, R9 // float32 1.442695
+	VDUP R9, V22.S4
+	MOVD $0x4b40007f, R9 // float32 1.2583039e+07
+	VDUP R9, V23.S4
+	MOVD $0x3f318000, R9 // float32 0.6933594
+	VDUP R9, V24.S4
+	MOVD $0xb95e8083, R9 // float32 -0.00021219444
+	VDUP R9, V25.S4
+	MOVD $0x3ab5121a, R9 // float32 0.0013814599
+	VDUP R9, V26.S4
+	MOVD $0x3c091cf1, R9 // float32 0.008368717
+	VDUP R9, V27.S4
+	MOVD $0x3d2aac79, R9 // float32 0.04166839
+	VDUP R9, V28.S4
+	MOVD $0x3e2aaa49, R9 // float32 0.16666521
+	VDUP R9, V29.S4
+	MOVD $0x3efffffe, R9 // float32 0.49999994
+	VDUP R9, V30.S4
+	MOVD $0x3f800000, R9 // float32 1
+	VDUP R9, V31.S4
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	LSR $4, R2, R3
+	CBZ R3, expshift_from4_1
+expshift_x16_4:
+	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x4eb0d400 // FSUB V16.S4, V0.S4, V0.S4
+	WORD $0x4eb0d421 // FSUB V16.S4, V1.S4, V1.S4
+	WORD $0x4eb0d442 // FSUB V16.S4, V2.S4, V2.S4
+	WORD $0x4eb0d463 // FSUB V16.S4, V3.S4, V3.S4
+	WORD $0x4e21f408 // FMAX V1.S4, V0.S4, V8.S4
+	WORD $0x4e23f449 // FMAX V3.S4, V2.S4, V9.S4
+	WORD $0x4e29f508 // FMAX V9.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	WORD $0x6e28f508 // VFMAXP V8.S4, V8.S4, V8.S4
+	VMOV V8.S[0], R9
+	MOVD $3266314240, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_live7
+	MOVD $1020264449, R11
+	SUB R11, R9, R9
+	TBNZ $63, R9, exp_dead5
+exp_live7:
+	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
+	WORD $0x4e34f421 // FMAX V20.S4, V1.S4, V1.S4
+	WORD $0x4e34f442 // FMAX V20.S4, V2.S4, V2.S4
+	WORD $0x4e34f463 // FMAX V20.S4, V3.S4, V3.S4
+	WORD $0x4eb5f400 // FMIN V21.S4, V0.S4, V0.S4
+	WORD $0x4eb5f421 // FMIN V21.S4, V1.S4, V1.S4
+	WORD $0x4eb5f442 // FMIN V21.S4, V2.S4, V2.S4
+	WORD $0x4eb5f463 // FMIN V21.S4, V3.S4, V3.S4
+	VMOV V23.B16, V4.B16
+	VMOV V23.B16, V5.B16
+	VMOV V23.B16, V6.B16
+	VMOV V23.B16, V7.B16
+	VFMLA V22.S4, V0.S4, V4.S4
+	VFMLA V22.S4, V1.S4, V5.S4
+	VFMLA V22.S4, V2.S4, V6.S4
+	VFMLA V22.S4, V3.S4, V7.S4
+	WORD $0x4eb7d488 // FSUB V23.S4, V4.S4, V8.S4
+	WORD $0x4eb7d4a9 // FSUB V23.S4, V5.S4, V9.S4
+	WORD $0x4eb7d4ca // FSUB V23.S4, V6.S4, V10.S4
+	WORD $0x4eb7d4eb // FSUB V23.S4, V7.S4, V11.S4
+	VFMLS V24.S4, V8.S4, V0.S4
+	VFMLS V24.S4, V9.S4, V1.S4
+	VFMLS V24.S4, V10.S4, V2.S4
+	VFMLS V24.S4, V11.S4, V3.S4
+	VFMLS V25.S4, V8.S4, V0.S4
+	VFMLS V25.S4, V9.S4, V1.S4
+	VFMLS V25.S4, V10.S4, V2.S4
+	VFMLS V25.S4, V11.S4, V3.S4
+	VMOV V27.B16, V8.B16
+	VMOV V27.B16, V9.B16
+	VMOV V27.B16, V10.B16
+	VMOV V27.B16, V11.B16
+	VFMLA V0.S4, V26.S4, V8.S4
+	VFMLA V1.S4, V26.S4, V9.S4
+	VFMLA V2.S4, V26.S4, V10.S4
+	VFMLA V3.S4, V26.S4, V11.S4
+	VMOV V28.B16, V12.B16
+	VMOV V28.B16, V13.B16
+	VMOV V28.B16, V14.B16
+	VMOV V28.B16, V15.B16
+	VFMLA V0.S4, V8.S4, V12.S4
+	VFMLA V1.S4, V9.S4, V13.S4
+	VFMLA V2.S4, V10.S4, V14.S4
+	VFMLA V3.S4, V11.S4, V15.S4
+	VMOV V29.B16, V8.B16
+	VMOV V29.B16, V9.B16
+	VMOV V29.B16, V10.B16
+	VMOV V29.B16, V11.B16
+	VFMLA V0.S4, V12.S4, V8.S4
+	VFMLA V1.S4, V13.S4, V9.S4
+	VFMLA V2.S4, V14.S4, V10.S4
+	VFMLA V3.S4, V15.S4, V11.S4
+	VMOV V30.B16, V12.B16
+	VMOV V30.B16, V13.B16
+	VMOV V30.B16, V14.B16
+	VMOV V30.B16, V15.B16
+	VFMLA V0.S4, V8.S4, V12.S4
+	VFMLA V1.S4, V9.S4, V13.S4
+	VFMLA V2.S4, V10.S4, V14.S4
+	VFMLA V3.S4, V11.S4, V15.S4
+	VMOV V31.B16, V8.B16
+	VMOV V31.B16, V9.B16
+	VMOV V31.B16, V10.B16
+	VMOV V31.B16, V11.B16
+	VFMLA V0.S4, V12.S4, V8.S4
+	VFMLA V1.S4, V13.S4, V9.S4
+	VFMLA V2.S4, V14.S4, V10.S4
+	VFMLA V3.S4, V15.S4, V11.S4
+	VSHL $23, V4.S4, V4.S4
+	VSHL $23, V5.S4, V5.S4
+	VSHL $23, V6.S4, V6.S4
+	VSHL $23, V7.S4, V7.S4
+	WORD $0x6e24dc00 // FMUL V4.S4, V0.S4, V0.S4
+	WORD $0x6e25dc21 // FMUL V5.S4, V1.S4, V1.S4
+	WORD $0x6e26dc42 // FMUL V6.S4, V2.S4, V2.S4
+	WORD $0x6e27dc63 // FMUL V7.S4, V3.S4, V3.S4
+	VFMLA V8.S4, V0.S4, V4.S4
+	VFMLA V9.S4, V1.S4, V5.S4
+	VFMLA V10.S4, V2.S4, V6.S4
+	VFMLA V11.S4, V3.S4, V7.S4
+	B exp_done6
+exp_dead5:
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+exp_done6:
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	WORD $0x4e25d480 // FADD V5.S4, V4.S4, V0.S4
+	WORD $0x4e27d4c2 // FADD V7.S4, V6.S4, V2.S4
+	WORD $0x4e22d400 // FADD V2.S4, V0.S4, V0.S4
+	WORD $0x4e20d631 // FADD V0.S4, V17.S4, V17.S4
+	SUBS $1, R3, R3
+	BNE expshift_x16_4
+expshift_from4_1:
+	LSR $2, R2, R3
+	AND $3, R3, R3
+	CBZ R3, expshift_from1_2
+expshift_x4_8:
+	VLD1 (R0), [V0.S4]
+	WORD $0x4eb0d400 // FSUB V16.S4, V0.S4, V0.S4
+	WORD $0x4e34f400 // FMAX V20.S4, V0.S4, V0.S4
+	WORD $0x4eb5f400 // FMIN V21.S4, V0.S4, V0.S4
+	VMOV V23.B16, V4.B16
+	VFMLA V22.S4, V0.S4, V4.S4
+	WORD $0x4eb7d488 // FSUB V23.S4, V4.S4, V8.S4
+	VFMLS V24.S4, V8.S4, V0.S4
+	VFMLS V25.S4, V8.S4, V0.S4
+	VMOV V27.B16, V8.B16
+	VFMLA V0.S4, V26.S4, V8.S4
+	VMOV V28.B16, V12.B16
+	VFMLA V0.S4, V8.S4, V12.S4
+	VMOV V29.B16, V8.B16
+	VFMLA V0.S4, V12.S4, V8.S4
+	VMOV V30.B16, V12.B16
+	VFMLA V0.S4, V8.S4, V12.S4
+	VMOV V31.B16, V8.B16
+	VFMLA V0.S4, V12.S4, V8.S4
+	VSHL $23, V4.S4, V4.S4
+	WORD $0x6e24dc00 // FMUL V4.S4, V0.S4, V0.S4
+	VFMLA V8.S4, V0.S4, V4.S4
+	VST1.P [V4.S4], 16(R0)
+	WORD $0x4e24d631 // FADD V4.S4, V17.S4, V17.S4
+	SUBS $1, R3, R3
+	BNE expshift_x4_8
+expshift_from1_2:
+	AND $3, R2, R3
+	CBZ R3, expshift_end3
+expshift_x1_9:
+	FMOVS (R0), F0
+	WORD $0x0eb0d400 // FSUB V16.S2, V0.S2, V0.S2
+	WORD $0x0e34f400 // FMAX V20.S2, V0.S2, V0.S2
+	WORD $0x0eb5f400 // FMIN V21.S2, V0.S2, V0.S2
+	VMOV V23.B16, V4.B16
+	VFMLA V22.S2, V0.S2, V4.S2
+	WORD $0x0eb7d488 // FSUB V23.S2, V4.S2, V8.S2
+	VFMLS V24.S2, V8.S2, V0.S2
+	VFMLS V25.S2, V8.S2, V0.S2
+	VMOV V27.B16, V8.B16
+	VFMLA V0.S2, V26.S2, V8.S2
+	VMOV V28.B16, V12.B16
+	VFMLA V0.S2, V8.S2, V12.S2
+	VMOV V29.B16, V8.B16
+	VFMLA V0.S2, V12.S2, V8.S2
+	VMOV V30.B16, V12.B16
+	VFMLA V0.S2, V8.S2, V12.S2
+	VMOV V31.B16, V8.B16
+	VFMLA V0.S2, V12.S2, V8.S2
+	VSHL $23, V4.S2, V4.S2
+	WORD $0x2e24dc00 // FMUL V4.S2, V0.S2, V0.S2
+	VFMLA V8.S2, V0.S2, V4.S2
+	FMOVS.P F4, 4(R0)
+	FADDS F4, F18, F18
+	SUBS $1, R3, R3
+	BNE expshift_x1_9
+expshift_end3:
+	WORD $0x6e31d631 // VFADDP V17.S4, V17.S4, V17.S4
+	WORD $0x6e31d631 // VFADDP V17.S4, V17.S4, V17.S4
+	FADDS F18, F17, F17
+	FMOVS F17, (R1)
+	RET

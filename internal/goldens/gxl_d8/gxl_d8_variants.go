@@ -5,6 +5,10 @@ package gxl_d8
 // kernels holds one variant's kernel functions (docs/internals.md, kernel ABI).
 type kernels struct {
 	scoresRow func(dst, qu, k, qv, r []float32)
+	scoresKV  func(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+	valuesKV  func(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+	expShift  func(row []float32, m float32, sum []float32)
+	maxRow    func(row, m []float32)
 }
 
 // variant is one registered implementation of the kernels.

@@ -10,7 +10,31 @@ package gxl_far
 //go:noescape
 func scoresRowNEON(dst, qu, k, qv, r []float32)
 
+// scoresKVNEON is the NEON kernels.scoresKV for HeadDim 64: q·k of each block row and key.
+// Implemented in gxl_far_arm64.s.
+//
+//go:noescape
+func scoresKVNEON(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+
+// valuesKVNEON is the NEON kernels.valuesKV for HeadDim 64: acc += p·v for every weight not +0.
+// Implemented in gxl_far_arm64.s.
+//
+//go:noescape
+func valuesKVNEON(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+
+// maxRowNEON is the NEON kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// Implemented in gxl_far_arm64.s.
+//
+//go:noescape
+func maxRowNEON(row, m []float32)
+
+// expShiftNEON is the NEON kernels.expShift: row[j] = e^(row[j] − m) with softmaxRow's expf, sum[0] = Σ row[j].
+// Implemented in gxl_far_arm64.s.
+//
+//go:noescape
+func expShiftNEON(row []float32, m float32, sum []float32)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{scoresRow: scoresRowNEON})
+	registerVariant("neon", true, kernels{scoresRow: scoresRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON})
 }

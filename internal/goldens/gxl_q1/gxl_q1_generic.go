@@ -4,7 +4,13 @@ package gxl_q1
 
 // genericKernels is the portable Go implementation, always available; the assembly
 // variants register theirs from the per-architecture files.
-var genericKernels = kernels{scoresRow: scoresRowGeneric}
+var genericKernels = kernels{
+	expShift:  expShiftGeneric,
+	maxRow:    maxRowGeneric,
+	scoresKV:  scoresKVGeneric,
+	scoresRow: scoresRowGeneric,
+	valuesKV:  valuesKVGeneric,
+}
 
 // dot returns Σ_x a[x]·b[x] over the first HeadDim elements of a and b, in four
 // float32 accumulators (the rounding error stays within HeadDim·2^−24·Σ|a_x·b_x|).

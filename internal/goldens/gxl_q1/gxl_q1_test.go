@@ -29,6 +29,28 @@ func loadSpec(tb testing.TB) *spec.Spec {
 	return s
 }
 
+// attnXLSplit returns verify's packed table, uBias ‖ vBias ‖ rel, as the form's operands.
+func attnXLSplit(table []float32, o verify.AttentionOptions) (rel, uBias, vBias []float32) {
+	n := min(len(table), o.QHeads*HeadDim)
+	m := min(len(table), n*2)
+	return table[m:], table[:n], table[n:m]
+}
+
+// attentionKernels adapts the attention form to verify.RunAttention.
+func attentionKernels() verify.AttentionKernels {
+	return verify.AttentionKernels{
+		Attention: func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
+			rel, uBias, vBias := attnXLSplit(table, o)
+			Attention(out, q, k, v, rel, uBias, vBias, qpos, kpos, AttentionOptions(o))
+		},
+		AttentionPaged: func(out, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o verify.AttentionOptions) {
+			rel, uBias, vBias := attnXLSplit(table, o)
+			AttentionPaged(out, q, kCache, vCache, rel, uBias, vBias, qpos, qStart, slots, kpos, kStart, AttentionOptions(o))
+		},
+		HeadDim: HeadDim,
+	}
+}
+
 // TestVariants checks every compiled-in variant against the float64 reference of package
 // verify (random inputs, edge cases and the golden cases of this spec's name) and logs
 // one POSENC-ROW line per variant for posenc verify.
@@ -40,10 +62,10 @@ func TestVariants(t *testing.T) {
 				t.Skipf("variant %s is not available on this CPU", name)
 			}
 			defer UseVariant(name)()
-			r := verify.RunXL(s, verify.XLKernels{
+			r := verify.Merge(verify.RunXL(s, verify.XLKernels{
 				Relative: Relative,
 				Scores:   Scores,
-			})
+			}), verify.RunAttention(s, attentionKernels()))
 			r.Target = name
 			verify.Emit(t, r)
 		})

@@ -156,6 +156,712 @@ dot_done1:
 	VZEROUPPER
 	RET
 
+// func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·scoresKVAVX2(SB), NOSPLIT, $0-120
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups4
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows5:
+	CMPQ AX, $0x00000002
+	JL   s1_rows_done6
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys7:
+	CMPQ         R10, $0x04
+	JL           s1_keys_done8
+	LEAQ         (R8)(DX*2), R11
+	VMOVUPS      (SI), X8
+	VMOVUPS      24(SI), X9
+	VMOVUPS      (R8), X10
+	VMULPS       Y10, Y8, Y0
+	VMULPS       Y10, Y9, Y4
+	VMOVUPS      (R8)(DX*1), X10
+	VMULPS       Y10, Y8, Y1
+	VMULPS       Y10, Y9, Y5
+	VMOVUPS      (R11), X10
+	VMULPS       Y10, Y8, Y2
+	VMULPS       Y10, Y9, Y6
+	VMOVUPS      (R11)(DX*1), X10
+	VMULPS       Y10, Y8, Y3
+	VMULPS       Y10, Y9, Y7
+	VMOVSD       16(SI), X8
+	VMOVSD       40(SI), X9
+	VMOVSD       16(R8), X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVSD       16(R8)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVSD       16(R11), X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVSD       16(R11)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R9)(BX*1)
+	LEAQ         (R8)(DX*4), R8
+	ADDQ         $0x10, R9
+	SUBQ         $0x04, R10
+	JMP          s1_keys7
+
+s1_keys_done8:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done10
+
+s1_key_tail9:
+	VMOVUPS      (SI), X8
+	VMOVUPS      (R8), X9
+	VMULPS       Y9, Y8, Y0
+	VMOVSD       16(SI), X8
+	VMOVSD       16(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	VMOVUPS      24(SI), X8
+	VMOVUPS      (R8), X9
+	VMULPS       Y9, Y8, Y0
+	VMOVSD       40(SI), X8
+	VMOVSD       16(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)(BX*1)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_key_tail9
+
+s1_key_tail_done10:
+	ADDQ $0x00000030, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x02, AX
+	JMP  s1_rows5
+
+s1_rows_done6:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done12
+
+s1_row_tail11:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done14
+
+s1_row_tail_key13:
+	VMOVUPS      (SI), X8
+	VMOVUPS      (R8), X9
+	VMULPS       Y9, Y8, Y0
+	VMOVSD       16(SI), X8
+	VMOVSD       16(R8), X9
+	VMULPS       Y9, Y8, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R9)
+	ADDQ         DX, R8
+	ADDQ         $0x04, R9
+	DECQ         R10
+	JNZ          s1_row_tail_key13
+
+s1_row_tail_key_done14:
+	ADDQ $0x00000018, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail11
+
+s1_row_tail_done12:
+	VZEROUPPER
+	RET
+
+kv_groups4:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000001, DI
+	JNZ   kv_by_key15
+
+kb_keys16:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done17
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done19
+
+kb_query18:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done21
+
+kb_group20:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows22:
+	LEAQ         (R9)(DX*2), R13
+	VMOVUPS      (DI), X8
+	VMOVUPS      24(DI), X9
+	VMOVUPS      (R9), X10
+	VMULPS       Y10, Y8, Y0
+	VMULPS       Y10, Y9, Y4
+	VMOVUPS      (R9)(DX*1), X10
+	VMULPS       Y10, Y8, Y1
+	VMULPS       Y10, Y9, Y5
+	VMOVUPS      (R13), X10
+	VMULPS       Y10, Y8, Y2
+	VMULPS       Y10, Y9, Y6
+	VMOVUPS      (R13)(DX*1), X10
+	VMULPS       Y10, Y8, Y3
+	VMULPS       Y10, Y9, Y7
+	VMOVSD       16(DI), X8
+	VMOVSD       40(DI), X9
+	VMOVSD       16(R9), X10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVSD       16(R9)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVSD       16(R13), X10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVSD       16(R13)(DX*1), X10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (R8)(BX*1)
+	ADDQ         $0x00000030, DI
+	ADDQ         BX, R8
+	ADDQ         BX, R8
+	SUBQ         $0x02, R10
+	JNZ          kb_rows22
+	ADDQ         $0x00000018, R9
+	DECQ         R12
+	JNZ          kb_group20
+
+kb_group_done21:
+	DECQ R11
+	JNZ  kb_query18
+
+kb_query_done19:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys16
+
+kb_keys_done17:
+kv_by_key15:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done24
+
+kv_key23:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done26
+
+kv_query25:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done28
+
+kv_group27:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS    (R9), X8
+	VMOVSD     16(R9), X9
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done30
+
+kv_head29:
+	VMOVUPS      (SI), X10
+	VMULPS       Y10, Y8, Y0
+	VMOVSD       16(SI), X10
+	VMULPS       Y10, Y9, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VPERMILPS    $0x4e, X1, X0
+	VADDPS       X0, X1, X1
+	VPERMILPS    $0xb1, X1, X0
+	VADDSS       X0, X1, X1
+	VMOVSS       X1, (R8)
+	ADDQ         $0x00000018, SI
+	ADDQ         BX, R8
+	DECQ         R13
+	JNZ          kv_head29
+
+kv_head_done30:
+	ADDQ $0x00000018, R9
+	DECQ R12
+	JNZ  kv_group27
+
+kv_group_done28:
+	DECQ R11
+	JNZ  kv_query25
+
+kv_query_done26:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key23
+
+kv_key_done24:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·valuesKVAVX2(SB), NOSPLIT, $0-144
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups31
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done33
+
+v1_row32:
+	VBROADCASTSS (DI), Y0
+	VMOVUPS      (CX), X1
+	VMULPS       Y0, Y1, Y1
+	VMOVSD       16(CX), X2
+	VMULPS       Y0, Y2, Y2
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done35
+
+v1_key34:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero36
+	VBROADCASTSS (R10), Y0
+	VMOVUPS      (R9), X3
+	VFMADD231PS  Y3, Y0, Y1
+	VMOVSD       16(R9), X3
+	VFMADD231PS  Y3, Y0, Y2
+
+v1_zero36:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key34
+
+v1_key_done35:
+	VMOVUPS X1, (CX)
+	VMOVSD  X2, 16(CX)
+	ADDQ    $0x00000018, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row32
+
+v1_row_done33:
+	VZEROUPPER
+	RET
+
+kv_groups31:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done38
+
+kv_rescale37:
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (DI), X1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      X1, (DI)
+	VMOVSD       16(DI), X2
+	VMULPS       Y0, Y2, Y2
+	VMOVSD       X2, 16(DI)
+	ADDQ         $0x00000018, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale37
+
+kv_rescale_done38:
+	MOVQ nk+96(FP), SI
+
+vb_keys39:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done40
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done42
+
+vb_query41:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done44
+
+vb_group43:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done46
+
+vb_head45:
+	VMOVUPS      (DI), X3
+	VMOVSD       16(DI), X4
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero47
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (R9), X5
+	VFMADD231PS  Y5, Y0, Y3
+	VMOVSD       16(R9), X5
+	VFMADD231PS  Y5, Y0, Y4
+
+vb_zero47:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero48
+	VBROADCASTSS 4(R8), Y0
+	VMOVUPS      (R9)(DX*1), X5
+	VFMADD231PS  Y5, Y0, Y3
+	VMOVSD       16(R9)(DX*1), X5
+	VFMADD231PS  Y5, Y0, Y4
+
+vb_zero48:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero49
+	VBROADCASTSS 8(R8), Y0
+	VMOVUPS      (R10), X5
+	VFMADD231PS  Y5, Y0, Y3
+	VMOVSD       16(R10), X5
+	VFMADD231PS  Y5, Y0, Y4
+
+vb_zero49:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero50
+	VBROADCASTSS 12(R8), Y0
+	VMOVUPS      (R10)(DX*1), X5
+	VFMADD231PS  Y5, Y0, Y3
+	VMOVSD       16(R10)(DX*1), X5
+	VFMADD231PS  Y5, Y0, Y4
+
+vb_zero50:
+	VMOVUPS X3, (DI)
+	VMOVSD  X4, 16(DI)
+	ADDQ    $0x00000018, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head45
+
+vb_head_done46:
+	ADDQ $0x00000018, R9
+	DECQ R13
+	JNZ  vb_group43
+
+vb_group_done44:
+	DECQ R12
+	JNZ  vb_query41
+
+vb_query_done42:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys39
+
+vb_keys_done40:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done52
+
+kv_key51:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done54
+
+kv_query53:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done56
+
+kv_group55:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS    (R9), X5
+	VMOVSD     16(R9), X6
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done58
+
+kv_head57:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero59
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (SI), X7
+	VFMADD231PS  Y5, Y0, Y7
+	VMOVUPS      X7, (SI)
+	VMOVSD       16(SI), X8
+	VFMADD231PS  Y6, Y0, Y8
+	VMOVSD       X8, 16(SI)
+
+kv_zero59:
+	ADDQ $0x00000018, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head57
+
+kv_head_done58:
+	ADDQ $0x00000018, R9
+	DECQ R13
+	JNZ  kv_group55
+
+kv_group_done56:
+	DECQ R12
+	JNZ  kv_query53
+
+kv_query_done54:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key51
+
+kv_key_done52:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX2(row []float32, m []float32)
+// Requires: AVX
+TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+
+loop61:
+	CMPQ    CX, $0x00000010
+	JB      loop_end62
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	VMOVUPS 32(AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop61
+
+loop_end62:
+loop63:
+	CMPQ    CX, $0x00000008
+	JB      loop_end64
+	VMOVUPS (AX), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     loop63
+
+loop_end64:
+	TESTQ      CX, CX
+	JZ         loop_done60
+	LEAQ       tailmask8<>+0(SB), BX
+	NEGQ       CX
+	VMOVDQU    32(BX)(CX*4), Y2
+	VMASKMOVPS (AX), Y2, Y3
+	VBLENDVPS  Y2, Y3, Y0, Y3
+	VCMPPS     $0x03, Y3, Y3, Y2
+	VORPS      Y2, Y1, Y1
+	VMAXPS     Y3, Y0, Y0
+
+loop_done60:
+	VEXTRACTF128 $0x01, Y0, X2
+	VMAXPS       X2, X0, X2
+	VPERMILPS    $0x4e, X2, X0
+	VMAXPS       X0, X2, X2
+	VPERMILPS    $0xb1, X2, X0
+	VMAXSS       X0, X2, X2
+	VTESTPS      Y1, Y1
+	JZ           max_store65
+	VMOVSS       c32_7fc00000<>+0(SB), X2
+
+max_store65:
+	VMOVSS X2, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX2(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS c32_c2b00000<>+0(SB), Y2
+	VBROADCASTSS c32_42b00000<>+0(SB), Y3
+	VBROADCASTSS c32_4b40007f<>+0(SB), Y4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
+	VBROADCASTSS c32_3f318000<>+0(SB), Y6
+
+loop67:
+	CMPQ         CX, $0x00000008
+	JB           loop_end68
+	VMOVUPS      (AX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMOVUPS      Y4, Y8
+	VFMADD231PS  Y5, Y7, Y8
+	VSUBPS       Y4, Y8, Y9
+	VFNMADD231PS Y6, Y9, Y7
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y9, Y7
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y9
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y7, Y9
+	VMULPS       Y8, Y9, Y7
+	VMOVUPS      Y7, (AX)
+	VADDPS       Y7, Y1, Y1
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop67
+
+loop_end68:
+	TESTQ        CX, CX
+	JZ           loop_done66
+	LEAQ         tailmask8<>+0(SB), BX
+	NEGQ         CX
+	VMOVDQU      32(BX)(CX*4), Y7
+	VMASKMOVPS   (AX), Y7, Y8
+	VSUBPS       Y0, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMOVUPS      Y4, Y0
+	VFMADD231PS  Y5, Y8, Y0
+	VSUBPS       Y4, Y0, Y2
+	VFNMADD231PS Y6, Y2, Y8
+	VFNMADD231PS c32x8_b95e8083<>+0(SB), Y2, Y8
+	VPSLLD       $0x17, Y0, Y0
+	VMOVUPS      c32x8_3ab5121a<>+0(SB), Y2
+	VFMADD213PS  c32x8_3c091cf1<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3d2aac79<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3e2aaa49<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3efffffe<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VFMADD213PS  c32x8_3f800000<>+0(SB), Y8, Y2
+	VMULPS       Y0, Y2, Y8
+	VANDPS       Y7, Y8, Y8
+	VMASKMOVPS   Y8, Y7, (AX)
+	VADDPS       Y8, Y1, Y1
+
+loop_done66:
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DX)
+	VZEROUPPER
+	RET
+
 // func scoresRowAVX512(dst []float32, qu []float32, k []float32, qv []float32, r []float32)
 // Requires: AVX, AVX512F
 TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-120
@@ -170,11 +876,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-120
 	VMOVUPS.Z (DX), K1, Z0
 	VMOVUPS.Z (SI), K1, Z1
 	TESTQ     CX, CX
-	JZ        dot_done4
+	JZ        dot_done69
 	CMPQ      CX, $0x00000010
-	JB        dot_single5
+	JB        dot_single70
 
-dot_block6:
+dot_block71:
 	VMOVUPS.Z   (BX), K1, Z2
 	VMULPS      Z2, Z0, Z2
 	VMOVUPS.Z   48(BX), K1, Z3
@@ -290,9 +996,9 @@ dot_block6:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block6
+	JAE         dot_block71
 	TESTQ       CX, CX
-	JZ          dot_done4
+	JZ          dot_done69
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000018, DX, CX
@@ -301,9 +1007,9 @@ dot_block6:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block6
+	JMP         dot_block71
 
-dot_single5:
+dot_single70:
 	VMOVUPS.Z   (BX), K1, Z2
 	VMULPS      Z2, Z0, Z2
 	VMOVUPS.Z   (DI), K1, Z3
@@ -325,8 +1031,945 @@ dot_single5:
 	ADDQ        $0x00000018, DI
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single5
+	JNZ         dot_single70
 
-dot_done4:
+dot_done69:
 	VZEROUPPER
 	RET
+
+// func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
+	MOVL  $0x0000003f, AX
+	KMOVW AX, K1
+	MOVQ  k_base+48(FP), AX
+	MOVQ  s_base+0(FP), CX
+	MOVQ  kStride+104(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  sStride+112(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+88(FP), $0x01
+	JNE   kv_groups72
+	MOVQ  nb+80(FP), AX
+	IMULQ grp+96(FP), AX
+	MOVQ  nk+72(FP), CX
+	MOVQ  q_base+24(FP), SI
+	MOVQ  s_base+0(FP), DI
+
+s1_rows73:
+	CMPQ AX, $0x00000004
+	JL   s1_rows_done74
+	MOVQ k_base+48(FP), R8
+	MOVQ DI, R9
+	MOVQ CX, R10
+
+s1_keys75:
+	CMPQ          R10, $0x04
+	JL            s1_keys_done76
+	LEAQ          (R8)(DX*2), R11
+	VMOVUPS.Z     (SI), K1, Z3
+	VMOVUPS.Z     24(SI), K1, Z7
+	VMOVUPS.Z     48(SI), K1, Z11
+	VMOVUPS.Z     72(SI), K1, Z15
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS.Z     (R8)(DX*1), K1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS.Z     (R11), K1, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS.Z     (R11)(DX*1), K1, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R9)
+	VEXTRACTF32X4 $0x01, Z1, (R9)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R9)(BX*2)
+	LEAQ          (BX)(BX*2), R11
+	VEXTRACTF32X4 $0x03, Z1, (R9)(R11*1)
+	LEAQ          (R8)(DX*4), R8
+	ADDQ          $0x10, R9
+	SUBQ          $0x04, R10
+	JMP           s1_keys75
+
+s1_keys_done76:
+	TESTQ R10, R10
+	JZ    s1_key_tail_done78
+
+s1_key_tail77:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	VMOVUPS.Z     24(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*1)
+	VMOVUPS.Z     48(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)(BX*2)
+	VMOVUPS.Z     72(SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	LEAQ          (BX)(BX*2), R11
+	VMOVSS        X0, (R9)(R11*1)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_key_tail77
+
+s1_key_tail_done78:
+	ADDQ $0x00000060, SI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	SUBQ $0x04, AX
+	JMP  s1_rows73
+
+s1_rows_done74:
+	TESTQ AX, AX
+	JZ    s1_row_tail_done80
+
+s1_row_tail79:
+	MOVQ  k_base+48(FP), R8
+	MOVQ  DI, R9
+	MOVQ  CX, R10
+	TESTQ R10, R10
+	JZ    s1_row_tail_key_done82
+
+s1_row_tail_key81:
+	VMOVUPS.Z     (SI), K1, Z0
+	VMOVUPS.Z     (R8), K1, Z1
+	VMULPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (R9)
+	ADDQ          DX, R8
+	ADDQ          $0x04, R9
+	DECQ          R10
+	JNZ           s1_row_tail_key81
+
+s1_row_tail_key_done82:
+	ADDQ $0x00000018, SI
+	ADDQ BX, DI
+	DECQ AX
+	JNZ  s1_row_tail79
+
+s1_row_tail_done80:
+	VZEROUPPER
+	RET
+
+kv_groups72:
+	MOVQ  nk+72(FP), SI
+	MOVQ  grp+96(FP), DI
+	TESTQ $0x00000003, DI
+	JNZ   kv_by_key83
+
+kb_keys84:
+	CMPQ  SI, $0x04
+	JL    kb_keys_done85
+	MOVQ  q_base+24(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kb_query_done87
+
+kb_query86:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kb_group_done89
+
+kb_group88:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	MOVQ       grp+96(FP), R10
+
+kb_rows90:
+	LEAQ          (R9)(DX*2), R13
+	VMOVUPS.Z     (DI), K1, Z3
+	VMOVUPS.Z     24(DI), K1, Z7
+	VMOVUPS.Z     48(DI), K1, Z11
+	VMOVUPS.Z     72(DI), K1, Z15
+	VMOVUPS.Z     (R9), K1, Z1
+	VMULPS        Z1, Z3, Z0
+	VMULPS        Z1, Z7, Z4
+	VMULPS        Z1, Z11, Z8
+	VMULPS        Z1, Z15, Z12
+	VMOVUPS.Z     (R9)(DX*1), K1, Z2
+	VMULPS        Z2, Z3, Z1
+	VMULPS        Z2, Z7, Z5
+	VMULPS        Z2, Z11, Z9
+	VMULPS        Z2, Z15, Z13
+	VMOVUPS.Z     (R13), K1, Z14
+	VMULPS        Z14, Z3, Z2
+	VMULPS        Z14, Z7, Z6
+	VMULPS        Z14, Z11, Z10
+	VMULPS        Z14, Z15, Z14
+	VMOVUPS.Z     (R13)(DX*1), K1, Z16
+	VMULPS        Z16, Z3, Z3
+	VMULPS        Z16, Z7, Z7
+	VMULPS        Z16, Z11, Z11
+	VMULPS        Z16, Z15, Z15
+	VSHUFF32X4    $0x44, Z4, Z0, Z16
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z16, Z16
+	VSHUFF32X4    $0x44, Z12, Z8, Z0
+	VSHUFF32X4    $0xee, Z12, Z8, Z4
+	VADDPS        Z4, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z1, Z4
+	VSHUFF32X4    $0xee, Z5, Z1, Z1
+	VADDPS        Z1, Z4, Z4
+	VSHUFF32X4    $0x44, Z13, Z9, Z1
+	VSHUFF32X4    $0xee, Z13, Z9, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z5
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z10, Z2
+	VSHUFF32X4    $0xee, Z14, Z10, Z6
+	VADDPS        Z6, Z2, Z2
+	VSHUFF32X4    $0x44, Z7, Z3, Z6
+	VSHUFF32X4    $0xee, Z7, Z3, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0x44, Z15, Z11, Z3
+	VSHUFF32X4    $0xee, Z15, Z11, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z16, Z7
+	VSHUFF32X4    $0xdd, Z0, Z16, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z1, Z4, Z0
+	VSHUFF32X4    $0xdd, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z5, Z1
+	VSHUFF32X4    $0xdd, Z2, Z5, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z3, Z6, Z2
+	VSHUFF32X4    $0xdd, Z3, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VUNPCKLPS     Z0, Z7, Z3
+	VUNPCKHPS     Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VUNPCKLPS     Z2, Z1, Z0
+	VUNPCKHPS     Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VUNPCKLPD     Z0, Z3, Z1
+	VUNPCKHPD     Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       X1, (R8)
+	VEXTRACTF32X4 $0x01, Z1, (R8)(BX*1)
+	VEXTRACTF32X4 $0x02, Z1, (R8)(BX*2)
+	LEAQ          (BX)(BX*2), R13
+	VEXTRACTF32X4 $0x03, Z1, (R8)(R13*1)
+	ADDQ          $0x00000060, DI
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	ADDQ          BX, R8
+	SUBQ          $0x04, R10
+	JNZ           kb_rows90
+	ADDQ          $0x00000018, R9
+	DECQ          R12
+	JNZ           kb_group88
+
+kb_group_done89:
+	DECQ R11
+	JNZ  kb_query86
+
+kb_query_done87:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  kb_keys84
+
+kb_keys_done85:
+kv_by_key83:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R10
+	TESTQ  R10, R10
+	JZ     kv_key_done92
+
+kv_key91:
+	MOVQ  q_base+24(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+80(FP), R11
+	TESTQ R11, R11
+	JZ    kv_query_done94
+
+kv_query93:
+	MOVQ  AX, R9
+	MOVQ  groups+88(FP), R12
+	TESTQ R12, R12
+	JZ    kv_group_done96
+
+kv_group95:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS.Z  (R9), K1, Z0
+	MOVQ       grp+96(FP), R13
+	TESTQ      R13, R13
+	JZ         kv_head_done98
+
+kv_head97:
+	VMOVUPS.Z     (SI), K1, Z1
+	VMULPS        Z1, Z0, Z1
+	VEXTRACTF32X8 $0x01, Z1, Y2
+	VADDPS        Y2, Y1, Y2
+	VEXTRACTF32X4 $0x01, Y2, X1
+	VADDPS        X1, X2, X1
+	VPERMILPS     $0x4e, X1, X2
+	VADDPS        X2, X1, X1
+	VPERMILPS     $0xb1, X1, X2
+	VADDSS        X2, X1, X1
+	VMOVSS        X1, (R8)
+	ADDQ          $0x00000018, SI
+	ADDQ          BX, R8
+	DECQ          R13
+	JNZ           kv_head97
+
+kv_head_done98:
+	ADDQ $0x00000018, R9
+	DECQ R12
+	JNZ  kv_group95
+
+kv_group_done96:
+	DECQ R11
+	JNZ  kv_query93
+
+kv_query_done94:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R10
+	JNZ  kv_key91
+
+kv_key_done92:
+	VZEROUPPER
+	RET
+
+// func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
+	MOVL  $0x0000003f, AX
+	KMOVW AX, K1
+	MOVQ  v_base+48(FP), AX
+	MOVQ  p_base+24(FP), CX
+	MOVQ  vStride+128(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  pStride+136(FP), BX
+	SHLQ  $0x02, BX
+	CMPQ  groups+112(FP), $0x01
+	JNE   kv_groups99
+	MOVQ  nb+104(FP), AX
+	IMULQ grp+120(FP), AX
+	MOVQ  acc_base+0(FP), CX
+	MOVQ  p_base+24(FP), SI
+	MOVQ  alpha_base+72(FP), DI
+	MOVQ  AX, R8
+	TESTQ R8, R8
+	JZ    v1_row_done101
+
+v1_row100:
+	VBROADCASTSS (DI), Z0
+	VMOVUPS.Z    (CX), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	MOVQ         v_base+48(FP), R9
+	MOVQ         SI, R10
+	MOVQ         nk+96(FP), R11
+	TESTQ        R11, R11
+	JZ           v1_key_done103
+
+v1_key102:
+	MOVL         (R10), AX
+	TESTL        AX, AX
+	JZ           v1_zero104
+	VBROADCASTSS (R10), Z0
+	VMOVUPS.Z    (R9), K1, Z2
+	VFMADD231PS  Z2, Z0, Z1
+
+v1_zero104:
+	ADDQ DX, R9
+	ADDQ $0x04, R10
+	DECQ R11
+	JNZ  v1_key102
+
+v1_key_done103:
+	VMOVUPS Z1, K1, (CX)
+	ADDQ    $0x00000018, CX
+	ADDQ    BX, SI
+	ADDQ    $0x04, DI
+	DECQ    R8
+	JNZ     v1_row100
+
+v1_row_done101:
+	VZEROUPPER
+	RET
+
+kv_groups99:
+	MOVQ  nb+104(FP), SI
+	IMULQ groups+112(FP), SI
+	IMULQ grp+120(FP), SI
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  alpha_base+72(FP), R8
+	TESTQ SI, SI
+	JZ    kv_rescale_done106
+
+kv_rescale105:
+	VBROADCASTSS (R8), Z0
+	VMOVUPS.Z    (DI), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (DI)
+	ADDQ         $0x00000018, DI
+	ADDQ         $0x04, R8
+	DECQ         SI
+	JNZ          kv_rescale105
+
+kv_rescale_done106:
+	MOVQ nk+96(FP), SI
+
+vb_keys107:
+	CMPQ  SI, $0x04
+	JL    vb_keys_done108
+	MOVQ  acc_base+0(FP), DI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    vb_query_done110
+
+vb_query109:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    vb_group_done112
+
+vb_group111:
+	MOVQ       R9, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*4)
+	LEAQ       (R9)(DX*2), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         vb_head_done114
+
+vb_head113:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero115
+	VBROADCASTSS (R8), Z1
+	VMOVUPS.Z    (R9), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero115:
+	MOVL         4(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero116
+	VBROADCASTSS 4(R8), Z1
+	VMOVUPS.Z    (R9)(DX*1), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero116:
+	MOVL         8(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero117
+	VBROADCASTSS 8(R8), Z1
+	VMOVUPS.Z    (R10), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero117:
+	MOVL         12(R8), R11
+	TESTL        R11, R11
+	JZ           vb_zero118
+	VBROADCASTSS 12(R8), Z1
+	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero118:
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    $0x00000018, DI
+	ADDQ    BX, R8
+	DECQ    R14
+	JNZ     vb_head113
+
+vb_head_done114:
+	ADDQ $0x00000018, R9
+	DECQ R13
+	JNZ  vb_group111
+
+vb_group_done112:
+	DECQ R12
+	JNZ  vb_query109
+
+vb_query_done110:
+	LEAQ (AX)(DX*4), AX
+	ADDQ $0x10, CX
+	SUBQ $0x04, SI
+	JMP  vb_keys107
+
+vb_keys_done108:
+	IMUL3Q $0x00000004, DX, DI
+	MOVQ   SI, R11
+	TESTQ  R11, R11
+	JZ     kv_key_done120
+
+kv_key119:
+	MOVQ  acc_base+0(FP), SI
+	MOVQ  CX, R8
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
+	JZ    kv_query_done122
+
+kv_query121:
+	MOVQ  AX, R9
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
+	JZ    kv_group_done124
+
+kv_group123:
+	PREFETCHT1 (R9)(DI*1)
+	VMOVUPS.Z  (R9), K1, Z0
+	MOVQ       grp+120(FP), R14
+	TESTQ      R14, R14
+	JZ         kv_head_done126
+
+kv_head125:
+	MOVL         (R8), R10
+	TESTL        R10, R10
+	JZ           kv_zero127
+	VBROADCASTSS (R8), Z1
+	VMOVUPS.Z    (SI), K1, Z2
+	VFMADD231PS  Z0, Z1, Z2
+	VMOVUPS      Z2, K1, (SI)
+
+kv_zero127:
+	ADDQ $0x00000018, SI
+	ADDQ BX, R8
+	DECQ R14
+	JNZ  kv_head125
+
+kv_head_done126:
+	ADDQ $0x00000018, R9
+	DECQ R13
+	JNZ  kv_group123
+
+kv_group_done124:
+	DECQ R12
+	JNZ  kv_query121
+
+kv_query_done122:
+	ADDQ DX, AX
+	ADDQ $0x04, CX
+	DECQ R11
+	JNZ  kv_key119
+
+kv_key_done120:
+	VZEROUPPER
+	RET
+
+// func maxRowAVX512(row []float32, m []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         m_base+24(FP), DX
+	VBROADCASTSS (DX), Z0
+	VCMPPS       $0x03, Z0, Z0, K1
+
+loop129:
+	CMPQ    CX, $0x00000020
+	JB      loop_end130
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	VMOVUPS 64(AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     loop129
+
+loop_end130:
+loop131:
+	CMPQ    CX, $0x00000010
+	JB      loop_end132
+	VMOVUPS (AX), Z1
+	VCMPPS  $0x03, Z1, Z1, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z1, Z0, Z0
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop131
+
+loop_end132:
+	TESTQ     CX, CX
+	JZ        loop_done128
+	LEAQ      tailmask16<>+0(SB), BX
+	KMOVW     (BX)(CX*2), K2
+	VMOVUPS.Z (AX), K2, Z1
+	VCMPPS    $0x03, Z1, Z1, K2, K3
+	KORW      K3, K1, K1
+	VMAXPS    Z1, Z0, K2, Z0
+
+loop_done128:
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMAXPS        X0, X1, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXSS        X1, X0, X0
+	KORTESTW      K1, K1
+	JZ            max_store133
+	VMOVSS        c32_7fc00000<>+0(SB), X0
+
+max_store133:
+	VMOVSS X0, (DX)
+	VZEROUPPER
+	RET
+
+// func expShiftAVX512(row []float32, m float32, sum []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVQ         sum_base+32(FP), DX
+	MOVSS        m+24(FP), X0
+	VBROADCASTSS X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VBROADCASTSS c32_c2d00000<>+0(SB), Z2
+	VBROADCASTSS c32_42b20000<>+0(SB), Z3
+	VBROADCASTSS c32_4b400000<>+0(SB), Z4
+	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Z5
+	VBROADCASTSS c32_3f318000<>+0(SB), Z6
+	VBROADCASTSS c32_b95e8083<>+0(SB), Z7
+	VBROADCASTSS c32_3ab5121a<>+0(SB), Z8
+	VBROADCASTSS c32_3c091cf1<>+0(SB), Z9
+	VBROADCASTSS c32_3d2aac79<>+0(SB), Z10
+	VBROADCASTSS c32_3e2aaa49<>+0(SB), Z11
+	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
+	VBROADCASTSS c32_3f800000<>+0(SB), Z13
+
+loop135:
+	CMPQ         CX, $0x00000010
+	JB           loop_end136
+	VMOVUPS      (AX), Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z15
+	VFMADD231PS  Z5, Z14, Z15
+	VSUBPS       Z4, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z14
+	VFNMADD231PS Z7, Z15, Z14
+	VMOVUPS      Z8, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VFMADD213PS  Z13, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z14
+	VMOVUPS      Z14, (AX)
+	VADDPS       Z14, Z1, Z1
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, CX
+	JMP          loop135
+
+loop_end136:
+	TESTQ        CX, CX
+	JZ           loop_done134
+	LEAQ         tailmask16<>+0(SB), BX
+	KMOVW        (BX)(CX*2), K1
+	VMOVUPS.Z    (AX), K1, Z14
+	VSUBPS       Z0, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMOVUPS      Z4, Z0
+	VFMADD231PS  Z5, Z14, Z0
+	VSUBPS       Z4, Z0, Z0
+	VFNMADD231PS Z6, Z0, Z14
+	VFNMADD231PS Z7, Z0, Z14
+	VMOVUPS      Z8, Z2
+	VFMADD213PS  Z9, Z14, Z2
+	VFMADD213PS  Z10, Z14, Z2
+	VFMADD213PS  Z11, Z14, Z2
+	VFMADD213PS  Z12, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VFMADD213PS  Z13, Z14, Z2
+	VSCALEFPS    Z0, Z2, Z14
+	VMOVAPS.Z    Z14, K1, Z14
+	VMOVUPS      Z14, K1, (AX)
+	VADDPS       Z14, Z1, Z1
+
+loop_done134:
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VPERMILPS     $0x4e, X1, X0
+	VADDPS        X0, X1, X1
+	VPERMILPS     $0xb1, X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (DX)
+	VZEROUPPER
+	RET
+
+DATA tailmask8<>+0(SB)/4, $0xffffffff
+DATA tailmask8<>+4(SB)/4, $0xffffffff
+DATA tailmask8<>+8(SB)/4, $0xffffffff
+DATA tailmask8<>+12(SB)/4, $0xffffffff
+DATA tailmask8<>+16(SB)/4, $0xffffffff
+DATA tailmask8<>+20(SB)/4, $0xffffffff
+DATA tailmask8<>+24(SB)/4, $0xffffffff
+DATA tailmask8<>+28(SB)/4, $0xffffffff
+DATA tailmask8<>+32(SB)/4, $0x00000000
+DATA tailmask8<>+36(SB)/4, $0x00000000
+DATA tailmask8<>+40(SB)/4, $0x00000000
+DATA tailmask8<>+44(SB)/4, $0x00000000
+DATA tailmask8<>+48(SB)/4, $0x00000000
+DATA tailmask8<>+52(SB)/4, $0x00000000
+DATA tailmask8<>+56(SB)/4, $0x00000000
+DATA tailmask8<>+60(SB)/4, $0x00000000
+GLOBL tailmask8<>(SB), RODATA|NOPTR, $64
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_c2b00000<>+0(SB)/4, $0xc2b00000
+GLOBL c32_c2b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b00000<>+0(SB)/4, $0x42b00000
+GLOBL c32_42b00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b40007f<>+0(SB)/4, $0x4b40007f
+GLOBL c32_4b40007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+GLOBL c32_3fb8aa3b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f318000<>+0(SB)/4, $0x3f318000
+GLOBL c32_3f318000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x8_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA c32x8_b95e8083<>+28(SB)/4, $0xb95e8083
+GLOBL c32x8_b95e8083<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3ab5121a<>+0(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+4(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+8(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+12(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+16(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+20(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+24(SB)/4, $0x3ab5121a
+DATA c32x8_3ab5121a<>+28(SB)/4, $0x3ab5121a
+GLOBL c32x8_3ab5121a<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3c091cf1<>+0(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+4(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+8(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+12(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+16(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+20(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+24(SB)/4, $0x3c091cf1
+DATA c32x8_3c091cf1<>+28(SB)/4, $0x3c091cf1
+GLOBL c32x8_3c091cf1<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3d2aac79<>+0(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+4(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+8(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+12(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+16(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+20(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+24(SB)/4, $0x3d2aac79
+DATA c32x8_3d2aac79<>+28(SB)/4, $0x3d2aac79
+GLOBL c32x8_3d2aac79<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+4(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+8(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+12(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+16(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+20(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+24(SB)/4, $0x3e2aaa49
+DATA c32x8_3e2aaa49<>+28(SB)/4, $0x3e2aaa49
+GLOBL c32x8_3e2aaa49<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3efffffe<>+0(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+4(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+8(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+12(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+16(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+20(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+24(SB)/4, $0x3efffffe
+DATA c32x8_3efffffe<>+28(SB)/4, $0x3efffffe
+GLOBL c32x8_3efffffe<>(SB), RODATA|NOPTR, $32
+
+DATA c32x8_3f800000<>+0(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+4(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+8(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+12(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+16(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+20(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+24(SB)/4, $0x3f800000
+DATA c32x8_3f800000<>+28(SB)/4, $0x3f800000
+GLOBL c32x8_3f800000<>(SB), RODATA|NOPTR, $32
+
+DATA tailmask16<>+0(SB)/2, $0x0000
+DATA tailmask16<>+2(SB)/2, $0x0001
+DATA tailmask16<>+4(SB)/2, $0x0003
+DATA tailmask16<>+6(SB)/2, $0x0007
+DATA tailmask16<>+8(SB)/2, $0x000f
+DATA tailmask16<>+10(SB)/2, $0x001f
+DATA tailmask16<>+12(SB)/2, $0x003f
+DATA tailmask16<>+14(SB)/2, $0x007f
+DATA tailmask16<>+16(SB)/2, $0x00ff
+DATA tailmask16<>+18(SB)/2, $0x01ff
+DATA tailmask16<>+20(SB)/2, $0x03ff
+DATA tailmask16<>+22(SB)/2, $0x07ff
+DATA tailmask16<>+24(SB)/2, $0x0fff
+DATA tailmask16<>+26(SB)/2, $0x1fff
+DATA tailmask16<>+28(SB)/2, $0x3fff
+DATA tailmask16<>+30(SB)/2, $0x7fff
+GLOBL tailmask16<>(SB), RODATA|NOPTR, $32
+
+DATA c32_c2d00000<>+0(SB)/4, $0xc2d00000
+GLOBL c32_c2d00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_42b20000<>+0(SB)/4, $0x42b20000
+GLOBL c32_42b20000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_4b400000<>+0(SB)/4, $0x4b400000
+GLOBL c32_4b400000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_b95e8083<>+0(SB)/4, $0xb95e8083
+GLOBL c32_b95e8083<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3ab5121a<>+0(SB)/4, $0x3ab5121a
+GLOBL c32_3ab5121a<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c091cf1<>+0(SB)/4, $0x3c091cf1
+GLOBL c32_3c091cf1<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3d2aac79<>+0(SB)/4, $0x3d2aac79
+GLOBL c32_3d2aac79<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3e2aaa49<>+0(SB)/4, $0x3e2aaa49
+GLOBL c32_3e2aaa49<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3efffffe<>+0(SB)/4, $0x3efffffe
+GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3f800000<>+0(SB)/4, $0x3f800000
+GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
