@@ -4,8 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"testing"
 )
+
+// failFast is set by POSENC_FAILFAST=1 in the environment (tools/mutate
+// sets it for its checks): a Report that has a failure panics, naming it,
+// when its next case begins, so a caught mutation ends its test binary
+// early instead of running every remaining case and variant. Only a run
+// that has already failed stops; a passing run is unchanged.
+var failFast = os.Getenv("POSENC_FAILFAST") == "1"
 
 // Report is the outcome of running one kernel variant through the harness.
 type Report struct {
@@ -111,8 +119,12 @@ type check struct {
 	fails int
 }
 
-// begin starts a new case named name and counts it.
+// begin starts a new case named name and counts it (with POSENC_FAILFAST=1,
+// it panics instead when the report already has a failure).
 func (r *Report) begin(name string) *check {
+	if failFast && len(r.Failures) > 0 {
+		panic(fmt.Sprintf("verify: POSENC_FAILFAST=1: %s: stopped at the first failure: %s", r.Spec, r.Failures[0]))
+	}
 	r.Cases++
 	return &check{r: r, name: name}
 }

@@ -499,3 +499,26 @@ type fakeTB struct {
 
 func (f *fakeTB) Errorf(string, ...any) { f.errors++ }
 func (f *fakeTB) Helper()               {}
+
+// TestFailFastStopsAfterTheFirstFailure checks POSENC_FAILFAST's stop: a
+// report with no failure begins cases as usual, one with a failure panics
+// at the next case, naming that failure.
+func TestFailFastStopsAfterTheFirstFailure(t *testing.T) {
+	defer func(v bool) { failFast = v }(failFast)
+	failFast = true
+	r := &Report{Spec: "s"}
+	r.begin("one").near("x", 0, 1, 1, 0.5)
+	c := r.begin("two")
+	c.near("x", 3, 2, 1, 0.5)
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, "two: x[3] = 2, want 1") {
+			t.Errorf("panic %q does not name the first failure", msg)
+		}
+		if r.Cases != 2 {
+			t.Errorf("%d cases begun, want 2", r.Cases)
+		}
+	}()
+	r.begin("three")
+	t.Errorf("a report with a failure began another case")
+}
