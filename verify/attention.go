@@ -208,8 +208,26 @@ func checkAttnArgs(s *spec.Spec, hd int, q, k, v, table []float32, lq, lk int, o
 
 // newAttnCtx prepares a call: keys are the rows of k and v at positions kpos
 // (already gathered for the paged form); seqLen picks the rope frequencies.
-func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, seqLen int, st Storage) *attnCtx {
+func newAttnCtx(s *spec.Spec, hd int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, seqLen int, st Storage, ids mropeIDs) *attnCtx {
 	a := &attnCtx{hd: hd, o: o, v: v, st: st}
+	switch {
+	case s.Encoding == spec.RoPE && MRoPEAxes(s) > 0:
+		// Multimodal RoPE: rotated at the tokens' ids, whose farthest axis sets
+		// each token's rotation bound.
+		n := MRoPEAxes(s)
+		if len(ids.q) != n*len(qpos) || len(ids.k) != n*len(kpos) {
+			panic("verify: attention: M-RoPE ids are not MRoPEAxes·len(qpos) and MRoPEAxes·len(kpos)")
+		}
+		a.qr = MRoPEApply(s, q, ids.q, o.QHeads, false)
+		a.qe = ropeElemErr(s, q, mropeFarthest(ids.q, n), o.QHeads)
+		if kRotated {
+			a.kr = widen(k)
+		} else {
+			a.kr = MRoPEApply(s, k, ids.k, o.KVHeads, false)
+			a.ke = ropeElemErr(s, k, mropeFarthest(ids.k, n), o.KVHeads)
+		}
+		return a
+	}
 	switch s.Encoding {
 	case spec.RoPE:
 		a.qr = ropeRotateAt(s, q, qpos, o.QHeads, seqLen)
@@ -296,17 +314,42 @@ func widen(x []float32) []float64 {
 // the relative rows rel ([nRel][KVHeads][headDim], row m for distance
 // nRel−1−m). It panics on shapes that break the contract.
 func AttentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool) (out []float64, bound []float64) {
-	return attentionRef(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, StorageF32)
+	return attentionRef(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, StorageF32, mropeIDs{})
+}
+
+// AttentionRefMRoPE is AttentionRef for an M-RoPE spec: q and k (unless
+// kRotated) are rotated as by MRoPEApply at their ids, MRoPEAxes(s) per
+// token (qids for the queries, kids for the keys); qpos and kpos only mask.
+func AttentionRefMRoPE(s *spec.Spec, headDim int, q, k, v []float32, qids, kids, qpos, kpos []int32, o AttentionOptions, kRotated bool) (out []float64, bound []float64) {
+	return attentionRef(s, headDim, q, k, v, nil, qpos, kpos, o, kRotated, StorageF32, mropeIDs{qids, kids})
+}
+
+// mropeIDs are the M-RoPE ids of a call's queries and keys (both nil for
+// every other encoding).
+type mropeIDs struct{ q, k []int32 }
+
+// mropeFarthest returns, per token of ids (n per token), the id of largest
+// magnitude: the position whose rotation bound covers the token's.
+func mropeFarthest(ids []int32, n int) []int32 {
+	far := make([]int32, len(ids)/n)
+	for t := range far {
+		for _, p := range ids[t*n : (t+1)*n] {
+			if abs64(int64(p)) > abs64(int64(far[t])) {
+				far[t] = p
+			}
+		}
+	}
+	return far
 }
 
 // attentionRef is AttentionRef for a kernel storing st: with f16 or bf16
 // the rotated q and k (rope) and the output are rounded to st once each,
 // and the bound grows by those roundings (Storage.roundErr); q, k and v
 // must be values of st.
-func attentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, st Storage) (out []float64, bound []float64) {
+func attentionRef(s *spec.Spec, headDim int, q, k, v, table []float32, qpos, kpos []int32, o AttentionOptions, kRotated bool, st Storage, ids mropeIDs) (out []float64, bound []float64) {
 	lq, lk := len(qpos), len(kpos)
 	checkAttnArgs(s, headDim, q, k, v, table, lq, lk, o)
-	a := newAttnCtx(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st)
+	a := newAttnCtx(s, headDim, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st, ids)
 	out = make([]float64, lq*o.QHeads*headDim)
 	bound = make([]float64, len(out))
 	for i := range lq {

@@ -12,7 +12,7 @@ import (
 // keys are gathered in kpos order and every query sees only its own
 // sequence's keys; the rope frequencies are those of the whole call's
 // positions. kRotated: the cache holds rotated k.
-func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions, kRotated bool, st Storage) (out, bound []float64) {
+func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions, kRotated bool, st Storage, ids mropeIDs) (out, bound []float64) {
 	row := o.KVHeads * hd
 	checkPaged(len(qpos), len(kpos), len(kCache), row, qStart, slots, kStart)
 	if len(vCache) != len(kCache) {
@@ -25,7 +25,7 @@ func attentionPagedRef(s *spec.Spec, hd int, q, kCache, vCache, table []float32,
 		v = append(v, vCache[int(sl)*row:int(sl+1)*row]...)
 	}
 	checkAttnArgs(s, hd, q, k, v, table, len(qpos), len(kpos), o)
-	a := newAttnCtx(s, hd, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st)
+	a := newAttnCtx(s, hd, q, k, v, table, qpos, kpos, o, kRotated, attentionSeqLen(qpos, kpos), st, ids)
 	out = make([]float64, len(qpos)*o.QHeads*hd)
 	bound = make([]float64, len(out))
 	for t := range len(qStart) - 1 {

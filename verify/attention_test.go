@@ -352,7 +352,7 @@ func TestAttentionPagedRefDirect(t *testing.T) {
 		if s.Encoding == spec.RPEBias {
 			table = randomVector(r, s.Heads*s.NumBuckets())
 		}
-		got, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, false, StorageF32)
+		got, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, false, StorageF32, mropeIDs{})
 		out := make([]float32, len(got))
 		attnTestKernels(s, hd, attnKnobs{}).AttentionPaged(out, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o)
 		for i := range got {

@@ -29,6 +29,72 @@ type AttentionKernels struct {
 	// PagedKRotated (rope): the paged form's cache holds rotated k (as
 	// written by ApplyToSlots); false: unrotated k, as Attention.
 	PagedKRotated bool
+	// AttentionMRoPE, AttentionRotatedMRoPE and AttentionPagedMRoPE are the
+	// forms of an M-RoPE spec, which has them instead of Attention,
+	// AttentionRotated and AttentionPaged: qids and kids hold MRoPEAxes(s)
+	// ids per query and key, the rotation's; qpos and kpos only mask. The
+	// harness gives each token ids derived from its position
+	// (attnMRoPEIDs: text tokens and vision patches).
+	AttentionMRoPE        func(out, q, k, v []float32, qids, kids, qpos, kpos []int32, o AttentionOptions)
+	AttentionRotatedMRoPE func(out, q, k, v []float32, qids, qpos, kpos []int32, o AttentionOptions)
+	AttentionPagedMRoPE   func(out, q, kCache, vCache []float32, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
+}
+
+// attnMRoPEIDs returns the M-RoPE ids RunAttention gives tokens at
+// positions pos (nil unless s is an M-RoPE spec): MRoPEAxes(s) per token,
+// a function of the position only, so that a kernel call and the reference
+// agree without passing them around. A third of the positions are text
+// tokens (every axis at the position); the others vision patches: axis 0
+// at the position, each other axis up to 64 from it (a hash of the
+// position picks which and how far), clamped to the int32 range.
+func attnMRoPEIDs(s *spec.Spec, pos []int32) []int32 {
+	n := MRoPEAxes(s)
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int32, 0, n*len(pos))
+	for _, p := range pos {
+		h := uint64(int64(p)) * 0x9e3779b97f4a7c15
+		for a := range n {
+			d := int64(0)
+			if a > 0 && (h>>61)%3 != 0 {
+				d = int64(h>>(10*a)&0x7f) - 64
+			}
+			ids = append(ids, int32(min(max(int64(p)+d, math.MinInt32), math.MaxInt32)))
+		}
+	}
+	return ids
+}
+
+// attnIDs returns the M-RoPE ids of a call's queries and keys
+// (attnMRoPEIDs; empty for other encodings).
+func attnIDs(s *spec.Spec, qpos, kpos []int32) mropeIDs {
+	return mropeIDs{attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos)}
+}
+
+// mropeForms returns k with Attention, AttentionRotated and AttentionPaged
+// calling the M-RoPE forms with the ids of attnMRoPEIDs, so that the rest
+// of the harness runs them as any rope package's.
+func (k AttentionKernels) mropeForms(s *spec.Spec) AttentionKernels {
+	if k.AttentionMRoPE != nil {
+		at := k.AttentionMRoPE
+		k.Attention = func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
+			at(out, q, kk, v, attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos), qpos, kpos, o)
+		}
+	}
+	if k.AttentionRotatedMRoPE != nil {
+		rot := k.AttentionRotatedMRoPE
+		k.AttentionRotated = func(out, q, kk, v []float32, qpos, kpos []int32, o AttentionOptions) {
+			rot(out, q, kk, v, attnMRoPEIDs(s, qpos), qpos, kpos, o)
+		}
+	}
+	if k.AttentionPagedMRoPE != nil {
+		pg := k.AttentionPagedMRoPE
+		k.AttentionPaged = func(out, q, kc, vc, _ []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions) {
+			pg(out, q, kc, vc, attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos), qpos, qStart, slots, kpos, kStart, o)
+		}
+	}
+	return k
 }
 
 // attnCase is one attention call of RunAttention.
@@ -167,6 +233,14 @@ func RunAttention(s *spec.Spec, k AttentionKernels) *Report {
 func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	rep := &Report{Spec: s.Name}
 	rope := s.Encoding == spec.RoPE
+	mrope := rope && MRoPEAxes(s) > 0
+	if mrope {
+		if k.Attention != nil || k.AttentionRotated != nil || k.AttentionPaged != nil {
+			rep.begin("kernels").fail("AttentionKernels of an M-RoPE spec set Attention, AttentionRotated or AttentionPaged (the M-RoPE forms take ids)")
+			return rep
+		}
+		k = k.mropeForms(s)
+	}
 	switch {
 	case s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias && s.Encoding != spec.RPEFull && s.Encoding != spec.XL:
 		rep.begin("kernels").fail("RunAttention: encoding %q has no attention form", s.Encoding)
@@ -304,6 +378,9 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 			in := attnInputs(r, ac, hd)
 			seqLen := attentionSeqLen(ac.qpos, ac.kpos)
 			kr := ropeRotateAt(s, in[1], ac.kpos, ac.o.KVHeads, seqLen)
+			if mrope {
+				kr = MRoPEApply(s, in[1], attnMRoPEIDs(s, ac.kpos), ac.o.KVHeads, false)
+			}
 			krot := st.narrow(kr)
 			name := fmt.Sprintf("AttentionRotated %s QHeads=%d KVHeads=%d causal=%v window=%d (%d)", ac.name, ac.o.QHeads, ac.o.KVHeads, ac.o.Causal, ac.o.Window, ci)
 			attnCall(rep, s, hd, name, ac, in[0], krot, in[2], nil, true, st, func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
@@ -470,7 +547,7 @@ func attnCall(rep *Report, s *spec.Spec, hd int, name string, ac attnCase, q, k,
 	}
 	intsUnchanged(c, "qpos", qp, ac.qpos)
 	intsUnchanged(c, "kpos", kp, ac.kpos)
-	want, bound := attentionRef(s, hd, q, k, v, table, ac.qpos, ac.kpos, ac.o, kRotated, st)
+	want, bound := attentionRef(s, hd, q, k, v, table, ac.qpos, ac.kpos, ac.o, kRotated, st, attnIDs(s, ac.qpos, ac.kpos))
 	checkAttnOut(c, out.s, want, bound)
 }
 

@@ -81,6 +81,6 @@ func attnPaged(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tabl
 	for i, what := range []string{"qpos", "qStart", "slots", "kpos", "kStart"} {
 		intsUnchanged(c, what, cp[i], ints[i])
 	}
-	want, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, k.PagedKRotated && s.Encoding == spec.RoPE, st)
+	want, bound := attentionPagedRef(s, hd, q, kc, vc, table, qpos, qStart, slots, kpos, kStart, o, k.PagedKRotated && s.Encoding == spec.RoPE, st, attnIDs(s, qpos, kpos))
 	checkAttnOut(c, out.s, want, bound)
 }

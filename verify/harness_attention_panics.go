@@ -121,6 +121,23 @@ func attnPanics(rep *Report, s *spec.Spec, k AttentionKernels, r *rand.Rand, tab
 			}, og, qg, kg, vg)
 		}
 	}
+	if k.AttentionMRoPE != nil {
+		// M-RoPE: MRoPEAxes ids per query and key.
+		qids, kids := attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos)
+		for _, b := range []struct {
+			name       string
+			qids, kids []int32
+		}{{"qids one id short", qids[1:], kids}, {"kids one id short", qids, kids[1:]}} {
+			og, qg, kg, vg := guardUnset(nq), guard(vec(nq)), guard(vec(nk)), guard(vec(nk))
+			rep.expectPanicArg("AttentionMRoPE with "+b.name, []string{b.name[:4]}, func() {
+				k.AttentionMRoPE(og.s, qg.s, kg.s, vg.s, b.qids, b.kids, qpos, kpos, o)
+			}, og, qg, kg, vg)
+		}
+		og, qg, kg, vg := guardUnset(nq), guard(vec(nq)), guard(vec(nk)), guard(vec(nk))
+		rep.expectPanicArg("AttentionRotatedMRoPE with qids one id short", []string{"qids"}, func() {
+			k.AttentionRotatedMRoPE(og.s, qg.s, kg.s, vg.s, qids[1:], qpos, kpos, o)
+		}, og, qg, kg, vg)
+	}
 	if k.AttentionPaged == nil {
 		return
 	}

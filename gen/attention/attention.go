@@ -82,6 +82,11 @@ type Term struct {
 	// FusedRope (rope): the package has scoresKVRope on its amd64 variants
 	// (nil elsewhere), which decode blocks of in-table keys use.
 	FusedRope bool
+	// MRoPE (rope): the package rotates by multimodal ids (rotateMRoPE, Axes
+	// ids per token): Attention and AttentionPaged take qids and kids,
+	// AttentionRotated qids, while qpos and kpos only mask. Not with
+	// Storage16 or FusedRope.
+	MRoPE bool
 	// Storage16 (rope): the package stores f16 or bf16 ([]uint16 tensors,
 	// its widen and narrow), so the attention form takes []uint16 q, k, v
 	// and out, widens tiles into float32 scratch (widenRow) and narrows out.
@@ -104,6 +109,12 @@ type data struct {
 	// ExtraParams and ExtraArgs are the family's operands after v in the
 	// parameter lists and calls ("table []float32, " and "table, " for rpe_bias).
 	ExtraParams, ExtraArgs    string
+	// AttendParams, AttendArgs and AttendArgsPaged are the family's operands
+	// of the engine function attend and of its calls from the contiguous
+	// (and rotated) and the paged forms: ExtraParams and ExtraArgs, except
+	// for M-RoPE, whose key ids travel with the keys and whose query ids are
+	// sliced per sequence.
+	AttendParams, AttendArgs, AttendArgsPaged string
 	Elem                      string // the tensors' Go element type: float32, or uint16 (Storage16)
 	SeqLenArg, SeqLenPaged    string
 	BenchQHeads, BenchKVHeads int
@@ -123,6 +134,13 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 	switch t.Family {
 	case "rope":
 		d.Rope = true
+		if t.MRoPE {
+			if t.Storage16 || t.FusedRope {
+				return nil, fmt.Errorf("attention: %s: M-RoPE with 16-bit storage or fused rotation has no attention form", s.File)
+			}
+			d.MRoPE = true
+			d.ExtraParams, d.ExtraArgs = "qids, kids []int32, ", "qids, kids, "
+		}
 	case "alibi":
 		d.Bias = true
 	case "rpe_bias":
@@ -136,6 +154,10 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 		d.ExtraParams, d.ExtraArgs = "rel, uBias, vBias []float32, ", "rel, uBias, vBias, "
 	default:
 		return nil, fmt.Errorf("attention: %s: no term for family %q", s.File, t.Family)
+	}
+	d.AttendParams, d.AttendArgs, d.AttendArgsPaged = d.ExtraParams, d.ExtraArgs, d.ExtraArgs
+	if d.MRoPE {
+		d.AttendParams, d.AttendArgs, d.AttendArgsPaged = "qids []int32, ", "qids, ", "qids[q0*Axes : q1*Axes], "
 	}
 	if d.Bias {
 		d.BenchQHeads, d.BenchKVHeads = s.Heads, s.Heads
@@ -195,6 +217,9 @@ func numbered(src string) string {
 func Run(f *jen.File, t Term) jen.Code {
 	if t.Storage16 {
 		return run16(f)
+	}
+	if t.MRoPE {
+		return runMRoPE(f)
 	}
 	verify := gocode.VerifyPath
 	opts := func() jen.Code { return jen.Id("AttentionOptions").Call(jen.Id("o")) }
@@ -269,6 +294,31 @@ func run16(f *jen.File) jen.Code {
 		})),
 	)
 	return jen.Qual(verify, "RunAttention16").Call(jen.Id("s"), jen.Id("attentionKernels16").Call())
+}
+
+// runMRoPE is Run for an M-RoPE package: its forms, which take ids, as
+// verify's AttentionMRoPE, AttentionRotatedMRoPE and AttentionPagedMRoPE.
+func runMRoPE(f *jen.File) jen.Code {
+	verify := gocode.VerifyPath
+	f32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Float32() }
+	i32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Int32() }
+	opt := jen.Id("o").Qual(verify, "AttentionOptions")
+	call := func(fn string, args ...string) jen.Code {
+		return jen.Id(fn).Call(append(ids(args), jen.Id("AttentionOptions").Call(jen.Id("o")))...)
+	}
+	f.Comment("attentionKernels hands the M-RoPE attention form to verify.RunAttention.")
+	f.Func().Id("attentionKernels").Params().Qual(verify, "AttentionKernels").Block(
+		jen.Return(jen.Qual(verify, "AttentionKernels").Values(jen.Dict{
+			jen.Id("HeadDim"): jen.Id("HeadDim"),
+			jen.Id("AttentionMRoPE"): jen.Func().Params(f32("out", "q", "k", "v"), i32("qids", "kids", "qpos", "kpos"), opt.Clone()).Block(
+				call("Attention", "out", "q", "k", "v", "qids", "kids", "qpos", "kpos")),
+			jen.Id("AttentionRotatedMRoPE"): jen.Func().Params(f32("out", "q", "k", "v"), i32("qids", "qpos", "kpos"), opt.Clone()).Block(
+				call("AttentionRotated", "out", "q", "k", "v", "qids", "qpos", "kpos")),
+			jen.Id("AttentionPagedMRoPE"): jen.Func().Params(f32("out", "q", "kCache", "vCache"), i32("qids", "kids", "qpos", "qStart", "slots", "kpos", "kStart"), opt.Clone()).Block(
+				call("AttentionPaged", "out", "q", "kCache", "vCache", "qids", "kids", "qpos", "qStart", "slots", "kpos", "kStart")),
+		})),
+	)
+	return jen.Qual(verify, "RunAttention").Call(jen.Id("s"), jen.Id("attentionKernels").Call())
 }
 
 // ids returns the identifiers of names.

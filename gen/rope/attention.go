@@ -8,10 +8,11 @@ import (
 )
 
 // hasAttention reports whether the package gets the attention form: every
-// spec without M-RoPE (M-RoPE attention is not generated yet), over its
-// storage type (float32, or f16/bf16 widened to float32 inside).
+// spec, over its storage type (float32, or f16/bf16 widened to float32
+// inside), except M-RoPE with 16-bit storage (M-RoPE's form rotates by ids
+// through rotateMRoPE in float32 only).
 func (c *Consts) hasAttention() bool {
-	return len(c.Spec.MRoPESection) == 0
+	return c.MRoPE == nil || !c.storage16()
 }
 
 // fusedRope reports whether the attention form's decode blocks rotate keys
@@ -20,7 +21,7 @@ func (c *Consts) hasAttention() bool {
 // table), RotaryDim/2 a multiple of 16; over 16-bit storage the kernel is
 // abi.ScoresKVRope16.
 func (c *Consts) fusedRope() bool {
-	return c.hasAttention() && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
+	return c.hasAttention() && c.MRoPE == nil && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
 }
 
 // attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's
@@ -36,6 +37,7 @@ func attentionTerm(c *Consts) attention.Term {
 		RuntimeSwitch: c.RuntimeSwitch(),
 		FusedRope:     c.fusedRope(),
 		Storage16:     c.storage16(),
+		MRoPE:         c.MRoPE != nil,
 		Doc: []string{
 			"q and k are the unrotated projections (an unrotated KV cache, as FlashInfer's",
 			"pos_encoding_mode keeps): each query is rotated at qpos and each tile of keys at",
@@ -43,6 +45,16 @@ func attentionTerm(c *Consts) attention.Term {
 			"exact angles beyond the table) with the frequencies of max(qpos, kpos)+1, so the",
 			"result is plain attention over Apply'd q and k; the inputs are not modified.",
 		},
+	}
+	if c.MRoPE != nil {
+		t.Doc = []string{
+			"q and k are the unrotated projections, rotated inside by ApplyMRoPE's rotation at",
+			"their multimodal ids: qids and kids hold Axes ids per token (qids[i*Axes+a] is query",
+			"i's position on axis a, as ApplyMRoPE's pos), so the result is plain attention over",
+			"ApplyMRoPE'd q and k; the inputs are not modified. qpos and kpos only mask (causal,",
+			"window, padding): a model masks by sequence order, which the ids do not give (an",
+			"image's patches share a temporal id), so pass each token's index in the sequence.",
+		}
 	}
 	if c.storage16() {
 		t.Doc = append(t.Doc,

@@ -10,6 +10,7 @@ import (
 	"github.com/posenc/posenc/generated/gemma3_4b_local"
 	"github.com/posenc/posenc/generated/llama2_7b"
 	"github.com/posenc/posenc/generated/phi35_mini"
+	"github.com/posenc/posenc/generated/qwen25_vl_7b"
 	"github.com/posenc/posenc/generated/shaw2018_base"
 	"github.com/posenc/posenc/generated/t5_base"
 	"github.com/posenc/posenc/generated/transformer_xl_base"
@@ -26,6 +27,9 @@ type attnPkg struct {
 	table           bool
 	tableLen        int // rpe_bias: Heads·Buckets; rpe_full: 2·Buckets·HeadDim
 	xl              bool // table is u, v ([QHeads][HeadDim]) and 1 to lk+40 rows of rel, sized per call
+	// mrope (M-RoPE packages, whose forms take ids; attention and rotated are nil):
+	// qids and kids are fuzzed apart from the positions, which only mask.
+	mrope func(out, q, k, v []float32, qids, kids, qpos, kpos []int32, o verify.AttentionOptions)
 	attention       func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	rotated         func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
 	apply           func(x []float32, pos []int32, heads int)
@@ -80,6 +84,12 @@ var attnPkgs = []attnPkg{
 			shaw2018_base.Attention(out, q, k, v, table[:n], table[n:], qp, kp, shaw2018_base.AttentionOptions(o))
 		},
 		reg: registry{shaw2018_base.Variants, shaw2018_base.VariantAvailable, shaw2018_base.UseVariant, shaw2018_base.ActiveVariant}},
+	// M-RoPE (Qwen2.5-VL's three axes): rotated at fuzzed ids, masked by position.
+	{name: "qwen25_vl_7b", headDim: qwen25_vl_7b.HeadDim,
+		mrope: func(out, q, k, v []float32, qids, kids, qp, kp []int32, o verify.AttentionOptions) {
+			qwen25_vl_7b.Attention(out, q, k, v, qids, kids, qp, kp, qwen25_vl_7b.AttentionOptions(o))
+		},
+		reg: registry{qwen25_vl_7b.Variants, qwen25_vl_7b.VariantAvailable, qwen25_vl_7b.UseVariant, qwen25_vl_7b.ActiveVariant}},
 	// xl: table is Transformer-XL's u, v and rel (as verify packs them).
 	{name: "transformer_xl_base", headDim: transformer_xl_base.HeadDim, xl: true,
 		attention: func(out, q, k, v, table []float32, qp, kp []int32, o verify.AttentionOptions) {
@@ -92,8 +102,8 @@ var attnPkgs = []attnPkg{
 // attnElems caps lq·lk·QHeads·HeadDim of a fuzz call (the reference's work).
 const attnElems = 1 << 19
 
-// FuzzAttention runs the attention form of a rope (three rules), alibi,
-// rpe_bias, rpe_full and xl package on fuzzed shapes, head groupings, masks and positions
+// FuzzAttention runs the attention form of a rope (three rules), M-RoPE,
+// alibi, rpe_bias, rpe_full and xl package on fuzzed shapes, head groupings, masks and positions
 // (from 0, decode, scattered, padded, near 2^31−1, far after the keys) and
 // input scales (up to logits of ±1000), on every variant the CPU runs, and
 // checks every output element against verify.AttentionRef within its bound
@@ -105,9 +115,12 @@ func FuzzAttention(f *testing.F) {
 	f.Add(uint8(2), uint16(2), uint16(200), uint8(8), uint8(2), uint8(4), uint8(5), uint8(2), uint64(3))
 	f.Add(uint8(3), uint16(3), uint16(37), uint8(0), uint8(3), uint8(5), uint8(1), uint8(3), uint64(4))
 	f.Add(uint8(4), uint16(5), uint16(130), uint8(0), uint8(4), uint8(2), uint8(4), uint8(0), uint64(5))
-	// xl (index 6): a prefill with rows clamped, and a decode over far keys.
-	f.Add(uint8(6), uint16(7), uint16(90), uint8(7), uint8(1), uint8(0), uint8(1), uint8(1), uint64(6))
-	f.Add(uint8(6), uint16(1), uint16(250), uint8(3), uint8(0), uint8(5), uint8(0), uint8(3), uint64(7))
+	// M-RoPE (index 6): a causal prefill and a decode near 2^31−1.
+	f.Add(uint8(6), uint16(12), uint16(80), uint8(7), uint8(1), uint8(0), uint8(1), uint8(0), uint64(8))
+	f.Add(uint8(6), uint16(1), uint16(150), uint8(3), uint8(0), uint8(3), uint8(0), uint8(2), uint64(9))
+	// xl (index 7): a prefill with rows clamped, and a decode over far keys.
+	f.Add(uint8(7), uint16(7), uint16(90), uint8(7), uint8(1), uint8(0), uint8(1), uint8(1), uint64(6))
+	f.Add(uint8(7), uint16(1), uint16(250), uint8(3), uint8(0), uint8(5), uint8(0), uint8(3), uint64(7))
 	specs := make(map[string]*spec.Spec)
 	for _, p := range attnPkgs {
 		specs[p.name] = zooSpec(f, p.name)
@@ -155,6 +168,34 @@ func FuzzAttention(f *testing.F) {
 			// they meet, others clamp the far ones (and every near-2^31 distance).
 			nrel := 1 + r.IntN(lk+40)
 			table = uniform(r, 2*qHeads*p.headDim+nrel*kvHeads*p.headDim, 3)
+		}
+		if p.mrope != nil {
+			// Each token's ids: its position plus per-axis offsets, anywhere in int32
+			// for a sixth of the tokens (vision ids far from the text's).
+			axes := verify.MRoPEAxes(sp)
+			ids := func(pos []int32) []int32 {
+				out := make([]int32, 0, len(pos)*axes)
+				for _, p := range pos {
+					for range axes {
+						d := int64(r.IntN(129) - 64)
+						if r.IntN(6) == 0 {
+							d = int64(r.Int32()) - int64(p)
+						}
+						out = append(out, int32(min(max(int64(p)+d, math.MinInt32), math.MaxInt32)))
+					}
+				}
+				return out
+			}
+			qids, kids := ids(qpos), ids(kpos)
+			want, bound := verify.AttentionRefMRoPE(sp, p.headDim, q, k, v, qids, kids, qpos, kpos, o, false)
+			what := fmt.Sprintf("%s lq=%d lk=%d QHeads=%d KVHeads=%d causal=%v window=%d mode=%d amp=%g",
+				p.name, lq, lk, qHeads, kvHeads, o.Causal, o.Window, mode%6, amp)
+			p.reg.each(t, func(variant string) {
+				out := make([]float32, len(q))
+				p.mrope(out, q, k, v, qids, kids, qpos, kpos, o)
+				attnCheck(t, variant+" Attention "+what, out, want, bound)
+			})
+			return
 		}
 		want, bound := verify.AttentionRef(sp, p.headDim, q, k, v, table, qpos, kpos, o, false)
 		var kRot []float32

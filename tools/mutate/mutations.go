@@ -75,6 +75,7 @@ var checks = map[string]Check{
 	"test transformer_base":         goTest("transformer_base"),
 	"test shaw2018_base":            goTest("shaw2018_base"),
 	"test transformer_xl_base":      goTest("transformer_xl_base"),
+	"test qwen25_vl_7b":             goTest("qwen25_vl_7b"),
 	"golden grope_bf16_half":        goldenTest("grope_bf16_half"),
 	"golden grope_f16_half":         goldenTest("grope_f16_half"),
 	"golden grope_temp_f16":         goldenTest("grope_temp_f16"),
@@ -198,6 +199,15 @@ var mutations = []Mutation{
 		"wr[Bucket(BucketSpan)] += sc.ts[r]", "wr[Bucket(-BucketSpan)] += sc.ts[r]", "test shaw2018_base", 0},
 	{"attn rpe_full: a^K table of the row before", "generated/shaw2018_base/shaw2018_base_attention.go", "",
 		"trow := sc.qa[r*Buckets : (r+1)*Buckets]", "trow := sc.qa[max(r-1, 0)*Buckets : (max(r-1, 0)+1)*Buckets]", "test shaw2018_base", 0},
+	// M-RoPE's attention form (rotation at the tokens' ids, masks by position).
+	{"attn mrope: queries rotated at their positions, not their ids", "generated/qwen25_vl_7b/qwen25_vl_7b_attention.go", "",
+		"rotateMRoPE(operand{sc.q, sc.q, hb, hb * HeadDim, HeadDim}, operand{}, qids[i0*Axes:(i0+nb)*Axes], 1)",
+		"rotateTokensAt(operand{sc.q, sc.q, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], 0, 1)", "test qwen25_vl_7b", 0},
+	{"attn mrope: gathered keys rotated backwards", "generated/qwen25_vl_7b/qwen25_vl_7b_attention.go", "",
+		"rotateMRoPE(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, ks.ids[j0*Axes:(j0+nt)*Axes], 1)",
+		"rotateMRoPE(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, ks.ids[j0*Axes:(j0+nt)*Axes], -1)", "test qwen25_vl_7b", 0},
+	{"attn mrope: every paged sequence takes the first queries' ids", "generated/qwen25_vl_7b/qwen25_vl_7b_attention.go", "",
+		"qids[q0*Axes:q1*Axes]", "qids[0:(q1-q0)*Axes]", "test qwen25_vl_7b", 0},
 	// xl's attention form (Transformer-XL: q + u against the keys, q + v
 	// against the rows of rel, in place for a run of keys or gathered).
 	{"attn xl: q + v against rel takes u as well", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
