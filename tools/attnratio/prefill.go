@@ -9,7 +9,9 @@ import (
 	alibi "github.com/posenc/posenc/generated/bloom_7b1"
 	rope "github.com/posenc/posenc/generated/llama2_7b"
 	rope64 "github.com/posenc/posenc/generated/llama32_1b"
+	mrope "github.com/posenc/posenc/generated/qwen25_vl_7b"
 	t5 "github.com/posenc/posenc/generated/t5_base"
+	xl "github.com/posenc/posenc/generated/transformer_xl_base"
 )
 
 // prefillRatios times causal prefills of n tokens, each encoding against the
@@ -18,7 +20,10 @@ import (
 // queries rotated once per block, a negligible share). ALiBi (bloom_7b1,
 // 32/32 heads × 128) and RoPE inside (llama2_7b Attention) against
 // llama2_7b's AttentionRotated; T5 buckets (t5_base, 12/12 × 64) against
-// llama32_1b's AttentionRotated with 12/12 heads. Each round times a
+// llama32_1b's AttentionRotated with 12/12 heads; Transformer-XL
+// (transformer_xl_base, 12/12 × 64, a row of rel for each of the n
+// distances) against the same; M-RoPE inside (qwen25_vl_7b, 32/32 × 128,
+// text ids) against llama2_7b's AttentionRotated. Each round times a
 // bias call and its baseline back to back; the figure is the median of
 // bias time ÷ baseline time, with both GFLOP/s (4·heads·d·n²/2 flops).
 func prefillRatios(n, rounds int, variants []string) {
@@ -43,6 +48,17 @@ func prefillRatios(n, rounds int, variants []string) {
 	for i := range table {
 		table[i] = float32(i%11-5) / 4
 	}
+	rel, ub, vb := make([]float32, n*12*64), make([]float32, 12*64), make([]float32, 12*64)
+	for i := range rel {
+		rel[i] = float32(i%9-4) / 16
+	}
+	for i := range ub {
+		ub[i], vb[i] = float32(i%5-2)/8, float32(i%3-1)/8
+	}
+	ids := make([]int32, 0, 3*n)
+	for _, p := range pos {
+		ids = append(ids, p, p, p)
+	}
 	scale := float32(1 / math.Sqrt(128))
 	base := call{rope.UseVariant, func() {
 		rope.AttentionRotated(out, q, k, v, pos, pos, rope.AttentionOptions{QHeads: 32, KVHeads: 32, Scale: scale, Causal: true})
@@ -64,6 +80,12 @@ func prefillRatios(n, rounds int, variants []string) {
 		{"T5 buckets (t5_base) ÷ no bias, 12 × 64", 4 * 12 * 64 * float64(n) * float64(n) / 2, call{t5.UseVariant, func() {
 			t5.Attention(out6, q6, k6, v6, table, pos6, pos6, t5.AttentionOptions{QHeads: 12, KVHeads: 12, Scale: 0.125, Causal: true})
 		}}, base64},
+		{"Transformer-XL (transformer_xl_base) ÷ no bias, 12 × 64", 4 * 12 * 64 * float64(n) * float64(n) / 2, call{xl.UseVariant, func() {
+			xl.Attention(out6, q6, k6, v6, rel, ub, vb, pos6, pos6, xl.AttentionOptions{QHeads: 12, KVHeads: 12, Scale: 0.125, Causal: true})
+		}}, base64},
+		{"M-RoPE inside (qwen25_vl_7b) ÷ no bias, 32 × 128", 4 * 32 * 128 * float64(n) * float64(n) / 2, call{mrope.UseVariant, func() {
+			mrope.Attention(out, q, k, v, ids, ids, pos, pos, mrope.AttentionOptions{QHeads: 32, KVHeads: 32, Scale: scale, Causal: true})
+		}}, base},
 	}
 	timed := func(c call, vn string) time.Duration {
 		defer c.use(vn)()
