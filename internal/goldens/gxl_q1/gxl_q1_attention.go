@@ -76,7 +76,7 @@ type attnScratch struct {
 	alpha, ts             []float32       // per row, a tile's rescale factor e^(m − m') (valuesKV's alpha) and sum of e^(s − m')
 	dmin                  []int64         // per query, the family term's state (ALiBi: the nearest key's distance)
 	sum, mx               [1]float32      // expShift's sum, maxRow's maximum
-	qr, sr, rt            []float32       // Transformer-XL: per row (q + v)·Scale and its scores against r, and a tile of r's rows
+	qr, sr, rt, pr        []float32       // Transformer-XL: per row (q + v)·Scale and its scores against rel, a tile's rows of rel and a Toeplitz block's scores (attnRelScores)
 	ridx                  [attnTile]int32 // the rows of r a tile's keys read (attnRelScores)
 }
 
@@ -86,7 +86,8 @@ var attnPool sync.Pool
 // getAttnScratch returns scratch for the block and tile shape of a call.
 func getAttnScratch(sh attnShape, o *AttentionOptions) *attnScratch {
 	rows, kv := sh.rows(o), sh.tile*sh.groups*HeadDim
-	if sc, ok := attnPool.Get().(*attnScratch); ok && len(sc.m) >= rows && len(sc.k) >= kv && len(sc.s) >= rows*sh.tile {
+	if sc, ok := attnPool.Get().(*attnScratch); ok && len(sc.m) >= rows && len(sc.k) >= kv && len(sc.s) >= rows*sh.tile &&
+		len(sc.rt) >= (sh.tile+attnRelSub)*sh.groups*HeadDim && len(sc.pr) >= attnRelSub*sh.groups*(o.QHeads/o.KVHeads)*(sh.tile+attnRelSub) {
 		return sc
 	}
 	return &attnScratch{
@@ -101,7 +102,8 @@ func getAttnScratch(sh attnShape, o *AttentionOptions) *attnScratch {
 		ts:    make([]float32, rows),
 		qr:    make([]float32, rows*HeadDim),
 		sr:    make([]float32, rows*sh.tile),
-		rt:    make([]float32, kv),
+		rt:    make([]float32, (sh.tile+attnRelSub)*sh.groups*HeadDim),
+		pr:    make([]float32, attnRelSub*sh.groups*(o.QHeads/o.KVHeads)*(sh.tile+attnRelSub)),
 	}
 }
 
@@ -487,16 +489,40 @@ func valuesKVGeneric(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, p
 	}
 }
 
+// attnRelSub is the most queries whose position terms attnRelScores forms in one
+// scoresKV call over the span of distances they meet in a tile.
+const attnRelSub = 16
+
 // attnRelScores writes the position term of each row of a block, (q + v)·Scale·r_d
 // with d = qp − kp the distance of the row's query to key j clamped to [0, nRel−1]
 // (Transformer-XL's clamp_len), to sc.sr, laid out as sc.s. rel holds nRel rows of
 // KVHeads·HeadDim, row m the distance nRel−1−m, so the keys of a run of consecutive
-// positions within that range read consecutive rows, in place; other tiles gather
-// their rows (padding keys, masked, read any row). One scoresKV call per query.
+// positions read consecutive rows. Up to attnRelSub queries at consecutive positions
+// before a run of keys, all distances in range, meet the distances dlo … dhi, rows
+// nRel−1−dhi … nRel−1−dlo in order: one scoresKV call scores them against all those
+// rows (a Toeplitz block: query b's keys are then the columns dhi − qp_b + kpos[0]
+// onwards), the work of (attnRelSub + tile − 1)/tile score tiles instead of one call
+// per query. Other queries take one call each, over rows read in place for a run in
+// range and gathered otherwise (padding keys, masked, read any row).
 func attnRelScores(sc *attnScratch, rel []float32, qpos, kpos []int32, run, apart bool, hb, g0, groups, grp, row, tile int) {
 	nrel, nt := int64(len(rel)/row), len(kpos)
-	for b, qp32 := range qpos {
-		qp := int64(qp32)
+	for b := 0; b < len(qpos); b++ {
+		qp := int64(qpos[b])
+		b1 := b + 1
+		for b1 < len(qpos) && b1-b < attnRelSub && int64(qpos[b1]) == int64(qpos[b1-1])+1 {
+			b1++
+		}
+		if dlo, dhi := qp-int64(kpos[nt-1]), int64(qpos[b1-1])-int64(kpos[0]); run && b1-b > 1 && dlo >= 0 && dhi < nrel {
+			nd, nb := int(dhi-dlo)+1, b1-b
+			rt, stride := attnTileRows(sc.rt, rel, nil, apart, int(nrel-1-dhi), nd, g0, groups, row)
+			active.scoresKV(sc.pr, sc.qr[b*hb*HeadDim:], rt, nd, nb, groups, grp, stride, nd)
+			for r := 0; r < nb*hb; r++ {
+				c0 := int(dhi - int64(qpos[b+r/hb]) + int64(kpos[0]))
+				copy(sc.sr[(b*hb+r)*tile:(b*hb+r)*tile+nt], sc.pr[r*nd+c0:r*nd+c0+nt])
+			}
+			b = b1 - 1
+			continue
+		}
 		var rt []float32
 		var stride int
 		if first := nrel - 1 - (qp - int64(kpos[0])); run && first >= 0 && first+int64(nt) <= nrel {
