@@ -216,6 +216,8 @@ var mutations = []Mutation{
 		"min(max(qp-int64(kp), 0), nrel-1)", "min(max(qp-int64(kp), 1), nrel-1)", "test transformer_xl_base", 0},
 	{"attn xl: a run's rows read one distance too far", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
 		"attnTileRows(sc.rt, rel, nil, apart, int(first), nt", "attnTileRows(sc.rt, rel, nil, apart, int(max(first-1, 0)), nt", "test transformer_xl_base", 0},
+	{"attn xl: Toeplitz block's columns one off for odd rows", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
+		"c0 := int(dhi - int64(qpos[b+r/hb]) + int64(kpos[0]))", "c0 := int(dhi - int64(qpos[b+r/hb]) + int64(kpos[0]) - int64(r%2))", "test transformer_xl_base", 0},
 	{"attn xl: position term added to the row before", "generated/transformer_xl_base/transformer_xl_base_attention.go", "",
 		"range sc.sr[r*tile : r*tile+nt]", "range sc.sr[max(r-1, 0)*tile : max(r-1, 0)*tile+nt]", "test transformer_xl_base", 0},
 
