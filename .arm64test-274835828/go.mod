@@ -1,0 +1,3 @@
+module arm64test
+
+go 1.26
