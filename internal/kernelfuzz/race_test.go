@@ -165,12 +165,28 @@ func suites() []suite {
 					qpos[x] = q0 + int32(x)
 				}
 				var table []float32
-				if p.table {
+				switch {
+				case p.table:
 					table = in(p.tableLen, 7)
+				case p.xl: // u, v and a row of rel for each of 50 distances
+					table = in((2*qh+50*kvh)*p.headDim, 7)
 				}
 				out := make([]float32, lq*qh*p.headDim)
 				o := verify.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.1, Causal: causal}
-				p.attention(out, in(lq*qh*p.headDim, 1), in(lk*kvh*p.headDim, 2), in(lk*kvh*p.headDim, 3), table, qpos, kpos, o)
+				q, k, v := in(lq*qh*p.headDim, 1), in(lk*kvh*p.headDim, 2), in(lk*kvh*p.headDim, 3)
+				if p.mrope != nil {
+					// Ids off the positions on the second and third axes (vision patches).
+					ids := func(pos []int32) []int32 {
+						var out []int32
+						for _, x := range pos {
+							out = append(out, x, x/3, x%7)
+						}
+						return out
+					}
+					p.mrope(out, q, k, v, ids(qpos), ids(kpos), qpos, kpos, o)
+					return out
+				}
+				p.attention(out, q, k, v, table, qpos, kpos, o)
 				return out
 			}
 		}

@@ -1,3 +1,0 @@
-module arm64test
-
-go 1.26
