@@ -153,25 +153,33 @@ func TestCompilePTX(t *testing.T) {
 	}
 	for _, y := range testSpecs {
 		c := derive(t, y)
-		dir := write(t, c)
-		ptx, err := cuda.CompilePTX(dir, c.Input().Name+".cu")
-		if err != nil {
-			t.Error(err)
-			continue
-		}
-		if !strings.Contains(ptx, ".entry") || !strings.Contains(ptx, ".target "+cuda.PTXArch) {
-			t.Errorf("%s: PTX has no kernel entry for %s", c.Input().Name, cuda.PTXArch)
-		}
-		// The 128-bit path is there where the layout allows it (loads
-		// through const __restrict__ pointers go to the read-only path,
-		// ld.global.nc).
-		cu, err := os.ReadFile(filepath.Join(dir, c.Input().Name+".cu"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if vecOK := strings.Contains(string(cu), "_kernel<kVec>,"); vecOK && !strings.Contains(ptx, "ld.global.v4") && !strings.Contains(ptx, "ld.global.nc.v4") {
-			t.Errorf("%s: no 128-bit loads in the PTX", c.Input().Name)
-		}
+		t.Run(c.Input().Name, func(t *testing.T) {
+			t.Parallel() // one clang process per spec
+			compilePTXChecks(t, c)
+		})
+	}
+}
+
+// compilePTXChecks is TestCompilePTX for one spec.
+func compilePTXChecks(t *testing.T, c family.Derived) {
+	dir := write(t, c)
+	ptx, err := cuda.CompilePTX(dir, c.Input().Name+".cu")
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if !strings.Contains(ptx, ".entry") || !strings.Contains(ptx, ".target "+cuda.PTXArch) {
+		t.Errorf("%s: PTX has no kernel entry for %s", c.Input().Name, cuda.PTXArch)
+	}
+	// The 128-bit path is there where the layout allows it (loads
+	// through const __restrict__ pointers go to the read-only path,
+	// ld.global.nc).
+	cu, err := os.ReadFile(filepath.Join(dir, c.Input().Name+".cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vecOK := strings.Contains(string(cu), "_kernel<kVec>,"); vecOK && !strings.Contains(ptx, "ld.global.v4") && !strings.Contains(ptx, "ld.global.nc.v4") {
+		t.Errorf("%s: no 128-bit loads in the PTX", c.Input().Name)
 	}
 }
 
@@ -191,14 +199,16 @@ func TestZooPTX(t *testing.T) {
 		if !s.HasTarget(spec.TargetCUDA) {
 			continue
 		}
-		c, err := gen.Derive(s)
-		if err != nil {
-			t.Errorf("%s: %v", s.Name, err)
-			continue
-		}
-		if _, err := cuda.CompilePTX(write(t, c), s.Name+".cu"); err != nil {
-			t.Error(err)
-		}
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel() // one clang process per spec
+			c, err := gen.Derive(s)
+			if err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
+			if _, err := cuda.CompilePTX(write(t, c), s.Name+".cu"); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 
@@ -220,18 +230,22 @@ func TestFastMathPTX(t *testing.T) {
 		}
 		t.Skip("clang not found")
 	}
-	for _, y := range testSpecs {
-		c := derive(t, y)
-		dir := write(t, c)
-		ptx, err := cuda.CompilePTXWith(dir, c.Input().Name+".cu", cuda.FastMathFlags...)
-		if err != nil {
-			t.Error(err)
-			continue
+	t.Run("specs", func(t *testing.T) {
+		for _, y := range testSpecs {
+			c := derive(t, y)
+			t.Run(c.Input().Name, func(t *testing.T) {
+				t.Parallel() // one clang process per spec
+				dir := write(t, c)
+				ptx, err := cuda.CompilePTXWith(dir, c.Input().Name+".cu", cuda.FastMathFlags...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m := approxRe.FindString(ptx); m != "" {
+					t.Errorf("%s: PTX under fast math has %s", c.Input().Name, m)
+				}
+			})
 		}
-		if m := approxRe.FindString(ptx); m != "" {
-			t.Errorf("%s: PTX under fast math has %s", c.Input().Name, m)
-		}
-	}
+	})
 	// The mutations: each must bring an approximate instruction back.
 	for _, m := range []struct{ yaml, old, new string }{
 		{testSpecs[0], "const float r = (float)rd, z = r * r;", "float sf, cf;\n\tsincosf((float)rd, &sf, &cf);\n\tconst float r = (float)rd + 0.0f * (sf + cf), z = r * r;\n\t*s = sf;\n\t*c = cf;\n\treturn;"},

@@ -45,6 +45,7 @@ func TestHostEmulation(t *testing.T) {
 	for _, y := range testSpecs {
 		c := derive(t, y)
 		t.Run(c.Input().Name, func(t *testing.T) {
+			t.Parallel() // each spec builds and runs its own driver: both cores busy
 			l := buildLib(t, y)
 			run(t, l, cudahost.Target)
 			if c.Input().Name == "rope_half" || c.Input().Name == "rpefull64" || c.Input().Name == "xl64" {
