@@ -14,13 +14,16 @@ import (
 // attnSpecs are specs whose .cu has the attention form beyond the rope ones
 // of testSpecs: ALiBi (causal, a non-power-of-two head count), both
 // rpe_bias rules with head_dim, one of them odd, rpe_full with an odd head
-// dim and three buckets (most keys clamped) and xl with head dim 10.
+// dim and three buckets (most keys clamped) and with 139 (q·aK per key,
+// not per bucket), and xl with head dim 10.
 var attnSpecs = []string{
 	"name: alibi_attn\nencoding: alibi\nheads: 6\nhead_dim: 24\n",
 	"name: rpe_t5_attn\nencoding: rpe_bias\nheads: 4\nhead_dim: 13\nbuckets: {num: 32, max_distance: 128, bidirectional: true}\n",
 	"name: rpe_clamp_attn\nencoding: rpe_bias\nheads: 2\nhead_dim: 16\nr_max: 5\n",
 	"name: rpefull_attn\nencoding: rpe_full\nhead_dim: 13\nr_max: 2\n",
 	"name: xl_attn\nencoding: xl\nhead_dim: 10\nbase: 10000\n",
+	// 139 buckets: too many rows of q·aK for the term's table (formed per key).
+	"name: rpefull_wide_attn\nencoding: rpe_full\nhead_dim: 8\nr_max: 70\n",
 }
 
 // TestAttnTiles checks the tile sizes of every head dim a spec may have:
@@ -118,7 +121,7 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		t.Skip("no C++ compiler")
 	}
 	// rpe_full too: its aV enters acc key by key, which the splits carry.
-	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3]} {
+	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5]} {
 		for _, target := range []string{"1", "1073741824"} {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {

@@ -445,8 +445,10 @@ extern "C" cudaError_t posenc_grope_ntk_shift(posenc_grope_ntk_t *x, int delta, 
 // (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
 // the score of a (row, key) pair from q·k (the bias families: scale·q·k +
 // bias; rpe_full and xl add a second dot product, with a row of aK or of
-// rel), the value of a key for a row (rpe_full: v_j + aV[b]) and whether
-// the bias is taken relative to the row's nearest unmasked key (ALiBi). Few blocks (decode) split the keys
+// rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
+// work once the rows are loaded (rpe_full: q·aK[b] per bucket) and whether
+// the bias is taken relative to the row's nearest unmasked key (ALiBi).
+// Few blocks (decode) split the keys
 // into chunks (flash-decoding, Dao et al. 2023): each split writes its
 // partial (m, l, acc) to a workspace and posenc_grope_ntk_attention_combine_kernel
 // merges them. f32 FMA throughout (tensor-core tiles are not generated
@@ -587,6 +589,10 @@ __device__ __forceinline__ float attn_term_score(const attn_term_smem &, const a
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
 
+// No per-row work once the rows are loaded.
+constexpr bool kAttnRowHook = false;
+__device__ __forceinline__ void attn_term_rows(attn_term_smem &, const attn_term_args &, const float *, int) {}
+
 } // namespace
 
 // posenc_grope_ntk_attention_kernel runs the items (query tile, KV head, split)
@@ -675,6 +681,12 @@ posenc_grope_ntk_attention_kernel(store_t *__restrict__ out, const store_t *__re
 			const int r = e / kAttnTermUnits;
 			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
 			                 e - r * kAttnTermUnits);
+		}
+		if (kAttnRowHook) {
+			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
+			// for every bucket); step 1's barriers order it before the scores.
+			__syncthreads();
+			attn_term_rows(s_term, targs, s_q, nrows);
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys

@@ -472,8 +472,10 @@ extern "C" cudaError_t posenc_gshaw_wide_output(posenc_gshaw_wide_t *dst, const 
 // (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
 // the score of a (row, key) pair from q·k (the bias families: scale·q·k +
 // bias; rpe_full and xl add a second dot product, with a row of aK or of
-// rel), the value of a key for a row (rpe_full: v_j + aV[b]) and whether
-// the bias is taken relative to the row's nearest unmasked key (ALiBi). Few blocks (decode) split the keys
+// rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
+// work once the rows are loaded (rpe_full: q·aK[b] per bucket) and whether
+// the bias is taken relative to the row's nearest unmasked key (ALiBi).
+// Few blocks (decode) split the keys
 // into chunks (flash-decoding, Dao et al. 2023): each split writes its
 // partial (m, l, acc) to a workspace and posenc_gshaw_wide_attention_combine_kernel
 // merges them. f32 FMA throughout (tensor-core tiles are not generated
@@ -567,9 +569,18 @@ inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { r
 inline bool attn_term_ptrs_ok(const attn_term_args &a) { return a.ak != nullptr && a.av != nullptr; }
 constexpr int kAttnTermUnits = kAttnDim;
 
-// attn_term_smem: nothing (the bias terms read constant memory).
+// kAttnBuckets rows of aK and aV; kAttnQA: the block's rows' q·aK[b] for
+// every bucket fit the term's shared memory (at most 1024 floats, as
+// rope's frequency table, so the kernel stays within 48 KiB): formed once
+// per block item (attn_term_rows, the Go engine's per-row bucket table),
+// looked up per key. Otherwise q·aK[b] is formed per (row, key).
+constexpr int kAttnBuckets = 2 * (int)kSpan + 1;
+constexpr bool kAttnQA = kAttnRows * kAttnBuckets <= 1024;
+constexpr bool kAttnRowHook = kAttnQA;
+
+// attn_term_smem: the rows' q·aK[b], [kAttnRows][kAttnBuckets] (kAttnQA).
 struct attn_term_smem {
-	int unused;
+	float qa[kAttnQA ? kAttnRows * kAttnBuckets : 1];
 };
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
@@ -577,6 +588,22 @@ __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
 // attn_term_load copies element u of a row.
 __device__ __forceinline__ void attn_term_load(const attn_term_smem &, float *dst, const store_t *src, long long, int u, bool) {
 	dst[u] = ld(src + u);
+}
+
+// attn_term_rows forms q·aK[b] of the nrows loaded rows (s_q) for every
+// bucket b, one f32 dot product each (the per-key form's rounding).
+__device__ __forceinline__ void attn_term_rows(attn_term_smem &t, const attn_term_args &a, const float *s_q, int nrows) {
+	if (!kAttnQA)
+		return;
+	for (int e = threadIdx.x; e < nrows * kAttnBuckets; e += blockDim.x) {
+		const int r = e / kAttnBuckets, b = e - r * kAttnBuckets;
+		const float *qr = s_q + r * kAttnDim;
+		const store_t *ar = a.ak + (size_t)b * kAttnDim;
+		float da = 0.0f;
+		for (int d = 0; d < kAttnDim; ++d)
+			da = fmaf(qr[d], ld(ar + d), da);
+		t.qa[kAttnQA ? e : 0] = da;
+	}
 }
 
 // attn_term_row is the bucket row b of a query at qp and a key at kp.
@@ -590,12 +617,17 @@ __device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_t
 	attn_term_load(t, dst, src, pos, u, false);
 }
 
-__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *qr, int, int, int,
-                                                 int, long long qp, long long kp, long long, float scale, float dot) {
-	const store_t *ar = a.ak + attn_term_row(qp, kp) * kAttnDim;
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *qr, int r, int,
+                                                 int, int, long long qp, long long kp, long long, float scale, float dot) {
+	const long long b = attn_term_row(qp, kp);
 	float da = 0.0f;
-	for (int d = 0; d < kAttnDim; ++d)
-		da = fmaf(qr[d], ld(ar + d), da);
+	if (kAttnQA) {
+		da = t.qa[kAttnQA ? r * kAttnBuckets + b : 0];
+	} else {
+		const store_t *ar = a.ak + b * kAttnDim;
+		for (int d = 0; d < kAttnDim; ++d)
+			da = fmaf(qr[d], ld(ar + d), da);
+	}
 	return scale * (dot + da);
 }
 
@@ -693,6 +725,12 @@ posenc_gshaw_wide_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			const int r = e / kAttnTermUnits;
 			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
 			                 e - r * kAttnTermUnits);
+		}
+		if (kAttnRowHook) {
+			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
+			// for every bucket); step 1's barriers order it before the scores.
+			__syncthreads();
+			attn_term_rows(s_term, targs, s_q, nrows);
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
