@@ -3,15 +3,17 @@ package cuda
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Attention is the template data of the CUDA attention form
 // (templates/attention.cu.tmpl): one engine, FlashAttention-2's tiled
 // online softmax with a split over keys (flash-decoding), into which the
-// family's term (rope, alibi or rpe_bias, the "attn_term_<family>"
+// family's term (rope, alibi, rpe_bias, rpe_full or xl, the "attn_term_<family>"
 // blocks) puts its positional encoding.
 type Attention struct {
-	// Family selects the term: "rope", "alibi" or "rpe_bias".
+	// Family selects the term: "rope", "alibi", "rpe_bias", "rpe_full" or
+	// "xl".
 	Family string
 	// HeadDim is the dimension of every q, k, v and out row.
 	HeadDim int
@@ -24,6 +26,10 @@ type Attention struct {
 	// SeqArg is the max_pos the rope term's frequencies see: "max_pos"
 	// (a launcher argument) for dynamic NTK and LongRoPE, "0" otherwise.
 	SeqArg string
+	// TermArgs are the launcher's parameters that make the term's
+	// attn_term_args ("table"; "aK, aV"; "rel, u_bias, v_bias, n_rel"; empty
+	// for rope and alibi), in the struct's order.
+	TermArgs string
 }
 
 // attnThreads is the block size of the attention kernel (four warps).
@@ -40,6 +46,30 @@ const attnSmemBudget = 40 << 10
 // registers per thread), then the most keys (a power of two, 8 to 32) whose
 // tiles fit attnSmemBudget, halving Rows until some do.
 func AttnTiles(hd int) (rows, keys int, err error) {
+	return attnTiles(hd, 1)
+}
+
+// attnQTiles is the number of [Rows][hd] query-side tiles of family's
+// kernel: xl keeps q + v beside q + u (its term's shared memory).
+func attnQTiles(family string) int {
+	if family == "xl" {
+		return 2
+	}
+	return 1
+}
+
+// HasAttentionTiles reports whether the attention kernel of family with
+// head dimension hd has tiles that fit (AttnTiles; xl counts its second
+// query tile). AddAttention emits no attention form for an rpe_full or xl
+// spec without them (the Go form has no such limit), and fails for the
+// other families.
+func HasAttentionTiles(family string, hd int) bool {
+	_, _, err := attnTiles(hd, attnQTiles(family))
+	return err == nil
+}
+
+// attnTiles is AttnTiles with qt query tiles of [rows][hd] floats.
+func attnTiles(hd, qt int) (rows, keys int, err error) {
 	if hd < 1 {
 		return 0, 0, fmt.Errorf("attention: head dim %d", hd)
 	}
@@ -49,8 +79,8 @@ func AttnTiles(hd int) (rows, keys int, err error) {
 	}
 	for ; rows >= 1; rows /= 2 {
 		for keys = 32; keys >= 8; keys /= 2 {
-			// q tile [rows][hd], k/v tile [keys][hd+1], scores [rows][keys].
-			if 4*(rows*hd+keys*(hd+1)+rows*keys) <= attnSmemBudget {
+			// q tile [rows][hd] (qt of them), k/v tile [keys][hd+1], scores [rows][keys].
+			if 4*(qt*rows*hd+keys*(hd+1)+rows*keys) <= attnSmemBudget {
 				return rows, keys, nil
 			}
 		}
@@ -58,8 +88,8 @@ func AttnTiles(hd int) (rows, keys int, err error) {
 	return 0, 0, fmt.Errorf("attention: head dim %d: no tiles fit %d bytes of shared memory", hd, attnSmemBudget)
 }
 
-// AddAttention gives the .cu the attention form of family ("rope", "alibi"
-// or "rpe_bias") with head dimension hd: the template data and the
+// AddAttention gives the .cu the attention form of family ("rope", "alibi",
+// "rpe_bias", "rpe_full" or "xl") with head dimension hd: the template data and the
 // launchers posenc_<name>_attention, posenc_<name>_attention_paged (and,
 // for rope, posenc_<name>_attention_rotated). seq adds the int max_pos argument of
 // the rope specs whose frequencies switch at run time.
@@ -71,7 +101,12 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	if b.DType != "f32" {
 		return nil
 	}
-	rows, keys, err := AttnTiles(hd)
+	if (family == "rpe_full" || family == "xl") && !HasAttentionTiles(family, hd) {
+		// Heads too wide for the tiles (hd above about 1000): no CUDA
+		// attention form (cudahost.HasAttention agrees).
+		return nil
+	}
+	rows, keys, err := attnTiles(hd, attnQTiles(family))
 	if err != nil {
 		return err
 	}
@@ -87,6 +122,16 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 		params = append(params, "const "+T+" *table")
 		heads = " qheads must be HEADS."
 		table = " table is [HEADS][BUCKETS]."
+		a.TermArgs = "table"
+	case "rpe_full":
+		params = append(params, "const "+T+" *aK", "const "+T+" *aV")
+		table = " aK and aV are [BUCKETS][ATTN_HEAD_DIM], shared by every head (non-null)."
+		a.TermArgs = "aK, aV"
+	case "xl":
+		params = append(params, "const "+T+" *rel", "const "+T+" *u_bias", "const "+T+" *v_bias", "long long n_rel")
+		table = " rel is [n_rel][kvheads][ATTN_HEAD_DIM] (row m: distance n_rel−1−m; n_rel ≥ 1), u_bias and v_bias " +
+			"[qheads][ATTN_HEAD_DIM] (all three non-null, else cudaErrorInvalidValue; n_rel·kvheads·ATTN_HEAD_DIM must fit 63 bits)."
+		a.TermArgs = "rel, u_bias, v_bias, n_rel"
 	default:
 		return fmt.Errorf("attention: no CUDA term for family %q", family)
 	}
@@ -123,6 +168,13 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 		doc += " bias = −slope_h·|qpos − kpos|." + heads
 	case "rpe_bias":
 		doc += " bias = table[h][bucket(qpos − kpos)]." + heads + table
+	case "rpe_full":
+		doc = strings.Replace(doc, "scale·q·k + bias, times v", "scale·q·(k + aK[b]), times v + aV[b]", 1)
+		doc += " Shaw et al. 2018: b = clamp(qpos − kpos, −(R_MAX−1), R_MAX−1) + R_MAX−1; any qheads." + table
+	case "xl":
+		doc = strings.Replace(doc, "scale·q·k + bias, times v", "scale·((q + u_h)·k + (q + v_h)·rel_d), times v", 1)
+		doc += " Transformer-XL (Dai et al. 2019, A^rel with the projections applied by the caller): d = qpos − kpos clamped " +
+			"to [0, n_rel−1], rel_d its row n_rel−1−d of KV head g, u_h and v_h row h of u_bias and v_bias; any qheads." + table
 	}
 	b.AddLauncher("attention", doc, params...)
 	if family == "rope" {

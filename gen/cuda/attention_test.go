@@ -12,12 +12,18 @@ import (
 )
 
 // attnSpecs are specs whose .cu has the attention form beyond the rope ones
-// of testSpecs: ALiBi (causal, a non-power-of-two head count) and both
-// rpe_bias rules with head_dim, one of them odd.
+// of testSpecs: ALiBi (causal, a non-power-of-two head count), both
+// rpe_bias rules with head_dim, one of them odd, rpe_full with an odd head
+// dim and three buckets (most keys clamped) and with 139 (q·aK per key,
+// not per bucket), and xl with head dim 10.
 var attnSpecs = []string{
 	"name: alibi_attn\nencoding: alibi\nheads: 6\nhead_dim: 24\n",
 	"name: rpe_t5_attn\nencoding: rpe_bias\nheads: 4\nhead_dim: 13\nbuckets: {num: 32, max_distance: 128, bidirectional: true}\n",
 	"name: rpe_clamp_attn\nencoding: rpe_bias\nheads: 2\nhead_dim: 16\nr_max: 5\n",
+	"name: rpefull_attn\nencoding: rpe_full\nhead_dim: 13\nr_max: 2\n",
+	"name: xl_attn\nencoding: xl\nhead_dim: 10\nbase: 10000\n",
+	// 139 buckets: too many rows of q·aK for the term's table (formed per key).
+	"name: rpefull_wide_attn\nencoding: rpe_full\nhead_dim: 8\nr_max: 70\n",
 }
 
 // TestAttnTiles checks the tile sizes of every head dim a spec may have:
@@ -31,6 +37,17 @@ func TestAttnTiles(t *testing.T) {
 		}
 		if r < 1 || (r > 1 && r*hd > 2048) || k < 8 || k > 32 || k&(k-1) != 0 || 4*(r*hd+k*(hd+1)+r*k) > 40<<10 {
 			t.Errorf("hd %d: rows %d, keys %d", hd, r, k)
+		}
+	}
+	// rpe_full and xl (a second query tile) get no attention form past
+	// these head dims (docs/design/attention.md, "Blocks").
+	for _, c := range []struct {
+		fam string
+		hd  int
+		ok  bool
+	}{{"rpe_full", 1136, true}, {"rpe_full", 1137, false}, {"xl", 1022, true}, {"xl", 1024, false}, {"xl", 64, true}} {
+		if got := cuda.HasAttentionTiles(c.fam, c.hd); got != c.ok {
+			t.Errorf("HasAttentionTiles(%q, %d) = %v, want %v", c.fam, c.hd, got, c.ok)
 		}
 	}
 }
@@ -98,12 +115,13 @@ func TestAttentionHostEmulation(t *testing.T) {
 // policy forced both ways through POSENC_ATTN_TARGET_BLOCKS: 1 never splits
 // (the 4100-key decode row walks all its tiles in one block), 2^30 splits
 // every call of at least 8 key tiles (prefill tiles too, and the combine's
-// frames for every row).
+// frames for every row); ALiBi, rope and rpe_full.
 func TestAttentionSplitPolicy(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
 	}
-	for _, y := range []string{attnSpecs[0], testSpecs[0]} {
+	// rpe_full too: its aV enters acc key by key, which the splits carry.
+	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5]} {
 		for _, target := range []string{"1", "1073741824"} {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {

@@ -59,7 +59,8 @@ func (c *Consts) rpeFullData(d *cudaData) error {
 		T+" *dst", "const "+T+" *q", "const "+T+" *k", "const "+T+" *aK", "int lq", "int lk", "int q_offset", stream)
 	d.AddLauncher("output", "Output: dst[lq][HEAD_DIM] = Σ_j weights[i][j]·(v_j + aV[b]) (Shaw et al. 2018, eq. 3) for weights[lq][lk], v[lk][HEAD_DIM], aV[BUCKETS][HEAD_DIM], b as in scores; lk = 0 writes zeros.",
 		T+" *dst", "const "+T+" *weights", "const "+T+" *v", "const "+T+" *aV", "int lq", "int lk", "int q_offset", stream)
-	return nil
+	// The attention form (templates/attention.cu.tmpl), as the Go package has it.
+	return d.AddAttention("rpe_full", s.HeadDim, false)
 }
 
 // xlData fills the template data of an xl spec (Dai et al. 2019): per-head
@@ -84,5 +85,6 @@ func (c *Consts) xlData(d *cudaData) error {
 		T+" *dst", "const "+T+" *q", "const "+T+" *k", "const "+T+" *r", "const "+T+" *u", "const "+T+" *v", "int lq", "int lk", "int q_offset", stream)
 	d.AddLauncher("relative", "Relative: dst[n][HEAD_DIM], row m = the sinusoid R of distance n−1−m: R_d[2i] = sin(d/base^(2i/HEAD_DIM)), R_d[2i+1] = cos(…), angles in float64.",
 		T+" *dst", "int n", stream)
-	return nil
+	// The attention form (templates/attention.cu.tmpl), as the Go package has it.
+	return d.AddAttention("xl", s.HeadDim, false)
 }

@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posenc/posenc/gen/cuda"
 	"github.com/posenc/posenc/spec"
 	"github.com/posenc/posenc/verify"
 )
 
 // Driver operations of the attention form (templates/attention.cu.tmpl):
-// F0 out, F1 q, F2 k, F3 v, F4 table (rpe_bias); P0 qpos, P1 kpos; I[0]
-// qheads, I[1] kvheads, I[2] max_pos (rope with a run-time switch), I[3]
-// causal, I[4] window; F the scale. The paged form: F2 and F3 the caches;
+// F0 out, F1 q, F2 k, F3 v, then the term's operands: F4 table (rpe_bias),
+// F4 aK and F5 aV (rpe_full), F4 rel, F5 u_bias, F6 v_bias (xl, with
+// n_rel in I[6]); P0 qpos, P1 kpos; I[0] qheads, I[1] kvheads, I[2]
+// max_pos (rope with a run-time switch), I[3] causal, I[4] window; F the
+// scale. The paged form: F2 and F3 the caches;
 // P0 qpos, P1 qStart, P2 slots, P3 kpos, P4 kStart (nseq = NP1 − 1); I[5]
 // cache_slots.
 const (
@@ -22,13 +25,20 @@ const (
 
 // HasAttention reports whether the generated .cu of s has the attention
 // launchers: rope with f32 storage and no M-RoPE, alibi and rpe_bias with
-// head_dim (the specs whose Go package has the attention form).
+// head_dim, rpe_full and xl with f32 storage (Shaw et al.'s aK and aV,
+// Transformer-XL's rel, u and v: the launchers take them after v) whose
+// head_dim fits the kernel's tiles (cuda.HasAttentionTiles: up to about
+// 1000) — the specs whose Go package has the attention form, less the
+// 16-bit rpe_full and xl specs (their CUDA storage check does not run the
+// attention form, as for rope) and the widest heads.
 func HasAttention(s *spec.Spec) bool {
 	switch s.Encoding {
 	case spec.RoPE:
 		return (s.DType == "" || s.DType == "f32") && len(s.MRoPESection) == 0
 	case spec.ALiBi, spec.RPEBias:
 		return s.HeadDim > 0
+	case spec.RPEFull, spec.XL:
+		return (s.DType == "" || s.DType == "f32") && cuda.HasAttentionTiles(string(s.Encoding), s.HeadDim)
 	}
 	return false
 }
@@ -41,8 +51,13 @@ func attentionOps(s *spec.Spec) []string {
 	}
 	n := s.Name
 	tab, seq := "", ""
-	if s.Encoding == spec.RPEBias {
+	switch s.Encoding {
+	case spec.RPEBias:
 		tab = " F4,"
+	case spec.RPEFull:
+		tab = " F4, F5,"
+	case spec.XL:
+		tab = " F4, F5, F6, (long long)I[6],"
 	}
 	if attnSeqArg(s) {
 		seq = " (int)I[2],"
@@ -77,8 +92,10 @@ func attnMaxPos(qpos, kpos []int32) int64 {
 	return m
 }
 
-// Attention returns the CUDA attention launchers of a rope, alibi or
-// rpe_bias spec as the harness's kernels (verify.AttentionKernels):
+// Attention returns the CUDA attention launchers of a rope, alibi, rpe_bias,
+// rpe_full or xl spec as the harness's kernels (verify.AttentionKernels;
+// rpe_full's table split into aK and aV, xl's into uBias, vBias and rel as
+// the generated Go adapters split them):
 // posenc_<name>_attention, posenc_<name>_attention_paged (its cache holds
 // unrotated k for rope: PagedKRotated false) and for rope
 // posenc_<name>_attention_rotated. The arguments are checked as the
@@ -99,7 +116,7 @@ func (l *Lib) Attention() verify.AttentionKernels {
 			panic(fmt.Sprintf("cudahost: %s: KVHeads %d < 1", fn, o.KVHeads))
 		case o.QHeads < 1 || o.QHeads%o.KVHeads != 0:
 			panic(fmt.Sprintf("cudahost: %s: QHeads %d is not a positive multiple of KVHeads %d", fn, o.QHeads, o.KVHeads))
-		case s.Encoding != spec.RoPE && o.QHeads != s.Heads:
+		case (s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias) && o.QHeads != s.Heads:
 			panic(fmt.Sprintf("cudahost: %s: QHeads %d, the spec has %d Heads", fn, o.QHeads, s.Heads))
 		case lq > math.MaxInt32 || lk > math.MaxInt32 || o.QHeads > math.MaxInt32:
 			panic(fmt.Sprintf("cudahost: %s: len(qpos) = %d, len(kpos) = %d, QHeads = %d: beyond the launcher's int range", fn, lq, lk, o.QHeads))
@@ -112,17 +129,41 @@ func (l *Lib) Attention() verify.AttentionKernels {
 		}
 		checkLen(fn, kn, len(k), krows*o.KVHeads*hd)
 		checkLen(fn, vn, len(v), krows*o.KVHeads*hd)
-		if s.Encoding == spec.RPEBias {
+		switch s.Encoding {
+		case spec.RPEBias:
 			checkLen(fn, "table", len(table), s.Heads*s.NumBuckets())
+		case spec.RPEFull:
+			aK, aV := rpeFullSplit(table)
+			if rows := 2*s.RMax - 1; len(aK) != rows*hd || len(aV) != rows*hd {
+				panic(fmt.Sprintf("cudahost: %s: len(aK) = %d, len(aV) = %d, want Buckets·HeadDim = %d·%d", fn, len(aK), len(aV), rows, hd))
+			}
+		case spec.XL:
+			// As the Go API's attnCheckRel: uBias and vBias first, then rel.
+			rel, ub, vb := xlSplit(table, o.QHeads*hd)
+			checkLen(fn, "uBias", len(ub), o.QHeads*hd)
+			checkLen(fn, "vBias", len(vb), o.QHeads*hd)
+			if len(rel) == 0 || len(rel)%(o.KVHeads*hd) != 0 {
+				panic(fmt.Sprintf("cudahost: %s: len(rel) = %d, want a positive multiple of KVHeads·HeadDim = %d·%d", fn, len(rel), o.KVHeads, hd))
+			}
 		}
 	}
 	// send runs op: ints after those of the options (I[5]…), int arrays ia
 	// (P0 qpos and the last kpos-long array, for max_pos).
 	send := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions, extra []int64, ia [][]int32) {
 		fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
-		if s.Encoding == spec.RPEBias {
-			// The driver writes every float array back: the table is copied.
+		nRel := int64(0)
+		// The driver writes every float array back: the term's operands are
+		// copies.
+		switch s.Encoding {
+		case spec.RPEBias:
 			fa = append(fa, append([]float32(nil), table...))
+		case spec.RPEFull:
+			aK, aV := rpeFullSplit(table)
+			fa = append(fa, append([]float32(nil), aK...), append([]float32(nil), aV...))
+		case spec.XL:
+			rel, ub, vb := xlSplit(table, o.QHeads*hd)
+			fa = append(fa, append([]float32(nil), rel...), append([]float32(nil), ub...), append([]float32(nil), vb...))
+			nRel = int64(len(rel) / (o.KVHeads * hd))
 		}
 		if len(out) == 0 {
 			return
@@ -138,6 +179,10 @@ func (l *Lib) Attention() verify.AttentionKernels {
 			causal = 1
 		}
 		ints := append([]int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, extra...)
+		if s.Encoding == spec.XL {
+			ints = append(ints, make([]int64, 6-len(ints))...) // I[5]: cache_slots when paged
+			ints = append(ints, nRel)                          // I[6]
+		}
 		l.mustCall(fn, op, ints, o.Scale, fa, ia)
 	}
 	call := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
@@ -169,6 +214,21 @@ func (l *Lib) Attention() verify.AttentionKernels {
 		send(fn, opAttentionPaged, out, q, kc, vc, table, qpos, kpos, o, []int64{int64(nslots)}, [][]int32{qpos, qStart, slots, kpos, kStart})
 	}
 	return k
+}
+
+// rpeFullSplit returns verify's packed rpe_full table, aK ‖ aV, as the
+// launchers' operands (the halves, as the generated Go adapters split it).
+func rpeFullSplit(table []float32) (aK, aV []float32) {
+	return table[:len(table)/2], table[len(table)/2:]
+}
+
+// xlSplit returns verify's packed xl table, uBias ‖ vBias ‖ rel with n
+// (QHeads·HeadDim) floats for each bias, as the launchers' operands; a
+// short table gives short operands (the generated adapters' attnXLSplit).
+func xlSplit(table []float32, n int) (rel, uBias, vBias []float32) {
+	n = min(len(table), n)
+	m := min(len(table), 2*n)
+	return table[m:], table[:n], table[n:m]
 }
 
 // checkPaged panics, naming the argument, unless the paged call's starts

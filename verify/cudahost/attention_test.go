@@ -11,9 +11,10 @@ import (
 // TestAttentionZoo runs the CUDA attention form of zoo specs, host
 // emulated, through verify.RunAttention alone (Lib.Verify merges it into
 // the spec's row): ALiBi with 32 heads, T5's buckets, RoPE with GQA and with
-// interleaved partial rotary of head_dim 256, and LongRoPE (max_pos).
+// interleaved partial rotary of head_dim 256, LongRoPE (max_pos), Shaw et
+// al.'s aK and aV (rpe_full) and Transformer-XL's rel, u and v (xl).
 func TestAttentionZoo(t *testing.T) {
-	for _, name := range []string{"bloom_7b1", "t5_base", "llama2_7b", "gptj_6b", "phi35_mini"} {
+	for _, name := range []string{"bloom_7b1", "t5_base", "llama2_7b", "gptj_6b", "phi35_mini", "shaw2018_base", "transformer_xl_base"} {
 		t.Run(name, func(t *testing.T) {
 			if _, ok := CXX(); !ok {
 				t.Skip("no C++ compiler")
@@ -172,5 +173,89 @@ func TestAttentionPagedLauncher(t *testing.T) {
 		if st, _ := run(c[0], slots, kpos, c[1], nslots); st != 0 {
 			t.Errorf("starts %v, %v: status %d (%s), want 0 and no write outside the arrays", c[0], c[1], st, statusText(st))
 		}
+	}
+}
+
+// TestAttentionTermLauncherErrors calls the rpe_full and xl launchers with
+// operands the Go adapter refuses (a null aV, aK, v_bias, u_bias or rel,
+// n_rel < 1, n_rel·kvheads·HEAD_DIM beyond 63 bits): each must return
+// cudaErrorInvalidValue with out untouched. A call with n_rel = 1 (every
+// distance clamped to the one row) must match the reference.
+func TestAttentionTermLauncherErrors(t *testing.T) {
+	if _, ok := CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	for _, name := range []string{"shaw2018_base", "transformer_xl_base"} {
+		t.Run(name, func(t *testing.T) {
+			s, cu := zooCU(t, name)
+			l, err := Build(s, cu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			hd, qh := s.HeadDim, 2
+			qpos, kpos := []int32{3, 9}, []int32{0, 1, 2, 7}
+			r := rand.New(rand.NewPCG(5, 6))
+			vec := func(n int) []float32 {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				return x
+			}
+			q, k, v := vec(len(qpos)*qh*hd), vec(len(kpos)*hd), vec(len(kpos)*hd)
+			type bad struct {
+				name  string
+				terms [][]float32
+				nRel  int64
+			}
+			var cases []bad
+			// A float array the request leaves out is a null pointer (an
+			// empty one is not: the driver allocates its guard bands).
+			if s.Encoding == "rpe_full" {
+				tab := vec((2*s.RMax - 1) * hd)
+				cases = []bad{{"null aV", [][]float32{tab}, 0}, {"null aK and aV", nil, 0}}
+			} else {
+				rel, ub := vec(3*hd), vec(qh*hd)
+				cases = []bad{
+					{"null v_bias", [][]float32{rel, ub}, 3}, {"null u_bias and v_bias", [][]float32{rel}, 3},
+					{"null rel, u_bias and v_bias", nil, 3}, {"n_rel 0", [][]float32{rel, ub, ub}, 0},
+					{"n_rel -1", [][]float32{rel, ub, ub}, -1}, {"n_rel past 2^63 elements", [][]float32{rel, ub, ub}, math.MaxInt64/64 + 1},
+				}
+			}
+			for _, c := range cases {
+				out := make([]float32, len(qpos)*qh*hd)
+				for i := range out {
+					out[i] = 7
+				}
+				ints := []int64{int64(qh), 1, 0, 1, 0, 0, c.nRel}
+				st, err := l.call(opAttention, ints, 0.125, append([][]float32{out, q, k, v}, c.terms...), [][]int32{qpos, kpos})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st != 1 {
+					t.Errorf("%s: status %d (%s), want cudaErrorInvalidValue", c.name, st, statusText(st))
+				}
+				for i, x := range out {
+					if x != 7 {
+						t.Fatalf("%s: out[%d] = %g written", c.name, i, x)
+					}
+				}
+			}
+			if s.Encoding != "xl" {
+				return
+			}
+			// One row of rel: every distance takes it.
+			table := vec(2*qh*hd + hd)
+			o := verify.AttentionOptions{QHeads: qh, KVHeads: 1, Scale: 0.125}
+			out := make([]float32, len(qpos)*qh*hd)
+			l.Attention().Attention(out, q, k, v, table, qpos, kpos, o)
+			ref, bound := verify.AttentionRef(s, hd, q, k, v, table, qpos, kpos, o, false)
+			for i := range out {
+				if d := math.Abs(float64(out[i]) - ref[i]); !(d <= bound[i]) {
+					t.Fatalf("n_rel 1: out[%d] = %g, want %g ± %g", i, out[i], ref[i], bound[i])
+				}
+			}
+		})
 	}
 }

@@ -415,9 +415,15 @@ extern "C" cudaError_t posenc_grope_half_partial_shift(posenc_grope_half_partial
 //      the rescale factor α = e^{m_old − m_new} and the sum l;
 //   4. acc = α·acc + Σ p·v in registers.
 // The family's term (like FlexAttention's score_mod) is the attn_term_*
-// block below: how a row is loaded (rope: rotated at its position), the
-// bias of a (row, key) pair and whether the bias is taken relative to the
-// row's nearest unmasked key (ALiBi). Few blocks (decode) split the keys
+// block below: its operands (attn_term_args: rpe_bias's table, rpe_full's
+// aK and aV, xl's rel, u and v), how a query row and a key row are loaded
+// (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
+// the score of a (row, key) pair from q·k (the bias families: scale·q·k +
+// bias; rpe_full and xl add a second dot product, with a row of aK or of
+// rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
+// work once the rows are loaded (rpe_full: q·aK[b] per bucket) and whether
+// the bias is taken relative to the row's nearest unmasked key (ALiBi).
+// Few blocks (decode) split the keys
 // into chunks (flash-decoding, Dao et al. 2023): each split writes its
 // partial (m, l, acc) to a workspace and posenc_grope_half_partial_attention_combine_kernel
 // merges them. f32 FMA throughout (tensor-core tiles are not generated
@@ -498,6 +504,13 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 // then the dims past kRotaryDim one unit each, copied; no bias. With
 // rotate false (a rotated cache's k) every unit is a copy.
 constexpr bool kAttnShift = false;
+// attn_term_args: no operands beyond q, k and v.
+struct attn_term_args {
+	int unused;
+};
+
+inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
+inline bool attn_term_ptrs_ok(const attn_term_args &) { return true; }
 constexpr int kAttnTermUnits = kPairs + (kHeadDim - kRotaryDim);
 static_assert(kHeadDim == kAttnDim, "rope rows are HEAD_DIM wide");
 
@@ -533,9 +546,27 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, float *d
 	dst[b] = x1;
 }
 
-__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const store_t *) { return 0.0f; }
+__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const attn_term_args &) { return 0.0f; }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
+// The plain hooks of the bias families: a query row loads as a key row
+// does (rotated for rope), the score is fmaf(scale, q·k, bias) and a key's
+// value is its v.
+__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &, float *dst, const store_t *src,
+                                                 long long pos, int, int, int u) {
+	attn_term_load(t, dst, src, pos, u, true);
+}
+
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+                                                 int, long long qp, long long kp, long long shift, float scale, float dot) {
+	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+}
+
+__device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
+
+// No per-row work once the rows are loaded.
+constexpr bool kAttnRowHook = false;
+__device__ __forceinline__ void attn_term_rows(attn_term_smem &, const attn_term_args &, const float *, int) {}
 
 } // namespace
 
@@ -557,7 +588,7 @@ __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 template <int FORM>
 __global__ void __launch_bounds__(kAttnThreads)
 posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
-                           const store_t *__restrict__ v, const store_t *__restrict__ table, const int *__restrict__ qpos,
+                           const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
                            const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
                            const int *__restrict__ k_start, int lq, int lk, int nseq, long long cache_slots, int qheads,
                            int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
@@ -570,7 +601,10 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 	__shared__ int s_h[kAttnRows], s_seen[kAttnRows];
 	__shared__ float s_m[kAttnRows], s_l[kAttnRows], s_alpha[kAttnRows];
 	__shared__ unsigned int s_mask[kAttnRows];
-	__shared__ int s_kp[kAttnKeys];
+	// s_vp: the tile's key positions as step 4 reads them (the term's value
+	// hook), copied in step 3: the next tile's step 1 rewrites s_kp while
+	// other threads may still be in step 4.
+	__shared__ int s_kp[kAttnKeys], s_vp[kAttnKeys];
 	__shared__ long long s_kr[kAttnKeys]; // the key's row of k and v (its slot when PAGED)
 	__shared__ attn_term_smem s_term;
 	const int tid = threadIdx.x;
@@ -620,7 +654,14 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
-			attn_term_load(s_term, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], e - r * kAttnTermUnits, true);
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
+			                 e - r * kAttnTermUnits);
+		}
+		if (kAttnRowHook) {
+			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
+			// for every bucket); step 1's barriers order it before the scores.
+			__syncthreads();
+			attn_term_rows(s_term, targs, s_q, nrows);
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
@@ -688,7 +729,7 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 				float dot = 0.0f;
 				for (int d = 0; d < kAttnDim; ++d)
 					dot = fmaf(qr[d], kr[d], dot);
-				s_p[e] = fmaf(scale, dot, attn_term_bias(s_h[r], s_qp[r], s_kp[c], s_shift[r], table));
+				s_p[e] = attn_term_score(s_term, targs, qr, r, s_h[r], g, kvheads, s_qp[r], s_kp[c], s_shift[r], scale, dot);
 			}
 			__syncthreads();
 			// 3. v over k; the online softmax of each row (thread r).
@@ -697,6 +738,8 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 				if (s_kp[c] >= 0)
 					s_kv[c * kAttnStride + d] = ld(v + (s_kr[c] * kvheads + g) * kAttnDim + d);
 			}
+			if (tid < kAttnKeys)
+				s_vp[tid] = s_kp[tid];
 			if (tid < nrows) {
 				const unsigned int bits = s_mask[tid];
 				float alpha = 1.0f;
@@ -724,7 +767,8 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 			}
 			__syncthreads();
 			// 4. acc = α·acc + Σ p·v over the row's unmasked keys (a masked
-			// key's v is never read: padding may hold NaN).
+			// key's v is never read: padding may hold NaN); the term's value
+			// of the key for the row (rpe_full: v + aV[b], rounded once).
 #pragma unroll
 			for (int c = 0; c < kAttnAcc; ++c) {
 				const int e = tid + c * kAttnThreads;
@@ -736,7 +780,7 @@ posenc_grope_half_partial_attention_kernel(store_t *__restrict__ out, const stor
 				float a = acc[c] * s_alpha[r];
 				for (int key = 0; key < nk; ++key)
 					if ((bits >> key) & 1u)
-						a = fmaf(pr[key], s_kv[key * kAttnStride + d], a);
+						a = fmaf(pr[key], attn_term_value(targs, s_qp[r], s_vp[key], d, s_kv[key * kAttnStride + d]), a);
 				acc[c] = a;
 			}
 		}
@@ -827,7 +871,7 @@ namespace {
 // arrays are device memory the launcher does not read (the kernel clamps
 // them, see attn_range, and skips a slot outside the cache).
 template <bool ROTATE_K, bool PAGED>
-cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const store_t *v, const store_t *table,
+cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const store_t *v, const attn_term_args &targs,
                         const int *qpos, const int *kpos, const int *q_start, const int *slots, const int *k_start, int lq,
                         int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal,
                         int window, int max_pos, cudaStream_t stream) {
@@ -844,9 +888,11 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const long long lim = 0x7fffffffffffffffll / kAttnDim;
 	if (qrows > lim || krows > lim || (PAGED && cache_slots > lim / kvheads))
 		return cudaErrorInvalidValue;
+	if (!attn_term_sizes_ok(targs, kvheads, lim)) // xl: n_rel ≥ 1, its rows within 63 bits
+		return cudaErrorInvalidValue;
 	if (lq == 0)
 		return cudaSuccess;
-	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)))
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs))
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
@@ -889,7 +935,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	}
 	const long long items = base * splits;
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
-	POSENC_LAUNCH(posenc_grope_half_partial_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, table, qpos, kpos,
+	POSENC_LAUNCH(posenc_grope_half_partial_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, targs, qpos, kpos,
 	              q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
 	              (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	if (splits == 1)
@@ -905,19 +951,19 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 } // namespace
 
 extern "C" cudaError_t posenc_grope_half_partial_attention(posenc_grope_half_partial_t *out, const posenc_grope_half_partial_t *q, const posenc_grope_half_partial_t *k, const posenc_grope_half_partial_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
-	return attn_launch<true, false>(out, q, k, v, (const store_t *)0, qpos, kpos, (const int *)0,
+	return attn_launch<true, false>(out, q, k, v, attn_term_args{}, qpos, kpos, (const int *)0,
 	                         (const int *)0, (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
 	                         0, stream);
 }
 
 extern "C" cudaError_t posenc_grope_half_partial_attention_rotated(posenc_grope_half_partial_t *out, const posenc_grope_half_partial_t *q, const posenc_grope_half_partial_t *k, const posenc_grope_half_partial_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
-	return attn_launch<false, false>(out, q, k, v, (const store_t *)0, qpos, kpos, (const int *)0, (const int *)0,
+	return attn_launch<false, false>(out, q, k, v, attn_term_args{}, qpos, kpos, (const int *)0, (const int *)0,
 	                                 (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
 	                                 0, stream);
 }
 
 extern "C" cudaError_t posenc_grope_half_partial_attention_paged(posenc_grope_half_partial_t *out, const posenc_grope_half_partial_t *q, const posenc_grope_half_partial_t *k_cache, const posenc_grope_half_partial_t *v_cache, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
-	return attn_launch<true, true>(out, q, k_cache, v_cache, (const store_t *)0, qpos, kpos, q_start,
+	return attn_launch<true, true>(out, q, k_cache, v_cache, attn_term_args{}, qpos, kpos, q_start,
 	                         slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
 	                         0, stream);
 }

@@ -23,6 +23,7 @@ typedef float posenc_gshaw_d7_t;
 #define POSENC_GSHAW_D7_HEAD_DIM 7
 #define POSENC_GSHAW_D7_R_MAX 4
 #define POSENC_GSHAW_D7_BUCKETS 7
+#define POSENC_GSHAW_D7_ATTN_HEAD_DIM 7
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,12 @@ cudaError_t posenc_gshaw_d7_scores(posenc_gshaw_d7_t *dst, const posenc_gshaw_d7
 
 // Output: dst[lq][HEAD_DIM] = Σ_j weights[i][j]·(v_j + aV[b]) (Shaw et al. 2018, eq. 3) for weights[lq][lk], v[lk][HEAD_DIM], aV[BUCKETS][HEAD_DIM], b as in scores; lk = 0 writes zeros.
 cudaError_t posenc_gshaw_d7_output(posenc_gshaw_d7_t *dst, const posenc_gshaw_d7_t *weights, const posenc_gshaw_d7_t *v, const posenc_gshaw_d7_t *aV, int lq, int lk, int q_offset, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·(k + aK[b]), times v + aV[b] (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. Shaw et al. 2018: b = clamp(qpos − kpos, −(R_MAX−1), R_MAX−1) + R_MAX−1; any qheads. aK and aV are [BUCKETS][ATTN_HEAD_DIM], shared by every head (non-null).
+cudaError_t posenc_gshaw_d7_attention(posenc_gshaw_d7_t *out, const posenc_gshaw_d7_t *q, const posenc_gshaw_d7_t *k, const posenc_gshaw_d7_t *v, const posenc_gshaw_d7_t *aK, const posenc_gshaw_d7_t *aV, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is row slots[j] of k_cache and v_cache, [cache_slots][kvheads][ATTN_HEAD_DIM] (slot = page*page_size + offset, pages in any order). A query sees only its own sequence's keys, with the masks of attention. q_start and k_start (nseq+1 entries) must begin at 0, never decrease and end at lq and lk: they and slots are device memory, which the launcher does not read, so that contract is the caller's (as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. Other checks as attention.
+cudaError_t posenc_gshaw_d7_attention_paged(posenc_gshaw_d7_t *out, const posenc_gshaw_d7_t *q, const posenc_gshaw_d7_t *k_cache, const posenc_gshaw_d7_t *v_cache, const posenc_gshaw_d7_t *aK, const posenc_gshaw_d7_t *aV, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

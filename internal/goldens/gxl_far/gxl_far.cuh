@@ -21,6 +21,7 @@
 typedef float posenc_gxl_far_t;
 
 #define POSENC_GXL_FAR_HEAD_DIM 64
+#define POSENC_GXL_FAR_ATTN_HEAD_DIM 64
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,12 @@ cudaError_t posenc_gxl_far_scores(posenc_gxl_far_t *dst, const posenc_gxl_far_t 
 
 // Relative: dst[n][HEAD_DIM], row m = the sinusoid R of distance n−1−m: R_d[2i] = sin(d/base^(2i/HEAD_DIM)), R_d[2i+1] = cos(…), angles in float64.
 cudaError_t posenc_gxl_far_relative(posenc_gxl_far_t *dst, int n, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·((q + u_h)·k + (q + v_h)·rel_d), times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. Transformer-XL (Dai et al. 2019, A^rel with the projections applied by the caller): d = qpos − kpos clamped to [0, n_rel−1], rel_d its row n_rel−1−d of KV head g, u_h and v_h row h of u_bias and v_bias; any qheads. rel is [n_rel][kvheads][ATTN_HEAD_DIM] (row m: distance n_rel−1−m; n_rel ≥ 1), u_bias and v_bias [qheads][ATTN_HEAD_DIM] (all three non-null, else cudaErrorInvalidValue; n_rel·kvheads·ATTN_HEAD_DIM must fit 63 bits).
+cudaError_t posenc_gxl_far_attention(posenc_gxl_far_t *out, const posenc_gxl_far_t *q, const posenc_gxl_far_t *k, const posenc_gxl_far_t *v, const posenc_gxl_far_t *rel, const posenc_gxl_far_t *u_bias, const posenc_gxl_far_t *v_bias, long long n_rel, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is row slots[j] of k_cache and v_cache, [cache_slots][kvheads][ATTN_HEAD_DIM] (slot = page*page_size + offset, pages in any order). A query sees only its own sequence's keys, with the masks of attention. q_start and k_start (nseq+1 entries) must begin at 0, never decrease and end at lq and lk: they and slots are device memory, which the launcher does not read, so that contract is the caller's (as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. Other checks as attention.
+cudaError_t posenc_gxl_far_attention_paged(posenc_gxl_far_t *out, const posenc_gxl_far_t *q, const posenc_gxl_far_t *k_cache, const posenc_gxl_far_t *v_cache, const posenc_gxl_far_t *rel, const posenc_gxl_far_t *u_bias, const posenc_gxl_far_t *v_bias, long long n_rel, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
