@@ -49,6 +49,25 @@ func (st Storage) Round(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
 		return v
 	}
+	p, emin, emax := st.format()
+	b := math.Float64bits(v)
+	if e := int(b>>52&0x7ff) - 1023; e >= emin && e < emax {
+		// A normal magnitude below the top binade: round the 53-bit float64
+		// significand to p bits on the bits, ties to even (a carry out of the
+		// significand steps into the next binade, which is still finite). The
+		// harness rounds millions of values; roundDef below is the same
+		// rounding from the definition, which the other cases take.
+		drop := uint(53 - p)
+		r := b + (uint64(1)<<(drop-1) - 1) + (b>>drop)&1
+		return math.Float64frombits(r &^ (uint64(1)<<drop - 1))
+	}
+	return st.roundDef(v)
+}
+
+// roundDef is Round from the definition: v/ulp rounded to an integer, ties
+// to even, times the ulp, ±Inf beyond the largest finite value; for any
+// finite nonzero v.
+func (st Storage) roundDef(v float64) float64 {
 	p, _, emax := st.format()
 	q := st.ULP(v)
 	r := math.RoundToEven(v/q) * q // v/q and the product are exact powers-of-two scalings
@@ -67,15 +86,16 @@ func (st Storage) Round(v float64) float64 {
 // beyond the largest finite value.
 func (st Storage) ULP(v float64) float64 {
 	p, emin, emax := st.format()
-	_, e := math.Frexp(math.Abs(v)) // |v| = m·2^e, m in [0.5, 1): binade 2^(e−1)
-	e--
-	if v == 0 || math.IsNaN(v) || e < emin {
+	// The binade of |v| from its float64 exponent field: −1023 for 0 and the
+	// float64 subnormals (all below every type's emin), 1024 for Inf and NaN.
+	e := int(math.Float64bits(v)>>52&0x7ff) - 1023
+	switch {
+	case v != v, e < emin: // NaN, zero and magnitudes below the normal range
 		e = emin
-	}
-	if math.IsInf(v, 0) || e > emax {
+	case e > emax: // Inf and beyond the largest finite value
 		e = emax
 	}
-	return math.Ldexp(1, e-p+1)
+	return math.Float64frombits(uint64(e-p+1+1023) << 52) // 2^(e−p+1), a normal float64
 }
 
 // Bits returns the storage encoding of v, which must already be a value of
@@ -91,6 +111,10 @@ func (st Storage) Bits(v float64) uint16 {
 	var sign uint16
 	if math.Signbit(v) {
 		sign = 0x8000
+	}
+	if e := int(math.Float64bits(v)>>52&0x7ff) - 1023; e >= -14 && e <= 15 {
+		// A normal f16 value: the exponent field and the top 10 fraction bits.
+		return sign | uint16(e+15)<<10 | uint16(math.Float64bits(v)>>42&0x3ff)
 	}
 	a := math.Abs(v)
 	switch {
@@ -126,5 +150,6 @@ func (st Storage) Value(b uint16) float64 {
 		}
 		return sign * math.Inf(1)
 	}
-	return sign * (1 + frac/1024) * math.Ldexp(1, exp-15)
+	// A normal f16: 2^(exp−15), a normal float64, built from its bits.
+	return sign * (1 + frac/1024) * math.Float64frombits(uint64(exp-15+1023)<<52)
 }

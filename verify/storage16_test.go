@@ -100,3 +100,73 @@ func TestStorageBF16Rule(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageFastPaths checks Round, ULP and Bits, which take their float64
+// bits apart, against the same operations written from the definition
+// (Frexp, Ldexp, RoundToEven) on random magnitudes across and beyond each
+// type's range, ties and near-ties included.
+func TestStorageFastPaths(t *testing.T) {
+	ulpDef := func(st Storage, v float64) float64 {
+		p, emin, emax := st.format()
+		_, e := math.Frexp(math.Abs(v))
+		e--
+		if v == 0 || math.IsNaN(v) || e < emin {
+			e = emin
+		}
+		if math.IsInf(v, 0) || e > emax {
+			e = emax
+		}
+		return math.Ldexp(1, e-p+1)
+	}
+	bitsDef := func(v float64) uint16 { // f16 from the definition
+		var sign uint16
+		if math.Signbit(v) {
+			sign = 0x8000
+		}
+		a := math.Abs(v)
+		switch {
+		case math.IsNaN(v):
+			return 0x7e00
+		case math.IsInf(a, 0):
+			return sign | 0x7c00
+		case a < 0x1p-14:
+			return sign | uint16(a*0x1p24)
+		}
+		_, e := math.Frexp(a)
+		e--
+		return sign | uint16(e+15)<<10 | uint16((a/math.Ldexp(1, e)-1)*1024)
+	}
+	r := rand.New(rand.NewPCG(16, 16))
+	for _, st := range []Storage{StorageF16, StorageBF16, StorageF32} {
+		p, emin, emax := st.format()
+		for i := range 400000 {
+			e := emin - 30 + r.IntN(emax-emin+40)
+			v := math.Ldexp(1+r.Float64(), e)
+			switch i % 4 {
+			case 1: // a tie: halfway between two values of the type
+				v = math.Ldexp(float64(r.Int64N(1<<uint(p))|1<<uint(p-1))+0.5, e-p+1)
+			case 2: // one float64 ulp off a tie
+				v = math.Nextafter(math.Ldexp(float64(r.Int64N(1<<uint(p))|1<<uint(p-1))+0.5, e-p+1), math.Inf(2*r.IntN(2)-1))
+			}
+			if r.IntN(2) == 0 {
+				v = -v
+			}
+			if got, want := st.Round(v), st.roundDef(v); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%s: Round(%v) = %v, from the definition %v", st, v, got, want)
+			}
+			if got, want := st.ULP(v), ulpDef(st, v); got != want {
+				t.Fatalf("%s: ULP(%v) = %v, from the definition %v", st, v, got, want)
+			}
+			if st == StorageF16 {
+				if w := st.Round(v); st.Bits(w) != bitsDef(w) {
+					t.Fatalf("f16: Bits(%v) = %#x, from the definition %#x", w, st.Bits(w), bitsDef(w))
+				}
+			}
+		}
+		for _, v := range []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64, -math.MaxFloat64} {
+			if got, want := st.ULP(v), ulpDef(st, v); got != want {
+				t.Fatalf("%s: ULP(%v) = %v, from the definition %v", st, v, got, want)
+			}
+		}
+	}
+}
