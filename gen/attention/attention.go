@@ -108,16 +108,16 @@ type data struct {
 	XL bool
 	// ExtraParams and ExtraArgs are the family's operands after v in the
 	// parameter lists and calls ("table []float32, " and "table, " for rpe_bias).
-	ExtraParams, ExtraArgs    string
+	ExtraParams, ExtraArgs string
 	// AttendParams, AttendArgs and AttendArgsPaged are the family's operands
 	// of the engine function attend and of its calls from the contiguous
 	// (and rotated) and the paged forms: ExtraParams and ExtraArgs, except
 	// for M-RoPE, whose key ids travel with the keys and whose query ids are
 	// sliced per sequence.
 	AttendParams, AttendArgs, AttendArgsPaged string
-	Elem                      string // the tensors' Go element type: float32, or uint16 (Storage16)
-	SeqLenArg, SeqLenPaged    string
-	BenchQHeads, BenchKVHeads int
+	Elem                                      string // the tensors' Go element type: float32, or uint16 (Storage16)
+	SeqLenArg, SeqLenPaged                    string
+	BenchQHeads, BenchKVHeads                 int
 }
 
 // Files emits <name>_attention.go for spec s with the family term t, and

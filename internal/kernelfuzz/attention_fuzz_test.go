@@ -25,15 +25,15 @@ type attnPkg struct {
 	name            string
 	headDim, qHeads int // qHeads: the spec's Heads for bias families, 0 for rope (any)
 	table           bool
-	tableLen        int // rpe_bias: Heads·Buckets; rpe_full: 2·Buckets·HeadDim
+	tableLen        int  // rpe_bias: Heads·Buckets; rpe_full: 2·Buckets·HeadDim
 	xl              bool // table is u, v ([QHeads][HeadDim]) and 1 to lk+40 rows of rel, sized per call
 	// mrope (M-RoPE packages, whose forms take ids; attention and rotated are nil):
 	// qids and kids are fuzzed apart from the positions, which only mask.
-	mrope func(out, q, k, v []float32, qids, kids, qpos, kpos []int32, o verify.AttentionOptions)
-	attention       func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
-	rotated         func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
-	apply           func(x []float32, pos []int32, heads int)
-	reg             registry
+	mrope     func(out, q, k, v []float32, qids, kids, qpos, kpos []int32, o verify.AttentionOptions)
+	attention func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions)
+	rotated   func(out, q, k, v []float32, qpos, kpos []int32, o verify.AttentionOptions)
+	apply     func(x []float32, pos []int32, heads int)
+	reg       registry
 }
 
 // attnPkgs: rope (half, and sliding-window Gemma 3 with its own base, and
@@ -169,6 +169,8 @@ func FuzzAttention(f *testing.F) {
 			nrel := 1 + r.IntN(lk+40)
 			table = uniform(r, 2*qHeads*p.headDim+nrel*kvHeads*p.headDim, 3)
 		}
+		what := fmt.Sprintf("%s lq=%d lk=%d QHeads=%d KVHeads=%d causal=%v window=%d mode=%d amp=%g",
+			p.name, lq, lk, qHeads, kvHeads, o.Causal, o.Window, mode%6, amp)
 		if p.mrope != nil {
 			// Each token's ids: its position plus per-axis offsets, anywhere in int32
 			// for a sixth of the tokens (vision ids far from the text's).
@@ -188,8 +190,6 @@ func FuzzAttention(f *testing.F) {
 			}
 			qids, kids := ids(qpos), ids(kpos)
 			want, bound := verify.AttentionRefMRoPE(sp, p.headDim, q, k, v, qids, kids, qpos, kpos, o, false)
-			what := fmt.Sprintf("%s lq=%d lk=%d QHeads=%d KVHeads=%d causal=%v window=%d mode=%d amp=%g",
-				p.name, lq, lk, qHeads, kvHeads, o.Causal, o.Window, mode%6, amp)
 			p.reg.each(t, func(variant string) {
 				out := make([]float32, len(q))
 				p.mrope(out, q, k, v, qids, kids, qpos, kpos, o)
@@ -211,8 +211,6 @@ func FuzzAttention(f *testing.F) {
 			kRot = buf[:len(k)]
 			wantRot, boundRot = verify.AttentionRef(sp, p.headDim, q, kRot, v, table, qpos, kpos, o, true)
 		}
-		what := fmt.Sprintf("%s lq=%d lk=%d QHeads=%d KVHeads=%d causal=%v window=%d mode=%d amp=%g",
-			p.name, lq, lk, qHeads, kvHeads, o.Causal, o.Window, mode%6, amp)
 		p.reg.each(t, func(variant string) {
 			out := make([]float32, len(q))
 			p.attention(out, q, k, v, table, qpos, kpos, o)
