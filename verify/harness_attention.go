@@ -40,63 +40,6 @@ type AttentionKernels struct {
 	AttentionPagedMRoPE   func(out, q, kCache, vCache []float32, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
 }
 
-// attnMRoPEIDs returns the M-RoPE ids RunAttention gives tokens at
-// positions pos (nil unless s is an M-RoPE spec): MRoPEAxes(s) per token,
-// a function of the position only, so that a kernel call and the reference
-// agree without passing them around. A third of the positions are text
-// tokens (every axis at the position); the others vision patches: axis 0
-// at the position, each other axis up to 64 from it (a hash of the
-// position picks which and how far), clamped to the int32 range.
-func attnMRoPEIDs(s *spec.Spec, pos []int32) []int32 {
-	n := MRoPEAxes(s)
-	if n == 0 {
-		return nil
-	}
-	ids := make([]int32, 0, n*len(pos))
-	for _, p := range pos {
-		h := uint64(int64(p)) * 0x9e3779b97f4a7c15
-		for a := range n {
-			d := int64(0)
-			if a > 0 && (h>>61)%3 != 0 {
-				d = int64(h>>(10*a)&0x7f) - 64
-			}
-			ids = append(ids, int32(min(max(int64(p)+d, math.MinInt32), math.MaxInt32)))
-		}
-	}
-	return ids
-}
-
-// attnIDs returns the M-RoPE ids of a call's queries and keys
-// (attnMRoPEIDs; empty for other encodings).
-func attnIDs(s *spec.Spec, qpos, kpos []int32) mropeIDs {
-	return mropeIDs{attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos)}
-}
-
-// mropeForms returns k with Attention, AttentionRotated and AttentionPaged
-// calling the M-RoPE forms with the ids of attnMRoPEIDs, so that the rest
-// of the harness runs them as any rope package's.
-func (k AttentionKernels) mropeForms(s *spec.Spec) AttentionKernels {
-	if k.AttentionMRoPE != nil {
-		at := k.AttentionMRoPE
-		k.Attention = func(out, q, kk, v, _ []float32, qpos, kpos []int32, o AttentionOptions) {
-			at(out, q, kk, v, attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos), qpos, kpos, o)
-		}
-	}
-	if k.AttentionRotatedMRoPE != nil {
-		rot := k.AttentionRotatedMRoPE
-		k.AttentionRotated = func(out, q, kk, v []float32, qpos, kpos []int32, o AttentionOptions) {
-			rot(out, q, kk, v, attnMRoPEIDs(s, qpos), qpos, kpos, o)
-		}
-	}
-	if k.AttentionPagedMRoPE != nil {
-		pg := k.AttentionPagedMRoPE
-		k.AttentionPaged = func(out, q, kc, vc, _ []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions) {
-			pg(out, q, kc, vc, attnMRoPEIDs(s, qpos), attnMRoPEIDs(s, kpos), qpos, qStart, slots, kpos, kStart, o)
-		}
-	}
-	return k
-}
-
 // attnCase is one attention call of RunAttention.
 type attnCase struct {
 	name       string
@@ -123,64 +66,6 @@ var attnSchemes = []string{"prefill", "decode", "random", "random+pad", "near 2^
 var attnOpts = []AttentionOptions{
 	{Causal: true}, {}, {Causal: true, Window: 1}, {Causal: true, Window: 7},
 	{Causal: true, Window: 100}, {Window: 7}, {Window: 100},
-}
-
-// attnPositions returns query and key positions of the layout named scheme
-// for lq queries and lk keys; every position stays ≤ 2^31−1.
-func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32) {
-	qpos, kpos = make([]int32, lq), make([]int32, lk)
-	switch scheme {
-	case "prefill": // the last lq of lk tokens from 0 (qpos = kpos when lq = lk)
-		for j := range kpos {
-			kpos[j] = int32(j)
-		}
-		for i := range qpos {
-			qpos[i] = int32(max(lk-lq, 0) + i)
-		}
-	case "decode": // queries from the last key on
-		for j := range kpos {
-			kpos[j] = int32(j)
-		}
-		for i := range qpos {
-			qpos[i] = int32(lk - 1 + i)
-		}
-	case "random", "random+pad":
-		base := int64(1000)
-		if scheme == "random+pad" {
-			base = 1 << 20
-		}
-		for j := range kpos {
-			kpos[j] = int32(base + r.Int64N(int64(2*lk)))
-			if scheme == "random+pad" && r.IntN(5) == 0 {
-				kpos[j] = []int32{-1, -2, math.MinInt32}[r.IntN(3)]
-			}
-		}
-		for i := range qpos {
-			qpos[i] = int32(base + r.Int64N(int64(2*lk)))
-		}
-	case "near 2^31−1": // shuffled keys up to 2^31−1, queries up to it
-		base := int64(math.MaxInt32) - int64(lk) + 1
-		for j, p := range r.Perm(lk) {
-			kpos[j] = int32(base + int64(p))
-		}
-		for i := range qpos {
-			qpos[i] = int32(math.MaxInt32 - r.Int64N(int64(lk)))
-		}
-		qpos[0] = math.MaxInt32
-	case "far after keys": // distances ≈ 2^31, beyond every table
-		for j := range kpos {
-			kpos[j] = int32(j)
-			if j%7 == 3 {
-				kpos[j] = -1
-			}
-		}
-		for i := range qpos {
-			qpos[i] = int32(math.MaxInt32 - i)
-		}
-	default:
-		panic("verify: unknown attention scheme " + scheme)
-	}
-	return qpos, kpos
 }
 
 // attnHeads returns the (QHeads, KVHeads) pairs of the spec: for rope 8/8,
@@ -399,30 +284,6 @@ func runAttention(s *spec.Spec, k AttentionKernels, st Storage) *Report {
 	return rep
 }
 
-// attnXLTable returns xl's packed operands for a call with options o at
-// positions qpos, kpos: u and v ([QHeads][hd] each), then nRel rows of
-// KVHeads·hd, nRel cycling with x through D+1 (every distance D of the call
-// has its own row), D/2+1 (the far half clamps, as Transformer-XL's
-// clamp_len) and 1, D = the largest qpos − kpos over non-negative kpos,
-// at most 700.
-func attnXLTable(r *rand.Rand, hd int, o AttentionOptions, qpos, kpos []int32, x int) []float32 {
-	d := int64(0)
-	for _, qp := range qpos {
-		for _, kp := range kpos {
-			if kp >= 0 {
-				d = max(d, int64(qp)-int64(kp))
-			}
-		}
-	}
-	d = min(d, 699)
-	nrel := [3]int64{d + 1, d/2 + 1, 1}[x%3]
-	t := make([]float32, 2*o.QHeads*hd+int(nrel)*o.KVHeads*hd)
-	for i := range t {
-		t[i] = float32(r.NormFloat64())
-	}
-	return t
-}
-
 // narrow rounds x to float32.
 func narrow(x []float64) []float32 {
 	y := make([]float32, len(x))
@@ -441,86 +302,6 @@ func (st Storage) narrow(x []float64) []float32 {
 		}
 	}
 	return y
-}
-
-// attnInputs draws q, k and v of a case: normal values times qs and ks
-// (v standard), keys each scaled by 10^U(−2, 1.5) when spread, every value
-// rounded to the case's storage type.
-func attnInputs(r *rand.Rand, ac attnCase, hd int) [3][]float32 {
-	lq, lk := len(ac.qpos), len(ac.kpos)
-	row := ac.o.KVHeads * hd
-	q := make([]float32, lq*ac.o.QHeads*hd)
-	k := make([]float32, lk*row)
-	v := make([]float32, lk*row)
-	pool := normalPool(ac.st)
-	draw := func(x []float32, sd float64) {
-		fillPool(r, x, pool)
-		for i := range x {
-			x[i] = float32(sd * float64(x[i]))
-			if ac.st != StorageF32 && sd != 1 {
-				x[i] = float32(ac.st.Round(float64(x[i])))
-			}
-		}
-	}
-	draw(q, ac.qs)
-	draw(k, ac.ks)
-	draw(v, 1)
-	// Padding keys (kpos < 0) hold NaN keys and values, as a cache's unused
-	// entries may: no row may meet them.
-	for j, kp := range ac.kpos {
-		if kp < 0 {
-			for t := j * row; t < (j+1)*row; t++ {
-				k[t], v[t] = float32(math.NaN()), float32(math.NaN())
-			}
-		}
-	}
-	if ac.poison {
-		nan := float32(math.NaN())
-		h := min(3, ac.o.QHeads-1)
-		for t := range hd {
-			q[(ac.o.QHeads+h)*hd+t] = nan
-		}
-		v[2*row+min(7, hd-1)] = nan
-	}
-	if ac.spread {
-		for j := range lk {
-			f := math.Pow(10, -2+3.5*r.Float64())
-			for t := j * row; t < (j+1)*row; t++ {
-				k[t] = float32(ac.st.Round(float64(k[t]) * f))
-			}
-		}
-	}
-	return [3][]float32{q, k, v}
-}
-
-// poolBits sizes normalPool: 2^12 standard normal values.
-const poolBits = 12
-
-// normalPool returns 2^poolBits standard normal draws (fixed seed) rounded
-// to st: the attention inputs are drawn from it, several values per random
-// word, as generating megabytes of keys one NormFloat64 at a time dominated
-// the harness's run time.
-func normalPool(st Storage) []float32 {
-	r := rand.New(rand.NewPCG(0x9001, uint64(len(st))))
-	p := make([]float32, 1<<poolBits)
-	for i := range p {
-		p[i] = float32(st.Round(r.NormFloat64()))
-	}
-	return p
-}
-
-// fillPool fills x with entries of pool at random indices (five per
-// 64-bit word).
-func fillPool(r *rand.Rand, x []float32, pool []float32) {
-	const mask = 1<<poolBits - 1
-	for i := 0; i < len(x); {
-		w := r.Uint64()
-		for n := 0; n < 5 && i < len(x); n++ {
-			x[i] = pool[w&mask]
-			w >>= poolBits
-			i++
-		}
-	}
 }
 
 // attnFunc is the common signature of Attention and AttentionRotated (the
@@ -573,13 +354,4 @@ func checkAttnOut(c *check, got []float32, want, bound []float64) {
 		}
 		c.near("out", i, float64(got[i]), w, bound[i])
 	}
-}
-
-// attnRun returns the n consecutive positions from p.
-func attnRun(p int32, n int) []int32 {
-	out := make([]int32, n)
-	for i := range out {
-		out[i] = p + int32(i)
-	}
-	return out
 }
