@@ -2876,14 +2876,14 @@ vb_keys152:
 	JL    vb_keys_done153
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done155
 
 vb_query154:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done157
 
 vb_group156:
@@ -2924,11 +2924,472 @@ vb_group156:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done159
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row158
 
-vb_head158:
+vb_rows160:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero161
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero161:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero162
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero162:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero163
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero163:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero164
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero164:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero165
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero165:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero166
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero166:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero167
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero167:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero168
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero168:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero169
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero169:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero170
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero170:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero171
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero171:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero172
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero172:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero173
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero173:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero174
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero174:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero175
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero175:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero176
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero176:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero177
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero177:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero178
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero178:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero179
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero179:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero180
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero180:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero181
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero181:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero182
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero182:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero183
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero183:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero184
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero184:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero185
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero185:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero186
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero186:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero187
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero187:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero188
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero188:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero189
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero189:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero190
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero190:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero191
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero191:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero192
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero192:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows160
+	JMP     vb_group_next159
+
+vb_by_row158:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done194
+
+vb_head193:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2941,9 +3402,9 @@ vb_head158:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero160
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero195
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2958,10 +3419,10 @@ vb_head158:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero160:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero161
+vb_zero195:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero196
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2976,10 +3437,10 @@ vb_zero160:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero161:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero162
+vb_zero196:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero197
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -2994,10 +3455,10 @@ vb_zero161:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero162:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero163
+vb_zero197:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero198
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -3012,7 +3473,7 @@ vb_zero162:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero163:
+vb_zero198:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3029,62 +3490,63 @@ vb_zero163:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero164
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero199
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero164:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero165
+vb_zero199:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero200
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero165:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero166
+vb_zero200:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero201
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R10), Y4, Y0
 	VFMADD231PS  416(R10), Y4, Y1
 	VFMADD231PS  448(R10), Y4, Y2
 	VFMADD231PS  480(R10), Y4, Y3
 
-vb_zero166:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero167
+vb_zero201:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero202
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R10)(DX*1), Y4, Y0
 	VFMADD231PS  416(R10)(DX*1), Y4, Y1
 	VFMADD231PS  448(R10)(DX*1), Y4, Y2
 	VFMADD231PS  480(R10)(DX*1), Y4, Y3
 
-vb_zero167:
+vb_zero202:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head158
+	DECQ    R13
+	JNZ     vb_head193
 
-vb_head_done159:
+vb_head_done194:
+vb_group_next159:
 	ADDQ $0x00000200, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group156
 
 vb_group_done157:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query154
 
 vb_query_done155:
@@ -3097,22 +3559,22 @@ vb_keys_done153:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done169
+	JZ     kv_key_done204
 
-kv_key168:
+kv_key203:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done171
+	JZ    kv_query_done206
 
-kv_query170:
+kv_query205:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done173
+	JZ    kv_group_done208
 
-kv_group172:
+kv_group207:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3133,12 +3595,12 @@ kv_group172:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done175
+	JZ         kv_head_done210
 
-kv_head174:
+kv_head209:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero176
+	JZ           kv_zero211
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3189,28 +3651,28 @@ kv_head174:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero176:
+kv_zero211:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head174
+	JNZ  kv_head209
 
-kv_head_done175:
+kv_head_done210:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group172
+	JNZ  kv_group207
 
-kv_group_done173:
+kv_group_done208:
 	DECQ R12
-	JNZ  kv_query170
+	JNZ  kv_query205
 
-kv_query_done171:
+kv_query_done206:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key168
+	JNZ  kv_key203
 
-kv_key_done169:
+kv_key_done204:
 	VZEROUPPER
 	RET
 
@@ -3223,9 +3685,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop178:
+loop213:
 	CMPQ    CX, $0x00000010
-	JB      loop_end179
+	JB      loop_end214
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3236,23 +3698,23 @@ loop178:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop178
+	JMP     loop213
 
-loop_end179:
-loop180:
+loop_end214:
+loop215:
 	CMPQ    CX, $0x00000008
-	JB      loop_end181
+	JB      loop_end216
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop180
+	JMP     loop215
 
-loop_end181:
+loop_end216:
 	TESTQ      CX, CX
-	JZ         loop_done177
+	JZ         loop_done212
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3262,7 +3724,7 @@ loop_end181:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done177:
+loop_done212:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3270,10 +3732,10 @@ loop_done177:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store182
+	JZ           max_store217
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store182:
+max_store217:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3293,9 +3755,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop184:
+loop219:
 	CMPQ         CX, $0x00000008
-	JB           loop_end185
+	JB           loop_end220
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3318,11 +3780,11 @@ loop184:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop184
+	JMP          loop219
 
-loop_end185:
+loop_end220:
 	TESTQ        CX, CX
-	JZ           loop_done183
+	JZ           loop_done218
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3348,7 +3810,7 @@ loop_end185:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done183:
+loop_done218:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3366,9 +3828,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop187:
+loop222:
 	CMPQ    DX, $0x00000040
-	JB      loop_end188
+	JB      loop_end223
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -3384,23 +3846,23 @@ loop187:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop187
+	JMP     loop222
 
-loop_end188:
-loop189:
+loop_end223:
+loop224:
 	CMPQ    DX, $0x00000010
-	JB      loop_end190
+	JB      loop_end225
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop189
+	JMP     loop224
 
-loop_end190:
+loop_end225:
 	TESTQ     DX, DX
-	JZ        loop_done186
+	JZ        loop_done221
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -3408,7 +3870,7 @@ loop_end190:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done186:
+loop_done221:
 	VZEROUPPER
 	RET
 
@@ -3428,9 +3890,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop192:
+loop227:
 	CMPQ        DI, $0x00000040
-	JB          loop_end193
+	JB          loop_end228
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -3446,23 +3908,23 @@ loop192:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop192
+	JMP         loop227
 
-loop_end193:
-loop194:
+loop_end228:
+loop229:
 	CMPQ        DI, $0x00000010
-	JB          loop_end195
+	JB          loop_end230
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop194
+	JMP         loop229
 
-loop_end195:
+loop_end230:
 	TESTQ       DI, DI
-	JZ          loop_done191
+	JZ          loop_done226
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -3470,7 +3932,7 @@ loop_end195:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done191:
+loop_done226:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -3500,13 +3962,13 @@ loop_done191:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge196
+	JAE           softmax_huge231
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop199:
+loop234:
 	CMPQ         SI, $0x00000040
-	JB           loop_end200
+	JB           loop_end235
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -3517,7 +3979,7 @@ loop199:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead201
+	JZ           exp_dead236
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -3546,13 +4008,13 @@ loop199:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done202
+	JMP          exp_done237
 
-exp_dead201:
+exp_dead236:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done202:
+exp_done237:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -3567,7 +4029,7 @@ exp_done202:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead203
+	JZ           exp_dead238
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -3596,13 +4058,13 @@ exp_done202:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done204
+	JMP          exp_done239
 
-exp_dead203:
+exp_dead238:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done204:
+exp_done239:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -3618,18 +4080,18 @@ exp_done204:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop199
+	JMP           loop234
 
-loop_end200:
-loop205:
+loop_end235:
+loop240:
 	CMPQ         SI, $0x00000010
-	JB           loop_end206
+	JB           loop_end241
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead207
+	JZ           exp_dead242
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -3644,12 +4106,12 @@ loop205:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done208
+	JMP          exp_done243
 
-exp_dead207:
+exp_dead242:
 	VXORPS Z1, Z1, Z1
 
-exp_done208:
+exp_done243:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -3660,11 +4122,11 @@ exp_done208:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop205
+	JMP           loop240
 
-loop_end206:
+loop_end241:
 	TESTQ         SI, SI
-	JZ            loop_done198
+	JZ            loop_done233
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -3693,16 +4155,16 @@ loop_end206:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done198:
-	JMP softmax_summed197
+loop_done233:
+	JMP softmax_summed232
 
-softmax_huge196:
+softmax_huge231:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop210:
+loop245:
 	CMPQ         SI, $0x00000040
-	JB           loop_end211
+	JB           loop_end246
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -3713,7 +4175,7 @@ loop210:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead212
+	JZ           exp_dead247
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -3742,13 +4204,13 @@ loop210:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done213
+	JMP          exp_done248
 
-exp_dead212:
+exp_dead247:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done213:
+exp_done248:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -3763,7 +4225,7 @@ exp_done213:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead214
+	JZ           exp_dead249
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -3792,13 +4254,13 @@ exp_done213:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done215
+	JMP          exp_done250
 
-exp_dead214:
+exp_dead249:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done215:
+exp_done250:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -3814,18 +4276,18 @@ exp_done215:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop210
+	JMP           loop245
 
-loop_end211:
-loop216:
+loop_end246:
+loop251:
 	CMPQ         SI, $0x00000010
-	JB           loop_end217
+	JB           loop_end252
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead218
+	JZ           exp_dead253
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -3840,12 +4302,12 @@ loop216:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done219
+	JMP          exp_done254
 
-exp_dead218:
+exp_dead253:
 	VXORPS Z1, Z1, Z1
 
-exp_done219:
+exp_done254:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -3856,11 +4318,11 @@ exp_done219:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop216
+	JMP           loop251
 
-loop_end217:
+loop_end252:
 	TESTQ         SI, SI
-	JZ            loop_done209
+	JZ            loop_done244
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -3889,8 +4351,8 @@ loop_end217:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done209:
-softmax_summed197:
+loop_done244:
+softmax_summed232:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -3903,578 +4365,6 @@ softmax_summed197:
 	VCVTSD2SS     X0, X0, X0
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
-
-loop221:
-	CMPQ    CX, $0x00000040
-	JB      loop_end222
-	VMULPS  (AX), Z0, Z1
-	VMOVUPS Z1, (AX)
-	VMULPS  64(AX), Z0, Z1
-	VMOVUPS Z1, 64(AX)
-	VMULPS  128(AX), Z0, Z1
-	VMOVUPS Z1, 128(AX)
-	VMULPS  192(AX), Z0, Z1
-	VMOVUPS Z1, 192(AX)
-	ADDQ    $0x00000100, AX
-	SUBQ    $0x00000040, CX
-	JMP     loop221
-
-loop_end222:
-loop223:
-	CMPQ    CX, $0x00000010
-	JB      loop_end224
-	VMULPS  (AX), Z0, Z1
-	VMOVUPS Z1, (AX)
-	ADDQ    $0x00000040, AX
-	SUBQ    $0x00000010, CX
-	JMP     loop223
-
-loop_end224:
-	TESTQ     CX, CX
-	JZ        loop_done220
-	LEAQ      tailmask16<>+0(SB), DX
-	KMOVW     (DX)(CX*2), K1
-	VMOVUPS.Z (AX), K1, Z1
-	VMULPS    Z0, Z1, Z1
-	VMOVUPS   Z1, K1, (AX)
-
-loop_done220:
-	VZEROUPPER
-	RET
-
-// func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
-// Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
-TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
-	MOVQ         row_base+0(FP), AX
-	MOVQ         row_len+8(FP), CX
-	MOVSS        scale+24(FP), X0
-	VBROADCASTSS X0, Z0
-	MOVSS        nslope+28(FP), X2
-	VBROADCASTSS X2, Z2
-	MOVQ         CX, DX
-	DECQ         DX
-	CVTSQ2SS     DX, X1
-	MOVSS        t0+32(FP), X3
-	UCOMISS      X1, X3
-	JAE          ramp_one_sided225
-	VBROADCASTSS c32_ff800000<>+0(SB), Z3
-	VBROADCASTSS c32_ff800000<>+0(SB), Z4
-	VBROADCASTSS c32_ff800000<>+0(SB), Z5
-	VBROADCASTSS c32_ff800000<>+0(SB), Z6
-	VBROADCASTSS t0+32(FP), Z1
-	VSUBPS       iota16<>+0(SB), Z1, Z1
-	MOVQ         AX, DX
-	MOVQ         CX, BX
-
-loop227:
-	CMPQ        BX, $0x00000040
-	JB          loop_end228
-	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS (DX), Z0, Z7
-	VMAXPS      Z7, Z3, Z3
-	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS 64(DX), Z0, Z7
-	VMAXPS      Z7, Z4, Z4
-	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VFMADD231PS 128(DX), Z0, Z7
-	VMAXPS      Z7, Z5, Z5
-	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
-	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
-	VMULPS      Z2, Z7, Z7
-	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
-	VFMADD231PS 192(DX), Z0, Z7
-	VMAXPS      Z7, Z6, Z6
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, BX
-	JMP         loop227
-
-loop_end228:
-loop229:
-	CMPQ        BX, $0x00000010
-	JB          loop_end230
-	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
-	VMULPS      Z2, Z7, Z7
-	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
-	VFMADD231PS (DX), Z0, Z7
-	VMAXPS      Z7, Z3, Z3
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, BX
-	JMP         loop229
-
-loop_end230:
-	TESTQ       BX, BX
-	JZ          loop_done226
-	LEAQ        tailmask16<>+0(SB), SI
-	KMOVW       (SI)(BX*2), K1
-	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
-	VMULPS      Z2, Z7, Z7
-	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
-	VMOVUPS.Z   (DX), K1, Z1
-	VFMADD231PS Z1, Z0, Z7
-	VMAXPS      Z7, Z3, K1, Z3
-
-loop_done226:
-	VMAXPS        Z4, Z3, Z3
-	VMAXPS        Z6, Z5, Z5
-	VMAXPS        Z5, Z3, Z3
-	VEXTRACTF32X8 $0x01, Z3, Y1
-	VMAXPS        Y1, Y3, Y1
-	VEXTRACTF128  $0x01, Y1, X3
-	VMAXPS        X3, X1, X3
-	VPERMILPS     $0x4e, X3, X1
-	VMAXPS        X1, X3, X3
-	VPERMILPS     $0xb1, X3, X1
-	VMAXPS        X1, X3, X3
-	VBROADCASTSS  X3, Z4
-	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
-	VBROADCASTSS  c32_42b20000<>+0(SB), Z1
-	VBROADCASTSS  c32_4b400000<>+0(SB), Z6
-	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
-	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
-	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
-	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z10
-	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z11
-	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z12
-	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z13
-	VBROADCASTSS  c32_3efffffe<>+0(SB), Z14
-	VBROADCASTSS  c32_3f800000<>+0(SB), Z15
-	VXORPD        Z16, Z16, Z16
-	VXORPD        Z17, Z17, Z17
-	VMOVD         X3, DX
-	ANDL          $0x7fffffff, DX
-	CMPL          DX, $0x4b800000
-	JAE           softmax_huge231
-	VBROADCASTSS  t0+32(FP), Z1
-	VSUBPS        iota16<>+0(SB), Z1, Z1
-	MOVQ          AX, DX
-	MOVQ          CX, BX
-
-loop234:
-	CMPQ         BX, $0x00000040
-	JB           loop_end235
-	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VSUBPS       Z4, Z3, Z3
-	VFMADD231PS  (DX), Z0, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
-	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
-	VMULPS       Z2, Z18, Z18
-	VSUBPS       Z4, Z18, Z18
-	VFMADD231PS  64(DX), Z0, Z18
-	VCMPPS       $0x06, Z5, Z3, K1
-	VCMPPS       $0x06, Z5, Z18, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead236
-	VMAXPS       Z3, Z5, Z3
-	VMAXPS       Z18, Z5, Z18
-	VMOVUPS      Z6, Z19
-	VFMADD231PS  Z7, Z3, Z19
-	VMOVUPS      Z6, Z20
-	VFMADD231PS  Z7, Z18, Z20
-	VSUBPS       Z6, Z19, Z19
-	VSUBPS       Z6, Z20, Z20
-	VFNMADD231PS Z8, Z19, Z3
-	VFNMADD231PS Z8, Z20, Z18
-	VFNMADD231PS Z9, Z19, Z3
-	VFNMADD231PS Z9, Z20, Z18
-	VMOVUPS      Z10, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z3, Z21
-	VFMADD213PS  Z11, Z18, Z22
-	VFMADD213PS  Z12, Z3, Z21
-	VFMADD213PS  Z12, Z18, Z22
-	VFMADD213PS  Z13, Z3, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VFMADD213PS  Z14, Z3, Z21
-	VFMADD213PS  Z14, Z18, Z22
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z15, Z18, Z22
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z15, Z18, Z22
-	VSCALEFPS    Z19, Z21, Z3
-	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done237
-
-exp_dead236:
-	VXORPS Z3, Z3, Z3
-	VXORPS Z18, Z18, Z18
-
-exp_done237:
-	VMOVUPS      Z3, (DX)
-	PREFETCHT0   8192(DX)
-	VMOVUPS      Z18, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
-	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
-	VMULPS       Z2, Z19, Z19
-	VSUBPS       Z4, Z19, Z19
-	VFMADD231PS  128(DX), Z0, Z19
-	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
-	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
-	VMULPS       Z2, Z20, Z20
-	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
-	VSUBPS       Z4, Z20, Z20
-	VFMADD231PS  192(DX), Z0, Z20
-	VCMPPS       $0x06, Z5, Z19, K1
-	VCMPPS       $0x06, Z5, Z20, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead238
-	VMAXPS       Z19, Z5, Z19
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z6, Z21
-	VFMADD231PS  Z7, Z19, Z21
-	VMOVUPS      Z6, Z22
-	VFMADD231PS  Z7, Z20, Z22
-	VSUBPS       Z6, Z21, Z21
-	VSUBPS       Z6, Z22, Z22
-	VFNMADD231PS Z8, Z21, Z19
-	VFNMADD231PS Z8, Z22, Z20
-	VFNMADD231PS Z9, Z21, Z19
-	VFNMADD231PS Z9, Z22, Z20
-	VMOVUPS      Z10, Z23
-	VMOVUPS      Z10, Z24
-	VFMADD213PS  Z11, Z19, Z23
-	VFMADD213PS  Z11, Z20, Z24
-	VFMADD213PS  Z12, Z19, Z23
-	VFMADD213PS  Z12, Z20, Z24
-	VFMADD213PS  Z13, Z19, Z23
-	VFMADD213PS  Z13, Z20, Z24
-	VFMADD213PS  Z14, Z19, Z23
-	VFMADD213PS  Z14, Z20, Z24
-	VFMADD213PS  Z15, Z19, Z23
-	VFMADD213PS  Z15, Z20, Z24
-	VFMADD213PS  Z15, Z19, Z23
-	VFMADD213PS  Z15, Z20, Z24
-	VSCALEFPS    Z21, Z23, Z19
-	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done239
-
-exp_dead238:
-	VXORPS Z19, Z19, Z19
-	VXORPS Z20, Z20, Z20
-
-exp_done239:
-	VMOVUPS       Z19, 128(DX)
-	PREFETCHT0    8320(DX)
-	VADDPS        Z19, Z3, Z3
-	VMOVUPS       Z20, 192(DX)
-	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z18, Z18
-	VADDPS        Z18, Z3, Z3
-	VCVTPS2PD     Y3, Z18
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z18, Z16, Z16
-	VADDPD        Z3, Z17, Z17
-	ADDQ          $0x00000100, DX
-	SUBQ          $0x00000040, BX
-	JMP           loop234
-
-loop_end235:
-loop240:
-	CMPQ         BX, $0x00000010
-	JB           loop_end241
-	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
-	VSUBPS       Z4, Z3, Z3
-	VFMADD231PS  (DX), Z0, Z3
-	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead242
-	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z6, Z18
-	VFMADD231PS  Z7, Z3, Z18
-	VSUBPS       Z6, Z18, Z18
-	VFNMADD231PS Z8, Z18, Z3
-	VFNMADD231PS Z9, Z18, Z3
-	VMOVUPS      Z10, Z19
-	VFMADD213PS  Z11, Z3, Z19
-	VFMADD213PS  Z12, Z3, Z19
-	VFMADD213PS  Z13, Z3, Z19
-	VFMADD213PS  Z14, Z3, Z19
-	VFMADD213PS  Z15, Z3, Z19
-	VFMADD213PS  Z15, Z3, Z19
-	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done243
-
-exp_dead242:
-	VXORPS Z3, Z3, Z3
-
-exp_done243:
-	VMOVUPS       Z3, (DX)
-	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z18
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z18, Z16, Z16
-	VADDPD        Z3, Z17, Z17
-	ADDQ          $0x00000040, DX
-	SUBQ          $0x00000010, BX
-	JMP           loop240
-
-loop_end241:
-	TESTQ         BX, BX
-	JZ            loop_done233
-	LEAQ          tailmask16<>+0(SB), SI
-	KMOVW         (SI)(BX*2), K1
-	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS        Z2, Z3, Z3
-	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
-	VMOVUPS.Z     (DX), K1, Z1
-	VSUBPS        Z4, Z3, Z3
-	VFMADD231PS   Z1, Z0, Z3
-	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z6, Z0
-	VFMADD231PS   Z7, Z3, Z0
-	VSUBPS        Z6, Z0, Z0
-	VFNMADD231PS  Z8, Z0, Z3
-	VFNMADD231PS  Z9, Z0, Z3
-	VMOVUPS       Z10, Z1
-	VFMADD213PS   Z11, Z3, Z1
-	VFMADD213PS   Z12, Z3, Z1
-	VFMADD213PS   Z13, Z3, Z1
-	VFMADD213PS   Z14, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VSCALEFPS     Z0, Z1, Z3
-	VMOVUPS       Z3, K1, (DX)
-	VMOVAPS.Z     Z3, K1, Z3
-	VCVTPS2PD     Y3, Z0
-	VEXTRACTF32X8 $0x01, Z3, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z16, Z16
-	VADDPD        Z1, Z17, Z17
-
-loop_done233:
-	JMP softmax_summed232
-
-softmax_huge231:
-	VBROADCASTSS t0+32(FP), Z1
-	VSUBPS       iota16<>+0(SB), Z1, Z1
-	MOVQ         AX, DX
-	MOVQ         CX, BX
-
-loop245:
-	CMPQ         BX, $0x00000040
-	JB           loop_end246
-	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VFMADD231PS  (DX), Z0, Z3
-	VSUBPS       Z4, Z3, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
-	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
-	VMULPS       Z2, Z18, Z18
-	VFMADD231PS  64(DX), Z0, Z18
-	VSUBPS       Z4, Z18, Z18
-	VCMPPS       $0x06, Z5, Z3, K1
-	VCMPPS       $0x06, Z5, Z18, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead247
-	VMAXPS       Z3, Z5, Z3
-	VMAXPS       Z18, Z5, Z18
-	VMOVUPS      Z6, Z19
-	VFMADD231PS  Z7, Z3, Z19
-	VMOVUPS      Z6, Z20
-	VFMADD231PS  Z7, Z18, Z20
-	VSUBPS       Z6, Z19, Z19
-	VSUBPS       Z6, Z20, Z20
-	VFNMADD231PS Z8, Z19, Z3
-	VFNMADD231PS Z8, Z20, Z18
-	VFNMADD231PS Z9, Z19, Z3
-	VFNMADD231PS Z9, Z20, Z18
-	VMOVUPS      Z10, Z21
-	VMOVUPS      Z10, Z22
-	VFMADD213PS  Z11, Z3, Z21
-	VFMADD213PS  Z11, Z18, Z22
-	VFMADD213PS  Z12, Z3, Z21
-	VFMADD213PS  Z12, Z18, Z22
-	VFMADD213PS  Z13, Z3, Z21
-	VFMADD213PS  Z13, Z18, Z22
-	VFMADD213PS  Z14, Z3, Z21
-	VFMADD213PS  Z14, Z18, Z22
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z15, Z18, Z22
-	VFMADD213PS  Z15, Z3, Z21
-	VFMADD213PS  Z15, Z18, Z22
-	VSCALEFPS    Z19, Z21, Z3
-	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done248
-
-exp_dead247:
-	VXORPS Z3, Z3, Z3
-	VXORPS Z18, Z18, Z18
-
-exp_done248:
-	VMOVUPS      Z3, (DX)
-	PREFETCHT0   8192(DX)
-	VMOVUPS      Z18, 64(DX)
-	PREFETCHT0   8256(DX)
-	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
-	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
-	VMULPS       Z2, Z19, Z19
-	VFMADD231PS  128(DX), Z0, Z19
-	VSUBPS       Z4, Z19, Z19
-	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
-	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
-	VMULPS       Z2, Z20, Z20
-	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
-	VFMADD231PS  192(DX), Z0, Z20
-	VSUBPS       Z4, Z20, Z20
-	VCMPPS       $0x06, Z5, Z19, K1
-	VCMPPS       $0x06, Z5, Z20, K2
-	KORW         K2, K1, K2
-	KORTESTW     K2, K2
-	JZ           exp_dead249
-	VMAXPS       Z19, Z5, Z19
-	VMAXPS       Z20, Z5, Z20
-	VMOVUPS      Z6, Z21
-	VFMADD231PS  Z7, Z19, Z21
-	VMOVUPS      Z6, Z22
-	VFMADD231PS  Z7, Z20, Z22
-	VSUBPS       Z6, Z21, Z21
-	VSUBPS       Z6, Z22, Z22
-	VFNMADD231PS Z8, Z21, Z19
-	VFNMADD231PS Z8, Z22, Z20
-	VFNMADD231PS Z9, Z21, Z19
-	VFNMADD231PS Z9, Z22, Z20
-	VMOVUPS      Z10, Z23
-	VMOVUPS      Z10, Z24
-	VFMADD213PS  Z11, Z19, Z23
-	VFMADD213PS  Z11, Z20, Z24
-	VFMADD213PS  Z12, Z19, Z23
-	VFMADD213PS  Z12, Z20, Z24
-	VFMADD213PS  Z13, Z19, Z23
-	VFMADD213PS  Z13, Z20, Z24
-	VFMADD213PS  Z14, Z19, Z23
-	VFMADD213PS  Z14, Z20, Z24
-	VFMADD213PS  Z15, Z19, Z23
-	VFMADD213PS  Z15, Z20, Z24
-	VFMADD213PS  Z15, Z19, Z23
-	VFMADD213PS  Z15, Z20, Z24
-	VSCALEFPS    Z21, Z23, Z19
-	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done250
-
-exp_dead249:
-	VXORPS Z19, Z19, Z19
-	VXORPS Z20, Z20, Z20
-
-exp_done250:
-	VMOVUPS       Z19, 128(DX)
-	PREFETCHT0    8320(DX)
-	VADDPS        Z19, Z3, Z3
-	VMOVUPS       Z20, 192(DX)
-	PREFETCHT0    8384(DX)
-	VADDPS        Z20, Z18, Z18
-	VADDPS        Z18, Z3, Z3
-	VCVTPS2PD     Y3, Z18
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z18, Z16, Z16
-	VADDPD        Z3, Z17, Z17
-	ADDQ          $0x00000100, DX
-	SUBQ          $0x00000040, BX
-	JMP           loop245
-
-loop_end246:
-loop251:
-	CMPQ         BX, $0x00000010
-	JB           loop_end252
-	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS       Z2, Z3, Z3
-	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
-	VFMADD231PS  (DX), Z0, Z3
-	VSUBPS       Z4, Z3, Z3
-	VCMPPS       $0x06, Z5, Z3, K1
-	KORTESTW     K1, K1
-	JZ           exp_dead253
-	VMAXPS       Z3, Z5, Z3
-	VMOVUPS      Z6, Z18
-	VFMADD231PS  Z7, Z3, Z18
-	VSUBPS       Z6, Z18, Z18
-	VFNMADD231PS Z8, Z18, Z3
-	VFNMADD231PS Z9, Z18, Z3
-	VMOVUPS      Z10, Z19
-	VFMADD213PS  Z11, Z3, Z19
-	VFMADD213PS  Z12, Z3, Z19
-	VFMADD213PS  Z13, Z3, Z19
-	VFMADD213PS  Z14, Z3, Z19
-	VFMADD213PS  Z15, Z3, Z19
-	VFMADD213PS  Z15, Z3, Z19
-	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done254
-
-exp_dead253:
-	VXORPS Z3, Z3, Z3
-
-exp_done254:
-	VMOVUPS       Z3, (DX)
-	PREFETCHT0    8192(DX)
-	VCVTPS2PD     Y3, Z18
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z18, Z16, Z16
-	VADDPD        Z3, Z17, Z17
-	ADDQ          $0x00000040, DX
-	SUBQ          $0x00000010, BX
-	JMP           loop251
-
-loop_end252:
-	TESTQ         BX, BX
-	JZ            loop_done244
-	LEAQ          tailmask16<>+0(SB), SI
-	KMOVW         (SI)(BX*2), K1
-	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
-	VMULPS        Z2, Z3, Z3
-	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
-	VMOVUPS.Z     (DX), K1, Z1
-	VFMADD231PS   Z1, Z0, Z3
-	VSUBPS        Z4, Z3, Z3
-	VMAXPS        Z3, Z5, Z3
-	VMOVUPS       Z6, Z0
-	VFMADD231PS   Z7, Z3, Z0
-	VSUBPS        Z6, Z0, Z0
-	VFNMADD231PS  Z8, Z0, Z3
-	VFNMADD231PS  Z9, Z0, Z3
-	VMOVUPS       Z10, Z1
-	VFMADD213PS   Z11, Z3, Z1
-	VFMADD213PS   Z12, Z3, Z1
-	VFMADD213PS   Z13, Z3, Z1
-	VFMADD213PS   Z14, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VFMADD213PS   Z15, Z3, Z1
-	VSCALEFPS     Z0, Z1, Z3
-	VMOVUPS       Z3, K1, (DX)
-	VMOVAPS.Z     Z3, K1, Z3
-	VCVTPS2PD     Y3, Z0
-	VEXTRACTF32X8 $0x01, Z3, Y1
-	VCVTPS2PD     Y1, Z1
-	VADDPD        Z0, Z16, Z16
-	VADDPD        Z1, Z17, Z17
-
-loop_done244:
-softmax_summed232:
-	VADDPD        Z17, Z16, Z16
-	VEXTRACTF64X4 $0x01, Z16, Y0
-	VADDPD        Y0, Y16, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPD        X1, X0, X1
-	VPERMILPD     $0x01, X1, X0
-	VADDSD        X0, X1, X1
-	VMOVSD        f64_3ff0000000000000<>+0(SB), X0
-	VDIVSD        X1, X0, X0
-	VCVTSD2SS     X0, X0, X0
-	VBROADCASTSS  X0, Z0
-	MOVQ          CX, CX
 
 loop256:
 	CMPQ    CX, $0x00000040
@@ -4514,7 +4404,21 @@ loop_done255:
 	VZEROUPPER
 	RET
 
-ramp_one_sided225:
+// func softmaxRampAVX512(row []float32, scale float32, nslope float32, t0 float32)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+, SSE
+TEXT ·softmaxRampAVX512(SB), NOSPLIT, $0-36
+	MOVQ         row_base+0(FP), AX
+	MOVQ         row_len+8(FP), CX
+	MOVSS        scale+24(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        nslope+28(FP), X2
+	VBROADCASTSS X2, Z2
+	MOVQ         CX, DX
+	DECQ         DX
+	CVTSQ2SS     DX, X1
+	MOVSS        t0+32(FP), X3
+	UCOMISS      X1, X3
+	JAE          ramp_one_sided260
 	VBROADCASTSS c32_ff800000<>+0(SB), Z3
 	VBROADCASTSS c32_ff800000<>+0(SB), Z4
 	VBROADCASTSS c32_ff800000<>+0(SB), Z5
@@ -4524,56 +4428,59 @@ ramp_one_sided225:
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop261:
+loop262:
 	CMPQ        BX, $0x00000040
-	JB          loop_end262
-	VMOVAPS     Z1, Z7
+	JB          loop_end263
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS (DX), Z0, Z7
 	VMAXPS      Z7, Z3, Z3
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS 64(DX), Z0, Z7
 	VMAXPS      Z7, Z4, Z4
 	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
 	VMULPS      Z2, Z7, Z7
 	VFMADD231PS 128(DX), Z0, Z7
 	VMAXPS      Z7, Z5, Z5
 	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z7, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
 	VFMADD231PS 192(DX), Z0, Z7
 	VMAXPS      Z7, Z6, Z6
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, BX
-	JMP         loop261
+	JMP         loop262
 
-loop_end262:
-loop263:
+loop_end263:
+loop264:
 	CMPQ        BX, $0x00000010
-	JB          loop_end264
-	VMOVAPS     Z1, Z7
+	JB          loop_end265
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
 	VFMADD231PS (DX), Z0, Z7
 	VMAXPS      Z7, Z3, Z3
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, BX
-	JMP         loop263
+	JMP         loop264
 
-loop_end264:
+loop_end265:
 	TESTQ       BX, BX
-	JZ          loop_done260
+	JZ          loop_done261
 	LEAQ        tailmask16<>+0(SB), SI
 	KMOVW       (SI)(BX*2), K1
-	VMOVAPS     Z1, Z7
+	VANDPS      c32x16_7fffffff<>+0(SB), Z1, Z7
 	VMULPS      Z2, Z7, Z7
 	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
 	VMOVUPS.Z   (DX), K1, Z1
 	VFMADD231PS Z1, Z0, Z7
 	VMAXPS      Z7, Z3, K1, Z3
 
-loop_done260:
+loop_done261:
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z6, Z5, Z5
 	VMAXPS        Z5, Z3, Z3
@@ -4603,20 +4510,21 @@ loop_done260:
 	VMOVD         X3, DX
 	ANDL          $0x7fffffff, DX
 	CMPL          DX, $0x4b800000
-	JAE           softmax_huge265
+	JAE           softmax_huge266
 	VBROADCASTSS  t0+32(FP), Z1
 	VSUBPS        iota16<>+0(SB), Z1, Z1
 	MOVQ          AX, DX
 	MOVQ          CX, BX
 
-loop268:
+loop269:
 	CMPQ         BX, $0x00000040
-	JB           loop_end269
-	VMOVAPS      Z1, Z3
+	JB           loop_end270
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
 	VMULPS       Z2, Z18, Z18
 	VSUBPS       Z4, Z18, Z18
 	VFMADD231PS  64(DX), Z0, Z18
@@ -4624,7 +4532,7 @@ loop268:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead270
+	JZ           exp_dead271
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4653,22 +4561,24 @@ loop268:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done271
+	JMP          exp_done272
 
-exp_dead270:
+exp_dead271:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done271:
+exp_done272:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
 	PREFETCHT0   8256(DX)
 	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
+	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
 	VMULPS       Z2, Z19, Z19
 	VSUBPS       Z4, Z19, Z19
 	VFMADD231PS  128(DX), Z0, Z19
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z20, Z20
@@ -4677,7 +4587,7 @@ exp_done271:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead272
+	JZ           exp_dead273
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4706,13 +4616,13 @@ exp_done271:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done273
+	JMP          exp_done274
 
-exp_dead272:
+exp_dead273:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done273:
+exp_done274:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4727,20 +4637,20 @@ exp_done273:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop268
+	JMP           loop269
 
-loop_end269:
-loop274:
+loop_end270:
+loop275:
 	CMPQ         BX, $0x00000010
-	JB           loop_end275
-	VMOVAPS      Z1, Z3
+	JB           loop_end276
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VSUBPS       Z4, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead276
+	JZ           exp_dead277
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4755,12 +4665,12 @@ loop274:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done277
+	JMP          exp_done278
 
-exp_dead276:
+exp_dead277:
 	VXORPS Z3, Z3, Z3
 
-exp_done277:
+exp_done278:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4770,14 +4680,14 @@ exp_done277:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop274
+	JMP           loop275
 
-loop_end275:
+loop_end276:
 	TESTQ         BX, BX
-	JZ            loop_done267
+	JZ            loop_done268
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
-	VMOVAPS       Z1, Z3
+	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS        Z2, Z3, Z3
 	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
 	VMOVUPS.Z     (DX), K1, Z1
@@ -4805,23 +4715,24 @@ loop_end275:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done267:
-	JMP softmax_summed266
+loop_done268:
+	JMP softmax_summed267
 
-softmax_huge265:
+softmax_huge266:
 	VBROADCASTSS t0+32(FP), Z1
 	VSUBPS       iota16<>+0(SB), Z1, Z1
 	MOVQ         AX, DX
 	MOVQ         CX, BX
 
-loop279:
+loop280:
 	CMPQ         BX, $0x00000040
-	JB           loop_end280
-	VMOVAPS      Z1, Z3
+	JB           loop_end281
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VANDPS       c32x16_7fffffff<>+0(SB), Z18, Z18
 	VMULPS       Z2, Z18, Z18
 	VFMADD231PS  64(DX), Z0, Z18
 	VSUBPS       Z4, Z18, Z18
@@ -4829,7 +4740,7 @@ loop279:
 	VCMPPS       $0x06, Z5, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead281
+	JZ           exp_dead282
 	VMAXPS       Z3, Z5, Z3
 	VMAXPS       Z18, Z5, Z18
 	VMOVUPS      Z6, Z19
@@ -4858,22 +4769,24 @@ loop279:
 	VFMADD213PS  Z15, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z3
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done282
+	JMP          exp_done283
 
-exp_dead281:
+exp_dead282:
 	VXORPS Z3, Z3, Z3
 	VXORPS Z18, Z18, Z18
 
-exp_done282:
+exp_done283:
 	VMOVUPS      Z3, (DX)
 	PREFETCHT0   8192(DX)
 	VMOVUPS      Z18, 64(DX)
 	PREFETCHT0   8256(DX)
 	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
+	VANDPS       c32x16_7fffffff<>+0(SB), Z19, Z19
 	VMULPS       Z2, Z19, Z19
 	VFMADD231PS  128(DX), Z0, Z19
 	VSUBPS       Z4, Z19, Z19
 	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
+	VANDPS       c32x16_7fffffff<>+0(SB), Z20, Z20
 	VMULPS       Z2, Z20, Z20
 	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
 	VFMADD231PS  192(DX), Z0, Z20
@@ -4882,7 +4795,7 @@ exp_done282:
 	VCMPPS       $0x06, Z5, Z20, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead283
+	JZ           exp_dead284
 	VMAXPS       Z19, Z5, Z19
 	VMAXPS       Z20, Z5, Z20
 	VMOVUPS      Z6, Z21
@@ -4911,13 +4824,13 @@ exp_done282:
 	VFMADD213PS  Z15, Z20, Z24
 	VSCALEFPS    Z21, Z23, Z19
 	VSCALEFPS    Z22, Z24, Z20
-	JMP          exp_done284
+	JMP          exp_done285
 
-exp_dead283:
+exp_dead284:
 	VXORPS Z19, Z19, Z19
 	VXORPS Z20, Z20, Z20
 
-exp_done284:
+exp_done285:
 	VMOVUPS       Z19, 128(DX)
 	PREFETCHT0    8320(DX)
 	VADDPS        Z19, Z3, Z3
@@ -4932,20 +4845,20 @@ exp_done284:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000100, DX
 	SUBQ          $0x00000040, BX
-	JMP           loop279
+	JMP           loop280
 
-loop_end280:
-loop285:
+loop_end281:
+loop286:
 	CMPQ         BX, $0x00000010
-	JB           loop_end286
-	VMOVAPS      Z1, Z3
+	JB           loop_end287
+	VANDPS       c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS       Z2, Z3, Z3
 	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
 	VFMADD231PS  (DX), Z0, Z3
 	VSUBPS       Z4, Z3, Z3
 	VCMPPS       $0x06, Z5, Z3, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead287
+	JZ           exp_dead288
 	VMAXPS       Z3, Z5, Z3
 	VMOVUPS      Z6, Z18
 	VFMADD231PS  Z7, Z3, Z18
@@ -4960,12 +4873,12 @@ loop285:
 	VFMADD213PS  Z15, Z3, Z19
 	VFMADD213PS  Z15, Z3, Z19
 	VSCALEFPS    Z18, Z19, Z3
-	JMP          exp_done288
+	JMP          exp_done289
 
-exp_dead287:
+exp_dead288:
 	VXORPS Z3, Z3, Z3
 
-exp_done288:
+exp_done289:
 	VMOVUPS       Z3, (DX)
 	PREFETCHT0    8192(DX)
 	VCVTPS2PD     Y3, Z18
@@ -4975,14 +4888,14 @@ exp_done288:
 	VADDPD        Z3, Z17, Z17
 	ADDQ          $0x00000040, DX
 	SUBQ          $0x00000010, BX
-	JMP           loop285
+	JMP           loop286
 
-loop_end286:
+loop_end287:
 	TESTQ         BX, BX
-	JZ            loop_done278
+	JZ            loop_done279
 	LEAQ          tailmask16<>+0(SB), SI
 	KMOVW         (SI)(BX*2), K1
-	VMOVAPS       Z1, Z3
+	VANDPS        c32x16_7fffffff<>+0(SB), Z1, Z3
 	VMULPS        Z2, Z3, Z3
 	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
 	VMOVUPS.Z     (DX), K1, Z1
@@ -5010,8 +4923,8 @@ loop_end286:
 	VADDPD        Z0, Z16, Z16
 	VADDPD        Z1, Z17, Z17
 
-loop_done278:
-softmax_summed266:
+loop_done279:
+softmax_summed267:
 	VADDPD        Z17, Z16, Z16
 	VEXTRACTF64X4 $0x01, Z16, Y0
 	VADDPD        Y0, Y16, Y0
@@ -5025,9 +4938,9 @@ softmax_summed266:
 	VBROADCASTSS  X0, Z0
 	MOVQ          CX, CX
 
-loop290:
+loop291:
 	CMPQ    CX, $0x00000040
-	JB      loop_end291
+	JB      loop_end292
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -5038,28 +4951,577 @@ loop290:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop290
+	JMP     loop291
 
-loop_end291:
-loop292:
+loop_end292:
+loop293:
 	CMPQ    CX, $0x00000010
-	JB      loop_end293
+	JB      loop_end294
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop292
+	JMP     loop293
 
-loop_end293:
+loop_end294:
 	TESTQ     CX, CX
-	JZ        loop_done289
+	JZ        loop_done290
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done289:
+loop_done290:
+	VZEROUPPER
+	RET
+
+ramp_one_sided260:
+	VBROADCASTSS c32_ff800000<>+0(SB), Z3
+	VBROADCASTSS c32_ff800000<>+0(SB), Z4
+	VBROADCASTSS c32_ff800000<>+0(SB), Z5
+	VBROADCASTSS c32_ff800000<>+0(SB), Z6
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop296:
+	CMPQ        BX, $0x00000040
+	JB          loop_end297
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 64(DX), Z0, Z7
+	VMAXPS      Z7, Z4, Z4
+	VSUBPS      c32x16_42000000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VFMADD231PS 128(DX), Z0, Z7
+	VMAXPS      Z7, Z5, Z5
+	VSUBPS      c32x16_42400000<>+0(SB), Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS 192(DX), Z0, Z7
+	VMAXPS      Z7, Z6, Z6
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, BX
+	JMP         loop296
+
+loop_end297:
+loop298:
+	CMPQ        BX, $0x00000010
+	JB          loop_end299
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS (DX), Z0, Z7
+	VMAXPS      Z7, Z3, Z3
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, BX
+	JMP         loop298
+
+loop_end299:
+	TESTQ       BX, BX
+	JZ          loop_done295
+	LEAQ        tailmask16<>+0(SB), SI
+	KMOVW       (SI)(BX*2), K1
+	VMOVAPS     Z1, Z7
+	VMULPS      Z2, Z7, Z7
+	VSUBPS      c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z1
+	VFMADD231PS Z1, Z0, Z7
+	VMAXPS      Z7, Z3, K1, Z3
+
+loop_done295:
+	VMAXPS        Z4, Z3, Z3
+	VMAXPS        Z6, Z5, Z5
+	VMAXPS        Z5, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VMAXPS        Y1, Y3, Y1
+	VEXTRACTF128  $0x01, Y1, X3
+	VMAXPS        X3, X1, X3
+	VPERMILPS     $0x4e, X3, X1
+	VMAXPS        X1, X3, X3
+	VPERMILPS     $0xb1, X3, X1
+	VMAXPS        X1, X3, X3
+	VBROADCASTSS  X3, Z4
+	VBROADCASTSS  c32_c2d00000<>+0(SB), Z5
+	VBROADCASTSS  c32_42b20000<>+0(SB), Z1
+	VBROADCASTSS  c32_4b400000<>+0(SB), Z6
+	VBROADCASTSS  c32_3fb8aa3b<>+0(SB), Z7
+	VBROADCASTSS  c32_3f318000<>+0(SB), Z8
+	VBROADCASTSS  c32_b95e8083<>+0(SB), Z9
+	VBROADCASTSS  c32_3ab5121a<>+0(SB), Z10
+	VBROADCASTSS  c32_3c091cf1<>+0(SB), Z11
+	VBROADCASTSS  c32_3d2aac79<>+0(SB), Z12
+	VBROADCASTSS  c32_3e2aaa49<>+0(SB), Z13
+	VBROADCASTSS  c32_3efffffe<>+0(SB), Z14
+	VBROADCASTSS  c32_3f800000<>+0(SB), Z15
+	VXORPD        Z16, Z16, Z16
+	VXORPD        Z17, Z17, Z17
+	VMOVD         X3, DX
+	ANDL          $0x7fffffff, DX
+	CMPL          DX, $0x4b800000
+	JAE           softmax_huge300
+	VBROADCASTSS  t0+32(FP), Z1
+	VSUBPS        iota16<>+0(SB), Z1, Z1
+	MOVQ          AX, DX
+	MOVQ          CX, BX
+
+loop303:
+	CMPQ         BX, $0x00000040
+	JB           loop_end304
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VMULPS       Z2, Z18, Z18
+	VSUBPS       Z4, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
+	VCMPPS       $0x06, Z5, Z3, K1
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead305
+	VMAXPS       Z3, Z5, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVUPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVUPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
+	VFNMADD231PS Z8, Z19, Z3
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVUPS      Z10, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done306
+
+exp_dead305:
+	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
+
+exp_done306:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VMOVUPS      Z18, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
+	VMULPS       Z2, Z19, Z19
+	VSUBPS       Z4, Z19, Z19
+	VFMADD231PS  128(DX), Z0, Z19
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
+	VMULPS       Z2, Z20, Z20
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z20, Z20
+	VFMADD231PS  192(DX), Z0, Z20
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead307
+	VMAXPS       Z19, Z5, Z19
+	VMAXPS       Z20, Z5, Z20
+	VMOVUPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVUPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVUPS      Z10, Z23
+	VMOVUPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done308
+
+exp_dead307:
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+
+exp_done308:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
+	VMOVUPS       Z20, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop303
+
+loop_end304:
+loop309:
+	CMPQ         BX, $0x00000010
+	JB           loop_end310
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VSUBPS       Z4, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead311
+	VMAXPS       Z3, Z5, Z3
+	VMOVUPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVUPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done312
+
+exp_dead311:
+	VXORPS Z3, Z3, Z3
+
+exp_done312:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z18
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop309
+
+loop_end310:
+	TESTQ         BX, BX
+	JZ            loop_done302
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VMOVAPS       Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VSUBPS        Z4, Z3, Z3
+	VFMADD231PS   Z1, Z0, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMOVUPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z10, Z1
+	VFMADD213PS   Z11, Z3, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
+
+loop_done302:
+	JMP softmax_summed301
+
+softmax_huge300:
+	VBROADCASTSS t0+32(FP), Z1
+	VSUBPS       iota16<>+0(SB), Z1, Z1
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+loop314:
+	CMPQ         BX, $0x00000040
+	JB           loop_end315
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z18
+	VMULPS       Z2, Z18, Z18
+	VFMADD231PS  64(DX), Z0, Z18
+	VSUBPS       Z4, Z18, Z18
+	VCMPPS       $0x06, Z5, Z3, K1
+	VCMPPS       $0x06, Z5, Z18, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead316
+	VMAXPS       Z3, Z5, Z3
+	VMAXPS       Z18, Z5, Z18
+	VMOVUPS      Z6, Z19
+	VFMADD231PS  Z7, Z3, Z19
+	VMOVUPS      Z6, Z20
+	VFMADD231PS  Z7, Z18, Z20
+	VSUBPS       Z6, Z19, Z19
+	VSUBPS       Z6, Z20, Z20
+	VFNMADD231PS Z8, Z19, Z3
+	VFNMADD231PS Z8, Z20, Z18
+	VFNMADD231PS Z9, Z19, Z3
+	VFNMADD231PS Z9, Z20, Z18
+	VMOVUPS      Z10, Z21
+	VMOVUPS      Z10, Z22
+	VFMADD213PS  Z11, Z3, Z21
+	VFMADD213PS  Z11, Z18, Z22
+	VFMADD213PS  Z12, Z3, Z21
+	VFMADD213PS  Z12, Z18, Z22
+	VFMADD213PS  Z13, Z3, Z21
+	VFMADD213PS  Z13, Z18, Z22
+	VFMADD213PS  Z14, Z3, Z21
+	VFMADD213PS  Z14, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VFMADD213PS  Z15, Z3, Z21
+	VFMADD213PS  Z15, Z18, Z22
+	VSCALEFPS    Z19, Z21, Z3
+	VSCALEFPS    Z20, Z22, Z18
+	JMP          exp_done317
+
+exp_dead316:
+	VXORPS Z3, Z3, Z3
+	VXORPS Z18, Z18, Z18
+
+exp_done317:
+	VMOVUPS      Z3, (DX)
+	PREFETCHT0   8192(DX)
+	VMOVUPS      Z18, 64(DX)
+	PREFETCHT0   8256(DX)
+	VSUBPS       c32x16_42000000<>+0(SB), Z1, Z19
+	VMULPS       Z2, Z19, Z19
+	VFMADD231PS  128(DX), Z0, Z19
+	VSUBPS       Z4, Z19, Z19
+	VSUBPS       c32x16_42400000<>+0(SB), Z1, Z20
+	VMULPS       Z2, Z20, Z20
+	VSUBPS       c32x16_42800000<>+0(SB), Z1, Z1
+	VFMADD231PS  192(DX), Z0, Z20
+	VSUBPS       Z4, Z20, Z20
+	VCMPPS       $0x06, Z5, Z19, K1
+	VCMPPS       $0x06, Z5, Z20, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           exp_dead318
+	VMAXPS       Z19, Z5, Z19
+	VMAXPS       Z20, Z5, Z20
+	VMOVUPS      Z6, Z21
+	VFMADD231PS  Z7, Z19, Z21
+	VMOVUPS      Z6, Z22
+	VFMADD231PS  Z7, Z20, Z22
+	VSUBPS       Z6, Z21, Z21
+	VSUBPS       Z6, Z22, Z22
+	VFNMADD231PS Z8, Z21, Z19
+	VFNMADD231PS Z8, Z22, Z20
+	VFNMADD231PS Z9, Z21, Z19
+	VFNMADD231PS Z9, Z22, Z20
+	VMOVUPS      Z10, Z23
+	VMOVUPS      Z10, Z24
+	VFMADD213PS  Z11, Z19, Z23
+	VFMADD213PS  Z11, Z20, Z24
+	VFMADD213PS  Z12, Z19, Z23
+	VFMADD213PS  Z12, Z20, Z24
+	VFMADD213PS  Z13, Z19, Z23
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z14, Z19, Z23
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z15, Z19, Z23
+	VFMADD213PS  Z15, Z20, Z24
+	VSCALEFPS    Z21, Z23, Z19
+	VSCALEFPS    Z22, Z24, Z20
+	JMP          exp_done319
+
+exp_dead318:
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+
+exp_done319:
+	VMOVUPS       Z19, 128(DX)
+	PREFETCHT0    8320(DX)
+	VADDPS        Z19, Z3, Z3
+	VMOVUPS       Z20, 192(DX)
+	PREFETCHT0    8384(DX)
+	VADDPS        Z20, Z18, Z18
+	VADDPS        Z18, Z3, Z3
+	VCVTPS2PD     Y3, Z18
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, BX
+	JMP           loop314
+
+loop_end315:
+loop320:
+	CMPQ         BX, $0x00000010
+	JB           loop_end321
+	VMOVAPS      Z1, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       c32x16_41800000<>+0(SB), Z1, Z1
+	VFMADD231PS  (DX), Z0, Z3
+	VSUBPS       Z4, Z3, Z3
+	VCMPPS       $0x06, Z5, Z3, K1
+	KORTESTW     K1, K1
+	JZ           exp_dead322
+	VMAXPS       Z3, Z5, Z3
+	VMOVUPS      Z6, Z18
+	VFMADD231PS  Z7, Z3, Z18
+	VSUBPS       Z6, Z18, Z18
+	VFNMADD231PS Z8, Z18, Z3
+	VFNMADD231PS Z9, Z18, Z3
+	VMOVUPS      Z10, Z19
+	VFMADD213PS  Z11, Z3, Z19
+	VFMADD213PS  Z12, Z3, Z19
+	VFMADD213PS  Z13, Z3, Z19
+	VFMADD213PS  Z14, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VFMADD213PS  Z15, Z3, Z19
+	VSCALEFPS    Z18, Z19, Z3
+	JMP          exp_done323
+
+exp_dead322:
+	VXORPS Z3, Z3, Z3
+
+exp_done323:
+	VMOVUPS       Z3, (DX)
+	PREFETCHT0    8192(DX)
+	VCVTPS2PD     Y3, Z18
+	VEXTRACTF32X8 $0x01, Z3, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z18, Z16, Z16
+	VADDPD        Z3, Z17, Z17
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, BX
+	JMP           loop320
+
+loop_end321:
+	TESTQ         BX, BX
+	JZ            loop_done313
+	LEAQ          tailmask16<>+0(SB), SI
+	KMOVW         (SI)(BX*2), K1
+	VMOVAPS       Z1, Z3
+	VMULPS        Z2, Z3, Z3
+	VSUBPS        c32x16_41800000<>+0(SB), Z1, Z1
+	VMOVUPS.Z     (DX), K1, Z1
+	VFMADD231PS   Z1, Z0, Z3
+	VSUBPS        Z4, Z3, Z3
+	VMAXPS        Z3, Z5, Z3
+	VMOVUPS       Z6, Z0
+	VFMADD231PS   Z7, Z3, Z0
+	VSUBPS        Z6, Z0, Z0
+	VFNMADD231PS  Z8, Z0, Z3
+	VFNMADD231PS  Z9, Z0, Z3
+	VMOVUPS       Z10, Z1
+	VFMADD213PS   Z11, Z3, Z1
+	VFMADD213PS   Z12, Z3, Z1
+	VFMADD213PS   Z13, Z3, Z1
+	VFMADD213PS   Z14, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VFMADD213PS   Z15, Z3, Z1
+	VSCALEFPS     Z0, Z1, Z3
+	VMOVUPS       Z3, K1, (DX)
+	VMOVAPS.Z     Z3, K1, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z0, Z16, Z16
+	VADDPD        Z1, Z17, Z17
+
+loop_done313:
+softmax_summed301:
+	VADDPD        Z17, Z16, Z16
+	VEXTRACTF64X4 $0x01, Z16, Y0
+	VADDPD        Y0, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VPERMILPD     $0x01, X1, X0
+	VADDSD        X0, X1, X1
+	VMOVSD        f64_3ff0000000000000<>+0(SB), X0
+	VDIVSD        X1, X0, X0
+	VCVTSD2SS     X0, X0, X0
+	VBROADCASTSS  X0, Z0
+	MOVQ          CX, CX
+
+loop325:
+	CMPQ    CX, $0x00000040
+	JB      loop_end326
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VMULPS  128(AX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VMULPS  192(AX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	SUBQ    $0x00000040, CX
+	JMP     loop325
+
+loop_end326:
+loop327:
+	CMPQ    CX, $0x00000010
+	JB      loop_end328
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	SUBQ    $0x00000010, CX
+	JMP     loop327
+
+loop_end328:
+	TESTQ     CX, CX
+	JZ        loop_done324
+	LEAQ      tailmask16<>+0(SB), DX
+	KMOVW     (DX)(CX*2), K1
+	VMOVUPS.Z (AX), K1, Z1
+	VMULPS    Z0, Z1, Z1
+	VMOVUPS   Z1, K1, (AX)
+
+loop_done324:
 	VZEROUPPER
 	RET
 
@@ -5075,9 +5537,9 @@ TEXT ·addRampAVX512(SB), NOSPLIT, $0-40
 	VSUBPD       iota64x8<>+0(SB), Z1, Z1
 	VSUBPD       c64x8_4020000000000000<>+0(SB), Z1, Z2
 
-loop295:
+loop330:
 	CMPQ         CX, $0x00000040
-	JB           loop_end296
+	JB           loop_end331
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -5124,12 +5586,12 @@ loop295:
 	VSUBPD       c64x8_4050000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000100, AX
 	SUBQ         $0x00000040, CX
-	JMP          loop295
+	JMP          loop330
 
-loop_end296:
-loop297:
+loop_end331:
+loop332:
 	CMPQ         CX, $0x00000010
-	JB           loop_end298
+	JB           loop_end333
 	VANDPD       abs64x8<>+0(SB), Z1, Z3
 	VMULPD       Z0, Z3, Z3
 	VCVTPD2PS    Z3, Y4
@@ -5143,11 +5605,11 @@ loop297:
 	VSUBPD       c64x8_4030000000000000<>+0(SB), Z2, Z2
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop297
+	JMP          loop332
 
-loop_end298:
+loop_end333:
 	TESTQ        CX, CX
-	JZ           loop_done294
+	JZ           loop_done329
 	LEAQ         tailmask16<>+0(SB), DX
 	KMOVW        (DX)(CX*2), K1
 	VANDPD       abs64x8<>+0(SB), Z1, Z1
@@ -5161,7 +5623,7 @@ loop_end298:
 	VADDPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)
 
-loop_done294:
+loop_done329:
 	VZEROUPPER
 	RET
 
@@ -5175,23 +5637,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups299
+	JNE   kv_groups334
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows300:
+s1_rows335:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done301
+	JL   s1_rows_done336
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys302:
+s1_keys337:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done303
+	JL            s1_keys_done338
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -5438,13 +5900,13 @@ s1_keys302:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys302
+	JMP           s1_keys337
 
-s1_keys_done303:
+s1_keys_done338:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done305
+	JZ    s1_key_tail_done340
 
-s1_key_tail304:
+s1_key_tail339:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5553,29 +6015,29 @@ s1_key_tail304:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail304
+	JNZ           s1_key_tail339
 
-s1_key_tail_done305:
+s1_key_tail_done340:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows300
+	JMP  s1_rows335
 
-s1_rows_done301:
+s1_rows_done336:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done307
+	JZ    s1_row_tail_done342
 
-s1_row_tail306:
+s1_row_tail341:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done309
+	JZ    s1_row_tail_key_done344
 
-s1_row_tail_key308:
+s1_row_tail_key343:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5605,40 +6067,40 @@ s1_row_tail_key308:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key308
+	JNZ           s1_row_tail_key343
 
-s1_row_tail_key_done309:
+s1_row_tail_key_done344:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail306
+	JNZ  s1_row_tail341
 
-s1_row_tail_done307:
+s1_row_tail_done342:
 	VZEROUPPER
 	RET
 
-kv_groups299:
+kv_groups334:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key310
+	JNZ   kv_by_key345
 
-kb_keys311:
+kb_keys346:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done312
+	JL    kb_keys_done347
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done314
+	JZ    kb_query_done349
 
-kb_query313:
+kb_query348:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done316
+	JZ    kb_group_done351
 
-kb_group315:
+kb_group350:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5677,7 +6139,7 @@ kb_group315:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows317:
+kb_rows352:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -5927,42 +6389,42 @@ kb_rows317:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows317
+	JNZ           kb_rows352
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group315
+	JNZ           kb_group350
 
-kb_group_done316:
+kb_group_done351:
 	DECQ R11
-	JNZ  kb_query313
+	JNZ  kb_query348
 
-kb_query_done314:
+kb_query_done349:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys311
+	JMP  kb_keys346
 
-kb_keys_done312:
-kv_by_key310:
+kb_keys_done347:
+kv_by_key345:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done319
+	JZ     kv_key_done354
 
-kv_key318:
+kv_key353:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done321
+	JZ    kv_query_done356
 
-kv_query320:
+kv_query355:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done323
+	JZ    kv_group_done358
 
-kv_group322:
+kv_group357:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5981,9 +6443,9 @@ kv_group322:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done325
+	JZ         kv_head_done360
 
-kv_head324:
+kv_head359:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -6005,24 +6467,24 @@ kv_head324:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head324
+	JNZ           kv_head359
 
-kv_head_done325:
+kv_head_done360:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group322
+	JNZ  kv_group357
 
-kv_group_done323:
+kv_group_done358:
 	DECQ R11
-	JNZ  kv_query320
+	JNZ  kv_query355
 
-kv_query_done321:
+kv_query_done356:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key318
+	JNZ  kv_key353
 
-kv_key_done319:
+kv_key_done354:
 	VZEROUPPER
 	RET
 
@@ -6036,7 +6498,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups326
+	JNE   kv_groups361
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6044,9 +6506,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done328
+	JZ    v1_row_done363
 
-v1_row327:
+v1_row362:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6068,12 +6530,12 @@ v1_row327:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done330
+	JZ           v1_key_done365
 
-v1_key329:
+v1_key364:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero331
+	JZ           v1_zero366
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6084,13 +6546,13 @@ v1_key329:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero331:
+v1_zero366:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key329
+	JNZ  v1_key364
 
-v1_key_done330:
+v1_key_done365:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6103,22 +6565,22 @@ v1_key_done330:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row327
+	JNZ     v1_row362
 
-v1_row_done328:
+v1_row_done363:
 	VZEROUPPER
 	RET
 
-kv_groups326:
+kv_groups361:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done333
+	JZ    kv_rescale_done368
 
-kv_rescale332:
+kv_rescale367:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6147,27 +6609,27 @@ kv_rescale332:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale332
+	JNZ          kv_rescale367
 
-kv_rescale_done333:
+kv_rescale_done368:
 	MOVQ nk+96(FP), SI
 
-vb_keys334:
+vb_keys369:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done335
+	JL    vb_keys_done370
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done337
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done372
 
-vb_query336:
+vb_query371:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done339
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done374
 
-vb_group338:
+vb_group373:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6205,11 +6667,450 @@ vb_group338:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done341
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row375
 
-vb_head340:
+vb_rows377:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero378
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero378:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero379
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero379:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero380
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero380:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero381
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero381:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero382
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero382:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero383
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero383:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero384
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero384:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero385
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero385:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero386
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero386:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero387
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero387:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero388
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero388:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero389
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero389:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero390
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero390:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero391
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero391:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero392
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero392:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero393
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero393:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero394
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero394:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero395
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero395:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero396
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero396:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero397
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero397:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero398
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero398:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero399
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero399:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero400
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero400:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero401
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero401:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero402
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero402:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero403
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero403:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero404
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero404:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero405
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero405:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero406
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero406:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero407
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero407:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero408
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero408:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero409
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero409:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows377
+	JMP     vb_group_next376
+
+vb_by_row375:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done411
+
+vb_head410:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6218,9 +7119,9 @@ vb_head340:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero342
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero412
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -6231,10 +7132,10 @@ vb_head340:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero342:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero343
+vb_zero412:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero413
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -6245,10 +7146,10 @@ vb_zero342:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero343:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero344
+vb_zero413:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero414
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -6259,10 +7160,10 @@ vb_zero343:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero344:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero345
+vb_zero414:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero415
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -6273,7 +7174,7 @@ vb_zero344:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero345:
+vb_zero415:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6284,44 +7185,45 @@ vb_zero345:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head340
+	DECQ    R13
+	JNZ     vb_head410
 
-vb_head_done341:
+vb_head_done411:
+vb_group_next376:
 	ADDQ $0x00000200, R9
-	DECQ R13
-	JNZ  vb_group338
-
-vb_group_done339:
 	DECQ R12
-	JNZ  vb_query336
+	JNZ  vb_group373
 
-vb_query_done337:
+vb_group_done374:
+	DECQ R11
+	JNZ  vb_query371
+
+vb_query_done372:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys334
+	JMP  vb_keys369
 
-vb_keys_done335:
+vb_keys_done370:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done347
+	JZ     kv_key_done417
 
-kv_key346:
+kv_key416:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done349
+	JZ    kv_query_done419
 
-kv_query348:
+kv_query418:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done351
+	JZ    kv_group_done421
 
-kv_group350:
+kv_group420:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6340,12 +7242,12 @@ kv_group350:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done353
+	JZ         kv_head_done423
 
-kv_head352:
+kv_head422:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero354
+	JZ           kv_zero424
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -6372,28 +7274,28 @@ kv_head352:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero354:
+kv_zero424:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head352
+	JNZ  kv_head422
 
-kv_head_done353:
+kv_head_done423:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group350
+	JNZ  kv_group420
 
-kv_group_done351:
+kv_group_done421:
 	DECQ R12
-	JNZ  kv_query348
+	JNZ  kv_query418
 
-kv_query_done349:
+kv_query_done419:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key346
+	JNZ  kv_key416
 
-kv_key_done347:
+kv_key_done417:
 	VZEROUPPER
 	RET
 
@@ -6406,9 +7308,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop356:
+loop426:
 	CMPQ    CX, $0x00000020
-	JB      loop_end357
+	JB      loop_end427
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6419,23 +7321,23 @@ loop356:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop356
+	JMP     loop426
 
-loop_end357:
-loop358:
+loop_end427:
+loop428:
 	CMPQ    CX, $0x00000010
-	JB      loop_end359
+	JB      loop_end429
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop358
+	JMP     loop428
 
-loop_end359:
+loop_end429:
 	TESTQ     CX, CX
-	JZ        loop_done355
+	JZ        loop_done425
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6443,7 +7345,7 @@ loop_end359:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done355:
+loop_done425:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6453,10 +7355,10 @@ loop_done355:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store360
+	JZ            max_store430
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store360:
+max_store430:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6483,9 +7385,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop362:
+loop432:
 	CMPQ         CX, $0x00000010
-	JB           loop_end363
+	JB           loop_end433
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6507,11 +7409,11 @@ loop362:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop362
+	JMP          loop432
 
-loop_end363:
+loop_end433:
 	TESTQ        CX, CX
-	JZ           loop_done361
+	JZ           loop_done431
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6535,7 +7437,7 @@ loop_end363:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done361:
+loop_done431:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

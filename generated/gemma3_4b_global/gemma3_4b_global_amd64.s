@@ -4395,14 +4395,14 @@ vb_keys94:
 	JL    vb_keys_done95
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done97
 
 vb_query96:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done99
 
 vb_group98:
@@ -4475,11 +4475,920 @@ vb_group98:
 	PREFETCHT1 896(R10)(DX*4)
 	PREFETCHT1 960(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done101
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row100
 
-vb_head100:
+vb_rows102:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      1024(DI), Y4
+	VMOVUPS      1056(DI), Y5
+	VMOVUPS      1088(DI), Y6
+	VMOVUPS      1120(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero103:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero104:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero105:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero106:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero107:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero108:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero109:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero110:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 1024(DI)
+	VMOVUPS      Y5, 1056(DI)
+	VMOVUPS      Y6, 1088(DI)
+	VMOVUPS      Y7, 1120(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      1152(DI), Y4
+	VMOVUPS      1184(DI), Y5
+	VMOVUPS      1216(DI), Y6
+	VMOVUPS      1248(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero111:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero112:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero113
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero113:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero114
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero114:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero115
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero115:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero116
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero116:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero117
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero117:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero118
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero118:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 1152(DI)
+	VMOVUPS      Y5, 1184(DI)
+	VMOVUPS      Y6, 1216(DI)
+	VMOVUPS      Y7, 1248(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      1280(DI), Y4
+	VMOVUPS      1312(DI), Y5
+	VMOVUPS      1344(DI), Y6
+	VMOVUPS      1376(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero119
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero119:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero120
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero120:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero121
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero121:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero122
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero122:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero123
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero123:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero124
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero124:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero125
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero125:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero126
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero126:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 1280(DI)
+	VMOVUPS      Y5, 1312(DI)
+	VMOVUPS      Y6, 1344(DI)
+	VMOVUPS      Y7, 1376(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      1408(DI), Y4
+	VMOVUPS      1440(DI), Y5
+	VMOVUPS      1472(DI), Y6
+	VMOVUPS      1504(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero127
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero127:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero128
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero128:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero129
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero129:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero130
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero130:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero131
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero131:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero132
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero132:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero133
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero133:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero134
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero134:
+	VMOVUPS      Y0, 384(DI)
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      Y2, 448(DI)
+	VMOVUPS      Y3, 480(DI)
+	VMOVUPS      Y4, 1408(DI)
+	VMOVUPS      Y5, 1440(DI)
+	VMOVUPS      Y6, 1472(DI)
+	VMOVUPS      Y7, 1504(DI)
+	VMOVUPS      512(DI), Y0
+	VMOVUPS      544(DI), Y1
+	VMOVUPS      576(DI), Y2
+	VMOVUPS      608(DI), Y3
+	VMOVUPS      1536(DI), Y4
+	VMOVUPS      1568(DI), Y5
+	VMOVUPS      1600(DI), Y6
+	VMOVUPS      1632(DI), Y7
+	VMOVUPS      512(R9), Y8
+	VMOVUPS      544(R9), Y9
+	VMOVUPS      576(R9), Y10
+	VMOVUPS      608(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero135
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero135:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero136
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero136:
+	VMOVUPS      512(R9)(DX*1), Y8
+	VMOVUPS      544(R9)(DX*1), Y9
+	VMOVUPS      576(R9)(DX*1), Y10
+	VMOVUPS      608(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero137
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero137:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero138
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero138:
+	VMOVUPS      512(R10), Y8
+	VMOVUPS      544(R10), Y9
+	VMOVUPS      576(R10), Y10
+	VMOVUPS      608(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero139
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero139:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero140
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero140:
+	VMOVUPS      512(R10)(DX*1), Y8
+	VMOVUPS      544(R10)(DX*1), Y9
+	VMOVUPS      576(R10)(DX*1), Y10
+	VMOVUPS      608(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero141:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero142:
+	VMOVUPS      Y0, 512(DI)
+	VMOVUPS      Y1, 544(DI)
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y3, 608(DI)
+	VMOVUPS      Y4, 1536(DI)
+	VMOVUPS      Y5, 1568(DI)
+	VMOVUPS      Y6, 1600(DI)
+	VMOVUPS      Y7, 1632(DI)
+	VMOVUPS      640(DI), Y0
+	VMOVUPS      672(DI), Y1
+	VMOVUPS      704(DI), Y2
+	VMOVUPS      736(DI), Y3
+	VMOVUPS      1664(DI), Y4
+	VMOVUPS      1696(DI), Y5
+	VMOVUPS      1728(DI), Y6
+	VMOVUPS      1760(DI), Y7
+	VMOVUPS      640(R9), Y8
+	VMOVUPS      672(R9), Y9
+	VMOVUPS      704(R9), Y10
+	VMOVUPS      736(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero143
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero143:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero144
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero144:
+	VMOVUPS      640(R9)(DX*1), Y8
+	VMOVUPS      672(R9)(DX*1), Y9
+	VMOVUPS      704(R9)(DX*1), Y10
+	VMOVUPS      736(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero145
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero145:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero146
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero146:
+	VMOVUPS      640(R10), Y8
+	VMOVUPS      672(R10), Y9
+	VMOVUPS      704(R10), Y10
+	VMOVUPS      736(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero147:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero148:
+	VMOVUPS      640(R10)(DX*1), Y8
+	VMOVUPS      672(R10)(DX*1), Y9
+	VMOVUPS      704(R10)(DX*1), Y10
+	VMOVUPS      736(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero149:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero150:
+	VMOVUPS      Y0, 640(DI)
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      Y2, 704(DI)
+	VMOVUPS      Y3, 736(DI)
+	VMOVUPS      Y4, 1664(DI)
+	VMOVUPS      Y5, 1696(DI)
+	VMOVUPS      Y6, 1728(DI)
+	VMOVUPS      Y7, 1760(DI)
+	VMOVUPS      768(DI), Y0
+	VMOVUPS      800(DI), Y1
+	VMOVUPS      832(DI), Y2
+	VMOVUPS      864(DI), Y3
+	VMOVUPS      1792(DI), Y4
+	VMOVUPS      1824(DI), Y5
+	VMOVUPS      1856(DI), Y6
+	VMOVUPS      1888(DI), Y7
+	VMOVUPS      768(R9), Y8
+	VMOVUPS      800(R9), Y9
+	VMOVUPS      832(R9), Y10
+	VMOVUPS      864(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero151:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero152:
+	VMOVUPS      768(R9)(DX*1), Y8
+	VMOVUPS      800(R9)(DX*1), Y9
+	VMOVUPS      832(R9)(DX*1), Y10
+	VMOVUPS      864(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero153:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero154:
+	VMOVUPS      768(R10), Y8
+	VMOVUPS      800(R10), Y9
+	VMOVUPS      832(R10), Y10
+	VMOVUPS      864(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero155:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero156:
+	VMOVUPS      768(R10)(DX*1), Y8
+	VMOVUPS      800(R10)(DX*1), Y9
+	VMOVUPS      832(R10)(DX*1), Y10
+	VMOVUPS      864(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero157
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero157:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero158
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero158:
+	VMOVUPS      Y0, 768(DI)
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      Y2, 832(DI)
+	VMOVUPS      Y3, 864(DI)
+	VMOVUPS      Y4, 1792(DI)
+	VMOVUPS      Y5, 1824(DI)
+	VMOVUPS      Y6, 1856(DI)
+	VMOVUPS      Y7, 1888(DI)
+	VMOVUPS      896(DI), Y0
+	VMOVUPS      928(DI), Y1
+	VMOVUPS      960(DI), Y2
+	VMOVUPS      992(DI), Y3
+	VMOVUPS      1920(DI), Y4
+	VMOVUPS      1952(DI), Y5
+	VMOVUPS      1984(DI), Y6
+	VMOVUPS      2016(DI), Y7
+	VMOVUPS      896(R9), Y8
+	VMOVUPS      928(R9), Y9
+	VMOVUPS      960(R9), Y10
+	VMOVUPS      992(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero159
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero159:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero160
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero160:
+	VMOVUPS      896(R9)(DX*1), Y8
+	VMOVUPS      928(R9)(DX*1), Y9
+	VMOVUPS      960(R9)(DX*1), Y10
+	VMOVUPS      992(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero161
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero161:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero162
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero162:
+	VMOVUPS      896(R10), Y8
+	VMOVUPS      928(R10), Y9
+	VMOVUPS      960(R10), Y10
+	VMOVUPS      992(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero163
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero163:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero164
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero164:
+	VMOVUPS      896(R10)(DX*1), Y8
+	VMOVUPS      928(R10)(DX*1), Y9
+	VMOVUPS      960(R10)(DX*1), Y10
+	VMOVUPS      992(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero165
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero165:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero166
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero166:
+	VMOVUPS Y0, 896(DI)
+	VMOVUPS Y1, 928(DI)
+	VMOVUPS Y2, 960(DI)
+	VMOVUPS Y3, 992(DI)
+	VMOVUPS Y4, 1920(DI)
+	VMOVUPS Y5, 1952(DI)
+	VMOVUPS Y6, 1984(DI)
+	VMOVUPS Y7, 2016(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows102
+	JMP     vb_group_next101
+
+vb_by_row100:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done168
+
+vb_head167:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4492,9 +5401,9 @@ vb_head100:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero102
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero169
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -4509,10 +5418,10 @@ vb_head100:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero102:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero103
+vb_zero169:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero170
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -4527,10 +5436,10 @@ vb_zero102:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero103:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero104
+vb_zero170:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero171
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -4545,10 +5454,10 @@ vb_zero103:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero104:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero105
+vb_zero171:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero172
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -4563,7 +5472,7 @@ vb_zero104:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero105:
+vb_zero172:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4588,9 +5497,9 @@ vb_zero105:
 	VMOVUPS      672(DI), Y9
 	VMOVUPS      704(DI), Y10
 	VMOVUPS      736(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero106
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero173
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -4605,10 +5514,10 @@ vb_zero105:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero106:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero107
+vb_zero173:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero174
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -4623,10 +5532,10 @@ vb_zero106:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero107:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero108
+vb_zero174:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero175
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R10), Y12, Y0
 	VFMADD231PS  416(R10), Y12, Y1
@@ -4641,10 +5550,10 @@ vb_zero107:
 	VFMADD231PS  704(R10), Y12, Y10
 	VFMADD231PS  736(R10), Y12, Y11
 
-vb_zero108:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero109
+vb_zero175:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero176
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R10)(DX*1), Y12, Y0
 	VFMADD231PS  416(R10)(DX*1), Y12, Y1
@@ -4659,7 +5568,7 @@ vb_zero108:
 	VFMADD231PS  704(R10)(DX*1), Y12, Y10
 	VFMADD231PS  736(R10)(DX*1), Y12, Y11
 
-vb_zero109:
+vb_zero176:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -4680,9 +5589,9 @@ vb_zero109:
 	VMOVUPS      928(DI), Y5
 	VMOVUPS      960(DI), Y6
 	VMOVUPS      992(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero110
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero177
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -4693,10 +5602,10 @@ vb_zero109:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero110:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero111
+vb_zero177:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero178
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -4707,10 +5616,10 @@ vb_zero110:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero111:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero112
+vb_zero178:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero179
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R10), Y8, Y0
 	VFMADD231PS  800(R10), Y8, Y1
@@ -4721,10 +5630,10 @@ vb_zero111:
 	VFMADD231PS  960(R10), Y8, Y6
 	VFMADD231PS  992(R10), Y8, Y7
 
-vb_zero112:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero113
+vb_zero179:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero180
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R10)(DX*1), Y8, Y0
 	VFMADD231PS  800(R10)(DX*1), Y8, Y1
@@ -4735,7 +5644,7 @@ vb_zero112:
 	VFMADD231PS  960(R10)(DX*1), Y8, Y6
 	VFMADD231PS  992(R10)(DX*1), Y8, Y7
 
-vb_zero113:
+vb_zero180:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -4746,16 +5655,17 @@ vb_zero113:
 	VMOVUPS Y7, 992(DI)
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head100
+	DECQ    R13
+	JNZ     vb_head167
 
-vb_head_done101:
+vb_head_done168:
+vb_group_next101:
 	ADDQ $0x00000400, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group98
 
 vb_group_done99:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query96
 
 vb_query_done97:
@@ -4768,22 +5678,22 @@ vb_keys_done95:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done115
+	JZ     kv_key_done182
 
-kv_key114:
+kv_key181:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done117
+	JZ    kv_query_done184
 
-kv_query116:
+kv_query183:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done119
+	JZ    kv_group_done186
 
-kv_group118:
+kv_group185:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4812,12 +5722,12 @@ kv_group118:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done121
+	JZ         kv_head_done188
 
-kv_head120:
+kv_head187:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero122
+	JZ           kv_zero189
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4916,28 +5826,28 @@ kv_head120:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero122:
+kv_zero189:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head120
+	JNZ  kv_head187
 
-kv_head_done121:
+kv_head_done188:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group118
+	JNZ  kv_group185
 
-kv_group_done119:
+kv_group_done186:
 	DECQ R12
-	JNZ  kv_query116
+	JNZ  kv_query183
 
-kv_query_done117:
+kv_query_done184:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key114
+	JNZ  kv_key181
 
-kv_key_done115:
+kv_key_done182:
 	VZEROUPPER
 	RET
 
@@ -4950,9 +5860,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop124:
+loop191:
 	CMPQ    CX, $0x00000010
-	JB      loop_end125
+	JB      loop_end192
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4963,23 +5873,23 @@ loop124:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop124
+	JMP     loop191
 
-loop_end125:
-loop126:
+loop_end192:
+loop193:
 	CMPQ    CX, $0x00000008
-	JB      loop_end127
+	JB      loop_end194
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop126
+	JMP     loop193
 
-loop_end127:
+loop_end194:
 	TESTQ      CX, CX
-	JZ         loop_done123
+	JZ         loop_done190
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4989,7 +5899,7 @@ loop_end127:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done123:
+loop_done190:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4997,10 +5907,10 @@ loop_done123:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store128
+	JZ           max_store195
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store128:
+max_store195:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -5020,9 +5930,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop130:
+loop197:
 	CMPQ         CX, $0x00000008
-	JB           loop_end131
+	JB           loop_end198
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -5045,11 +5955,11 @@ loop130:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop130
+	JMP          loop197
 
-loop_end131:
+loop_end198:
 	TESTQ        CX, CX
-	JZ           loop_done129
+	JZ           loop_done196
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -5075,7 +5985,7 @@ loop_end131:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done129:
+loop_done196:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -5100,24 +6010,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key132
+	JNZ   kv_by_key199
 
-kb_keys133:
+kb_keys200:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done134
+	JL    kb_keys_done201
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done136
+	JZ    kb_query_done203
 
-kb_query135:
+kb_query202:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done138
+	JZ    kb_group_done205
 
-kb_group137:
+kb_group204:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -5716,7 +6626,7 @@ kb_group137:
 	VMOVUPS      Y1, 4064(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows139:
+kb_rows206:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      1024(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -6181,43 +7091,43 @@ kb_rows139:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows139
+	JNZ          kb_rows206
 	ADDQ         $0x00000400, R11
 	DECQ         R14
-	JNZ          kb_group137
+	JNZ          kb_group204
 
-kb_group_done138:
+kb_group_done205:
 	DECQ R13
-	JNZ  kb_query135
+	JNZ  kb_query202
 
-kb_query_done136:
+kb_query_done203:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys133
+	JMP  kb_keys200
 
-kb_keys_done134:
-kv_by_key132:
+kb_keys_done201:
+kv_by_key199:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done141
+	JZ     kv_key_done208
 
-kv_key140:
+kv_key207:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done143
+	JZ    kv_query_done210
 
-kv_query142:
+kv_query209:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done145
+	JZ    kv_group_done212
 
-kv_group144:
+kv_group211:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -6377,9 +7287,9 @@ kv_group144:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done147
+	JZ           kv_head_done214
 
-kv_head146:
+kv_head213:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -6445,25 +7355,25 @@ kv_head146:
 	ADDQ         $0x00000400, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head146
+	JNZ          kv_head213
 
-kv_head_done147:
+kv_head_done214:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group144
+	JNZ  kv_group211
 
-kv_group_done145:
+kv_group_done212:
 	DECQ R13
-	JNZ  kv_query142
+	JNZ  kv_query209
 
-kv_query_done143:
+kv_query_done210:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key140
+	JNZ  kv_key207
 
-kv_key_done141:
+kv_key_done208:
 	VZEROUPPER
 	RET
 
@@ -6478,18 +7388,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done148
+	JZ     rope_done215
 	TESTL  R8, R8
-	JS     rope_inverse149
+	JS     rope_inverse216
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream150
+	JA     rope_stream217
 
-rope_token152:
+rope_token219:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -6511,14 +7421,14 @@ rope_token152:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done153
+	JZ      rope_heads_done220
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src154
+	JNE     rope_heads_from_src221
 
-rope_head155:
+rope_head222:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -6585,13 +7495,13 @@ rope_head155:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head155
-	JMP         rope_heads_done153
+	JNZ         rope_head222
+	JMP         rope_heads_done220
 
-rope_heads_from_src154:
+rope_heads_from_src221:
 	MOVQ CX, R10
 
-rope_head156:
+rope_head223:
 	VMOVUPS     (R10), Z16
 	VMOVUPS     512(R10), Z17
 	VMULPS      Z1, Z17, Z18
@@ -6659,17 +7569,17 @@ rope_head156:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head156
+	JNZ         rope_head223
 
-rope_heads_done153:
+rope_heads_done220:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done157
+	JZ    rope_heads_done224
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head158:
+rope_head225:
 	VMOVUPS     (R9), Z16
 	VMOVUPS     512(R9), Z17
 	VMULPS      Z1, Z17, Z18
@@ -6736,9 +7646,9 @@ rope_head158:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head158
+	JNZ         rope_head225
 
-rope_heads_done157:
+rope_heads_done224:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -6748,11 +7658,11 @@ rope_heads_done157:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token152
-	JMP  rope_tokens_done151
+	JNZ  rope_token219
+	JMP  rope_tokens_done218
 
-rope_stream150:
-rope_token159:
+rope_stream217:
+rope_token226:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -6774,16 +7684,16 @@ rope_token159:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done160
+	JZ      rope_heads_done227
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src161
+	JNE     rope_heads_from_src228
 
-rope_head162:
+rope_head229:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -6866,13 +7776,13 @@ rope_head162:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head162
-	JMP         rope_heads_done160
+	JNZ         rope_head229
+	JMP         rope_heads_done227
 
-rope_heads_from_src161:
+rope_heads_from_src228:
 	MOVQ CX, R10
 
-rope_head163:
+rope_head230:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -6956,19 +7866,19 @@ rope_head163:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head163
+	JNZ         rope_head230
 
-rope_heads_done160:
+rope_heads_done227:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done164
+	JZ    rope_heads_done231
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head165:
+rope_head232:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -7051,9 +7961,9 @@ rope_head165:
 	VMOVUPS     Z19, 960(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head165
+	JNZ         rope_head232
 
-rope_heads_done164:
+rope_heads_done231:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -7063,21 +7973,21 @@ rope_heads_done164:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token159
+	JNZ  rope_token226
 
-rope_tokens_done151:
-	JMP rope_done148
+rope_tokens_done218:
+	JMP rope_done215
 
-rope_inverse149:
+rope_inverse216:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream166
+	JA     rope_stream233
 
-rope_token168:
+rope_token235:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -7099,12 +8009,12 @@ rope_token168:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done169
+	JZ      rope_heads_done236
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head170:
+rope_head237:
 	VMOVUPS     (DX), Z16
 	VMOVUPS     512(DX), Z17
 	VMULPS      Z1, Z17, Z18
@@ -7171,19 +8081,19 @@ rope_head170:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head170
+	JNZ         rope_head237
 
-rope_heads_done169:
+rope_heads_done236:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token168
-	JMP  rope_tokens_done167
+	JNZ  rope_token235
+	JMP  rope_tokens_done234
 
-rope_stream166:
-rope_token171:
+rope_stream233:
+rope_token238:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -7205,14 +8115,14 @@ rope_token171:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done172
+	JZ      rope_heads_done239
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head173:
+rope_head240:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -7295,18 +8205,18 @@ rope_head173:
 	VMOVUPS     Z19, 960(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head173
+	JNZ         rope_head240
 
-rope_heads_done172:
+rope_heads_done239:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token171
+	JNZ  rope_token238
 
-rope_tokens_done167:
-rope_done148:
+rope_tokens_done234:
+rope_done215:
 	VZEROUPPER
 	RET
 
@@ -7320,9 +8230,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done174
+	JZ    combine_done241
 
-combine_token175:
+combine_token242:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000800, R8, R8
@@ -7522,9 +8432,9 @@ combine_token175:
 	ADDQ         $0x00000400, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token175
+	JNZ          combine_token242
 
-combine_done174:
+combine_done241:
 	VZEROUPPER
 	RET
 
@@ -7868,23 +8778,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups176
+	JNE   kv_groups243
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows177:
+s1_rows244:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done178
+	JL   s1_rows_done245
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys179:
+s1_keys246:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done180
+	JL            s1_keys_done247
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -8323,13 +9233,13 @@ s1_keys179:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys179
+	JMP           s1_keys246
 
-s1_keys_done180:
+s1_keys_done247:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done182
+	JZ    s1_key_tail_done249
 
-s1_key_tail181:
+s1_key_tail248:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8502,29 +9412,29 @@ s1_key_tail181:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail181
+	JNZ           s1_key_tail248
 
-s1_key_tail_done182:
+s1_key_tail_done249:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows177
+	JMP  s1_rows244
 
-s1_rows_done178:
+s1_rows_done245:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done184
+	JZ    s1_row_tail_done251
 
-s1_row_tail183:
+s1_row_tail250:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done186
+	JZ    s1_row_tail_key_done253
 
-s1_row_tail_key185:
+s1_row_tail_key252:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8570,40 +9480,40 @@ s1_row_tail_key185:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key185
+	JNZ           s1_row_tail_key252
 
-s1_row_tail_key_done186:
+s1_row_tail_key_done253:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail183
+	JNZ  s1_row_tail250
 
-s1_row_tail_done184:
+s1_row_tail_done251:
 	VZEROUPPER
 	RET
 
-kv_groups176:
+kv_groups243:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key187
+	JNZ   kv_by_key254
 
-kb_keys188:
+kb_keys255:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done189
+	JL    kb_keys_done256
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done191
+	JZ    kb_query_done258
 
-kb_query190:
+kb_query257:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done193
+	JZ    kb_group_done260
 
-kb_group192:
+kb_group259:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8674,7 +9584,7 @@ kb_group192:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows194:
+kb_rows261:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -9116,42 +10026,42 @@ kb_rows194:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows194
+	JNZ           kb_rows261
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group192
+	JNZ           kb_group259
 
-kb_group_done193:
+kb_group_done260:
 	DECQ R11
-	JNZ  kb_query190
+	JNZ  kb_query257
 
-kb_query_done191:
+kb_query_done258:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys188
+	JMP  kb_keys255
 
-kb_keys_done189:
-kv_by_key187:
+kb_keys_done256:
+kv_by_key254:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done196
+	JZ     kv_key_done263
 
-kv_key195:
+kv_key262:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done198
+	JZ    kv_query_done265
 
-kv_query197:
+kv_query264:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done200
+	JZ    kv_group_done267
 
-kv_group199:
+kv_group266:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9186,9 +10096,9 @@ kv_group199:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done202
+	JZ         kv_head_done269
 
-kv_head201:
+kv_head268:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -9218,24 +10128,24 @@ kv_head201:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head201
+	JNZ           kv_head268
 
-kv_head_done202:
+kv_head_done269:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group199
+	JNZ  kv_group266
 
-kv_group_done200:
+kv_group_done267:
 	DECQ R11
-	JNZ  kv_query197
+	JNZ  kv_query264
 
-kv_query_done198:
+kv_query_done265:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key195
+	JNZ  kv_key262
 
-kv_key_done196:
+kv_key_done263:
 	VZEROUPPER
 	RET
 
@@ -9249,7 +10159,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups203
+	JNE   kv_groups270
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9257,9 +10167,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done205
+	JZ    v1_row_done272
 
-v1_row204:
+v1_row271:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9297,12 +10207,12 @@ v1_row204:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done207
+	JZ           v1_key_done274
 
-v1_key206:
+v1_key273:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero208
+	JZ           v1_zero275
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -9321,13 +10231,13 @@ v1_key206:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero208:
+v1_zero275:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key206
+	JNZ  v1_key273
 
-v1_key_done207:
+v1_key_done274:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9348,22 +10258,22 @@ v1_key_done207:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row204
+	JNZ     v1_row271
 
-v1_row_done205:
+v1_row_done272:
 	VZEROUPPER
 	RET
 
-kv_groups203:
+kv_groups270:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done210
+	JZ    kv_rescale_done277
 
-kv_rescale209:
+kv_rescale276:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9416,27 +10326,27 @@ kv_rescale209:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale209
+	JNZ          kv_rescale276
 
-kv_rescale_done210:
+kv_rescale_done277:
 	MOVQ nk+96(FP), SI
 
-vb_keys211:
+vb_keys278:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done212
+	JL    vb_keys_done279
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done214
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done281
 
-vb_query213:
+vb_query280:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done216
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done283
 
-vb_group215:
+vb_group282:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9506,11 +10416,874 @@ vb_group215:
 	PREFETCHT1 896(R10)(DX*4)
 	PREFETCHT1 960(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done218
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row284
 
-vb_head217:
+vb_rows286:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      1024(DI), Z4
+	VMOVUPS      1088(DI), Z5
+	VMOVUPS      1152(DI), Z6
+	VMOVUPS      1216(DI), Z7
+	VMOVUPS      2048(DI), Z8
+	VMOVUPS      2112(DI), Z9
+	VMOVUPS      2176(DI), Z10
+	VMOVUPS      2240(DI), Z11
+	VMOVUPS      3072(DI), Z12
+	VMOVUPS      3136(DI), Z13
+	VMOVUPS      3200(DI), Z14
+	VMOVUPS      3264(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero287
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero287:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero288
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero288:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero289
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero289:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero290
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero290:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero291
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero291:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero292
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero292:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero293
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero293:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero294
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero294:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero295
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero295:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero296
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero296:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero297
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero297:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero298
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero298:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero299
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero299:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero300
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero300:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero301
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero301:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero302
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero302:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 1024(DI)
+	VMOVUPS      Z5, 1088(DI)
+	VMOVUPS      Z6, 1152(DI)
+	VMOVUPS      Z7, 1216(DI)
+	VMOVUPS      Z8, 2048(DI)
+	VMOVUPS      Z9, 2112(DI)
+	VMOVUPS      Z10, 2176(DI)
+	VMOVUPS      Z11, 2240(DI)
+	VMOVUPS      Z12, 3072(DI)
+	VMOVUPS      Z13, 3136(DI)
+	VMOVUPS      Z14, 3200(DI)
+	VMOVUPS      Z15, 3264(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      1280(DI), Z4
+	VMOVUPS      1344(DI), Z5
+	VMOVUPS      1408(DI), Z6
+	VMOVUPS      1472(DI), Z7
+	VMOVUPS      2304(DI), Z8
+	VMOVUPS      2368(DI), Z9
+	VMOVUPS      2432(DI), Z10
+	VMOVUPS      2496(DI), Z11
+	VMOVUPS      3328(DI), Z12
+	VMOVUPS      3392(DI), Z13
+	VMOVUPS      3456(DI), Z14
+	VMOVUPS      3520(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero307:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero308:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero310:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero311:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero312:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero314:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero315:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero316:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero318:
+	VMOVUPS      Z0, 256(DI)
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      Z2, 384(DI)
+	VMOVUPS      Z3, 448(DI)
+	VMOVUPS      Z4, 1280(DI)
+	VMOVUPS      Z5, 1344(DI)
+	VMOVUPS      Z6, 1408(DI)
+	VMOVUPS      Z7, 1472(DI)
+	VMOVUPS      Z8, 2304(DI)
+	VMOVUPS      Z9, 2368(DI)
+	VMOVUPS      Z10, 2432(DI)
+	VMOVUPS      Z11, 2496(DI)
+	VMOVUPS      Z12, 3328(DI)
+	VMOVUPS      Z13, 3392(DI)
+	VMOVUPS      Z14, 3456(DI)
+	VMOVUPS      Z15, 3520(DI)
+	VMOVUPS      512(DI), Z0
+	VMOVUPS      576(DI), Z1
+	VMOVUPS      640(DI), Z2
+	VMOVUPS      704(DI), Z3
+	VMOVUPS      1536(DI), Z4
+	VMOVUPS      1600(DI), Z5
+	VMOVUPS      1664(DI), Z6
+	VMOVUPS      1728(DI), Z7
+	VMOVUPS      2560(DI), Z8
+	VMOVUPS      2624(DI), Z9
+	VMOVUPS      2688(DI), Z10
+	VMOVUPS      2752(DI), Z11
+	VMOVUPS      3584(DI), Z12
+	VMOVUPS      3648(DI), Z13
+	VMOVUPS      3712(DI), Z14
+	VMOVUPS      3776(DI), Z15
+	VMOVUPS      512(R9), Z16
+	VMOVUPS      576(R9), Z17
+	VMOVUPS      640(R9), Z18
+	VMOVUPS      704(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero319:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero320:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero322:
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero323
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero323:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero324
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero324:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero325
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero325:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero326
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero326:
+	VMOVUPS      512(R10), Z16
+	VMOVUPS      576(R10), Z17
+	VMOVUPS      640(R10), Z18
+	VMOVUPS      704(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero327
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero327:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero328
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero328:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero329
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero329:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero330
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero330:
+	VMOVUPS      512(R10)(DX*1), Z16
+	VMOVUPS      576(R10)(DX*1), Z17
+	VMOVUPS      640(R10)(DX*1), Z18
+	VMOVUPS      704(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero331
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero331:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero332
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero332:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero333
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero333:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero334
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero334:
+	VMOVUPS      Z0, 512(DI)
+	VMOVUPS      Z1, 576(DI)
+	VMOVUPS      Z2, 640(DI)
+	VMOVUPS      Z3, 704(DI)
+	VMOVUPS      Z4, 1536(DI)
+	VMOVUPS      Z5, 1600(DI)
+	VMOVUPS      Z6, 1664(DI)
+	VMOVUPS      Z7, 1728(DI)
+	VMOVUPS      Z8, 2560(DI)
+	VMOVUPS      Z9, 2624(DI)
+	VMOVUPS      Z10, 2688(DI)
+	VMOVUPS      Z11, 2752(DI)
+	VMOVUPS      Z12, 3584(DI)
+	VMOVUPS      Z13, 3648(DI)
+	VMOVUPS      Z14, 3712(DI)
+	VMOVUPS      Z15, 3776(DI)
+	VMOVUPS      768(DI), Z0
+	VMOVUPS      832(DI), Z1
+	VMOVUPS      896(DI), Z2
+	VMOVUPS      960(DI), Z3
+	VMOVUPS      1792(DI), Z4
+	VMOVUPS      1856(DI), Z5
+	VMOVUPS      1920(DI), Z6
+	VMOVUPS      1984(DI), Z7
+	VMOVUPS      2816(DI), Z8
+	VMOVUPS      2880(DI), Z9
+	VMOVUPS      2944(DI), Z10
+	VMOVUPS      3008(DI), Z11
+	VMOVUPS      3840(DI), Z12
+	VMOVUPS      3904(DI), Z13
+	VMOVUPS      3968(DI), Z14
+	VMOVUPS      4032(DI), Z15
+	VMOVUPS      768(R9), Z16
+	VMOVUPS      832(R9), Z17
+	VMOVUPS      896(R9), Z18
+	VMOVUPS      960(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero335
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero335:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero336
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero336:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero337
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero337:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero338
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero338:
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero339
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero339:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero340
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero340:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero341
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero341:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero342
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero342:
+	VMOVUPS      768(R10), Z16
+	VMOVUPS      832(R10), Z17
+	VMOVUPS      896(R10), Z18
+	VMOVUPS      960(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero343
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero343:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero344
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero344:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero345
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero345:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero346
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero346:
+	VMOVUPS      768(R10)(DX*1), Z16
+	VMOVUPS      832(R10)(DX*1), Z17
+	VMOVUPS      896(R10)(DX*1), Z18
+	VMOVUPS      960(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero347
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero347:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero348
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero348:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero349
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero349:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero350
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero350:
+	VMOVUPS Z0, 768(DI)
+	VMOVUPS Z1, 832(DI)
+	VMOVUPS Z2, 896(DI)
+	VMOVUPS Z3, 960(DI)
+	VMOVUPS Z4, 1792(DI)
+	VMOVUPS Z5, 1856(DI)
+	VMOVUPS Z6, 1920(DI)
+	VMOVUPS Z7, 1984(DI)
+	VMOVUPS Z8, 2816(DI)
+	VMOVUPS Z9, 2880(DI)
+	VMOVUPS Z10, 2944(DI)
+	VMOVUPS Z11, 3008(DI)
+	VMOVUPS Z12, 3840(DI)
+	VMOVUPS Z13, 3904(DI)
+	VMOVUPS Z14, 3968(DI)
+	VMOVUPS Z15, 4032(DI)
+	ADDQ    $0x00001000, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows286
+	JMP     vb_group_next285
+
+vb_by_row284:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done352
+
+vb_head351:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9527,9 +11300,9 @@ vb_head217:
 	VMOVUPS      832(DI), Z13
 	VMOVUPS      896(DI), Z14
 	VMOVUPS      960(DI), Z15
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero219
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero353
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -9548,10 +11321,10 @@ vb_head217:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero219:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero220
+vb_zero353:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero354
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -9570,10 +11343,10 @@ vb_zero219:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero220:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero221
+vb_zero354:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero355
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R10), Z16, Z0
 	VFMADD231PS  64(R10), Z16, Z1
@@ -9592,10 +11365,10 @@ vb_zero220:
 	VFMADD231PS  896(R10), Z16, Z14
 	VFMADD231PS  960(R10), Z16, Z15
 
-vb_zero221:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero222
+vb_zero355:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero356
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R10)(DX*1), Z16, Z0
 	VFMADD231PS  64(R10)(DX*1), Z16, Z1
@@ -9614,7 +11387,7 @@ vb_zero221:
 	VFMADD231PS  896(R10)(DX*1), Z16, Z14
 	VFMADD231PS  960(R10)(DX*1), Z16, Z15
 
-vb_zero222:
+vb_zero356:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9633,44 +11406,45 @@ vb_zero222:
 	VMOVUPS Z15, 960(DI)
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head217
+	DECQ    R13
+	JNZ     vb_head351
 
-vb_head_done218:
+vb_head_done352:
+vb_group_next285:
 	ADDQ $0x00000400, R9
-	DECQ R13
-	JNZ  vb_group215
-
-vb_group_done216:
 	DECQ R12
-	JNZ  vb_query213
+	JNZ  vb_group282
 
-vb_query_done214:
+vb_group_done283:
+	DECQ R11
+	JNZ  vb_query280
+
+vb_query_done281:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys211
+	JMP  vb_keys278
 
-vb_keys_done212:
+vb_keys_done279:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done224
+	JZ     kv_key_done358
 
-kv_key223:
+kv_key357:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done226
+	JZ    kv_query_done360
 
-kv_query225:
+kv_query359:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done228
+	JZ    kv_group_done362
 
-kv_group227:
+kv_group361:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9705,12 +11479,12 @@ kv_group227:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done230
+	JZ         kv_head_done364
 
-kv_head229:
+kv_head363:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero231
+	JZ           kv_zero365
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -9761,28 +11535,28 @@ kv_head229:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero231:
+kv_zero365:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head229
+	JNZ  kv_head363
 
-kv_head_done230:
+kv_head_done364:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group227
+	JNZ  kv_group361
 
-kv_group_done228:
+kv_group_done362:
 	DECQ R12
-	JNZ  kv_query225
+	JNZ  kv_query359
 
-kv_query_done226:
+kv_query_done360:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key223
+	JNZ  kv_key357
 
-kv_key_done224:
+kv_key_done358:
 	VZEROUPPER
 	RET
 
@@ -9795,9 +11569,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop233:
+loop367:
 	CMPQ    CX, $0x00000020
-	JB      loop_end234
+	JB      loop_end368
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -9808,23 +11582,23 @@ loop233:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop233
+	JMP     loop367
 
-loop_end234:
-loop235:
+loop_end368:
+loop369:
 	CMPQ    CX, $0x00000010
-	JB      loop_end236
+	JB      loop_end370
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop235
+	JMP     loop369
 
-loop_end236:
+loop_end370:
 	TESTQ     CX, CX
-	JZ        loop_done232
+	JZ        loop_done366
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -9832,7 +11606,7 @@ loop_end236:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done232:
+loop_done366:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -9842,10 +11616,10 @@ loop_done232:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store237
+	JZ            max_store371
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store237:
+max_store371:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -9872,9 +11646,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop239:
+loop373:
 	CMPQ         CX, $0x00000010
-	JB           loop_end240
+	JB           loop_end374
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9896,11 +11670,11 @@ loop239:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop239
+	JMP          loop373
 
-loop_end240:
+loop_end374:
 	TESTQ        CX, CX
-	JZ           loop_done238
+	JZ           loop_done372
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9924,7 +11698,7 @@ loop_end240:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done238:
+loop_done372:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9951,24 +11725,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key241
+	JNZ   kv_by_key375
 
-kb_keys242:
+kb_keys376:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done243
+	JL    kb_keys_done377
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done245
+	JZ    kb_query_done379
 
-kb_query244:
+kb_query378:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done247
+	JZ    kb_group_done381
 
-kb_group246:
+kb_group380:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -10311,7 +12085,7 @@ kb_group246:
 	VMOVUPS      Z1, 4032(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows248:
+kb_rows382:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       1024(R9), Z7
 	VMOVUPS       2048(R9), Z11
@@ -10752,43 +12526,43 @@ kb_rows248:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows248
+	JNZ           kb_rows382
 	ADDQ          $0x00000400, R11
 	DECQ          R14
-	JNZ           kb_group246
+	JNZ           kb_group380
 
-kb_group_done247:
+kb_group_done381:
 	DECQ R13
-	JNZ  kb_query244
+	JNZ  kb_query378
 
-kb_query_done245:
+kb_query_done379:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys242
+	JMP  kb_keys376
 
-kb_keys_done243:
-kv_by_key241:
+kb_keys_done377:
+kv_by_key375:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done250
+	JZ     kv_key_done384
 
-kv_key249:
+kv_key383:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done252
+	JZ    kv_query_done386
 
-kv_query251:
+kv_query385:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done254
+	JZ    kv_group_done388
 
-kv_group253:
+kv_group387:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -10890,9 +12664,9 @@ kv_group253:
 	VMOVUPS      960(DI), Z15
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done256
+	JZ           kv_head_done390
 
-kv_head255:
+kv_head389:
 	VMULPS        (R8), Z0, Z16
 	VMULPS        64(R8), Z1, Z17
 	VFMADD231PS   128(R8), Z2, Z16
@@ -10922,25 +12696,25 @@ kv_head255:
 	ADDQ          $0x00000400, R8
 	ADDQ          BX, R10
 	DECQ          R15
-	JNZ           kv_head255
+	JNZ           kv_head389
 
-kv_head_done256:
+kv_head_done390:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group253
+	JNZ  kv_group387
 
-kv_group_done254:
+kv_group_done388:
 	DECQ R13
-	JNZ  kv_query251
+	JNZ  kv_query385
 
-kv_query_done252:
+kv_query_done386:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key249
+	JNZ  kv_key383
 
-kv_key_done250:
+kv_key_done384:
 	VZEROUPPER
 	RET
 

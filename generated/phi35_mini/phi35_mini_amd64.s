@@ -1983,14 +1983,14 @@ vb_keys72:
 	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done75
 
 vb_query74:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done77
 
 vb_group76:
@@ -2023,11 +2023,360 @@ vb_group76:
 	PREFETCHT1 256(R10)(DX*4)
 	PREFETCHT1 320(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done79
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row78
 
-vb_head78:
+vb_rows80:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      384(DI), Y4
+	VMOVUPS      416(DI), Y5
+	VMOVUPS      448(DI), Y6
+	VMOVUPS      480(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero81
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero81:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero82:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero83:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero84:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero85:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero86:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero87:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero88:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 384(DI)
+	VMOVUPS      Y5, 416(DI)
+	VMOVUPS      Y6, 448(DI)
+	VMOVUPS      Y7, 480(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero89:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero90:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero91:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero92:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero93:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero94:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero95:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero96:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero97:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero98:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero99:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero100:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero101:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero102:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero103:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero104:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 288(DI)
+	VMOVUPS Y2, 320(DI)
+	VMOVUPS Y3, 352(DI)
+	VMOVUPS Y4, 640(DI)
+	VMOVUPS Y5, 672(DI)
+	VMOVUPS Y6, 704(DI)
+	VMOVUPS Y7, 736(DI)
+	ADDQ    $0x00000300, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows80
+	JMP     vb_group_next79
+
+vb_by_row78:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done106
+
+vb_head105:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2040,9 +2389,9 @@ vb_head78:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero80
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero107
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2057,10 +2406,10 @@ vb_head78:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero80:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero81
+vb_zero107:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero108
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2075,10 +2424,10 @@ vb_zero80:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero81:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero82
+vb_zero108:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero109
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -2093,10 +2442,10 @@ vb_zero81:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero82:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+vb_zero109:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero110
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -2111,7 +2460,7 @@ vb_zero82:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero83:
+vb_zero110:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2126,16 +2475,17 @@ vb_zero83:
 	VMOVUPS Y11, 352(DI)
 	ADDQ    $0x00000180, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head78
+	DECQ    R13
+	JNZ     vb_head105
 
-vb_head_done79:
+vb_head_done106:
+vb_group_next79:
 	ADDQ $0x00000180, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group76
 
 vb_group_done77:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query74
 
 vb_query_done75:
@@ -2148,22 +2498,22 @@ vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done85
+	JZ     kv_key_done112
 
-kv_key84:
+kv_key111:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done87
+	JZ    kv_query_done114
 
-kv_query86:
+kv_query113:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done89
+	JZ    kv_group_done116
 
-kv_group88:
+kv_group115:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2182,12 +2532,12 @@ kv_group88:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done91
+	JZ         kv_head_done118
 
-kv_head90:
+kv_head117:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero92
+	JZ           kv_zero119
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2226,28 +2576,28 @@ kv_head90:
 	VFMADD231PS  352(R9), Y10, Y11
 	VMOVUPS      Y11, 352(SI)
 
-kv_zero92:
+kv_zero119:
 	ADDQ $0x00000180, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head90
+	JNZ  kv_head117
 
-kv_head_done91:
+kv_head_done118:
 	ADDQ $0x00000180, R9
 	DECQ R13
-	JNZ  kv_group88
+	JNZ  kv_group115
 
-kv_group_done89:
+kv_group_done116:
 	DECQ R12
-	JNZ  kv_query86
+	JNZ  kv_query113
 
-kv_query_done87:
+kv_query_done114:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key84
+	JNZ  kv_key111
 
-kv_key_done85:
+kv_key_done112:
 	VZEROUPPER
 	RET
 
@@ -2260,9 +2610,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop94:
+loop121:
 	CMPQ    CX, $0x00000010
-	JB      loop_end95
+	JB      loop_end122
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2273,23 +2623,23 @@ loop94:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop94
+	JMP     loop121
 
-loop_end95:
-loop96:
+loop_end122:
+loop123:
 	CMPQ    CX, $0x00000008
-	JB      loop_end97
+	JB      loop_end124
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop96
+	JMP     loop123
 
-loop_end97:
+loop_end124:
 	TESTQ      CX, CX
-	JZ         loop_done93
+	JZ         loop_done120
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2299,7 +2649,7 @@ loop_end97:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done93:
+loop_done120:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2307,10 +2657,10 @@ loop_done93:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store98
+	JZ           max_store125
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store98:
+max_store125:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2330,9 +2680,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop100:
+loop127:
 	CMPQ         CX, $0x00000008
-	JB           loop_end101
+	JB           loop_end128
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2355,11 +2705,11 @@ loop100:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop100
+	JMP          loop127
 
-loop_end101:
+loop_end128:
 	TESTQ        CX, CX
-	JZ           loop_done99
+	JZ           loop_done126
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2385,7 +2735,7 @@ loop_end101:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done99:
+loop_done126:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2407,18 +2757,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done102
+	JZ     rope_done129
 	TESTL  R8, R8
-	JS     rope_inverse103
+	JS     rope_inverse130
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000180, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream104
+	JA     rope_stream131
 
-rope_token106:
+rope_token133:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -2430,14 +2780,14 @@ rope_token106:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done107
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src108
+	JNE     rope_heads_from_src135
 
-rope_head109:
+rope_head136:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2464,13 +2814,13 @@ rope_head109:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head109
-	JMP         rope_heads_done107
+	JNZ         rope_head136
+	JMP         rope_heads_done134
 
-rope_heads_from_src108:
+rope_heads_from_src135:
 	MOVQ CX, R10
 
-rope_head110:
+rope_head137:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     192(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2498,17 +2848,17 @@ rope_head110:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head110
+	JNZ         rope_head137
 
-rope_heads_done107:
+rope_heads_done134:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done111
+	JZ    rope_heads_done138
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head112:
+rope_head139:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     192(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2535,9 +2885,9 @@ rope_head112:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head112
+	JNZ         rope_head139
 
-rope_heads_done111:
+rope_heads_done138:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2547,11 +2897,11 @@ rope_heads_done111:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token106
-	JMP  rope_tokens_done105
+	JNZ  rope_token133
+	JMP  rope_tokens_done132
 
-rope_stream104:
-rope_token113:
+rope_stream131:
+rope_token140:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000180, R8, R8
 	ADDQ    BX, R8
@@ -2563,16 +2913,16 @@ rope_token113:
 	VMOVUPS 320(R8), Z5
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done114
+	JZ      rope_heads_done141
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src115
+	JNE     rope_heads_from_src142
 
-rope_head116:
+rope_head143:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2605,13 +2955,13 @@ rope_head116:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head116
-	JMP         rope_heads_done114
+	JNZ         rope_head143
+	JMP         rope_heads_done141
 
-rope_heads_from_src115:
+rope_heads_from_src142:
 	MOVQ CX, R10
 
-rope_head117:
+rope_head144:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2645,19 +2995,19 @@ rope_head117:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head117
+	JNZ         rope_head144
 
-rope_heads_done114:
+rope_heads_done141:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done118
+	JZ    rope_heads_done145
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head119:
+rope_head146:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2690,9 +3040,9 @@ rope_head119:
 	VMOVUPS     Z9, 320(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head119
+	JNZ         rope_head146
 
-rope_heads_done118:
+rope_heads_done145:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2702,21 +3052,21 @@ rope_heads_done118:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token113
+	JNZ  rope_token140
 
-rope_tokens_done105:
-	JMP rope_done102
+rope_tokens_done132:
+	JMP rope_done129
 
-rope_inverse103:
+rope_inverse130:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000180, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream120
+	JA     rope_stream147
 
-rope_token122:
+rope_token149:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -2728,12 +3078,12 @@ rope_token122:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done123
+	JZ      rope_heads_done150
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head124:
+rope_head151:
 	VMOVUPS     (DX), Z6
 	VMOVUPS     192(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2760,19 +3110,19 @@ rope_head124:
 	VMOVUPS     Z9, 320(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head124
+	JNZ         rope_head151
 
-rope_heads_done123:
+rope_heads_done150:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token122
-	JMP  rope_tokens_done121
+	JNZ  rope_token149
+	JMP  rope_tokens_done148
 
-rope_stream120:
-rope_token125:
+rope_stream147:
+rope_token152:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000180, CX, CX
 	ADDQ    BX, CX
@@ -2784,14 +3134,14 @@ rope_token125:
 	VMOVUPS 320(CX), Z5
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done126
+	JZ      rope_heads_done153
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head127:
+rope_head154:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2824,18 +3174,18 @@ rope_head127:
 	VMOVUPS     Z9, 320(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head127
+	JNZ         rope_head154
 
-rope_heads_done126:
+rope_heads_done153:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token125
+	JNZ  rope_token152
 
-rope_tokens_done121:
-rope_done102:
+rope_tokens_done148:
+rope_done129:
 	VZEROUPPER
 	RET
 
@@ -2849,9 +3199,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done128
+	JZ    combine_done155
 
-combine_token129:
+combine_token156:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000300, R8, R8
@@ -2931,9 +3281,9 @@ combine_token129:
 	ADDQ         $0x00000180, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token129
+	JNZ          combine_token156
 
-combine_done128:
+combine_done155:
 	VZEROUPPER
 	RET
 
@@ -3077,23 +3427,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups130
+	JNE   kv_groups157
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows131:
+s1_rows158:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done132
+	JL   s1_rows_done159
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys133:
+s1_keys160:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done134
+	JL            s1_keys_done161
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       384(SI), Z7
@@ -3292,13 +3642,13 @@ s1_keys133:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys133
+	JMP           s1_keys160
 
-s1_keys_done134:
+s1_keys_done161:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done136
+	JZ    s1_key_tail_done163
 
-s1_key_tail135:
+s1_key_tail162:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3391,29 +3741,29 @@ s1_key_tail135:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail135
+	JNZ           s1_key_tail162
 
-s1_key_tail_done136:
+s1_key_tail_done163:
 	ADDQ $0x00000600, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows131
+	JMP  s1_rows158
 
-s1_rows_done132:
+s1_rows_done159:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done138
+	JZ    s1_row_tail_done165
 
-s1_row_tail137:
+s1_row_tail164:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done140
+	JZ    s1_row_tail_key_done167
 
-s1_row_tail_key139:
+s1_row_tail_key166:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3439,40 +3789,40 @@ s1_row_tail_key139:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key139
+	JNZ           s1_row_tail_key166
 
-s1_row_tail_key_done140:
+s1_row_tail_key_done167:
 	ADDQ $0x00000180, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail137
+	JNZ  s1_row_tail164
 
-s1_row_tail_done138:
+s1_row_tail_done165:
 	VZEROUPPER
 	RET
 
-kv_groups130:
+kv_groups157:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key141
+	JNZ   kv_by_key168
 
-kb_keys142:
+kb_keys169:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done143
+	JL    kb_keys_done170
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done145
+	JZ    kb_query_done172
 
-kb_query144:
+kb_query171:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done147
+	JZ    kb_group_done174
 
-kb_group146:
+kb_group173:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3503,7 +3853,7 @@ kb_group146:
 	PREFETCHT1 320(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows148:
+kb_rows175:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       384(DI), Z7
@@ -3705,42 +4055,42 @@ kb_rows148:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows148
+	JNZ           kb_rows175
 	ADDQ          $0x00000180, R9
 	DECQ          R12
-	JNZ           kb_group146
+	JNZ           kb_group173
 
-kb_group_done147:
+kb_group_done174:
 	DECQ R11
-	JNZ  kb_query144
+	JNZ  kb_query171
 
-kb_query_done145:
+kb_query_done172:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys142
+	JMP  kb_keys169
 
-kb_keys_done143:
-kv_by_key141:
+kb_keys_done170:
+kv_by_key168:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done150
+	JZ     kv_key_done177
 
-kv_key149:
+kv_key176:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done152
+	JZ    kv_query_done179
 
-kv_query151:
+kv_query178:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done154
+	JZ    kv_group_done181
 
-kv_group153:
+kv_group180:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3755,9 +4105,9 @@ kv_group153:
 	VMOVUPS    320(R9), Z5
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done156
+	JZ         kv_head_done183
 
-kv_head155:
+kv_head182:
 	VMULPS        (SI), Z0, Z6
 	VMULPS        64(SI), Z1, Z7
 	VFMADD231PS   128(SI), Z2, Z6
@@ -3777,24 +4127,24 @@ kv_head155:
 	ADDQ          $0x00000180, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head155
+	JNZ           kv_head182
 
-kv_head_done156:
+kv_head_done183:
 	ADDQ $0x00000180, R9
 	DECQ R12
-	JNZ  kv_group153
+	JNZ  kv_group180
 
-kv_group_done154:
+kv_group_done181:
 	DECQ R11
-	JNZ  kv_query151
+	JNZ  kv_query178
 
-kv_query_done152:
+kv_query_done179:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key149
+	JNZ  kv_key176
 
-kv_key_done150:
+kv_key_done177:
 	VZEROUPPER
 	RET
 
@@ -3808,7 +4158,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups157
+	JNE   kv_groups184
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3816,9 +4166,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done159
+	JZ    v1_row_done186
 
-v1_row158:
+v1_row185:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3836,12 +4186,12 @@ v1_row158:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done161
+	JZ           v1_key_done188
 
-v1_key160:
+v1_key187:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero162
+	JZ           v1_zero189
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3850,13 +4200,13 @@ v1_key160:
 	VFMADD231PS  256(R9), Z0, Z5
 	VFMADD231PS  320(R9), Z0, Z6
 
-v1_zero162:
+v1_zero189:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key160
+	JNZ  v1_key187
 
-v1_key_done161:
+v1_key_done188:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3867,22 +4217,22 @@ v1_key_done161:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row158
+	JNZ     v1_row185
 
-v1_row_done159:
+v1_row_done186:
 	VZEROUPPER
 	RET
 
-kv_groups157:
+kv_groups184:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done164
+	JZ    kv_rescale_done191
 
-kv_rescale163:
+kv_rescale190:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3905,27 +4255,27 @@ kv_rescale163:
 	ADDQ         $0x00000180, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale163
+	JNZ          kv_rescale190
 
-kv_rescale_done164:
+kv_rescale_done191:
 	MOVQ nk+96(FP), SI
 
-vb_keys165:
+vb_keys192:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done166
+	JL    vb_keys_done193
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done168
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done195
 
-vb_query167:
+vb_query194:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done170
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done197
 
-vb_group169:
+vb_group196:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3955,20 +4305,403 @@ vb_group169:
 	PREFETCHT1 256(R10)(DX*4)
 	PREFETCHT1 320(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done172
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row198
 
-vb_head171:
+vb_rows200:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      384(DI), Z4
+	VMOVUPS      448(DI), Z5
+	VMOVUPS      512(DI), Z6
+	VMOVUPS      576(DI), Z7
+	VMOVUPS      768(DI), Z8
+	VMOVUPS      832(DI), Z9
+	VMOVUPS      896(DI), Z10
+	VMOVUPS      960(DI), Z11
+	VMOVUPS      1152(DI), Z12
+	VMOVUPS      1216(DI), Z13
+	VMOVUPS      1280(DI), Z14
+	VMOVUPS      1344(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero201:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero202:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero203:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero204:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero205:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero206:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero207:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero208:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero209:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero210:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero211:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero212:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero213:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero214:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero215:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero216:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 384(DI)
+	VMOVUPS      Z5, 448(DI)
+	VMOVUPS      Z6, 512(DI)
+	VMOVUPS      Z7, 576(DI)
+	VMOVUPS      Z8, 768(DI)
+	VMOVUPS      Z9, 832(DI)
+	VMOVUPS      Z10, 896(DI)
+	VMOVUPS      Z11, 960(DI)
+	VMOVUPS      Z12, 1152(DI)
+	VMOVUPS      Z13, 1216(DI)
+	VMOVUPS      Z14, 1280(DI)
+	VMOVUPS      Z15, 1344(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      640(DI), Z2
+	VMOVUPS      704(DI), Z3
+	VMOVUPS      1024(DI), Z4
+	VMOVUPS      1088(DI), Z5
+	VMOVUPS      1408(DI), Z6
+	VMOVUPS      1472(DI), Z7
+	VMOVUPS      256(R9), Z8
+	VMOVUPS      320(R9), Z9
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS (R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero217:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS (R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero218:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS (R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero219:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS (R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero220:
+	VMOVUPS      256(R9)(DX*1), Z8
+	VMOVUPS      320(R9)(DX*1), Z9
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 4(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero221:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 4(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero222:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS 4(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero223:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero224
+	VBROADCASTSS 4(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero224:
+	VMOVUPS      256(R10), Z8
+	VMOVUPS      320(R10), Z9
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero225
+	VBROADCASTSS 8(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero225:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero226
+	VBROADCASTSS 8(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero226:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero227
+	VBROADCASTSS 8(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero227:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero228
+	VBROADCASTSS 8(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero228:
+	VMOVUPS      256(R10)(DX*1), Z8
+	VMOVUPS      320(R10)(DX*1), Z9
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero229
+	VBROADCASTSS 12(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero229:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero230
+	VBROADCASTSS 12(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero230:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero231
+	VBROADCASTSS 12(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero231:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero232
+	VBROADCASTSS 12(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero232:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 640(DI)
+	VMOVUPS Z3, 704(DI)
+	VMOVUPS Z4, 1024(DI)
+	VMOVUPS Z5, 1088(DI)
+	VMOVUPS Z6, 1408(DI)
+	VMOVUPS Z7, 1472(DI)
+	ADDQ    $0x00000600, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows200
+	JMP     vb_group_next199
+
+vb_by_row198:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done234
+
+vb_head233:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS      256(DI), Z4
 	VMOVUPS      320(DI), Z5
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero173
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero235
 	VBROADCASTSS (R8), Z6
 	VFMADD231PS  (R9), Z6, Z0
 	VFMADD231PS  64(R9), Z6, Z1
@@ -3977,10 +4710,10 @@ vb_head171:
 	VFMADD231PS  256(R9), Z6, Z4
 	VFMADD231PS  320(R9), Z6, Z5
 
-vb_zero173:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero174
+vb_zero235:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero236
 	VBROADCASTSS 4(R8), Z6
 	VFMADD231PS  (R9)(DX*1), Z6, Z0
 	VFMADD231PS  64(R9)(DX*1), Z6, Z1
@@ -3989,10 +4722,10 @@ vb_zero173:
 	VFMADD231PS  256(R9)(DX*1), Z6, Z4
 	VFMADD231PS  320(R9)(DX*1), Z6, Z5
 
-vb_zero174:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero175
+vb_zero236:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero237
 	VBROADCASTSS 8(R8), Z6
 	VFMADD231PS  (R10), Z6, Z0
 	VFMADD231PS  64(R10), Z6, Z1
@@ -4001,10 +4734,10 @@ vb_zero174:
 	VFMADD231PS  256(R10), Z6, Z4
 	VFMADD231PS  320(R10), Z6, Z5
 
-vb_zero175:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero176
+vb_zero237:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero238
 	VBROADCASTSS 12(R8), Z6
 	VFMADD231PS  (R10)(DX*1), Z6, Z0
 	VFMADD231PS  64(R10)(DX*1), Z6, Z1
@@ -4013,7 +4746,7 @@ vb_zero175:
 	VFMADD231PS  256(R10)(DX*1), Z6, Z4
 	VFMADD231PS  320(R10)(DX*1), Z6, Z5
 
-vb_zero176:
+vb_zero238:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4022,44 +4755,45 @@ vb_zero176:
 	VMOVUPS Z5, 320(DI)
 	ADDQ    $0x00000180, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head171
+	DECQ    R13
+	JNZ     vb_head233
 
-vb_head_done172:
+vb_head_done234:
+vb_group_next199:
 	ADDQ $0x00000180, R9
-	DECQ R13
-	JNZ  vb_group169
-
-vb_group_done170:
 	DECQ R12
-	JNZ  vb_query167
+	JNZ  vb_group196
 
-vb_query_done168:
+vb_group_done197:
+	DECQ R11
+	JNZ  vb_query194
+
+vb_query_done195:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys165
+	JMP  vb_keys192
 
-vb_keys_done166:
+vb_keys_done193:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done178
+	JZ     kv_key_done240
 
-kv_key177:
+kv_key239:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done180
+	JZ    kv_query_done242
 
-kv_query179:
+kv_query241:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done182
+	JZ    kv_group_done244
 
-kv_group181:
+kv_group243:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4074,12 +4808,12 @@ kv_group181:
 	VMOVUPS    320(R9), Z5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done184
+	JZ         kv_head_done246
 
-kv_head183:
+kv_head245:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero185
+	JZ           kv_zero247
 	VBROADCASTSS (R8), Z6
 	VMOVUPS      (SI), Z7
 	VFMADD231PS  Z0, Z6, Z7
@@ -4100,28 +4834,28 @@ kv_head183:
 	VFMADD231PS  Z5, Z6, Z7
 	VMOVUPS      Z7, 320(SI)
 
-kv_zero185:
+kv_zero247:
 	ADDQ $0x00000180, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head183
+	JNZ  kv_head245
 
-kv_head_done184:
+kv_head_done246:
 	ADDQ $0x00000180, R9
 	DECQ R13
-	JNZ  kv_group181
+	JNZ  kv_group243
 
-kv_group_done182:
+kv_group_done244:
 	DECQ R12
-	JNZ  kv_query179
+	JNZ  kv_query241
 
-kv_query_done180:
+kv_query_done242:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key177
+	JNZ  kv_key239
 
-kv_key_done178:
+kv_key_done240:
 	VZEROUPPER
 	RET
 
@@ -4134,9 +4868,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop187:
+loop249:
 	CMPQ    CX, $0x00000020
-	JB      loop_end188
+	JB      loop_end250
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4147,23 +4881,23 @@ loop187:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop187
+	JMP     loop249
 
-loop_end188:
-loop189:
+loop_end250:
+loop251:
 	CMPQ    CX, $0x00000010
-	JB      loop_end190
+	JB      loop_end252
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop189
+	JMP     loop251
 
-loop_end190:
+loop_end252:
 	TESTQ     CX, CX
-	JZ        loop_done186
+	JZ        loop_done248
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4171,7 +4905,7 @@ loop_end190:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done186:
+loop_done248:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4181,10 +4915,10 @@ loop_done186:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store191
+	JZ            max_store253
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store191:
+max_store253:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4211,9 +4945,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop193:
+loop255:
 	CMPQ         CX, $0x00000010
-	JB           loop_end194
+	JB           loop_end256
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4235,11 +4969,11 @@ loop193:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop193
+	JMP          loop255
 
-loop_end194:
+loop_end256:
 	TESTQ        CX, CX
-	JZ           loop_done192
+	JZ           loop_done254
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4263,7 +4997,7 @@ loop_end194:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done192:
+loop_done254:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -2750,14 +2750,14 @@ vb_keys70:
 	JL    vb_keys_done71
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done73
 
 vb_query72:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done75
 
 vb_group74:
@@ -2830,11 +2830,920 @@ vb_group74:
 	PREFETCHT1 896(R10)(DX*4)
 	PREFETCHT1 960(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done77
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row76
 
-vb_head76:
+vb_rows78:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      1024(DI), Y4
+	VMOVUPS      1056(DI), Y5
+	VMOVUPS      1088(DI), Y6
+	VMOVUPS      1120(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero79
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero79:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero80
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero80:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero81
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero81:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero82:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero83:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero84:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero85:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero86:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 1024(DI)
+	VMOVUPS      Y5, 1056(DI)
+	VMOVUPS      Y6, 1088(DI)
+	VMOVUPS      Y7, 1120(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      1152(DI), Y4
+	VMOVUPS      1184(DI), Y5
+	VMOVUPS      1216(DI), Y6
+	VMOVUPS      1248(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero87:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero88:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero89:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero90:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero91:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero92:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero93:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero94:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 1152(DI)
+	VMOVUPS      Y5, 1184(DI)
+	VMOVUPS      Y6, 1216(DI)
+	VMOVUPS      Y7, 1248(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      1280(DI), Y4
+	VMOVUPS      1312(DI), Y5
+	VMOVUPS      1344(DI), Y6
+	VMOVUPS      1376(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero95:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero96:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero97:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero98:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero99:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero100:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero101:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero102:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 1280(DI)
+	VMOVUPS      Y5, 1312(DI)
+	VMOVUPS      Y6, 1344(DI)
+	VMOVUPS      Y7, 1376(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      1408(DI), Y4
+	VMOVUPS      1440(DI), Y5
+	VMOVUPS      1472(DI), Y6
+	VMOVUPS      1504(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero103:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero104:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero105:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero106:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero107:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero108:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero109:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero110:
+	VMOVUPS      Y0, 384(DI)
+	VMOVUPS      Y1, 416(DI)
+	VMOVUPS      Y2, 448(DI)
+	VMOVUPS      Y3, 480(DI)
+	VMOVUPS      Y4, 1408(DI)
+	VMOVUPS      Y5, 1440(DI)
+	VMOVUPS      Y6, 1472(DI)
+	VMOVUPS      Y7, 1504(DI)
+	VMOVUPS      512(DI), Y0
+	VMOVUPS      544(DI), Y1
+	VMOVUPS      576(DI), Y2
+	VMOVUPS      608(DI), Y3
+	VMOVUPS      1536(DI), Y4
+	VMOVUPS      1568(DI), Y5
+	VMOVUPS      1600(DI), Y6
+	VMOVUPS      1632(DI), Y7
+	VMOVUPS      512(R9), Y8
+	VMOVUPS      544(R9), Y9
+	VMOVUPS      576(R9), Y10
+	VMOVUPS      608(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero111:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero112:
+	VMOVUPS      512(R9)(DX*1), Y8
+	VMOVUPS      544(R9)(DX*1), Y9
+	VMOVUPS      576(R9)(DX*1), Y10
+	VMOVUPS      608(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero113
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero113:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero114
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero114:
+	VMOVUPS      512(R10), Y8
+	VMOVUPS      544(R10), Y9
+	VMOVUPS      576(R10), Y10
+	VMOVUPS      608(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero115
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero115:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero116
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero116:
+	VMOVUPS      512(R10)(DX*1), Y8
+	VMOVUPS      544(R10)(DX*1), Y9
+	VMOVUPS      576(R10)(DX*1), Y10
+	VMOVUPS      608(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero117
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero117:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero118
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero118:
+	VMOVUPS      Y0, 512(DI)
+	VMOVUPS      Y1, 544(DI)
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y3, 608(DI)
+	VMOVUPS      Y4, 1536(DI)
+	VMOVUPS      Y5, 1568(DI)
+	VMOVUPS      Y6, 1600(DI)
+	VMOVUPS      Y7, 1632(DI)
+	VMOVUPS      640(DI), Y0
+	VMOVUPS      672(DI), Y1
+	VMOVUPS      704(DI), Y2
+	VMOVUPS      736(DI), Y3
+	VMOVUPS      1664(DI), Y4
+	VMOVUPS      1696(DI), Y5
+	VMOVUPS      1728(DI), Y6
+	VMOVUPS      1760(DI), Y7
+	VMOVUPS      640(R9), Y8
+	VMOVUPS      672(R9), Y9
+	VMOVUPS      704(R9), Y10
+	VMOVUPS      736(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero119
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero119:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero120
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero120:
+	VMOVUPS      640(R9)(DX*1), Y8
+	VMOVUPS      672(R9)(DX*1), Y9
+	VMOVUPS      704(R9)(DX*1), Y10
+	VMOVUPS      736(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero121
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero121:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero122
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero122:
+	VMOVUPS      640(R10), Y8
+	VMOVUPS      672(R10), Y9
+	VMOVUPS      704(R10), Y10
+	VMOVUPS      736(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero123
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero123:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero124
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero124:
+	VMOVUPS      640(R10)(DX*1), Y8
+	VMOVUPS      672(R10)(DX*1), Y9
+	VMOVUPS      704(R10)(DX*1), Y10
+	VMOVUPS      736(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero125
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero125:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero126
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero126:
+	VMOVUPS      Y0, 640(DI)
+	VMOVUPS      Y1, 672(DI)
+	VMOVUPS      Y2, 704(DI)
+	VMOVUPS      Y3, 736(DI)
+	VMOVUPS      Y4, 1664(DI)
+	VMOVUPS      Y5, 1696(DI)
+	VMOVUPS      Y6, 1728(DI)
+	VMOVUPS      Y7, 1760(DI)
+	VMOVUPS      768(DI), Y0
+	VMOVUPS      800(DI), Y1
+	VMOVUPS      832(DI), Y2
+	VMOVUPS      864(DI), Y3
+	VMOVUPS      1792(DI), Y4
+	VMOVUPS      1824(DI), Y5
+	VMOVUPS      1856(DI), Y6
+	VMOVUPS      1888(DI), Y7
+	VMOVUPS      768(R9), Y8
+	VMOVUPS      800(R9), Y9
+	VMOVUPS      832(R9), Y10
+	VMOVUPS      864(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero127
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero127:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero128
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero128:
+	VMOVUPS      768(R9)(DX*1), Y8
+	VMOVUPS      800(R9)(DX*1), Y9
+	VMOVUPS      832(R9)(DX*1), Y10
+	VMOVUPS      864(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero129
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero129:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero130
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero130:
+	VMOVUPS      768(R10), Y8
+	VMOVUPS      800(R10), Y9
+	VMOVUPS      832(R10), Y10
+	VMOVUPS      864(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero131
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero131:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero132
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero132:
+	VMOVUPS      768(R10)(DX*1), Y8
+	VMOVUPS      800(R10)(DX*1), Y9
+	VMOVUPS      832(R10)(DX*1), Y10
+	VMOVUPS      864(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero133
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero133:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero134
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero134:
+	VMOVUPS      Y0, 768(DI)
+	VMOVUPS      Y1, 800(DI)
+	VMOVUPS      Y2, 832(DI)
+	VMOVUPS      Y3, 864(DI)
+	VMOVUPS      Y4, 1792(DI)
+	VMOVUPS      Y5, 1824(DI)
+	VMOVUPS      Y6, 1856(DI)
+	VMOVUPS      Y7, 1888(DI)
+	VMOVUPS      896(DI), Y0
+	VMOVUPS      928(DI), Y1
+	VMOVUPS      960(DI), Y2
+	VMOVUPS      992(DI), Y3
+	VMOVUPS      1920(DI), Y4
+	VMOVUPS      1952(DI), Y5
+	VMOVUPS      1984(DI), Y6
+	VMOVUPS      2016(DI), Y7
+	VMOVUPS      896(R9), Y8
+	VMOVUPS      928(R9), Y9
+	VMOVUPS      960(R9), Y10
+	VMOVUPS      992(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero135
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero135:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero136
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero136:
+	VMOVUPS      896(R9)(DX*1), Y8
+	VMOVUPS      928(R9)(DX*1), Y9
+	VMOVUPS      960(R9)(DX*1), Y10
+	VMOVUPS      992(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero137
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero137:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero138
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero138:
+	VMOVUPS      896(R10), Y8
+	VMOVUPS      928(R10), Y9
+	VMOVUPS      960(R10), Y10
+	VMOVUPS      992(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero139
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero139:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero140
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero140:
+	VMOVUPS      896(R10)(DX*1), Y8
+	VMOVUPS      928(R10)(DX*1), Y9
+	VMOVUPS      960(R10)(DX*1), Y10
+	VMOVUPS      992(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero141:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero142:
+	VMOVUPS Y0, 896(DI)
+	VMOVUPS Y1, 928(DI)
+	VMOVUPS Y2, 960(DI)
+	VMOVUPS Y3, 992(DI)
+	VMOVUPS Y4, 1920(DI)
+	VMOVUPS Y5, 1952(DI)
+	VMOVUPS Y6, 1984(DI)
+	VMOVUPS Y7, 2016(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows78
+	JMP     vb_group_next77
+
+vb_by_row76:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done144
+
+vb_head143:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2847,9 +3756,9 @@ vb_head76:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero78
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero145
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2864,10 +3773,10 @@ vb_head76:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero78:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero79
+vb_zero145:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero146
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2882,10 +3791,10 @@ vb_zero78:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero79:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero80
+vb_zero146:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -2900,10 +3809,10 @@ vb_zero79:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero80:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero81
+vb_zero147:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -2918,7 +3827,7 @@ vb_zero80:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero81:
+vb_zero148:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2943,9 +3852,9 @@ vb_zero81:
 	VMOVUPS      672(DI), Y9
 	VMOVUPS      704(DI), Y10
 	VMOVUPS      736(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero82
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero149
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  384(R9), Y12, Y0
 	VFMADD231PS  416(R9), Y12, Y1
@@ -2960,10 +3869,10 @@ vb_zero81:
 	VFMADD231PS  704(R9), Y12, Y10
 	VFMADD231PS  736(R9), Y12, Y11
 
-vb_zero82:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+vb_zero149:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero150
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  384(R9)(DX*1), Y12, Y0
 	VFMADD231PS  416(R9)(DX*1), Y12, Y1
@@ -2978,10 +3887,10 @@ vb_zero82:
 	VFMADD231PS  704(R9)(DX*1), Y12, Y10
 	VFMADD231PS  736(R9)(DX*1), Y12, Y11
 
-vb_zero83:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero84
+vb_zero150:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero151
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  384(R10), Y12, Y0
 	VFMADD231PS  416(R10), Y12, Y1
@@ -2996,10 +3905,10 @@ vb_zero83:
 	VFMADD231PS  704(R10), Y12, Y10
 	VFMADD231PS  736(R10), Y12, Y11
 
-vb_zero84:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero85
+vb_zero151:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero152
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  384(R10)(DX*1), Y12, Y0
 	VFMADD231PS  416(R10)(DX*1), Y12, Y1
@@ -3014,7 +3923,7 @@ vb_zero84:
 	VFMADD231PS  704(R10)(DX*1), Y12, Y10
 	VFMADD231PS  736(R10)(DX*1), Y12, Y11
 
-vb_zero85:
+vb_zero152:
 	VMOVUPS      Y0, 384(DI)
 	VMOVUPS      Y1, 416(DI)
 	VMOVUPS      Y2, 448(DI)
@@ -3035,9 +3944,9 @@ vb_zero85:
 	VMOVUPS      928(DI), Y5
 	VMOVUPS      960(DI), Y6
 	VMOVUPS      992(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero86
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero153
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  768(R9), Y8, Y0
 	VFMADD231PS  800(R9), Y8, Y1
@@ -3048,10 +3957,10 @@ vb_zero85:
 	VFMADD231PS  960(R9), Y8, Y6
 	VFMADD231PS  992(R9), Y8, Y7
 
-vb_zero86:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero87
+vb_zero153:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero154
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  768(R9)(DX*1), Y8, Y0
 	VFMADD231PS  800(R9)(DX*1), Y8, Y1
@@ -3062,10 +3971,10 @@ vb_zero86:
 	VFMADD231PS  960(R9)(DX*1), Y8, Y6
 	VFMADD231PS  992(R9)(DX*1), Y8, Y7
 
-vb_zero87:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero88
+vb_zero154:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero155
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  768(R10), Y8, Y0
 	VFMADD231PS  800(R10), Y8, Y1
@@ -3076,10 +3985,10 @@ vb_zero87:
 	VFMADD231PS  960(R10), Y8, Y6
 	VFMADD231PS  992(R10), Y8, Y7
 
-vb_zero88:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero89
+vb_zero155:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero156
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  768(R10)(DX*1), Y8, Y0
 	VFMADD231PS  800(R10)(DX*1), Y8, Y1
@@ -3090,7 +3999,7 @@ vb_zero88:
 	VFMADD231PS  960(R10)(DX*1), Y8, Y6
 	VFMADD231PS  992(R10)(DX*1), Y8, Y7
 
-vb_zero89:
+vb_zero156:
 	VMOVUPS Y0, 768(DI)
 	VMOVUPS Y1, 800(DI)
 	VMOVUPS Y2, 832(DI)
@@ -3101,16 +4010,17 @@ vb_zero89:
 	VMOVUPS Y7, 992(DI)
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head76
+	DECQ    R13
+	JNZ     vb_head143
 
-vb_head_done77:
+vb_head_done144:
+vb_group_next77:
 	ADDQ $0x00000400, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group74
 
 vb_group_done75:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query72
 
 vb_query_done73:
@@ -3123,22 +4033,22 @@ vb_keys_done71:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done91
+	JZ     kv_key_done158
 
-kv_key90:
+kv_key157:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done93
+	JZ    kv_query_done160
 
-kv_query92:
+kv_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done95
+	JZ    kv_group_done162
 
-kv_group94:
+kv_group161:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3167,12 +4077,12 @@ kv_group94:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done97
+	JZ         kv_head_done164
 
-kv_head96:
+kv_head163:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero98
+	JZ           kv_zero165
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3271,28 +4181,28 @@ kv_head96:
 	VFMADD231PS  992(R9), Y10, Y11
 	VMOVUPS      Y11, 992(SI)
 
-kv_zero98:
+kv_zero165:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head96
+	JNZ  kv_head163
 
-kv_head_done97:
+kv_head_done164:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group94
+	JNZ  kv_group161
 
-kv_group_done95:
+kv_group_done162:
 	DECQ R12
-	JNZ  kv_query92
+	JNZ  kv_query159
 
-kv_query_done93:
+kv_query_done160:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key90
+	JNZ  kv_key157
 
-kv_key_done91:
+kv_key_done158:
 	VZEROUPPER
 	RET
 
@@ -3305,9 +4215,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop100:
+loop167:
 	CMPQ    CX, $0x00000010
-	JB      loop_end101
+	JB      loop_end168
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3318,23 +4228,23 @@ loop100:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop100
+	JMP     loop167
 
-loop_end101:
-loop102:
+loop_end168:
+loop169:
 	CMPQ    CX, $0x00000008
-	JB      loop_end103
+	JB      loop_end170
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop102
+	JMP     loop169
 
-loop_end103:
+loop_end170:
 	TESTQ      CX, CX
-	JZ         loop_done99
+	JZ         loop_done166
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3344,7 +4254,7 @@ loop_end103:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done99:
+loop_done166:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3352,10 +4262,10 @@ loop_done99:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store104
+	JZ           max_store171
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store104:
+max_store171:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3375,9 +4285,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop106:
+loop173:
 	CMPQ         CX, $0x00000008
-	JB           loop_end107
+	JB           loop_end174
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3400,11 +4310,11 @@ loop106:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop106
+	JMP          loop173
 
-loop_end107:
+loop_end174:
 	TESTQ        CX, CX
-	JZ           loop_done105
+	JZ           loop_done172
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3430,7 +4340,7 @@ loop_end107:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done105:
+loop_done172:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3455,24 +4365,24 @@ TEXT ·scoresKVRopeAVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key108
+	JNZ   kv_by_key175
 
-kb_keys109:
+kb_keys176:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done110
+	JL    kb_keys_done177
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done112
+	JZ    kb_query_done179
 
-kb_query111:
+kb_query178:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done114
+	JZ    kb_group_done181
 
-kb_group113:
+kb_group180:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -3879,7 +4789,7 @@ kb_group113:
 	VMOVUPS      Y0, 4064(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows115:
+kb_rows182:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      1024(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -4344,43 +5254,43 @@ kb_rows115:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows115
+	JNZ          kb_rows182
 	ADDQ         $0x00000400, R11
 	DECQ         R14
-	JNZ          kb_group113
+	JNZ          kb_group180
 
-kb_group_done114:
+kb_group_done181:
 	DECQ R13
-	JNZ  kb_query111
+	JNZ  kb_query178
 
-kb_query_done112:
+kb_query_done179:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys109
+	JMP  kb_keys176
 
-kb_keys_done110:
-kv_by_key108:
+kb_keys_done177:
+kv_by_key175:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done117
+	JZ     kv_key_done184
 
-kv_key116:
+kv_key183:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done119
+	JZ    kv_query_done186
 
-kv_query118:
+kv_query185:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done121
+	JZ    kv_group_done188
 
-kv_group120:
+kv_group187:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -4492,9 +5402,9 @@ kv_group120:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done123
+	JZ           kv_head_done190
 
-kv_head122:
+kv_head189:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -4560,25 +5470,25 @@ kv_head122:
 	ADDQ         $0x00000400, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head122
+	JNZ          kv_head189
 
-kv_head_done123:
+kv_head_done190:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group120
+	JNZ  kv_group187
 
-kv_group_done121:
+kv_group_done188:
 	DECQ R13
-	JNZ  kv_query118
+	JNZ  kv_query185
 
-kv_query_done119:
+kv_query_done186:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key116
+	JNZ  kv_key183
 
-kv_key_done117:
+kv_key_done184:
 	VZEROUPPER
 	RET
 
@@ -4593,18 +5503,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done124
+	JZ     rope_done191
 	TESTL  R8, R8
-	JS     rope_inverse125
+	JS     rope_inverse192
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000400, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream126
+	JA     rope_stream193
 
-rope_token128:
+rope_token195:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -4614,14 +5524,14 @@ rope_token128:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done129
+	JZ      rope_heads_done196
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src130
+	JNE     rope_heads_from_src197
 
-rope_head131:
+rope_head198:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -4640,13 +5550,13 @@ rope_head131:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head131
-	JMP         rope_heads_done129
+	JNZ         rope_head198
+	JMP         rope_heads_done196
 
-rope_heads_from_src130:
+rope_heads_from_src197:
 	MOVQ CX, R10
 
-rope_head132:
+rope_head199:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -4690,17 +5600,17 @@ rope_head132:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head132
+	JNZ         rope_head199
 
-rope_heads_done129:
+rope_heads_done196:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done133
+	JZ    rope_heads_done200
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head134:
+rope_head201:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -4719,9 +5629,9 @@ rope_head134:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head134
+	JNZ         rope_head201
 
-rope_heads_done133:
+rope_heads_done200:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4731,11 +5641,11 @@ rope_heads_done133:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token128
-	JMP  rope_tokens_done127
+	JNZ  rope_token195
+	JMP  rope_tokens_done194
 
-rope_stream126:
-rope_token135:
+rope_stream193:
+rope_token202:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -4745,16 +5655,16 @@ rope_token135:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done136
+	JZ      rope_heads_done203
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src137
+	JNE     rope_heads_from_src204
 
-rope_head138:
+rope_head205:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -4789,13 +5699,13 @@ rope_head138:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head138
-	JMP         rope_heads_done136
+	JNZ         rope_head205
+	JMP         rope_heads_done203
 
-rope_heads_from_src137:
+rope_heads_from_src204:
 	MOVQ CX, R10
 
-rope_head139:
+rope_head206:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -4855,19 +5765,19 @@ rope_head139:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head139
+	JNZ         rope_head206
 
-rope_heads_done136:
+rope_heads_done203:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done140
+	JZ    rope_heads_done207
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head141:
+rope_head208:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -4902,9 +5812,9 @@ rope_head141:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head141
+	JNZ         rope_head208
 
-rope_heads_done140:
+rope_heads_done207:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -4914,21 +5824,21 @@ rope_heads_done140:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token135
+	JNZ  rope_token202
 
-rope_tokens_done127:
-	JMP rope_done124
+rope_tokens_done194:
+	JMP rope_done191
 
-rope_inverse125:
+rope_inverse192:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000400, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream142
+	JA     rope_stream209
 
-rope_token144:
+rope_token211:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -4938,12 +5848,12 @@ rope_token144:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done145
+	JZ      rope_heads_done212
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head146:
+rope_head213:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -4962,19 +5872,19 @@ rope_head146:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head146
+	JNZ         rope_head213
 
-rope_heads_done145:
+rope_heads_done212:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token144
-	JMP  rope_tokens_done143
+	JNZ  rope_token211
+	JMP  rope_tokens_done210
 
-rope_stream142:
-rope_token147:
+rope_stream209:
+rope_token214:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -4984,14 +5894,14 @@ rope_token147:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done148
+	JZ      rope_heads_done215
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head149:
+rope_head216:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5026,18 +5936,18 @@ rope_head149:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head149
+	JNZ         rope_head216
 
-rope_heads_done148:
+rope_heads_done215:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token147
+	JNZ  rope_token214
 
-rope_tokens_done143:
-rope_done124:
+rope_tokens_done210:
+rope_done191:
 	VZEROUPPER
 	RET
 
@@ -5051,9 +5961,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done150
+	JZ    combine_done217
 
-combine_token151:
+combine_token218:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -5109,9 +6019,9 @@ combine_token151:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token151
+	JNZ          combine_token218
 
-combine_done150:
+combine_done217:
 	VZEROUPPER
 	RET
 
@@ -5215,23 +6125,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups152
+	JNE   kv_groups219
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows153:
+s1_rows220:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done154
+	JL   s1_rows_done221
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys155:
+s1_keys222:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done156
+	JL            s1_keys_done223
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       1024(SI), Z7
@@ -5670,13 +6580,13 @@ s1_keys155:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys155
+	JMP           s1_keys222
 
-s1_keys_done156:
+s1_keys_done223:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done158
+	JZ    s1_key_tail_done225
 
-s1_key_tail157:
+s1_key_tail224:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5849,29 +6759,29 @@ s1_key_tail157:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail157
+	JNZ           s1_key_tail224
 
-s1_key_tail_done158:
+s1_key_tail_done225:
 	ADDQ $0x00001000, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows153
+	JMP  s1_rows220
 
-s1_rows_done154:
+s1_rows_done221:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done160
+	JZ    s1_row_tail_done227
 
-s1_row_tail159:
+s1_row_tail226:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done162
+	JZ    s1_row_tail_key_done229
 
-s1_row_tail_key161:
+s1_row_tail_key228:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5917,40 +6827,40 @@ s1_row_tail_key161:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key161
+	JNZ           s1_row_tail_key228
 
-s1_row_tail_key_done162:
+s1_row_tail_key_done229:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail159
+	JNZ  s1_row_tail226
 
-s1_row_tail_done160:
+s1_row_tail_done227:
 	VZEROUPPER
 	RET
 
-kv_groups152:
+kv_groups219:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key163
+	JNZ   kv_by_key230
 
-kb_keys164:
+kb_keys231:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done165
+	JL    kb_keys_done232
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done167
+	JZ    kb_query_done234
 
-kb_query166:
+kb_query233:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done169
+	JZ    kb_group_done236
 
-kb_group168:
+kb_group235:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6021,7 +6931,7 @@ kb_group168:
 	PREFETCHT1 960(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows170:
+kb_rows237:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       1024(DI), Z7
@@ -6463,42 +7373,42 @@ kb_rows170:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows170
+	JNZ           kb_rows237
 	ADDQ          $0x00000400, R9
 	DECQ          R12
-	JNZ           kb_group168
+	JNZ           kb_group235
 
-kb_group_done169:
+kb_group_done236:
 	DECQ R11
-	JNZ  kb_query166
+	JNZ  kb_query233
 
-kb_query_done167:
+kb_query_done234:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys164
+	JMP  kb_keys231
 
-kb_keys_done165:
-kv_by_key163:
+kb_keys_done232:
+kv_by_key230:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done172
+	JZ     kv_key_done239
 
-kv_key171:
+kv_key238:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done174
+	JZ    kv_query_done241
 
-kv_query173:
+kv_query240:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done176
+	JZ    kv_group_done243
 
-kv_group175:
+kv_group242:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6533,9 +7443,9 @@ kv_group175:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done178
+	JZ         kv_head_done245
 
-kv_head177:
+kv_head244:
 	VMULPS        (SI), Z0, Z16
 	VMULPS        64(SI), Z1, Z17
 	VFMADD231PS   128(SI), Z2, Z16
@@ -6565,24 +7475,24 @@ kv_head177:
 	ADDQ          $0x00000400, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head177
+	JNZ           kv_head244
 
-kv_head_done178:
+kv_head_done245:
 	ADDQ $0x00000400, R9
 	DECQ R12
-	JNZ  kv_group175
+	JNZ  kv_group242
 
-kv_group_done176:
+kv_group_done243:
 	DECQ R11
-	JNZ  kv_query173
+	JNZ  kv_query240
 
-kv_query_done174:
+kv_query_done241:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key171
+	JNZ  kv_key238
 
-kv_key_done172:
+kv_key_done239:
 	VZEROUPPER
 	RET
 
@@ -6596,7 +7506,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups179
+	JNE   kv_groups246
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6604,9 +7514,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done181
+	JZ    v1_row_done248
 
-v1_row180:
+v1_row247:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6644,12 +7554,12 @@ v1_row180:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done183
+	JZ           v1_key_done250
 
-v1_key182:
+v1_key249:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero184
+	JZ           v1_zero251
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6668,13 +7578,13 @@ v1_key182:
 	VFMADD231PS  896(R9), Z0, Z15
 	VFMADD231PS  960(R9), Z0, Z16
 
-v1_zero184:
+v1_zero251:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key182
+	JNZ  v1_key249
 
-v1_key_done183:
+v1_key_done250:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6695,22 +7605,22 @@ v1_key_done183:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row180
+	JNZ     v1_row247
 
-v1_row_done181:
+v1_row_done248:
 	VZEROUPPER
 	RET
 
-kv_groups179:
+kv_groups246:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done186
+	JZ    kv_rescale_done253
 
-kv_rescale185:
+kv_rescale252:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6763,27 +7673,27 @@ kv_rescale185:
 	ADDQ         $0x00000400, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale185
+	JNZ          kv_rescale252
 
-kv_rescale_done186:
+kv_rescale_done253:
 	MOVQ nk+96(FP), SI
 
-vb_keys187:
+vb_keys254:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done188
+	JL    vb_keys_done255
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done190
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done257
 
-vb_query189:
+vb_query256:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done192
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done259
 
-vb_group191:
+vb_group258:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6853,11 +7763,874 @@ vb_group191:
 	PREFETCHT1 896(R10)(DX*4)
 	PREFETCHT1 960(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done194
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row260
 
-vb_head193:
+vb_rows262:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      1024(DI), Z4
+	VMOVUPS      1088(DI), Z5
+	VMOVUPS      1152(DI), Z6
+	VMOVUPS      1216(DI), Z7
+	VMOVUPS      2048(DI), Z8
+	VMOVUPS      2112(DI), Z9
+	VMOVUPS      2176(DI), Z10
+	VMOVUPS      2240(DI), Z11
+	VMOVUPS      3072(DI), Z12
+	VMOVUPS      3136(DI), Z13
+	VMOVUPS      3200(DI), Z14
+	VMOVUPS      3264(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero263
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero263:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero264
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero264:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero265
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero265:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero266
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero266:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero267
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero267:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero268
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero268:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero269
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero269:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero270
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero270:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero271
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero271:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero272
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero272:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero273
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero273:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero274
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero274:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero275
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero275:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero276
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero276:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero277
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero277:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero278
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero278:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 1024(DI)
+	VMOVUPS      Z5, 1088(DI)
+	VMOVUPS      Z6, 1152(DI)
+	VMOVUPS      Z7, 1216(DI)
+	VMOVUPS      Z8, 2048(DI)
+	VMOVUPS      Z9, 2112(DI)
+	VMOVUPS      Z10, 2176(DI)
+	VMOVUPS      Z11, 2240(DI)
+	VMOVUPS      Z12, 3072(DI)
+	VMOVUPS      Z13, 3136(DI)
+	VMOVUPS      Z14, 3200(DI)
+	VMOVUPS      Z15, 3264(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      1280(DI), Z4
+	VMOVUPS      1344(DI), Z5
+	VMOVUPS      1408(DI), Z6
+	VMOVUPS      1472(DI), Z7
+	VMOVUPS      2304(DI), Z8
+	VMOVUPS      2368(DI), Z9
+	VMOVUPS      2432(DI), Z10
+	VMOVUPS      2496(DI), Z11
+	VMOVUPS      3328(DI), Z12
+	VMOVUPS      3392(DI), Z13
+	VMOVUPS      3456(DI), Z14
+	VMOVUPS      3520(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero279
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero279:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero280
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero280:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero281
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero281:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero282
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero282:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero283
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero283:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero284
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero284:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero285
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero285:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero286
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero286:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero287
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero287:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero288
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero288:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero289
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero289:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero290
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero290:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero291
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero291:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero292
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero292:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero293
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero293:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero294
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero294:
+	VMOVUPS      Z0, 256(DI)
+	VMOVUPS      Z1, 320(DI)
+	VMOVUPS      Z2, 384(DI)
+	VMOVUPS      Z3, 448(DI)
+	VMOVUPS      Z4, 1280(DI)
+	VMOVUPS      Z5, 1344(DI)
+	VMOVUPS      Z6, 1408(DI)
+	VMOVUPS      Z7, 1472(DI)
+	VMOVUPS      Z8, 2304(DI)
+	VMOVUPS      Z9, 2368(DI)
+	VMOVUPS      Z10, 2432(DI)
+	VMOVUPS      Z11, 2496(DI)
+	VMOVUPS      Z12, 3328(DI)
+	VMOVUPS      Z13, 3392(DI)
+	VMOVUPS      Z14, 3456(DI)
+	VMOVUPS      Z15, 3520(DI)
+	VMOVUPS      512(DI), Z0
+	VMOVUPS      576(DI), Z1
+	VMOVUPS      640(DI), Z2
+	VMOVUPS      704(DI), Z3
+	VMOVUPS      1536(DI), Z4
+	VMOVUPS      1600(DI), Z5
+	VMOVUPS      1664(DI), Z6
+	VMOVUPS      1728(DI), Z7
+	VMOVUPS      2560(DI), Z8
+	VMOVUPS      2624(DI), Z9
+	VMOVUPS      2688(DI), Z10
+	VMOVUPS      2752(DI), Z11
+	VMOVUPS      3584(DI), Z12
+	VMOVUPS      3648(DI), Z13
+	VMOVUPS      3712(DI), Z14
+	VMOVUPS      3776(DI), Z15
+	VMOVUPS      512(R9), Z16
+	VMOVUPS      576(R9), Z17
+	VMOVUPS      640(R9), Z18
+	VMOVUPS      704(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero295
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero295:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero296
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero296:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero297
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero297:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero298
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero298:
+	VMOVUPS      512(R9)(DX*1), Z16
+	VMOVUPS      576(R9)(DX*1), Z17
+	VMOVUPS      640(R9)(DX*1), Z18
+	VMOVUPS      704(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero299
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero299:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero300
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero300:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero301
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero301:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero302
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero302:
+	VMOVUPS      512(R10), Z16
+	VMOVUPS      576(R10), Z17
+	VMOVUPS      640(R10), Z18
+	VMOVUPS      704(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
+	VMOVUPS      512(R10)(DX*1), Z16
+	VMOVUPS      576(R10)(DX*1), Z17
+	VMOVUPS      640(R10)(DX*1), Z18
+	VMOVUPS      704(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero307:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero308:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero310:
+	VMOVUPS      Z0, 512(DI)
+	VMOVUPS      Z1, 576(DI)
+	VMOVUPS      Z2, 640(DI)
+	VMOVUPS      Z3, 704(DI)
+	VMOVUPS      Z4, 1536(DI)
+	VMOVUPS      Z5, 1600(DI)
+	VMOVUPS      Z6, 1664(DI)
+	VMOVUPS      Z7, 1728(DI)
+	VMOVUPS      Z8, 2560(DI)
+	VMOVUPS      Z9, 2624(DI)
+	VMOVUPS      Z10, 2688(DI)
+	VMOVUPS      Z11, 2752(DI)
+	VMOVUPS      Z12, 3584(DI)
+	VMOVUPS      Z13, 3648(DI)
+	VMOVUPS      Z14, 3712(DI)
+	VMOVUPS      Z15, 3776(DI)
+	VMOVUPS      768(DI), Z0
+	VMOVUPS      832(DI), Z1
+	VMOVUPS      896(DI), Z2
+	VMOVUPS      960(DI), Z3
+	VMOVUPS      1792(DI), Z4
+	VMOVUPS      1856(DI), Z5
+	VMOVUPS      1920(DI), Z6
+	VMOVUPS      1984(DI), Z7
+	VMOVUPS      2816(DI), Z8
+	VMOVUPS      2880(DI), Z9
+	VMOVUPS      2944(DI), Z10
+	VMOVUPS      3008(DI), Z11
+	VMOVUPS      3840(DI), Z12
+	VMOVUPS      3904(DI), Z13
+	VMOVUPS      3968(DI), Z14
+	VMOVUPS      4032(DI), Z15
+	VMOVUPS      768(R9), Z16
+	VMOVUPS      832(R9), Z17
+	VMOVUPS      896(R9), Z18
+	VMOVUPS      960(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero311:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero312:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero314:
+	VMOVUPS      768(R9)(DX*1), Z16
+	VMOVUPS      832(R9)(DX*1), Z17
+	VMOVUPS      896(R9)(DX*1), Z18
+	VMOVUPS      960(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero315:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero316:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero318:
+	VMOVUPS      768(R10), Z16
+	VMOVUPS      832(R10), Z17
+	VMOVUPS      896(R10), Z18
+	VMOVUPS      960(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero319:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero320:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero322:
+	VMOVUPS      768(R10)(DX*1), Z16
+	VMOVUPS      832(R10)(DX*1), Z17
+	VMOVUPS      896(R10)(DX*1), Z18
+	VMOVUPS      960(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero323
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero323:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero324
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero324:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero325
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero325:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero326
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero326:
+	VMOVUPS Z0, 768(DI)
+	VMOVUPS Z1, 832(DI)
+	VMOVUPS Z2, 896(DI)
+	VMOVUPS Z3, 960(DI)
+	VMOVUPS Z4, 1792(DI)
+	VMOVUPS Z5, 1856(DI)
+	VMOVUPS Z6, 1920(DI)
+	VMOVUPS Z7, 1984(DI)
+	VMOVUPS Z8, 2816(DI)
+	VMOVUPS Z9, 2880(DI)
+	VMOVUPS Z10, 2944(DI)
+	VMOVUPS Z11, 3008(DI)
+	VMOVUPS Z12, 3840(DI)
+	VMOVUPS Z13, 3904(DI)
+	VMOVUPS Z14, 3968(DI)
+	VMOVUPS Z15, 4032(DI)
+	ADDQ    $0x00001000, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows262
+	JMP     vb_group_next261
+
+vb_by_row260:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done328
+
+vb_head327:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -6874,9 +8647,9 @@ vb_head193:
 	VMOVUPS      832(DI), Z13
 	VMOVUPS      896(DI), Z14
 	VMOVUPS      960(DI), Z15
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero195
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero329
 	VBROADCASTSS (R8), Z16
 	VFMADD231PS  (R9), Z16, Z0
 	VFMADD231PS  64(R9), Z16, Z1
@@ -6895,10 +8668,10 @@ vb_head193:
 	VFMADD231PS  896(R9), Z16, Z14
 	VFMADD231PS  960(R9), Z16, Z15
 
-vb_zero195:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero196
+vb_zero329:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero330
 	VBROADCASTSS 4(R8), Z16
 	VFMADD231PS  (R9)(DX*1), Z16, Z0
 	VFMADD231PS  64(R9)(DX*1), Z16, Z1
@@ -6917,10 +8690,10 @@ vb_zero195:
 	VFMADD231PS  896(R9)(DX*1), Z16, Z14
 	VFMADD231PS  960(R9)(DX*1), Z16, Z15
 
-vb_zero196:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero197
+vb_zero330:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero331
 	VBROADCASTSS 8(R8), Z16
 	VFMADD231PS  (R10), Z16, Z0
 	VFMADD231PS  64(R10), Z16, Z1
@@ -6939,10 +8712,10 @@ vb_zero196:
 	VFMADD231PS  896(R10), Z16, Z14
 	VFMADD231PS  960(R10), Z16, Z15
 
-vb_zero197:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero198
+vb_zero331:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero332
 	VBROADCASTSS 12(R8), Z16
 	VFMADD231PS  (R10)(DX*1), Z16, Z0
 	VFMADD231PS  64(R10)(DX*1), Z16, Z1
@@ -6961,7 +8734,7 @@ vb_zero197:
 	VFMADD231PS  896(R10)(DX*1), Z16, Z14
 	VFMADD231PS  960(R10)(DX*1), Z16, Z15
 
-vb_zero198:
+vb_zero332:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6980,44 +8753,45 @@ vb_zero198:
 	VMOVUPS Z15, 960(DI)
 	ADDQ    $0x00000400, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head193
+	DECQ    R13
+	JNZ     vb_head327
 
-vb_head_done194:
+vb_head_done328:
+vb_group_next261:
 	ADDQ $0x00000400, R9
-	DECQ R13
-	JNZ  vb_group191
-
-vb_group_done192:
 	DECQ R12
-	JNZ  vb_query189
+	JNZ  vb_group258
 
-vb_query_done190:
+vb_group_done259:
+	DECQ R11
+	JNZ  vb_query256
+
+vb_query_done257:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys187
+	JMP  vb_keys254
 
-vb_keys_done188:
+vb_keys_done255:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done200
+	JZ     kv_key_done334
 
-kv_key199:
+kv_key333:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done202
+	JZ    kv_query_done336
 
-kv_query201:
+kv_query335:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done204
+	JZ    kv_group_done338
 
-kv_group203:
+kv_group337:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7052,12 +8826,12 @@ kv_group203:
 	VMOVUPS    960(R9), Z15
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done206
+	JZ         kv_head_done340
 
-kv_head205:
+kv_head339:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero207
+	JZ           kv_zero341
 	VBROADCASTSS (R8), Z16
 	VMOVUPS      (SI), Z17
 	VFMADD231PS  Z0, Z16, Z17
@@ -7108,28 +8882,28 @@ kv_head205:
 	VFMADD231PS  Z15, Z16, Z17
 	VMOVUPS      Z17, 960(SI)
 
-kv_zero207:
+kv_zero341:
 	ADDQ $0x00000400, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head205
+	JNZ  kv_head339
 
-kv_head_done206:
+kv_head_done340:
 	ADDQ $0x00000400, R9
 	DECQ R13
-	JNZ  kv_group203
+	JNZ  kv_group337
 
-kv_group_done204:
+kv_group_done338:
 	DECQ R12
-	JNZ  kv_query201
+	JNZ  kv_query335
 
-kv_query_done202:
+kv_query_done336:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key199
+	JNZ  kv_key333
 
-kv_key_done200:
+kv_key_done334:
 	VZEROUPPER
 	RET
 
@@ -7142,9 +8916,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop209:
+loop343:
 	CMPQ    CX, $0x00000020
-	JB      loop_end210
+	JB      loop_end344
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -7155,23 +8929,23 @@ loop209:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop209
+	JMP     loop343
 
-loop_end210:
-loop211:
+loop_end344:
+loop345:
 	CMPQ    CX, $0x00000010
-	JB      loop_end212
+	JB      loop_end346
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop211
+	JMP     loop345
 
-loop_end212:
+loop_end346:
 	TESTQ     CX, CX
-	JZ        loop_done208
+	JZ        loop_done342
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -7179,7 +8953,7 @@ loop_end212:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done208:
+loop_done342:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -7189,10 +8963,10 @@ loop_done208:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store213
+	JZ            max_store347
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store213:
+max_store347:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -7219,9 +8993,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop215:
+loop349:
 	CMPQ         CX, $0x00000010
-	JB           loop_end216
+	JB           loop_end350
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -7243,11 +9017,11 @@ loop215:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop215
+	JMP          loop349
 
-loop_end216:
+loop_end350:
 	TESTQ        CX, CX
-	JZ           loop_done214
+	JZ           loop_done348
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -7271,7 +9045,7 @@ loop_end216:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done214:
+loop_done348:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -7298,24 +9072,24 @@ TEXT ·scoresKVRopeAVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key217
+	JNZ   kv_by_key351
 
-kb_keys218:
+kb_keys352:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done219
+	JL    kb_keys_done353
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done221
+	JZ    kb_query_done355
 
-kb_query220:
+kb_query354:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done223
+	JZ    kb_group_done357
 
-kb_group222:
+kb_group356:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -7562,7 +9336,7 @@ kb_group222:
 	VMOVUPS      Z0, 4032(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows224:
+kb_rows358:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       1024(R9), Z7
 	VMOVUPS       2048(R9), Z11
@@ -8003,43 +9777,43 @@ kb_rows224:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows224
+	JNZ           kb_rows358
 	ADDQ          $0x00000400, R11
 	DECQ          R14
-	JNZ           kb_group222
+	JNZ           kb_group356
 
-kb_group_done223:
+kb_group_done357:
 	DECQ R13
-	JNZ  kb_query220
+	JNZ  kb_query354
 
-kb_query_done221:
+kb_query_done355:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys218
+	JMP  kb_keys352
 
-kb_keys_done219:
-kv_by_key217:
+kb_keys_done353:
+kv_by_key351:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done226
+	JZ     kv_key_done360
 
-kv_key225:
+kv_key359:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done228
+	JZ    kv_query_done362
 
-kv_query227:
+kv_query361:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done230
+	JZ    kv_group_done364
 
-kv_group229:
+kv_group363:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -8117,9 +9891,9 @@ kv_group229:
 	VMOVUPS      960(DI), Z15
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done232
+	JZ           kv_head_done366
 
-kv_head231:
+kv_head365:
 	VMULPS        (R8), Z0, Z16
 	VMULPS        64(R8), Z1, Z17
 	VFMADD231PS   128(R8), Z2, Z16
@@ -8149,25 +9923,25 @@ kv_head231:
 	ADDQ          $0x00000400, R8
 	ADDQ          BX, R10
 	DECQ          R15
-	JNZ           kv_head231
+	JNZ           kv_head365
 
-kv_head_done232:
+kv_head_done366:
 	ADDQ $0x00000400, R11
 	DECQ R14
-	JNZ  kv_group229
+	JNZ  kv_group363
 
-kv_group_done230:
+kv_group_done364:
 	DECQ R13
-	JNZ  kv_query227
+	JNZ  kv_query361
 
-kv_query_done228:
+kv_query_done362:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key225
+	JNZ  kv_key359
 
-kv_key_done226:
+kv_key_done360:
 	VZEROUPPER
 	RET
 

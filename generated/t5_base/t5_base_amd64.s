@@ -1262,14 +1262,14 @@ vb_keys75:
 	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done78
 
 vb_query77:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done80
 
 vb_group79:
@@ -1294,11 +1294,248 @@ vb_group79:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done82
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row81
 
-vb_head81:
+vb_rows83:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      256(DI), Y4
+	VMOVUPS      288(DI), Y5
+	VMOVUPS      320(DI), Y6
+	VMOVUPS      352(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero84:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero85:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero86:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero87:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero88:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero89:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero90:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero91:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 256(DI)
+	VMOVUPS      Y5, 288(DI)
+	VMOVUPS      Y6, 320(DI)
+	VMOVUPS      Y7, 352(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      384(DI), Y4
+	VMOVUPS      416(DI), Y5
+	VMOVUPS      448(DI), Y6
+	VMOVUPS      480(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero92:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero93:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero94:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero95:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero96:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero97:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero98:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero99:
+	VMOVUPS Y0, 128(DI)
+	VMOVUPS Y1, 160(DI)
+	VMOVUPS Y2, 192(DI)
+	VMOVUPS Y3, 224(DI)
+	VMOVUPS Y4, 384(DI)
+	VMOVUPS Y5, 416(DI)
+	VMOVUPS Y6, 448(DI)
+	VMOVUPS Y7, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows83
+	JMP     vb_group_next82
+
+vb_by_row81:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done101
+
+vb_head100:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1307,9 +1544,9 @@ vb_head81:
 	VMOVUPS      160(DI), Y5
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero102
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1320,10 +1557,10 @@ vb_head81:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero83:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero84
+vb_zero102:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero103
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1334,10 +1571,10 @@ vb_zero83:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero84:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero85
+vb_zero103:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero104
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R10), Y8, Y0
 	VFMADD231PS  32(R10), Y8, Y1
@@ -1348,10 +1585,10 @@ vb_zero84:
 	VFMADD231PS  192(R10), Y8, Y6
 	VFMADD231PS  224(R10), Y8, Y7
 
-vb_zero85:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero86
+vb_zero104:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero105
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R10)(DX*1), Y8, Y0
 	VFMADD231PS  32(R10)(DX*1), Y8, Y1
@@ -1362,7 +1599,7 @@ vb_zero85:
 	VFMADD231PS  192(R10)(DX*1), Y8, Y6
 	VFMADD231PS  224(R10)(DX*1), Y8, Y7
 
-vb_zero86:
+vb_zero105:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1373,16 +1610,17 @@ vb_zero86:
 	VMOVUPS Y7, 224(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head81
+	DECQ    R13
+	JNZ     vb_head100
 
-vb_head_done82:
+vb_head_done101:
+vb_group_next82:
 	ADDQ $0x00000100, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group79
 
 vb_group_done80:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query77
 
 vb_query_done78:
@@ -1395,22 +1633,22 @@ vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done88
+	JZ     kv_key_done107
 
-kv_key87:
+kv_key106:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done90
+	JZ    kv_query_done109
 
-kv_query89:
+kv_query108:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done92
+	JZ    kv_group_done111
 
-kv_group91:
+kv_group110:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1425,12 +1663,12 @@ kv_group91:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done94
+	JZ         kv_head_done113
 
-kv_head93:
+kv_head112:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero95
+	JZ           kv_zero114
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1457,28 +1695,28 @@ kv_head93:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero95:
+kv_zero114:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head93
+	JNZ  kv_head112
 
-kv_head_done94:
+kv_head_done113:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group91
+	JNZ  kv_group110
 
-kv_group_done92:
+kv_group_done111:
 	DECQ R12
-	JNZ  kv_query89
+	JNZ  kv_query108
 
-kv_query_done90:
+kv_query_done109:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key87
+	JNZ  kv_key106
 
-kv_key_done88:
+kv_key_done107:
 	VZEROUPPER
 	RET
 
@@ -1491,9 +1729,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop97:
+loop116:
 	CMPQ    CX, $0x00000010
-	JB      loop_end98
+	JB      loop_end117
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1504,23 +1742,23 @@ loop97:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop97
+	JMP     loop116
 
-loop_end98:
-loop99:
+loop_end117:
+loop118:
 	CMPQ    CX, $0x00000008
-	JB      loop_end100
+	JB      loop_end119
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop99
+	JMP     loop118
 
-loop_end100:
+loop_end119:
 	TESTQ      CX, CX
-	JZ         loop_done96
+	JZ         loop_done115
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1530,7 +1768,7 @@ loop_end100:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done96:
+loop_done115:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1538,10 +1776,10 @@ loop_done96:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store101
+	JZ           max_store120
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store101:
+max_store120:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1561,9 +1799,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop103:
+loop122:
 	CMPQ         CX, $0x00000008
-	JB           loop_end104
+	JB           loop_end123
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1586,11 +1824,11 @@ loop103:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop103
+	JMP          loop122
 
-loop_end104:
+loop_end123:
 	TESTQ        CX, CX
-	JZ           loop_done102
+	JZ           loop_done121
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1616,7 +1854,7 @@ loop_end104:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done102:
+loop_done121:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1634,9 +1872,9 @@ TEXT ·addRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ dst_len+8(FP), DX
 
-loop106:
+loop125:
 	CMPQ    DX, $0x00000040
-	JB      loop_end107
+	JB      loop_end126
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1652,23 +1890,23 @@ loop106:
 	ADDQ    $0x00000100, AX
 	ADDQ    $0x00000100, CX
 	SUBQ    $0x00000040, DX
-	JMP     loop106
+	JMP     loop125
 
-loop_end107:
-loop108:
+loop_end126:
+loop127:
 	CMPQ    DX, $0x00000010
-	JB      loop_end109
+	JB      loop_end128
 	VMOVUPS (AX), Z0
 	VADDPS  (CX), Z0, Z0
 	VMOVUPS Z0, (AX)
 	ADDQ    $0x00000040, AX
 	ADDQ    $0x00000040, CX
 	SUBQ    $0x00000010, DX
-	JMP     loop108
+	JMP     loop127
 
-loop_end109:
+loop_end128:
 	TESTQ     DX, DX
-	JZ        loop_done105
+	JZ        loop_done124
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(DX*2), K1
 	VMOVUPS.Z (AX), K1, Z0
@@ -1676,7 +1914,7 @@ loop_end109:
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)
 
-loop_done105:
+loop_done124:
 	VZEROUPPER
 	RET
 
@@ -1696,9 +1934,9 @@ TEXT ·softmaxRowAVX512(SB), NOSPLIT, $0-52
 	MOVQ         AX, SI
 	MOVQ         DX, DI
 
-loop111:
+loop130:
 	CMPQ        DI, $0x00000040
-	JB          loop_end112
+	JB          loop_end131
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
@@ -1714,23 +1952,23 @@ loop111:
 	ADDQ        $0x00000100, SI
 	ADDQ        $0x00000100, BX
 	SUBQ        $0x00000040, DI
-	JMP         loop111
+	JMP         loop130
 
-loop_end112:
-loop113:
+loop_end131:
+loop132:
 	CMPQ        DI, $0x00000010
-	JB          loop_end114
+	JB          loop_end133
 	VMOVUPS     (BX), Z5
 	VFMADD231PS (SI), Z0, Z5
 	VMAXPS      Z5, Z1, Z1
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, DI
-	JMP         loop113
+	JMP         loop132
 
-loop_end114:
+loop_end133:
 	TESTQ       DI, DI
-	JZ          loop_done110
+	JZ          loop_done129
 	LEAQ        tailmask16<>+0(SB), R8
 	KMOVW       (R8)(DI*2), K1
 	VMOVUPS.Z   (BX), K1, Z5
@@ -1738,7 +1976,7 @@ loop_end114:
 	VFMADD231PS Z6, Z0, Z5
 	VMAXPS      Z5, Z1, K1, Z1
 
-loop_done110:
+loop_done129:
 	VMAXPS        Z2, Z1, Z1
 	VMAXPS        Z4, Z3, Z3
 	VMAXPS        Z3, Z1, Z1
@@ -1768,13 +2006,13 @@ loop_done110:
 	VMOVD         X1, BX
 	ANDL          $0x7fffffff, BX
 	CMPL          BX, $0x4b800000
-	JAE           softmax_huge115
+	JAE           softmax_huge134
 	MOVQ          AX, BX
 	MOVQ          DX, SI
 
-loop118:
+loop137:
 	CMPQ         SI, $0x00000040
-	JB           loop_end119
+	JB           loop_end138
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
@@ -1785,7 +2023,7 @@ loop118:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead120
+	JZ           exp_dead139
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -1814,13 +2052,13 @@ loop118:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done121
+	JMP          exp_done140
 
-exp_dead120:
+exp_dead139:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done121:
+exp_done140:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -1835,7 +2073,7 @@ exp_done121:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead122
+	JZ           exp_dead141
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -1864,13 +2102,13 @@ exp_done121:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done123
+	JMP          exp_done142
 
-exp_dead122:
+exp_dead141:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done123:
+exp_done142:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -1886,18 +2124,18 @@ exp_done123:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop118
+	JMP           loop137
 
-loop_end119:
-loop124:
+loop_end138:
+loop143:
 	CMPQ         SI, $0x00000010
-	JB           loop_end125
+	JB           loop_end144
 	VMOVUPS      (CX), Z1
 	VSUBPS       Z2, Z1, Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead126
+	JZ           exp_dead145
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -1912,12 +2150,12 @@ loop124:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done127
+	JMP          exp_done146
 
-exp_dead126:
+exp_dead145:
 	VXORPS Z1, Z1, Z1
 
-exp_done127:
+exp_done146:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -1928,11 +2166,11 @@ exp_done127:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop124
+	JMP           loop143
 
-loop_end125:
+loop_end144:
 	TESTQ         SI, SI
-	JZ            loop_done117
+	JZ            loop_done136
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -1961,16 +2199,16 @@ loop_end125:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done117:
-	JMP softmax_summed116
+loop_done136:
+	JMP softmax_summed135
 
-softmax_huge115:
+softmax_huge134:
 	MOVQ AX, BX
 	MOVQ DX, SI
 
-loop129:
+loop148:
 	CMPQ         SI, $0x00000040
-	JB           loop_end130
+	JB           loop_end149
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
@@ -1981,7 +2219,7 @@ loop129:
 	VCMPPS       $0x06, Z3, Z16, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead131
+	JZ           exp_dead150
 	VMAXPS       Z1, Z3, Z1
 	VMAXPS       Z16, Z3, Z16
 	VMOVUPS      Z4, Z17
@@ -2010,13 +2248,13 @@ loop129:
 	VFMADD213PS  Z13, Z16, Z20
 	VSCALEFPS    Z17, Z19, Z1
 	VSCALEFPS    Z18, Z20, Z16
-	JMP          exp_done132
+	JMP          exp_done151
 
-exp_dead131:
+exp_dead150:
 	VXORPS Z1, Z1, Z1
 	VXORPS Z16, Z16, Z16
 
-exp_done132:
+exp_done151:
 	VMOVUPS      Z1, (BX)
 	PREFETCHT0   8192(BX)
 	VMOVUPS      Z16, 64(BX)
@@ -2031,7 +2269,7 @@ exp_done132:
 	VCMPPS       $0x06, Z3, Z18, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           exp_dead133
+	JZ           exp_dead152
 	VMAXPS       Z17, Z3, Z17
 	VMAXPS       Z18, Z3, Z18
 	VMOVUPS      Z4, Z19
@@ -2060,13 +2298,13 @@ exp_done132:
 	VFMADD213PS  Z13, Z18, Z22
 	VSCALEFPS    Z19, Z21, Z17
 	VSCALEFPS    Z20, Z22, Z18
-	JMP          exp_done134
+	JMP          exp_done153
 
-exp_dead133:
+exp_dead152:
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
 
-exp_done134:
+exp_done153:
 	VMOVUPS       Z17, 128(BX)
 	PREFETCHT0    8320(BX)
 	VADDPS        Z17, Z1, Z1
@@ -2082,18 +2320,18 @@ exp_done134:
 	ADDQ          $0x00000100, BX
 	ADDQ          $0x00000100, CX
 	SUBQ          $0x00000040, SI
-	JMP           loop129
+	JMP           loop148
 
-loop_end130:
-loop135:
+loop_end149:
+loop154:
 	CMPQ         SI, $0x00000010
-	JB           loop_end136
+	JB           loop_end155
 	VMOVUPS      (CX), Z1
 	VFMADD231PS  (BX), Z0, Z1
 	VSUBPS       Z2, Z1, Z1
 	VCMPPS       $0x06, Z3, Z1, K1
 	KORTESTW     K1, K1
-	JZ           exp_dead137
+	JZ           exp_dead156
 	VMAXPS       Z1, Z3, Z1
 	VMOVUPS      Z4, Z16
 	VFMADD231PS  Z5, Z1, Z16
@@ -2108,12 +2346,12 @@ loop135:
 	VFMADD213PS  Z13, Z1, Z17
 	VFMADD213PS  Z13, Z1, Z17
 	VSCALEFPS    Z16, Z17, Z1
-	JMP          exp_done138
+	JMP          exp_done157
 
-exp_dead137:
+exp_dead156:
 	VXORPS Z1, Z1, Z1
 
-exp_done138:
+exp_done157:
 	VMOVUPS       Z1, (BX)
 	PREFETCHT0    8192(BX)
 	VCVTPS2PD     Y1, Z16
@@ -2124,11 +2362,11 @@ exp_done138:
 	ADDQ          $0x00000040, BX
 	ADDQ          $0x00000040, CX
 	SUBQ          $0x00000010, SI
-	JMP           loop135
+	JMP           loop154
 
-loop_end136:
+loop_end155:
 	TESTQ         SI, SI
-	JZ            loop_done128
+	JZ            loop_done147
 	LEAQ          tailmask16<>+0(SB), DI
 	KMOVW         (DI)(SI*2), K1
 	VMOVUPS.Z     (CX), K1, Z1
@@ -2157,8 +2395,8 @@ loop_end136:
 	VADDPD        Z0, Z14, Z14
 	VADDPD        Z1, Z15, Z15
 
-loop_done128:
-softmax_summed116:
+loop_done147:
+softmax_summed135:
 	VADDPD        Z15, Z14, Z14
 	VEXTRACTF64X4 $0x01, Z14, Y0
 	VADDPD        Y0, Y14, Y0
@@ -2172,9 +2410,9 @@ softmax_summed116:
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
-loop140:
+loop159:
 	CMPQ    CX, $0x00000040
-	JB      loop_end141
+	JB      loop_end160
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -2185,28 +2423,28 @@ loop140:
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
 	SUBQ    $0x00000040, CX
-	JMP     loop140
+	JMP     loop159
 
-loop_end141:
-loop142:
+loop_end160:
+loop161:
 	CMPQ    CX, $0x00000010
-	JB      loop_end143
+	JB      loop_end162
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop142
+	JMP     loop161
 
-loop_end143:
+loop_end162:
 	TESTQ     CX, CX
-	JZ        loop_done139
+	JZ        loop_done158
 	LEAQ      tailmask16<>+0(SB), DX
 	KMOVW     (DX)(CX*2), K1
 	VMOVUPS.Z (AX), K1, Z1
 	VMULPS    Z0, Z1, Z1
 	VMOVUPS   Z1, K1, (AX)
 
-loop_done139:
+loop_done158:
 	VZEROUPPER
 	RET
 
@@ -2220,23 +2458,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups144
+	JNE   kv_groups163
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows145:
+s1_rows164:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done146
+	JL   s1_rows_done165
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys147:
+s1_keys166:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done148
+	JL            s1_keys_done167
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2387,13 +2625,13 @@ s1_keys147:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys147
+	JMP           s1_keys166
 
-s1_keys_done148:
+s1_keys_done167:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done150
+	JZ    s1_key_tail_done169
 
-s1_key_tail149:
+s1_key_tail168:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2470,29 +2708,29 @@ s1_key_tail149:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail149
+	JNZ           s1_key_tail168
 
-s1_key_tail_done150:
+s1_key_tail_done169:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows145
+	JMP  s1_rows164
 
-s1_rows_done146:
+s1_rows_done165:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done152
+	JZ    s1_row_tail_done171
 
-s1_row_tail151:
+s1_row_tail170:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done154
+	JZ    s1_row_tail_key_done173
 
-s1_row_tail_key153:
+s1_row_tail_key172:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2514,40 +2752,40 @@ s1_row_tail_key153:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key153
+	JNZ           s1_row_tail_key172
 
-s1_row_tail_key_done154:
+s1_row_tail_key_done173:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail151
+	JNZ  s1_row_tail170
 
-s1_row_tail_done152:
+s1_row_tail_done171:
 	VZEROUPPER
 	RET
 
-kv_groups144:
+kv_groups163:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key155
+	JNZ   kv_by_key174
 
-kb_keys156:
+kb_keys175:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done157
+	JL    kb_keys_done176
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done159
+	JZ    kb_query_done178
 
-kb_query158:
+kb_query177:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done161
+	JZ    kb_group_done180
 
-kb_group160:
+kb_group179:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2570,7 +2808,7 @@ kb_group160:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows162:
+kb_rows181:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2724,42 +2962,42 @@ kb_rows162:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows162
+	JNZ           kb_rows181
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group160
+	JNZ           kb_group179
 
-kb_group_done161:
+kb_group_done180:
 	DECQ R11
-	JNZ  kb_query158
+	JNZ  kb_query177
 
-kb_query_done159:
+kb_query_done178:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys156
+	JMP  kb_keys175
 
-kb_keys_done157:
-kv_by_key155:
+kb_keys_done176:
+kv_by_key174:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done164
+	JZ     kv_key_done183
 
-kv_key163:
+kv_key182:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done166
+	JZ    kv_query_done185
 
-kv_query165:
+kv_query184:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done168
+	JZ    kv_group_done187
 
-kv_group167:
+kv_group186:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2770,9 +3008,9 @@ kv_group167:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done170
+	JZ         kv_head_done189
 
-kv_head169:
+kv_head188:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2790,24 +3028,24 @@ kv_head169:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head169
+	JNZ           kv_head188
 
-kv_head_done170:
+kv_head_done189:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group167
+	JNZ  kv_group186
 
-kv_group_done168:
+kv_group_done187:
 	DECQ R11
-	JNZ  kv_query165
+	JNZ  kv_query184
 
-kv_query_done166:
+kv_query_done185:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key163
+	JNZ  kv_key182
 
-kv_key_done164:
+kv_key_done183:
 	VZEROUPPER
 	RET
 
@@ -2821,7 +3059,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups171
+	JNE   kv_groups190
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2829,9 +3067,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done173
+	JZ    v1_row_done192
 
-v1_row172:
+v1_row191:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2845,25 +3083,25 @@ v1_row172:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done175
+	JZ           v1_key_done194
 
-v1_key174:
+v1_key193:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero176
+	JZ           v1_zero195
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero176:
+v1_zero195:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key174
+	JNZ  v1_key193
 
-v1_key_done175:
+v1_key_done194:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2872,22 +3110,22 @@ v1_key_done175:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row172
+	JNZ     v1_row191
 
-v1_row_done173:
+v1_row_done192:
 	VZEROUPPER
 	RET
 
-kv_groups171:
+kv_groups190:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done178
+	JZ    kv_rescale_done197
 
-kv_rescale177:
+kv_rescale196:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2904,27 +3142,27 @@ kv_rescale177:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale177
+	JNZ          kv_rescale196
 
-kv_rescale_done178:
+kv_rescale_done197:
 	MOVQ nk+96(FP), SI
 
-vb_keys179:
+vb_keys198:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done180
+	JL    vb_keys_done199
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done182
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done201
 
-vb_query181:
+vb_query200:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done184
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done203
 
-vb_group183:
+vb_group202:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2946,99 +3184,327 @@ vb_group183:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done186
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row204
 
-vb_head185:
+vb_rows206:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero187
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	VMOVUPS      512(DI), Z8
+	VMOVUPS      576(DI), Z9
+	VMOVUPS      640(DI), Z10
+	VMOVUPS      704(DI), Z11
+	VMOVUPS      768(DI), Z12
+	VMOVUPS      832(DI), Z13
+	VMOVUPS      896(DI), Z14
+	VMOVUPS      960(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero207:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero208:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero209:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero210:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero211:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero212:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero213:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero214:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero215:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero216:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero217:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero218:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero219:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero220:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero221:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero222:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	VMOVUPS Z8, 512(DI)
+	VMOVUPS Z9, 576(DI)
+	VMOVUPS Z10, 640(DI)
+	VMOVUPS Z11, 704(DI)
+	VMOVUPS Z12, 768(DI)
+	VMOVUPS Z13, 832(DI)
+	VMOVUPS Z14, 896(DI)
+	VMOVUPS Z15, 960(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows206
+	JMP     vb_group_next205
+
+vb_by_row204:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done224
+
+vb_head223:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero225
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero187:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero188
+vb_zero225:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero226
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero188:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero189
+vb_zero226:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero227
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R10), Z4, Z0
 	VFMADD231PS  64(R10), Z4, Z1
 	VFMADD231PS  128(R10), Z4, Z2
 	VFMADD231PS  192(R10), Z4, Z3
 
-vb_zero189:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero190
+vb_zero227:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero228
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R10)(DX*1), Z4, Z0
 	VFMADD231PS  64(R10)(DX*1), Z4, Z1
 	VFMADD231PS  128(R10)(DX*1), Z4, Z2
 	VFMADD231PS  192(R10)(DX*1), Z4, Z3
 
-vb_zero190:
+vb_zero228:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
 	VMOVUPS Z3, 192(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head185
+	DECQ    R13
+	JNZ     vb_head223
 
-vb_head_done186:
+vb_head_done224:
+vb_group_next205:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group183
-
-vb_group_done184:
 	DECQ R12
-	JNZ  vb_query181
+	JNZ  vb_group202
 
-vb_query_done182:
+vb_group_done203:
+	DECQ R11
+	JNZ  vb_query200
+
+vb_query_done201:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys179
+	JMP  vb_keys198
 
-vb_keys_done180:
+vb_keys_done199:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done192
+	JZ     kv_key_done230
 
-kv_key191:
+kv_key229:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done194
+	JZ    kv_query_done232
 
-kv_query193:
+kv_query231:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done196
+	JZ    kv_group_done234
 
-kv_group195:
+kv_group233:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3049,12 +3515,12 @@ kv_group195:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done198
+	JZ         kv_head_done236
 
-kv_head197:
+kv_head235:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero199
+	JZ           kv_zero237
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -3069,28 +3535,28 @@ kv_head197:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero199:
+kv_zero237:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head197
+	JNZ  kv_head235
 
-kv_head_done198:
+kv_head_done236:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group195
+	JNZ  kv_group233
 
-kv_group_done196:
+kv_group_done234:
 	DECQ R12
-	JNZ  kv_query193
+	JNZ  kv_query231
 
-kv_query_done194:
+kv_query_done232:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key191
+	JNZ  kv_key229
 
-kv_key_done192:
+kv_key_done230:
 	VZEROUPPER
 	RET
 
@@ -3103,9 +3569,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop201:
+loop239:
 	CMPQ    CX, $0x00000020
-	JB      loop_end202
+	JB      loop_end240
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3116,23 +3582,23 @@ loop201:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop201
+	JMP     loop239
 
-loop_end202:
-loop203:
+loop_end240:
+loop241:
 	CMPQ    CX, $0x00000010
-	JB      loop_end204
+	JB      loop_end242
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop203
+	JMP     loop241
 
-loop_end204:
+loop_end242:
 	TESTQ     CX, CX
-	JZ        loop_done200
+	JZ        loop_done238
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3140,7 +3606,7 @@ loop_end204:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done200:
+loop_done238:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3150,10 +3616,10 @@ loop_done200:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store205
+	JZ            max_store243
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store205:
+max_store243:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3180,9 +3646,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop207:
+loop245:
 	CMPQ         CX, $0x00000010
-	JB           loop_end208
+	JB           loop_end246
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3204,11 +3670,11 @@ loop207:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop207
+	JMP          loop245
 
-loop_end208:
+loop_end246:
 	TESTQ        CX, CX
-	JZ           loop_done206
+	JZ           loop_done244
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3232,7 +3698,7 @@ loop_end208:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done206:
+loop_done244:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

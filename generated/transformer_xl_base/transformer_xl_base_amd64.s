@@ -921,14 +921,14 @@ vb_keys39:
 	JL    vb_keys_done40
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done42
 
 vb_query41:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done44
 
 vb_group43:
@@ -953,11 +953,248 @@ vb_group43:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done46
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row45
 
-vb_head45:
+vb_rows47:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      256(DI), Y4
+	VMOVUPS      288(DI), Y5
+	VMOVUPS      320(DI), Y6
+	VMOVUPS      352(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero48
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero48:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero49
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero49:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero50
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero50:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero51
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero51:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero52
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero52:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero53
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero53:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero54
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero54:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero55:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 256(DI)
+	VMOVUPS      Y5, 288(DI)
+	VMOVUPS      Y6, 320(DI)
+	VMOVUPS      Y7, 352(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      384(DI), Y4
+	VMOVUPS      416(DI), Y5
+	VMOVUPS      448(DI), Y6
+	VMOVUPS      480(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero56
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero56:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero57
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero57:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero58
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero58:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero59
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero59:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero60
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero60:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero61
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero61:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero62
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero62:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero63
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero63:
+	VMOVUPS Y0, 128(DI)
+	VMOVUPS Y1, 160(DI)
+	VMOVUPS Y2, 192(DI)
+	VMOVUPS Y3, 224(DI)
+	VMOVUPS Y4, 384(DI)
+	VMOVUPS Y5, 416(DI)
+	VMOVUPS Y6, 448(DI)
+	VMOVUPS Y7, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows47
+	JMP     vb_group_next46
+
+vb_by_row45:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done65
+
+vb_head64:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -966,9 +1203,9 @@ vb_head45:
 	VMOVUPS      160(DI), Y5
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero47
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero66
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -979,10 +1216,10 @@ vb_head45:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero47:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero48
+vb_zero66:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero67
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -993,10 +1230,10 @@ vb_zero47:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero48:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero49
+vb_zero67:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero68
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R10), Y8, Y0
 	VFMADD231PS  32(R10), Y8, Y1
@@ -1007,10 +1244,10 @@ vb_zero48:
 	VFMADD231PS  192(R10), Y8, Y6
 	VFMADD231PS  224(R10), Y8, Y7
 
-vb_zero49:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero50
+vb_zero68:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero69
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R10)(DX*1), Y8, Y0
 	VFMADD231PS  32(R10)(DX*1), Y8, Y1
@@ -1021,7 +1258,7 @@ vb_zero49:
 	VFMADD231PS  192(R10)(DX*1), Y8, Y6
 	VFMADD231PS  224(R10)(DX*1), Y8, Y7
 
-vb_zero50:
+vb_zero69:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1032,16 +1269,17 @@ vb_zero50:
 	VMOVUPS Y7, 224(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head45
+	DECQ    R13
+	JNZ     vb_head64
 
-vb_head_done46:
+vb_head_done65:
+vb_group_next46:
 	ADDQ $0x00000100, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group43
 
 vb_group_done44:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query41
 
 vb_query_done42:
@@ -1054,22 +1292,22 @@ vb_keys_done40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done52
+	JZ     kv_key_done71
 
-kv_key51:
+kv_key70:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done54
+	JZ    kv_query_done73
 
-kv_query53:
+kv_query72:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done56
+	JZ    kv_group_done75
 
-kv_group55:
+kv_group74:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1084,12 +1322,12 @@ kv_group55:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done58
+	JZ         kv_head_done77
 
-kv_head57:
+kv_head76:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero59
+	JZ           kv_zero78
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1116,28 +1354,28 @@ kv_head57:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero59:
+kv_zero78:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head57
+	JNZ  kv_head76
 
-kv_head_done58:
+kv_head_done77:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group55
+	JNZ  kv_group74
 
-kv_group_done56:
+kv_group_done75:
 	DECQ R12
-	JNZ  kv_query53
+	JNZ  kv_query72
 
-kv_query_done54:
+kv_query_done73:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key51
+	JNZ  kv_key70
 
-kv_key_done52:
+kv_key_done71:
 	VZEROUPPER
 	RET
 
@@ -1150,9 +1388,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop61:
+loop80:
 	CMPQ    CX, $0x00000010
-	JB      loop_end62
+	JB      loop_end81
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1163,23 +1401,23 @@ loop61:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop61
+	JMP     loop80
 
-loop_end62:
-loop63:
+loop_end81:
+loop82:
 	CMPQ    CX, $0x00000008
-	JB      loop_end64
+	JB      loop_end83
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop63
+	JMP     loop82
 
-loop_end64:
+loop_end83:
 	TESTQ      CX, CX
-	JZ         loop_done60
+	JZ         loop_done79
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1189,7 +1427,7 @@ loop_end64:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done60:
+loop_done79:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1197,10 +1435,10 @@ loop_done60:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store65
+	JZ           max_store84
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store65:
+max_store84:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1220,9 +1458,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop67:
+loop86:
 	CMPQ         CX, $0x00000008
-	JB           loop_end68
+	JB           loop_end87
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1245,11 +1483,11 @@ loop67:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop67
+	JMP          loop86
 
-loop_end68:
+loop_end87:
 	TESTQ        CX, CX
-	JZ           loop_done66
+	JZ           loop_done85
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1275,7 +1513,7 @@ loop_end68:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done66:
+loop_done85:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1304,11 +1542,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-120
 	VMOVUPS 128(SI), Z6
 	VMOVUPS 192(SI), Z7
 	TESTQ   CX, CX
-	JZ      dot_done69
+	JZ      dot_done88
 	CMPQ    CX, $0x00000010
-	JB      dot_single70
+	JB      dot_single89
 
-dot_block71:
+dot_block90:
 	VMULPS      (BX), Z0, Z8
 	VMULPS      512(BX), Z0, Z9
 	VMULPS      256(BX), Z0, Z10
@@ -1488,9 +1726,9 @@ dot_block71:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block71
+	JAE         dot_block90
 	TESTQ       CX, CX
-	JZ          dot_done69
+	JZ          dot_done88
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000100, DX, CX
@@ -1499,9 +1737,9 @@ dot_block71:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block71
+	JMP         dot_block90
 
-dot_single70:
+dot_single89:
 	VMULPS      (BX), Z0, Z8
 	VFMADD231PS 64(BX), Z1, Z8
 	VFMADD231PS 128(BX), Z2, Z8
@@ -1527,9 +1765,9 @@ dot_single70:
 	ADDQ        $0x00000100, DI
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single70
+	JNZ         dot_single89
 
-dot_done69:
+dot_done88:
 	VZEROUPPER
 	RET
 
@@ -1543,23 +1781,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups72
+	JNE   kv_groups91
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows73:
+s1_rows92:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done74
+	JL   s1_rows_done93
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys75:
+s1_keys94:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done76
+	JL            s1_keys_done95
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -1710,13 +1948,13 @@ s1_keys75:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys75
+	JMP           s1_keys94
 
-s1_keys_done76:
+s1_keys_done95:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done78
+	JZ    s1_key_tail_done97
 
-s1_key_tail77:
+s1_key_tail96:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1793,29 +2031,29 @@ s1_key_tail77:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail77
+	JNZ           s1_key_tail96
 
-s1_key_tail_done78:
+s1_key_tail_done97:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows73
+	JMP  s1_rows92
 
-s1_rows_done74:
+s1_rows_done93:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done80
+	JZ    s1_row_tail_done99
 
-s1_row_tail79:
+s1_row_tail98:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done82
+	JZ    s1_row_tail_key_done101
 
-s1_row_tail_key81:
+s1_row_tail_key100:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1837,40 +2075,40 @@ s1_row_tail_key81:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key81
+	JNZ           s1_row_tail_key100
 
-s1_row_tail_key_done82:
+s1_row_tail_key_done101:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail79
+	JNZ  s1_row_tail98
 
-s1_row_tail_done80:
+s1_row_tail_done99:
 	VZEROUPPER
 	RET
 
-kv_groups72:
+kv_groups91:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key83
+	JNZ   kv_by_key102
 
-kb_keys84:
+kb_keys103:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done85
+	JL    kb_keys_done104
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done87
+	JZ    kb_query_done106
 
-kb_query86:
+kb_query105:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done89
+	JZ    kb_group_done108
 
-kb_group88:
+kb_group107:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1893,7 +2131,7 @@ kb_group88:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows90:
+kb_rows109:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2047,42 +2285,42 @@ kb_rows90:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows90
+	JNZ           kb_rows109
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group88
+	JNZ           kb_group107
 
-kb_group_done89:
+kb_group_done108:
 	DECQ R11
-	JNZ  kb_query86
+	JNZ  kb_query105
 
-kb_query_done87:
+kb_query_done106:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys84
+	JMP  kb_keys103
 
-kb_keys_done85:
-kv_by_key83:
+kb_keys_done104:
+kv_by_key102:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done92
+	JZ     kv_key_done111
 
-kv_key91:
+kv_key110:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done94
+	JZ    kv_query_done113
 
-kv_query93:
+kv_query112:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done96
+	JZ    kv_group_done115
 
-kv_group95:
+kv_group114:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2093,9 +2331,9 @@ kv_group95:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done98
+	JZ         kv_head_done117
 
-kv_head97:
+kv_head116:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2113,24 +2351,24 @@ kv_head97:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head97
+	JNZ           kv_head116
 
-kv_head_done98:
+kv_head_done117:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group95
+	JNZ  kv_group114
 
-kv_group_done96:
+kv_group_done115:
 	DECQ R11
-	JNZ  kv_query93
+	JNZ  kv_query112
 
-kv_query_done94:
+kv_query_done113:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key91
+	JNZ  kv_key110
 
-kv_key_done92:
+kv_key_done111:
 	VZEROUPPER
 	RET
 
@@ -2144,7 +2382,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups99
+	JNE   kv_groups118
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2152,9 +2390,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done101
+	JZ    v1_row_done120
 
-v1_row100:
+v1_row119:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2168,25 +2406,25 @@ v1_row100:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done103
+	JZ           v1_key_done122
 
-v1_key102:
+v1_key121:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero104
+	JZ           v1_zero123
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero104:
+v1_zero123:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key102
+	JNZ  v1_key121
 
-v1_key_done103:
+v1_key_done122:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2195,22 +2433,22 @@ v1_key_done103:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row100
+	JNZ     v1_row119
 
-v1_row_done101:
+v1_row_done120:
 	VZEROUPPER
 	RET
 
-kv_groups99:
+kv_groups118:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done106
+	JZ    kv_rescale_done125
 
-kv_rescale105:
+kv_rescale124:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2227,27 +2465,27 @@ kv_rescale105:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale105
+	JNZ          kv_rescale124
 
-kv_rescale_done106:
+kv_rescale_done125:
 	MOVQ nk+96(FP), SI
 
-vb_keys107:
+vb_keys126:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done108
+	JL    vb_keys_done127
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done110
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done129
 
-vb_query109:
+vb_query128:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done112
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done131
 
-vb_group111:
+vb_group130:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2269,99 +2507,327 @@ vb_group111:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done114
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row132
 
-vb_head113:
+vb_rows134:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero115
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	VMOVUPS      512(DI), Z8
+	VMOVUPS      576(DI), Z9
+	VMOVUPS      640(DI), Z10
+	VMOVUPS      704(DI), Z11
+	VMOVUPS      768(DI), Z12
+	VMOVUPS      832(DI), Z13
+	VMOVUPS      896(DI), Z14
+	VMOVUPS      960(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero135
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero135:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero136
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero136:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero137
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero137:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero138
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero138:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero139
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero139:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero140
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero140:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero141:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero142:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero143
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero143:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero144
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero144:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero145
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero145:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero146
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero146:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero147:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero148:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero149:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero150:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	VMOVUPS Z8, 512(DI)
+	VMOVUPS Z9, 576(DI)
+	VMOVUPS Z10, 640(DI)
+	VMOVUPS Z11, 704(DI)
+	VMOVUPS Z12, 768(DI)
+	VMOVUPS Z13, 832(DI)
+	VMOVUPS Z14, 896(DI)
+	VMOVUPS Z15, 960(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows134
+	JMP     vb_group_next133
+
+vb_by_row132:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done152
+
+vb_head151:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero153
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero115:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero116
+vb_zero153:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero154
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero116:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero117
+vb_zero154:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero155
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R10), Z4, Z0
 	VFMADD231PS  64(R10), Z4, Z1
 	VFMADD231PS  128(R10), Z4, Z2
 	VFMADD231PS  192(R10), Z4, Z3
 
-vb_zero117:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero118
+vb_zero155:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero156
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R10)(DX*1), Z4, Z0
 	VFMADD231PS  64(R10)(DX*1), Z4, Z1
 	VFMADD231PS  128(R10)(DX*1), Z4, Z2
 	VFMADD231PS  192(R10)(DX*1), Z4, Z3
 
-vb_zero118:
+vb_zero156:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
 	VMOVUPS Z3, 192(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head113
+	DECQ    R13
+	JNZ     vb_head151
 
-vb_head_done114:
+vb_head_done152:
+vb_group_next133:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group111
-
-vb_group_done112:
 	DECQ R12
-	JNZ  vb_query109
+	JNZ  vb_group130
 
-vb_query_done110:
+vb_group_done131:
+	DECQ R11
+	JNZ  vb_query128
+
+vb_query_done129:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys107
+	JMP  vb_keys126
 
-vb_keys_done108:
+vb_keys_done127:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done120
+	JZ     kv_key_done158
 
-kv_key119:
+kv_key157:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done122
+	JZ    kv_query_done160
 
-kv_query121:
+kv_query159:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done124
+	JZ    kv_group_done162
 
-kv_group123:
+kv_group161:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2372,12 +2838,12 @@ kv_group123:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done126
+	JZ         kv_head_done164
 
-kv_head125:
+kv_head163:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero127
+	JZ           kv_zero165
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2392,28 +2858,28 @@ kv_head125:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero127:
+kv_zero165:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head125
+	JNZ  kv_head163
 
-kv_head_done126:
+kv_head_done164:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group123
+	JNZ  kv_group161
 
-kv_group_done124:
+kv_group_done162:
 	DECQ R12
-	JNZ  kv_query121
+	JNZ  kv_query159
 
-kv_query_done122:
+kv_query_done160:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key119
+	JNZ  kv_key157
 
-kv_key_done120:
+kv_key_done158:
 	VZEROUPPER
 	RET
 
@@ -2426,9 +2892,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop129:
+loop167:
 	CMPQ    CX, $0x00000020
-	JB      loop_end130
+	JB      loop_end168
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2439,23 +2905,23 @@ loop129:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop129
+	JMP     loop167
 
-loop_end130:
-loop131:
+loop_end168:
+loop169:
 	CMPQ    CX, $0x00000010
-	JB      loop_end132
+	JB      loop_end170
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop131
+	JMP     loop169
 
-loop_end132:
+loop_end170:
 	TESTQ     CX, CX
-	JZ        loop_done128
+	JZ        loop_done166
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2463,7 +2929,7 @@ loop_end132:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done128:
+loop_done166:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2473,10 +2939,10 @@ loop_done128:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store133
+	JZ            max_store171
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store133:
+max_store171:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2503,9 +2969,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop135:
+loop173:
 	CMPQ         CX, $0x00000010
-	JB           loop_end136
+	JB           loop_end174
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2527,11 +2993,11 @@ loop135:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop135
+	JMP          loop173
 
-loop_end136:
+loop_end174:
 	TESTQ        CX, CX
-	JZ           loop_done134
+	JZ           loop_done172
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2555,7 +3021,7 @@ loop_end136:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done134:
+loop_done172:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

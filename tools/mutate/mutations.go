@@ -111,6 +111,7 @@ var checks = map[string]Check{
 	"verify go transformer_base":      verify("go", "transformer_base"),
 	"verify avx2":                     verify("avx2", "llama2_7b"),
 	"verify neon":                     verify("neon", "gptj_6b"),
+	"verify avx512 llama31_bf16":      verify("avx512", "verify/testdata/golden/specs/grope_llama31_bf16.yaml"),
 }
 
 // mutations is the suite: every kind of source (generated Go, amd64 and
@@ -187,6 +188,10 @@ var mutations = []Mutation{
 		"freqsSet.fillRows(rows, kpos)", "_ = rows", "test llama2_7b", 0},
 	{"attn gen: scoresKVRope key blocks rotate the first key four times", "asm/attention/amd64_blocked.go", "",
 		"g.rotateHead(pieces, rope, kg, kst, t, t)", "g.rotateHead(pieces, rope, kg, kst, 0, t)", "verify avx2", 0},
+	{"attn gen: head-blocked valuesKV gives every row the first row's weights", "asm/attention/amd64_valueblocks.go", "",
+		"wm := g.rowMem(pr, pst, b)", "wm := g.rowMem(pr, pst, 0)", "verify avx2", 0},
+	{"attn gen: head-blocked valuesKV adds the first key's values for every key", "asm/attention/amd64_valueblocks.go", "",
+		"vv[i] = g.loadKV(p, valMem(t, g.kvBytes()*p.Off))", "vv[i] = g.loadKV(p, valMem(0, g.kvBytes()*p.Off))", "verify avx512 llama31_bf16", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
 	// rpe_full's attention form (Shaw et al.: the a^K bucket table, the a^V

@@ -2457,14 +2457,14 @@ vb_keys75:
 	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done78
 
 vb_query77:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done80
 
 vb_group79:
@@ -2505,11 +2505,472 @@ vb_group79:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done82
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row81
 
-vb_head81:
+vb_rows83:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero84:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero85:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero86:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero87:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero88:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero89:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero90:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero91:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero92:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero93:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero94:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero95:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero96:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero97:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero98:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero99:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero100:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero101:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero102:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero103:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero104:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero105:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero106:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero107:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero108:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero109:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero110:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero111:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero112:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero113
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero113:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero114
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero114:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero115
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero115:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows83
+	JMP     vb_group_next82
+
+vb_by_row81:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done117
+
+vb_head116:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2522,9 +2983,9 @@ vb_head81:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero118
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2539,10 +3000,10 @@ vb_head81:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero83:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero84
+vb_zero118:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2557,10 +3018,10 @@ vb_zero83:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero84:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero85
+vb_zero119:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -2575,10 +3036,10 @@ vb_zero84:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero85:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero86
+vb_zero120:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -2593,7 +3054,7 @@ vb_zero85:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero86:
+vb_zero121:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2610,62 +3071,63 @@ vb_zero86:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero87
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero122
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero87:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero88
+vb_zero122:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero123
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero88:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero89
+vb_zero123:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero124
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R10), Y4, Y0
 	VFMADD231PS  416(R10), Y4, Y1
 	VFMADD231PS  448(R10), Y4, Y2
 	VFMADD231PS  480(R10), Y4, Y3
 
-vb_zero89:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero90
+vb_zero124:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero125
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R10)(DX*1), Y4, Y0
 	VFMADD231PS  416(R10)(DX*1), Y4, Y1
 	VFMADD231PS  448(R10)(DX*1), Y4, Y2
 	VFMADD231PS  480(R10)(DX*1), Y4, Y3
 
-vb_zero90:
+vb_zero125:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head81
+	DECQ    R13
+	JNZ     vb_head116
 
-vb_head_done82:
+vb_head_done117:
+vb_group_next82:
 	ADDQ $0x00000200, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group79
 
 vb_group_done80:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query77
 
 vb_query_done78:
@@ -2678,22 +3140,22 @@ vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done92
+	JZ     kv_key_done127
 
-kv_key91:
+kv_key126:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done94
+	JZ    kv_query_done129
 
-kv_query93:
+kv_query128:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done96
+	JZ    kv_group_done131
 
-kv_group95:
+kv_group130:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2714,12 +3176,12 @@ kv_group95:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done98
+	JZ         kv_head_done133
 
-kv_head97:
+kv_head132:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero99
+	JZ           kv_zero134
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2770,28 +3232,28 @@ kv_head97:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero99:
+kv_zero134:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head97
+	JNZ  kv_head132
 
-kv_head_done98:
+kv_head_done133:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group95
+	JNZ  kv_group130
 
-kv_group_done96:
+kv_group_done131:
 	DECQ R12
-	JNZ  kv_query93
+	JNZ  kv_query128
 
-kv_query_done94:
+kv_query_done129:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key91
+	JNZ  kv_key126
 
-kv_key_done92:
+kv_key_done127:
 	VZEROUPPER
 	RET
 
@@ -2804,9 +3266,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop101:
+loop136:
 	CMPQ    CX, $0x00000010
-	JB      loop_end102
+	JB      loop_end137
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2817,23 +3279,23 @@ loop101:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop101
+	JMP     loop136
 
-loop_end102:
-loop103:
+loop_end137:
+loop138:
 	CMPQ    CX, $0x00000008
-	JB      loop_end104
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop103
+	JMP     loop138
 
-loop_end104:
+loop_end139:
 	TESTQ      CX, CX
-	JZ         loop_done100
+	JZ         loop_done135
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2843,7 +3305,7 @@ loop_end104:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done100:
+loop_done135:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2851,10 +3313,10 @@ loop_done100:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store105
+	JZ           max_store140
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store105:
+max_store140:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2874,9 +3336,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop107:
+loop142:
 	CMPQ         CX, $0x00000008
-	JB           loop_end108
+	JB           loop_end143
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2899,11 +3361,11 @@ loop107:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop107
+	JMP          loop142
 
-loop_end108:
+loop_end143:
 	TESTQ        CX, CX
-	JZ           loop_done106
+	JZ           loop_done141
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2929,7 +3391,7 @@ loop_end108:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done106:
+loop_done141:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2951,18 +3413,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done109
+	JZ     rope_done144
 	TESTL  R8, R8
-	JS     rope_inverse110
+	JS     rope_inverse145
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000200, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream111
+	JA     rope_stream146
 
-rope_token113:
+rope_token148:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -2976,14 +3438,14 @@ rope_token113:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done114
+	JZ      rope_heads_done149
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src115
+	JNE     rope_heads_from_src150
 
-rope_head116:
+rope_head151:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3018,13 +3480,13 @@ rope_head116:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head116
-	JMP         rope_heads_done114
+	JNZ         rope_head151
+	JMP         rope_heads_done149
 
-rope_heads_from_src115:
+rope_heads_from_src150:
 	MOVQ CX, R10
 
-rope_head117:
+rope_head152:
 	VMOVUPS     (R10), Z8
 	VMOVUPS     256(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3060,17 +3522,17 @@ rope_head117:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head117
+	JNZ         rope_head152
 
-rope_heads_done114:
+rope_heads_done149:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done118
+	JZ    rope_heads_done153
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head119:
+rope_head154:
 	VMOVUPS     (R9), Z8
 	VMOVUPS     256(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3105,9 +3567,9 @@ rope_head119:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head119
+	JNZ         rope_head154
 
-rope_heads_done118:
+rope_heads_done153:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3117,11 +3579,11 @@ rope_heads_done118:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token113
-	JMP  rope_tokens_done112
+	JNZ  rope_token148
+	JMP  rope_tokens_done147
 
-rope_stream111:
-rope_token120:
+rope_stream146:
+rope_token155:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -3135,16 +3597,16 @@ rope_token120:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done121
+	JZ      rope_heads_done156
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src122
+	JNE     rope_heads_from_src157
 
-rope_head123:
+rope_head158:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -3187,13 +3649,13 @@ rope_head123:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head123
-	JMP         rope_heads_done121
+	JNZ         rope_head158
+	JMP         rope_heads_done156
 
-rope_heads_from_src122:
+rope_heads_from_src157:
 	MOVQ CX, R10
 
-rope_head124:
+rope_head159:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -3237,19 +3699,19 @@ rope_head124:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head124
+	JNZ         rope_head159
 
-rope_heads_done121:
+rope_heads_done156:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done125
+	JZ    rope_heads_done160
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head126:
+rope_head161:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -3292,9 +3754,9 @@ rope_head126:
 	VMOVUPS     Z11, 448(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head126
+	JNZ         rope_head161
 
-rope_heads_done125:
+rope_heads_done160:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -3304,21 +3766,21 @@ rope_heads_done125:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token120
+	JNZ  rope_token155
 
-rope_tokens_done112:
-	JMP rope_done109
+rope_tokens_done147:
+	JMP rope_done144
 
-rope_inverse110:
+rope_inverse145:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000200, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream127
+	JA     rope_stream162
 
-rope_token129:
+rope_token164:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3332,12 +3794,12 @@ rope_token129:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done130
+	JZ      rope_heads_done165
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head131:
+rope_head166:
 	VMOVUPS     (DX), Z8
 	VMOVUPS     256(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -3372,19 +3834,19 @@ rope_head131:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head131
+	JNZ         rope_head166
 
-rope_heads_done130:
+rope_heads_done165:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token129
-	JMP  rope_tokens_done128
+	JNZ  rope_token164
+	JMP  rope_tokens_done163
 
-rope_stream127:
-rope_token132:
+rope_stream162:
+rope_token167:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -3398,14 +3860,14 @@ rope_token132:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done133
+	JZ      rope_heads_done168
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head134:
+rope_head169:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -3448,18 +3910,18 @@ rope_head134:
 	VMOVUPS     Z11, 448(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head134
+	JNZ         rope_head169
 
-rope_heads_done133:
+rope_heads_done168:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token132
+	JNZ  rope_token167
 
-rope_tokens_done128:
-rope_done109:
+rope_tokens_done163:
+rope_done144:
 	VZEROUPPER
 	RET
 
@@ -3473,9 +3935,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done135
+	JZ    combine_done170
 
-combine_token136:
+combine_token171:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -3579,9 +4041,9 @@ combine_token136:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token136
+	JNZ          combine_token171
 
-combine_done135:
+combine_done170:
 	VZEROUPPER
 	RET
 
@@ -3765,23 +4227,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups137
+	JNE   kv_groups172
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows138:
+s1_rows173:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done139
+	JL   s1_rows_done174
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys140:
+s1_keys175:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done141
+	JL            s1_keys_done176
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -4028,13 +4490,13 @@ s1_keys140:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys140
+	JMP           s1_keys175
 
-s1_keys_done141:
+s1_keys_done176:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done143
+	JZ    s1_key_tail_done178
 
-s1_key_tail142:
+s1_key_tail177:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4143,29 +4605,29 @@ s1_key_tail142:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail142
+	JNZ           s1_key_tail177
 
-s1_key_tail_done143:
+s1_key_tail_done178:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows138
+	JMP  s1_rows173
 
-s1_rows_done139:
+s1_rows_done174:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done145
+	JZ    s1_row_tail_done180
 
-s1_row_tail144:
+s1_row_tail179:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done147
+	JZ    s1_row_tail_key_done182
 
-s1_row_tail_key146:
+s1_row_tail_key181:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -4195,40 +4657,40 @@ s1_row_tail_key146:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key146
+	JNZ           s1_row_tail_key181
 
-s1_row_tail_key_done147:
+s1_row_tail_key_done182:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail144
+	JNZ  s1_row_tail179
 
-s1_row_tail_done145:
+s1_row_tail_done180:
 	VZEROUPPER
 	RET
 
-kv_groups137:
+kv_groups172:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key148
+	JNZ   kv_by_key183
 
-kb_keys149:
+kb_keys184:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done150
+	JL    kb_keys_done185
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done152
+	JZ    kb_query_done187
 
-kb_query151:
+kb_query186:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done154
+	JZ    kb_group_done189
 
-kb_group153:
+kb_group188:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4267,7 +4729,7 @@ kb_group153:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows155:
+kb_rows190:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -4517,42 +4979,42 @@ kb_rows155:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows155
+	JNZ           kb_rows190
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group153
+	JNZ           kb_group188
 
-kb_group_done154:
+kb_group_done189:
 	DECQ R11
-	JNZ  kb_query151
+	JNZ  kb_query186
 
-kb_query_done152:
+kb_query_done187:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys149
+	JMP  kb_keys184
 
-kb_keys_done150:
-kv_by_key148:
+kb_keys_done185:
+kv_by_key183:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done157
+	JZ     kv_key_done192
 
-kv_key156:
+kv_key191:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done159
+	JZ    kv_query_done194
 
-kv_query158:
+kv_query193:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done161
+	JZ    kv_group_done196
 
-kv_group160:
+kv_group195:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4571,9 +5033,9 @@ kv_group160:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done163
+	JZ         kv_head_done198
 
-kv_head162:
+kv_head197:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -4595,24 +5057,24 @@ kv_head162:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head162
+	JNZ           kv_head197
 
-kv_head_done163:
+kv_head_done198:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group160
+	JNZ  kv_group195
 
-kv_group_done161:
+kv_group_done196:
 	DECQ R11
-	JNZ  kv_query158
+	JNZ  kv_query193
 
-kv_query_done159:
+kv_query_done194:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key156
+	JNZ  kv_key191
 
-kv_key_done157:
+kv_key_done192:
 	VZEROUPPER
 	RET
 
@@ -4626,7 +5088,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups164
+	JNE   kv_groups199
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4634,9 +5096,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done166
+	JZ    v1_row_done201
 
-v1_row165:
+v1_row200:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4658,12 +5120,12 @@ v1_row165:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done168
+	JZ           v1_key_done203
 
-v1_key167:
+v1_key202:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero169
+	JZ           v1_zero204
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4674,13 +5136,13 @@ v1_key167:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero169:
+v1_zero204:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key167
+	JNZ  v1_key202
 
-v1_key_done168:
+v1_key_done203:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4693,22 +5155,22 @@ v1_key_done168:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row165
+	JNZ     v1_row200
 
-v1_row_done166:
+v1_row_done201:
 	VZEROUPPER
 	RET
 
-kv_groups164:
+kv_groups199:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done171
+	JZ    kv_rescale_done206
 
-kv_rescale170:
+kv_rescale205:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4737,27 +5199,27 @@ kv_rescale170:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale170
+	JNZ          kv_rescale205
 
-kv_rescale_done171:
+kv_rescale_done206:
 	MOVQ nk+96(FP), SI
 
-vb_keys172:
+vb_keys207:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done173
+	JL    vb_keys_done208
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done175
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done210
 
-vb_query174:
+vb_query209:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done177
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done212
 
-vb_group176:
+vb_group211:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4795,11 +5257,450 @@ vb_group176:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done179
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row213
 
-vb_head178:
+vb_rows215:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero216:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero217:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero218:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero219:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero220:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero221:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero222:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero223:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero224
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero224:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero225
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero225:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero226
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero226:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero227
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero227:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero228
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero228:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero229
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero229:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero230
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero230:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero231
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero231:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero232
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero232:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero233
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero233:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero234
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero234:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero235
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero235:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero236
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero236:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero237
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero237:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero238
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero238:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero239
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero239:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero240
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero240:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero241
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero241:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero242
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero242:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero243
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero243:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero244
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero244:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero245
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero245:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero246
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero246:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero247
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero247:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows215
+	JMP     vb_group_next214
+
+vb_by_row213:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done249
+
+vb_head248:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -4808,9 +5709,9 @@ vb_head178:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero180
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero250
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -4821,10 +5722,10 @@ vb_head178:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero180:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero181
+vb_zero250:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero251
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -4835,10 +5736,10 @@ vb_zero180:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero181:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero182
+vb_zero251:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero252
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -4849,10 +5750,10 @@ vb_zero181:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero182:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero183
+vb_zero252:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero253
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -4863,7 +5764,7 @@ vb_zero182:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero183:
+vb_zero253:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4874,44 +5775,45 @@ vb_zero183:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head178
+	DECQ    R13
+	JNZ     vb_head248
 
-vb_head_done179:
+vb_head_done249:
+vb_group_next214:
 	ADDQ $0x00000200, R9
-	DECQ R13
-	JNZ  vb_group176
-
-vb_group_done177:
 	DECQ R12
-	JNZ  vb_query174
+	JNZ  vb_group211
 
-vb_query_done175:
+vb_group_done212:
+	DECQ R11
+	JNZ  vb_query209
+
+vb_query_done210:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys172
+	JMP  vb_keys207
 
-vb_keys_done173:
+vb_keys_done208:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done185
+	JZ     kv_key_done255
 
-kv_key184:
+kv_key254:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done187
+	JZ    kv_query_done257
 
-kv_query186:
+kv_query256:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done189
+	JZ    kv_group_done259
 
-kv_group188:
+kv_group258:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4930,12 +5832,12 @@ kv_group188:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done191
+	JZ         kv_head_done261
 
-kv_head190:
+kv_head260:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero192
+	JZ           kv_zero262
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -4962,28 +5864,28 @@ kv_head190:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero192:
+kv_zero262:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head190
+	JNZ  kv_head260
 
-kv_head_done191:
+kv_head_done261:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group188
+	JNZ  kv_group258
 
-kv_group_done189:
+kv_group_done259:
 	DECQ R12
-	JNZ  kv_query186
+	JNZ  kv_query256
 
-kv_query_done187:
+kv_query_done257:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key184
+	JNZ  kv_key254
 
-kv_key_done185:
+kv_key_done255:
 	VZEROUPPER
 	RET
 
@@ -4996,9 +5898,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop194:
+loop264:
 	CMPQ    CX, $0x00000020
-	JB      loop_end195
+	JB      loop_end265
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -5009,23 +5911,23 @@ loop194:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop194
+	JMP     loop264
 
-loop_end195:
-loop196:
+loop_end265:
+loop266:
 	CMPQ    CX, $0x00000010
-	JB      loop_end197
+	JB      loop_end267
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop196
+	JMP     loop266
 
-loop_end197:
+loop_end267:
 	TESTQ     CX, CX
-	JZ        loop_done193
+	JZ        loop_done263
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -5033,7 +5935,7 @@ loop_end197:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done193:
+loop_done263:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -5043,10 +5945,10 @@ loop_done193:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store198
+	JZ            max_store268
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store198:
+max_store268:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -5073,9 +5975,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop200:
+loop270:
 	CMPQ         CX, $0x00000010
-	JB           loop_end201
+	JB           loop_end271
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -5097,11 +5999,11 @@ loop200:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop200
+	JMP          loop270
 
-loop_end201:
+loop_end271:
 	TESTQ        CX, CX
-	JZ           loop_done199
+	JZ           loop_done269
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -5125,7 +6027,7 @@ loop_end201:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done199:
+loop_done269:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -1705,14 +1705,14 @@ vb_keys64:
 	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done67
 
 vb_query66:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done69
 
 vb_group68:
@@ -1741,11 +1741,328 @@ vb_group68:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done71
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row70
 
-vb_head70:
+vb_rows72:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      320(DI), Y4
+	VMOVUPS      352(DI), Y5
+	VMOVUPS      384(DI), Y6
+	VMOVUPS      416(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero73
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero73:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero74
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero74:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero75
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero75:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero76
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero76:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero77
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero77:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero78
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero78:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero79
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero79:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero80
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero80:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 320(DI)
+	VMOVUPS      Y5, 352(DI)
+	VMOVUPS      Y6, 384(DI)
+	VMOVUPS      Y7, 416(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      448(DI), Y4
+	VMOVUPS      480(DI), Y5
+	VMOVUPS      512(DI), Y6
+	VMOVUPS      544(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero81
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero81:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero82:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero83:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero84:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero85:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero86:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero87:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero88:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 448(DI)
+	VMOVUPS      Y5, 480(DI)
+	VMOVUPS      Y6, 512(DI)
+	VMOVUPS      Y7, 544(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      576(DI), Y2
+	VMOVUPS      608(DI), Y3
+	VMOVUPS      256(R9), Y4
+	VMOVUPS      288(R9), Y5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS (R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero89:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS (R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero90:
+	VMOVUPS      256(R9)(DX*1), Y4
+	VMOVUPS      288(R9)(DX*1), Y5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 4(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero91:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS 4(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero92:
+	VMOVUPS      256(R10), Y4
+	VMOVUPS      288(R10), Y5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS 8(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero93:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 8(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero94:
+	VMOVUPS      256(R10)(DX*1), Y4
+	VMOVUPS      288(R10)(DX*1), Y5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 12(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero95:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 12(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero96:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 288(DI)
+	VMOVUPS Y2, 576(DI)
+	VMOVUPS Y3, 608(DI)
+	ADDQ    $0x00000280, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows72
+	JMP     vb_group_next71
+
+vb_by_row70:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done98
+
+vb_head97:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1756,9 +2073,9 @@ vb_head70:
 	VMOVUPS      224(DI), Y7
 	VMOVUPS      256(DI), Y8
 	VMOVUPS      288(DI), Y9
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero72
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero99
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -1771,10 +2088,10 @@ vb_head70:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero72:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero73
+vb_zero99:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero100
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -1787,10 +2104,10 @@ vb_zero72:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero73:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero74
+vb_zero100:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero101
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R10), Y10, Y0
 	VFMADD231PS  32(R10), Y10, Y1
@@ -1803,10 +2120,10 @@ vb_zero73:
 	VFMADD231PS  256(R10), Y10, Y8
 	VFMADD231PS  288(R10), Y10, Y9
 
-vb_zero74:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero75
+vb_zero101:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero102
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R10)(DX*1), Y10, Y0
 	VFMADD231PS  32(R10)(DX*1), Y10, Y1
@@ -1819,7 +2136,7 @@ vb_zero74:
 	VFMADD231PS  256(R10)(DX*1), Y10, Y8
 	VFMADD231PS  288(R10)(DX*1), Y10, Y9
 
-vb_zero75:
+vb_zero102:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1832,16 +2149,17 @@ vb_zero75:
 	VMOVUPS Y9, 288(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head70
+	DECQ    R13
+	JNZ     vb_head97
 
-vb_head_done71:
+vb_head_done98:
+vb_group_next71:
 	ADDQ $0x00000140, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group68
 
 vb_group_done69:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query66
 
 vb_query_done67:
@@ -1854,22 +2172,22 @@ vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done77
+	JZ     kv_key_done104
 
-kv_key76:
+kv_key103:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done79
+	JZ    kv_query_done106
 
-kv_query78:
+kv_query105:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done81
+	JZ    kv_group_done108
 
-kv_group80:
+kv_group107:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1887,12 +2205,12 @@ kv_group80:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done83
+	JZ         kv_head_done110
 
-kv_head82:
+kv_head109:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero84
+	JZ           kv_zero111
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -1925,28 +2243,28 @@ kv_head82:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero84:
+kv_zero111:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head82
+	JNZ  kv_head109
 
-kv_head_done83:
+kv_head_done110:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group80
+	JNZ  kv_group107
 
-kv_group_done81:
+kv_group_done108:
 	DECQ R12
-	JNZ  kv_query78
+	JNZ  kv_query105
 
-kv_query_done79:
+kv_query_done106:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key76
+	JNZ  kv_key103
 
-kv_key_done77:
+kv_key_done104:
 	VZEROUPPER
 	RET
 
@@ -1959,9 +2277,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop86:
+loop113:
 	CMPQ    CX, $0x00000010
-	JB      loop_end87
+	JB      loop_end114
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1972,23 +2290,23 @@ loop86:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop86
+	JMP     loop113
 
-loop_end87:
-loop88:
+loop_end114:
+loop115:
 	CMPQ    CX, $0x00000008
-	JB      loop_end89
+	JB      loop_end116
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop88
+	JMP     loop115
 
-loop_end89:
+loop_end116:
 	TESTQ      CX, CX
-	JZ         loop_done85
+	JZ         loop_done112
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1998,7 +2316,7 @@ loop_end89:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done85:
+loop_done112:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2006,10 +2324,10 @@ loop_done85:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store90
+	JZ           max_store117
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store90:
+max_store117:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2029,9 +2347,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop92:
+loop119:
 	CMPQ         CX, $0x00000008
-	JB           loop_end93
+	JB           loop_end120
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2054,11 +2372,11 @@ loop92:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop92
+	JMP          loop119
 
-loop_end93:
+loop_end120:
 	TESTQ        CX, CX
-	JZ           loop_done91
+	JZ           loop_done118
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2084,7 +2402,7 @@ loop_end93:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done91:
+loop_done118:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2108,18 +2426,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done94
+	JZ     rope_done121
 	TESTL  R8, R8
-	JS     rope_inverse95
+	JS     rope_inverse122
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000140, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream96
+	JA     rope_stream123
 
-rope_token98:
+rope_token125:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2131,14 +2449,14 @@ rope_token98:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done99
+	JZ        rope_heads_done126
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src100
+	JNE       rope_heads_from_src127
 
-rope_head101:
+rope_head128:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2165,13 +2483,13 @@ rope_head101:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head101
-	JMP         rope_heads_done99
+	JNZ         rope_head128
+	JMP         rope_heads_done126
 
-rope_heads_from_src100:
+rope_heads_from_src127:
 	MOVQ CX, R10
 
-rope_head102:
+rope_head129:
 	VMOVUPS     (R10), Z6
 	VMOVUPS     160(R10), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2199,17 +2517,17 @@ rope_head102:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head102
+	JNZ         rope_head129
 
-rope_heads_done99:
+rope_heads_done126:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done103
+	JZ    rope_heads_done130
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head104:
+rope_head131:
 	VMOVUPS     (R9), Z6
 	VMOVUPS     160(R9), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2236,9 +2554,9 @@ rope_head104:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head104
+	JNZ         rope_head131
 
-rope_heads_done103:
+rope_heads_done130:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2248,11 +2566,11 @@ rope_heads_done103:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token98
-	JMP  rope_tokens_done97
+	JNZ  rope_token125
+	JMP  rope_tokens_done124
 
-rope_stream96:
-rope_token105:
+rope_stream123:
+rope_token132:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000140, R8, R8
 	ADDQ      BX, R8
@@ -2264,16 +2582,16 @@ rope_token105:
 	VMOVUPS.Z 288(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done106
+	JZ        rope_heads_done133
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x02, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x02, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src107
+	JNE       rope_heads_from_src134
 
-rope_head108:
+rope_head135:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2305,13 +2623,13 @@ rope_head108:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head108
-	JMP         rope_heads_done106
+	JNZ         rope_head135
+	JMP         rope_heads_done133
 
-rope_heads_from_src107:
+rope_heads_from_src134:
 	MOVQ CX, R10
 
-rope_head109:
+rope_head136:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2344,19 +2662,19 @@ rope_head109:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head109
+	JNZ         rope_head136
 
-rope_heads_done106:
+rope_heads_done133:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done110
+	JZ    rope_heads_done137
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head111:
+rope_head138:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2388,9 +2706,9 @@ rope_head111:
 	VMOVUPS     Z9, K1, 288(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head111
+	JNZ         rope_head138
 
-rope_heads_done110:
+rope_heads_done137:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2400,21 +2718,21 @@ rope_heads_done110:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
+	JNZ  rope_token132
 
-rope_tokens_done97:
-	JMP rope_done94
+rope_tokens_done124:
+	JMP rope_done121
 
-rope_inverse95:
+rope_inverse122:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000140, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream112
+	JA     rope_stream139
 
-rope_token114:
+rope_token141:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2426,12 +2744,12 @@ rope_token114:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done115
+	JZ        rope_heads_done142
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 
-rope_head116:
+rope_head143:
 	VMOVUPS     (DX), Z6
 	VMOVUPS     160(DX), Z7
 	VMULPS      Z1, Z7, Z8
@@ -2458,19 +2776,19 @@ rope_head116:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head116
+	JNZ         rope_head143
 
-rope_heads_done115:
+rope_heads_done142:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token114
-	JMP  rope_tokens_done113
+	JNZ  rope_token141
+	JMP  rope_tokens_done140
 
-rope_stream112:
-rope_token117:
+rope_stream139:
+rope_token144:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000140, CX, CX
 	ADDQ      BX, CX
@@ -2482,14 +2800,14 @@ rope_token117:
 	VMOVUPS.Z 288(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done118
+	JZ        rope_heads_done145
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x02, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x02, R9
 
-rope_head119:
+rope_head146:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2521,18 +2839,18 @@ rope_head119:
 	VMOVUPS     Z9, K1, 288(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head119
+	JNZ         rope_head146
 
-rope_heads_done118:
+rope_heads_done145:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token117
+	JNZ  rope_token144
 
-rope_tokens_done113:
-rope_done94:
+rope_tokens_done140:
+rope_done121:
 	VZEROUPPER
 	RET
 
@@ -2546,9 +2864,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done120
+	JZ    combine_done147
 
-combine_token121:
+combine_token148:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000280, R8, R8
@@ -2616,9 +2934,9 @@ combine_token121:
 	ADDQ         $0x00000140, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token121
+	JNZ          combine_token148
 
-combine_done120:
+combine_done147:
 	VZEROUPPER
 	RET
 
@@ -2742,23 +3060,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups122
+	JNE   kv_groups149
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows123:
+s1_rows150:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done124
+	JL   s1_rows_done151
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys125:
+s1_keys152:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done126
+	JL            s1_keys_done153
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -2933,13 +3251,13 @@ s1_keys125:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys125
+	JMP           s1_keys152
 
-s1_keys_done126:
+s1_keys_done153:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done128
+	JZ    s1_key_tail_done155
 
-s1_key_tail127:
+s1_key_tail154:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3024,29 +3342,29 @@ s1_key_tail127:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail127
+	JNZ           s1_key_tail154
 
-s1_key_tail_done128:
+s1_key_tail_done155:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows123
+	JMP  s1_rows150
 
-s1_rows_done124:
+s1_rows_done151:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done130
+	JZ    s1_row_tail_done157
 
-s1_row_tail129:
+s1_row_tail156:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done132
+	JZ    s1_row_tail_key_done159
 
-s1_row_tail_key131:
+s1_row_tail_key158:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3070,40 +3388,40 @@ s1_row_tail_key131:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key131
+	JNZ           s1_row_tail_key158
 
-s1_row_tail_key_done132:
+s1_row_tail_key_done159:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail129
+	JNZ  s1_row_tail156
 
-s1_row_tail_done130:
+s1_row_tail_done157:
 	VZEROUPPER
 	RET
 
-kv_groups122:
+kv_groups149:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key133
+	JNZ   kv_by_key160
 
-kb_keys134:
+kb_keys161:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done135
+	JL    kb_keys_done162
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done137
+	JZ    kb_query_done164
 
-kb_query136:
+kb_query163:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done139
+	JZ    kb_group_done166
 
-kb_group138:
+kb_group165:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3130,7 +3448,7 @@ kb_group138:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows140:
+kb_rows167:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -3308,42 +3626,42 @@ kb_rows140:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows140
+	JNZ           kb_rows167
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group138
+	JNZ           kb_group165
 
-kb_group_done139:
+kb_group_done166:
 	DECQ R11
-	JNZ  kb_query136
+	JNZ  kb_query163
 
-kb_query_done137:
+kb_query_done164:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys134
+	JMP  kb_keys161
 
-kb_keys_done135:
-kv_by_key133:
+kb_keys_done162:
+kv_by_key160:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done142
+	JZ     kv_key_done169
 
-kv_key141:
+kv_key168:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done144
+	JZ    kv_query_done171
 
-kv_query143:
+kv_query170:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done146
+	JZ    kv_group_done173
 
-kv_group145:
+kv_group172:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3356,9 +3674,9 @@ kv_group145:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done148
+	JZ         kv_head_done175
 
-kv_head147:
+kv_head174:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -3377,24 +3695,24 @@ kv_head147:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head147
+	JNZ           kv_head174
 
-kv_head_done148:
+kv_head_done175:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group145
+	JNZ  kv_group172
 
-kv_group_done146:
+kv_group_done173:
 	DECQ R11
-	JNZ  kv_query143
+	JNZ  kv_query170
 
-kv_query_done144:
+kv_query_done171:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key141
+	JNZ  kv_key168
 
-kv_key_done142:
+kv_key_done169:
 	VZEROUPPER
 	RET
 
@@ -3408,7 +3726,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups176
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3416,9 +3734,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done151
+	JZ    v1_row_done178
 
-v1_row150:
+v1_row177:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3434,12 +3752,12 @@ v1_row150:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done153
+	JZ           v1_key_done180
 
-v1_key152:
+v1_key179:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero154
+	JZ           v1_zero181
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -3447,13 +3765,13 @@ v1_key152:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero154:
+v1_zero181:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key152
+	JNZ  v1_key179
 
-v1_key_done153:
+v1_key_done180:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3463,22 +3781,22 @@ v1_key_done153:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row150
+	JNZ     v1_row177
 
-v1_row_done151:
+v1_row_done178:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups176:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done156
+	JZ    kv_rescale_done183
 
-kv_rescale155:
+kv_rescale182:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3498,27 +3816,27 @@ kv_rescale155:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale155
+	JNZ          kv_rescale182
 
-kv_rescale_done156:
+kv_rescale_done183:
 	MOVQ nk+96(FP), SI
 
-vb_keys157:
+vb_keys184:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done158
+	JL    vb_keys_done185
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done160
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done187
 
-vb_query159:
+vb_query186:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done162
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done189
 
-vb_group161:
+vb_group188:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3544,19 +3862,374 @@ vb_group161:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done164
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row190
 
-vb_head163:
+vb_rows192:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      320(DI), Z4
+	VMOVUPS      384(DI), Z5
+	VMOVUPS      448(DI), Z6
+	VMOVUPS      512(DI), Z7
+	VMOVUPS      640(DI), Z8
+	VMOVUPS      704(DI), Z9
+	VMOVUPS      768(DI), Z10
+	VMOVUPS      832(DI), Z11
+	VMOVUPS      960(DI), Z12
+	VMOVUPS      1024(DI), Z13
+	VMOVUPS      1088(DI), Z14
+	VMOVUPS      1152(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero193
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero193:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero194
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero194:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero195
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero195:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero196:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero197:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero198:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero199:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero200
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero200:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero201:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero202:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero203:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero204:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero205:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero206:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero207:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero208:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 320(DI)
+	VMOVUPS      Z5, 384(DI)
+	VMOVUPS      Z6, 448(DI)
+	VMOVUPS      Z7, 512(DI)
+	VMOVUPS      Z8, 640(DI)
+	VMOVUPS      Z9, 704(DI)
+	VMOVUPS      Z10, 768(DI)
+	VMOVUPS      Z11, 832(DI)
+	VMOVUPS      Z12, 960(DI)
+	VMOVUPS      Z13, 1024(DI)
+	VMOVUPS      Z14, 1088(DI)
+	VMOVUPS      Z15, 1152(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      576(DI), Z1
+	VMOVUPS      896(DI), Z2
+	VMOVUPS      1216(DI), Z3
+	VMOVUPS      256(R9), Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero209:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero210:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero211:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero212:
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero213:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero214:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero215:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero216:
+	VMOVUPS      256(R10), Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero217:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero218:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero219:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero220:
+	VMOVUPS      256(R10)(DX*1), Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero221:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero222:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero223:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero224
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero224:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 576(DI)
+	VMOVUPS Z2, 896(DI)
+	VMOVUPS Z3, 1216(DI)
+	ADDQ    $0x00000500, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows192
+	JMP     vb_group_next191
+
+vb_by_row190:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done226
+
+vb_head225:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS      256(DI), Z4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero165
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero227
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -3564,10 +4237,10 @@ vb_head163:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero165:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero166
+vb_zero227:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero228
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -3575,10 +4248,10 @@ vb_zero165:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero166:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero167
+vb_zero228:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero229
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R10), Z5, Z0
 	VFMADD231PS  64(R10), Z5, Z1
@@ -3586,10 +4259,10 @@ vb_zero166:
 	VFMADD231PS  192(R10), Z5, Z3
 	VFMADD231PS  256(R10), Z5, Z4
 
-vb_zero167:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero168
+vb_zero229:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero230
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R10)(DX*1), Z5, Z0
 	VFMADD231PS  64(R10)(DX*1), Z5, Z1
@@ -3597,7 +4270,7 @@ vb_zero167:
 	VFMADD231PS  192(R10)(DX*1), Z5, Z3
 	VFMADD231PS  256(R10)(DX*1), Z5, Z4
 
-vb_zero168:
+vb_zero230:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -3605,44 +4278,45 @@ vb_zero168:
 	VMOVUPS Z4, 256(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head163
+	DECQ    R13
+	JNZ     vb_head225
 
-vb_head_done164:
+vb_head_done226:
+vb_group_next191:
 	ADDQ $0x00000140, R9
-	DECQ R13
-	JNZ  vb_group161
-
-vb_group_done162:
 	DECQ R12
-	JNZ  vb_query159
+	JNZ  vb_group188
 
-vb_query_done160:
+vb_group_done189:
+	DECQ R11
+	JNZ  vb_query186
+
+vb_query_done187:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys157
+	JMP  vb_keys184
 
-vb_keys_done158:
+vb_keys_done185:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done170
+	JZ     kv_key_done232
 
-kv_key169:
+kv_key231:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done172
+	JZ    kv_query_done234
 
-kv_query171:
+kv_query233:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done174
+	JZ    kv_group_done236
 
-kv_group173:
+kv_group235:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3655,12 +4329,12 @@ kv_group173:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done176
+	JZ         kv_head_done238
 
-kv_head175:
+kv_head237:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero177
+	JZ           kv_zero239
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -3678,28 +4352,28 @@ kv_head175:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero177:
+kv_zero239:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head175
+	JNZ  kv_head237
 
-kv_head_done176:
+kv_head_done238:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group173
+	JNZ  kv_group235
 
-kv_group_done174:
+kv_group_done236:
 	DECQ R12
-	JNZ  kv_query171
+	JNZ  kv_query233
 
-kv_query_done172:
+kv_query_done234:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key169
+	JNZ  kv_key231
 
-kv_key_done170:
+kv_key_done232:
 	VZEROUPPER
 	RET
 
@@ -3712,9 +4386,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop179:
+loop241:
 	CMPQ    CX, $0x00000020
-	JB      loop_end180
+	JB      loop_end242
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3725,23 +4399,23 @@ loop179:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop179
+	JMP     loop241
 
-loop_end180:
-loop181:
+loop_end242:
+loop243:
 	CMPQ    CX, $0x00000010
-	JB      loop_end182
+	JB      loop_end244
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop181
+	JMP     loop243
 
-loop_end182:
+loop_end244:
 	TESTQ     CX, CX
-	JZ        loop_done178
+	JZ        loop_done240
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3749,7 +4423,7 @@ loop_end182:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done178:
+loop_done240:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3759,10 +4433,10 @@ loop_done178:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store183
+	JZ            max_store245
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store183:
+max_store245:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3789,9 +4463,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop185:
+loop247:
 	CMPQ         CX, $0x00000010
-	JB           loop_end186
+	JB           loop_end248
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3813,11 +4487,11 @@ loop185:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop185
+	JMP          loop247
 
-loop_end186:
+loop_end248:
 	TESTQ        CX, CX
-	JZ           loop_done184
+	JZ           loop_done246
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3841,7 +4515,7 @@ loop_end186:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done184:
+loop_done246:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

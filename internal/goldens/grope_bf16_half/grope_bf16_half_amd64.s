@@ -2795,14 +2795,14 @@ vb_keys80:
 	JL    vb_keys_done81
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done83
 
 vb_query82:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done85
 
 vb_group84:
@@ -2831,11 +2831,328 @@ vb_group84:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done87
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row86
 
-vb_head86:
+vb_rows88:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      320(DI), Y4
+	VMOVUPS      352(DI), Y5
+	VMOVUPS      384(DI), Y6
+	VMOVUPS      416(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero89:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero90:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero91:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero92:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero93:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero94:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero95:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero96:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 320(DI)
+	VMOVUPS      Y5, 352(DI)
+	VMOVUPS      Y6, 384(DI)
+	VMOVUPS      Y7, 416(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      448(DI), Y4
+	VMOVUPS      480(DI), Y5
+	VMOVUPS      512(DI), Y6
+	VMOVUPS      544(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero97:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero98:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero99:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero100:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero101:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero102:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero103:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero104:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 448(DI)
+	VMOVUPS      Y5, 480(DI)
+	VMOVUPS      Y6, 512(DI)
+	VMOVUPS      Y7, 544(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      576(DI), Y2
+	VMOVUPS      608(DI), Y3
+	VMOVUPS      256(R9), Y4
+	VMOVUPS      288(R9), Y5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS (R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero105:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS (R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero106:
+	VMOVUPS      256(R9)(DX*1), Y4
+	VMOVUPS      288(R9)(DX*1), Y5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 4(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero107:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS 4(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero108:
+	VMOVUPS      256(R10), Y4
+	VMOVUPS      288(R10), Y5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS 8(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero109:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 8(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero110:
+	VMOVUPS      256(R10)(DX*1), Y4
+	VMOVUPS      288(R10)(DX*1), Y5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS 12(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero111:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS 12(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero112:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 288(DI)
+	VMOVUPS Y2, 576(DI)
+	VMOVUPS Y3, 608(DI)
+	ADDQ    $0x00000280, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows88
+	JMP     vb_group_next87
+
+vb_by_row86:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done114
+
+vb_head113:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2846,9 +3163,9 @@ vb_head86:
 	VMOVUPS      224(DI), Y7
 	VMOVUPS      256(DI), Y8
 	VMOVUPS      288(DI), Y9
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero88
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero115
 	VBROADCASTSS (R8), Y10
 	VFMADD231PS  (R9), Y10, Y0
 	VFMADD231PS  32(R9), Y10, Y1
@@ -2861,10 +3178,10 @@ vb_head86:
 	VFMADD231PS  256(R9), Y10, Y8
 	VFMADD231PS  288(R9), Y10, Y9
 
-vb_zero88:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero89
+vb_zero115:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero116
 	VBROADCASTSS 4(R8), Y10
 	VFMADD231PS  (R9)(DX*1), Y10, Y0
 	VFMADD231PS  32(R9)(DX*1), Y10, Y1
@@ -2877,10 +3194,10 @@ vb_zero88:
 	VFMADD231PS  256(R9)(DX*1), Y10, Y8
 	VFMADD231PS  288(R9)(DX*1), Y10, Y9
 
-vb_zero89:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero90
+vb_zero116:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero117
 	VBROADCASTSS 8(R8), Y10
 	VFMADD231PS  (R10), Y10, Y0
 	VFMADD231PS  32(R10), Y10, Y1
@@ -2893,10 +3210,10 @@ vb_zero89:
 	VFMADD231PS  256(R10), Y10, Y8
 	VFMADD231PS  288(R10), Y10, Y9
 
-vb_zero90:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero91
+vb_zero117:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero118
 	VBROADCASTSS 12(R8), Y10
 	VFMADD231PS  (R10)(DX*1), Y10, Y0
 	VFMADD231PS  32(R10)(DX*1), Y10, Y1
@@ -2909,7 +3226,7 @@ vb_zero90:
 	VFMADD231PS  256(R10)(DX*1), Y10, Y8
 	VFMADD231PS  288(R10)(DX*1), Y10, Y9
 
-vb_zero91:
+vb_zero118:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2922,16 +3239,17 @@ vb_zero91:
 	VMOVUPS Y9, 288(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head86
+	DECQ    R13
+	JNZ     vb_head113
 
-vb_head_done87:
+vb_head_done114:
+vb_group_next87:
 	ADDQ $0x00000140, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group84
 
 vb_group_done85:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query82
 
 vb_query_done83:
@@ -2944,22 +3262,22 @@ vb_keys_done81:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done93
+	JZ     kv_key_done120
 
-kv_key92:
+kv_key119:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done95
+	JZ    kv_query_done122
 
-kv_query94:
+kv_query121:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done97
+	JZ    kv_group_done124
 
-kv_group96:
+kv_group123:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2977,12 +3295,12 @@ kv_group96:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done99
+	JZ         kv_head_done126
 
-kv_head98:
+kv_head125:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero100
+	JZ           kv_zero127
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3015,28 +3333,28 @@ kv_head98:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero100:
+kv_zero127:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head98
+	JNZ  kv_head125
 
-kv_head_done99:
+kv_head_done126:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group96
+	JNZ  kv_group123
 
-kv_group_done97:
+kv_group_done124:
 	DECQ R12
-	JNZ  kv_query94
+	JNZ  kv_query121
 
-kv_query_done95:
+kv_query_done122:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key92
+	JNZ  kv_key119
 
-kv_key_done93:
+kv_key_done120:
 	VZEROUPPER
 	RET
 
@@ -3049,9 +3367,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop102:
+loop129:
 	CMPQ    CX, $0x00000010
-	JB      loop_end103
+	JB      loop_end130
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3062,23 +3380,23 @@ loop102:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop102
+	JMP     loop129
 
-loop_end103:
-loop104:
+loop_end130:
+loop131:
 	CMPQ    CX, $0x00000008
-	JB      loop_end105
+	JB      loop_end132
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop104
+	JMP     loop131
 
-loop_end105:
+loop_end132:
 	TESTQ      CX, CX
-	JZ         loop_done101
+	JZ         loop_done128
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3088,7 +3406,7 @@ loop_end105:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done101:
+loop_done128:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3096,10 +3414,10 @@ loop_done101:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store106
+	JZ           max_store133
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store106:
+max_store133:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3119,9 +3437,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop108:
+loop135:
 	CMPQ         CX, $0x00000008
-	JB           loop_end109
+	JB           loop_end136
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3144,11 +3462,11 @@ loop108:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop108
+	JMP          loop135
 
-loop_end109:
+loop_end136:
 	TESTQ        CX, CX
-	JZ           loop_done107
+	JZ           loop_done134
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3174,7 +3492,7 @@ loop_end109:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done107:
+loop_done134:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3192,9 +3510,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop110:
+widen_loop137:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end111
+	JB             widen_loop_end138
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -3210,32 +3528,32 @@ widen_loop110:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop110
+	JMP            widen_loop137
 
-widen_loop_end111:
-widen_loop112:
+widen_loop_end138:
+widen_loop139:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end113
+	JB             widen_loop_end140
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop112
+	JMP            widen_loop139
 
-widen_loop_end113:
+widen_loop_end140:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail114
+	JZ        widen_tail141
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail114:
+widen_tail141:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail115
+	JZ        widen_tail142
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -3243,9 +3561,9 @@ widen_tail114:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail115:
+widen_tail142:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail116
+	JZ      widen_tail143
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -3253,7 +3571,7 @@ widen_tail115:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail116:
+widen_tail143:
 	VZEROUPPER
 	RET
 
@@ -3267,23 +3585,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups117
+	JNE   kv_groups144
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows118:
+s1_rows145:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done119
+	JL   s1_rows_done146
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys120:
+s1_keys147:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done121
+	JL           s1_keys_done148
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      320(SI), Y7
@@ -3480,13 +3798,13 @@ s1_keys120:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys120
+	JMP          s1_keys147
 
-s1_keys_done121:
+s1_keys_done148:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done123
+	JZ    s1_key_tail_done150
 
-s1_key_tail122:
+s1_key_tail149:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -3586,27 +3904,27 @@ s1_key_tail122:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail122
+	JNZ          s1_key_tail149
 
-s1_key_tail_done123:
+s1_key_tail_done150:
 	ADDQ $0x00000280, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows118
+	JMP  s1_rows145
 
-s1_rows_done119:
+s1_rows_done146:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done125
+	JZ    s1_row_tail_done152
 
-s1_row_tail124:
+s1_row_tail151:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done127
+	JZ    s1_row_tail_key_done154
 
-s1_row_tail_key126:
+s1_row_tail_key153:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -3658,40 +3976,40 @@ s1_row_tail_key126:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key126
+	JNZ          s1_row_tail_key153
 
-s1_row_tail_key_done127:
+s1_row_tail_key_done154:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail124
+	JNZ  s1_row_tail151
 
-s1_row_tail_done125:
+s1_row_tail_done152:
 	VZEROUPPER
 	RET
 
-kv_groups117:
+kv_groups144:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key128
+	JNZ   kv_by_key155
 
-kb_keys129:
+kb_keys156:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done130
+	JL    kb_keys_done157
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done132
+	JZ    kb_query_done159
 
-kb_query131:
+kb_query158:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done134
+	JZ    kb_group_done161
 
-kb_group133:
+kb_group160:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3710,7 +4028,7 @@ kb_group133:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows135:
+kb_rows162:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      320(DI), Y7
@@ -3908,42 +4226,42 @@ kb_rows135:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows135
+	JNZ          kb_rows162
 	ADDQ         $0x000000a0, R9
 	DECQ         R12
-	JNZ          kb_group133
+	JNZ          kb_group160
 
-kb_group_done134:
+kb_group_done161:
 	DECQ R11
-	JNZ  kb_query131
+	JNZ  kb_query158
 
-kb_query_done132:
+kb_query_done159:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys129
+	JMP  kb_keys156
 
-kb_keys_done130:
-kv_by_key128:
+kb_keys_done157:
+kv_by_key155:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done137
+	JZ     kv_key_done164
 
-kv_key136:
+kv_key163:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done139
+	JZ    kv_query_done166
 
-kv_query138:
+kv_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done141
+	JZ    kv_group_done168
 
-kv_group140:
+kv_group167:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3969,9 +4287,9 @@ kv_group140:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done143
+	JZ         kv_head_done170
 
-kv_head142:
+kv_head169:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3993,24 +4311,24 @@ kv_head142:
 	ADDQ         $0x00000140, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head142
+	JNZ          kv_head169
 
-kv_head_done143:
+kv_head_done170:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group140
+	JNZ  kv_group167
 
-kv_group_done141:
+kv_group_done168:
 	DECQ R11
-	JNZ  kv_query138
+	JNZ  kv_query165
 
-kv_query_done139:
+kv_query_done166:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key136
+	JNZ  kv_key163
 
-kv_key_done137:
+kv_key_done164:
 	VZEROUPPER
 	RET
 
@@ -4024,7 +4342,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups144
+	JNE   kv_groups171
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4032,9 +4350,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done146
+	JZ    v1_row_done173
 
-v1_row145:
+v1_row172:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4060,12 +4378,12 @@ v1_row145:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done148
+	JZ           v1_key_done175
 
-v1_key147:
+v1_key174:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero149
+	JZ           v1_zero176
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4098,13 +4416,13 @@ v1_key147:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y0, Y10
 
-v1_zero149:
+v1_zero176:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key147
+	JNZ  v1_key174
 
-v1_key_done148:
+v1_key_done175:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -4119,22 +4437,22 @@ v1_key_done148:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row145
+	JNZ     v1_row172
 
-v1_row_done146:
+v1_row_done173:
 	VZEROUPPER
 	RET
 
-kv_groups144:
+kv_groups171:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done151
+	JZ    kv_rescale_done178
 
-kv_rescale150:
+kv_rescale177:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4169,27 +4487,27 @@ kv_rescale150:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale150
+	JNZ          kv_rescale177
 
-kv_rescale_done151:
+kv_rescale_done178:
 	MOVQ nk+96(FP), SI
 
-vb_keys152:
+vb_keys179:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done153
+	JL    vb_keys_done180
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done155
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done182
 
-vb_query154:
+vb_query181:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done157
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done184
 
-vb_group156:
+vb_group183:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4207,11 +4525,368 @@ vb_group156:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done159
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row185
 
-vb_head158:
+vb_rows187:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      320(DI), Y4
+	VMOVUPS      352(DI), Y5
+	VMOVUPS      384(DI), Y6
+	VMOVUPS      416(DI), Y7
+	VPMOVZXWD    (R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero188
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero188:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero189
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero189:
+	VPMOVZXWD    (R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero190
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero190:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero191
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero191:
+	VPMOVZXWD    (R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero192
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero192:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero193
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero193:
+	VPMOVZXWD    (R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero194
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero194:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero195
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero195:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 320(DI)
+	VMOVUPS      Y5, 352(DI)
+	VMOVUPS      Y6, 384(DI)
+	VMOVUPS      Y7, 416(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      448(DI), Y4
+	VMOVUPS      480(DI), Y5
+	VMOVUPS      512(DI), Y6
+	VMOVUPS      544(DI), Y7
+	VPMOVZXWD    64(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero196:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero197:
+	VPMOVZXWD    64(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero198:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero199:
+	VPMOVZXWD    64(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero200
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero200:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero201:
+	VPMOVZXWD    64(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero202:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero203:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 448(DI)
+	VMOVUPS      Y5, 480(DI)
+	VMOVUPS      Y6, 512(DI)
+	VMOVUPS      Y7, 544(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      576(DI), Y2
+	VMOVUPS      608(DI), Y3
+	VPMOVZXWD    128(R9), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VPMOVZXWD    144(R9), Y5
+	VPSLLD       $0x10, Y5, Y5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS (R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero204:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS (R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero205:
+	VPMOVZXWD    128(R9)(DX*1), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VPMOVZXWD    144(R9)(DX*1), Y5
+	VPSLLD       $0x10, Y5, Y5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS 4(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero206:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS 4(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero207:
+	VPMOVZXWD    128(R10), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VPMOVZXWD    144(R10), Y5
+	VPSLLD       $0x10, Y5, Y5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS 8(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero208:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 8(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero209:
+	VPMOVZXWD    128(R10)(DX*1), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VPMOVZXWD    144(R10)(DX*1), Y5
+	VPSLLD       $0x10, Y5, Y5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 12(R8), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+
+vh_zero210:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 12(R8)(BX*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+
+vh_zero211:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 288(DI)
+	VMOVUPS Y2, 576(DI)
+	VMOVUPS Y3, 608(DI)
+	ADDQ    $0x00000280, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows187
+	JMP     vb_group_next186
+
+vb_by_row185:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done213
+
+vb_head212:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4222,9 +4897,9 @@ vb_head158:
 	VMOVUPS      224(DI), Y7
 	VMOVUPS      256(DI), Y8
 	VMOVUPS      288(DI), Y9
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero160
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero214
 	VBROADCASTSS (R8), Y10
 	VPMOVZXWD    (R9), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4257,10 +4932,10 @@ vb_head158:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero160:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero161
+vb_zero214:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero215
 	VBROADCASTSS 4(R8), Y10
 	VPMOVZXWD    (R9)(DX*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4293,10 +4968,10 @@ vb_zero160:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero161:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero162
+vb_zero215:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero216
 	VBROADCASTSS 8(R8), Y10
 	VPMOVZXWD    (R10), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4329,10 +5004,10 @@ vb_zero161:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero162:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero163
+vb_zero216:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero217
 	VBROADCASTSS 12(R8), Y10
 	VPMOVZXWD    (R10)(DX*1), Y11
 	VPSLLD       $0x10, Y11, Y11
@@ -4365,7 +5040,7 @@ vb_zero162:
 	VPSLLD       $0x10, Y11, Y11
 	VFMADD231PS  Y11, Y10, Y9
 
-vb_zero163:
+vb_zero217:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -4378,44 +5053,45 @@ vb_zero163:
 	VMOVUPS Y9, 288(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head158
+	DECQ    R13
+	JNZ     vb_head212
 
-vb_head_done159:
+vb_head_done213:
+vb_group_next186:
 	ADDQ $0x000000a0, R9
-	DECQ R13
-	JNZ  vb_group156
-
-vb_group_done157:
 	DECQ R12
-	JNZ  vb_query154
+	JNZ  vb_group183
 
-vb_query_done155:
+vb_group_done184:
+	DECQ R11
+	JNZ  vb_query181
+
+vb_query_done182:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys152
+	JMP  vb_keys179
 
-vb_keys_done153:
+vb_keys_done180:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done165
+	JZ     kv_key_done219
 
-kv_key164:
+kv_key218:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done167
+	JZ    kv_query_done221
 
-kv_query166:
+kv_query220:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done169
+	JZ    kv_group_done223
 
-kv_group168:
+kv_group222:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4441,12 +5117,12 @@ kv_group168:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done171
+	JZ         kv_head_done225
 
-kv_head170:
+kv_head224:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero172
+	JZ           kv_zero226
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4479,28 +5155,28 @@ kv_head170:
 	VFMADD231PS  Y9, Y10, Y11
 	VMOVUPS      Y11, 288(SI)
 
-kv_zero172:
+kv_zero226:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head170
+	JNZ  kv_head224
 
-kv_head_done171:
+kv_head_done225:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group168
+	JNZ  kv_group222
 
-kv_group_done169:
+kv_group_done223:
 	DECQ R12
-	JNZ  kv_query166
+	JNZ  kv_query220
 
-kv_query_done167:
+kv_query_done221:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key164
+	JNZ  kv_key218
 
-kv_key_done165:
+kv_key_done219:
 	VZEROUPPER
 	RET
 
@@ -4519,18 +5195,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done173
+	JZ     rope_done227
 	TESTL  R8, R8
-	JS     rope_inverse174
+	JS     rope_inverse228
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x000000a0, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream175
+	JA     rope_stream229
 
-rope_token177:
+rope_token231:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -4542,14 +5218,14 @@ rope_token177:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done178
+	JZ        rope_heads_done232
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src179
+	JNE       rope_heads_from_src233
 
-rope_head180:
+rope_head234:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -4614,13 +5290,13 @@ rope_head180:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head180
-	JMP         rope_heads_done178
+	JNZ         rope_head234
+	JMP         rope_heads_done232
 
-rope_heads_from_src179:
+rope_heads_from_src233:
 	MOVQ CX, R10
 
-rope_head181:
+rope_head235:
 	VPMOVZXWD   (R10), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R10), Z7
@@ -4688,17 +5364,17 @@ rope_head181:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head181
+	JNZ         rope_head235
 
-rope_heads_done178:
+rope_heads_done232:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done182
+	JZ    rope_heads_done236
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head183:
+rope_head237:
 	VPMOVZXWD   (R9), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(R9), Z7
@@ -4763,9 +5439,9 @@ rope_head183:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head183
+	JNZ         rope_head237
 
-rope_heads_done182:
+rope_heads_done236:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -4775,11 +5451,11 @@ rope_heads_done182:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token177
-	JMP  rope_tokens_done176
+	JNZ  rope_token231
+	JMP  rope_tokens_done230
 
-rope_stream175:
-rope_token184:
+rope_stream229:
+rope_token238:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000138, R8, R8
 	ADDQ      BX, R8
@@ -4791,16 +5467,16 @@ rope_token184:
 	VMOVUPS.Z 284(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done185
+	JZ        rope_heads_done239
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src186
+	JNE       rope_heads_from_src240
 
-rope_head187:
+rope_head241:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -4868,13 +5544,13 @@ rope_head187:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head187
-	JMP         rope_heads_done185
+	JNZ         rope_head241
+	JMP         rope_heads_done239
 
-rope_heads_from_src186:
+rope_heads_from_src240:
 	MOVQ CX, R10
 
-rope_head188:
+rope_head242:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -4945,19 +5621,19 @@ rope_head188:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head188
+	JNZ         rope_head242
 
-rope_heads_done185:
+rope_heads_done239:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done189
+	JZ    rope_heads_done243
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head190:
+rope_head244:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5025,9 +5701,9 @@ rope_head190:
 	VPMOVDW     Z6, K1, 142(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head190
+	JNZ         rope_head244
 
-rope_heads_done189:
+rope_heads_done243:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5037,21 +5713,21 @@ rope_heads_done189:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token184
+	JNZ  rope_token238
 
-rope_tokens_done176:
-	JMP rope_done173
+rope_tokens_done230:
+	JMP rope_done227
 
-rope_inverse174:
+rope_inverse228:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x000000a0, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream191
+	JA     rope_stream245
 
-rope_token193:
+rope_token247:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -5063,12 +5739,12 @@ rope_token193:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done194
+	JZ        rope_heads_done248
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head195:
+rope_head249:
 	VPMOVZXWD   (DX), Z6
 	VPSLLD      $0x10, Z6, Z6
 	VPMOVZXWD   78(DX), Z7
@@ -5133,19 +5809,19 @@ rope_head195:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head195
+	JNZ         rope_head249
 
-rope_heads_done194:
+rope_heads_done248:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token193
-	JMP  rope_tokens_done192
+	JNZ  rope_token247
+	JMP  rope_tokens_done246
 
-rope_stream191:
-rope_token196:
+rope_stream245:
+rope_token250:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000138, CX, CX
 	ADDQ      BX, CX
@@ -5157,14 +5833,14 @@ rope_token196:
 	VMOVUPS.Z 284(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done197
+	JZ        rope_heads_done251
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head198:
+rope_head252:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5232,18 +5908,18 @@ rope_head198:
 	VPMOVDW     Z6, K1, 142(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head198
+	JNZ         rope_head252
 
-rope_heads_done197:
+rope_heads_done251:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token196
+	JNZ  rope_token250
 
-rope_tokens_done192:
-rope_done173:
+rope_tokens_done246:
+rope_done227:
 	VZEROUPPER
 	RET
 
@@ -5257,9 +5933,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done199
+	JZ    combine_done253
 
-combine_token200:
+combine_token254:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000270, R8, R8
@@ -5399,9 +6075,9 @@ combine_token200:
 	ADDQ         $0x00000138, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token200
+	JNZ          combine_token254
 
-combine_done199:
+combine_done253:
 	VZEROUPPER
 	RET
 
@@ -5565,23 +6241,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups201
+	JNE   kv_groups255
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows202:
+s1_rows256:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done203
+	JL   s1_rows_done257
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys204:
+s1_keys258:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done205
+	JL            s1_keys_done259
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -5756,13 +6432,13 @@ s1_keys204:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys204
+	JMP           s1_keys258
 
-s1_keys_done205:
+s1_keys_done259:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done207
+	JZ    s1_key_tail_done261
 
-s1_key_tail206:
+s1_key_tail260:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5847,29 +6523,29 @@ s1_key_tail206:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail206
+	JNZ           s1_key_tail260
 
-s1_key_tail_done207:
+s1_key_tail_done261:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows202
+	JMP  s1_rows256
 
-s1_rows_done203:
+s1_rows_done257:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done209
+	JZ    s1_row_tail_done263
 
-s1_row_tail208:
+s1_row_tail262:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done211
+	JZ    s1_row_tail_key_done265
 
-s1_row_tail_key210:
+s1_row_tail_key264:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -5893,40 +6569,40 @@ s1_row_tail_key210:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key210
+	JNZ           s1_row_tail_key264
 
-s1_row_tail_key_done211:
+s1_row_tail_key_done265:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail208
+	JNZ  s1_row_tail262
 
-s1_row_tail_done209:
+s1_row_tail_done263:
 	VZEROUPPER
 	RET
 
-kv_groups201:
+kv_groups255:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key212
+	JNZ   kv_by_key266
 
-kb_keys213:
+kb_keys267:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done214
+	JL    kb_keys_done268
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done216
+	JZ    kb_query_done270
 
-kb_query215:
+kb_query269:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done218
+	JZ    kb_group_done272
 
-kb_group217:
+kb_group271:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5953,7 +6629,7 @@ kb_group217:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows219:
+kb_rows273:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -6131,42 +6807,42 @@ kb_rows219:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows219
+	JNZ           kb_rows273
 	ADDQ          $0x00000140, R9
 	DECQ          R12
-	JNZ           kb_group217
+	JNZ           kb_group271
 
-kb_group_done218:
+kb_group_done272:
 	DECQ R11
-	JNZ  kb_query215
+	JNZ  kb_query269
 
-kb_query_done216:
+kb_query_done270:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys213
+	JMP  kb_keys267
 
-kb_keys_done214:
-kv_by_key212:
+kb_keys_done268:
+kv_by_key266:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done221
+	JZ     kv_key_done275
 
-kv_key220:
+kv_key274:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done223
+	JZ    kv_query_done277
 
-kv_query222:
+kv_query276:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done225
+	JZ    kv_group_done279
 
-kv_group224:
+kv_group278:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6179,9 +6855,9 @@ kv_group224:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done227
+	JZ         kv_head_done281
 
-kv_head226:
+kv_head280:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -6200,24 +6876,24 @@ kv_head226:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head226
+	JNZ           kv_head280
 
-kv_head_done227:
+kv_head_done281:
 	ADDQ $0x00000140, R9
 	DECQ R12
-	JNZ  kv_group224
+	JNZ  kv_group278
 
-kv_group_done225:
+kv_group_done279:
 	DECQ R11
-	JNZ  kv_query222
+	JNZ  kv_query276
 
-kv_query_done223:
+kv_query_done277:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key220
+	JNZ  kv_key274
 
-kv_key_done221:
+kv_key_done275:
 	VZEROUPPER
 	RET
 
@@ -6231,7 +6907,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups228
+	JNE   kv_groups282
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -6239,9 +6915,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done230
+	JZ    v1_row_done284
 
-v1_row229:
+v1_row283:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6257,12 +6933,12 @@ v1_row229:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done232
+	JZ           v1_key_done286
 
-v1_key231:
+v1_key285:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero233
+	JZ           v1_zero287
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -6270,13 +6946,13 @@ v1_key231:
 	VFMADD231PS  192(R9), Z0, Z4
 	VFMADD231PS  256(R9), Z0, Z5
 
-v1_zero233:
+v1_zero287:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key231
+	JNZ  v1_key285
 
-v1_key_done232:
+v1_key_done286:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -6286,22 +6962,22 @@ v1_key_done232:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row229
+	JNZ     v1_row283
 
-v1_row_done230:
+v1_row_done284:
 	VZEROUPPER
 	RET
 
-kv_groups228:
+kv_groups282:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done235
+	JZ    kv_rescale_done289
 
-kv_rescale234:
+kv_rescale288:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -6321,27 +6997,27 @@ kv_rescale234:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale234
+	JNZ          kv_rescale288
 
-kv_rescale_done235:
+kv_rescale_done289:
 	MOVQ nk+96(FP), SI
 
-vb_keys236:
+vb_keys290:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done237
+	JL    vb_keys_done291
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done239
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done293
 
-vb_query238:
+vb_query292:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done241
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done295
 
-vb_group240:
+vb_group294:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6367,19 +7043,374 @@ vb_group240:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done243
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row296
 
-vb_head242:
+vb_rows298:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      320(DI), Z4
+	VMOVUPS      384(DI), Z5
+	VMOVUPS      448(DI), Z6
+	VMOVUPS      512(DI), Z7
+	VMOVUPS      640(DI), Z8
+	VMOVUPS      704(DI), Z9
+	VMOVUPS      768(DI), Z10
+	VMOVUPS      832(DI), Z11
+	VMOVUPS      960(DI), Z12
+	VMOVUPS      1024(DI), Z13
+	VMOVUPS      1088(DI), Z14
+	VMOVUPS      1152(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero299
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero299:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero300
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero300:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero301
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero301:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero302
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero302:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero307:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero308:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero310:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero311:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero312:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero314:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 320(DI)
+	VMOVUPS      Z5, 384(DI)
+	VMOVUPS      Z6, 448(DI)
+	VMOVUPS      Z7, 512(DI)
+	VMOVUPS      Z8, 640(DI)
+	VMOVUPS      Z9, 704(DI)
+	VMOVUPS      Z10, 768(DI)
+	VMOVUPS      Z11, 832(DI)
+	VMOVUPS      Z12, 960(DI)
+	VMOVUPS      Z13, 1024(DI)
+	VMOVUPS      Z14, 1088(DI)
+	VMOVUPS      Z15, 1152(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      576(DI), Z1
+	VMOVUPS      896(DI), Z2
+	VMOVUPS      1216(DI), Z3
+	VMOVUPS      256(R9), Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero315:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero316:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero318:
+	VMOVUPS      256(R9)(DX*1), Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero319:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero320:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero322:
+	VMOVUPS      256(R10), Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero323
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero323:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero324
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero324:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero325
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero325:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero326
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero326:
+	VMOVUPS      256(R10)(DX*1), Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero327
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero327:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero328
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero328:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero329
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero329:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero330
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero330:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 576(DI)
+	VMOVUPS Z2, 896(DI)
+	VMOVUPS Z3, 1216(DI)
+	ADDQ    $0x00000500, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows298
+	JMP     vb_group_next297
+
+vb_by_row296:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done332
+
+vb_head331:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS      256(DI), Z4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero244
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero333
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -6387,10 +7418,10 @@ vb_head242:
 	VFMADD231PS  192(R9), Z5, Z3
 	VFMADD231PS  256(R9), Z5, Z4
 
-vb_zero244:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero245
+vb_zero333:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero334
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -6398,10 +7429,10 @@ vb_zero244:
 	VFMADD231PS  192(R9)(DX*1), Z5, Z3
 	VFMADD231PS  256(R9)(DX*1), Z5, Z4
 
-vb_zero245:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero246
+vb_zero334:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero335
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R10), Z5, Z0
 	VFMADD231PS  64(R10), Z5, Z1
@@ -6409,10 +7440,10 @@ vb_zero245:
 	VFMADD231PS  192(R10), Z5, Z3
 	VFMADD231PS  256(R10), Z5, Z4
 
-vb_zero246:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero247
+vb_zero335:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero336
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R10)(DX*1), Z5, Z0
 	VFMADD231PS  64(R10)(DX*1), Z5, Z1
@@ -6420,7 +7451,7 @@ vb_zero246:
 	VFMADD231PS  192(R10)(DX*1), Z5, Z3
 	VFMADD231PS  256(R10)(DX*1), Z5, Z4
 
-vb_zero247:
+vb_zero336:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -6428,44 +7459,45 @@ vb_zero247:
 	VMOVUPS Z4, 256(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head242
+	DECQ    R13
+	JNZ     vb_head331
 
-vb_head_done243:
+vb_head_done332:
+vb_group_next297:
 	ADDQ $0x00000140, R9
-	DECQ R13
-	JNZ  vb_group240
-
-vb_group_done241:
 	DECQ R12
-	JNZ  vb_query238
+	JNZ  vb_group294
 
-vb_query_done239:
+vb_group_done295:
+	DECQ R11
+	JNZ  vb_query292
+
+vb_query_done293:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys236
+	JMP  vb_keys290
 
-vb_keys_done237:
+vb_keys_done291:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done249
+	JZ     kv_key_done338
 
-kv_key248:
+kv_key337:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done251
+	JZ    kv_query_done340
 
-kv_query250:
+kv_query339:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done253
+	JZ    kv_group_done342
 
-kv_group252:
+kv_group341:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6478,12 +7510,12 @@ kv_group252:
 	VMOVUPS    256(R9), Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done255
+	JZ         kv_head_done344
 
-kv_head254:
+kv_head343:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero256
+	JZ           kv_zero345
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -6501,28 +7533,28 @@ kv_head254:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero256:
+kv_zero345:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head254
+	JNZ  kv_head343
 
-kv_head_done255:
+kv_head_done344:
 	ADDQ $0x00000140, R9
 	DECQ R13
-	JNZ  kv_group252
+	JNZ  kv_group341
 
-kv_group_done253:
+kv_group_done342:
 	DECQ R12
-	JNZ  kv_query250
+	JNZ  kv_query339
 
-kv_query_done251:
+kv_query_done340:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key248
+	JNZ  kv_key337
 
-kv_key_done249:
+kv_key_done338:
 	VZEROUPPER
 	RET
 
@@ -6535,9 +7567,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop258:
+loop347:
 	CMPQ    CX, $0x00000020
-	JB      loop_end259
+	JB      loop_end348
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -6548,23 +7580,23 @@ loop258:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop258
+	JMP     loop347
 
-loop_end259:
-loop260:
+loop_end348:
+loop349:
 	CMPQ    CX, $0x00000010
-	JB      loop_end261
+	JB      loop_end350
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop260
+	JMP     loop349
 
-loop_end261:
+loop_end350:
 	TESTQ     CX, CX
-	JZ        loop_done257
+	JZ        loop_done346
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -6572,7 +7604,7 @@ loop_end261:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done257:
+loop_done346:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -6582,10 +7614,10 @@ loop_done257:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store262
+	JZ            max_store351
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store262:
+max_store351:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -6612,9 +7644,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop264:
+loop353:
 	CMPQ         CX, $0x00000010
-	JB           loop_end265
+	JB           loop_end354
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -6636,11 +7668,11 @@ loop264:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop264
+	JMP          loop353
 
-loop_end265:
+loop_end354:
 	TESTQ        CX, CX
-	JZ           loop_done263
+	JZ           loop_done352
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -6664,7 +7696,7 @@ loop_end265:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done263:
+loop_done352:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -6692,9 +7724,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop266:
+widen_loop355:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end267
+	JB        widen_loop_end356
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -6710,23 +7742,23 @@ widen_loop266:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop266
+	JMP       widen_loop355
 
-widen_loop_end267:
-widen_loop268:
+widen_loop_end356:
+widen_loop357:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end269
+	JB        widen_loop_end358
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop268
+	JMP       widen_loop357
 
-widen_loop_end269:
+widen_loop_end358:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail270
+	JZ          widen_tail359
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6734,9 +7766,9 @@ widen_loop_end269:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail270:
+widen_tail359:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail271
+	JZ          widen_tail360
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6744,9 +7776,9 @@ widen_tail270:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail271:
+widen_tail360:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail272
+	JZ          widen_tail361
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6754,9 +7786,9 @@ widen_tail271:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail272:
+widen_tail361:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail273
+	JZ          widen_tail362
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -6764,7 +7796,7 @@ widen_tail272:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail273:
+widen_tail362:
 	VZEROUPPER
 	RET
 
@@ -6778,23 +7810,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups274
+	JNE   kv_groups363
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows275:
+s1_rows364:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done276
+	JL   s1_rows_done365
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys277:
+s1_keys366:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done278
+	JL            s1_keys_done367
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       320(SI), Z7
@@ -6989,13 +8021,13 @@ s1_keys277:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys277
+	JMP           s1_keys366
 
-s1_keys_done278:
+s1_keys_done367:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done280
+	JZ    s1_key_tail_done369
 
-s1_key_tail279:
+s1_key_tail368:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -7120,29 +8152,29 @@ s1_key_tail279:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail279
+	JNZ           s1_key_tail368
 
-s1_key_tail_done280:
+s1_key_tail_done369:
 	ADDQ $0x00000500, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows275
+	JMP  s1_rows364
 
-s1_rows_done276:
+s1_rows_done365:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done282
+	JZ    s1_row_tail_done371
 
-s1_row_tail281:
+s1_row_tail370:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done284
+	JZ    s1_row_tail_key_done373
 
-s1_row_tail_key283:
+s1_row_tail_key372:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -7176,40 +8208,40 @@ s1_row_tail_key283:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key283
+	JNZ           s1_row_tail_key372
 
-s1_row_tail_key_done284:
+s1_row_tail_key_done373:
 	ADDQ $0x00000140, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail281
+	JNZ  s1_row_tail370
 
-s1_row_tail_done282:
+s1_row_tail_done371:
 	VZEROUPPER
 	RET
 
-kv_groups274:
+kv_groups363:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key285
+	JNZ   kv_by_key374
 
-kb_keys286:
+kb_keys375:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done287
+	JL    kb_keys_done376
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done289
+	JZ    kb_query_done378
 
-kb_query288:
+kb_query377:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done291
+	JZ    kb_group_done380
 
-kb_group290:
+kb_group379:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7228,7 +8260,7 @@ kb_group290:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows292:
+kb_rows381:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       320(DI), Z7
@@ -7426,42 +8458,42 @@ kb_rows292:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows292
+	JNZ           kb_rows381
 	ADDQ          $0x000000a0, R9
 	DECQ          R12
-	JNZ           kb_group290
+	JNZ           kb_group379
 
-kb_group_done291:
+kb_group_done380:
 	DECQ R11
-	JNZ  kb_query288
+	JNZ  kb_query377
 
-kb_query_done289:
+kb_query_done378:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys286
+	JMP  kb_keys375
 
-kb_keys_done287:
-kv_by_key285:
+kb_keys_done376:
+kv_by_key374:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done294
+	JZ     kv_key_done383
 
-kv_key293:
+kv_key382:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done296
+	JZ    kv_query_done385
 
-kv_query295:
+kv_query384:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done298
+	JZ    kv_group_done387
 
-kv_group297:
+kv_group386:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7477,9 +8509,9 @@ kv_group297:
 	VPSLLD     $0x10, Z4, Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done300
+	JZ         kv_head_done389
 
-kv_head299:
+kv_head388:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -7498,24 +8530,24 @@ kv_head299:
 	ADDQ          $0x00000140, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head299
+	JNZ           kv_head388
 
-kv_head_done300:
+kv_head_done389:
 	ADDQ $0x000000a0, R9
 	DECQ R12
-	JNZ  kv_group297
+	JNZ  kv_group386
 
-kv_group_done298:
+kv_group_done387:
 	DECQ R11
-	JNZ  kv_query295
+	JNZ  kv_query384
 
-kv_query_done296:
+kv_query_done385:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key293
+	JNZ  kv_key382
 
-kv_key_done294:
+kv_key_done383:
 	VZEROUPPER
 	RET
 
@@ -7529,7 +8561,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups301
+	JNE   kv_groups390
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7537,9 +8569,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done303
+	JZ    v1_row_done392
 
-v1_row302:
+v1_row391:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7555,12 +8587,12 @@ v1_row302:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done305
+	JZ           v1_key_done394
 
-v1_key304:
+v1_key393:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero306
+	JZ           v1_zero395
 	VBROADCASTSS (R10), Z0
 	VPMOVZXWD    (R9), Z6
 	VPSLLD       $0x10, Z6, Z6
@@ -7578,13 +8610,13 @@ v1_key304:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero306:
+v1_zero395:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key304
+	JNZ  v1_key393
 
-v1_key_done305:
+v1_key_done394:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7594,22 +8626,22 @@ v1_key_done305:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row302
+	JNZ     v1_row391
 
-v1_row_done303:
+v1_row_done392:
 	VZEROUPPER
 	RET
 
-kv_groups301:
+kv_groups390:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done308
+	JZ    kv_rescale_done397
 
-kv_rescale307:
+kv_rescale396:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7629,27 +8661,27 @@ kv_rescale307:
 	ADDQ         $0x00000140, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale307
+	JNZ          kv_rescale396
 
-kv_rescale_done308:
+kv_rescale_done397:
 	MOVQ nk+96(FP), SI
 
-vb_keys309:
+vb_keys398:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done310
+	JL    vb_keys_done399
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done312
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done401
 
-vb_query311:
+vb_query400:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done314
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done403
 
-vb_group313:
+vb_group402:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7667,19 +8699,394 @@ vb_group313:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done316
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row404
 
-vb_head315:
+vb_rows406:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      320(DI), Z4
+	VMOVUPS      384(DI), Z5
+	VMOVUPS      448(DI), Z6
+	VMOVUPS      512(DI), Z7
+	VMOVUPS      640(DI), Z8
+	VMOVUPS      704(DI), Z9
+	VMOVUPS      768(DI), Z10
+	VMOVUPS      832(DI), Z11
+	VMOVUPS      960(DI), Z12
+	VMOVUPS      1024(DI), Z13
+	VMOVUPS      1088(DI), Z14
+	VMOVUPS      1152(DI), Z15
+	VPMOVZXWD    (R9), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero407
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero407:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero408
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero408:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero409
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero409:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero410
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero410:
+	VPMOVZXWD    (R9)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero411
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero411:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero412
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero412:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero413
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero413:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero414
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero414:
+	VPMOVZXWD    (R10), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero415
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero415:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero416
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero416:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero417
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero417:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero418
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero418:
+	VPMOVZXWD    (R10)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero419
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero419:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero420
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero420:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero421
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero421:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero422
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero422:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 320(DI)
+	VMOVUPS      Z5, 384(DI)
+	VMOVUPS      Z6, 448(DI)
+	VMOVUPS      Z7, 512(DI)
+	VMOVUPS      Z8, 640(DI)
+	VMOVUPS      Z9, 704(DI)
+	VMOVUPS      Z10, 768(DI)
+	VMOVUPS      Z11, 832(DI)
+	VMOVUPS      Z12, 960(DI)
+	VMOVUPS      Z13, 1024(DI)
+	VMOVUPS      Z14, 1088(DI)
+	VMOVUPS      Z15, 1152(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      576(DI), Z1
+	VMOVUPS      896(DI), Z2
+	VMOVUPS      1216(DI), Z3
+	VPMOVZXWD    128(R9), Z4
+	VPSLLD       $0x10, Z4, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero423
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero423:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero424
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero424:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero425
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero425:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero426
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero426:
+	VPMOVZXWD    128(R9)(DX*1), Z4
+	VPSLLD       $0x10, Z4, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero427
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero427:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero428
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero428:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero429
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero429:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero430
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero430:
+	VPMOVZXWD    128(R10), Z4
+	VPSLLD       $0x10, Z4, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero431
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero431:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero432
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero432:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero433
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero433:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero434
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero434:
+	VPMOVZXWD    128(R10)(DX*1), Z4
+	VPSLLD       $0x10, Z4, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero435
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero435:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero436
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero436:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero437
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero437:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero438
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero438:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 576(DI)
+	VMOVUPS Z2, 896(DI)
+	VMOVUPS Z3, 1216(DI)
+	ADDQ    $0x00000500, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows406
+	JMP     vb_group_next405
+
+vb_by_row404:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done440
+
+vb_head439:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS      256(DI), Z4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero317
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero441
 	VBROADCASTSS (R8), Z5
 	VPMOVZXWD    (R9), Z6
 	VPSLLD       $0x10, Z6, Z6
@@ -7697,10 +9104,10 @@ vb_head315:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero317:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero318
+vb_zero441:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero442
 	VBROADCASTSS 4(R8), Z5
 	VPMOVZXWD    (R9)(DX*1), Z6
 	VPSLLD       $0x10, Z6, Z6
@@ -7718,10 +9125,10 @@ vb_zero317:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero318:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero319
+vb_zero442:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero443
 	VBROADCASTSS 8(R8), Z5
 	VPMOVZXWD    (R10), Z6
 	VPSLLD       $0x10, Z6, Z6
@@ -7739,10 +9146,10 @@ vb_zero318:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero319:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero320
+vb_zero443:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero444
 	VBROADCASTSS 12(R8), Z5
 	VPMOVZXWD    (R10)(DX*1), Z6
 	VPSLLD       $0x10, Z6, Z6
@@ -7760,7 +9167,7 @@ vb_zero319:
 	VPSLLD       $0x10, Z6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero320:
+vb_zero444:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7768,44 +9175,45 @@ vb_zero320:
 	VMOVUPS Z4, 256(DI)
 	ADDQ    $0x00000140, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head315
+	DECQ    R13
+	JNZ     vb_head439
 
-vb_head_done316:
+vb_head_done440:
+vb_group_next405:
 	ADDQ $0x000000a0, R9
-	DECQ R13
-	JNZ  vb_group313
-
-vb_group_done314:
 	DECQ R12
-	JNZ  vb_query311
+	JNZ  vb_group402
 
-vb_query_done312:
+vb_group_done403:
+	DECQ R11
+	JNZ  vb_query400
+
+vb_query_done401:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys309
+	JMP  vb_keys398
 
-vb_keys_done310:
+vb_keys_done399:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done322
+	JZ     kv_key_done446
 
-kv_key321:
+kv_key445:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done324
+	JZ    kv_query_done448
 
-kv_query323:
+kv_query447:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done326
+	JZ    kv_group_done450
 
-kv_group325:
+kv_group449:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7821,12 +9229,12 @@ kv_group325:
 	VPSLLD     $0x10, Z4, Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done328
+	JZ         kv_head_done452
 
-kv_head327:
+kv_head451:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero329
+	JZ           kv_zero453
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -7844,28 +9252,28 @@ kv_head327:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, 256(SI)
 
-kv_zero329:
+kv_zero453:
 	ADDQ $0x00000140, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head327
+	JNZ  kv_head451
 
-kv_head_done328:
+kv_head_done452:
 	ADDQ $0x000000a0, R9
 	DECQ R13
-	JNZ  kv_group325
+	JNZ  kv_group449
 
-kv_group_done326:
+kv_group_done450:
 	DECQ R12
-	JNZ  kv_query323
+	JNZ  kv_query447
 
-kv_query_done324:
+kv_query_done448:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key321
+	JNZ  kv_key445
 
-kv_key_done322:
+kv_key_done446:
 	VZEROUPPER
 	RET
 

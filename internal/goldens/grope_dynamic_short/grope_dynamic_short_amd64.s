@@ -1474,14 +1474,14 @@ vb_keys64:
 	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done67
 
 vb_query66:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done69
 
 vb_group68:
@@ -1506,11 +1506,248 @@ vb_group68:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done71
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row70
 
-vb_head70:
+vb_rows72:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      256(DI), Y4
+	VMOVUPS      288(DI), Y5
+	VMOVUPS      320(DI), Y6
+	VMOVUPS      352(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero73
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero73:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero74
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero74:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero75
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero75:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero76
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero76:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero77
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero77:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero78
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero78:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero79
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero79:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero80
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero80:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 256(DI)
+	VMOVUPS      Y5, 288(DI)
+	VMOVUPS      Y6, 320(DI)
+	VMOVUPS      Y7, 352(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      384(DI), Y4
+	VMOVUPS      416(DI), Y5
+	VMOVUPS      448(DI), Y6
+	VMOVUPS      480(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero81
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero81:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero82:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero83:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero84:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero85:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero86:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero87:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero88:
+	VMOVUPS Y0, 128(DI)
+	VMOVUPS Y1, 160(DI)
+	VMOVUPS Y2, 192(DI)
+	VMOVUPS Y3, 224(DI)
+	VMOVUPS Y4, 384(DI)
+	VMOVUPS Y5, 416(DI)
+	VMOVUPS Y6, 448(DI)
+	VMOVUPS Y7, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows72
+	JMP     vb_group_next71
+
+vb_by_row70:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done90
+
+vb_head89:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1519,9 +1756,9 @@ vb_head70:
 	VMOVUPS      160(DI), Y5
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero72
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero91
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1532,10 +1769,10 @@ vb_head70:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero72:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero73
+vb_zero91:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero92
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1546,10 +1783,10 @@ vb_zero72:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero73:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero74
+vb_zero92:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero93
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R10), Y8, Y0
 	VFMADD231PS  32(R10), Y8, Y1
@@ -1560,10 +1797,10 @@ vb_zero73:
 	VFMADD231PS  192(R10), Y8, Y6
 	VFMADD231PS  224(R10), Y8, Y7
 
-vb_zero74:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero75
+vb_zero93:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero94
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R10)(DX*1), Y8, Y0
 	VFMADD231PS  32(R10)(DX*1), Y8, Y1
@@ -1574,7 +1811,7 @@ vb_zero74:
 	VFMADD231PS  192(R10)(DX*1), Y8, Y6
 	VFMADD231PS  224(R10)(DX*1), Y8, Y7
 
-vb_zero75:
+vb_zero94:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1585,16 +1822,17 @@ vb_zero75:
 	VMOVUPS Y7, 224(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head70
+	DECQ    R13
+	JNZ     vb_head89
 
-vb_head_done71:
+vb_head_done90:
+vb_group_next71:
 	ADDQ $0x00000100, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group68
 
 vb_group_done69:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query66
 
 vb_query_done67:
@@ -1607,22 +1845,22 @@ vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done77
+	JZ     kv_key_done96
 
-kv_key76:
+kv_key95:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done79
+	JZ    kv_query_done98
 
-kv_query78:
+kv_query97:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done81
+	JZ    kv_group_done100
 
-kv_group80:
+kv_group99:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1637,12 +1875,12 @@ kv_group80:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done83
+	JZ         kv_head_done102
 
-kv_head82:
+kv_head101:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero84
+	JZ           kv_zero103
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1669,28 +1907,28 @@ kv_head82:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero84:
+kv_zero103:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head82
+	JNZ  kv_head101
 
-kv_head_done83:
+kv_head_done102:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group80
+	JNZ  kv_group99
 
-kv_group_done81:
+kv_group_done100:
 	DECQ R12
-	JNZ  kv_query78
+	JNZ  kv_query97
 
-kv_query_done79:
+kv_query_done98:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key76
+	JNZ  kv_key95
 
-kv_key_done77:
+kv_key_done96:
 	VZEROUPPER
 	RET
 
@@ -1703,9 +1941,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop86:
+loop105:
 	CMPQ    CX, $0x00000010
-	JB      loop_end87
+	JB      loop_end106
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1716,23 +1954,23 @@ loop86:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop86
+	JMP     loop105
 
-loop_end87:
-loop88:
+loop_end106:
+loop107:
 	CMPQ    CX, $0x00000008
-	JB      loop_end89
+	JB      loop_end108
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop88
+	JMP     loop107
 
-loop_end89:
+loop_end108:
 	TESTQ      CX, CX
-	JZ         loop_done85
+	JZ         loop_done104
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1742,7 +1980,7 @@ loop_end89:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done85:
+loop_done104:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1750,10 +1988,10 @@ loop_done85:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store90
+	JZ           max_store109
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store90:
+max_store109:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1773,9 +2011,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop92:
+loop111:
 	CMPQ         CX, $0x00000008
-	JB           loop_end93
+	JB           loop_end112
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1798,11 +2036,11 @@ loop92:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop92
+	JMP          loop111
 
-loop_end93:
+loop_end112:
 	TESTQ        CX, CX
-	JZ           loop_done91
+	JZ           loop_done110
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1828,7 +2066,7 @@ loop_end93:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done91:
+loop_done110:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1850,18 +2088,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done94
+	JZ     rope_done113
 	TESTL  R8, R8
-	JS     rope_inverse95
+	JS     rope_inverse114
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream96
+	JA     rope_stream115
 
-rope_token98:
+rope_token117:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1871,14 +2109,14 @@ rope_token98:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done99
+	JZ      rope_heads_done118
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src100
+	JNE     rope_heads_from_src119
 
-rope_head101:
+rope_head120:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1897,13 +2135,13 @@ rope_head101:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head101
-	JMP         rope_heads_done99
+	JNZ         rope_head120
+	JMP         rope_heads_done118
 
-rope_heads_from_src100:
+rope_heads_from_src119:
 	MOVQ CX, R10
 
-rope_head102:
+rope_head121:
 	VMOVUPS     (R10), Z4
 	VMOVUPS     128(R10), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1923,17 +2161,17 @@ rope_head102:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head102
+	JNZ         rope_head121
 
-rope_heads_done99:
+rope_heads_done118:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done103
+	JZ    rope_heads_done122
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head104:
+rope_head123:
 	VMOVUPS     (R9), Z4
 	VMOVUPS     128(R9), Z5
 	VMULPS      Z1, Z5, Z6
@@ -1952,9 +2190,9 @@ rope_head104:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head104
+	JNZ         rope_head123
 
-rope_heads_done103:
+rope_heads_done122:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1964,11 +2202,11 @@ rope_heads_done103:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token98
-	JMP  rope_tokens_done97
+	JNZ  rope_token117
+	JMP  rope_tokens_done116
 
-rope_stream96:
-rope_token105:
+rope_stream115:
+rope_token124:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000100, R8, R8
 	ADDQ    BX, R8
@@ -1978,16 +2216,16 @@ rope_token105:
 	VMOVUPS 192(R8), Z3
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done106
+	JZ      rope_heads_done125
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src107
+	JNE     rope_heads_from_src126
 
-rope_head108:
+rope_head127:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -2010,13 +2248,13 @@ rope_head108:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head108
-	JMP         rope_heads_done106
+	JNZ         rope_head127
+	JMP         rope_heads_done125
 
-rope_heads_from_src107:
+rope_heads_from_src126:
 	MOVQ CX, R10
 
-rope_head109:
+rope_head128:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -2040,19 +2278,19 @@ rope_head109:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head109
+	JNZ         rope_head128
 
-rope_heads_done106:
+rope_heads_done125:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done110
+	JZ    rope_heads_done129
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head111:
+rope_head130:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -2075,9 +2313,9 @@ rope_head111:
 	VMOVUPS     Z7, 192(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head111
+	JNZ         rope_head130
 
-rope_heads_done110:
+rope_heads_done129:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -2087,21 +2325,21 @@ rope_heads_done110:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
+	JNZ  rope_token124
 
-rope_tokens_done97:
-	JMP rope_done94
+rope_tokens_done116:
+	JMP rope_done113
 
-rope_inverse95:
+rope_inverse114:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream112
+	JA     rope_stream131
 
-rope_token114:
+rope_token133:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2111,12 +2349,12 @@ rope_token114:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done115
+	JZ      rope_heads_done134
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head116:
+rope_head135:
 	VMOVUPS     (DX), Z4
 	VMOVUPS     128(DX), Z5
 	VMULPS      Z1, Z5, Z6
@@ -2135,19 +2373,19 @@ rope_head116:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head116
+	JNZ         rope_head135
 
-rope_heads_done115:
+rope_heads_done134:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token114
-	JMP  rope_tokens_done113
+	JNZ  rope_token133
+	JMP  rope_tokens_done132
 
-rope_stream112:
-rope_token117:
+rope_stream131:
+rope_token136:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000100, CX, CX
 	ADDQ    BX, CX
@@ -2157,14 +2395,14 @@ rope_token117:
 	VMOVUPS 192(CX), Z3
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done118
+	JZ      rope_heads_done137
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head119:
+rope_head138:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -2187,18 +2425,18 @@ rope_head119:
 	VMOVUPS     Z7, 192(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head119
+	JNZ         rope_head138
 
-rope_heads_done118:
+rope_heads_done137:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token117
+	JNZ  rope_token136
 
-rope_tokens_done113:
-rope_done94:
+rope_tokens_done132:
+rope_done113:
 	VZEROUPPER
 	RET
 
@@ -2212,9 +2450,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done120
+	JZ    combine_done139
 
-combine_token121:
+combine_token140:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000200, R8, R8
@@ -2270,9 +2508,9 @@ combine_token121:
 	ADDQ         $0x00000100, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token121
+	JNZ          combine_token140
 
-combine_done120:
+combine_done139:
 	VZEROUPPER
 	RET
 
@@ -2376,23 +2614,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups122
+	JNE   kv_groups141
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows123:
+s1_rows142:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done124
+	JL   s1_rows_done143
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys125:
+s1_keys144:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done126
+	JL            s1_keys_done145
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -2543,13 +2781,13 @@ s1_keys125:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys125
+	JMP           s1_keys144
 
-s1_keys_done126:
+s1_keys_done145:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done128
+	JZ    s1_key_tail_done147
 
-s1_key_tail127:
+s1_key_tail146:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2626,29 +2864,29 @@ s1_key_tail127:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail127
+	JNZ           s1_key_tail146
 
-s1_key_tail_done128:
+s1_key_tail_done147:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows123
+	JMP  s1_rows142
 
-s1_rows_done124:
+s1_rows_done143:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done130
+	JZ    s1_row_tail_done149
 
-s1_row_tail129:
+s1_row_tail148:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done132
+	JZ    s1_row_tail_key_done151
 
-s1_row_tail_key131:
+s1_row_tail_key150:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2670,40 +2908,40 @@ s1_row_tail_key131:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key131
+	JNZ           s1_row_tail_key150
 
-s1_row_tail_key_done132:
+s1_row_tail_key_done151:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail129
+	JNZ  s1_row_tail148
 
-s1_row_tail_done130:
+s1_row_tail_done149:
 	VZEROUPPER
 	RET
 
-kv_groups122:
+kv_groups141:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key133
+	JNZ   kv_by_key152
 
-kb_keys134:
+kb_keys153:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done135
+	JL    kb_keys_done154
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done137
+	JZ    kb_query_done156
 
-kb_query136:
+kb_query155:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done139
+	JZ    kb_group_done158
 
-kb_group138:
+kb_group157:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2726,7 +2964,7 @@ kb_group138:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows140:
+kb_rows159:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2880,42 +3118,42 @@ kb_rows140:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows140
+	JNZ           kb_rows159
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group138
+	JNZ           kb_group157
 
-kb_group_done139:
+kb_group_done158:
 	DECQ R11
-	JNZ  kb_query136
+	JNZ  kb_query155
 
-kb_query_done137:
+kb_query_done156:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys134
+	JMP  kb_keys153
 
-kb_keys_done135:
-kv_by_key133:
+kb_keys_done154:
+kv_by_key152:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done142
+	JZ     kv_key_done161
 
-kv_key141:
+kv_key160:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done144
+	JZ    kv_query_done163
 
-kv_query143:
+kv_query162:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done146
+	JZ    kv_group_done165
 
-kv_group145:
+kv_group164:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2926,9 +3164,9 @@ kv_group145:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done148
+	JZ         kv_head_done167
 
-kv_head147:
+kv_head166:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2946,24 +3184,24 @@ kv_head147:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head147
+	JNZ           kv_head166
 
-kv_head_done148:
+kv_head_done167:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group145
+	JNZ  kv_group164
 
-kv_group_done146:
+kv_group_done165:
 	DECQ R11
-	JNZ  kv_query143
+	JNZ  kv_query162
 
-kv_query_done144:
+kv_query_done163:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key141
+	JNZ  kv_key160
 
-kv_key_done142:
+kv_key_done161:
 	VZEROUPPER
 	RET
 
@@ -2977,7 +3215,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups168
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2985,9 +3223,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done151
+	JZ    v1_row_done170
 
-v1_row150:
+v1_row169:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3001,25 +3239,25 @@ v1_row150:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done153
+	JZ           v1_key_done172
 
-v1_key152:
+v1_key171:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero154
+	JZ           v1_zero173
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero154:
+v1_zero173:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key152
+	JNZ  v1_key171
 
-v1_key_done153:
+v1_key_done172:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -3028,22 +3266,22 @@ v1_key_done153:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row150
+	JNZ     v1_row169
 
-v1_row_done151:
+v1_row_done170:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups168:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done156
+	JZ    kv_rescale_done175
 
-kv_rescale155:
+kv_rescale174:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -3060,27 +3298,27 @@ kv_rescale155:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale155
+	JNZ          kv_rescale174
 
-kv_rescale_done156:
+kv_rescale_done175:
 	MOVQ nk+96(FP), SI
 
-vb_keys157:
+vb_keys176:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done158
+	JL    vb_keys_done177
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done160
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done179
 
-vb_query159:
+vb_query178:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done162
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done181
 
-vb_group161:
+vb_group180:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3102,99 +3340,327 @@ vb_group161:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done164
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row182
 
-vb_head163:
+vb_rows184:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero165
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	VMOVUPS      512(DI), Z8
+	VMOVUPS      576(DI), Z9
+	VMOVUPS      640(DI), Z10
+	VMOVUPS      704(DI), Z11
+	VMOVUPS      768(DI), Z12
+	VMOVUPS      832(DI), Z13
+	VMOVUPS      896(DI), Z14
+	VMOVUPS      960(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero185
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero185:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero186
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero186:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero187
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero187:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero188
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero188:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero189
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero189:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero190
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero190:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero191
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero191:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero192
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero192:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero193
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero193:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero194
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero194:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero195
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero195:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero196:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero197:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero198:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero199:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero200
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero200:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	VMOVUPS Z8, 512(DI)
+	VMOVUPS Z9, 576(DI)
+	VMOVUPS Z10, 640(DI)
+	VMOVUPS Z11, 704(DI)
+	VMOVUPS Z12, 768(DI)
+	VMOVUPS Z13, 832(DI)
+	VMOVUPS Z14, 896(DI)
+	VMOVUPS Z15, 960(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows184
+	JMP     vb_group_next183
+
+vb_by_row182:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done202
+
+vb_head201:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero203
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero165:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero166
+vb_zero203:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero204
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero166:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero167
+vb_zero204:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero205
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R10), Z4, Z0
 	VFMADD231PS  64(R10), Z4, Z1
 	VFMADD231PS  128(R10), Z4, Z2
 	VFMADD231PS  192(R10), Z4, Z3
 
-vb_zero167:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero168
+vb_zero205:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero206
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R10)(DX*1), Z4, Z0
 	VFMADD231PS  64(R10)(DX*1), Z4, Z1
 	VFMADD231PS  128(R10)(DX*1), Z4, Z2
 	VFMADD231PS  192(R10)(DX*1), Z4, Z3
 
-vb_zero168:
+vb_zero206:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
 	VMOVUPS Z3, 192(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head163
+	DECQ    R13
+	JNZ     vb_head201
 
-vb_head_done164:
+vb_head_done202:
+vb_group_next183:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group161
-
-vb_group_done162:
 	DECQ R12
-	JNZ  vb_query159
+	JNZ  vb_group180
 
-vb_query_done160:
+vb_group_done181:
+	DECQ R11
+	JNZ  vb_query178
+
+vb_query_done179:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys157
+	JMP  vb_keys176
 
-vb_keys_done158:
+vb_keys_done177:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done170
+	JZ     kv_key_done208
 
-kv_key169:
+kv_key207:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done172
+	JZ    kv_query_done210
 
-kv_query171:
+kv_query209:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done174
+	JZ    kv_group_done212
 
-kv_group173:
+kv_group211:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3205,12 +3671,12 @@ kv_group173:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done176
+	JZ         kv_head_done214
 
-kv_head175:
+kv_head213:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero177
+	JZ           kv_zero215
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -3225,28 +3691,28 @@ kv_head175:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero177:
+kv_zero215:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head175
+	JNZ  kv_head213
 
-kv_head_done176:
+kv_head_done214:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group173
+	JNZ  kv_group211
 
-kv_group_done174:
+kv_group_done212:
 	DECQ R12
-	JNZ  kv_query171
+	JNZ  kv_query209
 
-kv_query_done172:
+kv_query_done210:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key169
+	JNZ  kv_key207
 
-kv_key_done170:
+kv_key_done208:
 	VZEROUPPER
 	RET
 
@@ -3259,9 +3725,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop179:
+loop217:
 	CMPQ    CX, $0x00000020
-	JB      loop_end180
+	JB      loop_end218
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3272,23 +3738,23 @@ loop179:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop179
+	JMP     loop217
 
-loop_end180:
-loop181:
+loop_end218:
+loop219:
 	CMPQ    CX, $0x00000010
-	JB      loop_end182
+	JB      loop_end220
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop181
+	JMP     loop219
 
-loop_end182:
+loop_end220:
 	TESTQ     CX, CX
-	JZ        loop_done178
+	JZ        loop_done216
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3296,7 +3762,7 @@ loop_end182:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done178:
+loop_done216:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3306,10 +3772,10 @@ loop_done178:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store183
+	JZ            max_store221
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store183:
+max_store221:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3336,9 +3802,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop185:
+loop223:
 	CMPQ         CX, $0x00000010
-	JB           loop_end186
+	JB           loop_end224
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3360,11 +3826,11 @@ loop185:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop185
+	JMP          loop223
 
-loop_end186:
+loop_end224:
 	TESTQ        CX, CX
-	JZ           loop_done184
+	JZ           loop_done222
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3388,7 +3854,7 @@ loop_end186:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done184:
+loop_done222:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

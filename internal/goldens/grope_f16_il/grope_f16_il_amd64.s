@@ -1564,14 +1564,14 @@ vb_keys72:
 	JL    vb_keys_done73
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done75
 
 vb_query74:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done77
 
 vb_group76:
@@ -1600,11 +1600,312 @@ vb_group76:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done79
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row78
 
-vb_head78:
+vb_rows80:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      288(DI), Y4
+	VMOVUPS      320(DI), Y5
+	VMOVUPS      352(DI), Y6
+	VMOVUPS      384(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero81
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero81:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero82:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero83:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero84:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero85:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero86:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero87:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero88:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 288(DI)
+	VMOVUPS      Y5, 320(DI)
+	VMOVUPS      Y6, 352(DI)
+	VMOVUPS      Y7, 384(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      416(DI), Y4
+	VMOVUPS      448(DI), Y5
+	VMOVUPS      480(DI), Y6
+	VMOVUPS      512(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero89:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero90:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero91:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero92:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero93:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero94:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero95:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero96:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 416(DI)
+	VMOVUPS      Y5, 448(DI)
+	VMOVUPS      Y6, 480(DI)
+	VMOVUPS      Y7, 512(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      544(DI), Y1
+	VMOVUPS      256(R9), Y2
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS (R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero97:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS (R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero98:
+	VMOVUPS      256(R9)(DX*1), Y2
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 4(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero99:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS 4(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero100:
+	VMOVUPS      256(R10), Y2
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS 8(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero101:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 8(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero102:
+	VMOVUPS      256(R10)(DX*1), Y2
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 12(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero103:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 12(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero104:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 544(DI)
+	ADDQ    $0x00000240, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows80
+	JMP     vb_group_next79
+
+vb_by_row78:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done106
+
+vb_head105:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1614,9 +1915,9 @@ vb_head78:
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
 	VMOVUPS      256(DI), Y8
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero80
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero107
 	VBROADCASTSS (R8), Y9
 	VFMADD231PS  (R9), Y9, Y0
 	VFMADD231PS  32(R9), Y9, Y1
@@ -1628,10 +1929,10 @@ vb_head78:
 	VFMADD231PS  224(R9), Y9, Y7
 	VFMADD231PS  256(R9), Y9, Y8
 
-vb_zero80:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero81
+vb_zero107:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero108
 	VBROADCASTSS 4(R8), Y9
 	VFMADD231PS  (R9)(DX*1), Y9, Y0
 	VFMADD231PS  32(R9)(DX*1), Y9, Y1
@@ -1643,10 +1944,10 @@ vb_zero80:
 	VFMADD231PS  224(R9)(DX*1), Y9, Y7
 	VFMADD231PS  256(R9)(DX*1), Y9, Y8
 
-vb_zero81:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero82
+vb_zero108:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero109
 	VBROADCASTSS 8(R8), Y9
 	VFMADD231PS  (R10), Y9, Y0
 	VFMADD231PS  32(R10), Y9, Y1
@@ -1658,10 +1959,10 @@ vb_zero81:
 	VFMADD231PS  224(R10), Y9, Y7
 	VFMADD231PS  256(R10), Y9, Y8
 
-vb_zero82:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+vb_zero109:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero110
 	VBROADCASTSS 12(R8), Y9
 	VFMADD231PS  (R10)(DX*1), Y9, Y0
 	VFMADD231PS  32(R10)(DX*1), Y9, Y1
@@ -1673,7 +1974,7 @@ vb_zero82:
 	VFMADD231PS  224(R10)(DX*1), Y9, Y7
 	VFMADD231PS  256(R10)(DX*1), Y9, Y8
 
-vb_zero83:
+vb_zero110:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1685,16 +1986,17 @@ vb_zero83:
 	VMOVUPS Y8, 256(DI)
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head78
+	DECQ    R13
+	JNZ     vb_head105
 
-vb_head_done79:
+vb_head_done106:
+vb_group_next79:
 	ADDQ $0x00000120, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group76
 
 vb_group_done77:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query74
 
 vb_query_done75:
@@ -1707,22 +2009,22 @@ vb_keys_done73:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done85
+	JZ     kv_key_done112
 
-kv_key84:
+kv_key111:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done87
+	JZ    kv_query_done114
 
-kv_query86:
+kv_query113:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done89
+	JZ    kv_group_done116
 
-kv_group88:
+kv_group115:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1739,12 +2041,12 @@ kv_group88:
 	VMOVUPS    256(R9), Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done91
+	JZ         kv_head_done118
 
-kv_head90:
+kv_head117:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero92
+	JZ           kv_zero119
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -1774,28 +2076,28 @@ kv_head90:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero92:
+kv_zero119:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head90
+	JNZ  kv_head117
 
-kv_head_done91:
+kv_head_done118:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group88
+	JNZ  kv_group115
 
-kv_group_done89:
+kv_group_done116:
 	DECQ R12
-	JNZ  kv_query86
+	JNZ  kv_query113
 
-kv_query_done87:
+kv_query_done114:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key84
+	JNZ  kv_key111
 
-kv_key_done85:
+kv_key_done112:
 	VZEROUPPER
 	RET
 
@@ -1808,9 +2110,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop94:
+loop121:
 	CMPQ    CX, $0x00000010
-	JB      loop_end95
+	JB      loop_end122
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1821,23 +2123,23 @@ loop94:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop94
+	JMP     loop121
 
-loop_end95:
-loop96:
+loop_end122:
+loop123:
 	CMPQ    CX, $0x00000008
-	JB      loop_end97
+	JB      loop_end124
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop96
+	JMP     loop123
 
-loop_end97:
+loop_end124:
 	TESTQ      CX, CX
-	JZ         loop_done93
+	JZ         loop_done120
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1847,7 +2149,7 @@ loop_end97:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done93:
+loop_done120:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1855,10 +2157,10 @@ loop_done93:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store98
+	JZ           max_store125
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store98:
+max_store125:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1878,9 +2180,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop100:
+loop127:
 	CMPQ         CX, $0x00000008
-	JB           loop_end101
+	JB           loop_end128
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1903,11 +2205,11 @@ loop100:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop100
+	JMP          loop127
 
-loop_end101:
+loop_end128:
 	TESTQ        CX, CX
-	JZ           loop_done99
+	JZ           loop_done126
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1933,7 +2235,7 @@ loop_end101:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done99:
+loop_done126:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1951,9 +2253,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop102:
+widen_loop129:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end103
+	JB        widen_loop_end130
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -1965,39 +2267,39 @@ widen_loop102:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop102
+	JMP       widen_loop129
 
-widen_loop_end103:
-widen_loop104:
+widen_loop_end130:
+widen_loop131:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end105
+	JB        widen_loop_end132
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop104
+	JMP       widen_loop131
 
-widen_loop_end105:
+widen_loop_end132:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail106
+	JZ        widen_tail133
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail106:
+widen_tail133:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail107
+	JZ        widen_tail134
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail107:
+widen_tail134:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail108
+	JZ        widen_tail135
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -2005,7 +2307,7 @@ widen_tail107:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail108:
+widen_tail135:
 	VZEROUPPER
 	RET
 
@@ -2019,23 +2321,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups109
+	JNE   kv_groups136
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows110:
+s1_rows137:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done111
+	JL   s1_rows_done138
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys112:
+s1_keys139:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done113
+	JL           s1_keys_done140
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      288(SI), Y7
@@ -2178,13 +2480,13 @@ s1_keys112:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys112
+	JMP          s1_keys139
 
-s1_keys_done113:
+s1_keys_done140:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done115
+	JZ    s1_key_tail_done142
 
-s1_key_tail114:
+s1_key_tail141:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -2258,27 +2560,27 @@ s1_key_tail114:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail114
+	JNZ          s1_key_tail141
 
-s1_key_tail_done115:
+s1_key_tail_done142:
 	ADDQ $0x00000240, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows110
+	JMP  s1_rows137
 
-s1_rows_done111:
+s1_rows_done138:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done117
+	JZ    s1_row_tail_done144
 
-s1_row_tail116:
+s1_row_tail143:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done119
+	JZ    s1_row_tail_key_done146
 
-s1_row_tail_key118:
+s1_row_tail_key145:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -2317,40 +2619,40 @@ s1_row_tail_key118:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key118
+	JNZ          s1_row_tail_key145
 
-s1_row_tail_key_done119:
+s1_row_tail_key_done146:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail116
+	JNZ  s1_row_tail143
 
-s1_row_tail_done117:
+s1_row_tail_done144:
 	VZEROUPPER
 	RET
 
-kv_groups109:
+kv_groups136:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key120
+	JNZ   kv_by_key147
 
-kb_keys121:
+kb_keys148:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done122
+	JL    kb_keys_done149
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done124
+	JZ    kb_query_done151
 
-kb_query123:
+kb_query150:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done126
+	JZ    kb_group_done153
 
-kb_group125:
+kb_group152:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2369,7 +2671,7 @@ kb_group125:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows127:
+kb_rows154:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      288(DI), Y7
@@ -2513,42 +2815,42 @@ kb_rows127:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows127
+	JNZ          kb_rows154
 	ADDQ         $0x00000090, R9
 	DECQ         R12
-	JNZ          kb_group125
+	JNZ          kb_group152
 
-kb_group_done126:
+kb_group_done153:
 	DECQ R11
-	JNZ  kb_query123
+	JNZ  kb_query150
 
-kb_query_done124:
+kb_query_done151:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys121
+	JMP  kb_keys148
 
-kb_keys_done122:
-kv_by_key120:
+kb_keys_done149:
+kv_by_key147:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done129
+	JZ     kv_key_done156
 
-kv_key128:
+kv_key155:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done131
+	JZ    kv_query_done158
 
-kv_query130:
+kv_query157:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done133
+	JZ    kv_group_done160
 
-kv_group132:
+kv_group159:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2563,9 +2865,9 @@ kv_group132:
 	VCVTPH2PS  128(R9), Y8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done135
+	JZ         kv_head_done162
 
-kv_head134:
+kv_head161:
 	VMULPS       (SI), Y0, Y9
 	VMULPS       32(SI), Y1, Y10
 	VFMADD231PS  64(SI), Y2, Y9
@@ -2586,24 +2888,24 @@ kv_head134:
 	ADDQ         $0x00000120, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head134
+	JNZ          kv_head161
 
-kv_head_done135:
+kv_head_done162:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group132
+	JNZ  kv_group159
 
-kv_group_done133:
+kv_group_done160:
 	DECQ R11
-	JNZ  kv_query130
+	JNZ  kv_query157
 
-kv_query_done131:
+kv_query_done158:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key128
+	JNZ  kv_key155
 
-kv_key_done129:
+kv_key_done156:
 	VZEROUPPER
 	RET
 
@@ -2617,7 +2919,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups136
+	JNE   kv_groups163
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2625,9 +2927,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done138
+	JZ    v1_row_done165
 
-v1_row137:
+v1_row164:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2651,12 +2953,12 @@ v1_row137:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done140
+	JZ           v1_key_done167
 
-v1_key139:
+v1_key166:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero141
+	JZ           v1_zero168
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y10
 	VFMADD231PS  Y10, Y0, Y1
@@ -2677,13 +2979,13 @@ v1_key139:
 	VCVTPH2PS    128(R9), Y10
 	VFMADD231PS  Y10, Y0, Y9
 
-v1_zero141:
+v1_zero168:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key139
+	JNZ  v1_key166
 
-v1_key_done140:
+v1_key_done167:
 	VMOVUPS Y1, (CX)
 	VMOVUPS Y2, 32(CX)
 	VMOVUPS Y3, 64(CX)
@@ -2697,22 +2999,22 @@ v1_key_done140:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row137
+	JNZ     v1_row164
 
-v1_row_done138:
+v1_row_done165:
 	VZEROUPPER
 	RET
 
-kv_groups136:
+kv_groups163:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done143
+	JZ    kv_rescale_done170
 
-kv_rescale142:
+kv_rescale169:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -2744,27 +3046,27 @@ kv_rescale142:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale142
+	JNZ          kv_rescale169
 
-kv_rescale_done143:
+kv_rescale_done170:
 	MOVQ nk+96(FP), SI
 
-vb_keys144:
+vb_keys171:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done145
+	JL    vb_keys_done172
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done147
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done174
 
-vb_query146:
+vb_query173:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done149
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done176
 
-vb_group148:
+vb_group175:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2782,11 +3084,312 @@ vb_group148:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done151
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row177
 
-vb_head150:
+vb_rows179:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      288(DI), Y4
+	VMOVUPS      320(DI), Y5
+	VMOVUPS      352(DI), Y6
+	VMOVUPS      384(DI), Y7
+	VCVTPH2PS    (R9), Y8
+	VCVTPH2PS    16(R9), Y9
+	VCVTPH2PS    32(R9), Y10
+	VCVTPH2PS    48(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero180
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero180:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero181
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero181:
+	VCVTPH2PS    (R9)(DX*1), Y8
+	VCVTPH2PS    16(R9)(DX*1), Y9
+	VCVTPH2PS    32(R9)(DX*1), Y10
+	VCVTPH2PS    48(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero182
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero182:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero183
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero183:
+	VCVTPH2PS    (R10), Y8
+	VCVTPH2PS    16(R10), Y9
+	VCVTPH2PS    32(R10), Y10
+	VCVTPH2PS    48(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero184
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero184:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero185
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero185:
+	VCVTPH2PS    (R10)(DX*1), Y8
+	VCVTPH2PS    16(R10)(DX*1), Y9
+	VCVTPH2PS    32(R10)(DX*1), Y10
+	VCVTPH2PS    48(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero186
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero186:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero187
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero187:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 288(DI)
+	VMOVUPS      Y5, 320(DI)
+	VMOVUPS      Y6, 352(DI)
+	VMOVUPS      Y7, 384(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      416(DI), Y4
+	VMOVUPS      448(DI), Y5
+	VMOVUPS      480(DI), Y6
+	VMOVUPS      512(DI), Y7
+	VCVTPH2PS    64(R9), Y8
+	VCVTPH2PS    80(R9), Y9
+	VCVTPH2PS    96(R9), Y10
+	VCVTPH2PS    112(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero188
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero188:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero189
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero189:
+	VCVTPH2PS    64(R9)(DX*1), Y8
+	VCVTPH2PS    80(R9)(DX*1), Y9
+	VCVTPH2PS    96(R9)(DX*1), Y10
+	VCVTPH2PS    112(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero190
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero190:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero191
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero191:
+	VCVTPH2PS    64(R10), Y8
+	VCVTPH2PS    80(R10), Y9
+	VCVTPH2PS    96(R10), Y10
+	VCVTPH2PS    112(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero192
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero192:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero193
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero193:
+	VCVTPH2PS    64(R10)(DX*1), Y8
+	VCVTPH2PS    80(R10)(DX*1), Y9
+	VCVTPH2PS    96(R10)(DX*1), Y10
+	VCVTPH2PS    112(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero194
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero194:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero195
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero195:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 416(DI)
+	VMOVUPS      Y5, 448(DI)
+	VMOVUPS      Y6, 480(DI)
+	VMOVUPS      Y7, 512(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      544(DI), Y1
+	VCVTPH2PS    128(R9), Y2
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero196
+	VBROADCASTSS (R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero196:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero197
+	VBROADCASTSS (R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero197:
+	VCVTPH2PS    128(R9)(DX*1), Y2
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS 4(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero198:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS 4(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero199:
+	VCVTPH2PS    128(R10), Y2
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero200
+	VBROADCASTSS 8(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero200:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS 8(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero201:
+	VCVTPH2PS    128(R10)(DX*1), Y2
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS 12(R8), Y3
+	VFMADD231PS  Y2, Y3, Y0
+
+vh_zero202:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS 12(R8)(BX*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+
+vh_zero203:
+	VMOVUPS Y0, 256(DI)
+	VMOVUPS Y1, 544(DI)
+	ADDQ    $0x00000240, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows179
+	JMP     vb_group_next178
+
+vb_by_row177:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done205
+
+vb_head204:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2796,9 +3399,9 @@ vb_head150:
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
 	VMOVUPS      256(DI), Y8
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero152
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero206
 	VBROADCASTSS (R8), Y9
 	VCVTPH2PS    (R9), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -2819,10 +3422,10 @@ vb_head150:
 	VCVTPH2PS    128(R9), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero152:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero153
+vb_zero206:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero207
 	VBROADCASTSS 4(R8), Y9
 	VCVTPH2PS    (R9)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -2843,10 +3446,10 @@ vb_zero152:
 	VCVTPH2PS    128(R9)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero153:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero154
+vb_zero207:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero208
 	VBROADCASTSS 8(R8), Y9
 	VCVTPH2PS    (R10), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -2867,10 +3470,10 @@ vb_zero153:
 	VCVTPH2PS    128(R10), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero154:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero155
+vb_zero208:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero209
 	VBROADCASTSS 12(R8), Y9
 	VCVTPH2PS    (R10)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y0
@@ -2891,7 +3494,7 @@ vb_zero154:
 	VCVTPH2PS    128(R10)(DX*1), Y10
 	VFMADD231PS  Y10, Y9, Y8
 
-vb_zero155:
+vb_zero209:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -2903,44 +3506,45 @@ vb_zero155:
 	VMOVUPS Y8, 256(DI)
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head150
+	DECQ    R13
+	JNZ     vb_head204
 
-vb_head_done151:
+vb_head_done205:
+vb_group_next178:
 	ADDQ $0x00000090, R9
-	DECQ R13
-	JNZ  vb_group148
-
-vb_group_done149:
 	DECQ R12
-	JNZ  vb_query146
+	JNZ  vb_group175
 
-vb_query_done147:
+vb_group_done176:
+	DECQ R11
+	JNZ  vb_query173
+
+vb_query_done174:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys144
+	JMP  vb_keys171
 
-vb_keys_done145:
+vb_keys_done172:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done157
+	JZ     kv_key_done211
 
-kv_key156:
+kv_key210:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done159
+	JZ    kv_query_done213
 
-kv_query158:
+kv_query212:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done161
+	JZ    kv_group_done215
 
-kv_group160:
+kv_group214:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2955,12 +3559,12 @@ kv_group160:
 	VCVTPH2PS  128(R9), Y8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done163
+	JZ         kv_head_done217
 
-kv_head162:
+kv_head216:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero164
+	JZ           kv_zero218
 	VBROADCASTSS (R8), Y9
 	VMOVUPS      (SI), Y10
 	VFMADD231PS  Y0, Y9, Y10
@@ -2990,28 +3594,28 @@ kv_head162:
 	VFMADD231PS  Y8, Y9, Y10
 	VMOVUPS      Y10, 256(SI)
 
-kv_zero164:
+kv_zero218:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head162
+	JNZ  kv_head216
 
-kv_head_done163:
+kv_head_done217:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group160
+	JNZ  kv_group214
 
-kv_group_done161:
+kv_group_done215:
 	DECQ R12
-	JNZ  kv_query158
+	JNZ  kv_query212
 
-kv_query_done159:
+kv_query_done213:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key156
+	JNZ  kv_key210
 
-kv_key_done157:
+kv_key_done211:
 	VZEROUPPER
 	RET
 
@@ -3030,18 +3634,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done165
+	JZ     rope_done219
 	TESTL  R8, R8
-	JS     rope_inverse166
+	JS     rope_inverse220
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000090, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream167
+	JA     rope_stream221
 
-rope_token169:
+rope_token223:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -3053,14 +3657,14 @@ rope_token169:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done170
+	JZ        rope_heads_done224
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src171
+	JNE       rope_heads_from_src225
 
-rope_head172:
+rope_head226:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3080,13 +3684,13 @@ rope_head172:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head172
-	JMP            rope_heads_done170
+	JNZ            rope_head226
+	JMP            rope_heads_done224
 
-rope_heads_from_src171:
+rope_heads_from_src225:
 	MOVQ CX, R10
 
-rope_head173:
+rope_head227:
 	VCVTPH2PS      (R10), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3111,17 +3715,17 @@ rope_head173:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head173
+	JNZ            rope_head227
 
-rope_heads_done170:
+rope_heads_done224:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done174
+	JZ    rope_heads_done228
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head175:
+rope_head229:
 	VCVTPH2PS      (R9), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3141,9 +3745,9 @@ rope_head175:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head175
+	JNZ            rope_head229
 
-rope_heads_done174:
+rope_heads_done228:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -3153,11 +3757,11 @@ rope_heads_done174:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token169
-	JMP  rope_tokens_done168
+	JNZ  rope_token223
+	JMP  rope_tokens_done222
 
-rope_stream167:
-rope_token176:
+rope_stream221:
+rope_token230:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000130, R8, R8
 	ADDQ      BX, R8
@@ -3169,16 +3773,16 @@ rope_token176:
 	VMOVUPS.Z 280(R8), K1, Z5
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done177
+	JZ        rope_heads_done231
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src178
+	JNE       rope_heads_from_src232
 
-rope_head179:
+rope_head233:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -3201,13 +3805,13 @@ rope_head179:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head179
-	JMP            rope_heads_done177
+	JNZ            rope_head233
+	JMP            rope_heads_done231
 
-rope_heads_from_src178:
+rope_heads_from_src232:
 	MOVQ CX, R10
 
-rope_head180:
+rope_head234:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -3235,19 +3839,19 @@ rope_head180:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head180
+	JNZ            rope_head234
 
-rope_heads_done177:
+rope_heads_done231:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done181
+	JZ    rope_heads_done235
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head182:
+rope_head236:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -3270,9 +3874,9 @@ rope_head182:
 	VMOVDQU16      Y6, K1, 64(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head182
+	JNZ            rope_head236
 
-rope_heads_done181:
+rope_heads_done235:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -3282,21 +3886,21 @@ rope_heads_done181:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token176
+	JNZ  rope_token230
 
-rope_tokens_done168:
-	JMP rope_done165
+rope_tokens_done222:
+	JMP rope_done219
 
-rope_inverse166:
+rope_inverse220:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000090, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream183
+	JA     rope_stream237
 
-rope_token185:
+rope_token239:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -3308,12 +3912,12 @@ rope_token185:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done186
+	JZ        rope_heads_done240
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head187:
+rope_head241:
 	VCVTPH2PS      (DX), Z6
 	VPERMILPS      $0xb1, Z6, Z7
 	VMULPS         Z1, Z7, Z7
@@ -3333,19 +3937,19 @@ rope_head187:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head187
+	JNZ            rope_head241
 
-rope_heads_done186:
+rope_heads_done240:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token185
-	JMP  rope_tokens_done184
+	JNZ  rope_token239
+	JMP  rope_tokens_done238
 
-rope_stream183:
-rope_token188:
+rope_stream237:
+rope_token242:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000130, CX, CX
 	ADDQ      BX, CX
@@ -3357,14 +3961,14 @@ rope_token188:
 	VMOVUPS.Z 280(CX), K1, Z5
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done189
+	JZ        rope_heads_done243
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head190:
+rope_head244:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -3387,18 +3991,18 @@ rope_head190:
 	VMOVDQU16      Y6, K1, 64(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head190
+	JNZ            rope_head244
 
-rope_heads_done189:
+rope_heads_done243:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token188
+	JNZ  rope_token242
 
-rope_tokens_done184:
-rope_done165:
+rope_tokens_done238:
+rope_done219:
 	VZEROUPPER
 	RET
 
@@ -3412,10 +4016,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done191
+	JZ      combine_done245
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token192:
+combine_token246:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000130, R8, R8
@@ -3493,9 +4097,9 @@ combine_token192:
 	ADDQ      $0x00000130, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token192
+	JNZ       combine_token246
 
-combine_done191:
+combine_done245:
 	VZEROUPPER
 	RET
 
@@ -3601,23 +4205,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups193
+	JNE   kv_groups247
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows194:
+s1_rows248:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done195
+	JL   s1_rows_done249
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys196:
+s1_keys250:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done197
+	JL            s1_keys_done251
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -3792,13 +4396,13 @@ s1_keys196:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys196
+	JMP           s1_keys250
 
-s1_keys_done197:
+s1_keys_done251:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done199
+	JZ    s1_key_tail_done253
 
-s1_key_tail198:
+s1_key_tail252:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3887,29 +4491,29 @@ s1_key_tail198:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail198
+	JNZ           s1_key_tail252
 
-s1_key_tail_done199:
+s1_key_tail_done253:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows194
+	JMP  s1_rows248
 
-s1_rows_done195:
+s1_rows_done249:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done201
+	JZ    s1_row_tail_done255
 
-s1_row_tail200:
+s1_row_tail254:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done203
+	JZ    s1_row_tail_key_done257
 
-s1_row_tail_key202:
+s1_row_tail_key256:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -3934,40 +4538,40 @@ s1_row_tail_key202:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key202
+	JNZ           s1_row_tail_key256
 
-s1_row_tail_key_done203:
+s1_row_tail_key_done257:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail200
+	JNZ  s1_row_tail254
 
-s1_row_tail_done201:
+s1_row_tail_done255:
 	VZEROUPPER
 	RET
 
-kv_groups193:
+kv_groups247:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key204
+	JNZ   kv_by_key258
 
-kb_keys205:
+kb_keys259:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done206
+	JL    kb_keys_done260
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done208
+	JZ    kb_query_done262
 
-kb_query207:
+kb_query261:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done210
+	JZ    kb_group_done264
 
-kb_group209:
+kb_group263:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3994,7 +4598,7 @@ kb_group209:
 	PREFETCHT1 256(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows211:
+kb_rows265:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -4172,42 +4776,42 @@ kb_rows211:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows211
+	JNZ           kb_rows265
 	ADDQ          $0x00000120, R9
 	DECQ          R12
-	JNZ           kb_group209
+	JNZ           kb_group263
 
-kb_group_done210:
+kb_group_done264:
 	DECQ R11
-	JNZ  kb_query207
+	JNZ  kb_query261
 
-kb_query_done208:
+kb_query_done262:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys205
+	JMP  kb_keys259
 
-kb_keys_done206:
-kv_by_key204:
+kb_keys_done260:
+kv_by_key258:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done213
+	JZ     kv_key_done267
 
-kv_key212:
+kv_key266:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done215
+	JZ    kv_query_done269
 
-kv_query214:
+kv_query268:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done217
+	JZ    kv_group_done271
 
-kv_group216:
+kv_group270:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4220,9 +4824,9 @@ kv_group216:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done219
+	JZ         kv_head_done273
 
-kv_head218:
+kv_head272:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -4242,24 +4846,24 @@ kv_head218:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head218
+	JNZ           kv_head272
 
-kv_head_done219:
+kv_head_done273:
 	ADDQ $0x00000120, R9
 	DECQ R12
-	JNZ  kv_group216
+	JNZ  kv_group270
 
-kv_group_done217:
+kv_group_done271:
 	DECQ R11
-	JNZ  kv_query214
+	JNZ  kv_query268
 
-kv_query_done215:
+kv_query_done269:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key212
+	JNZ  kv_key266
 
-kv_key_done213:
+kv_key_done267:
 	VZEROUPPER
 	RET
 
@@ -4275,7 +4879,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups220
+	JNE   kv_groups274
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -4283,9 +4887,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done222
+	JZ    v1_row_done276
 
-v1_row221:
+v1_row275:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4301,12 +4905,12 @@ v1_row221:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done224
+	JZ           v1_key_done278
 
-v1_key223:
+v1_key277:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero225
+	JZ           v1_zero279
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -4315,13 +4919,13 @@ v1_key223:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero225:
+v1_zero279:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key223
+	JNZ  v1_key277
 
-v1_key_done224:
+v1_key_done278:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -4331,22 +4935,22 @@ v1_key_done224:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row221
+	JNZ     v1_row275
 
-v1_row_done222:
+v1_row_done276:
 	VZEROUPPER
 	RET
 
-kv_groups220:
+kv_groups274:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done227
+	JZ    kv_rescale_done281
 
-kv_rescale226:
+kv_rescale280:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -4366,27 +4970,27 @@ kv_rescale226:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale226
+	JNZ          kv_rescale280
 
-kv_rescale_done227:
+kv_rescale_done281:
 	MOVQ nk+96(FP), SI
 
-vb_keys228:
+vb_keys282:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done229
+	JL    vb_keys_done283
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done231
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done285
 
-vb_query230:
+vb_query284:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done233
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done287
 
-vb_group232:
+vb_group286:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4412,19 +5016,374 @@ vb_group232:
 	PREFETCHT1 192(R10)(DX*4)
 	PREFETCHT1 256(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done235
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row288
 
-vb_head234:
+vb_rows290:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      288(DI), Z4
+	VMOVUPS      352(DI), Z5
+	VMOVUPS      416(DI), Z6
+	VMOVUPS      480(DI), Z7
+	VMOVUPS      576(DI), Z8
+	VMOVUPS      640(DI), Z9
+	VMOVUPS      704(DI), Z10
+	VMOVUPS      768(DI), Z11
+	VMOVUPS      864(DI), Z12
+	VMOVUPS      928(DI), Z13
+	VMOVUPS      992(DI), Z14
+	VMOVUPS      1056(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero291
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero291:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero292
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero292:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero293
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero293:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero294
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero294:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero295
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero295:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero296
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero296:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero297
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero297:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero298
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero298:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero299
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero299:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero300
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero300:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero301
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero301:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero302
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero302:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero303
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero303:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero304
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero304:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero305
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero305:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero306
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero306:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 288(DI)
+	VMOVUPS      Z5, 352(DI)
+	VMOVUPS      Z6, 416(DI)
+	VMOVUPS      Z7, 480(DI)
+	VMOVUPS      Z8, 576(DI)
+	VMOVUPS      Z9, 640(DI)
+	VMOVUPS      Z10, 704(DI)
+	VMOVUPS      Z11, 768(DI)
+	VMOVUPS      Z12, 864(DI)
+	VMOVUPS      Z13, 928(DI)
+	VMOVUPS      Z14, 992(DI)
+	VMOVUPS      Z15, 1056(DI)
+	VMOVUPS.Z    256(DI), K1, Z0
+	VMOVUPS.Z    544(DI), K1, Z1
+	VMOVUPS.Z    832(DI), K1, Z2
+	VMOVUPS.Z    1120(DI), K1, Z3
+	VMOVUPS.Z    256(R9), K1, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero307
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero307:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero308
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero308:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero309
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero309:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero310
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero310:
+	VMOVUPS.Z    256(R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero311
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero311:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero312
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero312:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero313
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero313:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero314
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero314:
+	VMOVUPS.Z    256(R10), K1, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero315
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero315:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero316
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero316:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero317
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero317:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero318
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero318:
+	VMOVUPS.Z    256(R10)(DX*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero319
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero319:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero320
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero320:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero321
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero321:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero322
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero322:
+	VMOVUPS Z0, K1, 256(DI)
+	VMOVUPS Z1, K1, 544(DI)
+	VMOVUPS Z2, K1, 832(DI)
+	VMOVUPS Z3, K1, 1120(DI)
+	ADDQ    $0x00000480, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows290
+	JMP     vb_group_next289
+
+vb_by_row288:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done324
+
+vb_head323:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS.Z    256(DI), K1, Z4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero236
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero325
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  (R9), Z5, Z0
 	VFMADD231PS  64(R9), Z5, Z1
@@ -4433,10 +5392,10 @@ vb_head234:
 	VMOVUPS.Z    256(R9), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero236:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero237
+vb_zero325:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero326
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  (R9)(DX*1), Z5, Z0
 	VFMADD231PS  64(R9)(DX*1), Z5, Z1
@@ -4445,10 +5404,10 @@ vb_zero236:
 	VMOVUPS.Z    256(R9)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero237:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero238
+vb_zero326:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero327
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  (R10), Z5, Z0
 	VFMADD231PS  64(R10), Z5, Z1
@@ -4457,10 +5416,10 @@ vb_zero237:
 	VMOVUPS.Z    256(R10), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero238:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero239
+vb_zero327:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero328
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  (R10)(DX*1), Z5, Z0
 	VFMADD231PS  64(R10)(DX*1), Z5, Z1
@@ -4469,7 +5428,7 @@ vb_zero238:
 	VMOVUPS.Z    256(R10)(DX*1), K1, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero239:
+vb_zero328:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -4477,44 +5436,45 @@ vb_zero239:
 	VMOVUPS Z4, K1, 256(DI)
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head234
+	DECQ    R13
+	JNZ     vb_head323
 
-vb_head_done235:
+vb_head_done324:
+vb_group_next289:
 	ADDQ $0x00000120, R9
-	DECQ R13
-	JNZ  vb_group232
-
-vb_group_done233:
 	DECQ R12
-	JNZ  vb_query230
+	JNZ  vb_group286
 
-vb_query_done231:
+vb_group_done287:
+	DECQ R11
+	JNZ  vb_query284
+
+vb_query_done285:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys228
+	JMP  vb_keys282
 
-vb_keys_done229:
+vb_keys_done283:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done241
+	JZ     kv_key_done330
 
-kv_key240:
+kv_key329:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done243
+	JZ    kv_query_done332
 
-kv_query242:
+kv_query331:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done245
+	JZ    kv_group_done334
 
-kv_group244:
+kv_group333:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4527,12 +5487,12 @@ kv_group244:
 	VMOVUPS.Z  256(R9), K1, Z4
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done247
+	JZ         kv_head_done336
 
-kv_head246:
+kv_head335:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero248
+	JZ           kv_zero337
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -4550,28 +5510,28 @@ kv_head246:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero248:
+kv_zero337:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head246
+	JNZ  kv_head335
 
-kv_head_done247:
+kv_head_done336:
 	ADDQ $0x00000120, R9
 	DECQ R13
-	JNZ  kv_group244
+	JNZ  kv_group333
 
-kv_group_done245:
+kv_group_done334:
 	DECQ R12
-	JNZ  kv_query242
+	JNZ  kv_query331
 
-kv_query_done243:
+kv_query_done332:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key240
+	JNZ  kv_key329
 
-kv_key_done241:
+kv_key_done330:
 	VZEROUPPER
 	RET
 
@@ -4584,9 +5544,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop250:
+loop339:
 	CMPQ    CX, $0x00000020
-	JB      loop_end251
+	JB      loop_end340
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -4597,23 +5557,23 @@ loop250:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop250
+	JMP     loop339
 
-loop_end251:
-loop252:
+loop_end340:
+loop341:
 	CMPQ    CX, $0x00000010
-	JB      loop_end253
+	JB      loop_end342
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop252
+	JMP     loop341
 
-loop_end253:
+loop_end342:
 	TESTQ     CX, CX
-	JZ        loop_done249
+	JZ        loop_done338
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -4621,7 +5581,7 @@ loop_end253:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done249:
+loop_done338:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -4631,10 +5591,10 @@ loop_done249:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store254
+	JZ            max_store343
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store254:
+max_store343:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -4661,9 +5621,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop256:
+loop345:
 	CMPQ         CX, $0x00000010
-	JB           loop_end257
+	JB           loop_end346
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -4685,11 +5645,11 @@ loop256:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop256
+	JMP          loop345
 
-loop_end257:
+loop_end346:
 	TESTQ        CX, CX
-	JZ           loop_done255
+	JZ           loop_done344
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -4713,7 +5673,7 @@ loop_end257:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done255:
+loop_done344:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -4741,9 +5701,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop258:
+widen_loop347:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end259
+	JB        widen_loop_end348
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -4755,56 +5715,56 @@ widen_loop258:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop258
+	JMP       widen_loop347
 
-widen_loop_end259:
-widen_loop260:
+widen_loop_end348:
+widen_loop349:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end261
+	JB        widen_loop_end350
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop260
+	JMP       widen_loop349
 
-widen_loop_end261:
+widen_loop_end350:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail262
+	JZ          widen_tail351
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail262:
+widen_tail351:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail263
+	JZ          widen_tail352
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail263:
+widen_tail352:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail264
+	JZ          widen_tail353
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail264:
+widen_tail353:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail265
+	JZ          widen_tail354
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail265:
+widen_tail354:
 	VZEROUPPER
 	RET
 
@@ -4820,23 +5780,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups266
+	JNE   kv_groups355
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows267:
+s1_rows356:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done268
+	JL   s1_rows_done357
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys269:
+s1_keys358:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done270
+	JL            s1_keys_done359
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       288(SI), Z7
@@ -5015,13 +5975,13 @@ s1_keys269:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys269
+	JMP           s1_keys358
 
-s1_keys_done270:
+s1_keys_done359:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done272
+	JZ    s1_key_tail_done361
 
-s1_key_tail271:
+s1_key_tail360:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -5130,29 +6090,29 @@ s1_key_tail271:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail271
+	JNZ           s1_key_tail360
 
-s1_key_tail_done272:
+s1_key_tail_done361:
 	ADDQ $0x00000480, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows267
+	JMP  s1_rows356
 
-s1_rows_done268:
+s1_rows_done357:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done274
+	JZ    s1_row_tail_done363
 
-s1_row_tail273:
+s1_row_tail362:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done276
+	JZ    s1_row_tail_key_done365
 
-s1_row_tail_key275:
+s1_row_tail_key364:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -5182,40 +6142,40 @@ s1_row_tail_key275:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key275
+	JNZ           s1_row_tail_key364
 
-s1_row_tail_key_done276:
+s1_row_tail_key_done365:
 	ADDQ $0x00000120, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail273
+	JNZ  s1_row_tail362
 
-s1_row_tail_done274:
+s1_row_tail_done363:
 	VZEROUPPER
 	RET
 
-kv_groups266:
+kv_groups355:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key277
+	JNZ   kv_by_key366
 
-kb_keys278:
+kb_keys367:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done279
+	JL    kb_keys_done368
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done281
+	JZ    kb_query_done370
 
-kb_query280:
+kb_query369:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done283
+	JZ    kb_group_done372
 
-kb_group282:
+kb_group371:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5234,7 +6194,7 @@ kb_group282:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows284:
+kb_rows373:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       288(DI), Z7
@@ -5416,42 +6376,42 @@ kb_rows284:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows284
+	JNZ           kb_rows373
 	ADDQ          $0x00000090, R9
 	DECQ          R12
-	JNZ           kb_group282
+	JNZ           kb_group371
 
-kb_group_done283:
+kb_group_done372:
 	DECQ R11
-	JNZ  kb_query280
+	JNZ  kb_query369
 
-kb_query_done281:
+kb_query_done370:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys278
+	JMP  kb_keys367
 
-kb_keys_done279:
-kv_by_key277:
+kb_keys_done368:
+kv_by_key366:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done286
+	JZ     kv_key_done375
 
-kv_key285:
+kv_key374:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done288
+	JZ    kv_query_done377
 
-kv_query287:
+kv_query376:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done290
+	JZ    kv_group_done379
 
-kv_group289:
+kv_group378:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -5463,9 +6423,9 @@ kv_group289:
 	VCVTPH2PS   Y4, Z4
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done292
+	JZ          kv_head_done381
 
-kv_head291:
+kv_head380:
 	VMULPS        (SI), Z0, Z5
 	VMULPS        64(SI), Z1, Z6
 	VFMADD231PS   128(SI), Z2, Z5
@@ -5485,24 +6445,24 @@ kv_head291:
 	ADDQ          $0x00000120, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head291
+	JNZ           kv_head380
 
-kv_head_done292:
+kv_head_done381:
 	ADDQ $0x00000090, R9
 	DECQ R12
-	JNZ  kv_group289
+	JNZ  kv_group378
 
-kv_group_done290:
+kv_group_done379:
 	DECQ R11
-	JNZ  kv_query287
+	JNZ  kv_query376
 
-kv_query_done288:
+kv_query_done377:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key285
+	JNZ  kv_key374
 
-kv_key_done286:
+kv_key_done375:
 	VZEROUPPER
 	RET
 
@@ -5518,7 +6478,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups293
+	JNE   kv_groups382
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5526,9 +6486,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done295
+	JZ    v1_row_done384
 
-v1_row294:
+v1_row383:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5544,12 +6504,12 @@ v1_row294:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done297
+	JZ           v1_key_done386
 
-v1_key296:
+v1_key385:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero298
+	JZ           v1_zero387
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z6
 	VFMADD231PS  Z6, Z0, Z1
@@ -5563,13 +6523,13 @@ v1_key296:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z0, Z5
 
-v1_zero298:
+v1_zero387:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key296
+	JNZ  v1_key385
 
-v1_key_done297:
+v1_key_done386:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -5579,22 +6539,22 @@ v1_key_done297:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row294
+	JNZ     v1_row383
 
-v1_row_done295:
+v1_row_done384:
 	VZEROUPPER
 	RET
 
-kv_groups293:
+kv_groups382:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done300
+	JZ    kv_rescale_done389
 
-kv_rescale299:
+kv_rescale388:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -5614,27 +6574,27 @@ kv_rescale299:
 	ADDQ         $0x00000120, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale299
+	JNZ          kv_rescale388
 
-kv_rescale_done300:
+kv_rescale_done389:
 	MOVQ nk+96(FP), SI
 
-vb_keys301:
+vb_keys390:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done302
+	JL    vb_keys_done391
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done304
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done393
 
-vb_query303:
+vb_query392:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done306
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done395
 
-vb_group305:
+vb_group394:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5652,19 +6612,378 @@ vb_group305:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done308
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row396
 
-vb_head307:
+vb_rows398:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      288(DI), Z4
+	VMOVUPS      352(DI), Z5
+	VMOVUPS      416(DI), Z6
+	VMOVUPS      480(DI), Z7
+	VMOVUPS      576(DI), Z8
+	VMOVUPS      640(DI), Z9
+	VMOVUPS      704(DI), Z10
+	VMOVUPS      768(DI), Z11
+	VMOVUPS      864(DI), Z12
+	VMOVUPS      928(DI), Z13
+	VMOVUPS      992(DI), Z14
+	VMOVUPS      1056(DI), Z15
+	VCVTPH2PS    (R9), Z16
+	VCVTPH2PS    32(R9), Z17
+	VCVTPH2PS    64(R9), Z18
+	VCVTPH2PS    96(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero399
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero399:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero400
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero400:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero401
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero401:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero402
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero402:
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero403
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero403:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero404
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero404:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero405
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero405:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero406
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero406:
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero407
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero407:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero408
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero408:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero409
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero409:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero410
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero410:
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero411
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero411:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero412
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero412:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero413
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero413:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero414
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero414:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 288(DI)
+	VMOVUPS      Z5, 352(DI)
+	VMOVUPS      Z6, 416(DI)
+	VMOVUPS      Z7, 480(DI)
+	VMOVUPS      Z8, 576(DI)
+	VMOVUPS      Z9, 640(DI)
+	VMOVUPS      Z10, 704(DI)
+	VMOVUPS      Z11, 768(DI)
+	VMOVUPS      Z12, 864(DI)
+	VMOVUPS      Z13, 928(DI)
+	VMOVUPS      Z14, 992(DI)
+	VMOVUPS      Z15, 1056(DI)
+	VMOVUPS.Z    256(DI), K1, Z0
+	VMOVUPS.Z    544(DI), K1, Z1
+	VMOVUPS.Z    832(DI), K1, Z2
+	VMOVUPS.Z    1120(DI), K1, Z3
+	VMOVDQU16.Z  128(R9), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero415
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero415:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero416
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero416:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero417
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero417:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero418
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero418:
+	VMOVDQU16.Z  128(R9)(DX*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero419
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero419:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero420
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero420:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero421
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero421:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero422
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero422:
+	VMOVDQU16.Z  128(R10), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero423
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero423:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero424
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero424:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero425
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero425:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero426
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero426:
+	VMOVDQU16.Z  128(R10)(DX*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero427
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero427:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero428
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero428:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero429
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero429:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero430
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero430:
+	VMOVUPS Z0, K1, 256(DI)
+	VMOVUPS Z1, K1, 544(DI)
+	VMOVUPS Z2, K1, 832(DI)
+	VMOVUPS Z3, K1, 1120(DI)
+	ADDQ    $0x00000480, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows398
+	JMP     vb_group_next397
+
+vb_by_row396:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done432
+
+vb_head431:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
 	VMOVUPS.Z    256(DI), K1, Z4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero309
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero433
 	VBROADCASTSS (R8), Z5
 	VCVTPH2PS    (R9), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -5678,10 +6997,10 @@ vb_head307:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero309:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero310
+vb_zero433:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero434
 	VBROADCASTSS 4(R8), Z5
 	VCVTPH2PS    (R9)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -5695,10 +7014,10 @@ vb_zero309:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero310:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero311
+vb_zero434:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero435
 	VBROADCASTSS 8(R8), Z5
 	VCVTPH2PS    (R10), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -5712,10 +7031,10 @@ vb_zero310:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero311:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero312
+vb_zero435:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero436
 	VBROADCASTSS 12(R8), Z5
 	VCVTPH2PS    (R10)(DX*1), Z6
 	VFMADD231PS  Z6, Z5, Z0
@@ -5729,7 +7048,7 @@ vb_zero311:
 	VCVTPH2PS    Y6, Z6
 	VFMADD231PS  Z6, Z5, Z4
 
-vb_zero312:
+vb_zero436:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -5737,44 +7056,45 @@ vb_zero312:
 	VMOVUPS Z4, K1, 256(DI)
 	ADDQ    $0x00000120, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head307
+	DECQ    R13
+	JNZ     vb_head431
 
-vb_head_done308:
+vb_head_done432:
+vb_group_next397:
 	ADDQ $0x00000090, R9
-	DECQ R13
-	JNZ  vb_group305
-
-vb_group_done306:
 	DECQ R12
-	JNZ  vb_query303
+	JNZ  vb_group394
 
-vb_query_done304:
+vb_group_done395:
+	DECQ R11
+	JNZ  vb_query392
+
+vb_query_done393:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys301
+	JMP  vb_keys390
 
-vb_keys_done302:
+vb_keys_done391:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done314
+	JZ     kv_key_done438
 
-kv_key313:
+kv_key437:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done316
+	JZ    kv_query_done440
 
-kv_query315:
+kv_query439:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done318
+	JZ    kv_group_done442
 
-kv_group317:
+kv_group441:
 	PREFETCHT1  (R9)(DI*1)
 	PREFETCHT1  64(R9)(DI*1)
 	PREFETCHT1  128(R9)(DI*1)
@@ -5786,12 +7106,12 @@ kv_group317:
 	VCVTPH2PS   Y4, Z4
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done320
+	JZ          kv_head_done444
 
-kv_head319:
+kv_head443:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero321
+	JZ           kv_zero445
 	VBROADCASTSS (R8), Z5
 	VMOVUPS      (SI), Z6
 	VFMADD231PS  Z0, Z5, Z6
@@ -5809,28 +7129,28 @@ kv_head319:
 	VFMADD231PS  Z4, Z5, Z6
 	VMOVUPS      Z6, K1, 256(SI)
 
-kv_zero321:
+kv_zero445:
 	ADDQ $0x00000120, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head319
+	JNZ  kv_head443
 
-kv_head_done320:
+kv_head_done444:
 	ADDQ $0x00000090, R9
 	DECQ R13
-	JNZ  kv_group317
+	JNZ  kv_group441
 
-kv_group_done318:
+kv_group_done442:
 	DECQ R12
-	JNZ  kv_query315
+	JNZ  kv_query439
 
-kv_query_done316:
+kv_query_done440:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key313
+	JNZ  kv_key437
 
-kv_key_done314:
+kv_key_done438:
 	VZEROUPPER
 	RET
 

@@ -3384,14 +3384,14 @@ vb_keys83:
 	JL    vb_keys_done84
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done86
 
 vb_query85:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done88
 
 vb_group87:
@@ -3432,11 +3432,472 @@ vb_group87:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done90
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row89
 
-vb_head89:
+vb_rows91:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero92:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero93:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero94:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero95:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero96:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero97:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero98:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero99:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero100:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero101:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero102:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero103:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero104:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero105:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero106:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero107:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero108:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero109:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero110:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero111:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero112:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero113
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero113:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero114
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero114:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero115
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero115:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero116
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero116:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero117
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero117:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero118
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero118:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero119
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero119:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero120
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero120:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero121
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero121:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero122
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero122:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero123
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero123:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows91
+	JMP     vb_group_next90
+
+vb_by_row89:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done125
+
+vb_head124:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3449,9 +3910,9 @@ vb_head89:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero91
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero126
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3466,10 +3927,10 @@ vb_head89:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero91:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero92
+vb_zero126:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero127
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3484,10 +3945,10 @@ vb_zero91:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero92:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero93
+vb_zero127:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero128
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -3502,10 +3963,10 @@ vb_zero92:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero93:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero94
+vb_zero128:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero129
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -3520,7 +3981,7 @@ vb_zero93:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero94:
+vb_zero129:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -3537,62 +3998,63 @@ vb_zero94:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero95
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero130
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero95:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero96
+vb_zero130:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero131
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero96:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero97
+vb_zero131:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero132
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R10), Y4, Y0
 	VFMADD231PS  416(R10), Y4, Y1
 	VFMADD231PS  448(R10), Y4, Y2
 	VFMADD231PS  480(R10), Y4, Y3
 
-vb_zero97:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero98
+vb_zero132:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero133
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R10)(DX*1), Y4, Y0
 	VFMADD231PS  416(R10)(DX*1), Y4, Y1
 	VFMADD231PS  448(R10)(DX*1), Y4, Y2
 	VFMADD231PS  480(R10)(DX*1), Y4, Y3
 
-vb_zero98:
+vb_zero133:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head89
+	DECQ    R13
+	JNZ     vb_head124
 
-vb_head_done90:
+vb_head_done125:
+vb_group_next90:
 	ADDQ $0x00000200, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group87
 
 vb_group_done88:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query85
 
 vb_query_done86:
@@ -3605,22 +4067,22 @@ vb_keys_done84:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done100
+	JZ     kv_key_done135
 
-kv_key99:
+kv_key134:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done102
+	JZ    kv_query_done137
 
-kv_query101:
+kv_query136:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done104
+	JZ    kv_group_done139
 
-kv_group103:
+kv_group138:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3641,12 +4103,12 @@ kv_group103:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done106
+	JZ         kv_head_done141
 
-kv_head105:
+kv_head140:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero107
+	JZ           kv_zero142
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -3697,28 +4159,28 @@ kv_head105:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero107:
+kv_zero142:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head105
+	JNZ  kv_head140
 
-kv_head_done106:
+kv_head_done141:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group103
+	JNZ  kv_group138
 
-kv_group_done104:
+kv_group_done139:
 	DECQ R12
-	JNZ  kv_query101
+	JNZ  kv_query136
 
-kv_query_done102:
+kv_query_done137:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key99
+	JNZ  kv_key134
 
-kv_key_done100:
+kv_key_done135:
 	VZEROUPPER
 	RET
 
@@ -3731,9 +4193,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop109:
+loop144:
 	CMPQ    CX, $0x00000010
-	JB      loop_end110
+	JB      loop_end145
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -3744,23 +4206,23 @@ loop109:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop109
+	JMP     loop144
 
-loop_end110:
-loop111:
+loop_end145:
+loop146:
 	CMPQ    CX, $0x00000008
-	JB      loop_end112
+	JB      loop_end147
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop111
+	JMP     loop146
 
-loop_end112:
+loop_end147:
 	TESTQ      CX, CX
-	JZ         loop_done108
+	JZ         loop_done143
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -3770,7 +4232,7 @@ loop_end112:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done108:
+loop_done143:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -3778,10 +4240,10 @@ loop_done108:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store113
+	JZ           max_store148
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store113:
+max_store148:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -3801,9 +4263,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop115:
+loop150:
 	CMPQ         CX, $0x00000008
-	JB           loop_end116
+	JB           loop_end151
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -3826,11 +4288,11 @@ loop115:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop115
+	JMP          loop150
 
-loop_end116:
+loop_end151:
 	TESTQ        CX, CX
-	JZ           loop_done114
+	JZ           loop_done149
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -3856,7 +4318,7 @@ loop_end116:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done114:
+loop_done149:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -3874,9 +4336,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop117:
+widen_loop152:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end118
+	JB             widen_loop_end153
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -3892,32 +4354,32 @@ widen_loop117:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop117
+	JMP            widen_loop152
 
-widen_loop_end118:
-widen_loop119:
+widen_loop_end153:
+widen_loop154:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end120
+	JB             widen_loop_end155
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop119
+	JMP            widen_loop154
 
-widen_loop_end120:
+widen_loop_end155:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail121
+	JZ        widen_tail156
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail121:
+widen_tail156:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail122
+	JZ        widen_tail157
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -3925,9 +4387,9 @@ widen_tail121:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail122:
+widen_tail157:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail123
+	JZ      widen_tail158
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -3935,7 +4397,7 @@ widen_tail122:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail123:
+widen_tail158:
 	VZEROUPPER
 	RET
 
@@ -3949,23 +4411,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups124
+	JNE   kv_groups159
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows125:
+s1_rows160:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done126
+	JL   s1_rows_done161
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys127:
+s1_keys162:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done128
+	JL           s1_keys_done163
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -4270,13 +4732,13 @@ s1_keys127:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys127
+	JMP          s1_keys162
 
-s1_keys_done128:
+s1_keys_done163:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done130
+	JZ    s1_key_tail_done165
 
-s1_key_tail129:
+s1_key_tail164:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -4424,27 +4886,27 @@ s1_key_tail129:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail129
+	JNZ          s1_key_tail164
 
-s1_key_tail_done130:
+s1_key_tail_done165:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows125
+	JMP  s1_rows160
 
-s1_rows_done126:
+s1_rows_done161:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done132
+	JZ    s1_row_tail_done167
 
-s1_row_tail131:
+s1_row_tail166:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done134
+	JZ    s1_row_tail_key_done169
 
-s1_row_tail_key133:
+s1_row_tail_key168:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -4520,40 +4982,40 @@ s1_row_tail_key133:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key133
+	JNZ          s1_row_tail_key168
 
-s1_row_tail_key_done134:
+s1_row_tail_key_done169:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail131
+	JNZ  s1_row_tail166
 
-s1_row_tail_done132:
+s1_row_tail_done167:
 	VZEROUPPER
 	RET
 
-kv_groups124:
+kv_groups159:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key135
+	JNZ   kv_by_key170
 
-kb_keys136:
+kb_keys171:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done137
+	JL    kb_keys_done172
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done139
+	JZ    kb_query_done174
 
-kb_query138:
+kb_query173:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done141
+	JZ    kb_group_done176
 
-kb_group140:
+kb_group175:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4576,7 +5038,7 @@ kb_group140:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows142:
+kb_rows177:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -4882,42 +5344,42 @@ kb_rows142:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows142
+	JNZ          kb_rows177
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group140
+	JNZ          kb_group175
 
-kb_group_done141:
+kb_group_done176:
 	DECQ R11
-	JNZ  kb_query138
+	JNZ  kb_query173
 
-kb_query_done139:
+kb_query_done174:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys136
+	JMP  kb_keys171
 
-kb_keys_done137:
-kv_by_key135:
+kb_keys_done172:
+kv_by_key170:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done144
+	JZ     kv_key_done179
 
-kv_key143:
+kv_key178:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done146
+	JZ    kv_query_done181
 
-kv_query145:
+kv_query180:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done148
+	JZ    kv_group_done183
 
-kv_group147:
+kv_group182:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4944,9 +5406,9 @@ kv_group147:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done150
+	JZ         kv_head_done185
 
-kv_head149:
+kv_head184:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -4992,24 +5454,24 @@ kv_head149:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head149
+	JNZ          kv_head184
 
-kv_head_done150:
+kv_head_done185:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group147
+	JNZ  kv_group182
 
-kv_group_done148:
+kv_group_done183:
 	DECQ R11
-	JNZ  kv_query145
+	JNZ  kv_query180
 
-kv_query_done146:
+kv_query_done181:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key143
+	JNZ  kv_key178
 
-kv_key_done144:
+kv_key_done179:
 	VZEROUPPER
 	RET
 
@@ -5023,7 +5485,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups151
+	JNE   kv_groups186
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5031,9 +5493,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done153
+	JZ    v1_row_done188
 
-v1_row152:
+v1_row187:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5063,12 +5525,12 @@ v1_row152:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done155
+	JZ           v1_key_done190
 
-v1_key154:
+v1_key189:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero156
+	JZ           v1_zero191
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5107,13 +5569,13 @@ v1_key154:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero156:
+v1_zero191:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key154
+	JNZ  v1_key189
 
-v1_key_done155:
+v1_key_done190:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -5139,12 +5601,12 @@ v1_key_done155:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done158
+	JZ           v1_key_done193
 
-v1_key157:
+v1_key192:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero159
+	JZ           v1_zero194
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5159,13 +5621,13 @@ v1_key157:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero159:
+v1_zero194:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key157
+	JNZ  v1_key192
 
-v1_key_done158:
+v1_key_done193:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -5174,22 +5636,22 @@ v1_key_done158:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row152
+	JNZ     v1_row187
 
-v1_row_done153:
+v1_row_done188:
 	VZEROUPPER
 	RET
 
-kv_groups151:
+kv_groups186:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done161
+	JZ    kv_rescale_done196
 
-kv_rescale160:
+kv_rescale195:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5242,27 +5704,27 @@ kv_rescale160:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale160
+	JNZ          kv_rescale195
 
-kv_rescale_done161:
+kv_rescale_done196:
 	MOVQ nk+96(FP), SI
 
-vb_keys162:
+vb_keys197:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done163
+	JL    vb_keys_done198
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done165
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done200
 
-vb_query164:
+vb_query199:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done167
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done202
 
-vb_group166:
+vb_group201:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5284,11 +5746,536 @@ vb_group166:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done169
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row203
 
-vb_head168:
+vb_rows205:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VPMOVZXWD    (R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero206:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero207:
+	VPMOVZXWD    (R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero208:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero209:
+	VPMOVZXWD    (R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero210:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero211:
+	VPMOVZXWD    (R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero212:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero213:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VPMOVZXWD    64(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero214:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero215:
+	VPMOVZXWD    64(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero216:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero217:
+	VPMOVZXWD    64(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero218:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero219:
+	VPMOVZXWD    64(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero220:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero221:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VPMOVZXWD    128(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero222:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero223:
+	VPMOVZXWD    128(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero224
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero224:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero225
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero225:
+	VPMOVZXWD    128(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero226
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero226:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero227
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero227:
+	VPMOVZXWD    128(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero228
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero228:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero229
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero229:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VPMOVZXWD    192(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero230
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero230:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero231
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero231:
+	VPMOVZXWD    192(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero232
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero232:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero233
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero233:
+	VPMOVZXWD    192(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero234
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero234:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero235
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero235:
+	VPMOVZXWD    192(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero236
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero236:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero237
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero237:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows205
+	JMP     vb_group_next204
+
+vb_by_row203:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done239
+
+vb_head238:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5301,9 +6288,9 @@ vb_head168:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero170
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero240
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5342,10 +6329,10 @@ vb_head168:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero170:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero171
+vb_zero240:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero241
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5384,10 +6371,10 @@ vb_zero170:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero171:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero172
+vb_zero241:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero242
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R10), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5426,10 +6413,10 @@ vb_zero171:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero172:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero173
+vb_zero242:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero243
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R10)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5468,7 +6455,7 @@ vb_zero172:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero173:
+vb_zero243:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5485,9 +6472,9 @@ vb_zero173:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero174
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero244
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5502,10 +6489,10 @@ vb_zero173:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero174:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero175
+vb_zero244:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero245
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5520,10 +6507,10 @@ vb_zero174:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero175:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero176
+vb_zero245:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero246
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R10), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5538,10 +6525,10 @@ vb_zero175:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero176:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero177
+vb_zero246:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero247
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R10)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5556,51 +6543,52 @@ vb_zero176:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero177:
+vb_zero247:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head168
+	DECQ    R13
+	JNZ     vb_head238
 
-vb_head_done169:
+vb_head_done239:
+vb_group_next204:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group166
-
-vb_group_done167:
 	DECQ R12
-	JNZ  vb_query164
+	JNZ  vb_group201
 
-vb_query_done165:
+vb_group_done202:
+	DECQ R11
+	JNZ  vb_query199
+
+vb_query_done200:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys162
+	JMP  vb_keys197
 
-vb_keys_done163:
+vb_keys_done198:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done179
+	JZ     kv_key_done249
 
-kv_key178:
+kv_key248:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done181
+	JZ    kv_query_done251
 
-kv_query180:
+kv_query250:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done183
+	JZ    kv_group_done253
 
-kv_group182:
+kv_group252:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5627,12 +6615,12 @@ kv_group182:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done185
+	JZ         kv_head_done255
 
-kv_head184:
+kv_head254:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero186
+	JZ           kv_zero256
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -5695,28 +6683,28 @@ kv_head184:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero186:
+kv_zero256:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head184
+	JNZ  kv_head254
 
-kv_head_done185:
+kv_head_done255:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group182
+	JNZ  kv_group252
 
-kv_group_done183:
+kv_group_done253:
 	DECQ R12
-	JNZ  kv_query180
+	JNZ  kv_query250
 
-kv_query_done181:
+kv_query_done251:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key178
+	JNZ  kv_key248
 
-kv_key_done179:
+kv_key_done249:
 	VZEROUPPER
 	RET
 
@@ -5734,24 +6722,24 @@ TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key187
+	JNZ   kv_by_key257
 
-kb_keys188:
+kb_keys258:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done189
+	JL    kb_keys_done259
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done191
+	JZ    kb_query_done261
 
-kb_query190:
+kb_query260:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done193
+	JZ    kb_group_done263
 
-kb_group192:
+kb_group262:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -6430,7 +7418,7 @@ kb_group192:
 	VMOVUPS      Y1, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows194:
+kb_rows264:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -6671,43 +7659,43 @@ kb_rows194:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows194
+	JNZ          kb_rows264
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group192
+	JNZ          kb_group262
 
-kb_group_done193:
+kb_group_done263:
 	DECQ R13
-	JNZ  kb_query190
+	JNZ  kb_query260
 
-kb_query_done191:
+kb_query_done261:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys188
+	JMP  kb_keys258
 
-kb_keys_done189:
-kv_by_key187:
+kb_keys_done259:
+kv_by_key257:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done196
+	JZ     kv_key_done266
 
-kv_key195:
+kv_key265:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done198
+	JZ    kv_query_done268
 
-kv_query197:
+kv_query267:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done200
+	JZ    kv_group_done270
 
-kv_group199:
+kv_group269:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -6887,9 +7875,9 @@ kv_group199:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done202
+	JZ           kv_head_done272
 
-kv_head201:
+kv_head271:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -6923,25 +7911,25 @@ kv_head201:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head201
+	JNZ          kv_head271
 
-kv_head_done202:
+kv_head_done272:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group199
+	JNZ  kv_group269
 
-kv_group_done200:
+kv_group_done270:
 	DECQ R13
-	JNZ  kv_query197
+	JNZ  kv_query267
 
-kv_query_done198:
+kv_query_done268:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key195
+	JNZ  kv_key265
 
-kv_key_done196:
+kv_key_done266:
 	VZEROUPPER
 	RET
 
@@ -6956,18 +7944,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done203
+	JZ     rope_done273
 	TESTL  R8, R8
-	JS     rope_inverse204
+	JS     rope_inverse274
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream205
+	JA     rope_stream275
 
-rope_token207:
+rope_token277:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -6981,14 +7969,14 @@ rope_token207:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done208
+	JZ      rope_heads_done278
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src209
+	JNE     rope_heads_from_src279
 
-rope_head210:
+rope_head280:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -7071,13 +8059,13 @@ rope_head210:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head210
-	JMP         rope_heads_done208
+	JNZ         rope_head280
+	JMP         rope_heads_done278
 
-rope_heads_from_src209:
+rope_heads_from_src279:
 	MOVQ CX, R10
 
-rope_head211:
+rope_head281:
 	VPMOVZXWD   (R10), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R10), Z9
@@ -7161,17 +8149,17 @@ rope_head211:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head211
+	JNZ         rope_head281
 
-rope_heads_done208:
+rope_heads_done278:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done212
+	JZ    rope_heads_done282
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head213:
+rope_head283:
 	VPMOVZXWD   (R9), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(R9), Z9
@@ -7254,9 +8242,9 @@ rope_head213:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head213
+	JNZ         rope_head283
 
-rope_heads_done212:
+rope_heads_done282:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7266,11 +8254,11 @@ rope_heads_done212:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token207
-	JMP  rope_tokens_done206
+	JNZ  rope_token277
+	JMP  rope_tokens_done276
 
-rope_stream205:
-rope_token214:
+rope_stream275:
+rope_token284:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -7284,16 +8272,16 @@ rope_token214:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done215
+	JZ      rope_heads_done285
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src216
+	JNE     rope_heads_from_src286
 
-rope_head217:
+rope_head287:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -7380,13 +8368,13 @@ rope_head217:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head217
-	JMP         rope_heads_done215
+	JNZ         rope_head287
+	JMP         rope_heads_done285
 
-rope_heads_from_src216:
+rope_heads_from_src286:
 	MOVQ CX, R10
 
-rope_head218:
+rope_head288:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -7474,19 +8462,19 @@ rope_head218:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head218
+	JNZ         rope_head288
 
-rope_heads_done215:
+rope_heads_done285:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done219
+	JZ    rope_heads_done289
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head220:
+rope_head290:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -7573,9 +8561,9 @@ rope_head220:
 	VPMOVDW     Z8, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head220
+	JNZ         rope_head290
 
-rope_heads_done219:
+rope_heads_done289:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -7585,21 +8573,21 @@ rope_heads_done219:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token214
+	JNZ  rope_token284
 
-rope_tokens_done206:
-	JMP rope_done203
+rope_tokens_done276:
+	JMP rope_done273
 
-rope_inverse204:
+rope_inverse274:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream221
+	JA     rope_stream291
 
-rope_token223:
+rope_token293:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -7613,12 +8601,12 @@ rope_token223:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done224
+	JZ      rope_heads_done294
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head225:
+rope_head295:
 	VPMOVZXWD   (DX), Z8
 	VPSLLD      $0x10, Z8, Z8
 	VPMOVZXWD   128(DX), Z9
@@ -7701,19 +8689,19 @@ rope_head225:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head225
+	JNZ         rope_head295
 
-rope_heads_done224:
+rope_heads_done294:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token223
-	JMP  rope_tokens_done222
+	JNZ  rope_token293
+	JMP  rope_tokens_done292
 
-rope_stream221:
-rope_token226:
+rope_stream291:
+rope_token296:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -7727,14 +8715,14 @@ rope_token226:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done227
+	JZ      rope_heads_done297
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head228:
+rope_head298:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -7821,18 +8809,18 @@ rope_head228:
 	VPMOVDW     Z8, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head228
+	JNZ         rope_head298
 
-rope_heads_done227:
+rope_heads_done297:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token226
+	JNZ  rope_token296
 
-rope_tokens_done222:
-rope_done203:
+rope_tokens_done292:
+rope_done273:
 	VZEROUPPER
 	RET
 
@@ -7846,9 +8834,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done229
+	JZ    combine_done299
 
-combine_token230:
+combine_token300:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -7952,9 +8940,9 @@ combine_token230:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token230
+	JNZ          combine_token300
 
-combine_done229:
+combine_done299:
 	VZEROUPPER
 	RET
 
@@ -8138,23 +9126,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups231
+	JNE   kv_groups301
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows232:
+s1_rows302:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done233
+	JL   s1_rows_done303
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys234:
+s1_keys304:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done235
+	JL            s1_keys_done305
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -8401,13 +9389,13 @@ s1_keys234:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys234
+	JMP           s1_keys304
 
-s1_keys_done235:
+s1_keys_done305:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done237
+	JZ    s1_key_tail_done307
 
-s1_key_tail236:
+s1_key_tail306:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8516,29 +9504,29 @@ s1_key_tail236:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail236
+	JNZ           s1_key_tail306
 
-s1_key_tail_done237:
+s1_key_tail_done307:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows232
+	JMP  s1_rows302
 
-s1_rows_done233:
+s1_rows_done303:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done239
+	JZ    s1_row_tail_done309
 
-s1_row_tail238:
+s1_row_tail308:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done241
+	JZ    s1_row_tail_key_done311
 
-s1_row_tail_key240:
+s1_row_tail_key310:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8568,40 +9556,40 @@ s1_row_tail_key240:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key240
+	JNZ           s1_row_tail_key310
 
-s1_row_tail_key_done241:
+s1_row_tail_key_done311:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail238
+	JNZ  s1_row_tail308
 
-s1_row_tail_done239:
+s1_row_tail_done309:
 	VZEROUPPER
 	RET
 
-kv_groups231:
+kv_groups301:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key242
+	JNZ   kv_by_key312
 
-kb_keys243:
+kb_keys313:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done244
+	JL    kb_keys_done314
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done246
+	JZ    kb_query_done316
 
-kb_query245:
+kb_query315:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done248
+	JZ    kb_group_done318
 
-kb_group247:
+kb_group317:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8640,7 +9628,7 @@ kb_group247:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows249:
+kb_rows319:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -8890,42 +9878,42 @@ kb_rows249:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows249
+	JNZ           kb_rows319
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group247
+	JNZ           kb_group317
 
-kb_group_done248:
+kb_group_done318:
 	DECQ R11
-	JNZ  kb_query245
+	JNZ  kb_query315
 
-kb_query_done246:
+kb_query_done316:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys243
+	JMP  kb_keys313
 
-kb_keys_done244:
-kv_by_key242:
+kb_keys_done314:
+kv_by_key312:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done251
+	JZ     kv_key_done321
 
-kv_key250:
+kv_key320:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done253
+	JZ    kv_query_done323
 
-kv_query252:
+kv_query322:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done255
+	JZ    kv_group_done325
 
-kv_group254:
+kv_group324:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8944,9 +9932,9 @@ kv_group254:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done257
+	JZ         kv_head_done327
 
-kv_head256:
+kv_head326:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -8968,24 +9956,24 @@ kv_head256:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head256
+	JNZ           kv_head326
 
-kv_head_done257:
+kv_head_done327:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group254
+	JNZ  kv_group324
 
-kv_group_done255:
+kv_group_done325:
 	DECQ R11
-	JNZ  kv_query252
+	JNZ  kv_query322
 
-kv_query_done253:
+kv_query_done323:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key250
+	JNZ  kv_key320
 
-kv_key_done251:
+kv_key_done321:
 	VZEROUPPER
 	RET
 
@@ -8999,7 +9987,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups258
+	JNE   kv_groups328
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -9007,9 +9995,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done260
+	JZ    v1_row_done330
 
-v1_row259:
+v1_row329:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9031,12 +10019,12 @@ v1_row259:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done262
+	JZ           v1_key_done332
 
-v1_key261:
+v1_key331:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero263
+	JZ           v1_zero333
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -9047,13 +10035,13 @@ v1_key261:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero263:
+v1_zero333:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key261
+	JNZ  v1_key331
 
-v1_key_done262:
+v1_key_done332:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -9066,22 +10054,22 @@ v1_key_done262:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row259
+	JNZ     v1_row329
 
-v1_row_done260:
+v1_row_done330:
 	VZEROUPPER
 	RET
 
-kv_groups258:
+kv_groups328:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done265
+	JZ    kv_rescale_done335
 
-kv_rescale264:
+kv_rescale334:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -9110,27 +10098,27 @@ kv_rescale264:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale264
+	JNZ          kv_rescale334
 
-kv_rescale_done265:
+kv_rescale_done335:
 	MOVQ nk+96(FP), SI
 
-vb_keys266:
+vb_keys336:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done267
+	JL    vb_keys_done337
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done269
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done339
 
-vb_query268:
+vb_query338:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done271
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done341
 
-vb_group270:
+vb_group340:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9168,11 +10156,450 @@ vb_group270:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done273
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row342
 
-vb_head272:
+vb_rows344:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero345
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero345:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero346
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero346:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero347
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero347:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero348
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero348:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero349
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero349:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero350
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero350:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero351
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero351:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero352
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero352:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero353
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero353:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero354
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero354:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero355
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero355:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero356
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero356:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero357
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero357:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero358
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero358:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero359
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero359:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero360
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero360:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero361
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero361:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero362
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero362:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero363
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero363:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero364
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero364:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero365
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero365:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero366
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero366:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero367
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero367:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero368
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero368:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero369
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero369:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero370
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero370:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero371
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero371:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero372
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero372:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero373
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero373:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero374
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero374:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero375
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero375:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero376
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero376:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows344
+	JMP     vb_group_next343
+
+vb_by_row342:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done378
+
+vb_head377:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -9181,9 +10608,9 @@ vb_head272:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero274
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero379
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -9194,10 +10621,10 @@ vb_head272:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero274:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero275
+vb_zero379:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero380
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -9208,10 +10635,10 @@ vb_zero274:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero275:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero276
+vb_zero380:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero381
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -9222,10 +10649,10 @@ vb_zero275:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero276:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero277
+vb_zero381:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero382
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -9236,7 +10663,7 @@ vb_zero276:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero277:
+vb_zero382:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -9247,44 +10674,45 @@ vb_zero277:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head272
+	DECQ    R13
+	JNZ     vb_head377
 
-vb_head_done273:
+vb_head_done378:
+vb_group_next343:
 	ADDQ $0x00000200, R9
-	DECQ R13
-	JNZ  vb_group270
-
-vb_group_done271:
 	DECQ R12
-	JNZ  vb_query268
+	JNZ  vb_group340
 
-vb_query_done269:
+vb_group_done341:
+	DECQ R11
+	JNZ  vb_query338
+
+vb_query_done339:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys266
+	JMP  vb_keys336
 
-vb_keys_done267:
+vb_keys_done337:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done279
+	JZ     kv_key_done384
 
-kv_key278:
+kv_key383:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done281
+	JZ    kv_query_done386
 
-kv_query280:
+kv_query385:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done283
+	JZ    kv_group_done388
 
-kv_group282:
+kv_group387:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -9303,12 +10731,12 @@ kv_group282:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done285
+	JZ         kv_head_done390
 
-kv_head284:
+kv_head389:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero286
+	JZ           kv_zero391
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -9335,28 +10763,28 @@ kv_head284:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero286:
+kv_zero391:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head284
+	JNZ  kv_head389
 
-kv_head_done285:
+kv_head_done390:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group282
+	JNZ  kv_group387
 
-kv_group_done283:
+kv_group_done388:
 	DECQ R12
-	JNZ  kv_query280
+	JNZ  kv_query385
 
-kv_query_done281:
+kv_query_done386:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key278
+	JNZ  kv_key383
 
-kv_key_done279:
+kv_key_done384:
 	VZEROUPPER
 	RET
 
@@ -9369,9 +10797,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop288:
+loop393:
 	CMPQ    CX, $0x00000020
-	JB      loop_end289
+	JB      loop_end394
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -9382,23 +10810,23 @@ loop288:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop288
+	JMP     loop393
 
-loop_end289:
-loop290:
+loop_end394:
+loop395:
 	CMPQ    CX, $0x00000010
-	JB      loop_end291
+	JB      loop_end396
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop290
+	JMP     loop395
 
-loop_end291:
+loop_end396:
 	TESTQ     CX, CX
-	JZ        loop_done287
+	JZ        loop_done392
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -9406,7 +10834,7 @@ loop_end291:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done287:
+loop_done392:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -9416,10 +10844,10 @@ loop_done287:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store292
+	JZ            max_store397
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store292:
+max_store397:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -9446,9 +10874,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop294:
+loop399:
 	CMPQ         CX, $0x00000010
-	JB           loop_end295
+	JB           loop_end400
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9470,11 +10898,11 @@ loop294:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop294
+	JMP          loop399
 
-loop_end295:
+loop_end400:
 	TESTQ        CX, CX
-	JZ           loop_done293
+	JZ           loop_done398
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9498,7 +10926,7 @@ loop_end295:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done293:
+loop_done398:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9526,9 +10954,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop296:
+widen_loop401:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end297
+	JB        widen_loop_end402
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -9544,23 +10972,23 @@ widen_loop296:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop296
+	JMP       widen_loop401
 
-widen_loop_end297:
-widen_loop298:
+widen_loop_end402:
+widen_loop403:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end299
+	JB        widen_loop_end404
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop298
+	JMP       widen_loop403
 
-widen_loop_end299:
+widen_loop_end404:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail300
+	JZ          widen_tail405
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9568,9 +10996,9 @@ widen_loop_end299:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail300:
+widen_tail405:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail301
+	JZ          widen_tail406
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9578,9 +11006,9 @@ widen_tail300:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail301:
+widen_tail406:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail302
+	JZ          widen_tail407
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9588,9 +11016,9 @@ widen_tail301:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail302:
+widen_tail407:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail303
+	JZ          widen_tail408
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9598,7 +11026,7 @@ widen_tail302:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail303:
+widen_tail408:
 	VZEROUPPER
 	RET
 
@@ -9612,23 +11040,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups304
+	JNE   kv_groups409
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows305:
+s1_rows410:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done306
+	JL   s1_rows_done411
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys307:
+s1_keys412:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done308
+	JL            s1_keys_done413
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9907,13 +11335,13 @@ s1_keys307:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys307
+	JMP           s1_keys412
 
-s1_keys_done308:
+s1_keys_done413:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done310
+	JZ    s1_key_tail_done415
 
-s1_key_tail309:
+s1_key_tail414:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -10086,29 +11514,29 @@ s1_key_tail309:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail309
+	JNZ           s1_key_tail414
 
-s1_key_tail_done310:
+s1_key_tail_done415:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows305
+	JMP  s1_rows410
 
-s1_rows_done306:
+s1_rows_done411:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done312
+	JZ    s1_row_tail_done417
 
-s1_row_tail311:
+s1_row_tail416:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done314
+	JZ    s1_row_tail_key_done419
 
-s1_row_tail_key313:
+s1_row_tail_key418:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -10154,40 +11582,40 @@ s1_row_tail_key313:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key313
+	JNZ           s1_row_tail_key418
 
-s1_row_tail_key_done314:
+s1_row_tail_key_done419:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail311
+	JNZ  s1_row_tail416
 
-s1_row_tail_done312:
+s1_row_tail_done417:
 	VZEROUPPER
 	RET
 
-kv_groups304:
+kv_groups409:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key315
+	JNZ   kv_by_key420
 
-kb_keys316:
+kb_keys421:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done317
+	JL    kb_keys_done422
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done319
+	JZ    kb_query_done424
 
-kb_query318:
+kb_query423:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done321
+	JZ    kb_group_done426
 
-kb_group320:
+kb_group425:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -10210,7 +11638,7 @@ kb_group320:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows322:
+kb_rows427:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -10492,42 +11920,42 @@ kb_rows322:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows322
+	JNZ           kb_rows427
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group320
+	JNZ           kb_group425
 
-kb_group_done321:
+kb_group_done426:
 	DECQ R11
-	JNZ  kb_query318
+	JNZ  kb_query423
 
-kb_query_done319:
+kb_query_done424:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys316
+	JMP  kb_keys421
 
-kb_keys_done317:
-kv_by_key315:
+kb_keys_done422:
+kv_by_key420:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done324
+	JZ     kv_key_done429
 
-kv_key323:
+kv_key428:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done326
+	JZ    kv_query_done431
 
-kv_query325:
+kv_query430:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done328
+	JZ    kv_group_done433
 
-kv_group327:
+kv_group432:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10550,9 +11978,9 @@ kv_group327:
 	VPSLLD     $0x10, Z7, Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done330
+	JZ         kv_head_done435
 
-kv_head329:
+kv_head434:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -10574,24 +12002,24 @@ kv_head329:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head329
+	JNZ           kv_head434
 
-kv_head_done330:
+kv_head_done435:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group327
+	JNZ  kv_group432
 
-kv_group_done328:
+kv_group_done433:
 	DECQ R11
-	JNZ  kv_query325
+	JNZ  kv_query430
 
-kv_query_done326:
+kv_query_done431:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key323
+	JNZ  kv_key428
 
-kv_key_done324:
+kv_key_done429:
 	VZEROUPPER
 	RET
 
@@ -10605,7 +12033,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups331
+	JNE   kv_groups436
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10613,9 +12041,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done333
+	JZ    v1_row_done438
 
-v1_row332:
+v1_row437:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10637,12 +12065,12 @@ v1_row332:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done335
+	JZ           v1_key_done440
 
-v1_key334:
+v1_key439:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero336
+	JZ           v1_zero441
 	VBROADCASTSS (R10), Z0
 	VPMOVZXWD    (R9), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10669,13 +12097,13 @@ v1_key334:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero336:
+v1_zero441:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key334
+	JNZ  v1_key439
 
-v1_key_done335:
+v1_key_done440:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10688,22 +12116,22 @@ v1_key_done335:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row332
+	JNZ     v1_row437
 
-v1_row_done333:
+v1_row_done438:
 	VZEROUPPER
 	RET
 
-kv_groups331:
+kv_groups436:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done338
+	JZ    kv_rescale_done443
 
-kv_rescale337:
+kv_rescale442:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10732,27 +12160,27 @@ kv_rescale337:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale337
+	JNZ          kv_rescale442
 
-kv_rescale_done338:
+kv_rescale_done443:
 	MOVQ nk+96(FP), SI
 
-vb_keys339:
+vb_keys444:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done340
+	JL    vb_keys_done445
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done342
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done447
 
-vb_query341:
+vb_query446:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done344
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done449
 
-vb_group343:
+vb_group448:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -10774,11 +12202,482 @@ vb_group343:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done346
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row450
 
-vb_head345:
+vb_rows452:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VPMOVZXWD    (R9), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero453
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero453:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero454
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero454:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero455
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero455:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero456
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero456:
+	VPMOVZXWD    (R9)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero457
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero457:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero458
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero458:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero459
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero459:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero460
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero460:
+	VPMOVZXWD    (R10), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero461
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero461:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero462
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero462:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero463
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero463:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero464
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero464:
+	VPMOVZXWD    (R10)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero465
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero465:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero466
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero466:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero467
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero467:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero468
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero468:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VPMOVZXWD    128(R9), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R9), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R9), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R9), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero469
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero469:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero470
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero470:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero471
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero471:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero472
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero472:
+	VPMOVZXWD    128(R9)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R9)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R9)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R9)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero473
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero473:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero474
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero474:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero475
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero475:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero476
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero476:
+	VPMOVZXWD    128(R10), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R10), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R10), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R10), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero477
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero477:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero478
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero478:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero479
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero479:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero480
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero480:
+	VPMOVZXWD    128(R10)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R10)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R10)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R10)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero481
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero481:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero482
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero482:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero483
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero483:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero484
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero484:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows452
+	JMP     vb_group_next451
+
+vb_by_row450:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done486
+
+vb_head485:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10787,9 +12686,9 @@ vb_head345:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero347
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero487
 	VBROADCASTSS (R8), Z8
 	VPMOVZXWD    (R9), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10816,10 +12715,10 @@ vb_head345:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero347:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero348
+vb_zero487:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero488
 	VBROADCASTSS 4(R8), Z8
 	VPMOVZXWD    (R9)(DX*1), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10846,10 +12745,10 @@ vb_zero347:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero348:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero349
+vb_zero488:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero489
 	VBROADCASTSS 8(R8), Z8
 	VPMOVZXWD    (R10), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10876,10 +12775,10 @@ vb_zero348:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero349:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero350
+vb_zero489:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero490
 	VBROADCASTSS 12(R8), Z8
 	VPMOVZXWD    (R10)(DX*1), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10906,7 +12805,7 @@ vb_zero349:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero350:
+vb_zero490:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10917,44 +12816,45 @@ vb_zero350:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head345
+	DECQ    R13
+	JNZ     vb_head485
 
-vb_head_done346:
+vb_head_done486:
+vb_group_next451:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group343
-
-vb_group_done344:
 	DECQ R12
-	JNZ  vb_query341
+	JNZ  vb_group448
 
-vb_query_done342:
+vb_group_done449:
+	DECQ R11
+	JNZ  vb_query446
+
+vb_query_done447:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys339
+	JMP  vb_keys444
 
-vb_keys_done340:
+vb_keys_done445:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done352
+	JZ     kv_key_done492
 
-kv_key351:
+kv_key491:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done354
+	JZ    kv_query_done494
 
-kv_query353:
+kv_query493:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done356
+	JZ    kv_group_done496
 
-kv_group355:
+kv_group495:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10977,12 +12877,12 @@ kv_group355:
 	VPSLLD     $0x10, Z7, Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done358
+	JZ         kv_head_done498
 
-kv_head357:
+kv_head497:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero359
+	JZ           kv_zero499
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -11009,28 +12909,28 @@ kv_head357:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero359:
+kv_zero499:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head357
+	JNZ  kv_head497
 
-kv_head_done358:
+kv_head_done498:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group355
+	JNZ  kv_group495
 
-kv_group_done356:
+kv_group_done496:
 	DECQ R12
-	JNZ  kv_query353
+	JNZ  kv_query493
 
-kv_query_done354:
+kv_query_done494:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key351
+	JNZ  kv_key491
 
-kv_key_done352:
+kv_key_done492:
 	VZEROUPPER
 	RET
 
@@ -11048,24 +12948,24 @@ TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key360
+	JNZ   kv_by_key500
 
-kb_keys361:
+kb_keys501:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done362
+	JL    kb_keys_done502
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done364
+	JZ    kb_query_done504
 
-kb_query363:
+kb_query503:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done366
+	JZ    kb_group_done506
 
-kb_group365:
+kb_group505:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -11424,7 +13324,7 @@ kb_group365:
 	VMOVUPS      Z1, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows367:
+kb_rows507:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -11673,43 +13573,43 @@ kb_rows367:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows367
+	JNZ           kb_rows507
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group365
+	JNZ           kb_group505
 
-kb_group_done366:
+kb_group_done506:
 	DECQ R13
-	JNZ  kb_query363
+	JNZ  kb_query503
 
-kb_query_done364:
+kb_query_done504:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys361
+	JMP  kb_keys501
 
-kb_keys_done362:
-kv_by_key360:
+kb_keys_done502:
+kv_by_key500:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done369
+	JZ     kv_key_done509
 
-kv_key368:
+kv_key508:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done371
+	JZ    kv_query_done511
 
-kv_query370:
+kv_query510:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done373
+	JZ    kv_group_done513
 
-kv_group372:
+kv_group512:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -11807,9 +13707,9 @@ kv_group372:
 	VMOVUPS      448(DI), Z7
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done375
+	JZ           kv_head_done515
 
-kv_head374:
+kv_head514:
 	VMULPS        (R8), Z0, Z8
 	VMULPS        64(R8), Z1, Z9
 	VFMADD231PS   128(R8), Z2, Z8
@@ -11831,25 +13731,25 @@ kv_head374:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R10
 	DECQ          R15
-	JNZ           kv_head374
+	JNZ           kv_head514
 
-kv_head_done375:
+kv_head_done515:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group372
+	JNZ  kv_group512
 
-kv_group_done373:
+kv_group_done513:
 	DECQ R13
-	JNZ  kv_query370
+	JNZ  kv_query510
 
-kv_query_done371:
+kv_query_done511:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key368
+	JNZ  kv_key508
 
-kv_key_done369:
+kv_key_done509:
 	VZEROUPPER
 	RET
 

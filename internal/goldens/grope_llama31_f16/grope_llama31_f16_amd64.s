@@ -2441,14 +2441,14 @@ vb_keys75:
 	JL    vb_keys_done76
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done78
 
 vb_query77:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done80
 
 vb_group79:
@@ -2489,11 +2489,472 @@ vb_group79:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done82
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row81
 
-vb_head81:
+vb_rows83:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero84:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero85:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero86:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero87:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero88:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero89:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero90
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero90:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero91
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero91:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero92
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero92:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero93
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero93:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero94
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero94:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero95
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero95:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero96
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero96:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero97
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero97:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero98
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero98:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero99
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero99:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero100
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero100:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero101
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero101:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero102
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero102:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero103
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero103:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero104
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero104:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero105
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero105:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero106
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero106:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero107
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero107:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero108
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero108:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero109
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero109:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero110
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero110:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero111
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero111:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero112
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero112:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero113
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero113:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero114
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero114:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero115
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero115:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows83
+	JMP     vb_group_next82
+
+vb_by_row81:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done117
+
+vb_head116:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -2506,9 +2967,9 @@ vb_head81:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero118
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -2523,10 +2984,10 @@ vb_head81:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero83:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero84
+vb_zero118:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero119
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -2541,10 +3002,10 @@ vb_zero83:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero84:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero85
+vb_zero119:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero120
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -2559,10 +3020,10 @@ vb_zero84:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero85:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero86
+vb_zero120:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero121
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -2577,7 +3038,7 @@ vb_zero85:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero86:
+vb_zero121:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -2594,62 +3055,63 @@ vb_zero86:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero87
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero122
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero87:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero88
+vb_zero122:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero123
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero88:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero89
+vb_zero123:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero124
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R10), Y4, Y0
 	VFMADD231PS  416(R10), Y4, Y1
 	VFMADD231PS  448(R10), Y4, Y2
 	VFMADD231PS  480(R10), Y4, Y3
 
-vb_zero89:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero90
+vb_zero124:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero125
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R10)(DX*1), Y4, Y0
 	VFMADD231PS  416(R10)(DX*1), Y4, Y1
 	VFMADD231PS  448(R10)(DX*1), Y4, Y2
 	VFMADD231PS  480(R10)(DX*1), Y4, Y3
 
-vb_zero90:
+vb_zero125:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head81
+	DECQ    R13
+	JNZ     vb_head116
 
-vb_head_done82:
+vb_head_done117:
+vb_group_next82:
 	ADDQ $0x00000200, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group79
 
 vb_group_done80:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query77
 
 vb_query_done78:
@@ -2662,22 +3124,22 @@ vb_keys_done76:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done92
+	JZ     kv_key_done127
 
-kv_key91:
+kv_key126:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done94
+	JZ    kv_query_done129
 
-kv_query93:
+kv_query128:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done96
+	JZ    kv_group_done131
 
-kv_group95:
+kv_group130:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2698,12 +3160,12 @@ kv_group95:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done98
+	JZ         kv_head_done133
 
-kv_head97:
+kv_head132:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero99
+	JZ           kv_zero134
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -2754,28 +3216,28 @@ kv_head97:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero99:
+kv_zero134:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head97
+	JNZ  kv_head132
 
-kv_head_done98:
+kv_head_done133:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group95
+	JNZ  kv_group130
 
-kv_group_done96:
+kv_group_done131:
 	DECQ R12
-	JNZ  kv_query93
+	JNZ  kv_query128
 
-kv_query_done94:
+kv_query_done129:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key91
+	JNZ  kv_key126
 
-kv_key_done92:
+kv_key_done127:
 	VZEROUPPER
 	RET
 
@@ -2788,9 +3250,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop101:
+loop136:
 	CMPQ    CX, $0x00000010
-	JB      loop_end102
+	JB      loop_end137
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -2801,23 +3263,23 @@ loop101:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop101
+	JMP     loop136
 
-loop_end102:
-loop103:
+loop_end137:
+loop138:
 	CMPQ    CX, $0x00000008
-	JB      loop_end104
+	JB      loop_end139
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop103
+	JMP     loop138
 
-loop_end104:
+loop_end139:
 	TESTQ      CX, CX
-	JZ         loop_done100
+	JZ         loop_done135
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -2827,7 +3289,7 @@ loop_end104:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done100:
+loop_done135:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -2835,10 +3297,10 @@ loop_done100:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store105
+	JZ           max_store140
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store105:
+max_store140:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -2858,9 +3320,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop107:
+loop142:
 	CMPQ         CX, $0x00000008
-	JB           loop_end108
+	JB           loop_end143
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -2883,11 +3345,11 @@ loop107:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop107
+	JMP          loop142
 
-loop_end108:
+loop_end143:
 	TESTQ        CX, CX
-	JZ           loop_done106
+	JZ           loop_done141
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -2913,7 +3375,7 @@ loop_end108:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done106:
+loop_done141:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -2931,9 +3393,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop109:
+widen_loop144:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end110
+	JB        widen_loop_end145
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -2945,39 +3407,39 @@ widen_loop109:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop109
+	JMP       widen_loop144
 
-widen_loop_end110:
-widen_loop111:
+widen_loop_end145:
+widen_loop146:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end112
+	JB        widen_loop_end147
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop111
+	JMP       widen_loop146
 
-widen_loop_end112:
+widen_loop_end147:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail113
+	JZ        widen_tail148
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail113:
+widen_tail148:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail114
+	JZ        widen_tail149
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail114:
+widen_tail149:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail115
+	JZ        widen_tail150
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -2985,7 +3447,7 @@ widen_tail114:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail115:
+widen_tail150:
 	VZEROUPPER
 	RET
 
@@ -2999,23 +3461,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups116
+	JNE   kv_groups151
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows117:
+s1_rows152:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done118
+	JL   s1_rows_done153
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys119:
+s1_keys154:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done120
+	JL           s1_keys_done155
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -3256,13 +3718,13 @@ s1_keys119:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys119
+	JMP          s1_keys154
 
-s1_keys_done120:
+s1_keys_done155:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done122
+	JZ    s1_key_tail_done157
 
-s1_key_tail121:
+s1_key_tail156:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3378,27 +3840,27 @@ s1_key_tail121:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail121
+	JNZ          s1_key_tail156
 
-s1_key_tail_done122:
+s1_key_tail_done157:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows117
+	JMP  s1_rows152
 
-s1_rows_done118:
+s1_rows_done153:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done124
+	JZ    s1_row_tail_done159
 
-s1_row_tail123:
+s1_row_tail158:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done126
+	JZ    s1_row_tail_key_done161
 
-s1_row_tail_key125:
+s1_row_tail_key160:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -3458,40 +3920,40 @@ s1_row_tail_key125:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key125
+	JNZ          s1_row_tail_key160
 
-s1_row_tail_key_done126:
+s1_row_tail_key_done161:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail123
+	JNZ  s1_row_tail158
 
-s1_row_tail_done124:
+s1_row_tail_done159:
 	VZEROUPPER
 	RET
 
-kv_groups116:
+kv_groups151:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key127
+	JNZ   kv_by_key162
 
-kb_keys128:
+kb_keys163:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done129
+	JL    kb_keys_done164
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done131
+	JZ    kb_query_done166
 
-kb_query130:
+kb_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done133
+	JZ    kb_group_done168
 
-kb_group132:
+kb_group167:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -3514,7 +3976,7 @@ kb_group132:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows134:
+kb_rows169:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -3756,42 +4218,42 @@ kb_rows134:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows134
+	JNZ          kb_rows169
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group132
+	JNZ          kb_group167
 
-kb_group_done133:
+kb_group_done168:
 	DECQ R11
-	JNZ  kb_query130
+	JNZ  kb_query165
 
-kb_query_done131:
+kb_query_done166:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys128
+	JMP  kb_keys163
 
-kb_keys_done129:
-kv_by_key127:
+kb_keys_done164:
+kv_by_key162:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done136
+	JZ     kv_key_done171
 
-kv_key135:
+kv_key170:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done138
+	JZ    kv_query_done173
 
-kv_query137:
+kv_query172:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done140
+	JZ    kv_group_done175
 
-kv_group139:
+kv_group174:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -3808,9 +4270,9 @@ kv_group139:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done142
+	JZ         kv_head_done177
 
-kv_head141:
+kv_head176:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -3850,24 +4312,24 @@ kv_head141:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head141
+	JNZ          kv_head176
 
-kv_head_done142:
+kv_head_done177:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group139
+	JNZ  kv_group174
 
-kv_group_done140:
+kv_group_done175:
 	DECQ R11
-	JNZ  kv_query137
+	JNZ  kv_query172
 
-kv_query_done138:
+kv_query_done173:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key135
+	JNZ  kv_key170
 
-kv_key_done136:
+kv_key_done171:
 	VZEROUPPER
 	RET
 
@@ -3881,7 +4343,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups143
+	JNE   kv_groups178
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3889,9 +4351,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done145
+	JZ    v1_row_done180
 
-v1_row144:
+v1_row179:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -3921,12 +4383,12 @@ v1_row144:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done147
+	JZ           v1_key_done182
 
-v1_key146:
+v1_key181:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero148
+	JZ           v1_zero183
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y0, Y1
@@ -3953,13 +4415,13 @@ v1_key146:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero148:
+v1_zero183:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key146
+	JNZ  v1_key181
 
-v1_key_done147:
+v1_key_done182:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -3985,12 +4447,12 @@ v1_key_done147:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done150
+	JZ           v1_key_done185
 
-v1_key149:
+v1_key184:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero151
+	JZ           v1_zero186
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y0, Y1
@@ -4001,13 +4463,13 @@ v1_key149:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero151:
+v1_zero186:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key149
+	JNZ  v1_key184
 
-v1_key_done150:
+v1_key_done185:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -4016,22 +4478,22 @@ v1_key_done150:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row144
+	JNZ     v1_row179
 
-v1_row_done145:
+v1_row_done180:
 	VZEROUPPER
 	RET
 
-kv_groups143:
+kv_groups178:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done153
+	JZ    kv_rescale_done188
 
-kv_rescale152:
+kv_rescale187:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -4084,27 +4546,27 @@ kv_rescale152:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale152
+	JNZ          kv_rescale187
 
-kv_rescale_done153:
+kv_rescale_done188:
 	MOVQ nk+96(FP), SI
 
-vb_keys154:
+vb_keys189:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done155
+	JL    vb_keys_done190
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done157
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done192
 
-vb_query156:
+vb_query191:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done159
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done194
 
-vb_group158:
+vb_group193:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -4126,11 +4588,472 @@ vb_group158:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done161
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row195
 
-vb_head160:
+vb_rows197:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VCVTPH2PS    (R9), Y8
+	VCVTPH2PS    16(R9), Y9
+	VCVTPH2PS    32(R9), Y10
+	VCVTPH2PS    48(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero198
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero198:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero199
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero199:
+	VCVTPH2PS    (R9)(DX*1), Y8
+	VCVTPH2PS    16(R9)(DX*1), Y9
+	VCVTPH2PS    32(R9)(DX*1), Y10
+	VCVTPH2PS    48(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero200
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero200:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero201
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero201:
+	VCVTPH2PS    (R10), Y8
+	VCVTPH2PS    16(R10), Y9
+	VCVTPH2PS    32(R10), Y10
+	VCVTPH2PS    48(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero202
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero202:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero203
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero203:
+	VCVTPH2PS    (R10)(DX*1), Y8
+	VCVTPH2PS    16(R10)(DX*1), Y9
+	VCVTPH2PS    32(R10)(DX*1), Y10
+	VCVTPH2PS    48(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero204
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero204:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero205
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero205:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VCVTPH2PS    64(R9), Y8
+	VCVTPH2PS    80(R9), Y9
+	VCVTPH2PS    96(R9), Y10
+	VCVTPH2PS    112(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero206
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero206:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero207
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero207:
+	VCVTPH2PS    64(R9)(DX*1), Y8
+	VCVTPH2PS    80(R9)(DX*1), Y9
+	VCVTPH2PS    96(R9)(DX*1), Y10
+	VCVTPH2PS    112(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero208
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero208:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero209
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero209:
+	VCVTPH2PS    64(R10), Y8
+	VCVTPH2PS    80(R10), Y9
+	VCVTPH2PS    96(R10), Y10
+	VCVTPH2PS    112(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero210
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero210:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero211
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero211:
+	VCVTPH2PS    64(R10)(DX*1), Y8
+	VCVTPH2PS    80(R10)(DX*1), Y9
+	VCVTPH2PS    96(R10)(DX*1), Y10
+	VCVTPH2PS    112(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero212
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero212:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero213
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero213:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VCVTPH2PS    128(R9), Y8
+	VCVTPH2PS    144(R9), Y9
+	VCVTPH2PS    160(R9), Y10
+	VCVTPH2PS    176(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero214
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero214:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero215
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero215:
+	VCVTPH2PS    128(R9)(DX*1), Y8
+	VCVTPH2PS    144(R9)(DX*1), Y9
+	VCVTPH2PS    160(R9)(DX*1), Y10
+	VCVTPH2PS    176(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero216
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero216:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero217
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero217:
+	VCVTPH2PS    128(R10), Y8
+	VCVTPH2PS    144(R10), Y9
+	VCVTPH2PS    160(R10), Y10
+	VCVTPH2PS    176(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero218
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero218:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero219
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero219:
+	VCVTPH2PS    128(R10)(DX*1), Y8
+	VCVTPH2PS    144(R10)(DX*1), Y9
+	VCVTPH2PS    160(R10)(DX*1), Y10
+	VCVTPH2PS    176(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero220
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero220:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero221
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero221:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VCVTPH2PS    192(R9), Y8
+	VCVTPH2PS    208(R9), Y9
+	VCVTPH2PS    224(R9), Y10
+	VCVTPH2PS    240(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero222
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero222:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero223
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero223:
+	VCVTPH2PS    192(R9)(DX*1), Y8
+	VCVTPH2PS    208(R9)(DX*1), Y9
+	VCVTPH2PS    224(R9)(DX*1), Y10
+	VCVTPH2PS    240(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero224
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero224:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero225
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero225:
+	VCVTPH2PS    192(R10), Y8
+	VCVTPH2PS    208(R10), Y9
+	VCVTPH2PS    224(R10), Y10
+	VCVTPH2PS    240(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero226
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero226:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero227
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero227:
+	VCVTPH2PS    192(R10)(DX*1), Y8
+	VCVTPH2PS    208(R10)(DX*1), Y9
+	VCVTPH2PS    224(R10)(DX*1), Y10
+	VCVTPH2PS    240(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero228
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero228:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero229
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero229:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows197
+	JMP     vb_group_next196
+
+vb_by_row195:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done231
+
+vb_head230:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -4143,9 +5066,9 @@ vb_head160:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero162
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero232
 	VBROADCASTSS (R8), Y12
 	VCVTPH2PS    (R9), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -4172,10 +5095,10 @@ vb_head160:
 	VCVTPH2PS    176(R9), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero162:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero163
+vb_zero232:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero233
 	VBROADCASTSS 4(R8), Y12
 	VCVTPH2PS    (R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -4202,10 +5125,10 @@ vb_zero162:
 	VCVTPH2PS    176(R9)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero163:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero164
+vb_zero233:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero234
 	VBROADCASTSS 8(R8), Y12
 	VCVTPH2PS    (R10), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -4232,10 +5155,10 @@ vb_zero163:
 	VCVTPH2PS    176(R10), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero164:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero165
+vb_zero234:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero235
 	VBROADCASTSS 12(R8), Y12
 	VCVTPH2PS    (R10)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y0
@@ -4262,7 +5185,7 @@ vb_zero164:
 	VCVTPH2PS    176(R10)(DX*1), Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero165:
+vb_zero235:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4279,9 +5202,9 @@ vb_zero165:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero166
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero236
 	VBROADCASTSS (R8), Y4
 	VCVTPH2PS    192(R9), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -4292,10 +5215,10 @@ vb_zero165:
 	VCVTPH2PS    240(R9), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero166:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero167
+vb_zero236:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero237
 	VBROADCASTSS 4(R8), Y4
 	VCVTPH2PS    192(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -4306,10 +5229,10 @@ vb_zero166:
 	VCVTPH2PS    240(R9)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero167:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero168
+vb_zero237:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero238
 	VBROADCASTSS 8(R8), Y4
 	VCVTPH2PS    192(R10), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -4320,10 +5243,10 @@ vb_zero167:
 	VCVTPH2PS    240(R10), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero168:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero169
+vb_zero238:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero239
 	VBROADCASTSS 12(R8), Y4
 	VCVTPH2PS    192(R10)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y0
@@ -4334,51 +5257,52 @@ vb_zero168:
 	VCVTPH2PS    240(R10)(DX*1), Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero169:
+vb_zero239:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head160
+	DECQ    R13
+	JNZ     vb_head230
 
-vb_head_done161:
+vb_head_done231:
+vb_group_next196:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group158
-
-vb_group_done159:
 	DECQ R12
-	JNZ  vb_query156
+	JNZ  vb_group193
 
-vb_query_done157:
+vb_group_done194:
+	DECQ R11
+	JNZ  vb_query191
+
+vb_query_done192:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys154
+	JMP  vb_keys189
 
-vb_keys_done155:
+vb_keys_done190:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done171
+	JZ     kv_key_done241
 
-kv_key170:
+kv_key240:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done173
+	JZ    kv_query_done243
 
-kv_query172:
+kv_query242:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done175
+	JZ    kv_group_done245
 
-kv_group174:
+kv_group244:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4395,12 +5319,12 @@ kv_group174:
 	VCVTPH2PS  144(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done177
+	JZ         kv_head_done247
 
-kv_head176:
+kv_head246:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero178
+	JZ           kv_zero248
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4457,28 +5381,28 @@ kv_head176:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero178:
+kv_zero248:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head176
+	JNZ  kv_head246
 
-kv_head_done177:
+kv_head_done247:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group174
+	JNZ  kv_group244
 
-kv_group_done175:
+kv_group_done245:
 	DECQ R12
-	JNZ  kv_query172
+	JNZ  kv_query242
 
-kv_query_done173:
+kv_query_done243:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key170
+	JNZ  kv_key240
 
-kv_key_done171:
+kv_key_done241:
 	VZEROUPPER
 	RET
 
@@ -4496,24 +5420,24 @@ TEXT ·scoresKVRope16AVX2(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000001, R9
-	JNZ   kv_by_key179
+	JNZ   kv_by_key249
 
-kb_keys180:
+kb_keys250:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done181
+	JL    kb_keys_done251
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done183
+	JZ    kb_query_done253
 
-kb_query182:
+kb_query252:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done185
+	JZ    kb_group_done255
 
-kb_group184:
+kb_group254:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -4936,7 +5860,7 @@ kb_group184:
 	VMOVUPS      Y1, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows186:
+kb_rows256:
 	VMOVUPS      (R9), Y3
 	VMOVUPS      512(R9), Y7
 	VMOVUPS      (DI), Y1
@@ -5177,43 +6101,43 @@ kb_rows186:
 	ADDQ         BX, R10
 	ADDQ         BX, R10
 	SUBQ         $0x02, R12
-	JNZ          kb_rows186
+	JNZ          kb_rows256
 	ADDQ         $0x00000100, R11
 	DECQ         R14
-	JNZ          kb_group184
+	JNZ          kb_group254
 
-kb_group_done185:
+kb_group_done255:
 	DECQ R13
-	JNZ  kb_query182
+	JNZ  kb_query252
 
-kb_query_done183:
+kb_query_done253:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys180
+	JMP  kb_keys250
 
-kb_keys_done181:
-kv_by_key179:
+kb_keys_done251:
+kv_by_key249:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done188
+	JZ     kv_key_done258
 
-kv_key187:
+kv_key257:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done190
+	JZ    kv_query_done260
 
-kv_query189:
+kv_query259:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done192
+	JZ    kv_group_done262
 
-kv_group191:
+kv_group261:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -5329,9 +6253,9 @@ kv_group191:
 	VMOVUPS      288(DI), Y9
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done194
+	JZ           kv_head_done264
 
-kv_head193:
+kv_head263:
 	VMULPS       (R8), Y0, Y10
 	VMULPS       32(R8), Y1, Y11
 	VFMADD231PS  64(R8), Y2, Y10
@@ -5365,25 +6289,25 @@ kv_head193:
 	ADDQ         $0x00000200, R8
 	ADDQ         BX, R10
 	DECQ         R15
-	JNZ          kv_head193
+	JNZ          kv_head263
 
-kv_head_done194:
+kv_head_done264:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group191
+	JNZ  kv_group261
 
-kv_group_done192:
+kv_group_done262:
 	DECQ R13
-	JNZ  kv_query189
+	JNZ  kv_query259
 
-kv_query_done190:
+kv_query_done260:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key187
+	JNZ  kv_key257
 
-kv_key_done188:
+kv_key_done258:
 	VZEROUPPER
 	RET
 
@@ -5398,18 +6322,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done195
+	JZ     rope_done265
 	TESTL  R8, R8
-	JS     rope_inverse196
+	JS     rope_inverse266
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream197
+	JA     rope_stream267
 
-rope_token199:
+rope_token269:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5423,14 +6347,14 @@ rope_token199:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done200
+	JZ      rope_heads_done270
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src201
+	JNE     rope_heads_from_src271
 
-rope_head202:
+rope_head272:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5465,13 +6389,13 @@ rope_head202:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head202
-	JMP         rope_heads_done200
+	JNZ         rope_head272
+	JMP         rope_heads_done270
 
-rope_heads_from_src201:
+rope_heads_from_src271:
 	MOVQ CX, R10
 
-rope_head203:
+rope_head273:
 	VCVTPH2PS   (R10), Z8
 	VCVTPH2PS   128(R10), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5507,17 +6431,17 @@ rope_head203:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head203
+	JNZ         rope_head273
 
-rope_heads_done200:
+rope_heads_done270:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done204
+	JZ    rope_heads_done274
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head205:
+rope_head275:
 	VCVTPH2PS   (R9), Z8
 	VCVTPH2PS   128(R9), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5552,9 +6476,9 @@ rope_head205:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head205
+	JNZ         rope_head275
 
-rope_heads_done204:
+rope_heads_done274:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5564,11 +6488,11 @@ rope_heads_done204:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token199
-	JMP  rope_tokens_done198
+	JNZ  rope_token269
+	JMP  rope_tokens_done268
 
-rope_stream197:
-rope_token206:
+rope_stream267:
+rope_token276:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000200, R8, R8
 	ADDQ    BX, R8
@@ -5582,16 +6506,16 @@ rope_token206:
 	VMOVUPS 448(R8), Z7
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done207
+	JZ      rope_heads_done277
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src208
+	JNE     rope_heads_from_src278
 
-rope_head209:
+rope_head279:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	PREFETCHT1  128(R9)(R12*1)
@@ -5630,13 +6554,13 @@ rope_head209:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head209
-	JMP         rope_heads_done207
+	JNZ         rope_head279
+	JMP         rope_heads_done277
 
-rope_heads_from_src208:
+rope_heads_from_src278:
 	MOVQ CX, R10
 
-rope_head210:
+rope_head280:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	PREFETCHT1  128(R10)(R12*1)
@@ -5676,19 +6600,19 @@ rope_head210:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head210
+	JNZ         rope_head280
 
-rope_heads_done207:
+rope_heads_done277:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done211
+	JZ    rope_heads_done281
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head212:
+rope_head282:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	PREFETCHT1  128(R9)(R11*1)
@@ -5727,9 +6651,9 @@ rope_head212:
 	VCVTPS2PH   $0x00, Z11, 224(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head212
+	JNZ         rope_head282
 
-rope_heads_done211:
+rope_heads_done281:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -5739,21 +6663,21 @@ rope_heads_done211:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token206
+	JNZ  rope_token276
 
-rope_tokens_done198:
-	JMP rope_done195
+rope_tokens_done268:
+	JMP rope_done265
 
-rope_inverse196:
+rope_inverse266:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream213
+	JA     rope_stream283
 
-rope_token215:
+rope_token285:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5767,12 +6691,12 @@ rope_token215:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done216
+	JZ      rope_heads_done286
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head217:
+rope_head287:
 	VCVTPH2PS   (DX), Z8
 	VCVTPH2PS   128(DX), Z9
 	VMULPS      Z1, Z9, Z10
@@ -5807,19 +6731,19 @@ rope_head217:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head217
+	JNZ         rope_head287
 
-rope_heads_done216:
+rope_heads_done286:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token215
-	JMP  rope_tokens_done214
+	JNZ  rope_token285
+	JMP  rope_tokens_done284
 
-rope_stream213:
-rope_token218:
+rope_stream283:
+rope_token288:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000200, CX, CX
 	ADDQ    BX, CX
@@ -5833,14 +6757,14 @@ rope_token218:
 	VMOVUPS 448(CX), Z7
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done219
+	JZ      rope_heads_done289
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head220:
+rope_head290:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	PREFETCHT1  128(DX)(R9*1)
@@ -5879,18 +6803,18 @@ rope_head220:
 	VCVTPS2PH   $0x00, Z11, 224(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head220
+	JNZ         rope_head290
 
-rope_heads_done219:
+rope_heads_done289:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token218
+	JNZ  rope_token288
 
-rope_tokens_done214:
-rope_done195:
+rope_tokens_done284:
+rope_done265:
 	VZEROUPPER
 	RET
 
@@ -5904,9 +6828,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done221
+	JZ    combine_done291
 
-combine_token222:
+combine_token292:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000400, R8, R8
@@ -6010,9 +6934,9 @@ combine_token222:
 	ADDQ         $0x00000200, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token222
+	JNZ          combine_token292
 
-combine_done221:
+combine_done291:
 	VZEROUPPER
 	RET
 
@@ -6196,23 +7120,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups223
+	JNE   kv_groups293
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows224:
+s1_rows294:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done225
+	JL   s1_rows_done295
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys226:
+s1_keys296:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done227
+	JL            s1_keys_done297
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -6459,13 +7383,13 @@ s1_keys226:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys226
+	JMP           s1_keys296
 
-s1_keys_done227:
+s1_keys_done297:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done229
+	JZ    s1_key_tail_done299
 
-s1_key_tail228:
+s1_key_tail298:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6574,29 +7498,29 @@ s1_key_tail228:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail228
+	JNZ           s1_key_tail298
 
-s1_key_tail_done229:
+s1_key_tail_done299:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows224
+	JMP  s1_rows294
 
-s1_rows_done225:
+s1_rows_done295:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done231
+	JZ    s1_row_tail_done301
 
-s1_row_tail230:
+s1_row_tail300:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done233
+	JZ    s1_row_tail_key_done303
 
-s1_row_tail_key232:
+s1_row_tail_key302:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -6626,40 +7550,40 @@ s1_row_tail_key232:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key232
+	JNZ           s1_row_tail_key302
 
-s1_row_tail_key_done233:
+s1_row_tail_key_done303:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail230
+	JNZ  s1_row_tail300
 
-s1_row_tail_done231:
+s1_row_tail_done301:
 	VZEROUPPER
 	RET
 
-kv_groups223:
+kv_groups293:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key234
+	JNZ   kv_by_key304
 
-kb_keys235:
+kb_keys305:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done236
+	JL    kb_keys_done306
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done238
+	JZ    kb_query_done308
 
-kb_query237:
+kb_query307:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done240
+	JZ    kb_group_done310
 
-kb_group239:
+kb_group309:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -6698,7 +7622,7 @@ kb_group239:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows241:
+kb_rows311:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -6948,42 +7872,42 @@ kb_rows241:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows241
+	JNZ           kb_rows311
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group239
+	JNZ           kb_group309
 
-kb_group_done240:
+kb_group_done310:
 	DECQ R11
-	JNZ  kb_query237
+	JNZ  kb_query307
 
-kb_query_done238:
+kb_query_done308:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys235
+	JMP  kb_keys305
 
-kb_keys_done236:
-kv_by_key234:
+kb_keys_done306:
+kv_by_key304:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done243
+	JZ     kv_key_done313
 
-kv_key242:
+kv_key312:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done245
+	JZ    kv_query_done315
 
-kv_query244:
+kv_query314:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done247
+	JZ    kv_group_done317
 
-kv_group246:
+kv_group316:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7002,9 +7926,9 @@ kv_group246:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done249
+	JZ         kv_head_done319
 
-kv_head248:
+kv_head318:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -7026,24 +7950,24 @@ kv_head248:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head248
+	JNZ           kv_head318
 
-kv_head_done249:
+kv_head_done319:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group246
+	JNZ  kv_group316
 
-kv_group_done247:
+kv_group_done317:
 	DECQ R11
-	JNZ  kv_query244
+	JNZ  kv_query314
 
-kv_query_done245:
+kv_query_done315:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key242
+	JNZ  kv_key312
 
-kv_key_done243:
+kv_key_done313:
 	VZEROUPPER
 	RET
 
@@ -7057,7 +7981,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups250
+	JNE   kv_groups320
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -7065,9 +7989,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done252
+	JZ    v1_row_done322
 
-v1_row251:
+v1_row321:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7089,12 +8013,12 @@ v1_row251:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done254
+	JZ           v1_key_done324
 
-v1_key253:
+v1_key323:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero255
+	JZ           v1_zero325
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -7105,13 +8029,13 @@ v1_key253:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero255:
+v1_zero325:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key253
+	JNZ  v1_key323
 
-v1_key_done254:
+v1_key_done324:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -7124,22 +8048,22 @@ v1_key_done254:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row251
+	JNZ     v1_row321
 
-v1_row_done252:
+v1_row_done322:
 	VZEROUPPER
 	RET
 
-kv_groups250:
+kv_groups320:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done257
+	JZ    kv_rescale_done327
 
-kv_rescale256:
+kv_rescale326:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -7168,27 +8092,27 @@ kv_rescale256:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale256
+	JNZ          kv_rescale326
 
-kv_rescale_done257:
+kv_rescale_done327:
 	MOVQ nk+96(FP), SI
 
-vb_keys258:
+vb_keys328:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done259
+	JL    vb_keys_done329
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done261
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done331
 
-vb_query260:
+vb_query330:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done263
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done333
 
-vb_group262:
+vb_group332:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -7226,11 +8150,450 @@ vb_group262:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done265
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row334
 
-vb_head264:
+vb_rows336:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero337
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero337:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero338
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero338:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero339
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero339:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero340
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero340:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero341
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero341:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero342
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero342:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero343
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero343:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero344
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero344:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero345
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero345:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero346
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero346:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero347
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero347:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero348
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero348:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero349
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero349:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero350
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero350:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero351
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero351:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero352
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero352:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero353
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero353:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero354
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero354:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero355
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero355:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero356
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero356:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero357
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero357:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero358
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero358:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero359
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero359:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero360
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero360:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero361
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero361:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero362
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero362:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero363
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero363:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero364
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero364:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero365
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero365:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero366
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero366:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero367
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero367:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero368
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero368:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows336
+	JMP     vb_group_next335
+
+vb_by_row334:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done370
+
+vb_head369:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -7239,9 +8602,9 @@ vb_head264:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero266
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero371
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -7252,10 +8615,10 @@ vb_head264:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero266:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero267
+vb_zero371:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero372
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -7266,10 +8629,10 @@ vb_zero266:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero267:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero268
+vb_zero372:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero373
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -7280,10 +8643,10 @@ vb_zero267:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero268:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero269
+vb_zero373:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero374
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -7294,7 +8657,7 @@ vb_zero268:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero269:
+vb_zero374:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -7305,44 +8668,45 @@ vb_zero269:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head264
+	DECQ    R13
+	JNZ     vb_head369
 
-vb_head_done265:
+vb_head_done370:
+vb_group_next335:
 	ADDQ $0x00000200, R9
-	DECQ R13
-	JNZ  vb_group262
-
-vb_group_done263:
 	DECQ R12
-	JNZ  vb_query260
+	JNZ  vb_group332
 
-vb_query_done261:
+vb_group_done333:
+	DECQ R11
+	JNZ  vb_query330
+
+vb_query_done331:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys258
+	JMP  vb_keys328
 
-vb_keys_done259:
+vb_keys_done329:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done271
+	JZ     kv_key_done376
 
-kv_key270:
+kv_key375:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done273
+	JZ    kv_query_done378
 
-kv_query272:
+kv_query377:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done275
+	JZ    kv_group_done380
 
-kv_group274:
+kv_group379:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -7361,12 +8725,12 @@ kv_group274:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done277
+	JZ         kv_head_done382
 
-kv_head276:
+kv_head381:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero278
+	JZ           kv_zero383
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -7393,28 +8757,28 @@ kv_head276:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero278:
+kv_zero383:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head276
+	JNZ  kv_head381
 
-kv_head_done277:
+kv_head_done382:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group274
+	JNZ  kv_group379
 
-kv_group_done275:
+kv_group_done380:
 	DECQ R12
-	JNZ  kv_query272
+	JNZ  kv_query377
 
-kv_query_done273:
+kv_query_done378:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key270
+	JNZ  kv_key375
 
-kv_key_done271:
+kv_key_done376:
 	VZEROUPPER
 	RET
 
@@ -7427,9 +8791,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop280:
+loop385:
 	CMPQ    CX, $0x00000020
-	JB      loop_end281
+	JB      loop_end386
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -7440,23 +8804,23 @@ loop280:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop280
+	JMP     loop385
 
-loop_end281:
-loop282:
+loop_end386:
+loop387:
 	CMPQ    CX, $0x00000010
-	JB      loop_end283
+	JB      loop_end388
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop282
+	JMP     loop387
 
-loop_end283:
+loop_end388:
 	TESTQ     CX, CX
-	JZ        loop_done279
+	JZ        loop_done384
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -7464,7 +8828,7 @@ loop_end283:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done279:
+loop_done384:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -7474,10 +8838,10 @@ loop_done279:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store284
+	JZ            max_store389
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store284:
+max_store389:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -7504,9 +8868,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop286:
+loop391:
 	CMPQ         CX, $0x00000010
-	JB           loop_end287
+	JB           loop_end392
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -7528,11 +8892,11 @@ loop286:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop286
+	JMP          loop391
 
-loop_end287:
+loop_end392:
 	TESTQ        CX, CX
-	JZ           loop_done285
+	JZ           loop_done390
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -7556,7 +8920,7 @@ loop_end287:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done285:
+loop_done390:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -7584,9 +8948,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop288:
+widen_loop393:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end289
+	JB        widen_loop_end394
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -7598,56 +8962,56 @@ widen_loop288:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop288
+	JMP       widen_loop393
 
-widen_loop_end289:
-widen_loop290:
+widen_loop_end394:
+widen_loop395:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end291
+	JB        widen_loop_end396
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop290
+	JMP       widen_loop395
 
-widen_loop_end291:
+widen_loop_end396:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail292
+	JZ          widen_tail397
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail292:
+widen_tail397:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail293
+	JZ          widen_tail398
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail293:
+widen_tail398:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail294
+	JZ          widen_tail399
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail294:
+widen_tail399:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail295
+	JZ          widen_tail400
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail295:
+widen_tail400:
 	VZEROUPPER
 	RET
 
@@ -7661,23 +9025,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups296
+	JNE   kv_groups401
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows297:
+s1_rows402:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done298
+	JL   s1_rows_done403
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys299:
+s1_keys404:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done300
+	JL            s1_keys_done405
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -7924,13 +9288,13 @@ s1_keys299:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys299
+	JMP           s1_keys404
 
-s1_keys_done300:
+s1_keys_done405:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done302
+	JZ    s1_key_tail_done407
 
-s1_key_tail301:
+s1_key_tail406:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8071,29 +9435,29 @@ s1_key_tail301:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail301
+	JNZ           s1_key_tail406
 
-s1_key_tail_done302:
+s1_key_tail_done407:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows297
+	JMP  s1_rows402
 
-s1_rows_done298:
+s1_rows_done403:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done304
+	JZ    s1_row_tail_done409
 
-s1_row_tail303:
+s1_row_tail408:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done306
+	JZ    s1_row_tail_key_done411
 
-s1_row_tail_key305:
+s1_row_tail_key410:
 	VMOVUPS       (SI), Z0
 	VCVTPH2PS     (R8), Z1
 	VMULPS        Z1, Z0, Z0
@@ -8131,40 +9495,40 @@ s1_row_tail_key305:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key305
+	JNZ           s1_row_tail_key410
 
-s1_row_tail_key_done306:
+s1_row_tail_key_done411:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail303
+	JNZ  s1_row_tail408
 
-s1_row_tail_done304:
+s1_row_tail_done409:
 	VZEROUPPER
 	RET
 
-kv_groups296:
+kv_groups401:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key307
+	JNZ   kv_by_key412
 
-kb_keys308:
+kb_keys413:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done309
+	JL    kb_keys_done414
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done311
+	JZ    kb_query_done416
 
-kb_query310:
+kb_query415:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done313
+	JZ    kb_group_done418
 
-kb_group312:
+kb_group417:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8187,7 +9551,7 @@ kb_group312:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows314:
+kb_rows419:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -8437,42 +9801,42 @@ kb_rows314:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows314
+	JNZ           kb_rows419
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group312
+	JNZ           kb_group417
 
-kb_group_done313:
+kb_group_done418:
 	DECQ R11
-	JNZ  kb_query310
+	JNZ  kb_query415
 
-kb_query_done311:
+kb_query_done416:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys308
+	JMP  kb_keys413
 
-kb_keys_done309:
-kv_by_key307:
+kb_keys_done414:
+kv_by_key412:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done316
+	JZ     kv_key_done421
 
-kv_key315:
+kv_key420:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done318
+	JZ    kv_query_done423
 
-kv_query317:
+kv_query422:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done320
+	JZ    kv_group_done425
 
-kv_group319:
+kv_group424:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8487,9 +9851,9 @@ kv_group319:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done322
+	JZ         kv_head_done427
 
-kv_head321:
+kv_head426:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -8511,24 +9875,24 @@ kv_head321:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head321
+	JNZ           kv_head426
 
-kv_head_done322:
+kv_head_done427:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group319
+	JNZ  kv_group424
 
-kv_group_done320:
+kv_group_done425:
 	DECQ R11
-	JNZ  kv_query317
+	JNZ  kv_query422
 
-kv_query_done318:
+kv_query_done423:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key315
+	JNZ  kv_key420
 
-kv_key_done316:
+kv_key_done421:
 	VZEROUPPER
 	RET
 
@@ -8542,7 +9906,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups323
+	JNE   kv_groups428
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -8550,9 +9914,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done325
+	JZ    v1_row_done430
 
-v1_row324:
+v1_row429:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8574,12 +9938,12 @@ v1_row324:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done327
+	JZ           v1_key_done432
 
-v1_key326:
+v1_key431:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero328
+	JZ           v1_zero433
 	VBROADCASTSS (R10), Z0
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z0, Z1
@@ -8598,13 +9962,13 @@ v1_key326:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero328:
+v1_zero433:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key326
+	JNZ  v1_key431
 
-v1_key_done327:
+v1_key_done432:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -8617,22 +9981,22 @@ v1_key_done327:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row324
+	JNZ     v1_row429
 
-v1_row_done325:
+v1_row_done430:
 	VZEROUPPER
 	RET
 
-kv_groups323:
+kv_groups428:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done330
+	JZ    kv_rescale_done435
 
-kv_rescale329:
+kv_rescale434:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8661,27 +10025,27 @@ kv_rescale329:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale329
+	JNZ          kv_rescale434
 
-kv_rescale_done330:
+kv_rescale_done435:
 	MOVQ nk+96(FP), SI
 
-vb_keys331:
+vb_keys436:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done332
+	JL    vb_keys_done437
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done334
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done439
 
-vb_query333:
+vb_query438:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done336
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done441
 
-vb_group335:
+vb_group440:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8703,11 +10067,450 @@ vb_group335:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done338
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row442
 
-vb_head337:
+vb_rows444:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VCVTPH2PS    (R9), Z16
+	VCVTPH2PS    32(R9), Z17
+	VCVTPH2PS    64(R9), Z18
+	VCVTPH2PS    96(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero445
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero445:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero446
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero446:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero447
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero447:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero448
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero448:
+	VCVTPH2PS    (R9)(DX*1), Z16
+	VCVTPH2PS    32(R9)(DX*1), Z17
+	VCVTPH2PS    64(R9)(DX*1), Z18
+	VCVTPH2PS    96(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero449
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero449:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero450
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero450:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero451
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero451:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero452
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero452:
+	VCVTPH2PS    (R10), Z16
+	VCVTPH2PS    32(R10), Z17
+	VCVTPH2PS    64(R10), Z18
+	VCVTPH2PS    96(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero453
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero453:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero454
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero454:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero455
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero455:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero456
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero456:
+	VCVTPH2PS    (R10)(DX*1), Z16
+	VCVTPH2PS    32(R10)(DX*1), Z17
+	VCVTPH2PS    64(R10)(DX*1), Z18
+	VCVTPH2PS    96(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero457
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero457:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero458
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero458:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero459
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero459:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero460
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero460:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VCVTPH2PS    128(R9), Z16
+	VCVTPH2PS    160(R9), Z17
+	VCVTPH2PS    192(R9), Z18
+	VCVTPH2PS    224(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero461
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero461:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero462
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero462:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero463
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero463:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero464
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero464:
+	VCVTPH2PS    128(R9)(DX*1), Z16
+	VCVTPH2PS    160(R9)(DX*1), Z17
+	VCVTPH2PS    192(R9)(DX*1), Z18
+	VCVTPH2PS    224(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero465
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero465:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero466
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero466:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero467
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero467:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero468
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero468:
+	VCVTPH2PS    128(R10), Z16
+	VCVTPH2PS    160(R10), Z17
+	VCVTPH2PS    192(R10), Z18
+	VCVTPH2PS    224(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero469
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero469:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero470
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero470:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero471
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero471:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero472
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero472:
+	VCVTPH2PS    128(R10)(DX*1), Z16
+	VCVTPH2PS    160(R10)(DX*1), Z17
+	VCVTPH2PS    192(R10)(DX*1), Z18
+	VCVTPH2PS    224(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero473
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero473:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero474
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero474:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero475
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero475:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero476
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero476:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows444
+	JMP     vb_group_next443
+
+vb_by_row442:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done478
+
+vb_head477:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8716,9 +10519,9 @@ vb_head337:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero339
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero479
 	VBROADCASTSS (R8), Z8
 	VCVTPH2PS    (R9), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -8737,10 +10540,10 @@ vb_head337:
 	VCVTPH2PS    224(R9), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero339:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero340
+vb_zero479:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero480
 	VBROADCASTSS 4(R8), Z8
 	VCVTPH2PS    (R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -8759,10 +10562,10 @@ vb_zero339:
 	VCVTPH2PS    224(R9)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero340:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero341
+vb_zero480:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero481
 	VBROADCASTSS 8(R8), Z8
 	VCVTPH2PS    (R10), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -8781,10 +10584,10 @@ vb_zero340:
 	VCVTPH2PS    224(R10), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero341:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero342
+vb_zero481:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero482
 	VBROADCASTSS 12(R8), Z8
 	VCVTPH2PS    (R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z0
@@ -8803,7 +10606,7 @@ vb_zero341:
 	VCVTPH2PS    224(R10)(DX*1), Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero342:
+vb_zero482:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8814,44 +10617,45 @@ vb_zero342:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head337
+	DECQ    R13
+	JNZ     vb_head477
 
-vb_head_done338:
+vb_head_done478:
+vb_group_next443:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group335
-
-vb_group_done336:
 	DECQ R12
-	JNZ  vb_query333
+	JNZ  vb_group440
 
-vb_query_done334:
+vb_group_done441:
+	DECQ R11
+	JNZ  vb_query438
+
+vb_query_done439:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys331
+	JMP  vb_keys436
 
-vb_keys_done332:
+vb_keys_done437:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done344
+	JZ     kv_key_done484
 
-kv_key343:
+kv_key483:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done346
+	JZ    kv_query_done486
 
-kv_query345:
+kv_query485:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done348
+	JZ    kv_group_done488
 
-kv_group347:
+kv_group487:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8866,12 +10670,12 @@ kv_group347:
 	VCVTPH2PS  224(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done350
+	JZ         kv_head_done490
 
-kv_head349:
+kv_head489:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero351
+	JZ           kv_zero491
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -8898,28 +10702,28 @@ kv_head349:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero351:
+kv_zero491:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head349
+	JNZ  kv_head489
 
-kv_head_done350:
+kv_head_done490:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group347
+	JNZ  kv_group487
 
-kv_group_done348:
+kv_group_done488:
 	DECQ R12
-	JNZ  kv_query345
+	JNZ  kv_query485
 
-kv_query_done346:
+kv_query_done486:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key343
+	JNZ  kv_key483
 
-kv_key_done344:
+kv_key_done484:
 	VZEROUPPER
 	RET
 
@@ -8937,24 +10741,24 @@ TEXT ·scoresKVRope16AVX512(SB), NOSPLIT, $0-192
 	MOVQ  nk+144(FP), R8
 	MOVQ  grp+168(FP), R9
 	TESTQ $0x00000003, R9
-	JNZ   kv_by_key352
+	JNZ   kv_by_key492
 
-kb_keys353:
+kb_keys493:
 	CMPQ  R8, $0x04
-	JL    kb_keys_done354
+	JL    kb_keys_done494
 	MOVQ  q_base+24(FP), R9
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kb_query_done356
+	JZ    kb_query_done496
 
-kb_query355:
+kb_query495:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kb_group_done358
+	JZ    kb_group_done498
 
-kb_group357:
+kb_group497:
 	MOVQ         R11, R12
 	PREFETCHT1   (R12)(DX*4)
 	PREFETCHT1   64(R12)(DX*4)
@@ -9185,7 +10989,7 @@ kb_group357:
 	VMOVUPS      Z1, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
-kb_rows359:
+kb_rows499:
 	VMOVUPS       (R9), Z3
 	VMOVUPS       512(R9), Z7
 	VMOVUPS       1024(R9), Z11
@@ -9434,43 +11238,43 @@ kb_rows359:
 	ADDQ          BX, R10
 	ADDQ          BX, R10
 	SUBQ          $0x04, R12
-	JNZ           kb_rows359
+	JNZ           kb_rows499
 	ADDQ          $0x00000100, R11
 	DECQ          R14
-	JNZ           kb_group357
+	JNZ           kb_group497
 
-kb_group_done358:
+kb_group_done498:
 	DECQ R13
-	JNZ  kb_query355
+	JNZ  kb_query495
 
-kb_query_done356:
+kb_query_done496:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	ADDQ $0x10, SI
 	SUBQ $0x04, R8
-	JMP  kb_keys353
+	JMP  kb_keys493
 
-kb_keys_done354:
-kv_by_key352:
+kb_keys_done494:
+kv_by_key492:
 	IMUL3Q $0x00000004, DX, R9
 	MOVQ   R8, R12
 	TESTQ  R12, R12
-	JZ     kv_key_done361
+	JZ     kv_key_done501
 
-kv_key360:
+kv_key500:
 	MOVQ  q_base+24(FP), R8
 	MOVQ  CX, R10
 	MOVQ  nb+152(FP), R13
 	TESTQ R13, R13
-	JZ    kv_query_done363
+	JZ    kv_query_done503
 
-kv_query362:
+kv_query502:
 	MOVQ  AX, R11
 	MOVQ  groups+160(FP), R14
 	TESTQ R14, R14
-	JZ    kv_group_done365
+	JZ    kv_group_done505
 
-kv_group364:
+kv_group504:
 	PREFETCHT1   (R11)(R9*1)
 	PREFETCHT1   64(R11)(R9*1)
 	PREFETCHT1   128(R11)(R9*1)
@@ -9536,9 +11340,9 @@ kv_group364:
 	VMOVUPS      448(DI), Z7
 	MOVQ         grp+168(FP), R15
 	TESTQ        R15, R15
-	JZ           kv_head_done367
+	JZ           kv_head_done507
 
-kv_head366:
+kv_head506:
 	VMULPS        (R8), Z0, Z8
 	VMULPS        64(R8), Z1, Z9
 	VFMADD231PS   128(R8), Z2, Z8
@@ -9560,25 +11364,25 @@ kv_head366:
 	ADDQ          $0x00000200, R8
 	ADDQ          BX, R10
 	DECQ          R15
-	JNZ           kv_head366
+	JNZ           kv_head506
 
-kv_head_done367:
+kv_head_done507:
 	ADDQ $0x00000100, R11
 	DECQ R14
-	JNZ  kv_group364
+	JNZ  kv_group504
 
-kv_group_done365:
+kv_group_done505:
 	DECQ R13
-	JNZ  kv_query362
+	JNZ  kv_query502
 
-kv_query_done363:
+kv_query_done503:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	ADDQ $0x04, SI
 	DECQ R12
-	JNZ  kv_key360
+	JNZ  kv_key500
 
-kv_key_done361:
+kv_key_done501:
 	VZEROUPPER
 	RET
 

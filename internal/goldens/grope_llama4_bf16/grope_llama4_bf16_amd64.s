@@ -3876,14 +3876,14 @@ vb_keys116:
 	JL    vb_keys_done117
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done119
 
 vb_query118:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done121
 
 vb_group120:
@@ -3924,11 +3924,472 @@ vb_group120:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done123
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row122
 
-vb_head122:
+vb_rows124:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero125
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero125:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero126
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero126:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero127
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero127:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero128
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero128:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero129
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero129:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero130
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero130:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero131
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero131:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero132
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero132:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero133
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero133:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero134
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero134:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero135
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero135:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero136
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero136:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero137
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero137:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero138
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero138:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero139
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero139:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero140
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero140:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VMOVUPS      256(R9), Y8
+	VMOVUPS      288(R9), Y9
+	VMOVUPS      320(R9), Y10
+	VMOVUPS      352(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero141:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero142:
+	VMOVUPS      256(R9)(DX*1), Y8
+	VMOVUPS      288(R9)(DX*1), Y9
+	VMOVUPS      320(R9)(DX*1), Y10
+	VMOVUPS      352(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero143
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero143:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero144
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero144:
+	VMOVUPS      256(R10), Y8
+	VMOVUPS      288(R10), Y9
+	VMOVUPS      320(R10), Y10
+	VMOVUPS      352(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero145
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero145:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero146
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero146:
+	VMOVUPS      256(R10)(DX*1), Y8
+	VMOVUPS      288(R10)(DX*1), Y9
+	VMOVUPS      320(R10)(DX*1), Y10
+	VMOVUPS      352(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero147:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero148:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VMOVUPS      384(R9), Y8
+	VMOVUPS      416(R9), Y9
+	VMOVUPS      448(R9), Y10
+	VMOVUPS      480(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero149:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero150:
+	VMOVUPS      384(R9)(DX*1), Y8
+	VMOVUPS      416(R9)(DX*1), Y9
+	VMOVUPS      448(R9)(DX*1), Y10
+	VMOVUPS      480(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero151:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero152:
+	VMOVUPS      384(R10), Y8
+	VMOVUPS      416(R10), Y9
+	VMOVUPS      448(R10), Y10
+	VMOVUPS      480(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero153:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero154:
+	VMOVUPS      384(R10)(DX*1), Y8
+	VMOVUPS      416(R10)(DX*1), Y9
+	VMOVUPS      448(R10)(DX*1), Y10
+	VMOVUPS      480(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero155:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero156:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows124
+	JMP     vb_group_next123
+
+vb_by_row122:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done158
+
+vb_head157:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -3941,9 +4402,9 @@ vb_head122:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero124
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero159
 	VBROADCASTSS (R8), Y12
 	VFMADD231PS  (R9), Y12, Y0
 	VFMADD231PS  32(R9), Y12, Y1
@@ -3958,10 +4419,10 @@ vb_head122:
 	VFMADD231PS  320(R9), Y12, Y10
 	VFMADD231PS  352(R9), Y12, Y11
 
-vb_zero124:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero125
+vb_zero159:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero160
 	VBROADCASTSS 4(R8), Y12
 	VFMADD231PS  (R9)(DX*1), Y12, Y0
 	VFMADD231PS  32(R9)(DX*1), Y12, Y1
@@ -3976,10 +4437,10 @@ vb_zero124:
 	VFMADD231PS  320(R9)(DX*1), Y12, Y10
 	VFMADD231PS  352(R9)(DX*1), Y12, Y11
 
-vb_zero125:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero126
+vb_zero160:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Y12
 	VFMADD231PS  (R10), Y12, Y0
 	VFMADD231PS  32(R10), Y12, Y1
@@ -3994,10 +4455,10 @@ vb_zero125:
 	VFMADD231PS  320(R10), Y12, Y10
 	VFMADD231PS  352(R10), Y12, Y11
 
-vb_zero126:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero127
+vb_zero161:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Y12
 	VFMADD231PS  (R10)(DX*1), Y12, Y0
 	VFMADD231PS  32(R10)(DX*1), Y12, Y1
@@ -4012,7 +4473,7 @@ vb_zero126:
 	VFMADD231PS  320(R10)(DX*1), Y12, Y10
 	VFMADD231PS  352(R10)(DX*1), Y12, Y11
 
-vb_zero127:
+vb_zero162:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -4029,62 +4490,63 @@ vb_zero127:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero128
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero163
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  384(R9), Y4, Y0
 	VFMADD231PS  416(R9), Y4, Y1
 	VFMADD231PS  448(R9), Y4, Y2
 	VFMADD231PS  480(R9), Y4, Y3
 
-vb_zero128:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero129
+vb_zero163:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero164
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  384(R9)(DX*1), Y4, Y0
 	VFMADD231PS  416(R9)(DX*1), Y4, Y1
 	VFMADD231PS  448(R9)(DX*1), Y4, Y2
 	VFMADD231PS  480(R9)(DX*1), Y4, Y3
 
-vb_zero129:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero130
+vb_zero164:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero165
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  384(R10), Y4, Y0
 	VFMADD231PS  416(R10), Y4, Y1
 	VFMADD231PS  448(R10), Y4, Y2
 	VFMADD231PS  480(R10), Y4, Y3
 
-vb_zero130:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero131
+vb_zero165:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero166
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  384(R10)(DX*1), Y4, Y0
 	VFMADD231PS  416(R10)(DX*1), Y4, Y1
 	VFMADD231PS  448(R10)(DX*1), Y4, Y2
 	VFMADD231PS  480(R10)(DX*1), Y4, Y3
 
-vb_zero131:
+vb_zero166:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head122
+	DECQ    R13
+	JNZ     vb_head157
 
-vb_head_done123:
+vb_head_done158:
+vb_group_next123:
 	ADDQ $0x00000200, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group120
 
 vb_group_done121:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query118
 
 vb_query_done119:
@@ -4097,22 +4559,22 @@ vb_keys_done117:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done133
+	JZ     kv_key_done168
 
-kv_key132:
+kv_key167:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done135
+	JZ    kv_query_done170
 
-kv_query134:
+kv_query169:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done137
+	JZ    kv_group_done172
 
-kv_group136:
+kv_group171:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -4133,12 +4595,12 @@ kv_group136:
 	VMOVUPS    288(R9), Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done139
+	JZ         kv_head_done174
 
-kv_head138:
+kv_head173:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero140
+	JZ           kv_zero175
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -4189,28 +4651,28 @@ kv_head138:
 	VFMADD231PS  480(R9), Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero140:
+kv_zero175:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head138
+	JNZ  kv_head173
 
-kv_head_done139:
+kv_head_done174:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group136
+	JNZ  kv_group171
 
-kv_group_done137:
+kv_group_done172:
 	DECQ R12
-	JNZ  kv_query134
+	JNZ  kv_query169
 
-kv_query_done135:
+kv_query_done170:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key132
+	JNZ  kv_key167
 
-kv_key_done133:
+kv_key_done168:
 	VZEROUPPER
 	RET
 
@@ -4223,9 +4685,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop142:
+loop177:
 	CMPQ    CX, $0x00000010
-	JB      loop_end143
+	JB      loop_end178
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -4236,23 +4698,23 @@ loop142:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop142
+	JMP     loop177
 
-loop_end143:
-loop144:
+loop_end178:
+loop179:
 	CMPQ    CX, $0x00000008
-	JB      loop_end145
+	JB      loop_end180
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop144
+	JMP     loop179
 
-loop_end145:
+loop_end180:
 	TESTQ      CX, CX
-	JZ         loop_done141
+	JZ         loop_done176
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -4262,7 +4724,7 @@ loop_end145:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done141:
+loop_done176:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -4270,10 +4732,10 @@ loop_done141:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store146
+	JZ           max_store181
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store146:
+max_store181:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -4293,9 +4755,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop148:
+loop183:
 	CMPQ         CX, $0x00000008
-	JB           loop_end149
+	JB           loop_end184
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -4318,11 +4780,11 @@ loop148:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop148
+	JMP          loop183
 
-loop_end149:
+loop_end184:
 	TESTQ        CX, CX
-	JZ           loop_done147
+	JZ           loop_done182
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -4348,7 +4810,7 @@ loop_end149:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done147:
+loop_done182:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -4366,9 +4828,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop150:
+widen_loop185:
 	CMPQ           DX, $0x00000020
-	JB             widen_loop_end151
+	JB             widen_loop_end186
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
@@ -4384,32 +4846,32 @@ widen_loop150:
 	ADDQ           $0x00000040, CX
 	ADDQ           $0x00000080, AX
 	SUBQ           $0x00000020, DX
-	JMP            widen_loop150
+	JMP            widen_loop185
 
-widen_loop_end151:
-widen_loop152:
+widen_loop_end186:
+widen_loop187:
 	CMPQ           DX, $0x00000008
-	JB             widen_loop_end153
+	JB             widen_loop_end188
 	VBROADCASTI128 (CX), Y0
 	VPSHUFB        bf16widen<>+0(SB), Y0, Y0
 	VMOVUPS        Y0, (AX)
 	ADDQ           $0x00000010, CX
 	ADDQ           $0x00000020, AX
 	SUBQ           $0x00000008, DX
-	JMP            widen_loop152
+	JMP            widen_loop187
 
-widen_loop_end153:
+widen_loop_end188:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail154
+	JZ        widen_tail189
 	VPMOVZXWD (CX), X0
 	VPSLLD    $0x10, X0, X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail154:
+widen_tail189:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail155
+	JZ        widen_tail190
 	VMOVD     (CX), X0
 	VPMOVZXWD X0, X0
 	VPSLLD    $0x10, X0, X0
@@ -4417,9 +4879,9 @@ widen_tail154:
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail155:
+widen_tail190:
 	TESTQ   $0x00000001, DX
-	JZ      widen_tail156
+	JZ      widen_tail191
 	MOVWLZX (CX), DX
 	SHLL    $0x10, DX
 	VMOVD   DX, X0
@@ -4427,7 +4889,7 @@ widen_tail155:
 	ADDQ    $0x00000002, CX
 	ADDQ    $0x00000004, AX
 
-widen_tail156:
+widen_tail191:
 	VZEROUPPER
 	RET
 
@@ -4441,23 +4903,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups157
+	JNE   kv_groups192
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows158:
+s1_rows193:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done159
+	JL   s1_rows_done194
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys160:
+s1_keys195:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done161
+	JL           s1_keys_done196
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      512(SI), Y7
@@ -4762,13 +5224,13 @@ s1_keys160:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys160
+	JMP          s1_keys195
 
-s1_keys_done161:
+s1_keys_done196:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done163
+	JZ    s1_key_tail_done198
 
-s1_key_tail162:
+s1_key_tail197:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -4916,27 +5378,27 @@ s1_key_tail162:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail162
+	JNZ          s1_key_tail197
 
-s1_key_tail_done163:
+s1_key_tail_done198:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows158
+	JMP  s1_rows193
 
-s1_rows_done159:
+s1_rows_done194:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done165
+	JZ    s1_row_tail_done200
 
-s1_row_tail164:
+s1_row_tail199:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done167
+	JZ    s1_row_tail_key_done202
 
-s1_row_tail_key166:
+s1_row_tail_key201:
 	VMOVUPS      (SI), Y0
 	VPMOVZXWD    (R8), Y1
 	VPSLLD       $0x10, Y1, Y1
@@ -5012,40 +5474,40 @@ s1_row_tail_key166:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key166
+	JNZ          s1_row_tail_key201
 
-s1_row_tail_key_done167:
+s1_row_tail_key_done202:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail164
+	JNZ  s1_row_tail199
 
-s1_row_tail_done165:
+s1_row_tail_done200:
 	VZEROUPPER
 	RET
 
-kv_groups157:
+kv_groups192:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key168
+	JNZ   kv_by_key203
 
-kb_keys169:
+kb_keys204:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done170
+	JL    kb_keys_done205
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done172
+	JZ    kb_query_done207
 
-kb_query171:
+kb_query206:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done174
+	JZ    kb_group_done209
 
-kb_group173:
+kb_group208:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5068,7 +5530,7 @@ kb_group173:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows175:
+kb_rows210:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      512(DI), Y7
@@ -5374,42 +5836,42 @@ kb_rows175:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows175
+	JNZ          kb_rows210
 	ADDQ         $0x00000100, R9
 	DECQ         R12
-	JNZ          kb_group173
+	JNZ          kb_group208
 
-kb_group_done174:
+kb_group_done209:
 	DECQ R11
-	JNZ  kb_query171
+	JNZ  kb_query206
 
-kb_query_done172:
+kb_query_done207:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys169
+	JMP  kb_keys204
 
-kb_keys_done170:
-kv_by_key168:
+kb_keys_done205:
+kv_by_key203:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done177
+	JZ     kv_key_done212
 
-kv_key176:
+kv_key211:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done179
+	JZ    kv_query_done214
 
-kv_query178:
+kv_query213:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done181
+	JZ    kv_group_done216
 
-kv_group180:
+kv_group215:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -5436,9 +5898,9 @@ kv_group180:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done183
+	JZ         kv_head_done218
 
-kv_head182:
+kv_head217:
 	VMULPS       (SI), Y0, Y10
 	VMULPS       32(SI), Y1, Y11
 	VFMADD231PS  64(SI), Y2, Y10
@@ -5484,24 +5946,24 @@ kv_head182:
 	ADDQ         $0x00000200, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head182
+	JNZ          kv_head217
 
-kv_head_done183:
+kv_head_done218:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group180
+	JNZ  kv_group215
 
-kv_group_done181:
+kv_group_done216:
 	DECQ R11
-	JNZ  kv_query178
+	JNZ  kv_query213
 
-kv_query_done179:
+kv_query_done214:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key176
+	JNZ  kv_key211
 
-kv_key_done177:
+kv_key_done212:
 	VZEROUPPER
 	RET
 
@@ -5515,7 +5977,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups184
+	JNE   kv_groups219
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -5523,9 +5985,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done186
+	JZ    v1_row_done221
 
-v1_row185:
+v1_row220:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5555,12 +6017,12 @@ v1_row185:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done188
+	JZ           v1_key_done223
 
-v1_key187:
+v1_key222:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero189
+	JZ           v1_zero224
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5599,13 +6061,13 @@ v1_key187:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y0, Y12
 
-v1_zero189:
+v1_zero224:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key187
+	JNZ  v1_key222
 
-v1_key_done188:
+v1_key_done223:
 	VMOVUPS      Y1, (CX)
 	VMOVUPS      Y2, 32(CX)
 	VMOVUPS      Y3, 64(CX)
@@ -5631,12 +6093,12 @@ v1_key_done188:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done191
+	JZ           v1_key_done226
 
-v1_key190:
+v1_key225:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero192
+	JZ           v1_zero227
 	VBROADCASTSS (R10), Y0
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5651,13 +6113,13 @@ v1_key190:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y0, Y4
 
-v1_zero192:
+v1_zero227:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key190
+	JNZ  v1_key225
 
-v1_key_done191:
+v1_key_done226:
 	VMOVUPS Y1, 384(CX)
 	VMOVUPS Y2, 416(CX)
 	VMOVUPS Y3, 448(CX)
@@ -5666,22 +6128,22 @@ v1_key_done191:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row185
+	JNZ     v1_row220
 
-v1_row_done186:
+v1_row_done221:
 	VZEROUPPER
 	RET
 
-kv_groups184:
+kv_groups219:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done194
+	JZ    kv_rescale_done229
 
-kv_rescale193:
+kv_rescale228:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -5734,27 +6196,27 @@ kv_rescale193:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale193
+	JNZ          kv_rescale228
 
-kv_rescale_done194:
+kv_rescale_done229:
 	MOVQ nk+96(FP), SI
 
-vb_keys195:
+vb_keys230:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done196
+	JL    vb_keys_done231
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done198
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done233
 
-vb_query197:
+vb_query232:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done200
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done235
 
-vb_group199:
+vb_group234:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -5776,11 +6238,536 @@ vb_group199:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done202
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row236
 
-vb_head201:
+vb_rows238:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      512(DI), Y4
+	VMOVUPS      544(DI), Y5
+	VMOVUPS      576(DI), Y6
+	VMOVUPS      608(DI), Y7
+	VPMOVZXWD    (R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero239
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero239:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero240
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero240:
+	VPMOVZXWD    (R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero241
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero241:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero242
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero242:
+	VPMOVZXWD    (R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero243
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero243:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero244
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero244:
+	VPMOVZXWD    (R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    16(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    32(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    48(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero245
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero245:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero246
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero246:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 512(DI)
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y6, 576(DI)
+	VMOVUPS      Y7, 608(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      640(DI), Y4
+	VMOVUPS      672(DI), Y5
+	VMOVUPS      704(DI), Y6
+	VMOVUPS      736(DI), Y7
+	VPMOVZXWD    64(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero247
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero247:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero248
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero248:
+	VPMOVZXWD    64(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero249
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero249:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero250
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero250:
+	VPMOVZXWD    64(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero251
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero251:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero252
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero252:
+	VPMOVZXWD    64(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    80(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    96(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    112(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero253
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero253:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero254
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero254:
+	VMOVUPS      Y0, 128(DI)
+	VMOVUPS      Y1, 160(DI)
+	VMOVUPS      Y2, 192(DI)
+	VMOVUPS      Y3, 224(DI)
+	VMOVUPS      Y4, 640(DI)
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y6, 704(DI)
+	VMOVUPS      Y7, 736(DI)
+	VMOVUPS      256(DI), Y0
+	VMOVUPS      288(DI), Y1
+	VMOVUPS      320(DI), Y2
+	VMOVUPS      352(DI), Y3
+	VMOVUPS      768(DI), Y4
+	VMOVUPS      800(DI), Y5
+	VMOVUPS      832(DI), Y6
+	VMOVUPS      864(DI), Y7
+	VPMOVZXWD    128(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero255
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero255:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero256
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero256:
+	VPMOVZXWD    128(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero257
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero257:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero258
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero258:
+	VPMOVZXWD    128(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero259
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero259:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero260
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero260:
+	VPMOVZXWD    128(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    144(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    160(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    176(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero261
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero261:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero262
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero262:
+	VMOVUPS      Y0, 256(DI)
+	VMOVUPS      Y1, 288(DI)
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 352(DI)
+	VMOVUPS      Y4, 768(DI)
+	VMOVUPS      Y5, 800(DI)
+	VMOVUPS      Y6, 832(DI)
+	VMOVUPS      Y7, 864(DI)
+	VMOVUPS      384(DI), Y0
+	VMOVUPS      416(DI), Y1
+	VMOVUPS      448(DI), Y2
+	VMOVUPS      480(DI), Y3
+	VMOVUPS      896(DI), Y4
+	VMOVUPS      928(DI), Y5
+	VMOVUPS      960(DI), Y6
+	VMOVUPS      992(DI), Y7
+	VPMOVZXWD    192(R9), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R9), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R9), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R9), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero263
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero263:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero264
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero264:
+	VPMOVZXWD    192(R9)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R9)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R9)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R9)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero265
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero265:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero266
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero266:
+	VPMOVZXWD    192(R10), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R10), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero267
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero267:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero268
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero268:
+	VPMOVZXWD    192(R10)(DX*1), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VPMOVZXWD    208(R10)(DX*1), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VPMOVZXWD    224(R10)(DX*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    240(R10)(DX*1), Y11
+	VPSLLD       $0x10, Y11, Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero269
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero269:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero270
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero270:
+	VMOVUPS Y0, 384(DI)
+	VMOVUPS Y1, 416(DI)
+	VMOVUPS Y2, 448(DI)
+	VMOVUPS Y3, 480(DI)
+	VMOVUPS Y4, 896(DI)
+	VMOVUPS Y5, 928(DI)
+	VMOVUPS Y6, 960(DI)
+	VMOVUPS Y7, 992(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows238
+	JMP     vb_group_next237
+
+vb_by_row236:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done272
+
+vb_head271:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -5793,9 +6780,9 @@ vb_head201:
 	VMOVUPS      288(DI), Y9
 	VMOVUPS      320(DI), Y10
 	VMOVUPS      352(DI), Y11
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero203
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero273
 	VBROADCASTSS (R8), Y12
 	VPMOVZXWD    (R9), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5834,10 +6821,10 @@ vb_head201:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero203:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero204
+vb_zero273:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero274
 	VBROADCASTSS 4(R8), Y12
 	VPMOVZXWD    (R9)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5876,10 +6863,10 @@ vb_zero203:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero204:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero205
+vb_zero274:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero275
 	VBROADCASTSS 8(R8), Y12
 	VPMOVZXWD    (R10), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5918,10 +6905,10 @@ vb_zero204:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero205:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero206
+vb_zero275:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero276
 	VBROADCASTSS 12(R8), Y12
 	VPMOVZXWD    (R10)(DX*1), Y13
 	VPSLLD       $0x10, Y13, Y13
@@ -5960,7 +6947,7 @@ vb_zero205:
 	VPSLLD       $0x10, Y13, Y13
 	VFMADD231PS  Y13, Y12, Y11
 
-vb_zero206:
+vb_zero276:
 	VMOVUPS      Y0, (DI)
 	VMOVUPS      Y1, 32(DI)
 	VMOVUPS      Y2, 64(DI)
@@ -5977,9 +6964,9 @@ vb_zero206:
 	VMOVUPS      416(DI), Y1
 	VMOVUPS      448(DI), Y2
 	VMOVUPS      480(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero207
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero277
 	VBROADCASTSS (R8), Y4
 	VPMOVZXWD    192(R9), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -5994,10 +6981,10 @@ vb_zero206:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero207:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero208
+vb_zero277:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero278
 	VBROADCASTSS 4(R8), Y4
 	VPMOVZXWD    192(R9)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6012,10 +6999,10 @@ vb_zero207:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero208:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero209
+vb_zero278:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero279
 	VBROADCASTSS 8(R8), Y4
 	VPMOVZXWD    192(R10), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6030,10 +7017,10 @@ vb_zero208:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero209:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero210
+vb_zero279:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero280
 	VBROADCASTSS 12(R8), Y4
 	VPMOVZXWD    192(R10)(DX*1), Y5
 	VPSLLD       $0x10, Y5, Y5
@@ -6048,51 +7035,52 @@ vb_zero209:
 	VPSLLD       $0x10, Y5, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
-vb_zero210:
+vb_zero280:
 	VMOVUPS Y0, 384(DI)
 	VMOVUPS Y1, 416(DI)
 	VMOVUPS Y2, 448(DI)
 	VMOVUPS Y3, 480(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head201
+	DECQ    R13
+	JNZ     vb_head271
 
-vb_head_done202:
+vb_head_done272:
+vb_group_next237:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group199
-
-vb_group_done200:
 	DECQ R12
-	JNZ  vb_query197
+	JNZ  vb_group234
 
-vb_query_done198:
+vb_group_done235:
+	DECQ R11
+	JNZ  vb_query232
+
+vb_query_done233:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys195
+	JMP  vb_keys230
 
-vb_keys_done196:
+vb_keys_done231:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done212
+	JZ     kv_key_done282
 
-kv_key211:
+kv_key281:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done214
+	JZ    kv_query_done284
 
-kv_query213:
+kv_query283:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done216
+	JZ    kv_group_done286
 
-kv_group215:
+kv_group285:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -6119,12 +7107,12 @@ kv_group215:
 	VPSLLD     $0x10, Y9, Y9
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done218
+	JZ         kv_head_done288
 
-kv_head217:
+kv_head287:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero219
+	JZ           kv_zero289
 	VBROADCASTSS (R8), Y10
 	VMOVUPS      (SI), Y11
 	VFMADD231PS  Y0, Y10, Y11
@@ -6187,28 +7175,28 @@ kv_head217:
 	VFMADD231PS  Y12, Y10, Y11
 	VMOVUPS      Y11, 480(SI)
 
-kv_zero219:
+kv_zero289:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head217
+	JNZ  kv_head287
 
-kv_head_done218:
+kv_head_done288:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group215
+	JNZ  kv_group285
 
-kv_group_done216:
+kv_group_done286:
 	DECQ R12
-	JNZ  kv_query213
+	JNZ  kv_query283
 
-kv_query_done214:
+kv_query_done284:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key211
+	JNZ  kv_key281
 
-kv_key_done212:
+kv_key_done282:
 	VZEROUPPER
 	RET
 
@@ -6223,18 +7211,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done220
+	JZ     rope_done290
 	TESTL  R8, R8
-	JS     rope_inverse221
+	JS     rope_inverse291
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000100, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream222
+	JA     rope_stream292
 
-rope_token224:
+rope_token294:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -6256,14 +7244,14 @@ rope_token224:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done225
+	JZ      rope_heads_done295
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src226
+	JNE     rope_heads_from_src296
 
-rope_head227:
+rope_head297:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -6354,13 +7342,13 @@ rope_head227:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head227
-	JMP            rope_heads_done225
+	JNZ            rope_head297
+	JMP            rope_heads_done295
 
-rope_heads_from_src226:
+rope_heads_from_src296:
 	MOVQ CX, R10
 
-rope_head228:
+rope_head298:
 	VPMOVZXWD      (R10), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -6452,17 +7440,17 @@ rope_head228:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head228
+	JNZ            rope_head298
 
-rope_heads_done225:
+rope_heads_done295:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done229
+	JZ    rope_heads_done299
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head230:
+rope_head300:
 	VPMOVZXWD      (R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -6553,9 +7541,9 @@ rope_head230:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head230
+	JNZ            rope_head300
 
-rope_heads_done229:
+rope_heads_done299:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6565,11 +7553,11 @@ rope_heads_done229:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token224
-	JMP  rope_tokens_done223
+	JNZ  rope_token294
+	JMP  rope_tokens_done293
 
-rope_stream222:
-rope_token231:
+rope_stream292:
+rope_token301:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000400, R8, R8
 	ADDQ    BX, R8
@@ -6591,16 +7579,16 @@ rope_token231:
 	VMOVUPS 960(R8), Z15
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done232
+	JZ      rope_heads_done302
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x01, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x01, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src233
+	JNE     rope_heads_from_src303
 
-rope_head234:
+rope_head304:
 	PREFETCHT1     (R9)(R12*1)
 	PREFETCHT1     64(R9)(R12*1)
 	PREFETCHT1     128(R9)(R12*1)
@@ -6695,13 +7683,13 @@ rope_head234:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R11, R9
 	DECQ           R8
-	JNZ            rope_head234
-	JMP            rope_heads_done232
+	JNZ            rope_head304
+	JMP            rope_heads_done302
 
-rope_heads_from_src233:
+rope_heads_from_src303:
 	MOVQ CX, R10
 
-rope_head235:
+rope_head305:
 	PREFETCHT1     (R10)(R12*1)
 	PREFETCHT1     64(R10)(R12*1)
 	PREFETCHT1     128(R10)(R12*1)
@@ -6797,19 +7785,19 @@ rope_head235:
 	ADDQ           R11, R9
 	ADDQ           R11, R10
 	DECQ           R8
-	JNZ            rope_head235
+	JNZ            rope_head305
 
-rope_heads_done232:
+rope_heads_done302:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done236
+	JZ    rope_heads_done306
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head237:
+rope_head307:
 	PREFETCHT1     (R9)(R11*1)
 	PREFETCHT1     64(R9)(R11*1)
 	PREFETCHT1     128(R9)(R11*1)
@@ -6904,9 +7892,9 @@ rope_head237:
 	VPMOVDW        Z16, 224(R9)
 	ADDQ           R10, R9
 	DECQ           R8
-	JNZ            rope_head237
+	JNZ            rope_head307
 
-rope_heads_done236:
+rope_heads_done306:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -6916,21 +7904,21 @@ rope_heads_done236:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token231
+	JNZ  rope_token301
 
-rope_tokens_done223:
-	JMP rope_done220
+rope_tokens_done293:
+	JMP rope_done290
 
-rope_inverse221:
+rope_inverse291:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000100, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream238
+	JA     rope_stream308
 
-rope_token240:
+rope_token310:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -6952,12 +7940,12 @@ rope_token240:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done241
+	JZ      rope_heads_done311
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 
-rope_head242:
+rope_head312:
 	VPMOVZXWD      (DX), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPERMILPS      $0xb1, Z16, Z17
@@ -7048,19 +8036,19 @@ rope_head242:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head242
+	JNZ            rope_head312
 
-rope_heads_done241:
+rope_heads_done311:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token240
-	JMP  rope_tokens_done239
+	JNZ  rope_token310
+	JMP  rope_tokens_done309
 
-rope_stream238:
-rope_token243:
+rope_stream308:
+rope_token313:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000400, CX, CX
 	ADDQ    BX, CX
@@ -7082,14 +8070,14 @@ rope_token243:
 	VMOVUPS 960(CX), Z15
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done244
+	JZ      rope_heads_done314
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x01, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x01, R9
 
-rope_head245:
+rope_head315:
 	PREFETCHT1     (DX)(R9*1)
 	PREFETCHT1     64(DX)(R9*1)
 	PREFETCHT1     128(DX)(R9*1)
@@ -7184,18 +8172,18 @@ rope_head245:
 	VPMOVDW        Z16, 224(DX)
 	ADDQ           R8, DX
 	DECQ           CX
-	JNZ            rope_head245
+	JNZ            rope_head315
 
-rope_heads_done244:
+rope_heads_done314:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token243
+	JNZ  rope_token313
 
-rope_tokens_done239:
-rope_done220:
+rope_tokens_done309:
+rope_done290:
 	VZEROUPPER
 	RET
 
@@ -7209,10 +8197,10 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ    pos_len+80(FP), SI
 	MOVQ    mask+96(FP), DI
 	TESTQ   SI, SI
-	JZ      combine_done246
+	JZ      combine_done316
 	VMOVUPS combine_dup16<>+0(SB), Z0
 
-combine_token247:
+combine_token317:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000400, R8, R8
@@ -7332,9 +8320,9 @@ combine_token247:
 	ADDQ      $0x00000400, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token247
+	JNZ       combine_token317
 
-combine_done246:
+combine_done316:
 	VZEROUPPER
 	RET
 
@@ -7524,13 +8512,13 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done248
+	JZ    scale16_done318
 	TESTQ BX, BX
-	JZ    scale16_done248
+	JZ    scale16_done318
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token249:
+scale16_token319:
 	VBROADCASTSS (CX), Z0
 	VBROADCASTSS c32_00400000<>+0(SB), Z1
 	VORPS        Z0, Z1, Z1
@@ -7541,9 +8529,9 @@ scale16_token249:
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop250:
+scale16_loop320:
 	CMPQ        R8, $0x00000040
-	JB          scale16_loop_end251
+	JB          scale16_loop_end321
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -7582,12 +8570,12 @@ scale16_loop250:
 	VPMOVDW     Z2, 96(DI)
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000040, R8
-	JMP         scale16_loop250
+	JMP         scale16_loop320
 
-scale16_loop_end251:
-scale16_loop252:
+scale16_loop_end321:
+scale16_loop322:
 	CMPQ        R8, $0x00000010
-	JB          scale16_loop_end253
+	JB          scale16_loop_end323
 	VPMOVZXWD   (DI), Z1
 	VPSLLD      $0x10, Z1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -7599,11 +8587,11 @@ scale16_loop252:
 	VPMOVDW     Z2, (DI)
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000010, R8
-	JMP         scale16_loop252
+	JMP         scale16_loop322
 
-scale16_loop_end253:
+scale16_loop_end323:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail254
+	JZ          scale16_tail324
 	VMOVDQU16.Z (DI), K1, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -7616,9 +8604,9 @@ scale16_loop_end253:
 	VPMOVDW     Z2, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail254:
+scale16_tail324:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail255
+	JZ          scale16_tail325
 	VMOVDQU16.Z (DI), K2, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -7631,9 +8619,9 @@ scale16_tail254:
 	VPMOVDW     Z2, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail255:
+scale16_tail325:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail256
+	JZ          scale16_tail326
 	VMOVDQU16.Z (DI), K3, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -7646,9 +8634,9 @@ scale16_tail255:
 	VPMOVDW     Z2, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail256:
+scale16_tail326:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail257
+	JZ          scale16_tail327
 	VMOVDQU16.Z (DI), K4, Y1
 	VPMOVZXWD   Y1, Z1
 	VPSLLD      $0x10, Z1, Z1
@@ -7661,13 +8649,13 @@ scale16_tail256:
 	VPMOVDW     Z0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail257:
+scale16_tail327:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token249
+	JNZ  scale16_token319
 
-scale16_done248:
+scale16_done318:
 	VZEROUPPER
 	RET
 
@@ -7681,23 +8669,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups258
+	JNE   kv_groups328
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows259:
+s1_rows329:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done260
+	JL   s1_rows_done330
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys261:
+s1_keys331:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done262
+	JL            s1_keys_done332
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -7944,13 +8932,13 @@ s1_keys261:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys261
+	JMP           s1_keys331
 
-s1_keys_done262:
+s1_keys_done332:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done264
+	JZ    s1_key_tail_done334
 
-s1_key_tail263:
+s1_key_tail333:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8059,29 +9047,29 @@ s1_key_tail263:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail263
+	JNZ           s1_key_tail333
 
-s1_key_tail_done264:
+s1_key_tail_done334:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows259
+	JMP  s1_rows329
 
-s1_rows_done260:
+s1_rows_done330:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done266
+	JZ    s1_row_tail_done336
 
-s1_row_tail265:
+s1_row_tail335:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done268
+	JZ    s1_row_tail_key_done338
 
-s1_row_tail_key267:
+s1_row_tail_key337:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -8111,40 +9099,40 @@ s1_row_tail_key267:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key267
+	JNZ           s1_row_tail_key337
 
-s1_row_tail_key_done268:
+s1_row_tail_key_done338:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail265
+	JNZ  s1_row_tail335
 
-s1_row_tail_done266:
+s1_row_tail_done336:
 	VZEROUPPER
 	RET
 
-kv_groups258:
+kv_groups328:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key269
+	JNZ   kv_by_key339
 
-kb_keys270:
+kb_keys340:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done271
+	JL    kb_keys_done341
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done273
+	JZ    kb_query_done343
 
-kb_query272:
+kb_query342:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done275
+	JZ    kb_group_done345
 
-kb_group274:
+kb_group344:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8183,7 +9171,7 @@ kb_group274:
 	PREFETCHT1 448(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows276:
+kb_rows346:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -8433,42 +9421,42 @@ kb_rows276:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows276
+	JNZ           kb_rows346
 	ADDQ          $0x00000200, R9
 	DECQ          R12
-	JNZ           kb_group274
+	JNZ           kb_group344
 
-kb_group_done275:
+kb_group_done345:
 	DECQ R11
-	JNZ  kb_query272
+	JNZ  kb_query342
 
-kb_query_done273:
+kb_query_done343:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys270
+	JMP  kb_keys340
 
-kb_keys_done271:
-kv_by_key269:
+kb_keys_done341:
+kv_by_key339:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done278
+	JZ     kv_key_done348
 
-kv_key277:
+kv_key347:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done280
+	JZ    kv_query_done350
 
-kv_query279:
+kv_query349:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done282
+	JZ    kv_group_done352
 
-kv_group281:
+kv_group351:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8487,9 +9475,9 @@ kv_group281:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done284
+	JZ         kv_head_done354
 
-kv_head283:
+kv_head353:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -8511,24 +9499,24 @@ kv_head283:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head283
+	JNZ           kv_head353
 
-kv_head_done284:
+kv_head_done354:
 	ADDQ $0x00000200, R9
 	DECQ R12
-	JNZ  kv_group281
+	JNZ  kv_group351
 
-kv_group_done282:
+kv_group_done352:
 	DECQ R11
-	JNZ  kv_query279
+	JNZ  kv_query349
 
-kv_query_done280:
+kv_query_done350:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key277
+	JNZ  kv_key347
 
-kv_key_done278:
+kv_key_done348:
 	VZEROUPPER
 	RET
 
@@ -8542,7 +9530,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups285
+	JNE   kv_groups355
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -8550,9 +9538,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done287
+	JZ    v1_row_done357
 
-v1_row286:
+v1_row356:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8574,12 +9562,12 @@ v1_row286:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done289
+	JZ           v1_key_done359
 
-v1_key288:
+v1_key358:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero290
+	JZ           v1_zero360
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
@@ -8590,13 +9578,13 @@ v1_key288:
 	VFMADD231PS  384(R9), Z0, Z7
 	VFMADD231PS  448(R9), Z0, Z8
 
-v1_zero290:
+v1_zero360:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key288
+	JNZ  v1_key358
 
-v1_key_done289:
+v1_key_done359:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -8609,22 +9597,22 @@ v1_key_done289:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row286
+	JNZ     v1_row356
 
-v1_row_done287:
+v1_row_done357:
 	VZEROUPPER
 	RET
 
-kv_groups285:
+kv_groups355:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done292
+	JZ    kv_rescale_done362
 
-kv_rescale291:
+kv_rescale361:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -8653,27 +9641,27 @@ kv_rescale291:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale291
+	JNZ          kv_rescale361
 
-kv_rescale_done292:
+kv_rescale_done362:
 	MOVQ nk+96(FP), SI
 
-vb_keys293:
+vb_keys363:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done294
+	JL    vb_keys_done364
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done296
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done366
 
-vb_query295:
+vb_query365:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done298
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done368
 
-vb_group297:
+vb_group367:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -8711,11 +9699,450 @@ vb_group297:
 	PREFETCHT1 384(R10)(DX*4)
 	PREFETCHT1 448(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done300
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row369
 
-vb_head299:
+vb_rows371:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero372
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero372:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero373
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero373:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero374
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero374:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero375
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero375:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero376
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero376:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero377
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero377:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero378
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero378:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero379
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero379:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero380
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero380:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero381
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero381:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero382
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero382:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero383
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero383:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero384
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero384:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero385
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero385:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero386
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero386:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero387
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero387:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VMOVUPS      256(R9), Z16
+	VMOVUPS      320(R9), Z17
+	VMOVUPS      384(R9), Z18
+	VMOVUPS      448(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero388
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero388:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero389
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero389:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero390
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero390:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero391
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero391:
+	VMOVUPS      256(R9)(DX*1), Z16
+	VMOVUPS      320(R9)(DX*1), Z17
+	VMOVUPS      384(R9)(DX*1), Z18
+	VMOVUPS      448(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero392
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero392:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero393
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero393:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero394
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero394:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero395
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero395:
+	VMOVUPS      256(R10), Z16
+	VMOVUPS      320(R10), Z17
+	VMOVUPS      384(R10), Z18
+	VMOVUPS      448(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero396
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero396:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero397
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero397:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero398
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero398:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero399
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero399:
+	VMOVUPS      256(R10)(DX*1), Z16
+	VMOVUPS      320(R10)(DX*1), Z17
+	VMOVUPS      384(R10)(DX*1), Z18
+	VMOVUPS      448(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero400
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero400:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero401
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero401:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero402
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero402:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero403
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero403:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows371
+	JMP     vb_group_next370
+
+vb_by_row369:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done405
+
+vb_head404:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -8724,9 +10151,9 @@ vb_head299:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero301
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero406
 	VBROADCASTSS (R8), Z8
 	VFMADD231PS  (R9), Z8, Z0
 	VFMADD231PS  64(R9), Z8, Z1
@@ -8737,10 +10164,10 @@ vb_head299:
 	VFMADD231PS  384(R9), Z8, Z6
 	VFMADD231PS  448(R9), Z8, Z7
 
-vb_zero301:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero302
+vb_zero406:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero407
 	VBROADCASTSS 4(R8), Z8
 	VFMADD231PS  (R9)(DX*1), Z8, Z0
 	VFMADD231PS  64(R9)(DX*1), Z8, Z1
@@ -8751,10 +10178,10 @@ vb_zero301:
 	VFMADD231PS  384(R9)(DX*1), Z8, Z6
 	VFMADD231PS  448(R9)(DX*1), Z8, Z7
 
-vb_zero302:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero303
+vb_zero407:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero408
 	VBROADCASTSS 8(R8), Z8
 	VFMADD231PS  (R10), Z8, Z0
 	VFMADD231PS  64(R10), Z8, Z1
@@ -8765,10 +10192,10 @@ vb_zero302:
 	VFMADD231PS  384(R10), Z8, Z6
 	VFMADD231PS  448(R10), Z8, Z7
 
-vb_zero303:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero304
+vb_zero408:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero409
 	VBROADCASTSS 12(R8), Z8
 	VFMADD231PS  (R10)(DX*1), Z8, Z0
 	VFMADD231PS  64(R10)(DX*1), Z8, Z1
@@ -8779,7 +10206,7 @@ vb_zero303:
 	VFMADD231PS  384(R10)(DX*1), Z8, Z6
 	VFMADD231PS  448(R10)(DX*1), Z8, Z7
 
-vb_zero304:
+vb_zero409:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -8790,44 +10217,45 @@ vb_zero304:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head299
+	DECQ    R13
+	JNZ     vb_head404
 
-vb_head_done300:
+vb_head_done405:
+vb_group_next370:
 	ADDQ $0x00000200, R9
-	DECQ R13
-	JNZ  vb_group297
-
-vb_group_done298:
 	DECQ R12
-	JNZ  vb_query295
+	JNZ  vb_group367
 
-vb_query_done296:
+vb_group_done368:
+	DECQ R11
+	JNZ  vb_query365
+
+vb_query_done366:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys293
+	JMP  vb_keys363
 
-vb_keys_done294:
+vb_keys_done364:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done306
+	JZ     kv_key_done411
 
-kv_key305:
+kv_key410:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done308
+	JZ    kv_query_done413
 
-kv_query307:
+kv_query412:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done310
+	JZ    kv_group_done415
 
-kv_group309:
+kv_group414:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -8846,12 +10274,12 @@ kv_group309:
 	VMOVUPS    448(R9), Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done312
+	JZ         kv_head_done417
 
-kv_head311:
+kv_head416:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero313
+	JZ           kv_zero418
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -8878,28 +10306,28 @@ kv_head311:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero313:
+kv_zero418:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head311
+	JNZ  kv_head416
 
-kv_head_done312:
+kv_head_done417:
 	ADDQ $0x00000200, R9
 	DECQ R13
-	JNZ  kv_group309
+	JNZ  kv_group414
 
-kv_group_done310:
+kv_group_done415:
 	DECQ R12
-	JNZ  kv_query307
+	JNZ  kv_query412
 
-kv_query_done308:
+kv_query_done413:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key305
+	JNZ  kv_key410
 
-kv_key_done306:
+kv_key_done411:
 	VZEROUPPER
 	RET
 
@@ -8912,9 +10340,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop315:
+loop420:
 	CMPQ    CX, $0x00000020
-	JB      loop_end316
+	JB      loop_end421
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -8925,23 +10353,23 @@ loop315:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop315
+	JMP     loop420
 
-loop_end316:
-loop317:
+loop_end421:
+loop422:
 	CMPQ    CX, $0x00000010
-	JB      loop_end318
+	JB      loop_end423
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop317
+	JMP     loop422
 
-loop_end318:
+loop_end423:
 	TESTQ     CX, CX
-	JZ        loop_done314
+	JZ        loop_done419
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -8949,7 +10377,7 @@ loop_end318:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done314:
+loop_done419:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -8959,10 +10387,10 @@ loop_done314:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store319
+	JZ            max_store424
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store319:
+max_store424:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -8989,9 +10417,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop321:
+loop426:
 	CMPQ         CX, $0x00000010
-	JB           loop_end322
+	JB           loop_end427
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -9013,11 +10441,11 @@ loop321:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop321
+	JMP          loop426
 
-loop_end322:
+loop_end427:
 	TESTQ        CX, CX
-	JZ           loop_done320
+	JZ           loop_done425
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -9041,7 +10469,7 @@ loop_end322:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done320:
+loop_done425:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -9069,9 +10497,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop323:
+widen_loop428:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end324
+	JB        widen_loop_end429
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
@@ -9087,23 +10515,23 @@ widen_loop323:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop323
+	JMP       widen_loop428
 
-widen_loop_end324:
-widen_loop325:
+widen_loop_end429:
+widen_loop430:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end326
+	JB        widen_loop_end431
 	VPMOVZXWD (CX), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop325
+	JMP       widen_loop430
 
-widen_loop_end326:
+widen_loop_end431:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail327
+	JZ          widen_tail432
 	VMOVDQU16.Z (CX), K1, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9111,9 +10539,9 @@ widen_loop_end326:
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail327:
+widen_tail432:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail328
+	JZ          widen_tail433
 	VMOVDQU16.Z (CX), K2, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9121,9 +10549,9 @@ widen_tail327:
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail328:
+widen_tail433:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail329
+	JZ          widen_tail434
 	VMOVDQU16.Z (CX), K3, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9131,9 +10559,9 @@ widen_tail328:
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail329:
+widen_tail434:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail330
+	JZ          widen_tail435
 	VMOVDQU16.Z (CX), K4, Y0
 	VPMOVZXWD   Y0, Z0
 	VPSLLD      $0x10, Z0, Z0
@@ -9141,7 +10569,7 @@ widen_tail329:
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail330:
+widen_tail435:
 	VZEROUPPER
 	RET
 
@@ -9155,23 +10583,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups331
+	JNE   kv_groups436
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows332:
+s1_rows437:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done333
+	JL   s1_rows_done438
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys334:
+s1_keys439:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done335
+	JL            s1_keys_done440
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       512(SI), Z7
@@ -9450,13 +10878,13 @@ s1_keys334:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys334
+	JMP           s1_keys439
 
-s1_keys_done335:
+s1_keys_done440:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done337
+	JZ    s1_key_tail_done442
 
-s1_key_tail336:
+s1_key_tail441:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -9629,29 +11057,29 @@ s1_key_tail336:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail336
+	JNZ           s1_key_tail441
 
-s1_key_tail_done337:
+s1_key_tail_done442:
 	ADDQ $0x00000800, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows332
+	JMP  s1_rows437
 
-s1_rows_done333:
+s1_rows_done438:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done339
+	JZ    s1_row_tail_done444
 
-s1_row_tail338:
+s1_row_tail443:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done341
+	JZ    s1_row_tail_key_done446
 
-s1_row_tail_key340:
+s1_row_tail_key445:
 	VMOVUPS       (SI), Z0
 	VPMOVZXWD     (R8), Z1
 	VPSLLD        $0x10, Z1, Z1
@@ -9697,40 +11125,40 @@ s1_row_tail_key340:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key340
+	JNZ           s1_row_tail_key445
 
-s1_row_tail_key_done341:
+s1_row_tail_key_done446:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail338
+	JNZ  s1_row_tail443
 
-s1_row_tail_done339:
+s1_row_tail_done444:
 	VZEROUPPER
 	RET
 
-kv_groups331:
+kv_groups436:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key342
+	JNZ   kv_by_key447
 
-kb_keys343:
+kb_keys448:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done344
+	JL    kb_keys_done449
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done346
+	JZ    kb_query_done451
 
-kb_query345:
+kb_query450:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done348
+	JZ    kb_group_done453
 
-kb_group347:
+kb_group452:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -9753,7 +11181,7 @@ kb_group347:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows349:
+kb_rows454:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       512(DI), Z7
@@ -10035,42 +11463,42 @@ kb_rows349:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows349
+	JNZ           kb_rows454
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group347
+	JNZ           kb_group452
 
-kb_group_done348:
+kb_group_done453:
 	DECQ R11
-	JNZ  kb_query345
+	JNZ  kb_query450
 
-kb_query_done346:
+kb_query_done451:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys343
+	JMP  kb_keys448
 
-kb_keys_done344:
-kv_by_key342:
+kb_keys_done449:
+kv_by_key447:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done351
+	JZ     kv_key_done456
 
-kv_key350:
+kv_key455:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done353
+	JZ    kv_query_done458
 
-kv_query352:
+kv_query457:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done355
+	JZ    kv_group_done460
 
-kv_group354:
+kv_group459:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10093,9 +11521,9 @@ kv_group354:
 	VPSLLD     $0x10, Z7, Z7
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done357
+	JZ         kv_head_done462
 
-kv_head356:
+kv_head461:
 	VMULPS        (SI), Z0, Z8
 	VMULPS        64(SI), Z1, Z9
 	VFMADD231PS   128(SI), Z2, Z8
@@ -10117,24 +11545,24 @@ kv_head356:
 	ADDQ          $0x00000200, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head356
+	JNZ           kv_head461
 
-kv_head_done357:
+kv_head_done462:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group354
+	JNZ  kv_group459
 
-kv_group_done355:
+kv_group_done460:
 	DECQ R11
-	JNZ  kv_query352
+	JNZ  kv_query457
 
-kv_query_done353:
+kv_query_done458:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key350
+	JNZ  kv_key455
 
-kv_key_done351:
+kv_key_done456:
 	VZEROUPPER
 	RET
 
@@ -10148,7 +11576,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups358
+	JNE   kv_groups463
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -10156,9 +11584,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done360
+	JZ    v1_row_done465
 
-v1_row359:
+v1_row464:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10180,12 +11608,12 @@ v1_row359:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done362
+	JZ           v1_key_done467
 
-v1_key361:
+v1_key466:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero363
+	JZ           v1_zero468
 	VBROADCASTSS (R10), Z0
 	VPMOVZXWD    (R9), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10212,13 +11640,13 @@ v1_key361:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z0, Z8
 
-v1_zero363:
+v1_zero468:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key361
+	JNZ  v1_key466
 
-v1_key_done362:
+v1_key_done467:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -10231,22 +11659,22 @@ v1_key_done362:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row359
+	JNZ     v1_row464
 
-v1_row_done360:
+v1_row_done465:
 	VZEROUPPER
 	RET
 
-kv_groups358:
+kv_groups463:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done365
+	JZ    kv_rescale_done470
 
-kv_rescale364:
+kv_rescale469:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -10275,27 +11703,27 @@ kv_rescale364:
 	ADDQ         $0x00000200, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale364
+	JNZ          kv_rescale469
 
-kv_rescale_done365:
+kv_rescale_done470:
 	MOVQ nk+96(FP), SI
 
-vb_keys366:
+vb_keys471:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done367
+	JL    vb_keys_done472
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done369
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done474
 
-vb_query368:
+vb_query473:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done371
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done476
 
-vb_group370:
+vb_group475:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -10317,11 +11745,482 @@ vb_group370:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done373
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row477
 
-vb_head372:
+vb_rows479:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      512(DI), Z4
+	VMOVUPS      576(DI), Z5
+	VMOVUPS      640(DI), Z6
+	VMOVUPS      704(DI), Z7
+	VMOVUPS      1024(DI), Z8
+	VMOVUPS      1088(DI), Z9
+	VMOVUPS      1152(DI), Z10
+	VMOVUPS      1216(DI), Z11
+	VMOVUPS      1536(DI), Z12
+	VMOVUPS      1600(DI), Z13
+	VMOVUPS      1664(DI), Z14
+	VMOVUPS      1728(DI), Z15
+	VPMOVZXWD    (R9), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero480
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero480:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero481
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero481:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero482
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero482:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero483
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero483:
+	VPMOVZXWD    (R9)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R9)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R9)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R9)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero484
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero484:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero485
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero485:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero486
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero486:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero487
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero487:
+	VPMOVZXWD    (R10), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero488
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero488:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero489
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero489:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero490
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero490:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero491
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero491:
+	VPMOVZXWD    (R10)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    32(R10)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    64(R10)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    96(R10)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero492
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero492:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero493
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero493:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero494
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero494:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero495
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero495:
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, 64(DI)
+	VMOVUPS      Z2, 128(DI)
+	VMOVUPS      Z3, 192(DI)
+	VMOVUPS      Z4, 512(DI)
+	VMOVUPS      Z5, 576(DI)
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z7, 704(DI)
+	VMOVUPS      Z8, 1024(DI)
+	VMOVUPS      Z9, 1088(DI)
+	VMOVUPS      Z10, 1152(DI)
+	VMOVUPS      Z11, 1216(DI)
+	VMOVUPS      Z12, 1536(DI)
+	VMOVUPS      Z13, 1600(DI)
+	VMOVUPS      Z14, 1664(DI)
+	VMOVUPS      Z15, 1728(DI)
+	VMOVUPS      256(DI), Z0
+	VMOVUPS      320(DI), Z1
+	VMOVUPS      384(DI), Z2
+	VMOVUPS      448(DI), Z3
+	VMOVUPS      768(DI), Z4
+	VMOVUPS      832(DI), Z5
+	VMOVUPS      896(DI), Z6
+	VMOVUPS      960(DI), Z7
+	VMOVUPS      1280(DI), Z8
+	VMOVUPS      1344(DI), Z9
+	VMOVUPS      1408(DI), Z10
+	VMOVUPS      1472(DI), Z11
+	VMOVUPS      1792(DI), Z12
+	VMOVUPS      1856(DI), Z13
+	VMOVUPS      1920(DI), Z14
+	VMOVUPS      1984(DI), Z15
+	VPMOVZXWD    128(R9), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R9), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R9), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R9), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero496
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero496:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero497
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero497:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero498
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero498:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero499
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero499:
+	VPMOVZXWD    128(R9)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R9)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R9)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R9)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero500
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero500:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero501
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero501:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero502
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero502:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero503
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero503:
+	VPMOVZXWD    128(R10), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R10), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R10), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R10), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero504
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero504:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero505
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero505:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero506
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero506:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero507
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero507:
+	VPMOVZXWD    128(R10)(DX*1), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VPMOVZXWD    160(R10)(DX*1), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VPMOVZXWD    192(R10)(DX*1), Z18
+	VPSLLD       $0x10, Z18, Z18
+	VPMOVZXWD    224(R10)(DX*1), Z19
+	VPSLLD       $0x10, Z19, Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero508
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero508:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero509
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero509:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero510
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero510:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero511
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero511:
+	VMOVUPS Z0, 256(DI)
+	VMOVUPS Z1, 320(DI)
+	VMOVUPS Z2, 384(DI)
+	VMOVUPS Z3, 448(DI)
+	VMOVUPS Z4, 768(DI)
+	VMOVUPS Z5, 832(DI)
+	VMOVUPS Z6, 896(DI)
+	VMOVUPS Z7, 960(DI)
+	VMOVUPS Z8, 1280(DI)
+	VMOVUPS Z9, 1344(DI)
+	VMOVUPS Z10, 1408(DI)
+	VMOVUPS Z11, 1472(DI)
+	VMOVUPS Z12, 1792(DI)
+	VMOVUPS Z13, 1856(DI)
+	VMOVUPS Z14, 1920(DI)
+	VMOVUPS Z15, 1984(DI)
+	ADDQ    $0x00000800, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows479
+	JMP     vb_group_next478
+
+vb_by_row477:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done513
+
+vb_head512:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -10330,9 +12229,9 @@ vb_head372:
 	VMOVUPS      320(DI), Z5
 	VMOVUPS      384(DI), Z6
 	VMOVUPS      448(DI), Z7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero374
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero514
 	VBROADCASTSS (R8), Z8
 	VPMOVZXWD    (R9), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10359,10 +12258,10 @@ vb_head372:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero374:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero375
+vb_zero514:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero515
 	VBROADCASTSS 4(R8), Z8
 	VPMOVZXWD    (R9)(DX*1), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10389,10 +12288,10 @@ vb_zero374:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero375:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero376
+vb_zero515:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero516
 	VBROADCASTSS 8(R8), Z8
 	VPMOVZXWD    (R10), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10419,10 +12318,10 @@ vb_zero375:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero376:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero377
+vb_zero516:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero517
 	VBROADCASTSS 12(R8), Z8
 	VPMOVZXWD    (R10)(DX*1), Z9
 	VPSLLD       $0x10, Z9, Z9
@@ -10449,7 +12348,7 @@ vb_zero376:
 	VPSLLD       $0x10, Z9, Z9
 	VFMADD231PS  Z9, Z8, Z7
 
-vb_zero377:
+vb_zero517:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -10460,44 +12359,45 @@ vb_zero377:
 	VMOVUPS Z7, 448(DI)
 	ADDQ    $0x00000200, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head372
+	DECQ    R13
+	JNZ     vb_head512
 
-vb_head_done373:
+vb_head_done513:
+vb_group_next478:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group370
-
-vb_group_done371:
 	DECQ R12
-	JNZ  vb_query368
+	JNZ  vb_group475
 
-vb_query_done369:
+vb_group_done476:
+	DECQ R11
+	JNZ  vb_query473
+
+vb_query_done474:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys366
+	JMP  vb_keys471
 
-vb_keys_done367:
+vb_keys_done472:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done379
+	JZ     kv_key_done519
 
-kv_key378:
+kv_key518:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done381
+	JZ    kv_query_done521
 
-kv_query380:
+kv_query520:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done383
+	JZ    kv_group_done523
 
-kv_group382:
+kv_group522:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -10520,12 +12420,12 @@ kv_group382:
 	VPSLLD     $0x10, Z7, Z7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done385
+	JZ         kv_head_done525
 
-kv_head384:
+kv_head524:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero386
+	JZ           kv_zero526
 	VBROADCASTSS (R8), Z8
 	VMOVUPS      (SI), Z9
 	VFMADD231PS  Z0, Z8, Z9
@@ -10552,28 +12452,28 @@ kv_head384:
 	VFMADD231PS  Z7, Z8, Z9
 	VMOVUPS      Z9, 448(SI)
 
-kv_zero386:
+kv_zero526:
 	ADDQ $0x00000200, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head384
+	JNZ  kv_head524
 
-kv_head_done385:
+kv_head_done525:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group382
+	JNZ  kv_group522
 
-kv_group_done383:
+kv_group_done523:
 	DECQ R12
-	JNZ  kv_query380
+	JNZ  kv_query520
 
-kv_query_done381:
+kv_query_done521:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key378
+	JNZ  kv_key518
 
-kv_key_done379:
+kv_key_done519:
 	VZEROUPPER
 	RET
 

@@ -1012,14 +1012,14 @@ vb_keys64:
 	JL    vb_keys_done65
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done67
 
 vb_query66:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done69
 
 vb_group68:
@@ -1036,71 +1036,197 @@ vb_group68:
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done71
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row70
 
-vb_head70:
+vb_rows72:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
 	VMOVUPS      96(DI), Y3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero72
+	VMOVUPS      128(DI), Y4
+	VMOVUPS      160(DI), Y5
+	VMOVUPS      192(DI), Y6
+	VMOVUPS      224(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero73
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero73:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero74
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero74:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero75
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero75:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero76
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero76:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero77
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero77:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero78
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero78:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero79
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero79:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero80
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero80:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows72
+	JMP     vb_group_next71
+
+vb_by_row70:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done82
+
+vb_head81:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero83
 	VBROADCASTSS (R8), Y4
 	VFMADD231PS  (R9), Y4, Y0
 	VFMADD231PS  32(R9), Y4, Y1
 	VFMADD231PS  64(R9), Y4, Y2
 	VFMADD231PS  96(R9), Y4, Y3
 
-vb_zero72:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero73
+vb_zero83:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero84
 	VBROADCASTSS 4(R8), Y4
 	VFMADD231PS  (R9)(DX*1), Y4, Y0
 	VFMADD231PS  32(R9)(DX*1), Y4, Y1
 	VFMADD231PS  64(R9)(DX*1), Y4, Y2
 	VFMADD231PS  96(R9)(DX*1), Y4, Y3
 
-vb_zero73:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero74
+vb_zero84:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero85
 	VBROADCASTSS 8(R8), Y4
 	VFMADD231PS  (R10), Y4, Y0
 	VFMADD231PS  32(R10), Y4, Y1
 	VFMADD231PS  64(R10), Y4, Y2
 	VFMADD231PS  96(R10), Y4, Y3
 
-vb_zero74:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero75
+vb_zero85:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero86
 	VBROADCASTSS 12(R8), Y4
 	VFMADD231PS  (R10)(DX*1), Y4, Y0
 	VFMADD231PS  32(R10)(DX*1), Y4, Y1
 	VFMADD231PS  64(R10)(DX*1), Y4, Y2
 	VFMADD231PS  96(R10)(DX*1), Y4, Y3
 
-vb_zero75:
+vb_zero86:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
 	VMOVUPS Y3, 96(DI)
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head70
+	DECQ    R13
+	JNZ     vb_head81
 
-vb_head_done71:
+vb_head_done82:
+vb_group_next71:
 	ADDQ $0x00000080, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group68
 
 vb_group_done69:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query66
 
 vb_query_done67:
@@ -1113,22 +1239,22 @@ vb_keys_done65:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done77
+	JZ     kv_key_done88
 
-kv_key76:
+kv_key87:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done79
+	JZ    kv_query_done90
 
-kv_query78:
+kv_query89:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done81
+	JZ    kv_group_done92
 
-kv_group80:
+kv_group91:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Y0
@@ -1137,12 +1263,12 @@ kv_group80:
 	VMOVUPS    96(R9), Y3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done83
+	JZ         kv_head_done94
 
-kv_head82:
+kv_head93:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero84
+	JZ           kv_zero95
 	VBROADCASTSS (R8), Y4
 	VMOVUPS      (SI), Y5
 	VFMADD231PS  Y0, Y4, Y5
@@ -1157,28 +1283,28 @@ kv_head82:
 	VFMADD231PS  Y3, Y4, Y5
 	VMOVUPS      Y5, 96(SI)
 
-kv_zero84:
+kv_zero95:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head82
+	JNZ  kv_head93
 
-kv_head_done83:
+kv_head_done94:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group80
+	JNZ  kv_group91
 
-kv_group_done81:
+kv_group_done92:
 	DECQ R12
-	JNZ  kv_query78
+	JNZ  kv_query89
 
-kv_query_done79:
+kv_query_done90:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key76
+	JNZ  kv_key87
 
-kv_key_done77:
+kv_key_done88:
 	VZEROUPPER
 	RET
 
@@ -1191,9 +1317,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop86:
+loop97:
 	CMPQ    CX, $0x00000010
-	JB      loop_end87
+	JB      loop_end98
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1204,23 +1330,23 @@ loop86:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop86
+	JMP     loop97
 
-loop_end87:
-loop88:
+loop_end98:
+loop99:
 	CMPQ    CX, $0x00000008
-	JB      loop_end89
+	JB      loop_end100
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop88
+	JMP     loop99
 
-loop_end89:
+loop_end100:
 	TESTQ      CX, CX
-	JZ         loop_done85
+	JZ         loop_done96
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1230,7 +1356,7 @@ loop_end89:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done85:
+loop_done96:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1238,10 +1364,10 @@ loop_done85:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store90
+	JZ           max_store101
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store90:
+max_store101:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1261,9 +1387,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop92:
+loop103:
 	CMPQ         CX, $0x00000008
-	JB           loop_end93
+	JB           loop_end104
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1286,11 +1412,11 @@ loop92:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop92
+	JMP          loop103
 
-loop_end93:
+loop_end104:
 	TESTQ        CX, CX
-	JZ           loop_done91
+	JZ           loop_done102
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1316,7 +1442,7 @@ loop_end93:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done91:
+loop_done102:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1338,18 +1464,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done94
+	JZ     rope_done105
 	TESTL  R8, R8
-	JS     rope_inverse95
+	JS     rope_inverse106
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000080, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream96
+	JA     rope_stream107
 
-rope_token98:
+rope_token109:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000080, R8, R8
 	ADDQ    BX, R8
@@ -1357,14 +1483,14 @@ rope_token98:
 	VMOVUPS 64(R8), Z1
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done99
+	JZ      rope_heads_done110
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src100
+	JNE     rope_heads_from_src111
 
-rope_head101:
+rope_head112:
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1375,13 +1501,13 @@ rope_head101:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head101
-	JMP         rope_heads_done99
+	JNZ         rope_head112
+	JMP         rope_heads_done110
 
-rope_heads_from_src100:
+rope_heads_from_src111:
 	MOVQ CX, R10
 
-rope_head102:
+rope_head113:
 	VMOVUPS     (R10), Z2
 	VMOVUPS     64(R10), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1393,17 +1519,17 @@ rope_head102:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head102
+	JNZ         rope_head113
 
-rope_heads_done99:
+rope_heads_done110:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done103
+	JZ    rope_heads_done114
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 
-rope_head104:
+rope_head115:
 	VMOVUPS     (R9), Z2
 	VMOVUPS     64(R9), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1414,9 +1540,9 @@ rope_head104:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head104
+	JNZ         rope_head115
 
-rope_heads_done103:
+rope_heads_done114:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1426,11 +1552,11 @@ rope_heads_done103:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token98
-	JMP  rope_tokens_done97
+	JNZ  rope_token109
+	JMP  rope_tokens_done108
 
-rope_stream96:
-rope_token105:
+rope_stream107:
+rope_token116:
 	MOVLQSX (SI), R8
 	IMUL3Q  $0x00000080, R8, R8
 	ADDQ    BX, R8
@@ -1438,16 +1564,16 @@ rope_token105:
 	VMOVUPS 64(R8), Z1
 	MOVQ    qHeads+48(FP), R8
 	TESTQ   R8, R8
-	JZ      rope_heads_done106
+	JZ      rope_heads_done117
 	MOVQ    qHeadStride+64(FP), R11
 	SHLQ    $0x02, R11
 	MOVQ    AX, R9
 	MOVQ    qStride+56(FP), R12
 	SHLQ    $0x02, R12
 	CMPQ    AX, CX
-	JNE     rope_heads_from_src107
+	JNE     rope_heads_from_src118
 
-rope_head108:
+rope_head119:
 	PREFETCHT1  (R9)(R12*1)
 	PREFETCHT1  64(R9)(R12*1)
 	VMOVUPS     (R9), Z2
@@ -1460,13 +1586,13 @@ rope_head108:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head108
-	JMP         rope_heads_done106
+	JNZ         rope_head119
+	JMP         rope_heads_done117
 
-rope_heads_from_src107:
+rope_heads_from_src118:
 	MOVQ CX, R10
 
-rope_head109:
+rope_head120:
 	PREFETCHT1  (R10)(R12*1)
 	PREFETCHT1  64(R10)(R12*1)
 	VMOVUPS     (R10), Z2
@@ -1480,19 +1606,19 @@ rope_head109:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head109
+	JNZ         rope_head120
 
-rope_heads_done106:
+rope_heads_done117:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done110
+	JZ    rope_heads_done121
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x02, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x02, R11
 
-rope_head111:
+rope_head122:
 	PREFETCHT1  (R9)(R11*1)
 	PREFETCHT1  64(R9)(R11*1)
 	VMOVUPS     (R9), Z2
@@ -1505,9 +1631,9 @@ rope_head111:
 	VMOVUPS     Z5, 64(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head111
+	JNZ         rope_head122
 
-rope_heads_done110:
+rope_heads_done121:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x02, R8
 	ADDQ R8, AX
@@ -1517,21 +1643,21 @@ rope_heads_done110:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token105
+	JNZ  rope_token116
 
-rope_tokens_done97:
-	JMP rope_done94
+rope_tokens_done108:
+	JMP rope_done105
 
-rope_inverse95:
+rope_inverse106:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000080, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream112
+	JA     rope_stream123
 
-rope_token114:
+rope_token125:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -1539,12 +1665,12 @@ rope_token114:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done115
+	JZ      rope_heads_done126
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 
-rope_head116:
+rope_head127:
 	VMOVUPS     (DX), Z2
 	VMOVUPS     64(DX), Z3
 	VMULPS      Z1, Z3, Z4
@@ -1555,19 +1681,19 @@ rope_head116:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head116
+	JNZ         rope_head127
 
-rope_heads_done115:
+rope_heads_done126:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token114
-	JMP  rope_tokens_done113
+	JNZ  rope_token125
+	JMP  rope_tokens_done124
 
-rope_stream112:
-rope_token117:
+rope_stream123:
+rope_token128:
 	MOVLQSX (SI), CX
 	IMUL3Q  $0x00000080, CX, CX
 	ADDQ    BX, CX
@@ -1575,14 +1701,14 @@ rope_token117:
 	VMOVUPS 64(CX), Z1
 	MOVQ    qHeads+48(FP), CX
 	TESTQ   CX, CX
-	JZ      rope_heads_done118
+	JZ      rope_heads_done129
 	MOVQ    qHeadStride+64(FP), R8
 	SHLQ    $0x02, R8
 	MOVQ    AX, DX
 	MOVQ    qStride+56(FP), R9
 	SHLQ    $0x02, R9
 
-rope_head119:
+rope_head130:
 	PREFETCHT1  (DX)(R9*1)
 	PREFETCHT1  64(DX)(R9*1)
 	VMOVUPS     (DX), Z2
@@ -1595,18 +1721,18 @@ rope_head119:
 	VMOVUPS     Z5, 64(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head119
+	JNZ         rope_head130
 
-rope_heads_done118:
+rope_heads_done129:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x02, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token117
+	JNZ  rope_token128
 
-rope_tokens_done113:
-rope_done94:
+rope_tokens_done124:
+rope_done105:
 	VZEROUPPER
 	RET
 
@@ -1620,9 +1746,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done120
+	JZ    combine_done131
 
-combine_token121:
+combine_token132:
 	MOVLQSX      (BX), R8
 	ANDQ         DI, R8
 	IMUL3Q       $0x00000100, R8, R8
@@ -1654,9 +1780,9 @@ combine_token121:
 	ADDQ         $0x00000080, AX
 	ADDQ         $0x04, BX
 	DECQ         SI
-	JNZ          combine_token121
+	JNZ          combine_token132
 
-combine_done120:
+combine_done131:
 	VZEROUPPER
 	RET
 
@@ -1720,23 +1846,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups122
+	JNE   kv_groups133
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows123:
+s1_rows134:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done124
+	JL   s1_rows_done135
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys125:
+s1_keys136:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done126
+	JL            s1_keys_done137
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       128(SI), Z7
@@ -1839,13 +1965,13 @@ s1_keys125:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys125
+	JMP           s1_keys136
 
-s1_keys_done126:
+s1_keys_done137:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done128
+	JZ    s1_key_tail_done139
 
-s1_key_tail127:
+s1_key_tail138:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1906,29 +2032,29 @@ s1_key_tail127:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail127
+	JNZ           s1_key_tail138
 
-s1_key_tail_done128:
+s1_key_tail_done139:
 	ADDQ $0x00000200, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows123
+	JMP  s1_rows134
 
-s1_rows_done124:
+s1_rows_done135:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done130
+	JZ    s1_row_tail_done141
 
-s1_row_tail129:
+s1_row_tail140:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done132
+	JZ    s1_row_tail_key_done143
 
-s1_row_tail_key131:
+s1_row_tail_key142:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1946,40 +2072,40 @@ s1_row_tail_key131:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key131
+	JNZ           s1_row_tail_key142
 
-s1_row_tail_key_done132:
+s1_row_tail_key_done143:
 	ADDQ $0x00000080, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail129
+	JNZ  s1_row_tail140
 
-s1_row_tail_done130:
+s1_row_tail_done141:
 	VZEROUPPER
 	RET
 
-kv_groups122:
+kv_groups133:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key133
+	JNZ   kv_by_key144
 
-kb_keys134:
+kb_keys145:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done135
+	JL    kb_keys_done146
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done137
+	JZ    kb_query_done148
 
-kb_query136:
+kb_query147:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done139
+	JZ    kb_group_done150
 
-kb_group138:
+kb_group149:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1994,7 +2120,7 @@ kb_group138:
 	PREFETCHT1 64(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows140:
+kb_rows151:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       128(DI), Z7
@@ -2100,51 +2226,51 @@ kb_rows140:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows140
+	JNZ           kb_rows151
 	ADDQ          $0x00000080, R9
 	DECQ          R12
-	JNZ           kb_group138
+	JNZ           kb_group149
 
-kb_group_done139:
+kb_group_done150:
 	DECQ R11
-	JNZ  kb_query136
+	JNZ  kb_query147
 
-kb_query_done137:
+kb_query_done148:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys134
+	JMP  kb_keys145
 
-kb_keys_done135:
-kv_by_key133:
+kb_keys_done146:
+kv_by_key144:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done142
+	JZ     kv_key_done153
 
-kv_key141:
+kv_key152:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done144
+	JZ    kv_query_done155
 
-kv_query143:
+kv_query154:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done146
+	JZ    kv_group_done157
 
-kv_group145:
+kv_group156:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done148
+	JZ         kv_head_done159
 
-kv_head147:
+kv_head158:
 	VMULPS        (SI), Z0, Z2
 	VMULPS        64(SI), Z1, Z3
 	VADDPS        Z3, Z2, Z2
@@ -2160,24 +2286,24 @@ kv_head147:
 	ADDQ          $0x00000080, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head147
+	JNZ           kv_head158
 
-kv_head_done148:
+kv_head_done159:
 	ADDQ $0x00000080, R9
 	DECQ R12
-	JNZ  kv_group145
+	JNZ  kv_group156
 
-kv_group_done146:
+kv_group_done157:
 	DECQ R11
-	JNZ  kv_query143
+	JNZ  kv_query154
 
-kv_query_done144:
+kv_query_done155:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key141
+	JNZ  kv_key152
 
-kv_key_done142:
+kv_key_done153:
 	VZEROUPPER
 	RET
 
@@ -2191,7 +2317,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups149
+	JNE   kv_groups160
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2199,9 +2325,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done151
+	JZ    v1_row_done162
 
-v1_row150:
+v1_row161:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2211,45 +2337,45 @@ v1_row150:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done153
+	JZ           v1_key_done164
 
-v1_key152:
+v1_key163:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero154
+	JZ           v1_zero165
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 
-v1_zero154:
+v1_zero165:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key152
+	JNZ  v1_key163
 
-v1_key_done153:
+v1_key_done164:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	ADDQ    $0x00000080, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row150
+	JNZ     v1_row161
 
-v1_row_done151:
+v1_row_done162:
 	VZEROUPPER
 	RET
 
-kv_groups149:
+kv_groups160:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done156
+	JZ    kv_rescale_done167
 
-kv_rescale155:
+kv_rescale166:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2260,27 +2386,27 @@ kv_rescale155:
 	ADDQ         $0x00000080, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale155
+	JNZ          kv_rescale166
 
-kv_rescale_done156:
+kv_rescale_done167:
 	MOVQ nk+96(FP), SI
 
-vb_keys157:
+vb_keys168:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done158
+	JL    vb_keys_done169
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done160
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done171
 
-vb_query159:
+vb_query170:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done162
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done173
 
-vb_group161:
+vb_group172:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2294,99 +2420,271 @@ vb_group161:
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done164
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row174
 
-vb_head163:
+vb_rows176:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero165
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	VMOVUPS      (R9), Z8
+	VMOVUPS      64(R9), Z9
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero177
+	VBROADCASTSS (R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero177:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero178
+	VBROADCASTSS (R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero178:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero179
+	VBROADCASTSS (R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero179:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero180
+	VBROADCASTSS (R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero180:
+	VMOVUPS      (R9)(DX*1), Z8
+	VMOVUPS      64(R9)(DX*1), Z9
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero181
+	VBROADCASTSS 4(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero181:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero182
+	VBROADCASTSS 4(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero182:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero183
+	VBROADCASTSS 4(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero183:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero184
+	VBROADCASTSS 4(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero184:
+	VMOVUPS      (R10), Z8
+	VMOVUPS      64(R10), Z9
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero185
+	VBROADCASTSS 8(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero185:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero186
+	VBROADCASTSS 8(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero186:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero187
+	VBROADCASTSS 8(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero187:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero188
+	VBROADCASTSS 8(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero188:
+	VMOVUPS      (R10)(DX*1), Z8
+	VMOVUPS      64(R10)(DX*1), Z9
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero189
+	VBROADCASTSS 12(R8), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+
+vh_zero189:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero190
+	VBROADCASTSS 12(R8)(BX*1), Z10
+	VFMADD231PS  Z8, Z10, Z2
+	VFMADD231PS  Z9, Z10, Z3
+
+vh_zero190:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero191
+	VBROADCASTSS 12(R8)(BX*2), Z10
+	VFMADD231PS  Z8, Z10, Z4
+	VFMADD231PS  Z9, Z10, Z5
+
+vh_zero191:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero192
+	VBROADCASTSS 12(R8)(R15*1), Z10
+	VFMADD231PS  Z8, Z10, Z6
+	VFMADD231PS  Z9, Z10, Z7
+
+vh_zero192:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows176
+	JMP     vb_group_next175
+
+vb_by_row174:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done194
+
+vb_head193:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero195
 	VBROADCASTSS (R8), Z2
 	VFMADD231PS  (R9), Z2, Z0
 	VFMADD231PS  64(R9), Z2, Z1
 
-vb_zero165:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero166
+vb_zero195:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero196
 	VBROADCASTSS 4(R8), Z2
 	VFMADD231PS  (R9)(DX*1), Z2, Z0
 	VFMADD231PS  64(R9)(DX*1), Z2, Z1
 
-vb_zero166:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero167
+vb_zero196:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero197
 	VBROADCASTSS 8(R8), Z2
 	VFMADD231PS  (R10), Z2, Z0
 	VFMADD231PS  64(R10), Z2, Z1
 
-vb_zero167:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero168
+vb_zero197:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero198
 	VBROADCASTSS 12(R8), Z2
 	VFMADD231PS  (R10)(DX*1), Z2, Z0
 	VFMADD231PS  64(R10)(DX*1), Z2, Z1
 
-vb_zero168:
+vb_zero198:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ    $0x00000080, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head163
+	DECQ    R13
+	JNZ     vb_head193
 
-vb_head_done164:
+vb_head_done194:
+vb_group_next175:
 	ADDQ $0x00000080, R9
-	DECQ R13
-	JNZ  vb_group161
-
-vb_group_done162:
 	DECQ R12
-	JNZ  vb_query159
+	JNZ  vb_group172
 
-vb_query_done160:
+vb_group_done173:
+	DECQ R11
+	JNZ  vb_query170
+
+vb_query_done171:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys157
+	JMP  vb_keys168
 
-vb_keys_done158:
+vb_keys_done169:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done170
+	JZ     kv_key_done200
 
-kv_key169:
+kv_key199:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done172
+	JZ    kv_query_done202
 
-kv_query171:
+kv_query201:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done174
+	JZ    kv_group_done204
 
-kv_group173:
+kv_group203:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	VMOVUPS    (R9), Z0
 	VMOVUPS    64(R9), Z1
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done176
+	JZ         kv_head_done206
 
-kv_head175:
+kv_head205:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero177
+	JZ           kv_zero207
 	VBROADCASTSS (R8), Z2
 	VMOVUPS      (SI), Z3
 	VFMADD231PS  Z0, Z2, Z3
@@ -2395,28 +2693,28 @@ kv_head175:
 	VFMADD231PS  Z1, Z2, Z3
 	VMOVUPS      Z3, 64(SI)
 
-kv_zero177:
+kv_zero207:
 	ADDQ $0x00000080, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head175
+	JNZ  kv_head205
 
-kv_head_done176:
+kv_head_done206:
 	ADDQ $0x00000080, R9
 	DECQ R13
-	JNZ  kv_group173
+	JNZ  kv_group203
 
-kv_group_done174:
+kv_group_done204:
 	DECQ R12
-	JNZ  kv_query171
+	JNZ  kv_query201
 
-kv_query_done172:
+kv_query_done202:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key169
+	JNZ  kv_key199
 
-kv_key_done170:
+kv_key_done200:
 	VZEROUPPER
 	RET
 
@@ -2429,9 +2727,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop179:
+loop209:
 	CMPQ    CX, $0x00000020
-	JB      loop_end180
+	JB      loop_end210
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2442,23 +2740,23 @@ loop179:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop179
+	JMP     loop209
 
-loop_end180:
-loop181:
+loop_end210:
+loop211:
 	CMPQ    CX, $0x00000010
-	JB      loop_end182
+	JB      loop_end212
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop181
+	JMP     loop211
 
-loop_end182:
+loop_end212:
 	TESTQ     CX, CX
-	JZ        loop_done178
+	JZ        loop_done208
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2466,7 +2764,7 @@ loop_end182:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done178:
+loop_done208:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2476,10 +2774,10 @@ loop_done178:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store183
+	JZ            max_store213
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store183:
+max_store213:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2506,9 +2804,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop185:
+loop215:
 	CMPQ         CX, $0x00000010
-	JB           loop_end186
+	JB           loop_end216
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2530,11 +2828,11 @@ loop185:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop185
+	JMP          loop215
 
-loop_end186:
+loop_end216:
 	TESTQ        CX, CX
-	JZ           loop_done184
+	JZ           loop_done214
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2558,7 +2856,7 @@ loop_end186:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done184:
+loop_done214:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -1042,14 +1042,14 @@ vb_keys73:
 	JL    vb_keys_done74
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done76
 
 vb_query75:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done78
 
 vb_group77:
@@ -1062,63 +1062,157 @@ vb_group77:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done80
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row79
 
-vb_head79:
+vb_rows81:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero81
-	VBROADCASTSS (R8), Y1
-	VFMADD231PS  (R9), Y1, Y0
-	VMOVSD       32(R9), X4
-	VFMADD231PS  Y4, Y1, Y3
+	VMOVUPS      40(DI), Y1
+	VMOVSD       72(DI), X4
+	VMOVUPS      (R9), Y2
+	VMOVSD       32(R9), X5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero82
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
 
-vb_zero81:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero82
-	VBROADCASTSS 4(R8), Y1
-	VFMADD231PS  (R9)(DX*1), Y1, Y0
-	VMOVSD       32(R9)(DX*1), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero82:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero83
+	VBROADCASTSS (R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
 
-vb_zero82:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero83
-	VBROADCASTSS 8(R8), Y1
-	VFMADD231PS  (R10), Y1, Y0
-	VMOVSD       32(R10), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero83:
+	VMOVUPS      (R9)(DX*1), Y2
+	VMOVSD       32(R9)(DX*1), X5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero84
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
 
-vb_zero83:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero84
-	VBROADCASTSS 12(R8), Y1
-	VFMADD231PS  (R10)(DX*1), Y1, Y0
-	VMOVSD       32(R10)(DX*1), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero84:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero85
+	VBROADCASTSS 4(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
 
-vb_zero84:
+vh_zero85:
+	VMOVUPS      (R10), Y2
+	VMOVSD       32(R10), X5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero86
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero86:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero87
+	VBROADCASTSS 8(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero87:
+	VMOVUPS      (R10)(DX*1), Y2
+	VMOVSD       32(R10)(DX*1), X5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero88
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero88:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero89
+	VBROADCASTSS 12(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero89:
 	VMOVUPS Y0, (DI)
 	VMOVSD  X3, 32(DI)
+	VMOVUPS Y1, 40(DI)
+	VMOVSD  X4, 72(DI)
+	ADDQ    $0x00000050, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows81
+	JMP     vb_group_next80
+
+vb_by_row79:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done91
+
+vb_head90:
+	VMOVUPS      (DI), Y0
+	VMOVSD       32(DI), X6
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero92
+	VBROADCASTSS (R8), Y1
+	VFMADD231PS  (R9), Y1, Y0
+	VMOVSD       32(R9), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero92:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero93
+	VBROADCASTSS 4(R8), Y1
+	VFMADD231PS  (R9)(DX*1), Y1, Y0
+	VMOVSD       32(R9)(DX*1), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero93:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero94
+	VBROADCASTSS 8(R8), Y1
+	VFMADD231PS  (R10), Y1, Y0
+	VMOVSD       32(R10), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero94:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero95
+	VBROADCASTSS 12(R8), Y1
+	VFMADD231PS  (R10)(DX*1), Y1, Y0
+	VMOVSD       32(R10)(DX*1), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero95:
+	VMOVUPS Y0, (DI)
+	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head79
+	DECQ    R13
+	JNZ     vb_head90
 
-vb_head_done80:
+vb_head_done91:
+vb_group_next80:
 	ADDQ $0x00000028, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group77
 
 vb_group_done78:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query75
 
 vb_query_done76:
@@ -1131,63 +1225,63 @@ vb_keys_done74:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done86
+	JZ     kv_key_done97
 
-kv_key85:
+kv_key96:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done88
+	JZ    kv_query_done99
 
-kv_query87:
+kv_query98:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done90
+	JZ    kv_group_done101
 
-kv_group89:
+kv_group100:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
-	VMOVSD     32(R9), X4
+	VMOVSD     32(R9), X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done92
+	JZ         kv_head_done103
 
-kv_head91:
+kv_head102:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero93
+	JZ           kv_zero104
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
 	VMOVUPS      Y2, (SI)
-	VMOVSD       32(SI), X5
-	VFMADD231PS  Y4, Y1, Y5
-	VMOVSD       X5, 32(SI)
+	VMOVSD       32(SI), X7
+	VFMADD231PS  Y5, Y1, Y7
+	VMOVSD       X7, 32(SI)
 
-kv_zero93:
+kv_zero104:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head91
+	JNZ  kv_head102
 
-kv_head_done92:
+kv_head_done103:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group89
+	JNZ  kv_group100
 
-kv_group_done90:
+kv_group_done101:
 	DECQ R12
-	JNZ  kv_query87
+	JNZ  kv_query98
 
-kv_query_done88:
+kv_query_done99:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key85
+	JNZ  kv_key96
 
-kv_key_done86:
+kv_key_done97:
 	VZEROUPPER
 	RET
 
@@ -1200,9 +1294,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop95:
+loop106:
 	CMPQ    CX, $0x00000010
-	JB      loop_end96
+	JB      loop_end107
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1213,23 +1307,23 @@ loop95:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop95
+	JMP     loop106
 
-loop_end96:
-loop97:
+loop_end107:
+loop108:
 	CMPQ    CX, $0x00000008
-	JB      loop_end98
+	JB      loop_end109
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop97
+	JMP     loop108
 
-loop_end98:
+loop_end109:
 	TESTQ      CX, CX
-	JZ         loop_done94
+	JZ         loop_done105
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1239,7 +1333,7 @@ loop_end98:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done94:
+loop_done105:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1247,10 +1341,10 @@ loop_done94:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store99
+	JZ           max_store110
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store99:
+max_store110:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1270,9 +1364,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop101:
+loop112:
 	CMPQ         CX, $0x00000008
-	JB           loop_end102
+	JB           loop_end113
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1295,11 +1389,11 @@ loop101:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop101
+	JMP          loop112
 
-loop_end102:
+loop_end113:
 	TESTQ        CX, CX
-	JZ           loop_done100
+	JZ           loop_done111
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1325,7 +1419,7 @@ loop_end102:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done100:
+loop_done111:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1343,9 +1437,9 @@ TEXT ·widenRowAVX2(SB), NOSPLIT, $0-48
 	MOVQ src_base+24(FP), CX
 	MOVQ src_len+32(FP), DX
 
-widen_loop103:
+widen_loop114:
 	CMPQ      DX, $0x00000020
-	JB        widen_loop_end104
+	JB        widen_loop_end115
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	VCVTPH2PS 16(CX), Y0
@@ -1357,39 +1451,39 @@ widen_loop103:
 	ADDQ      $0x00000040, CX
 	ADDQ      $0x00000080, AX
 	SUBQ      $0x00000020, DX
-	JMP       widen_loop103
+	JMP       widen_loop114
 
-widen_loop_end104:
-widen_loop105:
+widen_loop_end115:
+widen_loop116:
 	CMPQ      DX, $0x00000008
-	JB        widen_loop_end106
+	JB        widen_loop_end117
 	VCVTPH2PS (CX), Y0
 	VMOVUPS   Y0, (AX)
 	ADDQ      $0x00000010, CX
 	ADDQ      $0x00000020, AX
 	SUBQ      $0x00000008, DX
-	JMP       widen_loop105
+	JMP       widen_loop116
 
-widen_loop_end106:
+widen_loop_end117:
 	TESTQ     $0x00000004, DX
-	JZ        widen_tail107
+	JZ        widen_tail118
 	VCVTPH2PS (CX), X0
 	VMOVUPS   X0, (AX)
 	ADDQ      $0x00000008, CX
 	ADDQ      $0x00000010, AX
 
-widen_tail107:
+widen_tail118:
 	TESTQ     $0x00000002, DX
-	JZ        widen_tail108
+	JZ        widen_tail119
 	VMOVD     (CX), X0
 	VCVTPH2PS X0, X0
 	VMOVSD    X0, (AX)
 	ADDQ      $0x00000004, CX
 	ADDQ      $0x00000008, AX
 
-widen_tail108:
+widen_tail119:
 	TESTQ     $0x00000001, DX
-	JZ        widen_tail109
+	JZ        widen_tail120
 	MOVWLZX   (CX), DX
 	VMOVD     DX, X0
 	VCVTPH2PS X0, X0
@@ -1397,7 +1491,7 @@ widen_tail108:
 	ADDQ      $0x00000002, CX
 	ADDQ      $0x00000004, AX
 
-widen_tail109:
+widen_tail120:
 	VZEROUPPER
 	RET
 
@@ -1411,23 +1505,23 @@ TEXT ·scoresKV16AVX2(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups110
+	JNE   kv_groups121
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows111:
+s1_rows122:
 	CMPQ AX, $0x00000002
-	JL   s1_rows_done112
+	JL   s1_rows_done123
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys113:
+s1_keys124:
 	CMPQ         R10, $0x04
-	JL           s1_keys_done114
+	JL           s1_keys_done125
 	LEAQ         (R8)(DX*2), R11
 	VMOVUPS      (SI), Y3
 	VMOVUPS      40(SI), Y7
@@ -1476,13 +1570,13 @@ s1_keys113:
 	LEAQ         (R8)(DX*4), R8
 	ADDQ         $0x10, R9
 	SUBQ         $0x04, R10
-	JMP          s1_keys113
+	JMP          s1_keys124
 
-s1_keys_done114:
+s1_keys_done125:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done116
+	JZ    s1_key_tail_done127
 
-s1_key_tail115:
+s1_key_tail126:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1516,27 +1610,27 @@ s1_key_tail115:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_key_tail115
+	JNZ          s1_key_tail126
 
-s1_key_tail_done116:
+s1_key_tail_done127:
 	ADDQ $0x00000050, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x02, AX
-	JMP  s1_rows111
+	JMP  s1_rows122
 
-s1_rows_done112:
+s1_rows_done123:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done118
+	JZ    s1_row_tail_done129
 
-s1_row_tail117:
+s1_row_tail128:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done120
+	JZ    s1_row_tail_key_done131
 
-s1_row_tail_key119:
+s1_row_tail_key130:
 	VMOVUPS      (SI), Y0
 	VCVTPH2PS    (R8), Y1
 	VMULPS       Y1, Y0, Y0
@@ -1555,40 +1649,40 @@ s1_row_tail_key119:
 	ADDQ         DX, R8
 	ADDQ         $0x04, R9
 	DECQ         R10
-	JNZ          s1_row_tail_key119
+	JNZ          s1_row_tail_key130
 
-s1_row_tail_key_done120:
+s1_row_tail_key_done131:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail117
+	JNZ  s1_row_tail128
 
-s1_row_tail_done118:
+s1_row_tail_done129:
 	VZEROUPPER
 	RET
 
-kv_groups110:
+kv_groups121:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000001, DI
-	JNZ   kv_by_key121
+	JNZ   kv_by_key132
 
-kb_keys122:
+kb_keys133:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done123
+	JL    kb_keys_done134
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done125
+	JZ    kb_query_done136
 
-kb_query124:
+kb_query135:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done127
+	JZ    kb_group_done138
 
-kb_group126:
+kb_group137:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1599,7 +1693,7 @@ kb_group126:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows128:
+kb_rows139:
 	LEAQ         (R9)(DX*2), R13
 	VMOVUPS      (DI), Y3
 	VMOVUPS      40(DI), Y7
@@ -1649,51 +1743,51 @@ kb_rows128:
 	ADDQ         BX, R8
 	ADDQ         BX, R8
 	SUBQ         $0x02, R10
-	JNZ          kb_rows128
+	JNZ          kb_rows139
 	ADDQ         $0x00000014, R9
 	DECQ         R12
-	JNZ          kb_group126
+	JNZ          kb_group137
 
-kb_group_done127:
+kb_group_done138:
 	DECQ R11
-	JNZ  kb_query124
+	JNZ  kb_query135
 
-kb_query_done125:
+kb_query_done136:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys122
+	JMP  kb_keys133
 
-kb_keys_done123:
-kv_by_key121:
+kb_keys_done134:
+kv_by_key132:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done130
+	JZ     kv_key_done141
 
-kv_key129:
+kv_key140:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done132
+	JZ    kv_query_done143
 
-kv_query131:
+kv_query142:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done134
+	JZ    kv_group_done145
 
-kv_group133:
+kv_group144:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
 	VCVTPH2PS  X1, X8
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done136
+	JZ         kv_head_done147
 
-kv_head135:
+kv_head146:
 	VMULPS       (SI), Y0, Y1
 	VMOVSD       32(SI), X9
 	VMULPS       Y9, Y8, Y2
@@ -1708,24 +1802,24 @@ kv_head135:
 	ADDQ         $0x00000028, SI
 	ADDQ         BX, R8
 	DECQ         R13
-	JNZ          kv_head135
+	JNZ          kv_head146
 
-kv_head_done136:
+kv_head_done147:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group133
+	JNZ  kv_group144
 
-kv_group_done134:
+kv_group_done145:
 	DECQ R11
-	JNZ  kv_query131
+	JNZ  kv_query142
 
-kv_query_done132:
+kv_query_done143:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key129
+	JNZ  kv_key140
 
-kv_key_done130:
+kv_key_done141:
 	VZEROUPPER
 	RET
 
@@ -1739,7 +1833,7 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups137
+	JNE   kv_groups148
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1747,9 +1841,9 @@ TEXT ·valuesKV16AVX2(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done139
+	JZ    v1_row_done150
 
-v1_row138:
+v1_row149:
 	VBROADCASTSS (DI), Y0
 	VMOVUPS      (CX), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1759,12 +1853,12 @@ v1_row138:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done141
+	JZ           v1_key_done152
 
-v1_key140:
+v1_key151:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero142
+	JZ           v1_zero153
 	VBROADCASTSS (R10), Y0
 	VCVTPH2PS    (R9), Y4
 	VFMADD231PS  Y4, Y0, Y1
@@ -1772,35 +1866,35 @@ v1_key140:
 	VCVTPH2PS    X3, X3
 	VFMADD231PS  Y3, Y0, Y2
 
-v1_zero142:
+v1_zero153:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key140
+	JNZ  v1_key151
 
-v1_key_done141:
+v1_key_done152:
 	VMOVUPS Y1, (CX)
 	VMOVSD  X2, 32(CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row138
+	JNZ     v1_row149
 
-v1_row_done139:
+v1_row_done150:
 	VZEROUPPER
 	RET
 
-kv_groups137:
+kv_groups148:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done144
+	JZ    kv_rescale_done155
 
-kv_rescale143:
+kv_rescale154:
 	VBROADCASTSS (R8), Y0
 	VMOVUPS      (DI), Y1
 	VMULPS       Y0, Y1, Y1
@@ -1811,27 +1905,27 @@ kv_rescale143:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale143
+	JNZ          kv_rescale154
 
-kv_rescale_done144:
+kv_rescale_done155:
 	MOVQ nk+96(FP), SI
 
-vb_keys145:
+vb_keys156:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done146
+	JL    vb_keys_done157
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done148
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done159
 
-vb_query147:
+vb_query158:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done150
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done161
 
-vb_group149:
+vb_group160:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1841,141 +1935,239 @@ vb_group149:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done152
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row162
 
-vb_head151:
+vb_rows164:
 	VMOVUPS      (DI), Y0
 	VMOVSD       32(DI), X3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero153
+	VMOVUPS      40(DI), Y1
+	VMOVSD       72(DI), X4
+	VCVTPH2PS    (R9), Y2
+	VMOVD        16(R9), X5
+	VCVTPH2PS    X5, X5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero165
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero165:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero166
+	VBROADCASTSS (R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero166:
+	VCVTPH2PS    (R9)(DX*1), Y2
+	VMOVD        16(R9)(DX*1), X5
+	VCVTPH2PS    X5, X5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero167
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero167:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero168
+	VBROADCASTSS 4(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero168:
+	VCVTPH2PS    (R10), Y2
+	VMOVD        16(R10), X5
+	VCVTPH2PS    X5, X5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero169
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero169:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero170
+	VBROADCASTSS 8(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero170:
+	VCVTPH2PS    (R10)(DX*1), Y2
+	VMOVD        16(R10)(DX*1), X5
+	VCVTPH2PS    X5, X5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero171
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero171:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero172
+	VBROADCASTSS 12(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero172:
+	VMOVUPS Y0, (DI)
+	VMOVSD  X3, 32(DI)
+	VMOVUPS Y1, 40(DI)
+	VMOVSD  X4, 72(DI)
+	ADDQ    $0x00000050, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows164
+	JMP     vb_group_next163
+
+vb_by_row162:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done174
+
+vb_head173:
+	VMOVUPS      (DI), Y0
+	VMOVSD       32(DI), X6
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero175
 	VBROADCASTSS (R8), Y1
 	VCVTPH2PS    (R9), Y2
 	VFMADD231PS  Y2, Y1, Y0
 	VMOVD        16(R9), X2
-	VCVTPH2PS    X2, X4
-	VFMADD231PS  Y4, Y1, Y3
+	VCVTPH2PS    X2, X5
+	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero153:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero154
+vb_zero175:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero176
 	VBROADCASTSS 4(R8), Y1
 	VCVTPH2PS    (R9)(DX*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
 	VMOVD        16(R9)(DX*1), X2
-	VCVTPH2PS    X2, X4
-	VFMADD231PS  Y4, Y1, Y3
+	VCVTPH2PS    X2, X5
+	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero154:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero155
+vb_zero176:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero177
 	VBROADCASTSS 8(R8), Y1
 	VCVTPH2PS    (R10), Y2
 	VFMADD231PS  Y2, Y1, Y0
 	VMOVD        16(R10), X2
-	VCVTPH2PS    X2, X4
-	VFMADD231PS  Y4, Y1, Y3
+	VCVTPH2PS    X2, X5
+	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero155:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero156
+vb_zero177:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero178
 	VBROADCASTSS 12(R8), Y1
 	VCVTPH2PS    (R10)(DX*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
 	VMOVD        16(R10)(DX*1), X2
-	VCVTPH2PS    X2, X4
-	VFMADD231PS  Y4, Y1, Y3
+	VCVTPH2PS    X2, X5
+	VFMADD231PS  Y5, Y1, Y6
 
-vb_zero156:
+vb_zero178:
 	VMOVUPS Y0, (DI)
-	VMOVSD  X3, 32(DI)
+	VMOVSD  X6, 32(DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head151
+	DECQ    R13
+	JNZ     vb_head173
 
-vb_head_done152:
+vb_head_done174:
+vb_group_next163:
 	ADDQ $0x00000014, R9
-	DECQ R13
-	JNZ  vb_group149
-
-vb_group_done150:
 	DECQ R12
-	JNZ  vb_query147
+	JNZ  vb_group160
 
-vb_query_done148:
+vb_group_done161:
+	DECQ R11
+	JNZ  vb_query158
+
+vb_query_done159:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys145
+	JMP  vb_keys156
 
-vb_keys_done146:
+vb_keys_done157:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done158
+	JZ     kv_key_done180
 
-kv_key157:
+kv_key179:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done160
+	JZ    kv_query_done182
 
-kv_query159:
+kv_query181:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done162
+	JZ    kv_group_done184
 
-kv_group161:
+kv_group183:
 	PREFETCHT1 (R9)(DI*1)
 	VCVTPH2PS  (R9), Y0
 	VMOVD      16(R9), X1
-	VCVTPH2PS  X1, X4
+	VCVTPH2PS  X1, X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done164
+	JZ         kv_head_done186
 
-kv_head163:
+kv_head185:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero165
+	JZ           kv_zero187
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
 	VMOVUPS      Y2, (SI)
-	VMOVSD       32(SI), X5
-	VFMADD231PS  Y4, Y1, Y5
-	VMOVSD       X5, 32(SI)
+	VMOVSD       32(SI), X7
+	VFMADD231PS  Y5, Y1, Y7
+	VMOVSD       X7, 32(SI)
 
-kv_zero165:
+kv_zero187:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head163
+	JNZ  kv_head185
 
-kv_head_done164:
+kv_head_done186:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group161
+	JNZ  kv_group183
 
-kv_group_done162:
+kv_group_done184:
 	DECQ R12
-	JNZ  kv_query159
+	JNZ  kv_query181
 
-kv_query_done160:
+kv_query_done182:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key157
+	JNZ  kv_key179
 
-kv_key_done158:
+kv_key_done180:
 	VZEROUPPER
 	RET
 
@@ -1994,18 +2186,18 @@ TEXT ·rotateAVX512(SB), NOSPLIT, $0-196
 	MOVQ   idx_len+176(FP), DI
 	MOVL   sign+192(FP), R8
 	TESTQ  DI, DI
-	JZ     rope_done166
+	JZ     rope_done188
 	TESTL  R8, R8
-	JS     rope_inverse167
+	JS     rope_inverse189
 	MOVQ   qHeads+48(FP), R8
 	ADDQ   kHeads+120(FP), R8
 	IMUL3Q $0x00000014, R8, R8
 	MOVQ   DI, R9
 	IMULQ  R9, R8
 	CMPQ   R8, $0x00080000
-	JA     rope_stream168
+	JA     rope_stream190
 
-rope_token170:
+rope_token192:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2013,14 +2205,14 @@ rope_token170:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done171
+	JZ        rope_heads_done193
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src172
+	JNE       rope_heads_from_src194
 
-rope_head173:
+rope_head195:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2035,13 +2227,13 @@ rope_head173:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head173
-	JMP         rope_heads_done171
+	JNZ         rope_head195
+	JMP         rope_heads_done193
 
-rope_heads_from_src172:
+rope_heads_from_src194:
 	MOVQ CX, R10
 
-rope_head174:
+rope_head196:
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R10), K1, Y3
@@ -2059,17 +2251,17 @@ rope_head174:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head174
+	JNZ         rope_head196
 
-rope_heads_done171:
+rope_heads_done193:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done175
+	JZ    rope_heads_done197
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 
-rope_head176:
+rope_head198:
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(R9), K1, Y3
@@ -2084,9 +2276,9 @@ rope_head176:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head176
+	JNZ         rope_head198
 
-rope_heads_done175:
+rope_heads_done197:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2096,11 +2288,11 @@ rope_heads_done175:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token170
-	JMP  rope_tokens_done169
+	JNZ  rope_token192
+	JMP  rope_tokens_done191
 
-rope_stream168:
-rope_token177:
+rope_stream190:
+rope_token199:
 	MOVLQSX   (SI), R8
 	IMUL3Q    $0x00000018, R8, R8
 	ADDQ      BX, R8
@@ -2108,16 +2300,16 @@ rope_token177:
 	VMOVUPS.Z 12(R8), K1, Z1
 	MOVQ      qHeads+48(FP), R8
 	TESTQ     R8, R8
-	JZ        rope_heads_done178
+	JZ        rope_heads_done200
 	MOVQ      qHeadStride+64(FP), R11
 	SHLQ      $0x01, R11
 	MOVQ      AX, R9
 	MOVQ      qStride+56(FP), R12
 	SHLQ      $0x01, R12
 	CMPQ      AX, CX
-	JNE       rope_heads_from_src179
+	JNE       rope_heads_from_src201
 
-rope_head180:
+rope_head202:
 	PREFETCHT1  (R9)(R12*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2133,13 +2325,13 @@ rope_head180:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R11, R9
 	DECQ        R8
-	JNZ         rope_head180
-	JMP         rope_heads_done178
+	JNZ         rope_head202
+	JMP         rope_heads_done200
 
-rope_heads_from_src179:
+rope_heads_from_src201:
 	MOVQ CX, R10
 
-rope_head181:
+rope_head203:
 	PREFETCHT1  (R10)(R12*1)
 	VMOVDQU16.Z (R10), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2158,19 +2350,19 @@ rope_head181:
 	ADDQ        R11, R9
 	ADDQ        R11, R10
 	DECQ        R8
-	JNZ         rope_head181
+	JNZ         rope_head203
 
-rope_heads_done178:
+rope_heads_done200:
 	MOVQ  kHeads+120(FP), R8
 	TESTQ R8, R8
-	JZ    rope_heads_done182
+	JZ    rope_heads_done204
 	MOVQ  kHeadStride+136(FP), R10
 	SHLQ  $0x01, R10
 	MOVQ  DX, R9
 	MOVQ  kStride+128(FP), R11
 	SHLQ  $0x01, R11
 
-rope_head183:
+rope_head205:
 	PREFETCHT1  (R9)(R11*1)
 	VMOVDQU16.Z (R9), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2186,9 +2378,9 @@ rope_head183:
 	VMOVDQU16   Y2, K1, 6(R9)
 	ADDQ        R10, R9
 	DECQ        R8
-	JNZ         rope_head183
+	JNZ         rope_head205
 
-rope_heads_done182:
+rope_heads_done204:
 	MOVQ qStride+56(FP), R8
 	SHLQ $0x01, R8
 	ADDQ R8, AX
@@ -2198,21 +2390,21 @@ rope_heads_done182:
 	ADDQ R8, DX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token177
+	JNZ  rope_token199
 
-rope_tokens_done169:
-	JMP rope_done166
+rope_tokens_done191:
+	JMP rope_done188
 
-rope_inverse167:
+rope_inverse189:
 	MOVQ   qHeads+48(FP), CX
 	ADDQ   kHeads+120(FP), CX
 	IMUL3Q $0x00000014, CX, CX
 	MOVQ   DI, DX
 	IMULQ  DX, CX
 	CMPQ   CX, $0x00080000
-	JA     rope_stream184
+	JA     rope_stream206
 
-rope_token186:
+rope_token208:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2220,12 +2412,12 @@ rope_token186:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done187
+	JZ        rope_heads_done209
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 
-rope_head188:
+rope_head210:
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
 	VMOVDQU16.Z 6(DX), K1, Y3
@@ -2240,19 +2432,19 @@ rope_head188:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head188
+	JNZ         rope_head210
 
-rope_heads_done187:
+rope_heads_done209:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token186
-	JMP  rope_tokens_done185
+	JNZ  rope_token208
+	JMP  rope_tokens_done207
 
-rope_stream184:
-rope_token189:
+rope_stream206:
+rope_token211:
 	MOVLQSX   (SI), CX
 	IMUL3Q    $0x00000018, CX, CX
 	ADDQ      BX, CX
@@ -2260,14 +2452,14 @@ rope_token189:
 	VMOVUPS.Z 12(CX), K1, Z1
 	MOVQ      qHeads+48(FP), CX
 	TESTQ     CX, CX
-	JZ        rope_heads_done190
+	JZ        rope_heads_done212
 	MOVQ      qHeadStride+64(FP), R8
 	SHLQ      $0x01, R8
 	MOVQ      AX, DX
 	MOVQ      qStride+56(FP), R9
 	SHLQ      $0x01, R9
 
-rope_head191:
+rope_head213:
 	PREFETCHT1  (DX)(R9*1)
 	VMOVDQU16.Z (DX), K1, Y2
 	VCVTPH2PS   Y2, Z2
@@ -2283,18 +2475,18 @@ rope_head191:
 	VMOVDQU16   Y2, K1, 6(DX)
 	ADDQ        R8, DX
 	DECQ        CX
-	JNZ         rope_head191
+	JNZ         rope_head213
 
-rope_heads_done190:
+rope_heads_done212:
 	MOVQ qStride+56(FP), CX
 	SHLQ $0x01, CX
 	ADDQ CX, AX
 	ADDQ $0x04, SI
 	DECQ DI
-	JNZ  rope_token189
+	JNZ  rope_token211
 
-rope_tokens_done185:
-rope_done166:
+rope_tokens_done207:
+rope_done188:
 	VZEROUPPER
 	RET
 
@@ -2308,9 +2500,9 @@ TEXT ·combineRowsAVX512(SB), NOSPLIT, $0-104
 	MOVQ  pos_len+80(FP), SI
 	MOVQ  mask+96(FP), DI
 	TESTQ SI, SI
-	JZ    combine_done192
+	JZ    combine_done214
 
-combine_token193:
+combine_token215:
 	MOVLQSX   (BX), R8
 	ANDQ      DI, R8
 	IMUL3Q    $0x00000030, R8, R8
@@ -2354,9 +2546,9 @@ combine_token193:
 	ADDQ      $0x00000018, AX
 	ADDQ      $0x04, BX
 	DECQ      SI
-	JNZ       combine_token193
+	JNZ       combine_token215
 
-combine_done192:
+combine_done214:
 	VZEROUPPER
 	RET
 
@@ -2426,20 +2618,20 @@ TEXT ·scaleRowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ  scales_len+32(FP), DX
 	MOVQ  rowLen+48(FP), BX
 	TESTQ DX, DX
-	JZ    scale16_done194
+	JZ    scale16_done216
 	TESTQ BX, BX
-	JZ    scale16_done194
+	JZ    scale16_done216
 	MOVQ  BX, SI
 	SHLQ  $0x01, SI
 
-scale16_token195:
+scale16_token217:
 	VBROADCASTSS (CX), Z0
 	MOVQ         AX, DI
 	MOVQ         BX, R8
 
-scale16_loop196:
+scale16_loop218:
 	CMPQ      R8, $0x00000040
-	JB        scale16_loop_end197
+	JB        scale16_loop_end219
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
@@ -2454,22 +2646,22 @@ scale16_loop196:
 	VCVTPS2PH $0x00, Z1, 96(DI)
 	ADDQ      $0x00000080, DI
 	SUBQ      $0x00000040, R8
-	JMP       scale16_loop196
+	JMP       scale16_loop218
 
-scale16_loop_end197:
-scale16_loop198:
+scale16_loop_end219:
+scale16_loop220:
 	CMPQ      R8, $0x00000010
-	JB        scale16_loop_end199
+	JB        scale16_loop_end221
 	VCVTPH2PS (DI), Z1
 	VMULPS    Z0, Z1, Z1
 	VCVTPS2PH $0x00, Z1, (DI)
 	ADDQ      $0x00000020, DI
 	SUBQ      $0x00000010, R8
-	JMP       scale16_loop198
+	JMP       scale16_loop220
 
-scale16_loop_end199:
+scale16_loop_end221:
 	TESTQ       $0x00000008, R8
-	JZ          scale16_tail200
+	JZ          scale16_tail222
 	VMOVDQU16.Z (DI), K1, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2477,9 +2669,9 @@ scale16_loop_end199:
 	VMOVDQU16   Y1, K1, (DI)
 	ADDQ        $0x00000010, DI
 
-scale16_tail200:
+scale16_tail222:
 	TESTQ       $0x00000004, R8
-	JZ          scale16_tail201
+	JZ          scale16_tail223
 	VMOVDQU16.Z (DI), K2, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2487,9 +2679,9 @@ scale16_tail200:
 	VMOVDQU16   Y1, K2, (DI)
 	ADDQ        $0x00000008, DI
 
-scale16_tail201:
+scale16_tail223:
 	TESTQ       $0x00000002, R8
-	JZ          scale16_tail202
+	JZ          scale16_tail224
 	VMOVDQU16.Z (DI), K3, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2497,9 +2689,9 @@ scale16_tail201:
 	VMOVDQU16   Y1, K3, (DI)
 	ADDQ        $0x00000004, DI
 
-scale16_tail202:
+scale16_tail224:
 	TESTQ       $0x00000001, R8
-	JZ          scale16_tail203
+	JZ          scale16_tail225
 	VMOVDQU16.Z (DI), K4, Y1
 	VCVTPH2PS   Y1, Z1
 	VMULPS      Z0, Z1, Z1
@@ -2507,13 +2699,13 @@ scale16_tail202:
 	VMOVDQU16   Y0, K4, (DI)
 	ADDQ        $0x00000002, DI
 
-scale16_tail203:
+scale16_tail225:
 	ADDQ SI, AX
 	ADDQ $0x04, CX
 	DECQ DX
-	JNZ  scale16_token195
+	JNZ  scale16_token217
 
-scale16_done194:
+scale16_done216:
 	VZEROUPPER
 	RET
 
@@ -2529,23 +2721,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups204
+	JNE   kv_groups226
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows205:
+s1_rows227:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done206
+	JL   s1_rows_done228
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys207:
+s1_keys229:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done208
+	JL            s1_keys_done230
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -2624,13 +2816,13 @@ s1_keys207:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys207
+	JMP           s1_keys229
 
-s1_keys_done208:
+s1_keys_done230:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done210
+	JZ    s1_key_tail_done232
 
-s1_key_tail209:
+s1_key_tail231:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2683,29 +2875,29 @@ s1_key_tail209:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail209
+	JNZ           s1_key_tail231
 
-s1_key_tail_done210:
+s1_key_tail_done232:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows205
+	JMP  s1_rows227
 
-s1_rows_done206:
+s1_rows_done228:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done212
+	JZ    s1_row_tail_done234
 
-s1_row_tail211:
+s1_row_tail233:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done214
+	JZ    s1_row_tail_key_done236
 
-s1_row_tail_key213:
+s1_row_tail_key235:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -2721,40 +2913,40 @@ s1_row_tail_key213:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key213
+	JNZ           s1_row_tail_key235
 
-s1_row_tail_key_done214:
+s1_row_tail_key_done236:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail211
+	JNZ  s1_row_tail233
 
-s1_row_tail_done212:
+s1_row_tail_done234:
 	VZEROUPPER
 	RET
 
-kv_groups204:
+kv_groups226:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key215
+	JNZ   kv_by_key237
 
-kb_keys216:
+kb_keys238:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done217
+	JL    kb_keys_done239
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done219
+	JZ    kb_query_done241
 
-kb_query218:
+kb_query240:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done221
+	JZ    kb_group_done243
 
-kb_group220:
+kb_group242:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -2765,7 +2957,7 @@ kb_group220:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows222:
+kb_rows244:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -2847,49 +3039,49 @@ kb_rows222:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows222
+	JNZ           kb_rows244
 	ADDQ          $0x00000028, R9
 	DECQ          R12
-	JNZ           kb_group220
+	JNZ           kb_group242
 
-kb_group_done221:
+kb_group_done243:
 	DECQ R11
-	JNZ  kb_query218
+	JNZ  kb_query240
 
-kb_query_done219:
+kb_query_done241:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys216
+	JMP  kb_keys238
 
-kb_keys_done217:
-kv_by_key215:
+kb_keys_done239:
+kv_by_key237:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done224
+	JZ     kv_key_done246
 
-kv_key223:
+kv_key245:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done226
+	JZ    kv_query_done248
 
-kv_query225:
+kv_query247:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done228
+	JZ    kv_group_done250
 
-kv_group227:
+kv_group249:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done230
+	JZ         kv_head_done252
 
-kv_head229:
+kv_head251:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -2904,24 +3096,24 @@ kv_head229:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head229
+	JNZ           kv_head251
 
-kv_head_done230:
+kv_head_done252:
 	ADDQ $0x00000028, R9
 	DECQ R12
-	JNZ  kv_group227
+	JNZ  kv_group249
 
-kv_group_done228:
+kv_group_done250:
 	DECQ R11
-	JNZ  kv_query225
+	JNZ  kv_query247
 
-kv_query_done226:
+kv_query_done248:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key223
+	JNZ  kv_key245
 
-kv_key_done224:
+kv_key_done246:
 	VZEROUPPER
 	RET
 
@@ -2937,7 +3129,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups231
+	JNE   kv_groups253
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2945,9 +3137,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done233
+	JZ    v1_row_done255
 
-v1_row232:
+v1_row254:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -2955,44 +3147,44 @@ v1_row232:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done235
+	JZ           v1_key_done257
 
-v1_key234:
+v1_key256:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero236
+	JZ           v1_zero258
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero236:
+v1_zero258:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key234
+	JNZ  v1_key256
 
-v1_key_done235:
+v1_key_done257:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row232
+	JNZ     v1_row254
 
-v1_row_done233:
+v1_row_done255:
 	VZEROUPPER
 	RET
 
-kv_groups231:
+kv_groups253:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done238
+	JZ    kv_rescale_done260
 
-kv_rescale237:
+kv_rescale259:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3000,27 +3192,27 @@ kv_rescale237:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale237
+	JNZ          kv_rescale259
 
-kv_rescale_done238:
+kv_rescale_done260:
 	MOVQ nk+96(FP), SI
 
-vb_keys239:
+vb_keys261:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done240
+	JL    vb_keys_done262
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done242
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done264
 
-vb_query241:
+vb_query263:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done244
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done266
 
-vb_group243:
+vb_group265:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -3030,122 +3222,266 @@ vb_group243:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done246
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row267
 
-vb_head245:
+vb_rows269:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero247
+	VMOVUPS.Z    40(DI), K1, Z1
+	VMOVUPS.Z    80(DI), K1, Z2
+	VMOVUPS.Z    120(DI), K1, Z3
+	VMOVUPS.Z    (R9), K1, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero270
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero270:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero271
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero271:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero272
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero272:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero273
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero273:
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero274
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero274:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero275
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero275:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero276
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero276:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero277
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero277:
+	VMOVUPS.Z    (R10), K1, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero278
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero278:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero279
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero279:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero280
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero280:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero281
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero281:
+	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero282
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero282:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero283
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero283:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero284
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero284:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero285
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero285:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, 40(DI)
+	VMOVUPS Z2, K1, 80(DI)
+	VMOVUPS Z3, K1, 120(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows269
+	JMP     vb_group_next268
+
+vb_by_row267:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done287
+
+vb_head286:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero288
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero247:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero248
+vb_zero288:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero289
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero248:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero249
+vb_zero289:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero290
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R10), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero249:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero250
+vb_zero290:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero291
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R10)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero250:
+vb_zero291:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head245
+	DECQ    R13
+	JNZ     vb_head286
 
-vb_head_done246:
+vb_head_done287:
+vb_group_next268:
 	ADDQ $0x00000028, R9
-	DECQ R13
-	JNZ  vb_group243
-
-vb_group_done244:
 	DECQ R12
-	JNZ  vb_query241
+	JNZ  vb_group265
 
-vb_query_done242:
+vb_group_done266:
+	DECQ R11
+	JNZ  vb_query263
+
+vb_query_done264:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys239
+	JMP  vb_keys261
 
-vb_keys_done240:
+vb_keys_done262:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done252
+	JZ     kv_key_done293
 
-kv_key251:
+kv_key292:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done254
+	JZ    kv_query_done295
 
-kv_query253:
+kv_query294:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done256
+	JZ    kv_group_done297
 
-kv_group255:
+kv_group296:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done258
+	JZ         kv_head_done299
 
-kv_head257:
+kv_head298:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero259
+	JZ           kv_zero300
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero259:
+kv_zero300:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head257
+	JNZ  kv_head298
 
-kv_head_done258:
+kv_head_done299:
 	ADDQ $0x00000028, R9
 	DECQ R13
-	JNZ  kv_group255
+	JNZ  kv_group296
 
-kv_group_done256:
+kv_group_done297:
 	DECQ R12
-	JNZ  kv_query253
+	JNZ  kv_query294
 
-kv_query_done254:
+kv_query_done295:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key251
+	JNZ  kv_key292
 
-kv_key_done252:
+kv_key_done293:
 	VZEROUPPER
 	RET
 
@@ -3158,9 +3494,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop261:
+loop302:
 	CMPQ    CX, $0x00000020
-	JB      loop_end262
+	JB      loop_end303
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -3171,23 +3507,23 @@ loop261:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop261
+	JMP     loop302
 
-loop_end262:
-loop263:
+loop_end303:
+loop304:
 	CMPQ    CX, $0x00000010
-	JB      loop_end264
+	JB      loop_end305
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop263
+	JMP     loop304
 
-loop_end264:
+loop_end305:
 	TESTQ     CX, CX
-	JZ        loop_done260
+	JZ        loop_done301
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -3195,7 +3531,7 @@ loop_end264:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done260:
+loop_done301:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -3205,10 +3541,10 @@ loop_done260:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store265
+	JZ            max_store306
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store265:
+max_store306:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -3235,9 +3571,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop267:
+loop308:
 	CMPQ         CX, $0x00000010
-	JB           loop_end268
+	JB           loop_end309
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -3259,11 +3595,11 @@ loop267:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop267
+	JMP          loop308
 
-loop_end268:
+loop_end309:
 	TESTQ        CX, CX
-	JZ           loop_done266
+	JZ           loop_done307
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -3287,7 +3623,7 @@ loop_end268:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done266:
+loop_done307:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
@@ -3315,9 +3651,9 @@ TEXT ·widenRowAVX512(SB), NOSPLIT, $0-48
 	MOVQ  src_base+24(FP), CX
 	MOVQ  src_len+32(FP), DX
 
-widen_loop269:
+widen_loop310:
 	CMPQ      DX, $0x00000040
-	JB        widen_loop_end270
+	JB        widen_loop_end311
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
@@ -3329,56 +3665,56 @@ widen_loop269:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000100, AX
 	SUBQ      $0x00000040, DX
-	JMP       widen_loop269
+	JMP       widen_loop310
 
-widen_loop_end270:
-widen_loop271:
+widen_loop_end311:
+widen_loop312:
 	CMPQ      DX, $0x00000010
-	JB        widen_loop_end272
+	JB        widen_loop_end313
 	VCVTPH2PS (CX), Z0
 	VMOVUPS   Z0, (AX)
 	ADDQ      $0x00000020, CX
 	ADDQ      $0x00000040, AX
 	SUBQ      $0x00000010, DX
-	JMP       widen_loop271
+	JMP       widen_loop312
 
-widen_loop_end272:
+widen_loop_end313:
 	TESTQ       $0x00000008, DX
-	JZ          widen_tail273
+	JZ          widen_tail314
 	VMOVDQU16.Z (CX), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K1, (AX)
 	ADDQ        $0x00000010, CX
 	ADDQ        $0x00000020, AX
 
-widen_tail273:
+widen_tail314:
 	TESTQ       $0x00000004, DX
-	JZ          widen_tail274
+	JZ          widen_tail315
 	VMOVDQU16.Z (CX), K2, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K2, (AX)
 	ADDQ        $0x00000008, CX
 	ADDQ        $0x00000010, AX
 
-widen_tail274:
+widen_tail315:
 	TESTQ       $0x00000002, DX
-	JZ          widen_tail275
+	JZ          widen_tail316
 	VMOVDQU16.Z (CX), K3, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K3, (AX)
 	ADDQ        $0x00000004, CX
 	ADDQ        $0x00000008, AX
 
-widen_tail275:
+widen_tail316:
 	TESTQ       $0x00000001, DX
-	JZ          widen_tail276
+	JZ          widen_tail317
 	VMOVDQU16.Z (CX), K4, Y0
 	VCVTPH2PS   Y0, Z0
 	VMOVUPS     Z0, K4, (AX)
 	ADDQ        $0x00000002, CX
 	ADDQ        $0x00000004, AX
 
-widen_tail276:
+widen_tail317:
 	VZEROUPPER
 	RET
 
@@ -3394,23 +3730,23 @@ TEXT ·scoresKV16AVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups277
+	JNE   kv_groups318
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows278:
+s1_rows319:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done279
+	JL   s1_rows_done320
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys280:
+s1_keys321:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done281
+	JL            s1_keys_done322
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     40(SI), K1, Z7
@@ -3493,13 +3829,13 @@ s1_keys280:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys280
+	JMP           s1_keys321
 
-s1_keys_done281:
+s1_keys_done322:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done283
+	JZ    s1_key_tail_done324
 
-s1_key_tail282:
+s1_key_tail323:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -3556,29 +3892,29 @@ s1_key_tail282:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail282
+	JNZ           s1_key_tail323
 
-s1_key_tail_done283:
+s1_key_tail_done324:
 	ADDQ $0x000000a0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows278
+	JMP  s1_rows319
 
-s1_rows_done279:
+s1_rows_done320:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done285
+	JZ    s1_row_tail_done326
 
-s1_row_tail284:
+s1_row_tail325:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done287
+	JZ    s1_row_tail_key_done328
 
-s1_row_tail_key286:
+s1_row_tail_key327:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVDQU16.Z   (R8), K1, Y1
 	VCVTPH2PS     Y1, Z1
@@ -3595,40 +3931,40 @@ s1_row_tail_key286:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key286
+	JNZ           s1_row_tail_key327
 
-s1_row_tail_key_done287:
+s1_row_tail_key_done328:
 	ADDQ $0x00000028, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail284
+	JNZ  s1_row_tail325
 
-s1_row_tail_done285:
+s1_row_tail_done326:
 	VZEROUPPER
 	RET
 
-kv_groups277:
+kv_groups318:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key288
+	JNZ   kv_by_key329
 
-kb_keys289:
+kb_keys330:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done290
+	JL    kb_keys_done331
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done292
+	JZ    kb_query_done333
 
-kb_query291:
+kb_query332:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done294
+	JZ    kb_group_done335
 
-kb_group293:
+kb_group334:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -3639,7 +3975,7 @@ kb_group293:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows295:
+kb_rows336:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     40(DI), K1, Z7
@@ -3725,50 +4061,50 @@ kb_rows295:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows295
+	JNZ           kb_rows336
 	ADDQ          $0x00000014, R9
 	DECQ          R12
-	JNZ           kb_group293
+	JNZ           kb_group334
 
-kb_group_done294:
+kb_group_done335:
 	DECQ R11
-	JNZ  kb_query291
+	JNZ  kb_query332
 
-kb_query_done292:
+kb_query_done333:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys289
+	JMP  kb_keys330
 
-kb_keys_done290:
-kv_by_key288:
+kb_keys_done331:
+kv_by_key329:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done297
+	JZ     kv_key_done338
 
-kv_key296:
+kv_key337:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done299
+	JZ    kv_query_done340
 
-kv_query298:
+kv_query339:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done301
+	JZ    kv_group_done342
 
-kv_group300:
+kv_group341:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+96(FP), R13
 	TESTQ       R13, R13
-	JZ          kv_head_done303
+	JZ          kv_head_done344
 
-kv_head302:
+kv_head343:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -3783,24 +4119,24 @@ kv_head302:
 	ADDQ          $0x00000028, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head302
+	JNZ           kv_head343
 
-kv_head_done303:
+kv_head_done344:
 	ADDQ $0x00000014, R9
 	DECQ R12
-	JNZ  kv_group300
+	JNZ  kv_group341
 
-kv_group_done301:
+kv_group_done342:
 	DECQ R11
-	JNZ  kv_query298
+	JNZ  kv_query339
 
-kv_query_done299:
+kv_query_done340:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key296
+	JNZ  kv_key337
 
-kv_key_done297:
+kv_key_done338:
 	VZEROUPPER
 	RET
 
@@ -3816,7 +4152,7 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups304
+	JNE   kv_groups345
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -3824,9 +4160,9 @@ TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done306
+	JZ    v1_row_done347
 
-v1_row305:
+v1_row346:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3834,45 +4170,45 @@ v1_row305:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done308
+	JZ           v1_key_done349
 
-v1_key307:
+v1_key348:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero309
+	JZ           v1_zero350
 	VBROADCASTSS (R10), Z0
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero309:
+v1_zero350:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key307
+	JNZ  v1_key348
 
-v1_key_done308:
+v1_key_done349:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000028, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row305
+	JNZ     v1_row346
 
-v1_row_done306:
+v1_row_done347:
 	VZEROUPPER
 	RET
 
-kv_groups304:
+kv_groups345:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done311
+	JZ    kv_rescale_done352
 
-kv_rescale310:
+kv_rescale351:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -3880,27 +4216,27 @@ kv_rescale310:
 	ADDQ         $0x00000028, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale310
+	JNZ          kv_rescale351
 
-kv_rescale_done311:
+kv_rescale_done352:
 	MOVQ nk+96(FP), SI
 
-vb_keys312:
+vb_keys353:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done313
+	JL    vb_keys_done354
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done315
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done356
 
-vb_query314:
+vb_query355:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done317
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done358
 
-vb_group316:
+vb_group357:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -3910,127 +4246,275 @@ vb_group316:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done319
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row359
 
-vb_head318:
+vb_rows361:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero320
+	VMOVUPS.Z    40(DI), K1, Z1
+	VMOVUPS.Z    80(DI), K1, Z2
+	VMOVUPS.Z    120(DI), K1, Z3
+	VMOVDQU16.Z  (R9), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero362
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero362:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero363
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero363:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero364
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero364:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero365
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero365:
+	VMOVDQU16.Z  (R9)(DX*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero366
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero366:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero367
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero367:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero368
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero368:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero369
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero369:
+	VMOVDQU16.Z  (R10), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero370
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero370:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero371
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero371:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero372
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero372:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero373
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero373:
+	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero374
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero374:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero375
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero375:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero376
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero376:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero377
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero377:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, 40(DI)
+	VMOVUPS Z2, K1, 80(DI)
+	VMOVUPS Z3, K1, 120(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows361
+	JMP     vb_group_next360
+
+vb_by_row359:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done379
+
+vb_head378:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero380
 	VBROADCASTSS (R8), Z1
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero320:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero321
+vb_zero380:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero381
 	VBROADCASTSS 4(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero321:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero322
+vb_zero381:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero382
 	VBROADCASTSS 8(R8), Z1
 	VMOVDQU16.Z  (R10), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero322:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero323
+vb_zero382:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero383
 	VBROADCASTSS 12(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero323:
+vb_zero383:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head318
+	DECQ    R13
+	JNZ     vb_head378
 
-vb_head_done319:
+vb_head_done379:
+vb_group_next360:
 	ADDQ $0x00000014, R9
-	DECQ R13
-	JNZ  vb_group316
-
-vb_group_done317:
 	DECQ R12
-	JNZ  vb_query314
+	JNZ  vb_group357
 
-vb_query_done315:
+vb_group_done358:
+	DECQ R11
+	JNZ  vb_query355
+
+vb_query_done356:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys312
+	JMP  vb_keys353
 
-vb_keys_done313:
+vb_keys_done354:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done325
+	JZ     kv_key_done385
 
-kv_key324:
+kv_key384:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done327
+	JZ    kv_query_done387
 
-kv_query326:
+kv_query386:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done329
+	JZ    kv_group_done389
 
-kv_group328:
+kv_group388:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done331
+	JZ          kv_head_done391
 
-kv_head330:
+kv_head390:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero332
+	JZ           kv_zero392
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero332:
+kv_zero392:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head330
+	JNZ  kv_head390
 
-kv_head_done331:
+kv_head_done391:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group328
+	JNZ  kv_group388
 
-kv_group_done329:
+kv_group_done389:
 	DECQ R12
-	JNZ  kv_query326
+	JNZ  kv_query386
 
-kv_query_done327:
+kv_query_done387:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key324
+	JNZ  kv_key384
 
-kv_key_done325:
+kv_key_done385:
 	VZEROUPPER
 	RET
 

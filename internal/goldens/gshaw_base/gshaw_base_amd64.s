@@ -1038,14 +1038,14 @@ vb_keys44:
 	JL    vb_keys_done45
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done47
 
 vb_query46:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done49
 
 vb_group48:
@@ -1070,11 +1070,248 @@ vb_group48:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done51
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row50
 
-vb_head50:
+vb_rows52:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y3
+	VMOVUPS      256(DI), Y4
+	VMOVUPS      288(DI), Y5
+	VMOVUPS      320(DI), Y6
+	VMOVUPS      352(DI), Y7
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VMOVUPS      64(R9), Y10
+	VMOVUPS      96(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero53
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero53:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero54
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero54:
+	VMOVUPS      (R9)(DX*1), Y8
+	VMOVUPS      32(R9)(DX*1), Y9
+	VMOVUPS      64(R9)(DX*1), Y10
+	VMOVUPS      96(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero55:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero56
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero56:
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VMOVUPS      64(R10), Y10
+	VMOVUPS      96(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero57
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero57:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero58
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero58:
+	VMOVUPS      (R10)(DX*1), Y8
+	VMOVUPS      32(R10)(DX*1), Y9
+	VMOVUPS      64(R10)(DX*1), Y10
+	VMOVUPS      96(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero59
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero59:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero60
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero60:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 96(DI)
+	VMOVUPS      Y4, 256(DI)
+	VMOVUPS      Y5, 288(DI)
+	VMOVUPS      Y6, 320(DI)
+	VMOVUPS      Y7, 352(DI)
+	VMOVUPS      128(DI), Y0
+	VMOVUPS      160(DI), Y1
+	VMOVUPS      192(DI), Y2
+	VMOVUPS      224(DI), Y3
+	VMOVUPS      384(DI), Y4
+	VMOVUPS      416(DI), Y5
+	VMOVUPS      448(DI), Y6
+	VMOVUPS      480(DI), Y7
+	VMOVUPS      128(R9), Y8
+	VMOVUPS      160(R9), Y9
+	VMOVUPS      192(R9), Y10
+	VMOVUPS      224(R9), Y11
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero61
+	VBROADCASTSS (R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero61:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero62
+	VBROADCASTSS (R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero62:
+	VMOVUPS      128(R9)(DX*1), Y8
+	VMOVUPS      160(R9)(DX*1), Y9
+	VMOVUPS      192(R9)(DX*1), Y10
+	VMOVUPS      224(R9)(DX*1), Y11
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero63
+	VBROADCASTSS 4(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero63:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero64
+	VBROADCASTSS 4(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero64:
+	VMOVUPS      128(R10), Y8
+	VMOVUPS      160(R10), Y9
+	VMOVUPS      192(R10), Y10
+	VMOVUPS      224(R10), Y11
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero65
+	VBROADCASTSS 8(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero65:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero66
+	VBROADCASTSS 8(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero66:
+	VMOVUPS      128(R10)(DX*1), Y8
+	VMOVUPS      160(R10)(DX*1), Y9
+	VMOVUPS      192(R10)(DX*1), Y10
+	VMOVUPS      224(R10)(DX*1), Y11
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero67
+	VBROADCASTSS 12(R8), Y12
+	VFMADD231PS  Y8, Y12, Y0
+	VFMADD231PS  Y9, Y12, Y1
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+
+vh_zero67:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero68
+	VBROADCASTSS 12(R8)(BX*1), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+
+vh_zero68:
+	VMOVUPS Y0, 128(DI)
+	VMOVUPS Y1, 160(DI)
+	VMOVUPS Y2, 192(DI)
+	VMOVUPS Y3, 224(DI)
+	VMOVUPS Y4, 384(DI)
+	VMOVUPS Y5, 416(DI)
+	VMOVUPS Y6, 448(DI)
+	VMOVUPS Y7, 480(DI)
+	ADDQ    $0x00000200, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows52
+	JMP     vb_group_next51
+
+vb_by_row50:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done70
+
+vb_head69:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -1083,9 +1320,9 @@ vb_head50:
 	VMOVUPS      160(DI), Y5
 	VMOVUPS      192(DI), Y6
 	VMOVUPS      224(DI), Y7
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero52
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero71
 	VBROADCASTSS (R8), Y8
 	VFMADD231PS  (R9), Y8, Y0
 	VFMADD231PS  32(R9), Y8, Y1
@@ -1096,10 +1333,10 @@ vb_head50:
 	VFMADD231PS  192(R9), Y8, Y6
 	VFMADD231PS  224(R9), Y8, Y7
 
-vb_zero52:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero53
+vb_zero71:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero72
 	VBROADCASTSS 4(R8), Y8
 	VFMADD231PS  (R9)(DX*1), Y8, Y0
 	VFMADD231PS  32(R9)(DX*1), Y8, Y1
@@ -1110,10 +1347,10 @@ vb_zero52:
 	VFMADD231PS  192(R9)(DX*1), Y8, Y6
 	VFMADD231PS  224(R9)(DX*1), Y8, Y7
 
-vb_zero53:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero54
+vb_zero72:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero73
 	VBROADCASTSS 8(R8), Y8
 	VFMADD231PS  (R10), Y8, Y0
 	VFMADD231PS  32(R10), Y8, Y1
@@ -1124,10 +1361,10 @@ vb_zero53:
 	VFMADD231PS  192(R10), Y8, Y6
 	VFMADD231PS  224(R10), Y8, Y7
 
-vb_zero54:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero55
+vb_zero73:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero74
 	VBROADCASTSS 12(R8), Y8
 	VFMADD231PS  (R10)(DX*1), Y8, Y0
 	VFMADD231PS  32(R10)(DX*1), Y8, Y1
@@ -1138,7 +1375,7 @@ vb_zero54:
 	VFMADD231PS  192(R10)(DX*1), Y8, Y6
 	VFMADD231PS  224(R10)(DX*1), Y8, Y7
 
-vb_zero55:
+vb_zero74:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -1149,16 +1386,17 @@ vb_zero55:
 	VMOVUPS Y7, 224(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head50
+	DECQ    R13
+	JNZ     vb_head69
 
-vb_head_done51:
+vb_head_done70:
+vb_group_next51:
 	ADDQ $0x00000100, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group48
 
 vb_group_done49:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query46
 
 vb_query_done47:
@@ -1171,22 +1409,22 @@ vb_keys_done45:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done57
+	JZ     kv_key_done76
 
-kv_key56:
+kv_key75:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done59
+	JZ    kv_query_done78
 
-kv_query58:
+kv_query77:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done61
+	JZ    kv_group_done80
 
-kv_group60:
+kv_group79:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1201,12 +1439,12 @@ kv_group60:
 	VMOVUPS    224(R9), Y7
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done63
+	JZ         kv_head_done82
 
-kv_head62:
+kv_head81:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero64
+	JZ           kv_zero83
 	VBROADCASTSS (R8), Y8
 	VMOVUPS      (SI), Y9
 	VFMADD231PS  Y0, Y8, Y9
@@ -1233,28 +1471,28 @@ kv_head62:
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVUPS      Y9, 224(SI)
 
-kv_zero64:
+kv_zero83:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head62
+	JNZ  kv_head81
 
-kv_head_done63:
+kv_head_done82:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group60
+	JNZ  kv_group79
 
-kv_group_done61:
+kv_group_done80:
 	DECQ R12
-	JNZ  kv_query58
+	JNZ  kv_query77
 
-kv_query_done59:
+kv_query_done78:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key56
+	JNZ  kv_key75
 
-kv_key_done57:
+kv_key_done76:
 	VZEROUPPER
 	RET
 
@@ -1267,9 +1505,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop66:
+loop85:
 	CMPQ    CX, $0x00000010
-	JB      loop_end67
+	JB      loop_end86
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1280,23 +1518,23 @@ loop66:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop66
+	JMP     loop85
 
-loop_end67:
-loop68:
+loop_end86:
+loop87:
 	CMPQ    CX, $0x00000008
-	JB      loop_end69
+	JB      loop_end88
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop68
+	JMP     loop87
 
-loop_end69:
+loop_end88:
 	TESTQ      CX, CX
-	JZ         loop_done65
+	JZ         loop_done84
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1306,7 +1544,7 @@ loop_end69:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done65:
+loop_done84:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1314,10 +1552,10 @@ loop_done65:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store70
+	JZ           max_store89
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store70:
+max_store89:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1337,9 +1575,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop72:
+loop91:
 	CMPQ         CX, $0x00000008
-	JB           loop_end73
+	JB           loop_end92
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1362,11 +1600,11 @@ loop72:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop72
+	JMP          loop91
 
-loop_end73:
+loop_end92:
 	TESTQ        CX, CX
-	JZ           loop_done71
+	JZ           loop_done90
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1392,7 +1630,7 @@ loop_end73:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done71:
+loop_done90:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1415,11 +1653,11 @@ TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
 	VMOVUPS 128(DX), Z2
 	VMOVUPS 192(DX), Z3
 	TESTQ   CX, CX
-	JZ      dot_done74
+	JZ      dot_done93
 	CMPQ    CX, $0x00000010
-	JB      dot_single75
+	JB      dot_single94
 
-dot_block76:
+dot_block95:
 	VMULPS      (BX), Z0, Z4
 	VMULPS      512(BX), Z0, Z5
 	VMULPS      256(BX), Z0, Z6
@@ -1534,9 +1772,9 @@ dot_block76:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block76
+	JAE         dot_block95
 	TESTQ       CX, CX
-	JZ          dot_done74
+	JZ          dot_done93
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000100, DX, CX
@@ -1544,9 +1782,9 @@ dot_block76:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block76
+	JMP         dot_block95
 
-dot_single75:
+dot_single94:
 	VMULPS      (BX), Z0, Z4
 	VFMADD231PS 64(BX), Z1, Z4
 	VFMADD231PS 128(BX), Z2, Z4
@@ -1567,9 +1805,9 @@ dot_single75:
 	ADDQ        $0x00000100, BX
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single75
+	JNZ         dot_single94
 
-dot_done74:
+dot_done93:
 	VZEROUPPER
 	RET
 
@@ -1588,11 +1826,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-100
 	VMOVUPS      128(DX), Z3
 	VMOVUPS      192(DX), Z4
 	TESTQ        CX, CX
-	JZ           dot_done77
+	JZ           dot_done96
 	CMPQ         CX, $0x00000010
-	JB           dot_single78
+	JB           dot_single97
 
-dot_block79:
+dot_block98:
 	VMULPS      (BX), Z1, Z5
 	VMULPS      512(BX), Z1, Z6
 	VMULPS      256(BX), Z1, Z7
@@ -1710,9 +1948,9 @@ dot_block79:
 	ADDQ        $0x00000040, SI
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block79
+	JAE         dot_block98
 	TESTQ       CX, CX
-	JZ          dot_done77
+	JZ          dot_done96
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000100, DX, CX
@@ -1721,9 +1959,9 @@ dot_block79:
 	SUBQ        DX, AX
 	SUBQ        DX, SI
 	MOVQ        $0x00000010, CX
-	JMP         dot_block79
+	JMP         dot_block98
 
-dot_single78:
+dot_single97:
 	VMULPS      (BX), Z1, Z5
 	VFMADD231PS 64(BX), Z2, Z5
 	VFMADD231PS 128(BX), Z3, Z5
@@ -1747,9 +1985,9 @@ dot_single78:
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, SI
 	DECQ        CX
-	JNZ         dot_single78
+	JNZ         dot_single97
 
-dot_done77:
+dot_done96:
 	VZEROUPPER
 	RET
 
@@ -1770,9 +2008,9 @@ TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
 	VXORPS  Z7, Z7, Z7
 	MOVQ    DX, DX
 
-axpy_rows80:
+axpy_rows99:
 	CMPQ         BX, $0x00000002
-	JB           axpy_rows_end81
+	JB           axpy_rows_end100
 	VBROADCASTSS (CX), Z8
 	VFMADD231PS  (DX), Z8, Z0
 	VFMADD231PS  64(DX), Z8, Z1
@@ -1786,12 +2024,12 @@ axpy_rows80:
 	ADDQ         $0x00000200, DX
 	ADDQ         $0x00000008, CX
 	SUBQ         $0x00000002, BX
-	JMP          axpy_rows80
+	JMP          axpy_rows99
 
-axpy_rows_end81:
-axpy_rows82:
+axpy_rows_end100:
+axpy_rows101:
 	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end83
+	JB           axpy_rows_end102
 	VBROADCASTSS (CX), Z8
 	VFMADD231PS  (DX), Z8, Z0
 	VFMADD231PS  64(DX), Z8, Z1
@@ -1800,9 +2038,9 @@ axpy_rows82:
 	ADDQ         $0x00000100, DX
 	ADDQ         $0x00000004, CX
 	SUBQ         $0x00000001, BX
-	JMP          axpy_rows82
+	JMP          axpy_rows101
 
-axpy_rows_end83:
+axpy_rows_end102:
 	VADDPS  Z4, Z0, Z0
 	VMOVUPS Z0, (AX)
 	VADDPS  Z5, Z1, Z1
@@ -1824,23 +2062,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups84
+	JNE   kv_groups103
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows85:
+s1_rows104:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done86
+	JL   s1_rows_done105
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys87:
+s1_keys106:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done88
+	JL            s1_keys_done107
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       256(SI), Z7
@@ -1991,13 +2229,13 @@ s1_keys87:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys87
+	JMP           s1_keys106
 
-s1_keys_done88:
+s1_keys_done107:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done90
+	JZ    s1_key_tail_done109
 
-s1_key_tail89:
+s1_key_tail108:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2074,29 +2312,29 @@ s1_key_tail89:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail89
+	JNZ           s1_key_tail108
 
-s1_key_tail_done90:
+s1_key_tail_done109:
 	ADDQ $0x00000400, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows85
+	JMP  s1_rows104
 
-s1_rows_done86:
+s1_rows_done105:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done92
+	JZ    s1_row_tail_done111
 
-s1_row_tail91:
+s1_row_tail110:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done94
+	JZ    s1_row_tail_key_done113
 
-s1_row_tail_key93:
+s1_row_tail_key112:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -2118,40 +2356,40 @@ s1_row_tail_key93:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key93
+	JNZ           s1_row_tail_key112
 
-s1_row_tail_key_done94:
+s1_row_tail_key_done113:
 	ADDQ $0x00000100, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail91
+	JNZ  s1_row_tail110
 
-s1_row_tail_done92:
+s1_row_tail_done111:
 	VZEROUPPER
 	RET
 
-kv_groups84:
+kv_groups103:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key95
+	JNZ   kv_by_key114
 
-kb_keys96:
+kb_keys115:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done97
+	JL    kb_keys_done116
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done99
+	JZ    kb_query_done118
 
-kb_query98:
+kb_query117:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done101
+	JZ    kb_group_done120
 
-kb_group100:
+kb_group119:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2174,7 +2412,7 @@ kb_group100:
 	PREFETCHT1 192(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows102:
+kb_rows121:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       256(DI), Z7
@@ -2328,42 +2566,42 @@ kb_rows102:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows102
+	JNZ           kb_rows121
 	ADDQ          $0x00000100, R9
 	DECQ          R12
-	JNZ           kb_group100
+	JNZ           kb_group119
 
-kb_group_done101:
+kb_group_done120:
 	DECQ R11
-	JNZ  kb_query98
+	JNZ  kb_query117
 
-kb_query_done99:
+kb_query_done118:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys96
+	JMP  kb_keys115
 
-kb_keys_done97:
-kv_by_key95:
+kb_keys_done116:
+kv_by_key114:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done104
+	JZ     kv_key_done123
 
-kv_key103:
+kv_key122:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done106
+	JZ    kv_query_done125
 
-kv_query105:
+kv_query124:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done108
+	JZ    kv_group_done127
 
-kv_group107:
+kv_group126:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2374,9 +2612,9 @@ kv_group107:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done110
+	JZ         kv_head_done129
 
-kv_head109:
+kv_head128:
 	VMULPS        (SI), Z0, Z4
 	VMULPS        64(SI), Z1, Z5
 	VFMADD231PS   128(SI), Z2, Z4
@@ -2394,24 +2632,24 @@ kv_head109:
 	ADDQ          $0x00000100, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head109
+	JNZ           kv_head128
 
-kv_head_done110:
+kv_head_done129:
 	ADDQ $0x00000100, R9
 	DECQ R12
-	JNZ  kv_group107
+	JNZ  kv_group126
 
-kv_group_done108:
+kv_group_done127:
 	DECQ R11
-	JNZ  kv_query105
+	JNZ  kv_query124
 
-kv_query_done106:
+kv_query_done125:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key103
+	JNZ  kv_key122
 
-kv_key_done104:
+kv_key_done123:
 	VZEROUPPER
 	RET
 
@@ -2425,7 +2663,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups111
+	JNE   kv_groups130
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2433,9 +2671,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done113
+	JZ    v1_row_done132
 
-v1_row112:
+v1_row131:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2449,25 +2687,25 @@ v1_row112:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done115
+	JZ           v1_key_done134
 
-v1_key114:
+v1_key133:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero116
+	JZ           v1_zero135
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VFMADD231PS  128(R9), Z0, Z3
 	VFMADD231PS  192(R9), Z0, Z4
 
-v1_zero116:
+v1_zero135:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key114
+	JNZ  v1_key133
 
-v1_key_done115:
+v1_key_done134:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, 128(CX)
@@ -2476,22 +2714,22 @@ v1_key_done115:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row112
+	JNZ     v1_row131
 
-v1_row_done113:
+v1_row_done132:
 	VZEROUPPER
 	RET
 
-kv_groups111:
+kv_groups130:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done118
+	JZ    kv_rescale_done137
 
-kv_rescale117:
+kv_rescale136:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2508,27 +2746,27 @@ kv_rescale117:
 	ADDQ         $0x00000100, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale117
+	JNZ          kv_rescale136
 
-kv_rescale_done118:
+kv_rescale_done137:
 	MOVQ nk+96(FP), SI
 
-vb_keys119:
+vb_keys138:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done120
+	JL    vb_keys_done139
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done122
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done141
 
-vb_query121:
+vb_query140:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done124
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done143
 
-vb_group123:
+vb_group142:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2550,99 +2788,327 @@ vb_group123:
 	PREFETCHT1 128(R10)(DX*4)
 	PREFETCHT1 192(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done126
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row144
 
-vb_head125:
+vb_rows146:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
 	VMOVUPS      192(DI), Z3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero127
+	VMOVUPS      256(DI), Z4
+	VMOVUPS      320(DI), Z5
+	VMOVUPS      384(DI), Z6
+	VMOVUPS      448(DI), Z7
+	VMOVUPS      512(DI), Z8
+	VMOVUPS      576(DI), Z9
+	VMOVUPS      640(DI), Z10
+	VMOVUPS      704(DI), Z11
+	VMOVUPS      768(DI), Z12
+	VMOVUPS      832(DI), Z13
+	VMOVUPS      896(DI), Z14
+	VMOVUPS      960(DI), Z15
+	VMOVUPS      (R9), Z16
+	VMOVUPS      64(R9), Z17
+	VMOVUPS      128(R9), Z18
+	VMOVUPS      192(R9), Z19
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS (R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero147:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS (R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero148:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS (R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero149:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS (R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero150:
+	VMOVUPS      (R9)(DX*1), Z16
+	VMOVUPS      64(R9)(DX*1), Z17
+	VMOVUPS      128(R9)(DX*1), Z18
+	VMOVUPS      192(R9)(DX*1), Z19
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS 4(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero151:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS 4(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero152:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 4(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero153:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 4(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero154:
+	VMOVUPS      (R10), Z16
+	VMOVUPS      64(R10), Z17
+	VMOVUPS      128(R10), Z18
+	VMOVUPS      192(R10), Z19
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 8(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero155:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 8(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero156:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero157
+	VBROADCASTSS 8(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero157:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero158
+	VBROADCASTSS 8(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero158:
+	VMOVUPS      (R10)(DX*1), Z16
+	VMOVUPS      64(R10)(DX*1), Z17
+	VMOVUPS      128(R10)(DX*1), Z18
+	VMOVUPS      192(R10)(DX*1), Z19
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero159
+	VBROADCASTSS 12(R8), Z20
+	VFMADD231PS  Z16, Z20, Z0
+	VFMADD231PS  Z17, Z20, Z1
+	VFMADD231PS  Z18, Z20, Z2
+	VFMADD231PS  Z19, Z20, Z3
+
+vh_zero159:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero160
+	VBROADCASTSS 12(R8)(BX*1), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VFMADD231PS  Z18, Z20, Z6
+	VFMADD231PS  Z19, Z20, Z7
+
+vh_zero160:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero161
+	VBROADCASTSS 12(R8)(BX*2), Z20
+	VFMADD231PS  Z16, Z20, Z8
+	VFMADD231PS  Z17, Z20, Z9
+	VFMADD231PS  Z18, Z20, Z10
+	VFMADD231PS  Z19, Z20, Z11
+
+vh_zero161:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero162
+	VBROADCASTSS 12(R8)(R15*1), Z20
+	VFMADD231PS  Z16, Z20, Z12
+	VFMADD231PS  Z17, Z20, Z13
+	VFMADD231PS  Z18, Z20, Z14
+	VFMADD231PS  Z19, Z20, Z15
+
+vh_zero162:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	VMOVUPS Z8, 512(DI)
+	VMOVUPS Z9, 576(DI)
+	VMOVUPS Z10, 640(DI)
+	VMOVUPS Z11, 704(DI)
+	VMOVUPS Z12, 768(DI)
+	VMOVUPS Z13, 832(DI)
+	VMOVUPS Z14, 896(DI)
+	VMOVUPS Z15, 960(DI)
+	ADDQ    $0x00000400, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows146
+	JMP     vb_group_next145
+
+vb_by_row144:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done164
+
+vb_head163:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS      128(DI), Z2
+	VMOVUPS      192(DI), Z3
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero165
 	VBROADCASTSS (R8), Z4
 	VFMADD231PS  (R9), Z4, Z0
 	VFMADD231PS  64(R9), Z4, Z1
 	VFMADD231PS  128(R9), Z4, Z2
 	VFMADD231PS  192(R9), Z4, Z3
 
-vb_zero127:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero128
+vb_zero165:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero166
 	VBROADCASTSS 4(R8), Z4
 	VFMADD231PS  (R9)(DX*1), Z4, Z0
 	VFMADD231PS  64(R9)(DX*1), Z4, Z1
 	VFMADD231PS  128(R9)(DX*1), Z4, Z2
 	VFMADD231PS  192(R9)(DX*1), Z4, Z3
 
-vb_zero128:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero129
+vb_zero166:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero167
 	VBROADCASTSS 8(R8), Z4
 	VFMADD231PS  (R10), Z4, Z0
 	VFMADD231PS  64(R10), Z4, Z1
 	VFMADD231PS  128(R10), Z4, Z2
 	VFMADD231PS  192(R10), Z4, Z3
 
-vb_zero129:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero130
+vb_zero167:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero168
 	VBROADCASTSS 12(R8), Z4
 	VFMADD231PS  (R10)(DX*1), Z4, Z0
 	VFMADD231PS  64(R10)(DX*1), Z4, Z1
 	VFMADD231PS  128(R10)(DX*1), Z4, Z2
 	VFMADD231PS  192(R10)(DX*1), Z4, Z3
 
-vb_zero130:
+vb_zero168:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
 	VMOVUPS Z3, 192(DI)
 	ADDQ    $0x00000100, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head125
+	DECQ    R13
+	JNZ     vb_head163
 
-vb_head_done126:
+vb_head_done164:
+vb_group_next145:
 	ADDQ $0x00000100, R9
-	DECQ R13
-	JNZ  vb_group123
-
-vb_group_done124:
 	DECQ R12
-	JNZ  vb_query121
+	JNZ  vb_group142
 
-vb_query_done122:
+vb_group_done143:
+	DECQ R11
+	JNZ  vb_query140
+
+vb_query_done141:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys119
+	JMP  vb_keys138
 
-vb_keys_done120:
+vb_keys_done139:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done132
+	JZ     kv_key_done170
 
-kv_key131:
+kv_key169:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done134
+	JZ    kv_query_done172
 
-kv_query133:
+kv_query171:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done136
+	JZ    kv_group_done174
 
-kv_group135:
+kv_group173:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2653,12 +3119,12 @@ kv_group135:
 	VMOVUPS    192(R9), Z3
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done138
+	JZ         kv_head_done176
 
-kv_head137:
+kv_head175:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero139
+	JZ           kv_zero177
 	VBROADCASTSS (R8), Z4
 	VMOVUPS      (SI), Z5
 	VFMADD231PS  Z0, Z4, Z5
@@ -2673,28 +3139,28 @@ kv_head137:
 	VFMADD231PS  Z3, Z4, Z5
 	VMOVUPS      Z5, 192(SI)
 
-kv_zero139:
+kv_zero177:
 	ADDQ $0x00000100, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head137
+	JNZ  kv_head175
 
-kv_head_done138:
+kv_head_done176:
 	ADDQ $0x00000100, R9
 	DECQ R13
-	JNZ  kv_group135
+	JNZ  kv_group173
 
-kv_group_done136:
+kv_group_done174:
 	DECQ R12
-	JNZ  kv_query133
+	JNZ  kv_query171
 
-kv_query_done134:
+kv_query_done172:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key131
+	JNZ  kv_key169
 
-kv_key_done132:
+kv_key_done170:
 	VZEROUPPER
 	RET
 
@@ -2707,9 +3173,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop141:
+loop179:
 	CMPQ    CX, $0x00000020
-	JB      loop_end142
+	JB      loop_end180
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2720,23 +3186,23 @@ loop141:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop141
+	JMP     loop179
 
-loop_end142:
-loop143:
+loop_end180:
+loop181:
 	CMPQ    CX, $0x00000010
-	JB      loop_end144
+	JB      loop_end182
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop143
+	JMP     loop181
 
-loop_end144:
+loop_end182:
 	TESTQ     CX, CX
-	JZ        loop_done140
+	JZ        loop_done178
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2744,7 +3210,7 @@ loop_end144:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done140:
+loop_done178:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2754,10 +3220,10 @@ loop_done140:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store145
+	JZ            max_store183
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store145:
+max_store183:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2784,9 +3250,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop147:
+loop185:
 	CMPQ         CX, $0x00000010
-	JB           loop_end148
+	JB           loop_end186
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2808,11 +3274,11 @@ loop147:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop147
+	JMP          loop185
 
-loop_end148:
+loop_end186:
 	TESTQ        CX, CX
-	JZ           loop_done146
+	JZ           loop_done184
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2836,7 +3302,7 @@ loop_end148:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done146:
+loop_done184:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

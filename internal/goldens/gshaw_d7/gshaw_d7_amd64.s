@@ -802,14 +802,14 @@ vb_keys46:
 	JL    vb_keys_done47
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done49
 
 vb_query48:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done51
 
 vb_group50:
@@ -822,77 +822,187 @@ vb_group50:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done53
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row52
 
-vb_head52:
+vb_rows54:
 	VMOVUPS      (DI), X4
 	VMOVSD       16(DI), X5
 	VMOVSS       24(DI), X6
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero54
+	VMOVUPS      28(DI), X7
+	VMOVSD       44(DI), X8
+	VMOVSS       52(DI), X9
+	VMOVUPS      (R9), X10
+	VMOVSD       16(R9), X11
+	VMOVSS       24(R9), X12
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
 	VBROADCASTSS (R8), Y0
-	VMOVUPS      (R9), X7
-	VFMADD231PS  Y7, Y0, Y4
-	VMOVSD       16(R9), X7
-	VFMADD231PS  Y7, Y0, Y5
-	VMOVSS       24(R9), X7
-	VFMADD231PS  Y7, Y0, Y6
+	VFMADD231PS  Y10, Y0, Y4
+	VFMADD231PS  Y11, Y0, Y5
+	VFMADD231PS  Y12, Y0, Y6
 
-vb_zero54:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero55
+vh_zero55:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero56
+	VBROADCASTSS (R8)(BX*1), Y0
+	VFMADD231PS  Y10, Y0, Y7
+	VFMADD231PS  Y11, Y0, Y8
+	VFMADD231PS  Y12, Y0, Y9
+
+vh_zero56:
+	VMOVUPS      (R9)(DX*1), X10
+	VMOVSD       16(R9)(DX*1), X11
+	VMOVSS       24(R9)(DX*1), X12
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero57
 	VBROADCASTSS 4(R8), Y0
-	VMOVUPS      (R9)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y4
-	VMOVSD       16(R9)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y5
-	VMOVSS       24(R9)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y6
+	VFMADD231PS  Y10, Y0, Y4
+	VFMADD231PS  Y11, Y0, Y5
+	VFMADD231PS  Y12, Y0, Y6
 
-vb_zero55:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero56
+vh_zero57:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero58
+	VBROADCASTSS 4(R8)(BX*1), Y0
+	VFMADD231PS  Y10, Y0, Y7
+	VFMADD231PS  Y11, Y0, Y8
+	VFMADD231PS  Y12, Y0, Y9
+
+vh_zero58:
+	VMOVUPS      (R10), X10
+	VMOVSD       16(R10), X11
+	VMOVSS       24(R10), X12
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero59
 	VBROADCASTSS 8(R8), Y0
-	VMOVUPS      (R10), X7
-	VFMADD231PS  Y7, Y0, Y4
-	VMOVSD       16(R10), X7
-	VFMADD231PS  Y7, Y0, Y5
-	VMOVSS       24(R10), X7
-	VFMADD231PS  Y7, Y0, Y6
+	VFMADD231PS  Y10, Y0, Y4
+	VFMADD231PS  Y11, Y0, Y5
+	VFMADD231PS  Y12, Y0, Y6
 
-vb_zero56:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero57
+vh_zero59:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero60
+	VBROADCASTSS 8(R8)(BX*1), Y0
+	VFMADD231PS  Y10, Y0, Y7
+	VFMADD231PS  Y11, Y0, Y8
+	VFMADD231PS  Y12, Y0, Y9
+
+vh_zero60:
+	VMOVUPS      (R10)(DX*1), X10
+	VMOVSD       16(R10)(DX*1), X11
+	VMOVSS       24(R10)(DX*1), X12
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero61
 	VBROADCASTSS 12(R8), Y0
-	VMOVUPS      (R10)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y4
-	VMOVSD       16(R10)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y5
-	VMOVSS       24(R10)(DX*1), X7
-	VFMADD231PS  Y7, Y0, Y6
+	VFMADD231PS  Y10, Y0, Y4
+	VFMADD231PS  Y11, Y0, Y5
+	VFMADD231PS  Y12, Y0, Y6
 
-vb_zero57:
+vh_zero61:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero62
+	VBROADCASTSS 12(R8)(BX*1), Y0
+	VFMADD231PS  Y10, Y0, Y7
+	VFMADD231PS  Y11, Y0, Y8
+	VFMADD231PS  Y12, Y0, Y9
+
+vh_zero62:
 	VMOVUPS X4, (DI)
 	VMOVSD  X5, 16(DI)
 	VMOVSS  X6, 24(DI)
+	VMOVUPS X7, 28(DI)
+	VMOVSD  X8, 44(DI)
+	VMOVSS  X9, 52(DI)
+	ADDQ    $0x00000038, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows54
+	JMP     vb_group_next53
+
+vb_by_row52:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done64
+
+vb_head63:
+	VMOVUPS      (DI), X13
+	VMOVSD       16(DI), X14
+	VMOVSS       24(DI), X15
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero65
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (R9), X10
+	VFMADD231PS  Y10, Y0, Y13
+	VMOVSD       16(R9), X10
+	VFMADD231PS  Y10, Y0, Y14
+	VMOVSS       24(R9), X10
+	VFMADD231PS  Y10, Y0, Y15
+
+vb_zero65:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero66
+	VBROADCASTSS 4(R8), Y0
+	VMOVUPS      (R9)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y13
+	VMOVSD       16(R9)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y14
+	VMOVSS       24(R9)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y15
+
+vb_zero66:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero67
+	VBROADCASTSS 8(R8), Y0
+	VMOVUPS      (R10), X10
+	VFMADD231PS  Y10, Y0, Y13
+	VMOVSD       16(R10), X10
+	VFMADD231PS  Y10, Y0, Y14
+	VMOVSS       24(R10), X10
+	VFMADD231PS  Y10, Y0, Y15
+
+vb_zero67:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero68
+	VBROADCASTSS 12(R8), Y0
+	VMOVUPS      (R10)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y13
+	VMOVSD       16(R10)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y14
+	VMOVSS       24(R10)(DX*1), X10
+	VFMADD231PS  Y10, Y0, Y15
+
+vb_zero68:
+	VMOVUPS X13, (DI)
+	VMOVSD  X14, 16(DI)
+	VMOVSS  X15, 24(DI)
 	ADDQ    $0x0000001c, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head52
+	DECQ    R13
+	JNZ     vb_head63
 
-vb_head_done53:
+vb_head_done64:
+vb_group_next53:
 	ADDQ $0x0000001c, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group50
 
 vb_group_done51:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query48
 
 vb_query_done49:
@@ -905,67 +1015,67 @@ vb_keys_done47:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done59
+	JZ     kv_key_done70
 
-kv_key58:
+kv_key69:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done61
+	JZ    kv_query_done72
 
-kv_query60:
+kv_query71:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done63
+	JZ    kv_group_done74
 
-kv_group62:
+kv_group73:
 	PREFETCHT1 (R9)(DI*1)
-	VMOVUPS    (R9), X7
-	VMOVSD     16(R9), X8
-	VMOVSS     24(R9), X9
+	VMOVUPS    (R9), X10
+	VMOVSD     16(R9), X11
+	VMOVSS     24(R9), X12
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done65
+	JZ         kv_head_done76
 
-kv_head64:
+kv_head75:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero66
+	JZ           kv_zero77
 	VBROADCASTSS (R8), Y0
-	VMOVUPS      (SI), X10
-	VFMADD231PS  Y7, Y0, Y10
-	VMOVUPS      X10, (SI)
-	VMOVSD       16(SI), X11
-	VFMADD231PS  Y8, Y0, Y11
-	VMOVSD       X11, 16(SI)
-	VMOVSS       24(SI), X12
-	VFMADD231PS  Y9, Y0, Y12
-	VMOVSS       X12, 24(SI)
+	VMOVUPS      (SI), X16
+	VFMADD231PS  Y10, Y0, Y16
+	VMOVUPS      X16, (SI)
+	VMOVSD       16(SI), X17
+	VFMADD231PS  Y11, Y0, Y17
+	VMOVSD       X17, 16(SI)
+	VMOVSS       24(SI), X18
+	VFMADD231PS  Y12, Y0, Y18
+	VMOVSS       X18, 24(SI)
 
-kv_zero66:
+kv_zero77:
 	ADDQ $0x0000001c, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head64
+	JNZ  kv_head75
 
-kv_head_done65:
+kv_head_done76:
 	ADDQ $0x0000001c, R9
 	DECQ R13
-	JNZ  kv_group62
+	JNZ  kv_group73
 
-kv_group_done63:
+kv_group_done74:
 	DECQ R12
-	JNZ  kv_query60
+	JNZ  kv_query71
 
-kv_query_done61:
+kv_query_done72:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key58
+	JNZ  kv_key69
 
-kv_key_done59:
+kv_key_done70:
 	VZEROUPPER
 	RET
 
@@ -978,9 +1088,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop68:
+loop79:
 	CMPQ    CX, $0x00000010
-	JB      loop_end69
+	JB      loop_end80
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -991,23 +1101,23 @@ loop68:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop68
+	JMP     loop79
 
-loop_end69:
-loop70:
+loop_end80:
+loop81:
 	CMPQ    CX, $0x00000008
-	JB      loop_end71
+	JB      loop_end82
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop70
+	JMP     loop81
 
-loop_end71:
+loop_end82:
 	TESTQ      CX, CX
-	JZ         loop_done67
+	JZ         loop_done78
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1017,7 +1127,7 @@ loop_end71:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done67:
+loop_done78:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1025,10 +1135,10 @@ loop_done67:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store72
+	JZ           max_store83
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store72:
+max_store83:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1048,9 +1158,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop74:
+loop85:
 	CMPQ         CX, $0x00000008
-	JB           loop_end75
+	JB           loop_end86
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1073,11 +1183,11 @@ loop74:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop74
+	JMP          loop85
 
-loop_end75:
+loop_end86:
 	TESTQ        CX, CX
-	JZ           loop_done73
+	JZ           loop_done84
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1103,7 +1213,7 @@ loop_end75:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done73:
+loop_done84:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1125,11 +1235,11 @@ TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
 	KMOVW     SI, K1
 	VMOVUPS.Z (DX), K1, Z0
 	TESTQ     CX, CX
-	JZ        dot_done76
+	JZ        dot_done87
 	CMPQ      CX, $0x00000010
-	JB        dot_single77
+	JB        dot_single88
 
-dot_block78:
+dot_block89:
 	VMOVUPS.Z  (BX), K1, Z1
 	VMULPS     Z1, Z0, Z1
 	VMOVUPS.Z  56(BX), K1, Z2
@@ -1212,9 +1322,9 @@ dot_block78:
 	ADDQ       $0x00000040, AX
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        dot_block78
+	JAE        dot_block89
 	TESTQ      CX, CX
-	JZ         dot_done76
+	JZ         dot_done87
 	MOVQ       $0x00000010, DX
 	SUBQ       CX, DX
 	IMUL3Q     $0x0000001c, DX, CX
@@ -1222,9 +1332,9 @@ dot_block78:
 	SHLQ       $0x02, DX
 	SUBQ       DX, AX
 	MOVQ       $0x00000010, CX
-	JMP        dot_block78
+	JMP        dot_block89
 
-dot_single77:
+dot_single88:
 	VMOVUPS.Z  (BX), K1, Z1
 	VMULPS     Z1, Z0, Z1
 	VSHUFF32X4 $0x44, Z1, Z1, Z2
@@ -1243,9 +1353,9 @@ dot_single77:
 	ADDQ       $0x0000001c, BX
 	ADDQ       $0x00000004, AX
 	DECQ       CX
-	JNZ        dot_single77
+	JNZ        dot_single88
 
-dot_done76:
+dot_done87:
 	VZEROUPPER
 	RET
 
@@ -1263,11 +1373,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-100
 	KMOVW        DI, K1
 	VMOVUPS.Z    (DX), K1, Z1
 	TESTQ        CX, CX
-	JZ           dot_done79
+	JZ           dot_done90
 	CMPQ         CX, $0x00000010
-	JB           dot_single80
+	JB           dot_single91
 
-dot_block81:
+dot_block92:
 	VMOVUPS.Z  (BX), K1, Z2
 	VMULPS     Z2, Z1, Z2
 	VMOVUPS.Z  56(BX), K1, Z3
@@ -1353,9 +1463,9 @@ dot_block81:
 	ADDQ       $0x00000040, SI
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        dot_block81
+	JAE        dot_block92
 	TESTQ      CX, CX
-	JZ         dot_done79
+	JZ         dot_done90
 	MOVQ       $0x00000010, DX
 	SUBQ       CX, DX
 	IMUL3Q     $0x0000001c, DX, CX
@@ -1364,9 +1474,9 @@ dot_block81:
 	SUBQ       DX, AX
 	SUBQ       DX, SI
 	MOVQ       $0x00000010, CX
-	JMP        dot_block81
+	JMP        dot_block92
 
-dot_single80:
+dot_single91:
 	VMOVUPS.Z  (BX), K1, Z2
 	VMULPS     Z2, Z1, Z2
 	VSHUFF32X4 $0x44, Z2, Z2, Z3
@@ -1388,9 +1498,9 @@ dot_single80:
 	ADDQ       $0x00000004, AX
 	ADDQ       $0x00000004, SI
 	DECQ       CX
-	JNZ        dot_single80
+	JNZ        dot_single91
 
-dot_done79:
+dot_done90:
 	VZEROUPPER
 	RET
 
@@ -1409,9 +1519,9 @@ TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
 	VXORPS    Z3, Z3, Z3
 	MOVQ      DX, DX
 
-axpy_rows82:
+axpy_rows93:
 	CMPQ         BX, $0x00000004
-	JB           axpy_rows_end83
+	JB           axpy_rows_end94
 	VBROADCASTSS (CX), Z4
 	VMOVUPS.Z    (DX), K1, Z5
 	VFMADD231PS  Z5, Z4, Z0
@@ -1427,21 +1537,21 @@ axpy_rows82:
 	ADDQ         $0x00000070, DX
 	ADDQ         $0x00000010, CX
 	SUBQ         $0x00000004, BX
-	JMP          axpy_rows82
+	JMP          axpy_rows93
 
-axpy_rows_end83:
-axpy_rows84:
+axpy_rows_end94:
+axpy_rows95:
 	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end85
+	JB           axpy_rows_end96
 	VBROADCASTSS (CX), Z4
 	VMOVUPS.Z    (DX), K1, Z5
 	VFMADD231PS  Z5, Z4, Z0
 	ADDQ         $0x0000001c, DX
 	ADDQ         $0x00000004, CX
 	SUBQ         $0x00000001, BX
-	JMP          axpy_rows84
+	JMP          axpy_rows95
 
-axpy_rows_end85:
+axpy_rows_end96:
 	VADDPS  Z1, Z0, Z0
 	VADDPS  Z2, Z0, Z0
 	VADDPS  Z3, Z0, Z0
@@ -1461,23 +1571,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups86
+	JNE   kv_groups97
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows87:
+s1_rows98:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done88
+	JL   s1_rows_done99
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys89:
+s1_keys100:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done90
+	JL            s1_keys_done101
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     28(SI), K1, Z7
@@ -1556,13 +1666,13 @@ s1_keys89:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys89
+	JMP           s1_keys100
 
-s1_keys_done90:
+s1_keys_done101:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done92
+	JZ    s1_key_tail_done103
 
-s1_key_tail91:
+s1_key_tail102:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1615,29 +1725,29 @@ s1_key_tail91:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail91
+	JNZ           s1_key_tail102
 
-s1_key_tail_done92:
+s1_key_tail_done103:
 	ADDQ $0x00000070, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows87
+	JMP  s1_rows98
 
-s1_rows_done88:
+s1_rows_done99:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done94
+	JZ    s1_row_tail_done105
 
-s1_row_tail93:
+s1_row_tail104:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done96
+	JZ    s1_row_tail_key_done107
 
-s1_row_tail_key95:
+s1_row_tail_key106:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1653,40 +1763,40 @@ s1_row_tail_key95:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key95
+	JNZ           s1_row_tail_key106
 
-s1_row_tail_key_done96:
+s1_row_tail_key_done107:
 	ADDQ $0x0000001c, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail93
+	JNZ  s1_row_tail104
 
-s1_row_tail_done94:
+s1_row_tail_done105:
 	VZEROUPPER
 	RET
 
-kv_groups86:
+kv_groups97:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key97
+	JNZ   kv_by_key108
 
-kb_keys98:
+kb_keys109:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done99
+	JL    kb_keys_done110
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done101
+	JZ    kb_query_done112
 
-kb_query100:
+kb_query111:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done103
+	JZ    kb_group_done114
 
-kb_group102:
+kb_group113:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1697,7 +1807,7 @@ kb_group102:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows104:
+kb_rows115:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     28(DI), K1, Z7
@@ -1779,49 +1889,49 @@ kb_rows104:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows104
+	JNZ           kb_rows115
 	ADDQ          $0x0000001c, R9
 	DECQ          R12
-	JNZ           kb_group102
+	JNZ           kb_group113
 
-kb_group_done103:
+kb_group_done114:
 	DECQ R11
-	JNZ  kb_query100
+	JNZ  kb_query111
 
-kb_query_done101:
+kb_query_done112:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys98
+	JMP  kb_keys109
 
-kb_keys_done99:
-kv_by_key97:
+kb_keys_done110:
+kv_by_key108:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done106
+	JZ     kv_key_done117
 
-kv_key105:
+kv_key116:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done108
+	JZ    kv_query_done119
 
-kv_query107:
+kv_query118:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done110
+	JZ    kv_group_done121
 
-kv_group109:
+kv_group120:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done112
+	JZ         kv_head_done123
 
-kv_head111:
+kv_head122:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -1836,24 +1946,24 @@ kv_head111:
 	ADDQ          $0x0000001c, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head111
+	JNZ           kv_head122
 
-kv_head_done112:
+kv_head_done123:
 	ADDQ $0x0000001c, R9
 	DECQ R12
-	JNZ  kv_group109
+	JNZ  kv_group120
 
-kv_group_done110:
+kv_group_done121:
 	DECQ R11
-	JNZ  kv_query107
+	JNZ  kv_query118
 
-kv_query_done108:
+kv_query_done119:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key105
+	JNZ  kv_key116
 
-kv_key_done106:
+kv_key_done117:
 	VZEROUPPER
 	RET
 
@@ -1869,7 +1979,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups113
+	JNE   kv_groups124
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1877,9 +1987,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done115
+	JZ    v1_row_done126
 
-v1_row114:
+v1_row125:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1887,44 +1997,44 @@ v1_row114:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done117
+	JZ           v1_key_done128
 
-v1_key116:
+v1_key127:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero118
+	JZ           v1_zero129
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero118:
+v1_zero129:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key116
+	JNZ  v1_key127
 
-v1_key_done117:
+v1_key_done128:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x0000001c, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row114
+	JNZ     v1_row125
 
-v1_row_done115:
+v1_row_done126:
 	VZEROUPPER
 	RET
 
-kv_groups113:
+kv_groups124:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done120
+	JZ    kv_rescale_done131
 
-kv_rescale119:
+kv_rescale130:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1932,27 +2042,27 @@ kv_rescale119:
 	ADDQ         $0x0000001c, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale119
+	JNZ          kv_rescale130
 
-kv_rescale_done120:
+kv_rescale_done131:
 	MOVQ nk+96(FP), SI
 
-vb_keys121:
+vb_keys132:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done122
+	JL    vb_keys_done133
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done124
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done135
 
-vb_query123:
+vb_query134:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done126
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done137
 
-vb_group125:
+vb_group136:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1962,122 +2072,266 @@ vb_group125:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done128
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row138
 
-vb_head127:
+vb_rows140:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero129
+	VMOVUPS.Z    28(DI), K1, Z1
+	VMOVUPS.Z    56(DI), K1, Z2
+	VMOVUPS.Z    84(DI), K1, Z3
+	VMOVUPS.Z    (R9), K1, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero141:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero142:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero143
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero143:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero144
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero144:
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero145
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero145:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero146
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero146:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero147:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero148:
+	VMOVUPS.Z    (R10), K1, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero149:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero150:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero151:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero152:
+	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero153:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero154:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero155:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero156:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, 28(DI)
+	VMOVUPS Z2, K1, 56(DI)
+	VMOVUPS Z3, K1, 84(DI)
+	ADDQ    $0x00000070, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows140
+	JMP     vb_group_next139
+
+vb_by_row138:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done158
+
+vb_head157:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero159
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero129:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero130
+vb_zero159:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero160
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero130:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero131
+vb_zero160:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R10), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero131:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero132
+vb_zero161:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R10)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero132:
+vb_zero162:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x0000001c, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head127
+	DECQ    R13
+	JNZ     vb_head157
 
-vb_head_done128:
+vb_head_done158:
+vb_group_next139:
 	ADDQ $0x0000001c, R9
-	DECQ R13
-	JNZ  vb_group125
-
-vb_group_done126:
 	DECQ R12
-	JNZ  vb_query123
+	JNZ  vb_group136
 
-vb_query_done124:
+vb_group_done137:
+	DECQ R11
+	JNZ  vb_query134
+
+vb_query_done135:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys121
+	JMP  vb_keys132
 
-vb_keys_done122:
+vb_keys_done133:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done134
+	JZ     kv_key_done164
 
-kv_key133:
+kv_key163:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done136
+	JZ    kv_query_done166
 
-kv_query135:
+kv_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done138
+	JZ    kv_group_done168
 
-kv_group137:
+kv_group167:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done140
+	JZ         kv_head_done170
 
-kv_head139:
+kv_head169:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero141
+	JZ           kv_zero171
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero141:
+kv_zero171:
 	ADDQ $0x0000001c, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head139
+	JNZ  kv_head169
 
-kv_head_done140:
+kv_head_done170:
 	ADDQ $0x0000001c, R9
 	DECQ R13
-	JNZ  kv_group137
+	JNZ  kv_group167
 
-kv_group_done138:
+kv_group_done168:
 	DECQ R12
-	JNZ  kv_query135
+	JNZ  kv_query165
 
-kv_query_done136:
+kv_query_done166:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key133
+	JNZ  kv_key163
 
-kv_key_done134:
+kv_key_done164:
 	VZEROUPPER
 	RET
 
@@ -2090,9 +2344,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop143:
+loop173:
 	CMPQ    CX, $0x00000020
-	JB      loop_end144
+	JB      loop_end174
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2103,23 +2357,23 @@ loop143:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop143
+	JMP     loop173
 
-loop_end144:
-loop145:
+loop_end174:
+loop175:
 	CMPQ    CX, $0x00000010
-	JB      loop_end146
+	JB      loop_end176
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop145
+	JMP     loop175
 
-loop_end146:
+loop_end176:
 	TESTQ     CX, CX
-	JZ        loop_done142
+	JZ        loop_done172
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2127,7 +2381,7 @@ loop_end146:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done142:
+loop_done172:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2137,10 +2391,10 @@ loop_done142:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store147
+	JZ            max_store177
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store147:
+max_store177:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2167,9 +2421,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop149:
+loop179:
 	CMPQ         CX, $0x00000010
-	JB           loop_end150
+	JB           loop_end180
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2191,11 +2445,11 @@ loop149:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop149
+	JMP          loop179
 
-loop_end150:
+loop_end180:
 	TESTQ        CX, CX
-	JZ           loop_done148
+	JZ           loop_done178
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2219,7 +2473,7 @@ loop_end150:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done148:
+loop_done178:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

@@ -683,14 +683,14 @@ vb_keys46:
 	JL    vb_keys_done47
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done49
 
 vb_query48:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done51
 
 vb_group50:
@@ -703,63 +703,157 @@ vb_group50:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done53
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row52
 
-vb_head52:
+vb_rows54:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), X3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero54
-	VBROADCASTSS (R8), Y1
-	VFMADD231PS  (R9), Y1, Y0
-	VMOVUPS      32(R9), X4
-	VFMADD231PS  Y4, Y1, Y3
+	VMOVUPS      48(DI), Y1
+	VMOVUPS      80(DI), X4
+	VMOVUPS      (R9), Y2
+	VMOVUPS      32(R9), X5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
+	VBROADCASTSS (R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
 
-vb_zero54:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero55
-	VBROADCASTSS 4(R8), Y1
-	VFMADD231PS  (R9)(DX*1), Y1, Y0
-	VMOVUPS      32(R9)(DX*1), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero55:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero56
+	VBROADCASTSS (R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
 
-vb_zero55:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero56
-	VBROADCASTSS 8(R8), Y1
-	VFMADD231PS  (R10), Y1, Y0
-	VMOVUPS      32(R10), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero56:
+	VMOVUPS      (R9)(DX*1), Y2
+	VMOVUPS      32(R9)(DX*1), X5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero57
+	VBROADCASTSS 4(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
 
-vb_zero56:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero57
-	VBROADCASTSS 12(R8), Y1
-	VFMADD231PS  (R10)(DX*1), Y1, Y0
-	VMOVUPS      32(R10)(DX*1), X4
-	VFMADD231PS  Y4, Y1, Y3
+vh_zero57:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero58
+	VBROADCASTSS 4(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
 
-vb_zero57:
+vh_zero58:
+	VMOVUPS      (R10), Y2
+	VMOVUPS      32(R10), X5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero59
+	VBROADCASTSS 8(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero59:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero60
+	VBROADCASTSS 8(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero60:
+	VMOVUPS      (R10)(DX*1), Y2
+	VMOVUPS      32(R10)(DX*1), X5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero61
+	VBROADCASTSS 12(R8), Y8
+	VFMADD231PS  Y2, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y3
+
+vh_zero61:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero62
+	VBROADCASTSS 12(R8)(BX*1), Y8
+	VFMADD231PS  Y2, Y8, Y1
+	VFMADD231PS  Y5, Y8, Y4
+
+vh_zero62:
 	VMOVUPS Y0, (DI)
 	VMOVUPS X3, 32(DI)
+	VMOVUPS Y1, 48(DI)
+	VMOVUPS X4, 80(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows54
+	JMP     vb_group_next53
+
+vb_by_row52:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done64
+
+vb_head63:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), X6
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero65
+	VBROADCASTSS (R8), Y1
+	VFMADD231PS  (R9), Y1, Y0
+	VMOVUPS      32(R9), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero65:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero66
+	VBROADCASTSS 4(R8), Y1
+	VFMADD231PS  (R9)(DX*1), Y1, Y0
+	VMOVUPS      32(R9)(DX*1), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero66:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero67
+	VBROADCASTSS 8(R8), Y1
+	VFMADD231PS  (R10), Y1, Y0
+	VMOVUPS      32(R10), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero67:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero68
+	VBROADCASTSS 12(R8), Y1
+	VFMADD231PS  (R10)(DX*1), Y1, Y0
+	VMOVUPS      32(R10)(DX*1), X5
+	VFMADD231PS  Y5, Y1, Y6
+
+vb_zero68:
+	VMOVUPS Y0, (DI)
+	VMOVUPS X6, 32(DI)
 	ADDQ    $0x00000030, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head52
+	DECQ    R13
+	JNZ     vb_head63
 
-vb_head_done53:
+vb_head_done64:
+vb_group_next53:
 	ADDQ $0x00000030, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group50
 
 vb_group_done51:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query48
 
 vb_query_done49:
@@ -772,63 +866,63 @@ vb_keys_done47:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done59
+	JZ     kv_key_done70
 
-kv_key58:
+kv_key69:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done61
+	JZ    kv_query_done72
 
-kv_query60:
+kv_query71:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done63
+	JZ    kv_group_done74
 
-kv_group62:
+kv_group73:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS    (R9), Y0
-	VMOVUPS    32(R9), X4
+	VMOVUPS    32(R9), X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done65
+	JZ         kv_head_done76
 
-kv_head64:
+kv_head75:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero66
+	JZ           kv_zero77
 	VBROADCASTSS (R8), Y1
 	VMOVUPS      (SI), Y2
 	VFMADD231PS  Y0, Y1, Y2
 	VMOVUPS      Y2, (SI)
-	VMOVUPS      32(SI), X5
-	VFMADD231PS  Y4, Y1, Y5
-	VMOVUPS      X5, 32(SI)
+	VMOVUPS      32(SI), X7
+	VFMADD231PS  Y5, Y1, Y7
+	VMOVUPS      X7, 32(SI)
 
-kv_zero66:
+kv_zero77:
 	ADDQ $0x00000030, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head64
+	JNZ  kv_head75
 
-kv_head_done65:
+kv_head_done76:
 	ADDQ $0x00000030, R9
 	DECQ R13
-	JNZ  kv_group62
+	JNZ  kv_group73
 
-kv_group_done63:
+kv_group_done74:
 	DECQ R12
-	JNZ  kv_query60
+	JNZ  kv_query71
 
-kv_query_done61:
+kv_query_done72:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key58
+	JNZ  kv_key69
 
-kv_key_done59:
+kv_key_done70:
 	VZEROUPPER
 	RET
 
@@ -841,9 +935,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop68:
+loop79:
 	CMPQ    CX, $0x00000010
-	JB      loop_end69
+	JB      loop_end80
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -854,23 +948,23 @@ loop68:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop68
+	JMP     loop79
 
-loop_end69:
-loop70:
+loop_end80:
+loop81:
 	CMPQ    CX, $0x00000008
-	JB      loop_end71
+	JB      loop_end82
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop70
+	JMP     loop81
 
-loop_end71:
+loop_end82:
 	TESTQ      CX, CX
-	JZ         loop_done67
+	JZ         loop_done78
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -880,7 +974,7 @@ loop_end71:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done67:
+loop_done78:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -888,10 +982,10 @@ loop_done67:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store72
+	JZ           max_store83
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store72:
+max_store83:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -911,9 +1005,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop74:
+loop85:
 	CMPQ         CX, $0x00000008
-	JB           loop_end75
+	JB           loop_end86
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -936,11 +1030,11 @@ loop74:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop74
+	JMP          loop85
 
-loop_end75:
+loop_end86:
 	TESTQ        CX, CX
-	JZ           loop_done73
+	JZ           loop_done84
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -966,7 +1060,7 @@ loop_end75:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done73:
+loop_done84:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -988,11 +1082,11 @@ TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
 	KMOVW     SI, K1
 	VMOVUPS.Z (DX), K1, Z0
 	TESTQ     CX, CX
-	JZ        dot_done76
+	JZ        dot_done87
 	CMPQ      CX, $0x00000010
-	JB        dot_single77
+	JB        dot_single88
 
-dot_block78:
+dot_block89:
 	VMOVUPS.Z  (BX), K1, Z1
 	VMULPS     Z1, Z0, Z1
 	VMOVUPS.Z  96(BX), K1, Z2
@@ -1075,9 +1169,9 @@ dot_block78:
 	ADDQ       $0x00000040, AX
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        dot_block78
+	JAE        dot_block89
 	TESTQ      CX, CX
-	JZ         dot_done76
+	JZ         dot_done87
 	MOVQ       $0x00000010, DX
 	SUBQ       CX, DX
 	IMUL3Q     $0x00000030, DX, CX
@@ -1085,9 +1179,9 @@ dot_block78:
 	SHLQ       $0x02, DX
 	SUBQ       DX, AX
 	MOVQ       $0x00000010, CX
-	JMP        dot_block78
+	JMP        dot_block89
 
-dot_single77:
+dot_single88:
 	VMOVUPS.Z  (BX), K1, Z1
 	VMULPS     Z1, Z0, Z1
 	VSHUFF32X4 $0x44, Z1, Z1, Z2
@@ -1106,9 +1200,9 @@ dot_single77:
 	ADDQ       $0x00000030, BX
 	ADDQ       $0x00000004, AX
 	DECQ       CX
-	JNZ        dot_single77
+	JNZ        dot_single88
 
-dot_done76:
+dot_done87:
 	VZEROUPPER
 	RET
 
@@ -1126,11 +1220,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-100
 	KMOVW        DI, K1
 	VMOVUPS.Z    (DX), K1, Z1
 	TESTQ        CX, CX
-	JZ           dot_done79
+	JZ           dot_done90
 	CMPQ         CX, $0x00000010
-	JB           dot_single80
+	JB           dot_single91
 
-dot_block81:
+dot_block92:
 	VMOVUPS.Z  (BX), K1, Z2
 	VMULPS     Z2, Z1, Z2
 	VMOVUPS.Z  96(BX), K1, Z3
@@ -1216,9 +1310,9 @@ dot_block81:
 	ADDQ       $0x00000040, SI
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        dot_block81
+	JAE        dot_block92
 	TESTQ      CX, CX
-	JZ         dot_done79
+	JZ         dot_done90
 	MOVQ       $0x00000010, DX
 	SUBQ       CX, DX
 	IMUL3Q     $0x00000030, DX, CX
@@ -1227,9 +1321,9 @@ dot_block81:
 	SUBQ       DX, AX
 	SUBQ       DX, SI
 	MOVQ       $0x00000010, CX
-	JMP        dot_block81
+	JMP        dot_block92
 
-dot_single80:
+dot_single91:
 	VMOVUPS.Z  (BX), K1, Z2
 	VMULPS     Z2, Z1, Z2
 	VSHUFF32X4 $0x44, Z2, Z2, Z3
@@ -1251,9 +1345,9 @@ dot_single80:
 	ADDQ       $0x00000004, AX
 	ADDQ       $0x00000004, SI
 	DECQ       CX
-	JNZ        dot_single80
+	JNZ        dot_single91
 
-dot_done79:
+dot_done90:
 	VZEROUPPER
 	RET
 
@@ -1272,9 +1366,9 @@ TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
 	VXORPS    Z3, Z3, Z3
 	MOVQ      DX, DX
 
-axpy_rows82:
+axpy_rows93:
 	CMPQ         BX, $0x00000004
-	JB           axpy_rows_end83
+	JB           axpy_rows_end94
 	VBROADCASTSS (CX), Z4
 	VMOVUPS.Z    (DX), K1, Z5
 	VFMADD231PS  Z5, Z4, Z0
@@ -1290,21 +1384,21 @@ axpy_rows82:
 	ADDQ         $0x000000c0, DX
 	ADDQ         $0x00000010, CX
 	SUBQ         $0x00000004, BX
-	JMP          axpy_rows82
+	JMP          axpy_rows93
 
-axpy_rows_end83:
-axpy_rows84:
+axpy_rows_end94:
+axpy_rows95:
 	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end85
+	JB           axpy_rows_end96
 	VBROADCASTSS (CX), Z4
 	VMOVUPS.Z    (DX), K1, Z5
 	VFMADD231PS  Z5, Z4, Z0
 	ADDQ         $0x00000030, DX
 	ADDQ         $0x00000004, CX
 	SUBQ         $0x00000001, BX
-	JMP          axpy_rows84
+	JMP          axpy_rows95
 
-axpy_rows_end85:
+axpy_rows_end96:
 	VADDPS  Z1, Z0, Z0
 	VADDPS  Z2, Z0, Z0
 	VADDPS  Z3, Z0, Z0
@@ -1324,23 +1418,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups86
+	JNE   kv_groups97
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows87:
+s1_rows98:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done88
+	JL   s1_rows_done99
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys89:
+s1_keys100:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done90
+	JL            s1_keys_done101
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     48(SI), K1, Z7
@@ -1419,13 +1513,13 @@ s1_keys89:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys89
+	JMP           s1_keys100
 
-s1_keys_done90:
+s1_keys_done101:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done92
+	JZ    s1_key_tail_done103
 
-s1_key_tail91:
+s1_key_tail102:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1478,29 +1572,29 @@ s1_key_tail91:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail91
+	JNZ           s1_key_tail102
 
-s1_key_tail_done92:
+s1_key_tail_done103:
 	ADDQ $0x000000c0, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows87
+	JMP  s1_rows98
 
-s1_rows_done88:
+s1_rows_done99:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done94
+	JZ    s1_row_tail_done105
 
-s1_row_tail93:
+s1_row_tail104:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done96
+	JZ    s1_row_tail_key_done107
 
-s1_row_tail_key95:
+s1_row_tail_key106:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1516,40 +1610,40 @@ s1_row_tail_key95:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key95
+	JNZ           s1_row_tail_key106
 
-s1_row_tail_key_done96:
+s1_row_tail_key_done107:
 	ADDQ $0x00000030, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail93
+	JNZ  s1_row_tail104
 
-s1_row_tail_done94:
+s1_row_tail_done105:
 	VZEROUPPER
 	RET
 
-kv_groups86:
+kv_groups97:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key97
+	JNZ   kv_by_key108
 
-kb_keys98:
+kb_keys109:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done99
+	JL    kb_keys_done110
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done101
+	JZ    kb_query_done112
 
-kb_query100:
+kb_query111:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done103
+	JZ    kb_group_done114
 
-kb_group102:
+kb_group113:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1560,7 +1654,7 @@ kb_group102:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows104:
+kb_rows115:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     48(DI), K1, Z7
@@ -1642,49 +1736,49 @@ kb_rows104:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows104
+	JNZ           kb_rows115
 	ADDQ          $0x00000030, R9
 	DECQ          R12
-	JNZ           kb_group102
+	JNZ           kb_group113
 
-kb_group_done103:
+kb_group_done114:
 	DECQ R11
-	JNZ  kb_query100
+	JNZ  kb_query111
 
-kb_query_done101:
+kb_query_done112:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys98
+	JMP  kb_keys109
 
-kb_keys_done99:
-kv_by_key97:
+kb_keys_done110:
+kv_by_key108:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done106
+	JZ     kv_key_done117
 
-kv_key105:
+kv_key116:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done108
+	JZ    kv_query_done119
 
-kv_query107:
+kv_query118:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done110
+	JZ    kv_group_done121
 
-kv_group109:
+kv_group120:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done112
+	JZ         kv_head_done123
 
-kv_head111:
+kv_head122:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -1699,24 +1793,24 @@ kv_head111:
 	ADDQ          $0x00000030, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head111
+	JNZ           kv_head122
 
-kv_head_done112:
+kv_head_done123:
 	ADDQ $0x00000030, R9
 	DECQ R12
-	JNZ  kv_group109
+	JNZ  kv_group120
 
-kv_group_done110:
+kv_group_done121:
 	DECQ R11
-	JNZ  kv_query107
+	JNZ  kv_query118
 
-kv_query_done108:
+kv_query_done119:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key105
+	JNZ  kv_key116
 
-kv_key_done106:
+kv_key_done117:
 	VZEROUPPER
 	RET
 
@@ -1732,7 +1826,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups113
+	JNE   kv_groups124
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1740,9 +1834,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done115
+	JZ    v1_row_done126
 
-v1_row114:
+v1_row125:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1750,44 +1844,44 @@ v1_row114:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done117
+	JZ           v1_key_done128
 
-v1_key116:
+v1_key127:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero118
+	JZ           v1_zero129
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero118:
+v1_zero129:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key116
+	JNZ  v1_key127
 
-v1_key_done117:
+v1_key_done128:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000030, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row114
+	JNZ     v1_row125
 
-v1_row_done115:
+v1_row_done126:
 	VZEROUPPER
 	RET
 
-kv_groups113:
+kv_groups124:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done120
+	JZ    kv_rescale_done131
 
-kv_rescale119:
+kv_rescale130:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1795,27 +1889,27 @@ kv_rescale119:
 	ADDQ         $0x00000030, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale119
+	JNZ          kv_rescale130
 
-kv_rescale_done120:
+kv_rescale_done131:
 	MOVQ nk+96(FP), SI
 
-vb_keys121:
+vb_keys132:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done122
+	JL    vb_keys_done133
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done124
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done135
 
-vb_query123:
+vb_query134:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done126
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done137
 
-vb_group125:
+vb_group136:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1825,122 +1919,266 @@ vb_group125:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done128
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row138
 
-vb_head127:
+vb_rows140:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero129
+	VMOVUPS.Z    48(DI), K1, Z1
+	VMOVUPS.Z    96(DI), K1, Z2
+	VMOVUPS.Z    144(DI), K1, Z3
+	VMOVUPS.Z    (R9), K1, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero141:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero142:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero143
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero143:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero144
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero144:
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero145
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero145:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero146
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero146:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero147
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero147:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero148
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero148:
+	VMOVUPS.Z    (R10), K1, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero149:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero150:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero151:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero152:
+	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero153:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero154:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero155:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero156:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, 48(DI)
+	VMOVUPS Z2, K1, 96(DI)
+	VMOVUPS Z3, K1, 144(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows140
+	JMP     vb_group_next139
+
+vb_by_row138:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done158
+
+vb_head157:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero159
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero129:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero130
+vb_zero159:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero160
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero130:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero131
+vb_zero160:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R10), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero131:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero132
+vb_zero161:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R10)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero132:
+vb_zero162:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000030, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head127
+	DECQ    R13
+	JNZ     vb_head157
 
-vb_head_done128:
+vb_head_done158:
+vb_group_next139:
 	ADDQ $0x00000030, R9
-	DECQ R13
-	JNZ  vb_group125
-
-vb_group_done126:
 	DECQ R12
-	JNZ  vb_query123
+	JNZ  vb_group136
 
-vb_query_done124:
+vb_group_done137:
+	DECQ R11
+	JNZ  vb_query134
+
+vb_query_done135:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys121
+	JMP  vb_keys132
 
-vb_keys_done122:
+vb_keys_done133:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done134
+	JZ     kv_key_done164
 
-kv_key133:
+kv_key163:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done136
+	JZ    kv_query_done166
 
-kv_query135:
+kv_query165:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done138
+	JZ    kv_group_done168
 
-kv_group137:
+kv_group167:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done140
+	JZ         kv_head_done170
 
-kv_head139:
+kv_head169:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero141
+	JZ           kv_zero171
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero141:
+kv_zero171:
 	ADDQ $0x00000030, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head139
+	JNZ  kv_head169
 
-kv_head_done140:
+kv_head_done170:
 	ADDQ $0x00000030, R9
 	DECQ R13
-	JNZ  kv_group137
+	JNZ  kv_group167
 
-kv_group_done138:
+kv_group_done168:
 	DECQ R12
-	JNZ  kv_query135
+	JNZ  kv_query165
 
-kv_query_done136:
+kv_query_done166:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key133
+	JNZ  kv_key163
 
-kv_key_done134:
+kv_key_done164:
 	VZEROUPPER
 	RET
 
@@ -1953,9 +2191,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop143:
+loop173:
 	CMPQ    CX, $0x00000020
-	JB      loop_end144
+	JB      loop_end174
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -1966,23 +2204,23 @@ loop143:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop143
+	JMP     loop173
 
-loop_end144:
-loop145:
+loop_end174:
+loop175:
 	CMPQ    CX, $0x00000010
-	JB      loop_end146
+	JB      loop_end176
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop145
+	JMP     loop175
 
-loop_end146:
+loop_end176:
 	TESTQ     CX, CX
-	JZ        loop_done142
+	JZ        loop_done172
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -1990,7 +2228,7 @@ loop_end146:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done142:
+loop_done172:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2000,10 +2238,10 @@ loop_done142:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store147
+	JZ            max_store177
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store147:
+max_store177:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2030,9 +2268,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop149:
+loop179:
 	CMPQ         CX, $0x00000010
-	JB           loop_end150
+	JB           loop_end180
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2054,11 +2292,11 @@ loop149:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop149
+	JMP          loop179
 
-loop_end150:
+loop_end180:
 	TESTQ        CX, CX
-	JZ           loop_done148
+	JZ           loop_done178
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2082,7 +2320,7 @@ loop_end150:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done148:
+loop_done178:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

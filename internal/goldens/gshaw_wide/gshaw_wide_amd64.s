@@ -887,14 +887,14 @@ vb_keys46:
 	JL    vb_keys_done47
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done49
 
 vb_query48:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done51
 
 vb_group50:
@@ -915,81 +915,271 @@ vb_group50:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done53
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row52
 
-vb_head52:
+vb_rows54:
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
-	VMOVUPS      96(DI), Y6
+	VMOVUPS      96(DI), Y8
+	VMOVUPS      132(DI), Y9
+	VMOVUPS      164(DI), Y10
+	VMOVUPS      196(DI), Y11
+	VMOVUPS      228(DI), Y12
+	VMOVUPS      (R9), Y13
+	VMOVUPS      32(R9), Y14
+	VMOVUPS      64(R9), Y15
+	VMOVUPS      96(R9), Y16
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
+	VBROADCASTSS (R8), Y17
+	VFMADD231PS  Y13, Y17, Y0
+	VFMADD231PS  Y14, Y17, Y1
+	VFMADD231PS  Y15, Y17, Y2
+	VFMADD231PS  Y16, Y17, Y8
+
+vh_zero55:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero56
+	VBROADCASTSS (R8)(BX*1), Y17
+	VFMADD231PS  Y13, Y17, Y9
+	VFMADD231PS  Y14, Y17, Y10
+	VFMADD231PS  Y15, Y17, Y11
+	VFMADD231PS  Y16, Y17, Y12
+
+vh_zero56:
+	VMOVUPS      (R9)(DX*1), Y13
+	VMOVUPS      32(R9)(DX*1), Y14
+	VMOVUPS      64(R9)(DX*1), Y15
+	VMOVUPS      96(R9)(DX*1), Y16
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero57
+	VBROADCASTSS 4(R8), Y17
+	VFMADD231PS  Y13, Y17, Y0
+	VFMADD231PS  Y14, Y17, Y1
+	VFMADD231PS  Y15, Y17, Y2
+	VFMADD231PS  Y16, Y17, Y8
+
+vh_zero57:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero58
+	VBROADCASTSS 4(R8)(BX*1), Y17
+	VFMADD231PS  Y13, Y17, Y9
+	VFMADD231PS  Y14, Y17, Y10
+	VFMADD231PS  Y15, Y17, Y11
+	VFMADD231PS  Y16, Y17, Y12
+
+vh_zero58:
+	VMOVUPS      (R10), Y13
+	VMOVUPS      32(R10), Y14
+	VMOVUPS      64(R10), Y15
+	VMOVUPS      96(R10), Y16
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero59
+	VBROADCASTSS 8(R8), Y17
+	VFMADD231PS  Y13, Y17, Y0
+	VFMADD231PS  Y14, Y17, Y1
+	VFMADD231PS  Y15, Y17, Y2
+	VFMADD231PS  Y16, Y17, Y8
+
+vh_zero59:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero60
+	VBROADCASTSS 8(R8)(BX*1), Y17
+	VFMADD231PS  Y13, Y17, Y9
+	VFMADD231PS  Y14, Y17, Y10
+	VFMADD231PS  Y15, Y17, Y11
+	VFMADD231PS  Y16, Y17, Y12
+
+vh_zero60:
+	VMOVUPS      (R10)(DX*1), Y13
+	VMOVUPS      32(R10)(DX*1), Y14
+	VMOVUPS      64(R10)(DX*1), Y15
+	VMOVUPS      96(R10)(DX*1), Y16
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero61
+	VBROADCASTSS 12(R8), Y17
+	VFMADD231PS  Y13, Y17, Y0
+	VFMADD231PS  Y14, Y17, Y1
+	VFMADD231PS  Y15, Y17, Y2
+	VFMADD231PS  Y16, Y17, Y8
+
+vh_zero61:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero62
+	VBROADCASTSS 12(R8)(BX*1), Y17
+	VFMADD231PS  Y13, Y17, Y9
+	VFMADD231PS  Y14, Y17, Y10
+	VFMADD231PS  Y15, Y17, Y11
+	VFMADD231PS  Y16, Y17, Y12
+
+vh_zero62:
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y8, 96(DI)
+	VMOVUPS      Y9, 132(DI)
+	VMOVUPS      Y10, 164(DI)
+	VMOVUPS      Y11, 196(DI)
+	VMOVUPS      Y12, 228(DI)
 	VMOVSS       128(DI), X3
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero54
-	VBROADCASTSS (R8), Y7
-	VFMADD231PS  (R9), Y7, Y0
-	VFMADD231PS  32(R9), Y7, Y1
-	VFMADD231PS  64(R9), Y7, Y2
-	VFMADD231PS  96(R9), Y7, Y6
-	VMOVSS       128(R9), X4
-	VFMADD231PS  Y4, Y7, Y3
+	VMOVSS       260(DI), X4
+	VMOVSS       128(R9), X5
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero63
+	VBROADCASTSS (R8), Y0
+	VFMADD231PS  Y5, Y0, Y3
 
-vb_zero54:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero55
-	VBROADCASTSS 4(R8), Y7
-	VFMADD231PS  (R9)(DX*1), Y7, Y0
-	VFMADD231PS  32(R9)(DX*1), Y7, Y1
-	VFMADD231PS  64(R9)(DX*1), Y7, Y2
-	VFMADD231PS  96(R9)(DX*1), Y7, Y6
-	VMOVSS       128(R9)(DX*1), X4
-	VFMADD231PS  Y4, Y7, Y3
+vh_zero63:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero64
+	VBROADCASTSS (R8)(BX*1), Y0
+	VFMADD231PS  Y5, Y0, Y4
 
-vb_zero55:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero56
-	VBROADCASTSS 8(R8), Y7
-	VFMADD231PS  (R10), Y7, Y0
-	VFMADD231PS  32(R10), Y7, Y1
-	VFMADD231PS  64(R10), Y7, Y2
-	VFMADD231PS  96(R10), Y7, Y6
-	VMOVSS       128(R10), X4
-	VFMADD231PS  Y4, Y7, Y3
+vh_zero64:
+	VMOVSS       128(R9)(DX*1), X5
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero65
+	VBROADCASTSS 4(R8), Y0
+	VFMADD231PS  Y5, Y0, Y3
 
-vb_zero56:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero57
-	VBROADCASTSS 12(R8), Y7
-	VFMADD231PS  (R10)(DX*1), Y7, Y0
-	VFMADD231PS  32(R10)(DX*1), Y7, Y1
-	VFMADD231PS  64(R10)(DX*1), Y7, Y2
-	VFMADD231PS  96(R10)(DX*1), Y7, Y6
-	VMOVSS       128(R10)(DX*1), X4
-	VFMADD231PS  Y4, Y7, Y3
+vh_zero65:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero66
+	VBROADCASTSS 4(R8)(BX*1), Y0
+	VFMADD231PS  Y5, Y0, Y4
 
-vb_zero57:
+vh_zero66:
+	VMOVSS       128(R10), X5
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero67
+	VBROADCASTSS 8(R8), Y0
+	VFMADD231PS  Y5, Y0, Y3
+
+vh_zero67:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero68
+	VBROADCASTSS 8(R8)(BX*1), Y0
+	VFMADD231PS  Y5, Y0, Y4
+
+vh_zero68:
+	VMOVSS       128(R10)(DX*1), X5
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero69
+	VBROADCASTSS 12(R8), Y0
+	VFMADD231PS  Y5, Y0, Y3
+
+vh_zero69:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero70
+	VBROADCASTSS 12(R8)(BX*1), Y0
+	VFMADD231PS  Y5, Y0, Y4
+
+vh_zero70:
+	VMOVSS X3, 128(DI)
+	VMOVSS X4, 260(DI)
+	ADDQ   $0x00000108, DI
+	ADDQ   BX, R8
+	ADDQ   BX, R8
+	SUBQ   $0x02, R13
+	JNZ    vb_rows54
+	JMP    vb_group_next53
+
+vb_by_row52:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done72
+
+vb_head71:
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	VMOVUPS      64(DI), Y2
+	VMOVUPS      96(DI), Y8
+	VMOVSS       128(DI), X6
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero73
+	VBROADCASTSS (R8), Y9
+	VFMADD231PS  (R9), Y9, Y0
+	VFMADD231PS  32(R9), Y9, Y1
+	VFMADD231PS  64(R9), Y9, Y2
+	VFMADD231PS  96(R9), Y9, Y8
+	VMOVSS       128(R9), X5
+	VFMADD231PS  Y5, Y9, Y6
+
+vb_zero73:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero74
+	VBROADCASTSS 4(R8), Y9
+	VFMADD231PS  (R9)(DX*1), Y9, Y0
+	VFMADD231PS  32(R9)(DX*1), Y9, Y1
+	VFMADD231PS  64(R9)(DX*1), Y9, Y2
+	VFMADD231PS  96(R9)(DX*1), Y9, Y8
+	VMOVSS       128(R9)(DX*1), X5
+	VFMADD231PS  Y5, Y9, Y6
+
+vb_zero74:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero75
+	VBROADCASTSS 8(R8), Y9
+	VFMADD231PS  (R10), Y9, Y0
+	VFMADD231PS  32(R10), Y9, Y1
+	VFMADD231PS  64(R10), Y9, Y2
+	VFMADD231PS  96(R10), Y9, Y8
+	VMOVSS       128(R10), X5
+	VFMADD231PS  Y5, Y9, Y6
+
+vb_zero75:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero76
+	VBROADCASTSS 12(R8), Y9
+	VFMADD231PS  (R10)(DX*1), Y9, Y0
+	VFMADD231PS  32(R10)(DX*1), Y9, Y1
+	VFMADD231PS  64(R10)(DX*1), Y9, Y2
+	VFMADD231PS  96(R10)(DX*1), Y9, Y8
+	VMOVSS       128(R10)(DX*1), X5
+	VFMADD231PS  Y5, Y9, Y6
+
+vb_zero76:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y6, 96(DI)
-	VMOVSS  X3, 128(DI)
+	VMOVUPS Y8, 96(DI)
+	VMOVSS  X6, 128(DI)
 	ADDQ    $0x00000084, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head52
+	DECQ    R13
+	JNZ     vb_head71
 
-vb_head_done53:
+vb_head_done72:
+vb_group_next53:
 	ADDQ $0x00000084, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group50
 
 vb_group_done51:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query48
 
 vb_query_done49:
@@ -1002,22 +1192,22 @@ vb_keys_done47:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done59
+	JZ     kv_key_done78
 
-kv_key58:
+kv_key77:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done61
+	JZ    kv_query_done80
 
-kv_query60:
+kv_query79:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done63
+	JZ    kv_group_done82
 
-kv_group62:
+kv_group81:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -1025,54 +1215,54 @@ kv_group62:
 	VMOVUPS    32(R9), Y1
 	VMOVUPS    64(R9), Y2
 	VMOVUPS    96(R9), Y3
-	VMOVSS     128(R9), X4
+	VMOVSS     128(R9), X5
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done65
+	JZ         kv_head_done84
 
-kv_head64:
+kv_head83:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero66
-	VBROADCASTSS (R8), Y6
-	VMOVUPS      (SI), Y7
-	VFMADD231PS  Y0, Y6, Y7
-	VMOVUPS      Y7, (SI)
-	VMOVUPS      32(SI), Y7
-	VFMADD231PS  Y1, Y6, Y7
-	VMOVUPS      Y7, 32(SI)
-	VMOVUPS      64(SI), Y7
-	VFMADD231PS  Y2, Y6, Y7
-	VMOVUPS      Y7, 64(SI)
-	VMOVUPS      96(SI), Y7
-	VFMADD231PS  Y3, Y6, Y7
-	VMOVUPS      Y7, 96(SI)
-	VMOVSS       128(SI), X5
-	VFMADD231PS  Y4, Y6, Y5
-	VMOVSS       X5, 128(SI)
+	JZ           kv_zero85
+	VBROADCASTSS (R8), Y4
+	VMOVUPS      (SI), Y6
+	VFMADD231PS  Y0, Y4, Y6
+	VMOVUPS      Y6, (SI)
+	VMOVUPS      32(SI), Y6
+	VFMADD231PS  Y1, Y4, Y6
+	VMOVUPS      Y6, 32(SI)
+	VMOVUPS      64(SI), Y6
+	VFMADD231PS  Y2, Y4, Y6
+	VMOVUPS      Y6, 64(SI)
+	VMOVUPS      96(SI), Y6
+	VFMADD231PS  Y3, Y4, Y6
+	VMOVUPS      Y6, 96(SI)
+	VMOVSS       128(SI), X7
+	VFMADD231PS  Y5, Y4, Y7
+	VMOVSS       X7, 128(SI)
 
-kv_zero66:
+kv_zero85:
 	ADDQ $0x00000084, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head64
+	JNZ  kv_head83
 
-kv_head_done65:
+kv_head_done84:
 	ADDQ $0x00000084, R9
 	DECQ R13
-	JNZ  kv_group62
+	JNZ  kv_group81
 
-kv_group_done63:
+kv_group_done82:
 	DECQ R12
-	JNZ  kv_query60
+	JNZ  kv_query79
 
-kv_query_done61:
+kv_query_done80:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key58
+	JNZ  kv_key77
 
-kv_key_done59:
+kv_key_done78:
 	VZEROUPPER
 	RET
 
@@ -1085,9 +1275,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop68:
+loop87:
 	CMPQ    CX, $0x00000010
-	JB      loop_end69
+	JB      loop_end88
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -1098,23 +1288,23 @@ loop68:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop68
+	JMP     loop87
 
-loop_end69:
-loop70:
+loop_end88:
+loop89:
 	CMPQ    CX, $0x00000008
-	JB      loop_end71
+	JB      loop_end90
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop70
+	JMP     loop89
 
-loop_end71:
+loop_end90:
 	TESTQ      CX, CX
-	JZ         loop_done67
+	JZ         loop_done86
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -1124,7 +1314,7 @@ loop_end71:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done67:
+loop_done86:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -1132,10 +1322,10 @@ loop_done67:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store72
+	JZ           max_store91
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store72:
+max_store91:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -1155,9 +1345,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop74:
+loop93:
 	CMPQ         CX, $0x00000008
-	JB           loop_end75
+	JB           loop_end94
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -1180,11 +1370,11 @@ loop74:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop74
+	JMP          loop93
 
-loop_end75:
+loop_end94:
 	TESTQ        CX, CX
-	JZ           loop_done73
+	JZ           loop_done92
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -1210,7 +1400,7 @@ loop_end75:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done73:
+loop_done92:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -1234,11 +1424,11 @@ TEXT ·dotRowsAVX512(SB), NOSPLIT, $0-72
 	VMOVUPS   64(DX), Z1
 	VMOVUPS.Z 128(DX), K1, Z2
 	TESTQ     CX, CX
-	JZ        dot_done76
+	JZ        dot_done95
 	CMPQ      CX, $0x00000010
-	JB        dot_single77
+	JB        dot_single96
 
-dot_block78:
+dot_block97:
 	VMULPS      (BX), Z0, Z3
 	VMULPS      264(BX), Z0, Z4
 	VMULPS      132(BX), Z0, Z5
@@ -1353,9 +1543,9 @@ dot_block78:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block78
+	JAE         dot_block97
 	TESTQ       CX, CX
-	JZ          dot_done76
+	JZ          dot_done95
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000084, DX, CX
@@ -1363,9 +1553,9 @@ dot_block78:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block78
+	JMP         dot_block97
 
-dot_single77:
+dot_single96:
 	VMULPS      (BX), Z0, Z3
 	VFMADD231PS 64(BX), Z1, Z3
 	VMOVUPS.Z   128(BX), K1, Z4
@@ -1386,9 +1576,9 @@ dot_single77:
 	ADDQ        $0x00000084, BX
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single77
+	JNZ         dot_single96
 
-dot_done76:
+dot_done95:
 	VZEROUPPER
 	RET
 
@@ -1408,11 +1598,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-100
 	VMOVUPS      64(DX), Z2
 	VMOVUPS.Z    128(DX), K1, Z3
 	TESTQ        CX, CX
-	JZ           dot_done79
+	JZ           dot_done98
 	CMPQ         CX, $0x00000010
-	JB           dot_single80
+	JB           dot_single99
 
-dot_block81:
+dot_block100:
 	VMULPS      (BX), Z1, Z4
 	VMULPS      264(BX), Z1, Z5
 	VMULPS      132(BX), Z1, Z6
@@ -1530,9 +1720,9 @@ dot_block81:
 	ADDQ        $0x00000040, SI
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block81
+	JAE         dot_block100
 	TESTQ       CX, CX
-	JZ          dot_done79
+	JZ          dot_done98
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000084, DX, CX
@@ -1541,9 +1731,9 @@ dot_block81:
 	SUBQ        DX, AX
 	SUBQ        DX, SI
 	MOVQ        $0x00000010, CX
-	JMP         dot_block81
+	JMP         dot_block100
 
-dot_single80:
+dot_single99:
 	VMULPS      (BX), Z1, Z4
 	VFMADD231PS 64(BX), Z2, Z4
 	VMOVUPS.Z   128(BX), K1, Z5
@@ -1567,9 +1757,9 @@ dot_single80:
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, SI
 	DECQ        CX
-	JNZ         dot_single80
+	JNZ         dot_single99
 
-dot_done79:
+dot_done98:
 	VZEROUPPER
 	RET
 
@@ -1593,9 +1783,9 @@ TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-72
 	VXORPS    Z8, Z8, Z8
 	MOVQ      DX, DX
 
-axpy_rows82:
+axpy_rows101:
 	CMPQ         BX, $0x00000003
-	JB           axpy_rows_end83
+	JB           axpy_rows_end102
 	VBROADCASTSS (CX), Z9
 	VFMADD231PS  (DX), Z9, Z0
 	VFMADD231PS  64(DX), Z9, Z1
@@ -1614,12 +1804,12 @@ axpy_rows82:
 	ADDQ         $0x0000018c, DX
 	ADDQ         $0x0000000c, CX
 	SUBQ         $0x00000003, BX
-	JMP          axpy_rows82
+	JMP          axpy_rows101
 
-axpy_rows_end83:
-axpy_rows84:
+axpy_rows_end102:
+axpy_rows103:
 	CMPQ         BX, $0x00000001
-	JB           axpy_rows_end85
+	JB           axpy_rows_end104
 	VBROADCASTSS (CX), Z9
 	VFMADD231PS  (DX), Z9, Z0
 	VFMADD231PS  64(DX), Z9, Z1
@@ -1628,9 +1818,9 @@ axpy_rows84:
 	ADDQ         $0x00000084, DX
 	ADDQ         $0x00000004, CX
 	SUBQ         $0x00000001, BX
-	JMP          axpy_rows84
+	JMP          axpy_rows103
 
-axpy_rows_end85:
+axpy_rows_end104:
 	VADDPS  Z3, Z0, Z0
 	VADDPS  Z6, Z0, Z0
 	VMOVUPS Z0, (AX)
@@ -1655,23 +1845,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups86
+	JNE   kv_groups105
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows87:
+s1_rows106:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done88
+	JL   s1_rows_done107
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys89:
+s1_keys108:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done90
+	JL            s1_keys_done109
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS       (SI), Z3
 	VMOVUPS       132(SI), Z7
@@ -1798,13 +1988,13 @@ s1_keys89:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys89
+	JMP           s1_keys108
 
-s1_keys_done90:
+s1_keys_done109:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done92
+	JZ    s1_key_tail_done111
 
-s1_key_tail91:
+s1_key_tail110:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1877,29 +2067,29 @@ s1_key_tail91:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail91
+	JNZ           s1_key_tail110
 
-s1_key_tail_done92:
+s1_key_tail_done111:
 	ADDQ $0x00000210, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows87
+	JMP  s1_rows106
 
-s1_rows_done88:
+s1_rows_done107:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done94
+	JZ    s1_row_tail_done113
 
-s1_row_tail93:
+s1_row_tail112:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done96
+	JZ    s1_row_tail_key_done115
 
-s1_row_tail_key95:
+s1_row_tail_key114:
 	VMOVUPS       (SI), Z0
 	VMULPS        (R8), Z0, Z0
 	VMOVUPS       64(SI), Z1
@@ -1920,40 +2110,40 @@ s1_row_tail_key95:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key95
+	JNZ           s1_row_tail_key114
 
-s1_row_tail_key_done96:
+s1_row_tail_key_done115:
 	ADDQ $0x00000084, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail93
+	JNZ  s1_row_tail112
 
-s1_row_tail_done94:
+s1_row_tail_done113:
 	VZEROUPPER
 	RET
 
-kv_groups86:
+kv_groups105:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key97
+	JNZ   kv_by_key116
 
-kb_keys98:
+kb_keys117:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done99
+	JL    kb_keys_done118
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done101
+	JZ    kb_query_done120
 
-kb_query100:
+kb_query119:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done103
+	JZ    kb_group_done122
 
-kb_group102:
+kb_group121:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -1972,7 +2162,7 @@ kb_group102:
 	PREFETCHT1 128(R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows104:
+kb_rows123:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS       (DI), Z3
 	VMOVUPS       132(DI), Z7
@@ -2102,42 +2292,42 @@ kb_rows104:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows104
+	JNZ           kb_rows123
 	ADDQ          $0x00000084, R9
 	DECQ          R12
-	JNZ           kb_group102
+	JNZ           kb_group121
 
-kb_group_done103:
+kb_group_done122:
 	DECQ R11
-	JNZ  kb_query100
+	JNZ  kb_query119
 
-kb_query_done101:
+kb_query_done120:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys98
+	JMP  kb_keys117
 
-kb_keys_done99:
-kv_by_key97:
+kb_keys_done118:
+kv_by_key116:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done106
+	JZ     kv_key_done125
 
-kv_key105:
+kv_key124:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done108
+	JZ    kv_query_done127
 
-kv_query107:
+kv_query126:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done110
+	JZ    kv_group_done129
 
-kv_group109:
+kv_group128:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2146,9 +2336,9 @@ kv_group109:
 	VMOVUPS.Z  128(R9), K1, Z2
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done112
+	JZ         kv_head_done131
 
-kv_head111:
+kv_head130:
 	VMULPS        (SI), Z0, Z3
 	VMULPS        64(SI), Z1, Z4
 	VMOVUPS.Z     128(SI), K1, Z5
@@ -2166,24 +2356,24 @@ kv_head111:
 	ADDQ          $0x00000084, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head111
+	JNZ           kv_head130
 
-kv_head_done112:
+kv_head_done131:
 	ADDQ $0x00000084, R9
 	DECQ R12
-	JNZ  kv_group109
+	JNZ  kv_group128
 
-kv_group_done110:
+kv_group_done129:
 	DECQ R11
-	JNZ  kv_query107
+	JNZ  kv_query126
 
-kv_query_done108:
+kv_query_done127:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key105
+	JNZ  kv_key124
 
-kv_key_done106:
+kv_key_done125:
 	VZEROUPPER
 	RET
 
@@ -2199,7 +2389,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups113
+	JNE   kv_groups132
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -2207,9 +2397,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done115
+	JZ    v1_row_done134
 
-v1_row114:
+v1_row133:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS      (CX), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2221,25 +2411,25 @@ v1_row114:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done117
+	JZ           v1_key_done136
 
-v1_key116:
+v1_key135:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero118
+	JZ           v1_zero137
 	VBROADCASTSS (R10), Z0
 	VFMADD231PS  (R9), Z0, Z1
 	VFMADD231PS  64(R9), Z0, Z2
 	VMOVUPS.Z    128(R9), K1, Z4
 	VFMADD231PS  Z4, Z0, Z3
 
-v1_zero118:
+v1_zero137:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key116
+	JNZ  v1_key135
 
-v1_key_done117:
+v1_key_done136:
 	VMOVUPS Z1, (CX)
 	VMOVUPS Z2, 64(CX)
 	VMOVUPS Z3, K1, 128(CX)
@@ -2247,22 +2437,22 @@ v1_key_done117:
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row114
+	JNZ     v1_row133
 
-v1_row_done115:
+v1_row_done134:
 	VZEROUPPER
 	RET
 
-kv_groups113:
+kv_groups132:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done120
+	JZ    kv_rescale_done139
 
-kv_rescale119:
+kv_rescale138:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z0, Z1, Z1
@@ -2276,27 +2466,27 @@ kv_rescale119:
 	ADDQ         $0x00000084, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale119
+	JNZ          kv_rescale138
 
-kv_rescale_done120:
+kv_rescale_done139:
 	MOVQ nk+96(FP), SI
 
-vb_keys121:
+vb_keys140:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done122
+	JL    vb_keys_done141
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done124
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done143
 
-vb_query123:
+vb_query142:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done126
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done145
 
-vb_group125:
+vb_group144:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	PREFETCHT1 64(R10)(DX*4)
@@ -2314,97 +2504,297 @@ vb_group125:
 	PREFETCHT1 64(R10)(DX*4)
 	PREFETCHT1 128(R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done128
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row146
 
-vb_head127:
+vb_rows148:
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS.Z    128(DI), K1, Z2
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero129
+	VMOVUPS      132(DI), Z3
+	VMOVUPS      196(DI), Z4
+	VMOVUPS.Z    260(DI), K1, Z5
+	VMOVUPS      264(DI), Z6
+	VMOVUPS      328(DI), Z7
+	VMOVUPS.Z    392(DI), K1, Z8
+	VMOVUPS      396(DI), Z9
+	VMOVUPS      460(DI), Z10
+	VMOVUPS.Z    524(DI), K1, Z11
+	VMOVUPS      (R9), Z12
+	VMOVUPS      64(R9), Z13
+	VMOVUPS.Z    128(R9), K1, Z14
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero149
+	VBROADCASTSS (R8), Z15
+	VFMADD231PS  Z12, Z15, Z0
+	VFMADD231PS  Z13, Z15, Z1
+	VFMADD231PS  Z14, Z15, Z2
+
+vh_zero149:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero150
+	VBROADCASTSS (R8)(BX*1), Z15
+	VFMADD231PS  Z12, Z15, Z3
+	VFMADD231PS  Z13, Z15, Z4
+	VFMADD231PS  Z14, Z15, Z5
+
+vh_zero150:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero151
+	VBROADCASTSS (R8)(BX*2), Z15
+	VFMADD231PS  Z12, Z15, Z6
+	VFMADD231PS  Z13, Z15, Z7
+	VFMADD231PS  Z14, Z15, Z8
+
+vh_zero151:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero152
+	VBROADCASTSS (R8)(R15*1), Z15
+	VFMADD231PS  Z12, Z15, Z9
+	VFMADD231PS  Z13, Z15, Z10
+	VFMADD231PS  Z14, Z15, Z11
+
+vh_zero152:
+	VMOVUPS      (R9)(DX*1), Z12
+	VMOVUPS      64(R9)(DX*1), Z13
+	VMOVUPS.Z    128(R9)(DX*1), K1, Z14
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero153
+	VBROADCASTSS 4(R8), Z15
+	VFMADD231PS  Z12, Z15, Z0
+	VFMADD231PS  Z13, Z15, Z1
+	VFMADD231PS  Z14, Z15, Z2
+
+vh_zero153:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero154
+	VBROADCASTSS 4(R8)(BX*1), Z15
+	VFMADD231PS  Z12, Z15, Z3
+	VFMADD231PS  Z13, Z15, Z4
+	VFMADD231PS  Z14, Z15, Z5
+
+vh_zero154:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero155
+	VBROADCASTSS 4(R8)(BX*2), Z15
+	VFMADD231PS  Z12, Z15, Z6
+	VFMADD231PS  Z13, Z15, Z7
+	VFMADD231PS  Z14, Z15, Z8
+
+vh_zero155:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero156
+	VBROADCASTSS 4(R8)(R15*1), Z15
+	VFMADD231PS  Z12, Z15, Z9
+	VFMADD231PS  Z13, Z15, Z10
+	VFMADD231PS  Z14, Z15, Z11
+
+vh_zero156:
+	VMOVUPS      (R10), Z12
+	VMOVUPS      64(R10), Z13
+	VMOVUPS.Z    128(R10), K1, Z14
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero157
+	VBROADCASTSS 8(R8), Z15
+	VFMADD231PS  Z12, Z15, Z0
+	VFMADD231PS  Z13, Z15, Z1
+	VFMADD231PS  Z14, Z15, Z2
+
+vh_zero157:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero158
+	VBROADCASTSS 8(R8)(BX*1), Z15
+	VFMADD231PS  Z12, Z15, Z3
+	VFMADD231PS  Z13, Z15, Z4
+	VFMADD231PS  Z14, Z15, Z5
+
+vh_zero158:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero159
+	VBROADCASTSS 8(R8)(BX*2), Z15
+	VFMADD231PS  Z12, Z15, Z6
+	VFMADD231PS  Z13, Z15, Z7
+	VFMADD231PS  Z14, Z15, Z8
+
+vh_zero159:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero160
+	VBROADCASTSS 8(R8)(R15*1), Z15
+	VFMADD231PS  Z12, Z15, Z9
+	VFMADD231PS  Z13, Z15, Z10
+	VFMADD231PS  Z14, Z15, Z11
+
+vh_zero160:
+	VMOVUPS      (R10)(DX*1), Z12
+	VMOVUPS      64(R10)(DX*1), Z13
+	VMOVUPS.Z    128(R10)(DX*1), K1, Z14
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero161
+	VBROADCASTSS 12(R8), Z15
+	VFMADD231PS  Z12, Z15, Z0
+	VFMADD231PS  Z13, Z15, Z1
+	VFMADD231PS  Z14, Z15, Z2
+
+vh_zero161:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero162
+	VBROADCASTSS 12(R8)(BX*1), Z15
+	VFMADD231PS  Z12, Z15, Z3
+	VFMADD231PS  Z13, Z15, Z4
+	VFMADD231PS  Z14, Z15, Z5
+
+vh_zero162:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero163
+	VBROADCASTSS 12(R8)(BX*2), Z15
+	VFMADD231PS  Z12, Z15, Z6
+	VFMADD231PS  Z13, Z15, Z7
+	VFMADD231PS  Z14, Z15, Z8
+
+vh_zero163:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero164
+	VBROADCASTSS 12(R8)(R15*1), Z15
+	VFMADD231PS  Z12, Z15, Z9
+	VFMADD231PS  Z13, Z15, Z10
+	VFMADD231PS  Z14, Z15, Z11
+
+vh_zero164:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, K1, 128(DI)
+	VMOVUPS Z3, 132(DI)
+	VMOVUPS Z4, 196(DI)
+	VMOVUPS Z5, K1, 260(DI)
+	VMOVUPS Z6, 264(DI)
+	VMOVUPS Z7, 328(DI)
+	VMOVUPS Z8, K1, 392(DI)
+	VMOVUPS Z9, 396(DI)
+	VMOVUPS Z10, 460(DI)
+	VMOVUPS Z11, K1, 524(DI)
+	ADDQ    $0x00000210, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows148
+	JMP     vb_group_next147
+
+vb_by_row146:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done166
+
+vb_head165:
+	VMOVUPS      (DI), Z0
+	VMOVUPS      64(DI), Z1
+	VMOVUPS.Z    128(DI), K1, Z2
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero167
 	VBROADCASTSS (R8), Z3
 	VFMADD231PS  (R9), Z3, Z0
 	VFMADD231PS  64(R9), Z3, Z1
 	VMOVUPS.Z    128(R9), K1, Z4
 	VFMADD231PS  Z4, Z3, Z2
 
-vb_zero129:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero130
+vb_zero167:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero168
 	VBROADCASTSS 4(R8), Z3
 	VFMADD231PS  (R9)(DX*1), Z3, Z0
 	VFMADD231PS  64(R9)(DX*1), Z3, Z1
 	VMOVUPS.Z    128(R9)(DX*1), K1, Z4
 	VFMADD231PS  Z4, Z3, Z2
 
-vb_zero130:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero131
+vb_zero168:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero169
 	VBROADCASTSS 8(R8), Z3
 	VFMADD231PS  (R10), Z3, Z0
 	VFMADD231PS  64(R10), Z3, Z1
 	VMOVUPS.Z    128(R10), K1, Z4
 	VFMADD231PS  Z4, Z3, Z2
 
-vb_zero131:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero132
+vb_zero169:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero170
 	VBROADCASTSS 12(R8), Z3
 	VFMADD231PS  (R10)(DX*1), Z3, Z0
 	VFMADD231PS  64(R10)(DX*1), Z3, Z1
 	VMOVUPS.Z    128(R10)(DX*1), K1, Z4
 	VFMADD231PS  Z4, Z3, Z2
 
-vb_zero132:
+vb_zero170:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, K1, 128(DI)
 	ADDQ    $0x00000084, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head127
+	DECQ    R13
+	JNZ     vb_head165
 
-vb_head_done128:
+vb_head_done166:
+vb_group_next147:
 	ADDQ $0x00000084, R9
-	DECQ R13
-	JNZ  vb_group125
-
-vb_group_done126:
 	DECQ R12
-	JNZ  vb_query123
+	JNZ  vb_group144
 
-vb_query_done124:
+vb_group_done145:
+	DECQ R11
+	JNZ  vb_query142
+
+vb_query_done143:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys121
+	JMP  vb_keys140
 
-vb_keys_done122:
+vb_keys_done141:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done134
+	JZ     kv_key_done172
 
-kv_key133:
+kv_key171:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done136
+	JZ    kv_query_done174
 
-kv_query135:
+kv_query173:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done138
+	JZ    kv_group_done176
 
-kv_group137:
+kv_group175:
 	PREFETCHT1 (R9)(DI*1)
 	PREFETCHT1 64(R9)(DI*1)
 	PREFETCHT1 128(R9)(DI*1)
@@ -2413,12 +2803,12 @@ kv_group137:
 	VMOVUPS.Z  128(R9), K1, Z2
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done140
+	JZ         kv_head_done178
 
-kv_head139:
+kv_head177:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero141
+	JZ           kv_zero179
 	VBROADCASTSS (R8), Z3
 	VMOVUPS      (SI), Z4
 	VFMADD231PS  Z0, Z3, Z4
@@ -2430,28 +2820,28 @@ kv_head139:
 	VFMADD231PS  Z2, Z3, Z4
 	VMOVUPS      Z4, K1, 128(SI)
 
-kv_zero141:
+kv_zero179:
 	ADDQ $0x00000084, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head139
+	JNZ  kv_head177
 
-kv_head_done140:
+kv_head_done178:
 	ADDQ $0x00000084, R9
 	DECQ R13
-	JNZ  kv_group137
+	JNZ  kv_group175
 
-kv_group_done138:
+kv_group_done176:
 	DECQ R12
-	JNZ  kv_query135
+	JNZ  kv_query173
 
-kv_query_done136:
+kv_query_done174:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key133
+	JNZ  kv_key171
 
-kv_key_done134:
+kv_key_done172:
 	VZEROUPPER
 	RET
 
@@ -2464,9 +2854,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop143:
+loop181:
 	CMPQ    CX, $0x00000020
-	JB      loop_end144
+	JB      loop_end182
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -2477,23 +2867,23 @@ loop143:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop143
+	JMP     loop181
 
-loop_end144:
-loop145:
+loop_end182:
+loop183:
 	CMPQ    CX, $0x00000010
-	JB      loop_end146
+	JB      loop_end184
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop145
+	JMP     loop183
 
-loop_end146:
+loop_end184:
 	TESTQ     CX, CX
-	JZ        loop_done142
+	JZ        loop_done180
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -2501,7 +2891,7 @@ loop_end146:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done142:
+loop_done180:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -2511,10 +2901,10 @@ loop_done142:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store147
+	JZ            max_store185
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store147:
+max_store185:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -2541,9 +2931,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop149:
+loop187:
 	CMPQ         CX, $0x00000010
-	JB           loop_end150
+	JB           loop_end188
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -2565,11 +2955,11 @@ loop149:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop149
+	JMP          loop187
 
-loop_end150:
+loop_end188:
 	TESTQ        CX, CX
-	JZ           loop_done148
+	JZ           loop_done186
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -2593,7 +2983,7 @@ loop_end150:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done148:
+loop_done186:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

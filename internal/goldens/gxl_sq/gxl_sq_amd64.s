@@ -564,14 +564,14 @@ vb_keys39:
 	JL    vb_keys_done40
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
 	JZ    vb_query_done42
 
 vb_query41:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
 	JZ    vb_group_done44
 
 vb_group43:
@@ -584,67 +584,161 @@ vb_group43:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done46
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000001, R13
+	JNZ        vb_by_row45
 
-vb_head45:
+vb_rows47:
 	VMOVUPS      (DI), X3
 	VMOVSD       16(DI), X4
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero47
+	VMOVUPS      24(DI), X5
+	VMOVSD       40(DI), X6
+	VMOVUPS      (R9), X7
+	VMOVSD       16(R9), X8
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero48
 	VBROADCASTSS (R8), Y0
-	VMOVUPS      (R9), X5
-	VFMADD231PS  Y5, Y0, Y3
-	VMOVSD       16(R9), X5
-	VFMADD231PS  Y5, Y0, Y4
+	VFMADD231PS  Y7, Y0, Y3
+	VFMADD231PS  Y8, Y0, Y4
 
-vb_zero47:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero48
+vh_zero48:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero49
+	VBROADCASTSS (R8)(BX*1), Y0
+	VFMADD231PS  Y7, Y0, Y5
+	VFMADD231PS  Y8, Y0, Y6
+
+vh_zero49:
+	VMOVUPS      (R9)(DX*1), X7
+	VMOVSD       16(R9)(DX*1), X8
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero50
 	VBROADCASTSS 4(R8), Y0
-	VMOVUPS      (R9)(DX*1), X5
-	VFMADD231PS  Y5, Y0, Y3
-	VMOVSD       16(R9)(DX*1), X5
-	VFMADD231PS  Y5, Y0, Y4
+	VFMADD231PS  Y7, Y0, Y3
+	VFMADD231PS  Y8, Y0, Y4
 
-vb_zero48:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero49
+vh_zero50:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero51
+	VBROADCASTSS 4(R8)(BX*1), Y0
+	VFMADD231PS  Y7, Y0, Y5
+	VFMADD231PS  Y8, Y0, Y6
+
+vh_zero51:
+	VMOVUPS      (R10), X7
+	VMOVSD       16(R10), X8
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero52
 	VBROADCASTSS 8(R8), Y0
-	VMOVUPS      (R10), X5
-	VFMADD231PS  Y5, Y0, Y3
-	VMOVSD       16(R10), X5
-	VFMADD231PS  Y5, Y0, Y4
+	VFMADD231PS  Y7, Y0, Y3
+	VFMADD231PS  Y8, Y0, Y4
 
-vb_zero49:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero50
+vh_zero52:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero53
+	VBROADCASTSS 8(R8)(BX*1), Y0
+	VFMADD231PS  Y7, Y0, Y5
+	VFMADD231PS  Y8, Y0, Y6
+
+vh_zero53:
+	VMOVUPS      (R10)(DX*1), X7
+	VMOVSD       16(R10)(DX*1), X8
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero54
 	VBROADCASTSS 12(R8), Y0
-	VMOVUPS      (R10)(DX*1), X5
-	VFMADD231PS  Y5, Y0, Y3
-	VMOVSD       16(R10)(DX*1), X5
-	VFMADD231PS  Y5, Y0, Y4
+	VFMADD231PS  Y7, Y0, Y3
+	VFMADD231PS  Y8, Y0, Y4
 
-vb_zero50:
+vh_zero54:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero55
+	VBROADCASTSS 12(R8)(BX*1), Y0
+	VFMADD231PS  Y7, Y0, Y5
+	VFMADD231PS  Y8, Y0, Y6
+
+vh_zero55:
 	VMOVUPS X3, (DI)
 	VMOVSD  X4, 16(DI)
+	VMOVUPS X5, 24(DI)
+	VMOVSD  X6, 40(DI)
+	ADDQ    $0x00000030, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x02, R13
+	JNZ     vb_rows47
+	JMP     vb_group_next46
+
+vb_by_row45:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done57
+
+vb_head56:
+	VMOVUPS      (DI), X9
+	VMOVSD       16(DI), X10
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero58
+	VBROADCASTSS (R8), Y0
+	VMOVUPS      (R9), X7
+	VFMADD231PS  Y7, Y0, Y9
+	VMOVSD       16(R9), X7
+	VFMADD231PS  Y7, Y0, Y10
+
+vb_zero58:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero59
+	VBROADCASTSS 4(R8), Y0
+	VMOVUPS      (R9)(DX*1), X7
+	VFMADD231PS  Y7, Y0, Y9
+	VMOVSD       16(R9)(DX*1), X7
+	VFMADD231PS  Y7, Y0, Y10
+
+vb_zero59:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero60
+	VBROADCASTSS 8(R8), Y0
+	VMOVUPS      (R10), X7
+	VFMADD231PS  Y7, Y0, Y9
+	VMOVSD       16(R10), X7
+	VFMADD231PS  Y7, Y0, Y10
+
+vb_zero60:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero61
+	VBROADCASTSS 12(R8), Y0
+	VMOVUPS      (R10)(DX*1), X7
+	VFMADD231PS  Y7, Y0, Y9
+	VMOVSD       16(R10)(DX*1), X7
+	VFMADD231PS  Y7, Y0, Y10
+
+vb_zero61:
+	VMOVUPS X9, (DI)
+	VMOVSD  X10, 16(DI)
 	ADDQ    $0x00000018, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head45
+	DECQ    R13
+	JNZ     vb_head56
 
-vb_head_done46:
+vb_head_done57:
+vb_group_next46:
 	ADDQ $0x00000018, R9
-	DECQ R13
+	DECQ R12
 	JNZ  vb_group43
 
 vb_group_done44:
-	DECQ R12
+	DECQ R11
 	JNZ  vb_query41
 
 vb_query_done42:
@@ -657,63 +751,63 @@ vb_keys_done40:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done52
+	JZ     kv_key_done63
 
-kv_key51:
+kv_key62:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done54
+	JZ    kv_query_done65
 
-kv_query53:
+kv_query64:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done56
+	JZ    kv_group_done67
 
-kv_group55:
+kv_group66:
 	PREFETCHT1 (R9)(DI*1)
-	VMOVUPS    (R9), X5
-	VMOVSD     16(R9), X6
+	VMOVUPS    (R9), X7
+	VMOVSD     16(R9), X8
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done58
+	JZ         kv_head_done69
 
-kv_head57:
+kv_head68:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero59
+	JZ           kv_zero70
 	VBROADCASTSS (R8), Y0
-	VMOVUPS      (SI), X7
-	VFMADD231PS  Y5, Y0, Y7
-	VMOVUPS      X7, (SI)
-	VMOVSD       16(SI), X8
-	VFMADD231PS  Y6, Y0, Y8
-	VMOVSD       X8, 16(SI)
+	VMOVUPS      (SI), X11
+	VFMADD231PS  Y7, Y0, Y11
+	VMOVUPS      X11, (SI)
+	VMOVSD       16(SI), X12
+	VFMADD231PS  Y8, Y0, Y12
+	VMOVSD       X12, 16(SI)
 
-kv_zero59:
+kv_zero70:
 	ADDQ $0x00000018, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head57
+	JNZ  kv_head68
 
-kv_head_done58:
+kv_head_done69:
 	ADDQ $0x00000018, R9
 	DECQ R13
-	JNZ  kv_group55
+	JNZ  kv_group66
 
-kv_group_done56:
+kv_group_done67:
 	DECQ R12
-	JNZ  kv_query53
+	JNZ  kv_query64
 
-kv_query_done54:
+kv_query_done65:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key51
+	JNZ  kv_key62
 
-kv_key_done52:
+kv_key_done63:
 	VZEROUPPER
 	RET
 
@@ -726,9 +820,9 @@ TEXT ·maxRowAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
 
-loop61:
+loop72:
 	CMPQ    CX, $0x00000010
-	JB      loop_end62
+	JB      loop_end73
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
@@ -739,23 +833,23 @@ loop61:
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop61
+	JMP     loop72
 
-loop_end62:
-loop63:
+loop_end73:
+loop74:
 	CMPQ    CX, $0x00000008
-	JB      loop_end64
+	JB      loop_end75
 	VMOVUPS (AX), Y2
 	VCMPPS  $0x03, Y2, Y2, Y3
 	VORPS   Y3, Y1, Y1
 	VMAXPS  Y2, Y0, Y0
 	ADDQ    $0x00000020, AX
 	SUBQ    $0x00000008, CX
-	JMP     loop63
+	JMP     loop74
 
-loop_end64:
+loop_end75:
 	TESTQ      CX, CX
-	JZ         loop_done60
+	JZ         loop_done71
 	LEAQ       tailmask8<>+0(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y2
@@ -765,7 +859,7 @@ loop_end64:
 	VORPS      Y2, Y1, Y1
 	VMAXPS     Y3, Y0, Y0
 
-loop_done60:
+loop_done71:
 	VEXTRACTF128 $0x01, Y0, X2
 	VMAXPS       X2, X0, X2
 	VPERMILPS    $0x4e, X2, X0
@@ -773,10 +867,10 @@ loop_done60:
 	VPERMILPS    $0xb1, X2, X0
 	VMAXSS       X0, X2, X2
 	VTESTPS      Y1, Y1
-	JZ           max_store65
+	JZ           max_store76
 	VMOVSS       c32_7fc00000<>+0(SB), X2
 
-max_store65:
+max_store76:
 	VMOVSS X2, (DX)
 	VZEROUPPER
 	RET
@@ -796,9 +890,9 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3fb8aa3b<>+0(SB), Y5
 	VBROADCASTSS c32_3f318000<>+0(SB), Y6
 
-loop67:
+loop78:
 	CMPQ         CX, $0x00000008
-	JB           loop_end68
+	JB           loop_end79
 	VMOVUPS      (AX), Y7
 	VSUBPS       Y0, Y7, Y7
 	VMAXPS       Y7, Y2, Y7
@@ -821,11 +915,11 @@ loop67:
 	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, AX
 	SUBQ         $0x00000008, CX
-	JMP          loop67
+	JMP          loop78
 
-loop_end68:
+loop_end79:
 	TESTQ        CX, CX
-	JZ           loop_done66
+	JZ           loop_done77
 	LEAQ         tailmask8<>+0(SB), BX
 	NEGQ         CX
 	VMOVDQU      32(BX)(CX*4), Y7
@@ -851,7 +945,7 @@ loop_end68:
 	VMASKMOVPS   Y8, Y7, (AX)
 	VADDPS       Y8, Y1, Y1
 
-loop_done66:
+loop_done77:
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X0
 	VPERMILPS    $0x4e, X0, X1
@@ -876,11 +970,11 @@ TEXT ·scoresRowAVX512(SB), NOSPLIT, $0-120
 	VMOVUPS.Z (DX), K1, Z0
 	VMOVUPS.Z (SI), K1, Z1
 	TESTQ     CX, CX
-	JZ        dot_done69
+	JZ        dot_done80
 	CMPQ      CX, $0x00000010
-	JB        dot_single70
+	JB        dot_single81
 
-dot_block71:
+dot_block82:
 	VMOVUPS.Z   (BX), K1, Z2
 	VMULPS      Z2, Z0, Z2
 	VMOVUPS.Z   48(BX), K1, Z3
@@ -996,9 +1090,9 @@ dot_block71:
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         dot_block71
+	JAE         dot_block82
 	TESTQ       CX, CX
-	JZ          dot_done69
+	JZ          dot_done80
 	MOVQ        $0x00000010, DX
 	SUBQ        CX, DX
 	IMUL3Q      $0x00000018, DX, CX
@@ -1007,9 +1101,9 @@ dot_block71:
 	SHLQ        $0x02, DX
 	SUBQ        DX, AX
 	MOVQ        $0x00000010, CX
-	JMP         dot_block71
+	JMP         dot_block82
 
-dot_single70:
+dot_single81:
 	VMOVUPS.Z   (BX), K1, Z2
 	VMULPS      Z2, Z0, Z2
 	VMOVUPS.Z   (DI), K1, Z3
@@ -1031,9 +1125,9 @@ dot_single70:
 	ADDQ        $0x00000018, DI
 	ADDQ        $0x00000004, AX
 	DECQ        CX
-	JNZ         dot_single70
+	JNZ         dot_single81
 
-dot_done69:
+dot_done80:
 	VZEROUPPER
 	RET
 
@@ -1049,23 +1143,23 @@ TEXT ·scoresKVAVX512(SB), NOSPLIT, $0-120
 	MOVQ  sStride+112(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+88(FP), $0x01
-	JNE   kv_groups72
+	JNE   kv_groups83
 	MOVQ  nb+80(FP), AX
 	IMULQ grp+96(FP), AX
 	MOVQ  nk+72(FP), CX
 	MOVQ  q_base+24(FP), SI
 	MOVQ  s_base+0(FP), DI
 
-s1_rows73:
+s1_rows84:
 	CMPQ AX, $0x00000004
-	JL   s1_rows_done74
+	JL   s1_rows_done85
 	MOVQ k_base+48(FP), R8
 	MOVQ DI, R9
 	MOVQ CX, R10
 
-s1_keys75:
+s1_keys86:
 	CMPQ          R10, $0x04
-	JL            s1_keys_done76
+	JL            s1_keys_done87
 	LEAQ          (R8)(DX*2), R11
 	VMOVUPS.Z     (SI), K1, Z3
 	VMOVUPS.Z     24(SI), K1, Z7
@@ -1144,13 +1238,13 @@ s1_keys75:
 	LEAQ          (R8)(DX*4), R8
 	ADDQ          $0x10, R9
 	SUBQ          $0x04, R10
-	JMP           s1_keys75
+	JMP           s1_keys86
 
-s1_keys_done76:
+s1_keys_done87:
 	TESTQ R10, R10
-	JZ    s1_key_tail_done78
+	JZ    s1_key_tail_done89
 
-s1_key_tail77:
+s1_key_tail88:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1203,29 +1297,29 @@ s1_key_tail77:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_key_tail77
+	JNZ           s1_key_tail88
 
-s1_key_tail_done78:
+s1_key_tail_done89:
 	ADDQ $0x00000060, SI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	ADDQ BX, DI
 	SUBQ $0x04, AX
-	JMP  s1_rows73
+	JMP  s1_rows84
 
-s1_rows_done74:
+s1_rows_done85:
 	TESTQ AX, AX
-	JZ    s1_row_tail_done80
+	JZ    s1_row_tail_done91
 
-s1_row_tail79:
+s1_row_tail90:
 	MOVQ  k_base+48(FP), R8
 	MOVQ  DI, R9
 	MOVQ  CX, R10
 	TESTQ R10, R10
-	JZ    s1_row_tail_key_done82
+	JZ    s1_row_tail_key_done93
 
-s1_row_tail_key81:
+s1_row_tail_key92:
 	VMOVUPS.Z     (SI), K1, Z0
 	VMOVUPS.Z     (R8), K1, Z1
 	VMULPS        Z1, Z0, Z0
@@ -1241,40 +1335,40 @@ s1_row_tail_key81:
 	ADDQ          DX, R8
 	ADDQ          $0x04, R9
 	DECQ          R10
-	JNZ           s1_row_tail_key81
+	JNZ           s1_row_tail_key92
 
-s1_row_tail_key_done82:
+s1_row_tail_key_done93:
 	ADDQ $0x00000018, SI
 	ADDQ BX, DI
 	DECQ AX
-	JNZ  s1_row_tail79
+	JNZ  s1_row_tail90
 
-s1_row_tail_done80:
+s1_row_tail_done91:
 	VZEROUPPER
 	RET
 
-kv_groups72:
+kv_groups83:
 	MOVQ  nk+72(FP), SI
 	MOVQ  grp+96(FP), DI
 	TESTQ $0x00000003, DI
-	JNZ   kv_by_key83
+	JNZ   kv_by_key94
 
-kb_keys84:
+kb_keys95:
 	CMPQ  SI, $0x04
-	JL    kb_keys_done85
+	JL    kb_keys_done96
 	MOVQ  q_base+24(FP), DI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kb_query_done87
+	JZ    kb_query_done98
 
-kb_query86:
+kb_query97:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kb_group_done89
+	JZ    kb_group_done100
 
-kb_group88:
+kb_group99:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1285,7 +1379,7 @@ kb_group88:
 	PREFETCHT1 (R10)(DX*4)
 	MOVQ       grp+96(FP), R10
 
-kb_rows90:
+kb_rows101:
 	LEAQ          (R9)(DX*2), R13
 	VMOVUPS.Z     (DI), K1, Z3
 	VMOVUPS.Z     24(DI), K1, Z7
@@ -1367,49 +1461,49 @@ kb_rows90:
 	ADDQ          BX, R8
 	ADDQ          BX, R8
 	SUBQ          $0x04, R10
-	JNZ           kb_rows90
+	JNZ           kb_rows101
 	ADDQ          $0x00000018, R9
 	DECQ          R12
-	JNZ           kb_group88
+	JNZ           kb_group99
 
-kb_group_done89:
+kb_group_done100:
 	DECQ R11
-	JNZ  kb_query86
+	JNZ  kb_query97
 
-kb_query_done87:
+kb_query_done98:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  kb_keys84
+	JMP  kb_keys95
 
-kb_keys_done85:
-kv_by_key83:
+kb_keys_done96:
+kv_by_key94:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R10
 	TESTQ  R10, R10
-	JZ     kv_key_done92
+	JZ     kv_key_done103
 
-kv_key91:
+kv_key102:
 	MOVQ  q_base+24(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+80(FP), R11
 	TESTQ R11, R11
-	JZ    kv_query_done94
+	JZ    kv_query_done105
 
-kv_query93:
+kv_query104:
 	MOVQ  AX, R9
 	MOVQ  groups+88(FP), R12
 	TESTQ R12, R12
-	JZ    kv_group_done96
+	JZ    kv_group_done107
 
-kv_group95:
+kv_group106:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+96(FP), R13
 	TESTQ      R13, R13
-	JZ         kv_head_done98
+	JZ         kv_head_done109
 
-kv_head97:
+kv_head108:
 	VMOVUPS.Z     (SI), K1, Z1
 	VMULPS        Z1, Z0, Z1
 	VEXTRACTF32X8 $0x01, Z1, Y2
@@ -1424,24 +1518,24 @@ kv_head97:
 	ADDQ          $0x00000018, SI
 	ADDQ          BX, R8
 	DECQ          R13
-	JNZ           kv_head97
+	JNZ           kv_head108
 
-kv_head_done98:
+kv_head_done109:
 	ADDQ $0x00000018, R9
 	DECQ R12
-	JNZ  kv_group95
+	JNZ  kv_group106
 
-kv_group_done96:
+kv_group_done107:
 	DECQ R11
-	JNZ  kv_query93
+	JNZ  kv_query104
 
-kv_query_done94:
+kv_query_done105:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R10
-	JNZ  kv_key91
+	JNZ  kv_key102
 
-kv_key_done92:
+kv_key_done103:
 	VZEROUPPER
 	RET
 
@@ -1457,7 +1551,7 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  pStride+136(FP), BX
 	SHLQ  $0x02, BX
 	CMPQ  groups+112(FP), $0x01
-	JNE   kv_groups99
+	JNE   kv_groups110
 	MOVQ  nb+104(FP), AX
 	IMULQ grp+120(FP), AX
 	MOVQ  acc_base+0(FP), CX
@@ -1465,9 +1559,9 @@ TEXT ·valuesKVAVX512(SB), NOSPLIT, $0-144
 	MOVQ  alpha_base+72(FP), DI
 	MOVQ  AX, R8
 	TESTQ R8, R8
-	JZ    v1_row_done101
+	JZ    v1_row_done112
 
-v1_row100:
+v1_row111:
 	VBROADCASTSS (DI), Z0
 	VMOVUPS.Z    (CX), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1475,44 +1569,44 @@ v1_row100:
 	MOVQ         SI, R10
 	MOVQ         nk+96(FP), R11
 	TESTQ        R11, R11
-	JZ           v1_key_done103
+	JZ           v1_key_done114
 
-v1_key102:
+v1_key113:
 	MOVL         (R10), AX
 	TESTL        AX, AX
-	JZ           v1_zero104
+	JZ           v1_zero115
 	VBROADCASTSS (R10), Z0
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z0, Z1
 
-v1_zero104:
+v1_zero115:
 	ADDQ DX, R9
 	ADDQ $0x04, R10
 	DECQ R11
-	JNZ  v1_key102
+	JNZ  v1_key113
 
-v1_key_done103:
+v1_key_done114:
 	VMOVUPS Z1, K1, (CX)
 	ADDQ    $0x00000018, CX
 	ADDQ    BX, SI
 	ADDQ    $0x04, DI
 	DECQ    R8
-	JNZ     v1_row100
+	JNZ     v1_row111
 
-v1_row_done101:
+v1_row_done112:
 	VZEROUPPER
 	RET
 
-kv_groups99:
+kv_groups110:
 	MOVQ  nb+104(FP), SI
 	IMULQ groups+112(FP), SI
 	IMULQ grp+120(FP), SI
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  alpha_base+72(FP), R8
 	TESTQ SI, SI
-	JZ    kv_rescale_done106
+	JZ    kv_rescale_done117
 
-kv_rescale105:
+kv_rescale116:
 	VBROADCASTSS (R8), Z0
 	VMOVUPS.Z    (DI), K1, Z1
 	VMULPS       Z0, Z1, Z1
@@ -1520,27 +1614,27 @@ kv_rescale105:
 	ADDQ         $0x00000018, DI
 	ADDQ         $0x04, R8
 	DECQ         SI
-	JNZ          kv_rescale105
+	JNZ          kv_rescale116
 
-kv_rescale_done106:
+kv_rescale_done117:
 	MOVQ nk+96(FP), SI
 
-vb_keys107:
+vb_keys118:
 	CMPQ  SI, $0x04
-	JL    vb_keys_done108
+	JL    vb_keys_done119
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R12
-	TESTQ R12, R12
-	JZ    vb_query_done110
+	MOVQ  nb+104(FP), R11
+	TESTQ R11, R11
+	JZ    vb_query_done121
 
-vb_query109:
+vb_query120:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R13
-	TESTQ R13, R13
-	JZ    vb_group_done112
+	MOVQ  groups+112(FP), R12
+	TESTQ R12, R12
+	JZ    vb_group_done123
 
-vb_group111:
+vb_group122:
 	MOVQ       R9, R10
 	PREFETCHT1 (R10)(DX*4)
 	ADDQ       DX, R10
@@ -1550,122 +1644,266 @@ vb_group111:
 	ADDQ       DX, R10
 	PREFETCHT1 (R10)(DX*4)
 	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R14
-	TESTQ      R14, R14
-	JZ         vb_head_done114
+	MOVQ       grp+120(FP), R13
+	TESTQ      $0x00000003, R13
+	JNZ        vb_by_row124
 
-vb_head113:
+vb_rows126:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero115
+	VMOVUPS.Z    24(DI), K1, Z1
+	VMOVUPS.Z    48(DI), K1, Z2
+	VMOVUPS.Z    72(DI), K1, Z3
+	VMOVUPS.Z    (R9), K1, Z4
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero127
+	VBROADCASTSS (R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero127:
+	MOVL         (R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero128
+	VBROADCASTSS (R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero128:
+	MOVL         (R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero129
+	VBROADCASTSS (R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero129:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         (R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero130
+	VBROADCASTSS (R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero130:
+	VMOVUPS.Z    (R9)(DX*1), K1, Z4
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero131
+	VBROADCASTSS 4(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero131:
+	MOVL         4(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero132
+	VBROADCASTSS 4(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero132:
+	MOVL         4(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero133
+	VBROADCASTSS 4(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero133:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         4(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero134
+	VBROADCASTSS 4(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero134:
+	VMOVUPS.Z    (R10), K1, Z4
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero135
+	VBROADCASTSS 8(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero135:
+	MOVL         8(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero136
+	VBROADCASTSS 8(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero136:
+	MOVL         8(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero137
+	VBROADCASTSS 8(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero137:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         8(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero138
+	VBROADCASTSS 8(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero138:
+	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vh_zero139
+	VBROADCASTSS 12(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero139:
+	MOVL         12(R8)(BX*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero140
+	VBROADCASTSS 12(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero140:
+	MOVL         12(R8)(BX*2), R14
+	TESTL        R14, R14
+	JZ           vh_zero141
+	VBROADCASTSS 12(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero141:
+	LEAQ         (BX)(BX*2), R15
+	MOVL         12(R8)(R15*1), R14
+	TESTL        R14, R14
+	JZ           vh_zero142
+	VBROADCASTSS 12(R8)(R15*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero142:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, 24(DI)
+	VMOVUPS Z2, K1, 48(DI)
+	VMOVUPS Z3, K1, 72(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	ADDQ    BX, R8
+	SUBQ    $0x04, R13
+	JNZ     vb_rows126
+	JMP     vb_group_next125
+
+vb_by_row124:
+	MOVQ  grp+120(FP), R13
+	TESTQ R13, R13
+	JZ    vb_head_done144
+
+vb_head143:
+	VMOVUPS.Z    (DI), K1, Z0
+	MOVL         (R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero145
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (R9), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero115:
-	MOVL         4(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero116
+vb_zero145:
+	MOVL         4(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero146
 	VBROADCASTSS 4(R8), Z1
 	VMOVUPS.Z    (R9)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero116:
-	MOVL         8(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero117
+vb_zero146:
+	MOVL         8(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Z1
 	VMOVUPS.Z    (R10), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero117:
-	MOVL         12(R8), R11
-	TESTL        R11, R11
-	JZ           vb_zero118
+vb_zero147:
+	MOVL         12(R8), R14
+	TESTL        R14, R14
+	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Z1
 	VMOVUPS.Z    (R10)(DX*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero118:
+vb_zero148:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000018, DI
 	ADDQ    BX, R8
-	DECQ    R14
-	JNZ     vb_head113
+	DECQ    R13
+	JNZ     vb_head143
 
-vb_head_done114:
+vb_head_done144:
+vb_group_next125:
 	ADDQ $0x00000018, R9
-	DECQ R13
-	JNZ  vb_group111
-
-vb_group_done112:
 	DECQ R12
-	JNZ  vb_query109
+	JNZ  vb_group122
 
-vb_query_done110:
+vb_group_done123:
+	DECQ R11
+	JNZ  vb_query120
+
+vb_query_done121:
 	LEAQ (AX)(DX*4), AX
 	ADDQ $0x10, CX
 	SUBQ $0x04, SI
-	JMP  vb_keys107
+	JMP  vb_keys118
 
-vb_keys_done108:
+vb_keys_done119:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done120
+	JZ     kv_key_done150
 
-kv_key119:
+kv_key149:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done122
+	JZ    kv_query_done152
 
-kv_query121:
+kv_query151:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done124
+	JZ    kv_group_done154
 
-kv_group123:
+kv_group153:
 	PREFETCHT1 (R9)(DI*1)
 	VMOVUPS.Z  (R9), K1, Z0
 	MOVQ       grp+120(FP), R14
 	TESTQ      R14, R14
-	JZ         kv_head_done126
+	JZ         kv_head_done156
 
-kv_head125:
+kv_head155:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero127
+	JZ           kv_zero157
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero127:
+kv_zero157:
 	ADDQ $0x00000018, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head125
+	JNZ  kv_head155
 
-kv_head_done126:
+kv_head_done156:
 	ADDQ $0x00000018, R9
 	DECQ R13
-	JNZ  kv_group123
+	JNZ  kv_group153
 
-kv_group_done124:
+kv_group_done154:
 	DECQ R12
-	JNZ  kv_query121
+	JNZ  kv_query151
 
-kv_query_done122:
+kv_query_done152:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key119
+	JNZ  kv_key149
 
-kv_key_done120:
+kv_key_done150:
 	VZEROUPPER
 	RET
 
@@ -1678,9 +1916,9 @@ TEXT ·maxRowAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS (DX), Z0
 	VCMPPS       $0x03, Z0, Z0, K1
 
-loop129:
+loop159:
 	CMPQ    CX, $0x00000020
-	JB      loop_end130
+	JB      loop_end160
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
@@ -1691,23 +1929,23 @@ loop129:
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000080, AX
 	SUBQ    $0x00000020, CX
-	JMP     loop129
+	JMP     loop159
 
-loop_end130:
-loop131:
+loop_end160:
+loop161:
 	CMPQ    CX, $0x00000010
-	JB      loop_end132
+	JB      loop_end162
 	VMOVUPS (AX), Z1
 	VCMPPS  $0x03, Z1, Z1, K2
 	KORW    K2, K1, K1
 	VMAXPS  Z1, Z0, Z0
 	ADDQ    $0x00000040, AX
 	SUBQ    $0x00000010, CX
-	JMP     loop131
+	JMP     loop161
 
-loop_end132:
+loop_end162:
 	TESTQ     CX, CX
-	JZ        loop_done128
+	JZ        loop_done158
 	LEAQ      tailmask16<>+0(SB), BX
 	KMOVW     (BX)(CX*2), K2
 	VMOVUPS.Z (AX), K2, Z1
@@ -1715,7 +1953,7 @@ loop_end132:
 	KORW      K3, K1, K1
 	VMAXPS    Z1, Z0, K2, Z0
 
-loop_done128:
+loop_done158:
 	VEXTRACTF32X8 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
@@ -1725,10 +1963,10 @@ loop_done128:
 	VPERMILPS     $0xb1, X0, X1
 	VMAXSS        X1, X0, X0
 	KORTESTW      K1, K1
-	JZ            max_store133
+	JZ            max_store163
 	VMOVSS        c32_7fc00000<>+0(SB), X0
 
-max_store133:
+max_store163:
 	VMOVSS X0, (DX)
 	VZEROUPPER
 	RET
@@ -1755,9 +1993,9 @@ TEXT ·expShiftAVX512(SB), NOSPLIT, $0-56
 	VBROADCASTSS c32_3efffffe<>+0(SB), Z12
 	VBROADCASTSS c32_3f800000<>+0(SB), Z13
 
-loop135:
+loop165:
 	CMPQ         CX, $0x00000010
-	JB           loop_end136
+	JB           loop_end166
 	VMOVUPS      (AX), Z14
 	VSUBPS       Z0, Z14, Z14
 	VMAXPS       Z14, Z2, Z14
@@ -1779,11 +2017,11 @@ loop135:
 	VADDPS       Z14, Z1, Z1
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000010, CX
-	JMP          loop135
+	JMP          loop165
 
-loop_end136:
+loop_end166:
 	TESTQ        CX, CX
-	JZ           loop_done134
+	JZ           loop_done164
 	LEAQ         tailmask16<>+0(SB), BX
 	KMOVW        (BX)(CX*2), K1
 	VMOVUPS.Z    (AX), K1, Z14
@@ -1807,7 +2045,7 @@ loop_end136:
 	VMOVUPS      Z14, K1, (AX)
 	VADDPS       Z14, Z1, Z1
 
-loop_done134:
+loop_done164:
 	VEXTRACTF32X8 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1

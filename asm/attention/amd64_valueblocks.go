@@ -1,0 +1,157 @@
+package attention
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/posenc/posenc/asm/amd64"
+)
+
+// valuesKeyBlocks emits, while cnt ≥ 4, the blocks of four keys of
+// valuesKV's streaming path; vj, pj and cnt advance. Each row's accumulator
+// is loaded once per block, gains p·v of the four keys whose weight is not
+// +0, and is stored. When grp is a multiple of R (scoreRows) the rows of a
+// group go R at a time (valuesHeadBlock): each piece of a value row is
+// loaded (and, for 16-bit storage, widened) once for the R rows instead of
+// once per row, which is what a GQA decode step (4 query heads per KV head)
+// spends its time on; otherwise row by row (valuesRow).
+func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPVirtual) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	R := g.scoreRows()
+	top, done := g.NewLabel("vb_keys"), g.NewLabel("vb_keys_done")
+	ar, pr, vg, v3 := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Label(top)
+	c.CMPQ(cnt, operand.U8(scoreKeys))
+	c.JL(operand.LabelRef(done))
+	c.Load(c.Param("acc").Base(), ar)
+	c.MOVQ(pj, pr)
+	g.loop("vb_query", g.arg("nb"), func() {
+		c.MOVQ(vj, vg)
+		g.loop("vb_group", g.arg("groups"), func() {
+			g.prefetchBlock(vg, vst, d)
+			c.LEAQ(operand.Mem{Base: vg, Index: vst, Scale: 2}, v3)
+			valMem := func(t, off int) operand.Mem {
+				switch t {
+				case 0:
+					return amd64.Mem(vg, off)
+				case 1:
+					return operand.Mem{Base: vg, Index: vst, Scale: 1, Disp: off}
+				case 2:
+					return amd64.Mem(v3, off)
+				}
+				return operand.Mem{Base: v3, Index: vst, Scale: 1, Disp: off}
+			}
+			byRow, next := g.NewLabel("vb_by_row"), g.NewLabel("vb_group_next")
+			hh := c.GP64()
+			c.MOVQ(g.arg("grp"), hh)
+			c.TESTQ(operand.U32(uint32(R-1)), hh)
+			c.JNZ(operand.LabelRef(byRow))
+			rows := g.NewLabel("vb_rows")
+			c.Label(rows)
+			g.valuesHeadBlock(pieces, R, ar, pr, pst, valMem)
+			c.ADDQ(operand.U32(uint32(4*d*R)), ar)
+			for b := 0; b < R; b++ {
+				c.ADDQ(pst, pr)
+			}
+			c.SUBQ(operand.U8(uint8(R)), hh)
+			c.JNZ(operand.LabelRef(rows))
+			c.JMP(operand.LabelRef(next))
+			c.Label(byRow)
+			g.loop("vb_head", g.arg("grp"), func() {
+				g.valuesRow(pieces, ar, pr, valMem)
+				c.ADDQ(operand.U32(uint32(4*d)), ar)
+				c.ADDQ(pst, pr)
+			})
+			c.Label(next)
+			c.ADDQ(operand.U32(uint32(g.kvBytes()*d)), vg)
+		})
+	})
+	c.LEAQ(operand.Mem{Base: vj, Index: vst, Scale: 4}, vj)
+	c.ADDQ(operand.U8(4*scoreKeys), pj)
+	c.SUBQ(operand.U8(scoreKeys), cnt)
+	c.JMP(operand.LabelRef(top))
+	c.Label(done)
+}
+
+// valuesRow emits one row's share of a block of four keys: the accumulator
+// at ar (in chunks of valueChunk registers) gains w_t·v_t for each key t
+// whose weight w_t = pr[t] is not +0; v_t's pieces are at valMem(t, byte
+// offset).
+func (g gen) valuesRow(pieces []amd64.Piece, ar, pr reg.GPVirtual, valMem func(t, off int) operand.Mem) {
+	c := g.Ctx
+	w := c.GP32()
+	for lo := 0; lo < len(pieces); lo += g.valueChunk() {
+		chunk := pieces[lo:min(len(pieces), lo+g.valueChunk())]
+		acc := make([]reg.VecVirtual, len(chunk))
+		for i, p := range chunk {
+			acc[i] = g.loadFull(p, amd64.Mem(ar, 4*p.Off))
+		}
+		for t := 0; t < scoreKeys; t++ {
+			skip := g.NewLabel("vb_zero")
+			c.MOVL(amd64.Mem(pr, 4*t), w)
+			c.TESTL(w, w)
+			c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
+			wv := g.Vec()
+			c.VBROADCASTSS(amd64.Mem(pr, 4*t), wv)
+			for i, p := range chunk {
+				c.VFMADD231PS(g.kvOperand(p, valMem(t, g.kvBytes()*p.Off)), wv, acc[i])
+			}
+			c.Label(skip)
+		}
+		for i, p := range chunk {
+			g.storeFull(p, acc[i], amd64.Mem(ar, 4*p.Off))
+		}
+	}
+}
+
+// headBlockChunk is how many pieces of each of the R rows valuesHeadBlock
+// holds at once: R·C accumulators, C value pieces and the weight fit the
+// register file (AVX-512: 16 + 4 + 1 of 32; AVX2: 8 + 4 + 1 of 16).
+const headBlockChunk = 4
+
+// valuesHeadBlock emits R rows' share of a block of four keys: rows at ar,
+// ar + 4·HeadDim, …, their weights at pr, pr + pst, …. For each chunk of
+// headBlockChunk pieces the R accumulators are loaded, each key's value
+// pieces are loaded once and added, w·v, to every row whose weight is not
+// +0, and the accumulators are stored.
+func (g gen) valuesHeadBlock(pieces []amd64.Piece, R int, ar, pr, pst reg.GPVirtual, valMem func(t, off int) operand.Mem) {
+	c := g.Ctx
+	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	w := c.GP32()
+	for lo := 0; lo < len(pieces); lo += headBlockChunk {
+		chunk := pieces[lo:min(len(pieces), lo+headBlockChunk)]
+		acc := make([][]reg.VecVirtual, R)
+		for b := range acc {
+			acc[b] = make([]reg.VecVirtual, len(chunk))
+			for i, p := range chunk {
+				acc[b][i] = g.loadFull(p, amd64.Mem(ar, 4*d*b+4*p.Off))
+			}
+		}
+		for t := 0; t < scoreKeys; t++ {
+			vv := make([]reg.VecVirtual, len(chunk))
+			for i, p := range chunk {
+				vv[i] = g.loadKV(p, valMem(t, g.kvBytes()*p.Off))
+			}
+			for b := 0; b < R; b++ {
+				wm := g.rowMem(pr, pst, b)
+				wm.Disp = 4 * t
+				skip := g.NewLabel("vh_zero")
+				c.MOVL(wm, w)
+				c.TESTL(w, w)
+				c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
+				wv := g.Vec()
+				c.VBROADCASTSS(wm, wv)
+				for i := range chunk {
+					c.VFMADD231PS(vv[i], wv, acc[b][i])
+				}
+				c.Label(skip)
+			}
+		}
+		for b := range acc {
+			for i, p := range chunk {
+				g.storeFull(p, acc[b][i], amd64.Mem(ar, 4*d*b+4*p.Off))
+			}
+		}
+	}
+}
