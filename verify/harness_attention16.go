@@ -18,6 +18,12 @@ type AttentionKernels16 struct {
 	AttentionPaged func(out, q, kCache, vCache []uint16, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
 	// PagedKRotated: the paged form's cache holds rotated k.
 	PagedKRotated bool
+	// AttentionMRoPE, AttentionRotatedMRoPE and AttentionPagedMRoPE are an
+	// M-RoPE package's forms, which take ids (AttentionKernels' fields of
+	// the same names).
+	AttentionMRoPE        func(out, q, k, v []uint16, qids, kids, qpos, kpos []int32, o AttentionOptions)
+	AttentionRotatedMRoPE func(out, q, k, v []uint16, qids, qpos, kpos []int32, o AttentionOptions)
+	AttentionPagedMRoPE   func(out, q, kCache, vCache []uint16, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
 }
 
 // RunAttention16 checks the attention form of a package storing the spec's
@@ -49,6 +55,23 @@ func RunAttention16(s *spec.Spec, k AttentionKernels16) *Report {
 	if k.AttentionPaged != nil {
 		k32.AttentionPaged = func(out, q, kc, vc, _ []float32, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions) {
 			a.run(func(h [][]uint16) { k.AttentionPaged(h[0], h[1], h[2], h[3], qpos, qStart, slots, kpos, kStart, o) }, out, q, kc, vc)
+		}
+	}
+	if k.AttentionMRoPE != nil {
+		k32.AttentionMRoPE = func(out, q, kk, v []float32, qids, kids, qpos, kpos []int32, o AttentionOptions) {
+			a.run(func(h [][]uint16) { k.AttentionMRoPE(h[0], h[1], h[2], h[3], qids, kids, qpos, kpos, o) }, out, q, kk, v)
+		}
+	}
+	if k.AttentionRotatedMRoPE != nil {
+		k32.AttentionRotatedMRoPE = func(out, q, kk, v []float32, qids, qpos, kpos []int32, o AttentionOptions) {
+			a.run(func(h [][]uint16) { k.AttentionRotatedMRoPE(h[0], h[1], h[2], h[3], qids, qpos, kpos, o) }, out, q, kk, v)
+		}
+	}
+	if k.AttentionPagedMRoPE != nil {
+		k32.AttentionPagedMRoPE = func(out, q, kc, vc []float32, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions) {
+			a.run(func(h [][]uint16) {
+				k.AttentionPagedMRoPE(h[0], h[1], h[2], h[3], qids, kids, qpos, qStart, slots, kpos, kStart, o)
+			}, out, q, kc, vc)
 		}
 	}
 	return runAttention(s, k32, st)

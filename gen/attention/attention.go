@@ -135,8 +135,8 @@ func Files(s *spec.Spec, t Term) ([]emit.File, error) {
 	case "rope":
 		d.Rope = true
 		if t.MRoPE {
-			if t.Storage16 || t.FusedRope {
-				return nil, fmt.Errorf("attention: %s: M-RoPE with 16-bit storage or fused rotation has no attention form", s.File)
+			if t.FusedRope {
+				return nil, fmt.Errorf("attention: %s: M-RoPE has no fused rotation (its keys rotate by ids through rotateMRoPE)", s.File)
 			}
 			d.MRoPE = true
 			d.ExtraParams, d.ExtraArgs = "qids, kids []int32, ", "qids, kids, "
@@ -215,11 +215,8 @@ func numbered(src string) string {
 // AttentionPaged adapted to verify's signatures (its options convert
 // directly: the two structs have the same fields).
 func Run(f *jen.File, t Term) jen.Code {
-	if t.Storage16 {
-		return run16(f)
-	}
-	if t.MRoPE {
-		return runMRoPE(f)
+	if t.Storage16 || t.MRoPE {
+		return runRope(f, t)
 	}
 	verify := gocode.VerifyPath
 	opts := func() jen.Code { return jen.Id("AttentionOptions").Call(jen.Id("o")) }
@@ -278,48 +275,44 @@ func Run(f *jen.File, t Term) jen.Code {
 	return jen.Qual(verify, "RunAttention").Call(jen.Id("s"), jen.Id("attentionKernels").Call())
 }
 
-// run16 is Run for a rope package with 16-bit storage:
-// verify.RunAttention16(s, attentionKernels16()), the package's functions
-// over []uint16 passed as they are.
-func run16(f *jen.File) jen.Code {
+// runRope is Run for a rope package with 16-bit storage or M-RoPE: its
+// Attention, AttentionRotated and AttentionPaged passed to verify as they
+// are (uint16 slices to verify.AttentionKernels16, whose RunAttention16
+// rounds as the storage does; M-RoPE forms, which take ids, as the
+// *MRoPE fields).
+func runRope(f *jen.File, t Term) jen.Code {
 	verify := gocode.VerifyPath
-	f.Comment("attentionKernels16 hands the 16-bit attention form to verify.RunAttention16.")
-	f.Func().Id("attentionKernels16").Params().Qual(verify, "AttentionKernels16").Block(
-		jen.Return(jen.Qual(verify, "AttentionKernels16").Values(jen.Dict{
-			jen.Id("HeadDim"):          jen.Id("HeadDim"),
-			jen.Id("Attention"):        jen.Func().Params(jen.List(ids([]string{"out", "q", "k", "v"})...).Index().Uint16(), jen.List(jen.Id("qpos"), jen.Id("kpos")).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(jen.Id("Attention").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), jen.Id("AttentionOptions").Call(jen.Id("o")))),
-			jen.Id("AttentionRotated"): jen.Func().Params(jen.List(ids([]string{"out", "q", "k", "v"})...).Index().Uint16(), jen.List(jen.Id("qpos"), jen.Id("kpos")).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(jen.Id("AttentionRotated").Call(jen.Id("out"), jen.Id("q"), jen.Id("k"), jen.Id("v"), jen.Id("qpos"), jen.Id("kpos"), jen.Id("AttentionOptions").Call(jen.Id("o")))),
-			jen.Id("AttentionPaged"): jen.Func().Params(jen.List(ids([]string{"out", "q", "kCache", "vCache"})...).Index().Uint16(), jen.List(ids([]string{"qpos", "qStart", "slots", "kpos", "kStart"})...).Index().Int32(), jen.Id("o").Qual(verify, "AttentionOptions")).Block(
-				jen.Id("AttentionPaged").Call(append(ids([]string{"out", "q", "kCache", "vCache", "qpos", "qStart", "slots", "kpos", "kStart"}), jen.Id("AttentionOptions").Call(jen.Id("o")))...)),
-		})),
-	)
-	return jen.Qual(verify, "RunAttention16").Call(jen.Id("s"), jen.Id("attentionKernels16").Call())
-}
-
-// runMRoPE is Run for an M-RoPE package: its forms, which take ids, as
-// verify's AttentionMRoPE, AttentionRotatedMRoPE and AttentionPagedMRoPE.
-func runMRoPE(f *jen.File) jen.Code {
-	verify := gocode.VerifyPath
-	f32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Float32() }
+	elem, kernels, run := jen.Float32(), "AttentionKernels", "RunAttention"
+	if t.Storage16 {
+		elem, kernels, run = jen.Uint16(), "AttentionKernels16", "RunAttention16"
+	}
+	vec := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Add(elem) }
 	i32 := func(names ...string) jen.Code { return jen.List(ids(names)...).Index().Int32() }
 	opt := jen.Id("o").Qual(verify, "AttentionOptions")
-	call := func(fn string, args ...string) jen.Code {
-		return jen.Id(fn).Call(append(ids(args), jen.Id("AttentionOptions").Call(jen.Id("o")))...)
+	// form is one entry: verify's field (the form's name, + MRoPE for M-RoPE),
+	// the slices and the position arguments (ids first for M-RoPE).
+	d := jen.Dict{jen.Id("HeadDim"): jen.Id("HeadDim")}
+	form := func(fn string, slices, pos, mropeIDs []string) {
+		field := fn
+		if t.MRoPE {
+			field += "MRoPE"
+			pos = append(mropeIDs, pos...)
+		}
+		args := append(append(ids(slices), ids(pos)...), jen.Id("AttentionOptions").Call(jen.Id("o")))
+		d[jen.Id(field)] = jen.Func().Params(vec(slices...), i32(pos...), opt.Clone()).Block(jen.Id(fn).Call(args...))
 	}
-	f.Comment("attentionKernels hands the M-RoPE attention form to verify.RunAttention.")
-	f.Func().Id("attentionKernels").Params().Qual(verify, "AttentionKernels").Block(
-		jen.Return(jen.Qual(verify, "AttentionKernels").Values(jen.Dict{
-			jen.Id("HeadDim"): jen.Id("HeadDim"),
-			jen.Id("AttentionMRoPE"): jen.Func().Params(f32("out", "q", "k", "v"), i32("qids", "kids", "qpos", "kpos"), opt.Clone()).Block(
-				call("Attention", "out", "q", "k", "v", "qids", "kids", "qpos", "kpos")),
-			jen.Id("AttentionRotatedMRoPE"): jen.Func().Params(f32("out", "q", "k", "v"), i32("qids", "qpos", "kpos"), opt.Clone()).Block(
-				call("AttentionRotated", "out", "q", "k", "v", "qids", "qpos", "kpos")),
-			jen.Id("AttentionPagedMRoPE"): jen.Func().Params(f32("out", "q", "kCache", "vCache"), i32("qids", "kids", "qpos", "qStart", "slots", "kpos", "kStart"), opt.Clone()).Block(
-				call("AttentionPaged", "out", "q", "kCache", "vCache", "qids", "kids", "qpos", "qStart", "slots", "kpos", "kStart")),
-		})),
+	form("Attention", []string{"out", "q", "k", "v"}, []string{"qpos", "kpos"}, []string{"qids", "kids"})
+	form("AttentionRotated", []string{"out", "q", "k", "v"}, []string{"qpos", "kpos"}, []string{"qids"})
+	form("AttentionPaged", []string{"out", "q", "kCache", "vCache"}, []string{"qpos", "qStart", "slots", "kpos", "kStart"}, []string{"qids", "kids"})
+	f.Comment(fmt.Sprintf("%s hands the attention form to verify.%s.", lowerFirst(kernels), run))
+	f.Func().Id(lowerFirst(kernels)).Params().Qual(verify, kernels).Block(
+		jen.Return(jen.Qual(verify, kernels).Values(d)),
 	)
-	return jen.Qual(verify, "RunAttention").Call(jen.Id("s"), jen.Id("attentionKernels").Call())
+	return jen.Qual(verify, run).Call(jen.Id("s"), jen.Id(lowerFirst(kernels)).Call())
 }
+
+// lowerFirst is s with its first letter in lower case.
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // ids returns the identifiers of names.
 func ids(names []string) []jen.Code {

@@ -16,10 +16,8 @@ func (c *Consts) AsmFiles(avx2, avx512, neon bool) ([]emit.File, error) {
 	if c.storage16() {
 		p.Storage = s.DType
 	}
-	if c.hasAttention() {
-		p.AttentionHeadDim = s.HeadDim
-		p.FusedRope = c.fusedRope()
-	}
+	p.AttentionHeadDim = s.HeadDim
+	p.FusedRope = c.fusedRope()
 	return family.AsmFiles(avx2, avx512, neon,
 		func() ([]emit.File, error) { return asm.AMD64(s.Name, s.File, avx2, avx512, p) },
 		func() ([]emit.File, error) { return asm.NEON(s.Name, s.File, p) })

@@ -7,21 +7,13 @@ import (
 	"github.com/posenc/posenc/spec"
 )
 
-// hasAttention reports whether the package gets the attention form: every
-// spec, over its storage type (float32, or f16/bf16 widened to float32
-// inside), except M-RoPE with 16-bit storage (M-RoPE's form rotates by ids
-// through rotateMRoPE in float32 only).
-func (c *Consts) hasAttention() bool {
-	return c.MRoPE == nil || !c.storage16()
-}
-
 // fusedRope reports whether the attention form's decode blocks rotate keys
 // inside the score kernel (abi.ScoresKVRope, asm/attention.AMD64Rope): the
 // half layout, frequencies fixed for the package (no runtime switch, so one
 // table), RotaryDim/2 a multiple of 16; over 16-bit storage the kernel is
 // abi.ScoresKVRope16.
 func (c *Consts) fusedRope() bool {
-	return c.hasAttention() && c.MRoPE == nil && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
+	return c.MRoPE == nil && c.Spec.Layout != spec.LayoutInterleaved && !c.RuntimeSwitch() && asmattn.FusedRope(c.Spec.RotaryDim)
 }
 
 // attentionFiles emits <name>_attention.go and its benchmarks: the shared engine with RoPE's

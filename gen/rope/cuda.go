@@ -124,7 +124,7 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		"(ggml's context shift: keys cached at position p move to p + delta)."+shiftDoc,
 		cat([]string{T + " *x", "int delta", "int tokens", "int heads"}, shiftSeq, []string{cuda.Stream})...)
 	c.cudaTemperature(d)
-	if c.hasAttention() && c.MRoPE == nil {
+	if c.MRoPE == nil {
 		// The attention form (templates/attention.cu.tmpl) with RoPE's term
 		// (not for M-RoPE, whose form is Go only).
 		if err := d.AddAttention("rope", s.HeadDim, c.RuntimeSwitch()); err != nil {

@@ -24,11 +24,9 @@ func ropeGenericFile(c *Consts) (emit.File, error) {
 	f.Comment("genericKernels is the portable implementation of the kernels, available on every CPU.")
 	gk := jen.Dict{jen.Id("rotate"): jen.Id("rotateGeneric"), jen.Id("combineRows"): jen.Id("combineRowsGeneric"), jen.Id("hiRow"): jen.Id("hiRowGeneric")}
 	temperatureGenericKernel(f, gk, c)
-	if c.hasAttention() {
-		attention.GenericKernels(gk)
-		if c.storage16() {
-			attention.GenericKernel16(gk)
-		}
+	attention.GenericKernels(gk)
+	if c.storage16() {
+		attention.GenericKernel16(gk)
 	}
 	f.Var().Id("genericKernels").Op("=").Id("kernels").Values(gk)
 

@@ -34,11 +34,9 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 		return nil, err
 	}
 	fields := append([]gocode.KernelField{{Name: "rotate", Type: c.rotateABI().FuncType()}, {Name: abi.CombineRows.Field, Type: abi.CombineRows.FuncType()}, {Name: abi.HiRow.Field, Type: abi.HiRow.FuncType()}}, temperatureFields(c)...)
-	if c.hasAttention() {
-		fields = append(fields, attention.Fields...)
-		if c.storage16() {
-			fields = append(fields, attention.Fields16...)
-		}
+	fields = append(fields, attention.Fields...)
+	if c.storage16() {
+		fields = append(fields, attention.Fields16...)
 	}
 	if c.fusedRope() {
 		// Only the amd64 variants have it; the engine tests the field for nil.
@@ -56,15 +54,11 @@ func (c *Consts) GoFiles() ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []emit.File{api, generic, reg, test}
-	if c.hasAttention() {
-		att, err := attentionFiles(c)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, att...)
+	att, err := attentionFiles(c)
+	if err != nil {
+		return nil, err
 	}
-	return files, nil
+	return append([]emit.File{api, generic, reg, test}, att...), nil
 }
 
 // ropeFloat writes v as the shortest Go literal that reads back as the

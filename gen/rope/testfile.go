@@ -36,9 +36,7 @@ func ropeTestFile(c *Consts) (emit.File, error) {
 			d[jen.Id("ScaleQ")] = jen.Id("ScaleQ")
 		}
 	})))
-	if c.hasAttention() {
-		runAll = jen.Qual(gocode.VerifyPath, "Merge").Call(runAll, attention.Run(f, attentionTerm(c)))
-	}
+	runAll = jen.Qual(gocode.VerifyPath, "Merge").Call(runAll, attention.Run(f, attentionTerm(c)))
 	gocode.VariantsTest(f, c.Spec, Backends.Assembly, runAll)
 	ropeBenchmarks(f, c)
 	return gocode.Render(c.Spec.Name+"_test.go", f)

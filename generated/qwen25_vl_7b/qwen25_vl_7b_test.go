@@ -29,7 +29,7 @@ func loadSpec(tb testing.TB) *spec.Spec {
 	return s
 }
 
-// attentionKernels hands the M-RoPE attention form to verify.RunAttention.
+// attentionKernels hands the attention form to verify.RunAttention.
 func attentionKernels() verify.AttentionKernels {
 	return verify.AttentionKernels{
 		AttentionMRoPE: func(out, q, k, v []float32, qids, kids, qpos, kpos []int32, o verify.AttentionOptions) {

@@ -22,7 +22,37 @@ func combineRowsNEON(rows []float32, hi, low []float64, pos []int32, mask int)
 //go:noescape
 func hiRowNEON(h, a, b, c []float64)
 
+// scoresKVNEON is the NEON kernels.scoresKV for HeadDim 128: q·k of each block row and key.
+// Implemented in gmrope_qwen25_bf16_arm64.s.
+//
+//go:noescape
+func scoresKVNEON(s, q, k []float32, nk, nb, groups, grp, kStride, sStride int)
+
+// valuesKVNEON is the NEON kernels.valuesKV for HeadDim 128: acc += p·v for every weight not +0.
+// Implemented in gmrope_qwen25_bf16_arm64.s.
+//
+//go:noescape
+func valuesKVNEON(acc, p, v, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+
+// maxRowNEON is the NEON kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// Implemented in gmrope_qwen25_bf16_arm64.s.
+//
+//go:noescape
+func maxRowNEON(row, m []float32)
+
+// expShiftNEON is the NEON kernels.expShift: row[j] = e^(row[j] − m) with softmaxRow's expf, sum[0] = Σ row[j].
+// Implemented in gmrope_qwen25_bf16_arm64.s.
+//
+//go:noescape
+func expShiftNEON(row []float32, m float32, sum []float32)
+
+// widenRowNEON widens src (bf16 values) into the float32 dst, exactly.
+// Implemented in gmrope_qwen25_bf16_arm64.s.
+//
+//go:noescape
+func widenRowNEON(dst []float32, src []uint16)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
 }

@@ -25,6 +25,49 @@ func combineRowsAVX2(rows []float32, hi []float64, low []float64, pos []int32, m
 //go:noescape
 func hiRowAVX2(h []float64, a []float64, b []float64, c []float64)
 
+// scoresKVAVX2 is the AVX2+FMA kernels.scoresKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKVAVX2(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKVAVX2 is the AVX2+FMA kernels.valuesKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKVAVX2(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
+// maxRowAVX2 is the AVX2+FMA kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX2(row []float32, m []float32)
+
+// expShiftAVX2 is the AVX2+FMA kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX2(row []float32, m float32, sum []float32)
+
+// widenRowAVX2 is the AVX2+FMA kernels.widenRow over f16 storage:
+// dst[j] = widen(src[j]), exactly.
+// It trusts its arguments: len(dst) ≥ len(src).
+//
+//go:noescape
+func widenRowAVX2(dst []float32, src []uint16)
+
+// scoresKV16AVX2 is the AVX2+FMA kernels.scoresKV16 for HeadDim 128, keys stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKV16AVX2(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKV16AVX2 is the AVX2+FMA kernels.valuesKV16 for HeadDim 128, values stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKV16AVX2(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
 // rotateAVX512 is the AVX-512 rope kernel (kernels.rotate).
 // It trusts its arguments: the caller has checked every length.
 //
@@ -44,7 +87,50 @@ func combineRowsAVX512(rows []float32, hi []float64, low []float64, pos []int32,
 //go:noescape
 func hiRowAVX512(h []float64, a []float64, b []float64, c []float64)
 
+// scoresKVAVX512 is the AVX-512 kernels.scoresKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKVAVX512(s []float32, q []float32, k []float32, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKVAVX512 is the AVX-512 kernels.valuesKV for HeadDim 128.
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKVAVX512(acc []float32, p []float32, v []float32, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
+// maxRowAVX512 is the AVX-512 kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.
+// It trusts its arguments: len(m) >= 1.
+//
+//go:noescape
+func maxRowAVX512(row []float32, m []float32)
+
+// expShiftAVX512 is the AVX-512 kernels.expShift: row[j] = exp(row[j] − m), sum[0] = Σ row[j].
+// It trusts its arguments: len(sum) >= 1.
+//
+//go:noescape
+func expShiftAVX512(row []float32, m float32, sum []float32)
+
+// widenRowAVX512 is the AVX-512 kernels.widenRow over f16 storage:
+// dst[j] = widen(src[j]), exactly.
+// It trusts its arguments: len(dst) ≥ len(src).
+//
+//go:noescape
+func widenRowAVX512(dst []float32, src []uint16)
+
+// scoresKV16AVX512 is the AVX-512 kernels.scoresKV16 for HeadDim 128, keys stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, groups int, grp int, kStride int, sStride int)
+
+// valuesKV16AVX512 is the AVX-512 kernels.valuesKV16 for HeadDim 128, values stored as f16 (widened in registers).
+// It trusts its arguments: every row it reads or writes lies in its slice.
+//
+//go:noescape
+func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
+
 func init() {
-	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512})
+	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2, scoresKV16: scoresKV16AVX2, valuesKV16: valuesKV16AVX2})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512})
 }

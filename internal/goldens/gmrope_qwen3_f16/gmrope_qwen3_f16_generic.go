@@ -7,8 +7,13 @@ import "math"
 // genericKernels is the portable implementation of the kernels, available on every CPU.
 var genericKernels = kernels{
 	combineRows: combineRowsGeneric,
+	expShift:    expShiftGeneric,
 	hiRow:       hiRowGeneric,
+	maxRow:      maxRowGeneric,
 	rotate:      rotateGeneric,
+	scoresKV:    scoresKVGeneric,
+	valuesKV:    valuesKVGeneric,
+	widenRow:    widenRowGeneric,
 }
 
 // rotateGeneric is the portable rotate kernel (docs/internals.md, kernel ABI): for

@@ -29,6 +29,22 @@ func loadSpec(tb testing.TB) *spec.Spec {
 	return s
 }
 
+// attentionKernels16 hands the attention form to verify.RunAttention16.
+func attentionKernels16() verify.AttentionKernels16 {
+	return verify.AttentionKernels16{
+		AttentionMRoPE: func(out, q, k, v []uint16, qids, kids, qpos, kpos []int32, o verify.AttentionOptions) {
+			Attention(out, q, k, v, qids, kids, qpos, kpos, AttentionOptions(o))
+		},
+		AttentionPagedMRoPE: func(out, q, kCache, vCache []uint16, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o verify.AttentionOptions) {
+			AttentionPaged(out, q, kCache, vCache, qids, kids, qpos, qStart, slots, kpos, kStart, AttentionOptions(o))
+		},
+		AttentionRotatedMRoPE: func(out, q, k, v []uint16, qids, qpos, kpos []int32, o verify.AttentionOptions) {
+			AttentionRotated(out, q, k, v, qids, qpos, kpos, AttentionOptions(o))
+		},
+		HeadDim: HeadDim,
+	}
+}
+
 // TestVariants checks every compiled-in variant against the float64 reference of package
 // verify (random inputs, edge cases and the golden cases of this spec's name) and logs
 // one POSENC-ROW line per variant for posenc verify.
@@ -40,7 +56,7 @@ func TestVariants(t *testing.T) {
 				t.Skipf("variant %s is not available on this CPU", name)
 			}
 			defer UseVariant(name)()
-			r := verify.RunRoPE16(s, verify.RoPE16Kernels{
+			r := verify.Merge(verify.RunRoPE16(s, verify.RoPE16Kernels{
 				Apply:           Apply,
 				ApplyHeadMajor:  ApplyHeadMajor,
 				ApplyMRoPE:      ApplyMRoPE,
@@ -56,7 +72,7 @@ func TestVariants(t *testing.T) {
 				Inverse:         Inverse,
 				InverseMRoPE:    InverseMRoPE,
 				Shift:           Shift,
-			})
+			}), verify.RunAttention16(s, attentionKernels16()))
 			r.Target = name
 			verify.Emit(t, r)
 		})

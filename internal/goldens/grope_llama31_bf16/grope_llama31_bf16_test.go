@@ -29,7 +29,7 @@ func loadSpec(tb testing.TB) *spec.Spec {
 	return s
 }
 
-// attentionKernels16 hands the 16-bit attention form to verify.RunAttention16.
+// attentionKernels16 hands the attention form to verify.RunAttention16.
 func attentionKernels16() verify.AttentionKernels16 {
 	return verify.AttentionKernels16{
 		Attention: func(out, q, k, v []uint16, qpos, kpos []int32, o verify.AttentionOptions) {
