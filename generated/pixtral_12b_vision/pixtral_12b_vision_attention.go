@@ -70,6 +70,12 @@ type attnKeys struct {
 	rotate bool
 }
 
+// rotateTile rotates, in the storage type, the tile of keys j0.. at kpos that x
+// reads and writes, as ApplyMRoPE does at their ids (kpos only gives the count).
+func (ks attnKeys) rotateTile(x operand, j0 int, kpos []int32, n int) {
+	rotateMRoPE(x, operand{}, ks.ids[j0*Axes:(j0+len(kpos))*Axes], 1)
+}
+
 // attnScratch is a call's working memory, O(rows·(tile+HeadDim) + tile·groups·HeadDim)
 // floats whatever the sequence lengths: the block's queries (scaled, rotated), a
 // tile of keys and values gathered head-major ([group][key][HeadDim]), the block's
@@ -278,10 +284,12 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, qids []int32, o Attenti
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
 			nb := min(sh.queries, len(qpos)-i0)
 			nr := nb * hb
+			// The queries rotated in the storage type (float32).
+			qr := sc.q
 			for b := 0; b < nb; b++ {
-				copy(sc.q[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
+				copy(qr[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
 			}
-			rotateMRoPE(operand{sc.q, sc.q, hb, hb * HeadDim, HeadDim}, operand{}, qids[i0*Axes:(i0+nb)*Axes], 1)
+			rotateMRoPE(operand{qr, qr, hb, hb * HeadDim, HeadDim}, operand{}, qids[i0*Axes:(i0+nb)*Axes], 1)
 			qmax := int64(math.MinInt32)
 			for b := 0; b < nb; b++ {
 				qmax = max(qmax, int64(qpos[i0+b]))
@@ -307,11 +315,11 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, qids []int32, o Attenti
 					// Every KV head of each key: rotated from the rows into scratch rows of
 					// the same stride, in one pass.
 					kt, kStride = sc.k, row
-					rotateMRoPE(operand{kt, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, ks.ids[j0*Axes:(j0+nt)*Axes], 1)
+					ks.rotateTile(operand{kt, ks.k[j0*row:], o.KVHeads, row, HeadDim}, j0, kpos, n)
 				case ks.rotate:
 					// Gathered into scratch (never the caller's k) and rotated there.
 					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, true, j0, nt, g0, sh.groups, row)
-					rotateMRoPE(operand{kt, kt, sh.groups, kStride, HeadDim}, operand{}, ks.ids[j0*Axes:(j0+nt)*Axes], 1)
+					ks.rotateTile(operand{kt, kt, sh.groups, kStride, HeadDim}, j0, kpos, n)
 				default:
 					kt, kStride = attnTileRows(sc.k, ks.k, ks.slots, apart, j0, nt, g0, sh.groups, row)
 				}

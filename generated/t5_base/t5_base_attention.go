@@ -256,8 +256,9 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, table []float32, o Atte
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
 			nb := min(sh.queries, len(qpos)-i0)
 			nr := nb * hb
+			qr := sc.q
 			for b := 0; b < nb; b++ {
-				copy(sc.q[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
+				copy(qr[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
 			}
 			qmax := int64(math.MinInt32)
 			for b := 0; b < nb; b++ {

@@ -68,6 +68,12 @@ type attnKeys struct {
 	rotate bool
 }
 
+// rotateTile rotates, in the storage type, the tile of keys j0.. at kpos that x
+// reads and writes, as Apply does at kpos (frequencies of n).
+func (ks attnKeys) rotateTile(x operand, j0 int, kpos []int32, n int) {
+	rotateTokensAt(x, operand{}, kpos, n, 1)
+}
+
 // attnScratch is a call's working memory, O(rows·(tile+HeadDim) + tile·groups·HeadDim)
 // floats whatever the sequence lengths: the block's queries (scaled, rotated), a
 // tile of keys and values gathered head-major ([group][key][HeadDim]), the block's
@@ -269,11 +275,13 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
 			nb := min(sh.queries, len(qpos)-i0)
 			nr := nb * hb
-			// The queries rotated in 16 bits, rounded as Apply rounds, then widened.
+			// The queries rotated in the storage type (16 bits, rounded as Apply rounds, then
+			// widened).
+			qr := sc.q16
 			for b := 0; b < nb; b++ {
-				copy(sc.q16[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
+				copy(qr[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
 			}
-			rotateTokensAt(operand{sc.q16, sc.q16, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)
+			rotateTokensAt(operand{qr, qr, hb, hb * HeadDim, HeadDim}, operand{}, qpos[i0:i0+nb], n, 1)
 			active.widenRow(sc.q[:nr*HeadDim], sc.q16[:nr*HeadDim])
 			qmax := int64(math.MinInt32)
 			for b := 0; b < nb; b++ {
@@ -303,7 +311,7 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				var kStride int
 				switch {
 				case ks.rotate && ks.slots == nil && sh.groups == o.KVHeads:
-					rotateTokensAt(operand{sc.k16, ks.k[j0*row:], o.KVHeads, row, HeadDim}, operand{}, kpos, n, 1)
+					ks.rotateTile(operand{sc.k16, ks.k[j0*row:], o.KVHeads, row, HeadDim}, j0, kpos, n)
 					kStride = row
 					if direct16 {
 						kt16 = sc.k16[:nt*row]
@@ -315,7 +323,7 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 					kt16, kStride = ks.k[j0*row:(j0+nt)*row], row
 				case ks.rotate:
 					k16, st := attnTileRows(sc.k16, ks.k, ks.slots, true, j0, nt, g0, sh.groups, row)
-					rotateTokensAt(operand{k16, k16, sh.groups, st, HeadDim}, operand{}, kpos, n, 1)
+					ks.rotateTile(operand{k16, k16, sh.groups, st, HeadDim}, j0, kpos, n)
 					kt, kStride = sc.k[:len(k16)], st
 					active.widenRow(kt, k16)
 				default:

@@ -275,8 +275,9 @@ func attend(out, q []float32, qpos []int32, ks attnKeys, rel, uBias, vBias []flo
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
 			nb := min(sh.queries, len(qpos)-i0)
 			nr := nb * hb
+			qr := sc.q
 			for b := 0; b < nb; b++ {
-				copy(sc.q[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
+				copy(qr[b*hb*HeadDim:(b+1)*hb*HeadDim], q[(i0+b)*o.QHeads*HeadDim+g0*grp*HeadDim:])
 			}
 			// Transformer-XL's global biases (Dai et al. 2019, §3.3, terms (c) and (d)): the
 			// keys meet q + u, the rows of rel meet q + v; both are scaled below (q + u) or
