@@ -213,6 +213,18 @@ func (e *Emitter) FCVTLH(d, n VReg) { e.word(EncodeFCVTL(d.S4(), n.H4())) }
 // half zeroed.
 func (e *Emitter) FCVTNH(d, n VReg) { e.word(EncodeFCVTN(d.H4(), n.S4())) }
 
+// Widen16 turns the four 16-bit elements in the low half of v, encodings
+// of storage ("f16": IEEE binary16, FCVTL; "bf16": bfloat16, SHLL #16,
+// a bfloat16 being the upper half of a float32), into its float32 lanes,
+// exactly.
+func (e *Emitter) Widen16(storage string, v VReg) {
+	if storage == "f16" {
+		e.FCVTLH(v, v)
+	} else {
+		e.SHLL16(v, v)
+	}
+}
+
 // SHLL16 emits SHLL Vd.4S, Vn.4H, #16: the four 16-bit lanes in the low
 // half of n moved to the upper halves of the 32-bit lanes of d (bfloat16 to
 // float32), the lower halves zero.

@@ -20,7 +20,8 @@ import (
 //
 // General registers (both kernels): R0 s (acc), R1 q (p), R2 k (v) at the
 // current key, R3 keys left, R4 nb, R5 groups, R6 grp, R7 kStride (vStride)
-// and R8 sStride (pStride) in bytes, R9 the q (acc) row cursor, R10 the s
+// and R8 sStride (pStride) in bytes (the 16-bit kernels: k and v rows of
+// 2-byte elements), R9 the q (acc) row cursor, R10 the s
 // (p) cursor of the row, R11 the key's row of the current KV head, R12–R14
 // the query, group and head counters, R15 the cursor of the streamed part
 // of the key's row, R16 its start, R17 the weight's bits (valuesKV), R19
@@ -34,14 +35,71 @@ import (
 // weight, V5–V31 the value row (27 vectors, 108 floats) or V9–V31 its
 // first 23 vectors and V5–V8 the rest streamed.
 func NEON(d int) []arm64.Kernel {
-	sk, vk, mk := arm64.Symbol(abi.ScoresKV), arm64.Symbol(abi.ValuesKV), arm64.Symbol(abi.MaxRow)
+	mk := arm64.Symbol(abi.MaxRow)
+	return append(neonKV(d, ""), arm64.Kernel{ABI: abi.MaxRow, Name: mk, Doc: "is the NEON kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.",
+		Emit: func(e *arm64.Emitter) { maxRowNEON(e, mk) }})
+}
+
+// NEONStorage16 returns scoresKV16 and valuesKV16 (abi.ScoresKV16,
+// abi.ValuesKV16) for HeadDim d over keys and values stored as storage
+// ("f16" or "bf16"): NEON's kernels with every step of a key (value) row
+// loaded as 16-bit elements into the low halves of its registers and
+// widened there (Emitter.Widen16), so a decode step reads the 16-bit cache
+// where it is.
+func NEONStorage16(d int, storage string) []arm64.Kernel { return neonKV(d, kvElems(storage)) }
+
+// neonKV returns scoresKV and valuesKV over keys and values stored as st.
+func neonKV(d int, st kvElems) []arm64.Kernel {
+	ka, va, what := abi.ScoresKV, abi.ValuesKV, ""
+	if st != "" {
+		ka, va, what = abi.ScoresKV16, abi.ValuesKV16, ", keys and values stored as "+string(st)
+	}
+	sk, vk := arm64.Symbol(ka), arm64.Symbol(va)
 	return []arm64.Kernel{
-		{ABI: abi.ScoresKV, Name: sk, Doc: "is the NEON kernels.scoresKV for HeadDim " + strconv.Itoa(d) + ": q·k of each block row and key.",
-			Emit: func(e *arm64.Emitter) { scoresKVNEON(e, sk, d) }},
-		{ABI: abi.ValuesKV, Name: vk, Doc: "is the NEON kernels.valuesKV for HeadDim " + strconv.Itoa(d) + ": acc += p·v for every weight not +0.",
-			Emit: func(e *arm64.Emitter) { valuesKVNEON(e, vk, d) }},
-		{ABI: abi.MaxRow, Name: mk, Doc: "is the NEON kernels.maxRow: m[0] = max(m[0], row...), NaN if any is NaN.",
-			Emit: func(e *arm64.Emitter) { maxRowNEON(e, mk) }},
+		{ABI: ka, Name: sk, Doc: "is the NEON kernels." + ka.Field + " for HeadDim " + strconv.Itoa(d) + what + ": q·k of each block row and key.",
+			Emit: func(e *arm64.Emitter) { scoresKVNEON(e, sk, d, st) }},
+		{ABI: va, Name: vk, Doc: "is the NEON kernels." + va.Field + " for HeadDim " + strconv.Itoa(d) + what + ": acc += p·v for every weight not +0.",
+			Emit: func(e *arm64.Emitter) { valuesKVNEON(e, vk, d, st) }},
+	}
+}
+
+// kvElems is the storage of the key and value rows the kernels read: ""
+// for float32, "f16" or "bf16".
+type kvElems string
+
+// size is the bytes of one element.
+func (st kvElems) size() int {
+	if st == "" {
+		return 4
+	}
+	return 2
+}
+
+// loadStep loads step s of a key or value row from base into registers
+// first.. as float32, post-incrementing base past it when post is set.
+// 16-bit steps load n·4 elements into the low halves (VLD1 of H4
+// registers), two elements with FMOVS or one into a zeroed register, and
+// are widened in place: the lanes past a tail stay 0.
+func (st kvElems) loadStep(e *arm64.Emitter, s neonStep, base arm64.Reg, first arm64.VReg, post bool) {
+	if st == "" {
+		loadStep(e, s, base, first, post)
+		return
+	}
+	inc := 0
+	if post {
+		inc = 2 * s.floats()
+	}
+	switch s.n {
+	case -2:
+		e.LoadS(first, base, inc)
+	case -1:
+		e.VEOR(first.B16(), first.B16(), first.B16())
+		e.LoadH(first, base, inc)
+	default:
+		e.VLD1(base, post, arm64.Vecs(first, s.n, 1, arm64.H4)...)
+	}
+	for r := range s.regs() {
+		e.Widen16(string(st), first+arm64.VReg(r))
 	}
 }
 
@@ -150,11 +208,11 @@ func planRow(d int, all, part arm64.VReg) rowPlan {
 	return p
 }
 
-// loadHeld loads the held steps of the row at cur (post-incrementing cur,
-// which then points at the first streamed float).
-func (p rowPlan) loadHeld(e *arm64.Emitter, cur arm64.Reg) {
+// loadHeld loads the held steps of the row at cur, stored as st
+// (post-incrementing cur, which then points at the first streamed element).
+func (p rowPlan) loadHeld(e *arm64.Emitter, cur arm64.Reg, st kvElems) {
 	for i, s := range p.steps[:p.held] {
-		loadStep(e, s, cur, p.hold[i], true)
+		st.loadStep(e, s, cur, p.hold[i], true)
 	}
 }
 
@@ -195,7 +253,7 @@ func (p rowPlan) comment(e *arm64.Emitter, what string, d int) {
 // for each of the grp block rows of the group (R14), advancing R9 and R10
 // to the next row; afterKey moves R0–R2 to the next key. A zero count
 // returns at once, so every loop runs at least once.
-func kvLoops(e *arm64.Emitter, d int, plan rowPlan, perKey, head, afterKey func()) {
+func kvLoops(e *arm64.Emitter, d int, plan rowPlan, st kvElems, perKey, head, afterKey func()) {
 	done := e.NewLabel("kv_done")
 	for _, r := range []arm64.Reg{arm64.R3, arm64.R4, arm64.R5, arm64.R6} {
 		e.CBZ(r, done) // nothing to do: the loops below run at least once each
@@ -209,13 +267,13 @@ func kvLoops(e *arm64.Emitter, d int, plan rowPlan, perKey, head, afterKey func(
 	e.Mov(arm64.R13, arm64.R5)
 	e.Label(groupL)
 	e.Mov(arm64.R16, arm64.R11)
-	plan.loadHeld(e, arm64.R16) // R16: the row's first streamed float
+	plan.loadHeld(e, arm64.R16, st) // R16: the row's first streamed element
 	e.Mov(arm64.R14, arm64.R6)
 	e.Label(headL)
 	head()
 	e.SubsImm(arm64.R14, arm64.R14, 1)
 	e.BNE(headL)
-	e.AddImm(arm64.R11, arm64.R11, 4*d) // the next KV head of the key
+	e.AddImm(arm64.R11, arm64.R11, st.size()*d) // the next KV head of the key
 	e.SubsImm(arm64.R13, arm64.R13, 1)
 	e.BNE(groupL)
 	e.SubsImm(arm64.R12, arm64.R12, 1)
@@ -229,9 +287,10 @@ func kvLoops(e *arm64.Emitter, d int, plan rowPlan, perKey, head, afterKey func(
 }
 
 // loadKVArgs loads the arguments of scoresKV or valuesKV into R0–R8 (the
-// strides scaled to bytes): the slices out, in and row to R0, R1 and R2,
-// the counts to R3–R6, the strides rowStride and outStride to R7 and R8.
-func loadKVArgs(e *arm64.Emitter, k abi.Kernel, out, in, row, rowStride, outStride string) {
+// strides scaled to bytes, rowStride's elements st.size() bytes): the
+// slices out, in and row to R0, R1 and R2, the counts to R3–R6, the
+// strides rowStride and outStride to R7 and R8.
+func loadKVArgs(e *arm64.Emitter, k abi.Kernel, st kvElems, out, in, row, rowStride, outStride string) {
 	e.LoadArg(arm64.R0, e.Arg(k, out+"_base"))
 	e.LoadArg(arm64.R1, e.Arg(k, in+"_base"))
 	e.LoadArg(arm64.R2, e.Arg(k, row+"_base"))
@@ -240,7 +299,7 @@ func loadKVArgs(e *arm64.Emitter, k abi.Kernel, out, in, row, rowStride, outStri
 	e.LoadArg(arm64.R5, e.Arg(k, "groups"))
 	e.LoadArg(arm64.R6, e.Arg(k, "grp"))
 	e.LoadArg(arm64.R7, e.Arg(k, rowStride))
-	e.LslImm(arm64.R7, arm64.R7, 2)
+	e.LslImm(arm64.R7, arm64.R7, st.size()/2)
 	e.LoadArg(arm64.R8, e.Arg(k, outStride))
 	e.LslImm(arm64.R8, arm64.R8, 2)
 }
@@ -249,22 +308,25 @@ func loadKVArgs(e *arm64.Emitter, k abi.Kernel, out, in, row, rowStride, outStri
 // sStride) for HeadDim d: s[r·sStride + j] = q_r·k_j(gi(r)), the rows r in
 // order (q's rows are consecutive, so R9 walks them all once per key), the
 // row's vectors multiplied into four accumulators, added as (V0+V1)+(V2+V3)
-// and then across lanes (FADDP twice).
-func scoresKVNEON(e *arm64.Emitter, name string, d int) {
+// and then across lanes (FADDP twice). The keys are stored as st.
+func scoresKVNEON(e *arm64.Emitter, name string, d int, st kvElems) {
 	k := abi.ScoresKV
+	if st != "" {
+		k = abi.ScoresKV16
+	}
 	plan := planRow(d, 8, 12)
 	e.Comment("func %s%s", name, k.Signature())
 	e.Comment("s[r·sStride + j] = q[r·%d:]·k[j·kStride + gi(r)·%d:] for j < nk, r < nb·groups·grp.", d, d)
 	plan.comment(e, "key", d)
 	e.TextFor(name, k)
-	loadKVArgs(e, k, "s", "q", "k", "kStride", "sStride")
+	loadKVArgs(e, k, st, "s", "q", "k", "kStride", "sStride")
 	nacc := 0 // accumulators in use: one per vector of the row, at most 4
 	for _, s := range plan.steps {
 		nacc += s.regs()
 	}
 	nacc = min(nacc, 4)
 	acc := func(i int) arm64.Vec { return arm64.VReg(i % 4).S4() }
-	kvLoops(e, d, plan, func() {
+	kvLoops(e, d, plan, st, func() {
 		e.Mov(arm64.R9, arm64.R1)  // q's first row
 		e.Mov(arm64.R10, arm64.R0) // s[j] of row 0
 	}, func() {
@@ -278,7 +340,7 @@ func scoresKVNEON(e *arm64.Emitter, name string, d int) {
 			if i < plan.held {
 				kv = plan.hold[i]
 			} else {
-				loadStep(e, s, arm64.R15, kv, true)
+				st.loadStep(e, s, arm64.R15, kv, true)
 			}
 			for r := range s.regs() {
 				q, kr := arm64.VReg(4+r).S4(), (kv + arm64.VReg(r)).S4()
@@ -316,15 +378,19 @@ func scoresKVNEON(e *arm64.Emitter, name string, d int) {
 // acc_r *= alpha[r]; then, for each key and block row r whose weight
 // w = p[r·pStride + j] has bits other than zero (+0 skips the row, so a NaN
 // of a padding key's v never reaches it), acc_r += w·v_j(gi(r)), one fused
-// multiply-add per lane, the row loaded and stored step by step.
-func valuesKVNEON(e *arm64.Emitter, name string, d int) {
+// multiply-add per lane, the row loaded and stored step by step. The
+// values are stored as st.
+func valuesKVNEON(e *arm64.Emitter, name string, d int, st kvElems) {
 	k := abi.ValuesKV
+	if st != "" {
+		k = abi.ValuesKV16
+	}
 	plan := planRow(d, 5, 9)
 	e.Comment("func %s%s", name, k.Signature())
 	e.Comment("acc[r·%d + x] = alpha[r]·acc[r·%d + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·%d + x] over j < nk with p ≠ +0, r < nb·groups·grp.", d, d, d)
 	plan.comment(e, "value", d)
 	e.TextFor(name, k)
-	loadKVArgs(e, k, "acc", "p", "v", "vStride", "pStride")
+	loadKVArgs(e, k, st, "acc", "p", "v", "vStride", "pStride")
 	w := arm64.VReg(4).S4()
 	// First every row of the block: acc[r] *= alpha[r] (R12 rows, R9 the
 	// acc cursor, R10 alpha's, R17 its bits broadcast to V4).
@@ -347,7 +413,7 @@ func valuesKVNEON(e *arm64.Emitter, name string, d int) {
 	e.SubsImm(arm64.R12, arm64.R12, 1)
 	e.BNE(rescale)
 	e.Label(rescaled)
-	kvLoops(e, d, plan, func() {
+	kvLoops(e, d, plan, st, func() {
 		e.Mov(arm64.R9, arm64.R0)  // acc's first row
 		e.Mov(arm64.R10, arm64.R1) // p[j] of row 0
 	}, func() {
@@ -365,7 +431,7 @@ func valuesKVNEON(e *arm64.Emitter, name string, d int) {
 			if i < plan.held {
 				vv = plan.hold[i]
 			} else {
-				loadStep(e, s, arm64.R15, vv, true)
+				st.loadStep(e, s, arm64.R15, vv, true)
 			}
 			for r := range s.regs() {
 				e.VFMLA(arm64.VReg(r).S4(), w, (vv + arm64.VReg(r)).S4())

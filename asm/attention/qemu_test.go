@@ -62,7 +62,11 @@ func TestNEONFiles(t *testing.T) {
 }
 
 // kvTest is the test of one generated package (PKG, HeadDim HEADDIM).
-const kvTest = `package PKG
+const kvTest = kvCommon + kvF32Test
+
+// kvCommon is the start of a generated package's test: the header and the
+// helpers the float32 and 16-bit tests share.
+const kvCommon = `package PKG
 
 import (
 	"math"
@@ -76,13 +80,13 @@ const headDim = HEADDIM
 
 // pageEnd returns a copy of src whose last element ends where a PROT_NONE
 // page begins (qemu-user enforces page protections: a read past it faults).
-func pageEnd(t *testing.T, src []float32) []float32 {
+func pageEnd[T float32 | uint16](t *testing.T, src []T) []T {
 	t.Helper()
 	if len(src) == 0 {
 		return nil
 	}
 	page := syscall.Getpagesize()
-	size := 4 * len(src)
+	size := int(unsafe.Sizeof(src[0])) * len(src)
 	pages := (size + page - 1) / page
 	mem, err := syscall.Mmap(-1, 0, (pages+1)*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -92,7 +96,7 @@ func pageEnd(t *testing.T, src []float32) []float32 {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Munmap(mem) })
-	s := unsafe.Slice((*float32)(unsafe.Pointer(&mem[pages*page-size])), len(src))
+	s := unsafe.Slice((*T)(unsafe.Pointer(&mem[pages*page-size])), len(src))
 	copy(s, src)
 	return s
 }
@@ -118,6 +122,45 @@ func kvShapes() []kvShape {
 	return append(out, kvShape{3, 0, 2, 2, 0, 0}, kvShape{3, 2, 0, 2, 0, 0}, kvShape{3, 2, 2, 0, 0, 0})
 }
 
+func sameBits(a, b []float32) bool {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// fma32 is the correctly rounded float32 a·b + c: the product is exact in
+// float64, and the float64 sum s rounds to float32 correctly unless it lies
+// exactly halfway between two float32 values, where the sign of the sum's
+// exact remainder (Knuth's TwoSum) picks the side.
+func fma32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	s := p + float64(c)
+	bv := s - p
+	rem := (p - (s - bv)) + (float64(c) - bv)
+	f := float32(s)
+	if rem == 0 || float64(f) == s || math.IsInf(s, 0) || math.IsNaN(s) {
+		return f
+	}
+	lo, hi := f, math.Nextafter32(f, float32(math.Inf(1)))
+	if float64(f) > s {
+		lo, hi = math.Nextafter32(f, float32(math.Inf(-1))), f
+	}
+	if s == (float64(lo)+float64(hi))/2 {
+		if rem > 0 {
+			return hi
+		}
+		return lo
+	}
+	return f
+}
+
+`
+
+// kvF32Test tests scoresKV, valuesKV and maxRow over float32 rows.
+const kvF32Test = `
 // keyRows returns the keys' rows of a shape: nk rows of groups·headDim
 // normal floats, kStride floats apart, NaN between them.
 func keyRows(r *rand.Rand, c kvShape) (x []float32, stride int) {
@@ -134,15 +177,6 @@ func keyRows(r *rand.Rand, c kvShape) (x []float32, stride int) {
 		}
 	}
 	return x, stride
-}
-
-func sameBits(a, b []float32) bool {
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 func TestScoresKV(t *testing.T) {
@@ -189,32 +223,6 @@ func TestScoresKV(t *testing.T) {
 		}
 	}
 	t.Logf("scoresKV HeadDim %d: max error %.3g of the bound (HeadDim+2)·2^-24·Σ|q·k|", headDim, worst)
-}
-
-// fma32 is the correctly rounded float32 a·b + c: the product is exact in
-// float64, and the float64 sum s rounds to float32 correctly unless it lies
-// exactly halfway between two float32 values, where the sign of the sum's
-// exact remainder (Knuth's TwoSum) picks the side.
-func fma32(a, b, c float32) float32 {
-	p := float64(a) * float64(b)
-	s := p + float64(c)
-	bv := s - p
-	rem := (p - (s - bv)) + (float64(c) - bv)
-	f := float32(s)
-	if rem == 0 || float64(f) == s || math.IsInf(s, 0) || math.IsNaN(s) {
-		return f
-	}
-	lo, hi := f, math.Nextafter32(f, float32(math.Inf(1)))
-	if float64(f) > s {
-		lo, hi = math.Nextafter32(f, float32(math.Inf(-1))), f
-	}
-	if s == (float64(lo)+float64(hi))/2 {
-		if rem > 0 {
-			return hi
-		}
-		return lo
-	}
-	return f
 }
 
 func TestValuesKV(t *testing.T) {

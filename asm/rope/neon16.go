@@ -75,13 +75,7 @@ func h4(vs []arm64.Vec) []arm64.Vec {
 
 // widen turns the four 16-bit elements in the low half of r into the
 // float32 lanes of r.
-func (g *ropeGen) widen(r arm64.VReg) {
-	if g.storage == "f16" {
-		g.e.FCVTLH(r, r)
-	} else {
-		g.e.SHLL16(r, r)
-	}
-}
+func (g *ropeGen) widen(r arm64.VReg) { g.e.Widen16(g.storage, r) }
 
 // narrow rounds the float32 lanes of y to 16-bit elements in the low half
 // of y (nearest, ties to even); tmp is clobbered for bf16.

@@ -119,6 +119,7 @@ func NEON(pkg, source string, p Params) ([]emit.File, error) {
 			wn := arm64.Symbol(abi.Widen16)
 			ks = append(ks, arm64.Kernel{ABI: abi.Widen16, Name: wn, Doc: "widens src (" + p.Storage + " values) into the float32 dst, exactly.",
 				Emit: func(e *arm64.Emitter) { widenRowNEON(e, wn, p.Storage) }})
+			ks = append(ks, attention.NEONStorage16(p.AttentionHeadDim, p.Storage)...)
 		}
 	}
 	return arm64.Files(pkg, source, ks)

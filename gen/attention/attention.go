@@ -49,8 +49,8 @@ func GenericKernels(d jen.Dict) {
 // widenRow (abi.Widen16), which turns a tile of f16 or bf16 keys or values
 // into the float32 the other kernels read, and scoresKV16 and valuesKV16
 // (abi.ScoresKV16, abi.ValuesKV16), which read a decode block's 16-bit keys
-// and values where they are; only the amd64 variants have those two (nil
-// elsewhere: the engine widens instead).
+// and values where they are (the amd64 and NEON variants; nil in the pure
+// Go one: the engine widens instead).
 var Fields16 = []gocode.KernelField{
 	{Name: abi.Widen16.Field, Type: abi.Widen16.FuncType()},
 	{Name: abi.ScoresKV16.Field, Type: abi.ScoresKV16.FuncType()},

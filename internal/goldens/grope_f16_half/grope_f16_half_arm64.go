@@ -52,7 +52,19 @@ func expShiftNEON(row []float32, m float32, sum []float32)
 //go:noescape
 func widenRowNEON(dst []float32, src []uint16)
 
+// scoresKV16NEON is the NEON kernels.scoresKV16 for HeadDim 80, keys and values stored as f16: q·k of each block row and key.
+// Implemented in grope_f16_half_arm64.s.
+//
+//go:noescape
+func scoresKV16NEON(s, q []float32, k []uint16, nk, nb, groups, grp, kStride, sStride int)
+
+// valuesKV16NEON is the NEON kernels.valuesKV16 for HeadDim 80, keys and values stored as f16: acc += p·v for every weight not +0.
+// Implemented in grope_f16_half_arm64.s.
+//
+//go:noescape
+func valuesKV16NEON(acc, p []float32, v []uint16, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+
 // init registers the NEON kernels; every arm64 CPU has Advanced SIMD.
 func init() {
-	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON})
+	registerVariant("neon", true, kernels{rotate: rotateNEON, combineRows: combineRowsNEON, hiRow: hiRowNEON, scoresKV: scoresKVNEON, valuesKV: valuesKVNEON, maxRow: maxRowNEON, expShift: expShiftNEON, widenRow: widenRowNEON, scoresKV16: scoresKV16NEON, valuesKV16: valuesKV16NEON})
 }

@@ -818,3 +818,144 @@ widen_x1_6:
 	BNE widen_x1_6
 widen_end3:
 	RET
+
+// func scoresKV16NEON(s, q []float32, k []uint16, nk, nb, groups, grp, kStride, sStride int)
+// s[r·sStride + j] = q[r·10:]·k[j·kStride + gi(r)·10:] for j < nk, r < nb·groups·grp.
+// The key row's 10 floats stay in V8–V10 for every query row of its head.
+TEXT ·scoresKV16NEON(SB), NOSPLIT, $0-120
+	MOVD s_base+0(FP), R0
+	MOVD q_base+24(FP), R1
+	MOVD k_base+48(FP), R2
+	MOVD nk+72(FP), R3
+	MOVD nb+80(FP), R4
+	MOVD groups+88(FP), R5
+	MOVD grp+96(FP), R6
+	MOVD kStride+104(FP), R7
+	LSL $1, R7, R7
+	MOVD sStride+112(FP), R8
+	LSL $2, R8, R8
+	CBZ R3, kv_done1
+	CBZ R4, kv_done1
+	CBZ R5, kv_done1
+	CBZ R6, kv_done1
+kv_key2:
+	MOVD R1, R9
+	MOVD R0, R10
+	MOVD R4, R12
+kv_query3:
+	MOVD R2, R11
+	MOVD R5, R13
+kv_group4:
+	MOVD R11, R16
+	VLD1.P 16(R16), [V8.H4, V9.H4]
+	WORD $0x0e217908 // VFCVTL V8.H4, V8.S4
+	WORD $0x0e217929 // VFCVTL V9.H4, V9.S4
+	FMOVS.P 4(R16), F10
+	WORD $0x0e21794a // VFCVTL V10.H4, V10.S4
+	MOVD R6, R14
+kv_head5:
+	VLD1.P 32(R9), [V4.S4, V5.S4]
+	WORD $0x6e28dc80 // FMUL V8.S4, V4.S4, V0.S4
+	WORD $0x6e29dca1 // FMUL V9.S4, V5.S4, V1.S4
+	FMOVD.P 8(R9), F4
+	WORD $0x6e2adc82 // FMUL V10.S4, V4.S4, V2.S4
+	WORD $0x4e21d400 // FADD V1.S4, V0.S4, V0.S4
+	WORD $0x4e22d400 // FADD V2.S4, V0.S4, V0.S4
+	WORD $0x6e20d400 // VFADDP V0.S4, V0.S4, V0.S4
+	WORD $0x6e20d400 // VFADDP V0.S4, V0.S4, V0.S4
+	FMOVS F0, (R10)
+	ADD R8, R10, R10
+	SUBS $1, R14, R14
+	BNE kv_head5
+	ADD $20, R11, R11
+	SUBS $1, R13, R13
+	BNE kv_group4
+	SUBS $1, R12, R12
+	BNE kv_query3
+	ADD R7, R2, R2
+	ADD $4, R0, R0
+	SUBS $1, R3, R3
+	BNE kv_key2
+kv_done1:
+	RET
+
+// func valuesKV16NEON(acc, p []float32, v []uint16, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+// acc[r·10 + x] = alpha[r]·acc[r·10 + x] + Σ p[r·pStride + j]·v[j·vStride + gi(r)·10 + x] over j < nk with p ≠ +0, r < nb·groups·grp.
+// The value row's 10 floats stay in V5–V7 for every query row of its head.
+TEXT ·valuesKV16NEON(SB), NOSPLIT, $0-144
+	MOVD acc_base+0(FP), R0
+	MOVD p_base+24(FP), R1
+	MOVD v_base+48(FP), R2
+	MOVD nk+96(FP), R3
+	MOVD nb+104(FP), R4
+	MOVD groups+112(FP), R5
+	MOVD grp+120(FP), R6
+	MOVD vStride+128(FP), R7
+	LSL $1, R7, R7
+	MOVD pStride+136(FP), R8
+	LSL $2, R8, R8
+	MOVD alpha_base+72(FP), R10
+	MUL R5, R4, R12
+	MUL R6, R12, R12
+	MOVD R0, R9
+	CBZ R12, kv_rescaled2
+kv_rescale1:
+	MOVW.P 4(R10), R17
+	VDUP R17, V4.S4
+	VLD1 (R9), [V0.S4, V1.S4]
+	WORD $0x6e24dc00 // FMUL V4.S4, V0.S4, V0.S4
+	WORD $0x6e24dc21 // FMUL V4.S4, V1.S4, V1.S4
+	VST1.P [V0.S4, V1.S4], 32(R9)
+	FMOVD (R9), F0
+	WORD $0x6e24dc00 // FMUL V4.S4, V0.S4, V0.S4
+	FMOVD.P F0, 8(R9)
+	SUBS $1, R12, R12
+	BNE kv_rescale1
+kv_rescaled2:
+	CBZ R3, kv_done3
+	CBZ R4, kv_done3
+	CBZ R5, kv_done3
+	CBZ R6, kv_done3
+kv_key4:
+	MOVD R0, R9
+	MOVD R1, R10
+	MOVD R4, R12
+kv_query5:
+	MOVD R2, R11
+	MOVD R5, R13
+kv_group6:
+	MOVD R11, R16
+	VLD1.P 16(R16), [V5.H4, V6.H4]
+	WORD $0x0e2178a5 // VFCVTL V5.H4, V5.S4
+	WORD $0x0e2178c6 // VFCVTL V6.H4, V6.S4
+	FMOVS.P 4(R16), F7
+	WORD $0x0e2178e7 // VFCVTL V7.H4, V7.S4
+	MOVD R6, R14
+kv_head7:
+	MOVWU (R10), R17
+	CBZ R17, kv_zero8
+	VDUP R17, V4.S4
+	MOVD R9, R19
+	VLD1 (R19), [V0.S4, V1.S4]
+	VFMLA V5.S4, V4.S4, V0.S4
+	VFMLA V6.S4, V4.S4, V1.S4
+	VST1.P [V0.S4, V1.S4], 32(R19)
+	FMOVD (R19), F0
+	VFMLA V7.S4, V4.S4, V0.S4
+	FMOVD.P F0, 8(R19)
+kv_zero8:
+	ADD $40, R9, R9
+	ADD R8, R10, R10
+	SUBS $1, R14, R14
+	BNE kv_head7
+	ADD $20, R11, R11
+	SUBS $1, R13, R13
+	BNE kv_group6
+	SUBS $1, R12, R12
+	BNE kv_query5
+	ADD R7, R2, R2
+	ADD $4, R1, R1
+	SUBS $1, R3, R3
+	BNE kv_key4
+kv_done3:
+	RET
