@@ -107,6 +107,9 @@ var checks = map[string]Check{
 	"verify cuda rpe_f16":             verify("cuda", "tools/mutate/testdata/rpe_f16.yaml"),
 	"verify cuda xl_bf16":             verify("cuda", "tools/mutate/testdata/xl_bf16.yaml"),
 	"verify cuda temp_mrope_bf16":     verify("cuda", "tools/mutate/testdata/temp_mrope_bf16.yaml"),
+	"verify cuda qwen25_vl_7b":        verify("cuda", "qwen25_vl_7b"),
+	"verify cuda qwen3_vl_8b":         verify("cuda", "qwen3_vl_8b"),
+	"verify cuda pixtral_12b_vision":  verify("cuda", "pixtral_12b_vision"),
 	"verify go llama31_8b":            verify("go", "llama31_8b"),
 	"verify go bloom_176b":            verify("go", "bloom_176b"),
 	"verify go t5_base":               verify("go", "t5_base"),
@@ -442,6 +445,16 @@ var mutations = []Mutation{
 		"dst[u] = x + ld(a.u + (size_t)h * kAttnDim + u);", "dst[u] = x + ld(a.v + (size_t)h * kAttnDim + u);", "verify cuda transformer_xl_base", 0},
 	{"cuda attn xl: rel of the query's KV head 0", "templates/attention_terms.cu.tmpl", "",
 		"((a.n_rel - 1 - d) * kvheads + g)", "((a.n_rel - 1 - d) * kvheads + 0 * g)", "verify cuda transformer_xl_base", 0},
+	// M-RoPE's ids in the CUDA attention form: the pair's axis, the key
+	// entry (not its slot, not its place in the tile), the query row.
+	{"cuda attn mrope: every pair turns by axis 0's id", "templates/attention_terms.cu.tmpl", "",
+		"t.axis[i] = pair_axis[i];", "t.axis[i] = 0 * pair_axis[i];", "verify cuda qwen3_vl_8b", 0},
+	{"cuda attn mrope paged: kids indexed by slot, not by key entry", "templates/attention.cu.tmpl", "",
+		"s_kp[c], j + c,", "s_kp[c], s_kr[c],", "verify cuda qwen25_vl_7b", 0},
+	{"cuda attn mrope: kids indexed by the key's place in its tile", "templates/attention.cu.tmpl", "",
+		"s_kp[c], j + c,", "s_kp[c], (long long)c,", "verify cuda pixtral_12b_vision", 0},
+	{"cuda attn mrope: every query row rotated at its tile's first query's ids", "templates/attention.cu.tmpl", "",
+		"s_orow[r] / qheads, s_h[r],", "s_orow[0] / qheads, s_h[r],", "verify cuda qwen25_vl_7b", 0},
 	{"cuda attn xl: distance not clamped to the last row", "templates/attention_terms.cu.tmpl", "",
 		"d = d < 0 ? 0 : d > a.n_rel - 1 ? a.n_rel - 1 : d;", "d = d < 0 ? 0 : d;", "verify cuda transformer_xl_base", 0},
 
