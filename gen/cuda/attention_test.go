@@ -152,3 +152,32 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestMRoPEAttentionSignatures checks the M-RoPE launchers' parameters:
+// qids and kids after v (after the caches when paged), as the Go API's
+// Attention and AttentionPaged; the rotated form takes qids only; no
+// max_pos.
+func TestMRoPEAttentionSignatures(t *testing.T) {
+	c := derive(t, attnSpecs[6])
+	files, err := c.CUDAFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(files[1].Data)
+	T := "posenc_mrope_attn_t"
+	for _, want := range []string{
+		"posenc_mrope_attn_attention(" + T + " *out, const " + T + " *q, const " + T + " *k, const " + T + " *v, " +
+			"const int *qids, const int *kids, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, " +
+			"float scale, int causal, int window, cudaStream_t stream);",
+		"posenc_mrope_attn_attention_rotated(" + T + " *out, const " + T + " *q, const " + T + " *k, const " + T + " *v, " +
+			"const int *qids, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, " +
+			"float scale, int causal, int window, cudaStream_t stream);",
+		"posenc_mrope_attn_attention_paged(" + T + " *out, const " + T + " *q, const " + T + " *k_cache, const " + T + " *v_cache, " +
+			"const int *qids, const int *kids, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, " +
+			"int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("%s lacks\n%s", files[1].Name, want)
+		}
+	}
+}
