@@ -24,7 +24,8 @@ var Prelude string
 // CUDA parses the CUDA templates: one .cu template per family,
 // "<family>.cu.tmpl" (rope, bias, absolute, relative), each starting with
 // "cu_common" from common.cu.tmpl, the shared blocks the families include
-// (attention.cu.tmpl: the attention form's engine and its terms), and
+// (attention.cu.tmpl: the attention form's engine, with its terms in
+// attention_terms.cu.tmpl and its host side in attention_launch.cu.tmpl), and
 // "header.cuh.tmpl", the .cuh of every family. funcs are added before
 // parsing.
 func CUDA(funcs template.FuncMap) (*template.Template, error) {

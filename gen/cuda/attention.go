@@ -27,9 +27,17 @@ type Attention struct {
 	// (a launcher argument) for dynamic NTK and LongRoPE, "0" otherwise.
 	SeqArg string
 	// TermArgs are the launcher's parameters that make the term's
-	// attn_term_args ("table"; "aK, aV"; "rel, u_bias, v_bias, n_rel"; empty
-	// for rope and alibi), in the struct's order.
+	// attn_term_args ("table"; "aK, aV"; "rel, u_bias, v_bias, n_rel";
+	// "qids, kids" for M-RoPE; empty for rope and alibi), in the struct's
+	// order.
 	TermArgs string
+	// MRoPE (rope only): the rotation's positions are multimodal ids, AXES
+	// per token (the launchers' qids and kids), the positions only mask.
+	MRoPE bool
+	// RotatedTermArgs make attn_term_args in the rotated launcher (rope):
+	// "qids, (const int *)0" for M-RoPE (no kids: its keys are not
+	// rotated), empty otherwise.
+	RotatedTermArgs string
 }
 
 // attnThreads is the block size of the attention kernel (four warps).
@@ -98,6 +106,25 @@ func attnTiles(hd, qt int) (rows, keys int, err error) {
 // check of the CUDA kernels (cudahost.Lib.VerifyStorage) does not run the
 // attention form, and no launcher is emitted that nothing verifies.
 func (b *Common) AddAttention(family string, hd int, seq bool) error {
+	return b.addAttention(family, hd, seq, false)
+}
+
+// AddMRoPEAttention is AddAttention for an M-RoPE spec (rope's term, the
+// rotation at multimodal ids): its launchers take qids (and, but for the
+// rotated form, kids) after v, as the Go API's Attention, AttentionRotated
+// and AttentionPaged do, AXES ids per token. The .cu must define kAxes and
+// pair_axis (templates/mrope.cu.tmpl) before the attention form; no
+// max_pos (M-RoPE has no run-time frequency switch).
+func (b *Common) AddMRoPEAttention(hd int) error {
+	return b.addAttention("rope", hd, false, true)
+}
+
+// addAttention is AddAttention; mrope (rope only) gives the term and the
+// launchers M-RoPE's ids.
+func (b *Common) addAttention(family string, hd int, seq, mrope bool) error {
+	if mrope && family != "rope" {
+		return fmt.Errorf("attention: M-RoPE ids for family %q", family)
+	}
 	if b.DType != "f32" {
 		return nil
 	}
@@ -114,8 +141,14 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	T := b.Store
 	params := []string{T + " *out", "const " + T + " *q", "const " + T + " *k", "const " + T + " *v"}
 	heads, table := "", ""
+	rotated := append([]string(nil), params...) // the rotated form's (rope)
 	switch family {
 	case "rope":
+		if mrope {
+			rotated = append(rotated, "const int *qids")
+			params = append(params, "const int *qids", "const int *kids")
+			a.TermArgs, a.MRoPE, a.RotatedTermArgs = "qids, kids", true, "qids, (const int *)0"
+		}
 	case "alibi":
 		heads = " qheads must be HEADS."
 	case "rpe_bias":
@@ -135,23 +168,28 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	default:
 		return fmt.Errorf("attention: no CUDA term for family %q", family)
 	}
-	// The paged launcher: the caches for k and v, then the table; qpos,
+	// The paged launcher: the caches for k and v, then the term's operands
+	// (rpe_bias's table, …, M-RoPE's qids and kids); qpos,
 	// q_start, slots, kpos, k_start (the Go API's order); lq, lk, then nseq
 	// and cache_slots (apply_to_slots' type for a cache's row count).
 	paged := []string{T + " *out", "const " + T + " *q", "const " + T + " *k_cache", "const " + T + " *v_cache"}
 	paged = append(paged, params[4:]...)
-	params = append(params, "const int *qpos", "const int *kpos", "int lq", "int lk", "int qheads", "int kvheads",
-		"float scale", "int causal", "int window")
+	tail := []string{"const int *qpos", "const int *kpos", "int lq", "int lk", "int qheads", "int kvheads",
+		"float scale", "int causal", "int window"}
+	params = append(params, tail...)
+	rotated = append(rotated, tail...)
 	paged = append(paged, "const int *qpos", "const int *q_start", "const int *slots", "const int *kpos", "const int *k_start",
 		"int lq", "int lk", "int nseq", "long long cache_slots", "int qheads", "int kvheads", "float scale", "int causal", "int window")
 	seqDoc := ""
 	if seq {
 		a.SeqArg = "max_pos"
 		params = append(params, "int max_pos")
+		rotated = append(rotated, "int max_pos")
 		paged = append(paged, "int max_pos")
 		seqDoc = " max_pos is the largest non-negative position of qpos and kpos (−1 for none): it selects the frequencies, as the Go API's seq_len."
 	}
 	params = append(params, Stream)
+	rotated = append(rotated, Stream)
 	paged = append(paged, Stream)
 	b.AttnForm = a
 	b.Consts = append(b.Consts, Define{Name: "ATTN_HEAD_DIM", Value: strconv.Itoa(hd)})
@@ -163,6 +201,13 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 		"freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue."
 	switch family {
 	case "rope":
+		if mrope {
+			doc += " q and k are unrotated: both are rotated inside as by apply_mrope at their ids, qids[lq][AXES] and kids[lk][AXES] " +
+				"(token-major: qids[i*AXES + a] is query i's position on axis a, pair p turning by the id of its axis, as apply_mrope's pos); " +
+				"qpos and kpos only mask (pass each token's index in its sequence: the ids do not order an image's patches). " +
+				"qids and kids must not be null when the call reads them (lq > 0; kids: lk > 0), else cudaErrorInvalidValue."
+			break
+		}
 		doc += " q and k are unrotated: both are rotated inside as by apply (q at qpos, k at kpos)." + seqDoc
 	case "alibi":
 		doc += " bias = −slope_h·|qpos − kpos|." + heads
@@ -178,7 +223,12 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	}
 	b.AddLauncher("attention", doc, params...)
 	if family == "rope" {
-		b.AddLauncher("attention_rotated", "AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside."+seqDoc, params...)
+		rdoc := "AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside." + seqDoc
+		if mrope {
+			rdoc = "AttentionRotated: attention with k already rotated (apply_mrope's output at the keys' ids, written once per cache entry); " +
+				"q is rotated inside at qids[lq][AXES] (non-null when lq > 0); no kids. Other arguments as attention."
+		}
+		b.AddLauncher("attention_rotated", rdoc, rotated...)
 	}
 	pagedDoc := "AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries " +
 		"q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is " +
@@ -188,7 +238,11 @@ func (b *Common) AddAttention(family string, hd int, seq bool) error {
 		"(as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose " +
 		"slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. " +
 		"Other checks as attention."
-	if family == "rope" {
+	switch {
+	case mrope:
+		pagedDoc += " The cache holds unrotated k, rotated inside at kids: kids[lk][AXES] holds the ids of key entry j " +
+			"(indexed as kpos and slots, not by slot), qids[lq][AXES] those of the queries."
+	case family == "rope":
 		pagedDoc += " The cache holds unrotated k, rotated inside at kpos (max_pos over the whole call)."
 	}
 	b.AddLauncher("attention_paged", pagedDoc+seqDoc, paged...)

@@ -15,7 +15,9 @@ import (
 // of testSpecs: ALiBi (causal, a non-power-of-two head count), both
 // rpe_bias rules with head_dim, one of them odd, rpe_full with an odd head
 // dim and three buckets (most keys clamped) and with 139 (q·aK per key,
-// not per bucket), and xl with head dim 10.
+// not per bucket), xl with head dim 10, and f32 M-RoPE (three axes in
+// consecutive sections; Qwen3-VL's interleaved sections over an interleaved
+// layout with partial rotary; two axes with per-axis frequencies).
 var attnSpecs = []string{
 	"name: alibi_attn\nencoding: alibi\nheads: 6\nhead_dim: 24\n",
 	"name: rpe_t5_attn\nencoding: rpe_bias\nheads: 4\nhead_dim: 13\nbuckets: {num: 32, max_distance: 128, bidirectional: true}\n",
@@ -24,6 +26,9 @@ var attnSpecs = []string{
 	"name: xl_attn\nencoding: xl\nhead_dim: 10\nbase: 10000\n",
 	// 139 buckets: too many rows of q·aK for the term's table (formed per key).
 	"name: rpefull_wide_attn\nencoding: rpe_full\nhead_dim: 8\nr_max: 70\n",
+	"name: mrope_attn\nencoding: rope\nhead_dim: 32\nlayout: half\nmax_position: 64\nmrope_section: [4, 6, 6]\n",
+	"name: mrope_il_attn\nencoding: rope\nhead_dim: 40\nrotary_dim: 24\nlayout: interleaved\nmrope_section: [4, 4, 4]\nmrope_interleaved: true\n",
+	"name: mrope_vision_attn\nencoding: rope\nhead_dim: 24\nlayout: half\nmrope_section: [6, 6]\nmrope_freqs: per_axis\n",
 }
 
 // TestAttnTiles checks the tile sizes of every head dim a spec may have:
@@ -115,13 +120,14 @@ func TestAttentionHostEmulation(t *testing.T) {
 // policy forced both ways through POSENC_ATTN_TARGET_BLOCKS: 1 never splits
 // (the 4100-key decode row walks all its tiles in one block), 2^30 splits
 // every call of at least 8 key tiles (prefill tiles too, and the combine's
-// frames for every row); ALiBi, rope and rpe_full.
+// frames for every row); ALiBi, rope, rpe_full and M-RoPE (the key entries
+// of a split index kids).
 func TestAttentionSplitPolicy(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
 	}
 	// rpe_full too: its aV enters acc key by key, which the splits carry.
-	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5]} {
+	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5], attnSpecs[6]} {
 		for _, target := range []string{"1", "1073741824"} {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {
@@ -143,6 +149,35 @@ func TestAttentionSplitPolicy(t *testing.T) {
 				r.Target = "cuda-host-attention-target-" + target
 				verify.Emit(t, r)
 			})
+		}
+	}
+}
+
+// TestMRoPEAttentionSignatures checks the M-RoPE launchers' parameters:
+// qids and kids after v (after the caches when paged), as the Go API's
+// Attention and AttentionPaged; the rotated form takes qids only; no
+// max_pos.
+func TestMRoPEAttentionSignatures(t *testing.T) {
+	c := derive(t, attnSpecs[6])
+	files, err := c.CUDAFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(files[1].Data)
+	T := "posenc_mrope_attn_t"
+	for _, want := range []string{
+		"posenc_mrope_attn_attention(" + T + " *out, const " + T + " *q, const " + T + " *k, const " + T + " *v, " +
+			"const int *qids, const int *kids, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, " +
+			"float scale, int causal, int window, cudaStream_t stream);",
+		"posenc_mrope_attn_attention_rotated(" + T + " *out, const " + T + " *q, const " + T + " *k, const " + T + " *v, " +
+			"const int *qids, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, " +
+			"float scale, int causal, int window, cudaStream_t stream);",
+		"posenc_mrope_attn_attention_paged(" + T + " *out, const " + T + " *q, const " + T + " *k_cache, const " + T + " *v_cache, " +
+			"const int *qids, const int *kids, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, " +
+			"int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("%s lacks\n%s", files[1].Name, want)
 		}
 	}
 }

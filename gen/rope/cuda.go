@@ -124,12 +124,16 @@ func (c *Consts) cudaData(b cuda.Common) (*cudaData, error) {
 		"(ggml's context shift: keys cached at position p move to p + delta)."+shiftDoc,
 		cat([]string{T + " *x", "int delta", "int tokens", "int heads"}, shiftSeq, []string{cuda.Stream})...)
 	c.cudaTemperature(d)
-	if c.MRoPE == nil {
-		// The attention form (templates/attention.cu.tmpl) with RoPE's term
-		// (not for M-RoPE, whose form is Go only).
-		if err := d.AddAttention("rope", s.HeadDim, c.RuntimeSwitch()); err != nil {
-			return nil, err
-		}
+	// The attention form (templates/attention.cu.tmpl) with RoPE's term;
+	// M-RoPE's rotates at the ids its launchers take (qids, kids).
+	var err error
+	if c.MRoPE != nil {
+		err = d.AddMRoPEAttention(s.HeadDim)
+	} else {
+		err = d.AddAttention("rope", s.HeadDim, c.RuntimeSwitch())
+	}
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -905,9 +905,11 @@ extern "C" cudaError_t posenc_t5_base_bias_pos(posenc_t5_base_t *dst, const pose
 //      the rescale factor α = e^{m_old − m_new} and the sum l;
 //   4. acc = α·acc + Σ p·v in registers.
 // The family's term (like FlexAttention's score_mod) is the attn_term_*
-// block below: its operands (attn_term_args: rpe_bias's table, rpe_full's
-// aK and aV, xl's rel, u and v), how a query row and a key row are loaded
-// (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
+// block (attention_terms.cu.tmpl): its operands (attn_term_args: rpe_bias's
+// table, rpe_full's aK and aV, xl's rel, u and v, M-RoPE's qids and kids),
+// how a query row and a key row are loaded (rope: rotated at its position;
+// M-RoPE: at its ids, so the load hooks get the row's token, query i or key
+// entry j; xl: q + u_h, with q + v_h kept beside it),
 // the score of a (row, key) pair from q·k (the bias families: scale·q·k +
 // bias; rpe_full and xl add a second dot product, with a row of aK or of
 // rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
@@ -998,7 +1000,7 @@ struct attn_term_args {
 };
 
 inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
-inline bool attn_term_ptrs_ok(const attn_term_args &a) { return a.table != nullptr; }
+inline bool attn_term_ptrs_ok(const attn_term_args &a, bool) { return a.table != nullptr; }
 constexpr int kAttnTermUnits = kAttnDim;
 
 // attn_term_smem: nothing (the bias terms read constant memory).
@@ -1008,9 +1010,16 @@ struct attn_term_smem {
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
 
-// attn_term_load copies element u of a row.
-__device__ __forceinline__ void attn_term_load(const attn_term_smem &, float *dst, const store_t *src, long long, int u, bool) {
+// attn_term_load copies element u of a row; a query row loads as a key
+// row does.
+__device__ __forceinline__ void attn_term_load(const attn_term_smem &, const attn_term_args &, float *dst, const store_t *src,
+                                               long long, long long, int u, bool) {
 	dst[u] = ld(src + u);
+}
+
+__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                                 long long pos, long long tok, int, int, int u) {
+	attn_term_load(t, a, dst, src, pos, tok, u, true);
 }
 
 __device__ __forceinline__ float attn_term_bias(int h, long long qp, long long kp, long long, const attn_term_args &a) {
@@ -1018,14 +1027,8 @@ __device__ __forceinline__ float attn_term_bias(int h, long long qp, long long k
 }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
-// The plain hooks of the bias families: a query row loads as a key row
-// does (rotated for rope), the score is fmaf(scale, q·k, bias) and a key's
-// value is its v.
-__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &, float *dst, const store_t *src,
-                                                 long long pos, int, int, int u) {
-	attn_term_load(t, dst, src, pos, u, true);
-}
-
+// The plain hooks of rope and the bias families: the score is
+// fmaf(scale, q·k, bias) and a key's value is its v.
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
 	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
@@ -1123,8 +1126,9 @@ posenc_t5_base_attention_kernel(store_t *__restrict__ out, const store_t *__rest
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
-			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
-			                 e - r * kAttnTermUnits);
+			// The row's query i = s_orow[r] / qheads (M-RoPE's qids; dead code for the other terms).
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
+			                 r, e - r * kAttnTermUnits);
 		}
 		if (kAttnRowHook) {
 			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
@@ -1185,8 +1189,9 @@ posenc_t5_base_attention_kernel(store_t *__restrict__ out, const store_t *__rest
 			// 2. k (rotated by the term where ROTATE_K), then the scores.
 			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
 				const int c = e / kAttnTermUnits;
+				// j + c: the key entry (M-RoPE's kids), not its slot.
 				if (s_kp[c] >= 0)
-					attn_term_load(s_term, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c],
+					attn_term_load(s_term, targs, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
 					               e - c * kAttnTermUnits, ROTATE_K);
 			}
 			__syncthreads();
@@ -1363,7 +1368,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (lq == 0)
 		return cudaSuccess;
-	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs))
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs, ROTATE_K && lk > 0))
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;

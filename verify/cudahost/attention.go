@@ -16,7 +16,9 @@ import (
 // max_pos (rope with a run-time switch), I[3] causal, I[4] window; F the
 // scale. The paged form: F2 and F3 the caches;
 // P0 qpos, P1 qStart, P2 slots, P3 kpos, P4 kStart (nseq = NP1 − 1); I[5]
-// cache_slots.
+// cache_slots. M-RoPE's ids follow the int arrays (so that a request
+// leaving them out passes null): P2 qids and P3 kids (rotated: P2 qids),
+// paged P5 qids and P6 kids.
 const (
 	opAttention        = 26
 	opAttentionRotated = 27
@@ -24,17 +26,18 @@ const (
 )
 
 // HasAttention reports whether the generated .cu of s has the attention
-// launchers: rope with f32 storage and no M-RoPE, alibi and rpe_bias with
+// launchers: rope with f32 storage, M-RoPE included (its launchers take
+// qids and kids after v), alibi and rpe_bias with
 // head_dim, rpe_full and xl with f32 storage (Shaw et al.'s aK and aV,
 // Transformer-XL's rel, u and v: the launchers take them after v) whose
 // head_dim fits the kernel's tiles (cuda.HasAttentionTiles: up to about
 // 1000) — the specs whose Go package has the attention form, less the
-// 16-bit rpe_full and xl specs (their CUDA storage check does not run the
-// attention form, as for rope) and the widest heads.
+// 16-bit rope, rpe_full and xl specs (their CUDA storage check does not run
+// the attention form) and the widest heads.
 func HasAttention(s *spec.Spec) bool {
 	switch s.Encoding {
 	case spec.RoPE:
-		return (s.DType == "" || s.DType == "f32") && len(s.MRoPESection) == 0
+		return s.DType == "" || s.DType == "f32"
 	case spec.ALiBi, spec.RPEBias:
 		return s.HeadDim > 0
 	case spec.RPEFull, spec.XL:
@@ -48,6 +51,9 @@ func HasAttention(s *spec.Spec) bool {
 func attentionOps(s *spec.Spec) []string {
 	if !HasAttention(s) {
 		return nil
+	}
+	if s.IsMRoPE() {
+		return mropeAttentionOps(s)
 	}
 	n := s.Name
 	tab, seq := "", ""
@@ -98,7 +104,9 @@ func attnMaxPos(qpos, kpos []int32) int64 {
 // the generated Go adapters split them):
 // posenc_<name>_attention, posenc_<name>_attention_paged (its cache holds
 // unrotated k for rope: PagedKRotated false) and for rope
-// posenc_<name>_attention_rotated. The arguments are checked as the
+// posenc_<name>_attention_rotated; an M-RoPE spec's three launchers fill
+// AttentionMRoPE, AttentionRotatedMRoPE and AttentionPagedMRoPE instead
+// (attention_mrope.go). The arguments are checked as the
 // generated Go API checks them, panicking with the argument's name before
 // anything is sent (the paged launcher does not read its device-side
 // starts and slots: that check is the caller's, here the adapter's).
@@ -107,90 +115,15 @@ func (l *Lib) Attention() verify.AttentionKernels {
 	if !HasAttention(s) {
 		panic("cudahost: spec " + s.Name + " has no CUDA attention form")
 	}
-	hd := s.HeadDim
-	// check panics on bad options or lengths of a call with lq queries and
-	// lk keys (rows of k and v: lk, or the cache's slots when paged).
-	check := func(fn string, out, q, k, v, table []float32, lq, lk, krows int, o verify.AttentionOptions) {
-		switch {
-		case o.KVHeads < 1:
-			panic(fmt.Sprintf("cudahost: %s: KVHeads %d < 1", fn, o.KVHeads))
-		case o.QHeads < 1 || o.QHeads%o.KVHeads != 0:
-			panic(fmt.Sprintf("cudahost: %s: QHeads %d is not a positive multiple of KVHeads %d", fn, o.QHeads, o.KVHeads))
-		case (s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias) && o.QHeads != s.Heads:
-			panic(fmt.Sprintf("cudahost: %s: QHeads %d, the spec has %d Heads", fn, o.QHeads, s.Heads))
-		case lq > math.MaxInt32 || lk > math.MaxInt32 || o.QHeads > math.MaxInt32:
-			panic(fmt.Sprintf("cudahost: %s: len(qpos) = %d, len(kpos) = %d, QHeads = %d: beyond the launcher's int range", fn, lq, lk, o.QHeads))
-		}
-		checkLen(fn, "out", len(out), lq*o.QHeads*hd)
-		checkLen(fn, "q", len(q), lq*o.QHeads*hd)
-		kn, vn := "k", "v"
-		if krows != lk {
-			kn, vn = "kCache", "vCache"
-		}
-		checkLen(fn, kn, len(k), krows*o.KVHeads*hd)
-		checkLen(fn, vn, len(v), krows*o.KVHeads*hd)
-		switch s.Encoding {
-		case spec.RPEBias:
-			checkLen(fn, "table", len(table), s.Heads*s.NumBuckets())
-		case spec.RPEFull:
-			aK, aV := rpeFullSplit(table)
-			if rows := 2*s.RMax - 1; len(aK) != rows*hd || len(aV) != rows*hd {
-				panic(fmt.Sprintf("cudahost: %s: len(aK) = %d, len(aV) = %d, want Buckets·HeadDim = %d·%d", fn, len(aK), len(aV), rows, hd))
-			}
-		case spec.XL:
-			// As the Go API's attnCheckRel: uBias and vBias first, then rel.
-			rel, ub, vb := xlSplit(table, o.QHeads*hd)
-			checkLen(fn, "uBias", len(ub), o.QHeads*hd)
-			checkLen(fn, "vBias", len(vb), o.QHeads*hd)
-			if len(rel) == 0 || len(rel)%(o.KVHeads*hd) != 0 {
-				panic(fmt.Sprintf("cudahost: %s: len(rel) = %d, want a positive multiple of KVHeads·HeadDim = %d·%d", fn, len(rel), o.KVHeads, hd))
-			}
-		}
-	}
-	// send runs op: ints after those of the options (I[5]…), int arrays ia
-	// (P0 qpos and the last kpos-long array, for max_pos).
-	send := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions, extra []int64, ia [][]int32) {
-		fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
-		nRel := int64(0)
-		// The driver writes every float array back: the term's operands are
-		// copies.
-		switch s.Encoding {
-		case spec.RPEBias:
-			fa = append(fa, append([]float32(nil), table...))
-		case spec.RPEFull:
-			aK, aV := rpeFullSplit(table)
-			fa = append(fa, append([]float32(nil), aK...), append([]float32(nil), aV...))
-		case spec.XL:
-			rel, ub, vb := xlSplit(table, o.QHeads*hd)
-			fa = append(fa, append([]float32(nil), rel...), append([]float32(nil), ub...), append([]float32(nil), vb...))
-			nRel = int64(len(rel) / (o.KVHeads * hd))
-		}
-		if len(out) == 0 {
-			return
-		}
-		// A window beyond int32 masks nothing (every distance of int32
-		// positions is below 2^31): it is 0 for the launcher.
-		window := o.Window
-		if window < 0 || window > math.MaxInt32 {
-			window = 0
-		}
-		causal := int64(0)
-		if o.Causal {
-			causal = 1
-		}
-		ints := append([]int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, extra...)
-		if s.Encoding == spec.XL {
-			ints = append(ints, make([]int64, 6-len(ints))...) // I[5]: cache_slots when paged
-			ints = append(ints, nRel)                          // I[6]
-		}
-		l.mustCall(fn, op, ints, o.Scale, fa, ia)
+	if s.IsMRoPE() {
+		return l.attentionMRoPE()
 	}
 	call := func(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
-		check(fn, out, q, k, v, table, len(qpos), len(kpos), len(kpos), o)
-		send(fn, op, out, q, k, v, table, qpos, kpos, o, nil, [][]int32{qpos, kpos})
+		l.attnCheck(fn, out, q, k, v, table, len(qpos), len(kpos), len(kpos), o)
+		l.attnSend(fn, op, out, q, k, v, table, qpos, kpos, o, nil, [][]int32{qpos, kpos})
 	}
 	k := verify.AttentionKernels{
-		HeadDim: hd,
+		HeadDim: s.HeadDim,
 		Attention: func(out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions) {
 			call("attention", opAttention, out, q, k, v, table, qpos, kpos, o)
 		},
@@ -202,18 +135,108 @@ func (l *Lib) Attention() verify.AttentionKernels {
 	}
 	k.AttentionPaged = func(out, q, kc, vc, table []float32, qpos, qStart, slots, kpos, kStart []int32, o verify.AttentionOptions) {
 		const fn = "attention_paged"
-		if o.KVHeads >= 1 && hd > 0 && (len(kc)%(o.KVHeads*hd) != 0 || len(vc) != len(kc)) {
-			panic(fmt.Sprintf("cudahost: %s: len(kCache) = %d, len(vCache) = %d, want equal multiples of KVHeads·HeadDim = %d", fn, len(kc), len(vc), o.KVHeads*hd))
-		}
-		nslots := 0
-		if o.KVHeads >= 1 {
-			nslots = len(kc) / (o.KVHeads * hd)
-		}
-		check(fn, out, q, kc, vc, table, len(qpos), len(kpos), nslots, o)
+		nslots := l.attnCacheSlots(fn, kc, vc, o)
+		l.attnCheck(fn, out, q, kc, vc, table, len(qpos), len(kpos), nslots, o)
 		checkPaged(fn, qStart, kStart, slots, len(qpos), len(kpos), nslots)
-		send(fn, opAttentionPaged, out, q, kc, vc, table, qpos, kpos, o, []int64{int64(nslots)}, [][]int32{qpos, qStart, slots, kpos, kStart})
+		l.attnSend(fn, opAttentionPaged, out, q, kc, vc, table, qpos, kpos, o, []int64{int64(nslots)}, [][]int32{qpos, qStart, slots, kpos, kStart})
 	}
 	return k
+}
+
+// attnCheck panics on bad options or lengths of a call of fn with lq
+// queries and lk keys (krows rows of k and v: lk, or the cache's slots
+// when paged).
+func (l *Lib) attnCheck(fn string, out, q, k, v, table []float32, lq, lk, krows int, o verify.AttentionOptions) {
+	s, hd := l.spec, l.spec.HeadDim
+	switch {
+	case o.KVHeads < 1:
+		panic(fmt.Sprintf("cudahost: %s: KVHeads %d < 1", fn, o.KVHeads))
+	case o.QHeads < 1 || o.QHeads%o.KVHeads != 0:
+		panic(fmt.Sprintf("cudahost: %s: QHeads %d is not a positive multiple of KVHeads %d", fn, o.QHeads, o.KVHeads))
+	case (s.Encoding == spec.ALiBi || s.Encoding == spec.RPEBias) && o.QHeads != s.Heads:
+		panic(fmt.Sprintf("cudahost: %s: QHeads %d, the spec has %d Heads", fn, o.QHeads, s.Heads))
+	case lq > math.MaxInt32 || lk > math.MaxInt32 || o.QHeads > math.MaxInt32:
+		panic(fmt.Sprintf("cudahost: %s: len(qpos) = %d, len(kpos) = %d, QHeads = %d: beyond the launcher's int range", fn, lq, lk, o.QHeads))
+	}
+	checkLen(fn, "out", len(out), lq*o.QHeads*hd)
+	checkLen(fn, "q", len(q), lq*o.QHeads*hd)
+	kn, vn := "k", "v"
+	if krows != lk {
+		kn, vn = "kCache", "vCache"
+	}
+	checkLen(fn, kn, len(k), krows*o.KVHeads*hd)
+	checkLen(fn, vn, len(v), krows*o.KVHeads*hd)
+	switch s.Encoding {
+	case spec.RPEBias:
+		checkLen(fn, "table", len(table), s.Heads*s.NumBuckets())
+	case spec.RPEFull:
+		aK, aV := rpeFullSplit(table)
+		if rows := 2*s.RMax - 1; len(aK) != rows*hd || len(aV) != rows*hd {
+			panic(fmt.Sprintf("cudahost: %s: len(aK) = %d, len(aV) = %d, want Buckets·HeadDim = %d·%d", fn, len(aK), len(aV), rows, hd))
+		}
+	case spec.XL:
+		// As the Go API's attnCheckRel: uBias and vBias first, then rel.
+		rel, ub, vb := xlSplit(table, o.QHeads*hd)
+		checkLen(fn, "uBias", len(ub), o.QHeads*hd)
+		checkLen(fn, "vBias", len(vb), o.QHeads*hd)
+		if len(rel) == 0 || len(rel)%(o.KVHeads*hd) != 0 {
+			panic(fmt.Sprintf("cudahost: %s: len(rel) = %d, want a positive multiple of KVHeads·HeadDim = %d·%d", fn, len(rel), o.KVHeads, hd))
+		}
+	}
+}
+
+// attnCacheSlots returns the rows of a paged call's caches, panicking
+// unless kCache and vCache are equal multiples of KVHeads·HeadDim (0 for
+// KVHeads < 1, which attnCheck refuses).
+func (l *Lib) attnCacheSlots(fn string, kc, vc []float32, o verify.AttentionOptions) int {
+	hd := l.spec.HeadDim
+	if o.KVHeads >= 1 && hd > 0 && (len(kc)%(o.KVHeads*hd) != 0 || len(vc) != len(kc)) {
+		panic(fmt.Sprintf("cudahost: %s: len(kCache) = %d, len(vCache) = %d, want equal multiples of KVHeads·HeadDim = %d", fn, len(kc), len(vc), o.KVHeads*hd))
+	}
+	if o.KVHeads < 1 {
+		return 0
+	}
+	return len(kc) / (o.KVHeads * hd)
+}
+
+// attnSend runs op: ints after those of the options (I[5]…), int arrays
+// ia (P0 qpos and the last kpos-long array, for max_pos).
+func (l *Lib) attnSend(fn string, op int32, out, q, k, v, table []float32, qpos, kpos []int32, o verify.AttentionOptions, extra []int64, ia [][]int32) {
+	s, hd := l.spec, l.spec.HeadDim
+	fa := [][]float32{out, l.input(q), l.input(k), l.input(v)}
+	nRel := int64(0)
+	// The driver writes every float array back: the term's operands are
+	// copies.
+	switch s.Encoding {
+	case spec.RPEBias:
+		fa = append(fa, append([]float32(nil), table...))
+	case spec.RPEFull:
+		aK, aV := rpeFullSplit(table)
+		fa = append(fa, append([]float32(nil), aK...), append([]float32(nil), aV...))
+	case spec.XL:
+		rel, ub, vb := xlSplit(table, o.QHeads*hd)
+		fa = append(fa, append([]float32(nil), rel...), append([]float32(nil), ub...), append([]float32(nil), vb...))
+		nRel = int64(len(rel) / (o.KVHeads * hd))
+	}
+	if len(out) == 0 {
+		return
+	}
+	// A window beyond int32 masks nothing (every distance of int32
+	// positions is below 2^31): it is 0 for the launcher.
+	window := o.Window
+	if window < 0 || window > math.MaxInt32 {
+		window = 0
+	}
+	causal := int64(0)
+	if o.Causal {
+		causal = 1
+	}
+	ints := append([]int64{int64(o.QHeads), int64(o.KVHeads), attnMaxPos(qpos, kpos), causal, int64(window)}, extra...)
+	if s.Encoding == spec.XL {
+		ints = append(ints, make([]int64, 6-len(ints))...) // I[5]: cache_slots when paged
+		ints = append(ints, nRel)                          // I[6]
+	}
+	l.mustCall(fn, op, ints, o.Scale, fa, ia)
 }
 
 // rpeFullSplit returns verify's packed rpe_full table, aK ‖ aV, as the

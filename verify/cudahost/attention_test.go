@@ -12,9 +12,12 @@ import (
 // emulated, through verify.RunAttention alone (Lib.Verify merges it into
 // the spec's row): ALiBi with 32 heads, T5's buckets, RoPE with GQA and with
 // interleaved partial rotary of head_dim 256, LongRoPE (max_pos), Shaw et
-// al.'s aK and aV (rpe_full) and Transformer-XL's rel, u and v (xl).
+// al.'s aK and aV (rpe_full), Transformer-XL's rel, u and v (xl) and
+// M-RoPE's ids (Qwen3-VL's interleaved sections, Pixtral's two axes with
+// alternate frequencies).
 func TestAttentionZoo(t *testing.T) {
-	for _, name := range []string{"bloom_7b1", "t5_base", "llama2_7b", "gptj_6b", "phi35_mini", "shaw2018_base", "transformer_xl_base"} {
+	for _, name := range []string{"bloom_7b1", "t5_base", "llama2_7b", "gptj_6b", "phi35_mini", "shaw2018_base", "transformer_xl_base",
+		"qwen3_vl_8b", "pixtral_12b_vision"} {
 		t.Run(name, func(t *testing.T) {
 			if _, ok := CXX(); !ok {
 				t.Skip("no C++ compiler")

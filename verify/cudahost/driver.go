@@ -44,7 +44,7 @@ const (
 	// ScaleQ of a rope spec with attn_temperature
 	// (templates/temperature.cu.tmpl): F0 q, P0 pos, I[0] heads.
 	opScaleQ = 25
-	// 26, 27: the attention form (attention.go).
+	// 26, 27, 28: the attention form (attention.go).
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -83,8 +83,9 @@ const (
 //
 // The cases of the op switch (ops below) see the request as I[0..7], F,
 // the float arrays F0…F7 (device pointers to the storage type, at most
-// eight), the int arrays P0…P4 with their lengths NP (= NP0), NP1…NP4, and
-// return the launcher's cudaError_t.
+// eight), the int arrays P0…P7 (at most eight) with their lengths NP
+// (= NP0), NP1…NP7 (an array the request leaves out is a null pointer of
+// length 0), and return the launcher's cudaError_t.
 func driverSource(s *spec.Spec, cuPath string) (string, error) {
 	n := s.Name
 	seq := ""
@@ -213,12 +214,18 @@ static int NPA[kMaxArrays];
 #define P2 (PA[2])
 #define P3 (PA[3])
 #define P4 (PA[4])
+#define P5 (PA[5])
+#define P6 (PA[6])
+#define P7 (PA[7])
 #define NP (NPA[0])
 #define NP0 (NPA[0])
 #define NP1 (NPA[1])
 #define NP2 (NPA[2])
 #define NP3 (NPA[3])
 #define NP4 (NPA[4])
+#define NP5 (NPA[5])
+#define NP6 (NPA[6])
+#define NP7 (NPA[7])
 
 static int dispatch(int op) {
 	switch (op) {

@@ -480,9 +480,11 @@ extern "C" cudaError_t posenc_grope_llama3_empty_shift(posenc_grope_llama3_empty
 //      the rescale factor α = e^{m_old − m_new} and the sum l;
 //   4. acc = α·acc + Σ p·v in registers.
 // The family's term (like FlexAttention's score_mod) is the attn_term_*
-// block below: its operands (attn_term_args: rpe_bias's table, rpe_full's
-// aK and aV, xl's rel, u and v), how a query row and a key row are loaded
-// (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
+// block (attention_terms.cu.tmpl): its operands (attn_term_args: rpe_bias's
+// table, rpe_full's aK and aV, xl's rel, u and v, M-RoPE's qids and kids),
+// how a query row and a key row are loaded (rope: rotated at its position;
+// M-RoPE: at its ids, so the load hooks get the row's token, query i or key
+// entry j; xl: q + u_h, with q + v_h kept beside it),
 // the score of a (row, key) pair from q·k (the bias families: scale·q·k +
 // bias; rpe_full and xl add a second dot product, with a row of aK or of
 // rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
@@ -565,9 +567,10 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 }
 
 // The rope term: rows are loaded rotated as by apply (sincos_angle of the
-// float64 angle pos·ω_i, the factor kAttention), pair i of a row a unit,
+// float64 angle p·ω_i, the factor kAttention), pair i of a row a unit,
 // then the dims past kRotaryDim one unit each, copied; no bias. With
-// rotate false (a rotated cache's k) every unit is a copy.
+// rotate false (a rotated cache's k) every unit is a copy. p is the
+// row's position.
 constexpr bool kAttnShift = false;
 // attn_term_args: no operands beyond q, k and v.
 struct attn_term_args {
@@ -575,7 +578,7 @@ struct attn_term_args {
 };
 
 inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
-inline bool attn_term_ptrs_ok(const attn_term_args &) { return true; }
+inline bool attn_term_ptrs_ok(const attn_term_args &, bool) { return true; }
 constexpr int kAttnTermUnits = kPairs + (kHeadDim - kRotaryDim);
 static_assert(kHeadDim == kAttnDim, "rope rows are HEAD_DIM wide");
 
@@ -585,12 +588,24 @@ struct attn_term_smem {
 };
 
 __device__ __forceinline__ void attn_term_init(attn_term_smem &t, int max_pos) {
-	for (int i = threadIdx.x; i < kPairs; i += blockDim.x)
+	for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
 		t.w[i] = freq(i, max_pos);
+	}
 }
 
-__device__ __forceinline__ void attn_term_load(const attn_term_smem &t, float *dst, const store_t *src, long long pos, int u,
-                                               bool rotate) {
+// attn_rope_pos is the p of pair u of a row at position pos, token tok,
+// whose ids (M-RoPE) are at ids.
+__device__ __forceinline__ long long attn_rope_pos(const attn_term_smem &t, const int *ids, long long pos, long long tok, int u) {
+	(void)t;
+	(void)ids;
+	(void)tok;
+	(void)u;
+	return pos;
+}
+
+// attn_rope_row loads unit u of a row (above).
+__device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *dst, const store_t *src, const int *ids, long long pos,
+                                              long long tok, int u, bool rotate) {
 	if (u >= kPairs) {
 		const int e = kRotaryDim + (u - kPairs);
 		dst[e] = ld(src + e);
@@ -600,7 +615,7 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, float *d
 	float x0 = ld(src + a), x1 = ld(src + b);
 	if (rotate) {
 		float s, c;
-		sincos_angle((double)pos * t.w[u], &s, &c);
+		sincos_angle((double)attn_rope_pos(t, ids, pos, tok, u) * t.w[u], &s, &c);
 		c *= kAttention;
 		s *= kAttention;
 		const float y0 = fmaf(x0, c, -(x1 * s));
@@ -611,17 +626,25 @@ __device__ __forceinline__ void attn_term_load(const attn_term_smem &t, float *d
 	dst[b] = x1;
 }
 
+// attn_term_load loads unit u of key entry tok at pos.
+__device__ __forceinline__ void attn_term_load(const attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                               long long pos, long long tok, int u, bool rotate) {
+	attn_rope_row(t, dst, src, (const int *)0, pos, tok, u, rotate);
+	(void)a;
+}
+
+// attn_term_load_q loads unit u of query tok at pos, always rotated.
+__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                                 long long pos, long long tok, int, int, int u) {
+	attn_rope_row(t, dst, src, (const int *)0, pos, tok, u, true);
+	(void)a;
+}
+
 __device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const attn_term_args &) { return 0.0f; }
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
-// The plain hooks of the bias families: a query row loads as a key row
-// does (rotated for rope), the score is fmaf(scale, q·k, bias) and a key's
-// value is its v.
-__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &, float *dst, const store_t *src,
-                                                 long long pos, int, int, int u) {
-	attn_term_load(t, dst, src, pos, u, true);
-}
-
+// The plain hooks of rope and the bias families: the score is
+// fmaf(scale, q·k, bias) and a key's value is its v.
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
 	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
@@ -719,8 +742,9 @@ posenc_grope_llama3_empty_attention_kernel(store_t *__restrict__ out, const stor
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
-			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
-			                 e - r * kAttnTermUnits);
+			// The row's query i = s_orow[r] / qheads (M-RoPE's qids; dead code for the other terms).
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
+			                 r, e - r * kAttnTermUnits);
 		}
 		if (kAttnRowHook) {
 			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
@@ -781,8 +805,9 @@ posenc_grope_llama3_empty_attention_kernel(store_t *__restrict__ out, const stor
 			// 2. k (rotated by the term where ROTATE_K), then the scores.
 			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
 				const int c = e / kAttnTermUnits;
+				// j + c: the key entry (M-RoPE's kids), not its slot.
 				if (s_kp[c] >= 0)
-					attn_term_load(s_term, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c],
+					attn_term_load(s_term, targs, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
 					               e - c * kAttnTermUnits, ROTATE_K);
 			}
 			__syncthreads();
@@ -957,7 +982,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (lq == 0)
 		return cudaSuccess;
-	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs))
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs, ROTATE_K && lk > 0))
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;

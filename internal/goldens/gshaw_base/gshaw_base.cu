@@ -471,9 +471,11 @@ extern "C" cudaError_t posenc_gshaw_base_output(posenc_gshaw_base_t *dst, const 
 //      the rescale factor α = e^{m_old − m_new} and the sum l;
 //   4. acc = α·acc + Σ p·v in registers.
 // The family's term (like FlexAttention's score_mod) is the attn_term_*
-// block below: its operands (attn_term_args: rpe_bias's table, rpe_full's
-// aK and aV, xl's rel, u and v), how a query row and a key row are loaded
-// (rope: rotated at its position; xl: q + u_h, with q + v_h kept beside it),
+// block (attention_terms.cu.tmpl): its operands (attn_term_args: rpe_bias's
+// table, rpe_full's aK and aV, xl's rel, u and v, M-RoPE's qids and kids),
+// how a query row and a key row are loaded (rope: rotated at its position;
+// M-RoPE: at its ids, so the load hooks get the row's token, query i or key
+// entry j; xl: q + u_h, with q + v_h kept beside it),
 // the score of a (row, key) pair from q·k (the bias families: scale·q·k +
 // bias; rpe_full and xl add a second dot product, with a row of aK or of
 // rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
@@ -570,7 +572,7 @@ struct attn_term_args {
 };
 
 inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
-inline bool attn_term_ptrs_ok(const attn_term_args &a) { return a.ak != nullptr && a.av != nullptr; }
+inline bool attn_term_ptrs_ok(const attn_term_args &a, bool) { return a.ak != nullptr && a.av != nullptr; }
 constexpr int kAttnTermUnits = kAttnDim;
 
 // kAttnBuckets rows of aK and aV; kAttnQA: the block's rows' q·aK[b] for
@@ -590,7 +592,8 @@ struct attn_term_smem {
 __device__ __forceinline__ void attn_term_init(attn_term_smem &, int) {}
 
 // attn_term_load copies element u of a row.
-__device__ __forceinline__ void attn_term_load(const attn_term_smem &, float *dst, const store_t *src, long long, int u, bool) {
+__device__ __forceinline__ void attn_term_load(const attn_term_smem &, const attn_term_args &, float *dst, const store_t *src,
+                                               long long, long long, int u, bool) {
 	dst[u] = ld(src + u);
 }
 
@@ -616,9 +619,9 @@ __device__ __forceinline__ long long attn_term_row(long long qp, long long kp) {
 	return (d < -kSpan ? -kSpan : d > kSpan ? kSpan : d) + kSpan;
 }
 
-__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &, float *dst, const store_t *src,
-                                                 long long pos, int, int, int u) {
-	attn_term_load(t, dst, src, pos, u, false);
+__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                                 long long pos, long long tok, int, int, int u) {
+	attn_term_load(t, a, dst, src, pos, tok, u, false);
 }
 
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const attn_term_args &a, const float *qr, int r, int,
@@ -727,8 +730,9 @@ posenc_gshaw_base_attention_kernel(store_t *__restrict__ out, const store_t *__r
 		__syncthreads();
 		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
 			const int r = e / kAttnTermUnits;
-			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_h[r], r,
-			                 e - r * kAttnTermUnits);
+			// The row's query i = s_orow[r] / qheads (M-RoPE's qids; dead code for the other terms).
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
+			                 r, e - r * kAttnTermUnits);
 		}
 		if (kAttnRowHook) {
 			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
@@ -789,8 +793,9 @@ posenc_gshaw_base_attention_kernel(store_t *__restrict__ out, const store_t *__r
 			// 2. k (rotated by the term where ROTATE_K), then the scores.
 			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
 				const int c = e / kAttnTermUnits;
+				// j + c: the key entry (M-RoPE's kids), not its slot.
 				if (s_kp[c] >= 0)
-					attn_term_load(s_term, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c],
+					attn_term_load(s_term, targs, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
 					               e - c * kAttnTermUnits, ROTATE_K);
 			}
 			__syncthreads();
@@ -965,7 +970,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (lq == 0)
 		return cudaSuccess;
-	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs))
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs, ROTATE_K && lk > 0))
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
