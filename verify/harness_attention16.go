@@ -26,6 +26,22 @@ type AttentionKernels16 struct {
 	AttentionPagedMRoPE   func(out, q, kCache, vCache []uint16, qids, kids, qpos, qStart, slots, kpos, kStart []int32, o AttentionOptions)
 }
 
+// RunAttentionStored checks float32 attention kernels over a spec that
+// stores f16 or bf16 (the CUDA launchers through cudahost's driver, which
+// narrows each input and widens each output): every case of
+// RunAttention16, with its inputs values of the storage type and its
+// bounds. The kernels must round as RunAttention16's do (rotated q and k
+// to the storage type, the output once).
+func RunAttentionStored(s *spec.Spec, k AttentionKernels) *Report {
+	st := Storage(s.DType)
+	if st != StorageF16 && st != StorageBF16 {
+		rep := &Report{Spec: s.Name}
+		rep.begin("kernels").fail("RunAttentionStored: spec dtype %q is not f16 or bf16", s.DType)
+		return rep
+	}
+	return runAttention(s, k, st)
+}
+
 // RunAttention16 checks the attention form of a package storing the spec's
 // dtype (f16 or bf16) with every case of RunAttention, on inputs that are
 // values of the storage type. The kernel rotates q and k as Apply does,

@@ -102,9 +102,11 @@ func attnTiles(hd, qt int) (rows, keys int, err error) {
 // for rope, posenc_<name>_attention_rotated). seq adds the int max_pos argument of
 // the rope specs whose frequencies switch at run time.
 //
-// Specs that store f16 or bf16 get no CUDA attention yet: the storage-rounded
-// check of the CUDA kernels (cudahost.Lib.VerifyStorage) does not run the
-// attention form, and no launcher is emitted that nothing verifies.
+// Over f16 or bf16 storage only rope specs (M-RoPE included) get the form,
+// as in the Go packages: q, k, v and out are stored as the spec's type,
+// computed in float32, and the rotated rows are rounded to the storage type
+// as apply stores them (cudahost.Lib.VerifyStorage checks it with
+// verify.RunAttentionStored). The other families' 16-bit specs get none.
 func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	return b.addAttention(family, hd, seq, false)
 }
@@ -125,7 +127,7 @@ func (b *Common) addAttention(family string, hd int, seq, mrope bool) error {
 	if mrope && family != "rope" {
 		return fmt.Errorf("attention: M-RoPE ids for family %q", family)
 	}
-	if b.DType != "f32" {
+	if b.DType != "f32" && family != "rope" {
 		return nil
 	}
 	if (family == "rpe_full" || family == "xl") && !HasAttentionTiles(family, hd) {

@@ -99,6 +99,7 @@ var checks = map[string]Check{
 	"qemu asm/attention 16":           {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestKernels16QEMU$", "./asm/attention"}},
 	"asm/rope scaleRows16 amd64":      {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestScaleRows16AMD64$", "./asm/rope"}},
 	"verify cuda llama2_7b":           verify("cuda", "llama2_7b"),
+	"cudahost attention16":            {Args: []string{"go", "test", "-count=1", "-failfast", "-run", "^TestAttentionStored16$", "./verify/cudahost"}},
 	"verify cuda transformer_base":    verify("cuda", "transformer_base"),
 	"verify cuda bloom_7b1":           verify("cuda", "bloom_7b1"),
 	"verify cuda t5_base":             verify("cuda", "t5_base"),
@@ -211,6 +212,8 @@ var mutations = []Mutation{
 		"e.Widen16(string(st), first+arm64.VReg(r))", "e.Widen16(\"f16\", first+arm64.VReg(r))", "qemu asm/attention 16", 0},
 	{"attn neon 16-bit: a KV head's row 4·HeadDim bytes after the last", "asm/attention/neon.go", "",
 		"e.AddImm(arm64.R11, arm64.R11, st.size()*d)", "e.AddImm(arm64.R11, arm64.R11, 4*d)", "qemu asm/attention 16", 0},
+	{"attn cuda 16-bit: rotated key rows not rounded to the storage type", "templates/attention_terms.cu.tmpl", "",
+		"x0 = ld(&r0);", "(void)r0;", "cudahost attention16", 0},
 	{"attn gen: alibi bias sign in the template", "gen/attention/terms.go.tmpl", "",
 		"s[j] += float32(-slope * float64(dist-dref))", "s[j] += float32(slope * float64(dist-dref))", "verify go bloom_176b", 0},
 	// rpe_full's attention form (Shaw et al.: the a^K bucket table, the a^V

@@ -144,6 +144,10 @@ func (l *Lib) VerifyStorage() *verify.Report {
 		l.storageRoPE(ck, r)
 		l.storageRoPEForms(ck, r)
 		l.storageMRoPETemperature(ck, r)
+		// The attention form through verify's 16-bit attention harness (its
+		// cases and bounds; the driver narrows the inputs, which are values
+		// of the storage type, exactly and widens the outputs).
+		return verify.Merge(ck.rep, verify.RunAttentionStored(s, l.Attention()))
 	case spec.ALiBi, spec.RPEBias:
 		l.storageBias(ck, r)
 	case spec.RPEFull, spec.XL:

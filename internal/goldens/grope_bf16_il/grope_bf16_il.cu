@@ -413,3 +413,605 @@ extern "C" cudaError_t posenc_grope_bf16_il_shift(posenc_grope_bf16_il_t *x, int
 	                   1.0f, 1.0f, 0, stream);
 }
 
+// Fused attention with the positional encoding inside (docs/design/attention.md):
+//   out[i][h] = Σ_j softmax_j(scale·q[i][h]·k[j][g] + bias_h(qpos[i], kpos[j]))·v[j][g],
+//   g = h/(qheads/kvheads),
+// over the keys not masked for query i. One engine, FlashAttention-2's
+// tiled online softmax (Dao 2023): the scores never leave shared memory.
+// Block item (query tile t, KV head g, key split s) holds kAttnRows
+// (query, head) rows of KV head g, all the query heads that share it (rows
+// r = i·grp + (h − g·grp), so a decode step's grp heads are one tile), and
+// walks the keys of split s kAttnKeys at a time:
+//   1. the tile's positions and every row's mask bits (a tile no row
+//      sees is skipped);
+//   2. k loaded into shared memory (the term rotates it for rope), scores
+//      x = fmaf(scale, q·k, bias) of the unmasked (row, key) pairs;
+//   3. v loaded over k while each row's thread updates its running max m,
+//      the rescale factor α = e^{m_old − m_new} and the sum l;
+//   4. acc = α·acc + Σ p·v in registers.
+// The family's term (like FlexAttention's score_mod) is the attn_term_*
+// block (attention_terms.cu.tmpl): its operands (attn_term_args: rpe_bias's
+// table, rpe_full's aK and aV, xl's rel, u and v, M-RoPE's qids and kids),
+// how a query row and a key row are loaded (rope: rotated at its position;
+// M-RoPE: at its ids, so the load hooks get the row's token, query i or key
+// entry j; xl: q + u_h, with q + v_h kept beside it),
+// the score of a (row, key) pair from q·k (the bias families: scale·q·k +
+// bias; rpe_full and xl add a second dot product, with a row of aK or of
+// rel), the value of a key for a row (rpe_full: v_j + aV[b]), per-row
+// work once the rows are loaded (rpe_full: q·aK[b] per bucket) and whether
+// the bias is taken relative to the row's nearest unmasked key (ALiBi).
+// Few blocks (decode) split the keys
+// into chunks (flash-decoding, Dao et al. 2023): each split writes its
+// partial (m, l, acc) to a workspace and posenc_grope_bf16_il_attention_combine_kernel
+// merges them. f32 FMA throughout (tensor-core tiles are not generated
+// yet).
+namespace {
+
+constexpr int kAttnDim = 72;
+constexpr int kAttnRows = 16;
+constexpr int kAttnKeys = 32;
+constexpr int kAttnThreads = 128;
+static_assert(kAttnKeys <= 32, "one mask bit per key of a tile");
+// k and v rows in shared memory are kAttnDim+1 floats apart, so that the
+// 32 lanes of a score warp (32 keys, one dim) hit 32 banks.
+constexpr int kAttnStride = kAttnDim + 1;
+// kAttnAcc accumulator elements per thread: element e = tid + c·kAttnThreads
+// of the tile's [kAttnRows][kAttnDim] output.
+constexpr int kAttnAcc = (kAttnRows * kAttnDim + kAttnThreads - 1) / kAttnThreads;
+// kAttnMaxBlocks caps the grid; blocks stride over the items.
+constexpr long long kAttnMaxBlocks = 1 << 20;
+#ifndef POSENC_ATTN_TARGET_BLOCKS
+// The split: when the (query tile, KV head) items are fewer than
+// POSENC_ATTN_TARGET_BLOCKS (about two blocks per SM of an H100), the keys
+// are split into chunks of at least kAttnMinChunk tiles, at most
+// kAttnMaxSplits of them, with a workspace of at most kAttnMaxWorkspace
+// bytes. Define it (-D) to change the policy; 1 never splits.
+#define POSENC_ATTN_TARGET_BLOCKS 256
+#endif
+constexpr long long kAttnTargetBlocks = POSENC_ATTN_TARGET_BLOCKS;
+constexpr long long kAttnMinChunk = 4;
+constexpr long long kAttnMaxSplits = 64;
+constexpr long long kAttnMaxWorkspace = 64ll << 20;
+
+// attn_exp is e^x for x ≤ 0 (the softmax's p and α). Under nvcc's
+// -use_fast_math (__USE_FAST_MATH__) expf would become __expf, whose error
+// grows with |x| (CUDA C++ Programming Guide, "Intrinsic Functions"); exp in
+// float64, rounded once, has no fast variant.
+__device__ __forceinline__ float attn_exp(float x) {
+#if defined(__USE_FAST_MATH__)
+	return (float)exp((double)x);
+#else
+	return expf(x);
+#endif
+}
+
+// attn_range clamps sequence t's span [st[t], st[t+1]) of a start array
+// into [0, n], its end no lower than its start: whatever a paged call's
+// device-side starts hold, the kernel reads and writes inside the arrays.
+__device__ __forceinline__ void attn_range(const int *st, int t, long long n, long long *a, long long *b) {
+	const long long x = st[t], y = st[t + 1];
+	*a = x < 0 ? 0 : x > n ? n : x;
+	*b = y < *a ? *a : y > n ? n : y;
+}
+
+// attn_tile0 is the first (global) query tile of sequence t in a paged
+// call: T_t = ⌊qs_t·grp/kAttnRows⌋ + t with qs_t = q_start[t] clamped to
+// [0, lq]. T_{t+1} − T_t = ⌊qs_{t+1}·grp/R⌋ − ⌊qs_t·grp/R⌋ + 1 ≥
+// ⌈(qs_{t+1} − qs_t)·grp/R⌉, the tiles sequence t needs, so the ranges
+// are disjoint, and T_nseq ≤ ⌊lq·grp/R⌋ + nseq bounds the tiles of a call
+// without reading the starts on the host.
+__device__ __forceinline__ long long attn_tile0(const int *q_start, int t, long long lq, int grp) {
+	long long x = q_start[t];
+	x = x < 0 ? 0 : x > lq ? lq : x;
+	return x * grp / kAttnRows + t;
+}
+
+// attn_form packs the attention kernel's two switches into its one template
+// argument (one argument: POSENC_LAUNCH's kernel takes no comma).
+constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
+
+// attn_masked reports whether a key at kp is masked for a query at qp (the
+// contract's three rules, in 64-bit differences).
+__device__ __forceinline__ bool attn_masked(long long qp, long long kp, int causal, int window) {
+	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
+}
+
+// The rope term: rows are loaded rotated as by apply (sincos_angle of the
+// float64 angle p·ω_i, the factor kAttention), pair i of a row a unit,
+// then the dims past kRotaryDim one unit each, copied; no bias. With
+// rotate false (a rotated cache's k) every unit is a copy. p is the
+// row's position.
+constexpr bool kAttnShift = false;
+// attn_term_args: no operands beyond q, k and v.
+struct attn_term_args {
+	int unused;
+};
+
+inline bool attn_term_sizes_ok(const attn_term_args &, long long, long long) { return true; }
+inline bool attn_term_ptrs_ok(const attn_term_args &, bool) { return true; }
+constexpr int kAttnTermUnits = kPairs + (kHeadDim - kRotaryDim);
+static_assert(kHeadDim == kAttnDim, "rope rows are HEAD_DIM wide");
+
+// attn_term_smem: the frequencies of the call (freq at max_pos).
+struct attn_term_smem {
+	double w[kPairs];
+};
+
+__device__ __forceinline__ void attn_term_init(attn_term_smem &t, int max_pos) {
+	for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
+		t.w[i] = freq(i, max_pos);
+	}
+}
+
+// attn_rope_pos is the p of pair u of a row at position pos, token tok,
+// whose ids (M-RoPE) are at ids.
+__device__ __forceinline__ long long attn_rope_pos(const attn_term_smem &t, const int *ids, long long pos, long long tok, int u) {
+	(void)t;
+	(void)ids;
+	(void)tok;
+	(void)u;
+	return pos;
+}
+
+// attn_rope_row loads unit u of a row (above).
+__device__ __forceinline__ void attn_rope_row(const attn_term_smem &t, float *dst, const store_t *src, const int *ids, long long pos,
+                                              long long tok, int u, bool rotate) {
+	if (u >= kPairs) {
+		const int e = kRotaryDim + (u - kPairs);
+		dst[e] = ld(src + e);
+		return;
+	}
+	const int a = 2 * u, b = 2 * u + 1;
+	float x0 = ld(src + a), x1 = ld(src + b);
+	if (rotate) {
+		float s, c;
+		sincos_angle((double)attn_rope_pos(t, ids, pos, tok, u) * t.w[u], &s, &c);
+		c *= kAttention;
+		s *= kAttention;
+		const float y0 = fmaf(x0, c, -(x1 * s));
+		x1 = fmaf(x1, c, x0 * s);
+		x0 = y0;
+		// Rounded to the storage type, as apply stores a rotated row.
+		store_t r0, r1;
+		st(&r0, x0);
+		st(&r1, x1);
+		x0 = ld(&r0);
+		x1 = ld(&r1);
+	}
+	dst[a] = x0;
+	dst[b] = x1;
+}
+
+// attn_term_load loads unit u of key entry tok at pos.
+__device__ __forceinline__ void attn_term_load(const attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                               long long pos, long long tok, int u, bool rotate) {
+	attn_rope_row(t, dst, src, (const int *)0, pos, tok, u, rotate);
+	(void)a;
+}
+
+// attn_term_load_q loads unit u of query tok at pos, always rotated.
+__device__ __forceinline__ void attn_term_load_q(attn_term_smem &t, const attn_term_args &a, float *dst, const store_t *src,
+                                                 long long pos, long long tok, int, int, int u) {
+	attn_rope_row(t, dst, src, (const int *)0, pos, tok, u, true);
+	(void)a;
+}
+
+__device__ __forceinline__ float attn_term_bias(int, long long, long long, long long, const attn_term_args &) { return 0.0f; }
+
+__device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
+// The plain hooks of rope and the bias families: the score is
+// fmaf(scale, q·k, bias) and a key's value is its v.
+__device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
+                                                 int, long long qp, long long kp, long long shift, float scale, float dot) {
+	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
+}
+
+__device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
+
+// No per-row work once the rows are loaded.
+constexpr bool kAttnRowHook = false;
+__device__ __forceinline__ void attn_term_rows(attn_term_smem &, const attn_term_args &, const float *, int) {}
+
+} // namespace
+
+// posenc_grope_bf16_il_attention_kernel runs the items (query tile, KV head, split)
+// of one call (see above): ROTATE_K rotates the keys (rope's unrotated
+// cache; false for a rotated cache and for the bias families). PAGED: the
+// call holds nseq sequences, sequence t the queries [q_start[t],
+// q_start[t+1]) and the keys [k_start[t], k_start[t+1]), key j being row
+// slots[j] of the caches k and v ([cache_slots][kvheads][kAttnDim]); a
+// query tile holds rows of one sequence (global tile x is tile x − T_t of
+// the sequence t found by a binary search over attn_tile0; an x past its
+// sequence's rows is an idle item), split s covers the keys [k_start[t] +
+// s·chunk, …) of its sequence, and a key whose slot is outside [0,
+// cache_slots) is padding (never read). Unpaged, key j is row j. splits = 1
+// writes out; otherwise split s of output row o (= i·qheads + h) writes its
+// unnormalized acc to ws_acc[(o·splits + s)·kAttnDim …], its m and l (0
+// without an unmasked key) to ws_ml[2(o·splits + s) …] and its bias shift
+// to ws_d[o·splits + s]. Keys of split s: [s·chunk, (s+1)·chunk) ∩ [0, lk).
+template <int FORM>
+__global__ void __launch_bounds__(kAttnThreads)
+posenc_grope_bf16_il_attention_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
+                           const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
+                           const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
+                           const int *__restrict__ k_start, int lq, int lk, int nseq, long long cache_slots, int qheads,
+                           int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
+                           float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
+	__shared__ float s_q[kAttnRows * kAttnDim];
+	__shared__ float s_kv[kAttnKeys * kAttnStride];
+	__shared__ float s_p[kAttnRows * kAttnKeys];
+	__shared__ long long s_qp[kAttnRows], s_shift[kAttnRows], s_orow[kAttnRows];
+	__shared__ int s_h[kAttnRows], s_seen[kAttnRows];
+	__shared__ float s_m[kAttnRows], s_l[kAttnRows], s_alpha[kAttnRows];
+	__shared__ unsigned int s_mask[kAttnRows];
+	// s_vp: the tile's key positions as step 4 reads them (the term's value
+	// hook), copied in step 3: the next tile's step 1 rewrites s_kp while
+	// other threads may still be in step 4.
+	__shared__ int s_kp[kAttnKeys], s_vp[kAttnKeys];
+	__shared__ long long s_kr[kAttnKeys]; // the key's row of k and v (its slot when PAGED)
+	__shared__ attn_term_smem s_term;
+	const int tid = threadIdx.x;
+	attn_term_init(s_term, max_pos);
+	const int grp = qheads / kvheads;
+	// Query tiles of one KV head: unpaged, ⌈lq·grp/kAttnRows⌉; paged, the
+	// bound T_nseq of attn_tile0.
+	const long long tiles = PAGED ? (long long)lq * grp / kAttnRows + nseq : ((long long)lq * grp + kAttnRows - 1) / kAttnRows;
+	const long long items = tiles * kvheads * splits;
+	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
+		const int s = (int)(it % splits);
+		const int g = (int)(it / splits % kvheads);
+		const long long x = it / splits / kvheads;
+		// The item's queries [q0, q1) and keys [k0, k1): the whole call, or
+		// the sequence holding global tile x.
+		long long q0 = 0, q1 = lq, k0 = 0, k1 = lk, r0 = x * kAttnRows;
+		if (PAGED) {
+			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
+			while (lo < hi) {
+				const int mid = lo + (hi - lo + 1) / 2;
+				if (attn_tile0(q_start, mid, lq, grp) <= x)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			attn_range(q_start, lo, lq, &q0, &q1);
+			attn_range(k_start, lo, lk, &k0, &k1);
+			r0 = (x - attn_tile0(q_start, lo, lq, grp)) * kAttnRows;
+			if (r0 < 0 || r0 >= (q1 - q0) * grp)
+				continue; // an idle item (block-uniform)
+		}
+		const long long rows = (q1 - q0) * grp; // rows of one KV head
+		const int nrows = rows - r0 < kAttnRows ? (int)(rows - r0) : kAttnRows;
+		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
+		if (tid < kAttnRows) {
+			const long long rr = r0 + tid;
+			const long long i = q0 + rr / grp;
+			const int h = g * grp + (int)(rr % grp);
+			s_qp[tid] = tid < nrows ? (long long)qpos[i] : 0;
+			s_h[tid] = h;
+			s_orow[tid] = i * qheads + h;
+			s_m[tid] = __int_as_float(0xff800000);
+			s_l[tid] = 0.0f;
+			s_seen[tid] = 0;
+			s_shift[tid] = 0;
+		}
+		__syncthreads();
+		for (int e = tid; e < nrows * kAttnTermUnits; e += kAttnThreads) {
+			const int r = e / kAttnTermUnits;
+			// The row's query i = s_orow[r] / qheads (M-RoPE's qids; dead code for the other terms).
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
+			                 r, e - r * kAttnTermUnits);
+		}
+		if (kAttnRowHook) {
+			// The term's per-row work over the loaded rows (rpe_full: q·aK[b]
+			// for every bucket); step 1's barriers order it before the scores.
+			__syncthreads();
+			attn_term_rows(s_term, targs, s_q, nrows);
+		}
+		const long long j0 = k0 + s * chunk;
+		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
+		if (kAttnShift && tid < nrows) {
+			// The row's nearest unmasked key of the split: biases are taken
+			// relative to it (docs/design/attention.md, "Bound").
+			long long best = -1;
+			for (long long j = j0; j < j1; ++j) {
+				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+				if (!attn_masked(s_qp[tid], kp, causal, window)) {
+					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
+					best = best < 0 || d < best ? d : best;
+				}
+			}
+			s_shift[tid] = best < 0 ? 0 : best;
+		}
+		float acc[kAttnAcc];
+#pragma unroll
+		for (int c = 0; c < kAttnAcc; ++c)
+			acc[c] = 0.0f;
+		for (long long j = j0; j < j1; j += kAttnKeys) {
+			const int nk = j1 - j < kAttnKeys ? (int)(j1 - j) : kAttnKeys;
+			// 1. Positions (keys past the split, and paged keys whose slot is
+			// outside the cache, are padding), rows and mask bits.
+			if (tid < kAttnKeys) {
+				long long kr = j + tid;
+				int kp = -1;
+				if (tid < nk) {
+					kp = kpos[kr];
+					if (PAGED) {
+						kr = slots[kr];
+						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;
+					}
+				}
+				s_kp[tid] = kp;
+				s_kr[tid] = kr;
+			}
+			__syncthreads();
+			if (tid < kAttnRows) {
+				unsigned int bits = 0;
+				if (tid < nrows)
+					for (int c = 0; c < nk; ++c)
+						bits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
+				s_mask[tid] = bits;
+			}
+			__syncthreads();
+			unsigned int any = 0;
+			for (int r = 0; r < kAttnRows; ++r)
+				any |= s_mask[r];
+			if (any == 0)
+				continue; // block-uniform: no row sees a key of this tile
+			// 2. k (rotated by the term where ROTATE_K), then the scores.
+			for (int e = tid; e < nk * kAttnTermUnits; e += kAttnThreads) {
+				const int c = e / kAttnTermUnits;
+				// j + c: the key entry (M-RoPE's kids), not its slot.
+				if (s_kp[c] >= 0)
+					attn_term_load(s_term, targs, s_kv + c * kAttnStride, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
+					               e - c * kAttnTermUnits, ROTATE_K);
+			}
+			__syncthreads();
+			for (int e = tid; e < kAttnRows * kAttnKeys; e += kAttnThreads) {
+				const int r = e / kAttnKeys, c = e - r * kAttnKeys;
+				if (!((s_mask[r] >> c) & 1u))
+					continue;
+				const float *qr = s_q + r * kAttnDim, *kr = s_kv + c * kAttnStride;
+				float dot = 0.0f;
+				for (int d = 0; d < kAttnDim; ++d)
+					dot = fmaf(qr[d], kr[d], dot);
+				s_p[e] = attn_term_score(s_term, targs, qr, r, s_h[r], g, kvheads, s_qp[r], s_kp[c], s_shift[r], scale, dot);
+			}
+			__syncthreads();
+			// 3. v over k; the online softmax of each row (thread r).
+			for (int e = tid; e < nk * kAttnDim; e += kAttnThreads) {
+				const int c = e / kAttnDim, d = e - c * kAttnDim;
+				if (s_kp[c] >= 0)
+					s_kv[c * kAttnStride + d] = ld(v + (s_kr[c] * kvheads + g) * kAttnDim + d);
+			}
+			if (tid < kAttnKeys)
+				s_vp[tid] = s_kp[tid];
+			if (tid < nrows) {
+				const unsigned int bits = s_mask[tid];
+				float alpha = 1.0f;
+				if (bits) {
+					float *pr = s_p + tid * kAttnKeys;
+					// fmaxf skips NaN scores; their p = e^NaN still reaches l.
+					float mt = __int_as_float(0xff800000);
+					for (int c = 0; c < kAttnKeys; ++c)
+						if ((bits >> c) & 1u)
+							mt = fmaxf(mt, pr[c]);
+					const float mo = s_m[tid], mn = fmaxf(mo, mt);
+					alpha = mo == mn ? 1.0f : attn_exp(mo - mn);
+					float sum = 0.0f;
+					for (int c = 0; c < kAttnKeys; ++c)
+						if ((bits >> c) & 1u) {
+							const float p = attn_exp(pr[c] - mn);
+							pr[c] = p;
+							sum += p;
+						}
+					s_l[tid] = s_l[tid] * alpha + sum;
+					s_m[tid] = mn;
+					s_seen[tid] = 1;
+				}
+				s_alpha[tid] = alpha;
+			}
+			__syncthreads();
+			// 4. acc = α·acc + Σ p·v over the row's unmasked keys (a masked
+			// key's v is never read: padding may hold NaN); the term's value
+			// of the key for the row (rpe_full: v + aV[b], rounded once).
+#pragma unroll
+			for (int c = 0; c < kAttnAcc; ++c) {
+				const int e = tid + c * kAttnThreads;
+				if (e >= nrows * kAttnDim)
+					break;
+				const int r = e / kAttnDim, d = e - r * kAttnDim;
+				const unsigned int bits = s_mask[r];
+				const float *pr = s_p + r * kAttnKeys;
+				float a = acc[c] * s_alpha[r];
+				for (int key = 0; key < nk; ++key)
+					if ((bits >> key) & 1u)
+						a = fmaf(pr[key], attn_term_value(targs, s_qp[r], s_vp[key], d, s_kv[key * kAttnStride + d]), a);
+				acc[c] = a;
+			}
+		}
+		__syncthreads(); // s_m, s_l, s_seen final
+#pragma unroll
+		for (int c = 0; c < kAttnAcc; ++c) {
+			const int e = tid + c * kAttnThreads;
+			if (e >= nrows * kAttnDim)
+				break;
+			const int r = e / kAttnDim, d = e - r * kAttnDim;
+			const long long o = s_orow[r];
+			if (splits == 1) {
+				// acc/l divided in float64 and rounded once: -use_fast_math
+				// makes the f32 division approximate (2 ulp).
+				st(out + o * kAttnDim + d, s_seen[r] ? (float)((double)acc[c] / (double)s_l[r]) : 0.0f);
+				continue;
+			}
+			const long long slot = o * splits + s;
+			ws_acc[slot * kAttnDim + d] = acc[c];
+			if (d == 0) {
+				ws_ml[2 * slot] = s_m[r];
+				ws_ml[2 * slot + 1] = s_seen[r] ? s_l[r] : 0.0f; // l ≥ 1 (or NaN) when seen
+				ws_d[slot] = s_shift[r];
+			}
+		}
+	}
+}
+
+// posenc_grope_bf16_il_attention_combine_kernel merges the splits of every output
+// row o (blocks stride over rows, threads over dims): with the splits'
+// maxima moved to one frame, μ_s = m_s − slope_h·(d_s − d_min) (ALiBi's
+// per-split shifts d_s; 0 otherwise), M = max μ_s and w_s = e^{μ_s − M} in
+// float64, out = Σ w_s·acc_s / Σ w_s·l_s; a row no split saw is 0.
+__global__ void __launch_bounds__(256)
+posenc_grope_bf16_il_attention_combine_kernel(store_t *__restrict__ out, const float *__restrict__ ws_acc,
+                                   const float *__restrict__ ws_ml, const long long *__restrict__ ws_d,
+                                   long long orows, int qheads, int splits) {
+	__shared__ float s_w[kAttnMaxSplits];
+	__shared__ int s_any;
+	for (long long o = blockIdx.x; o < orows; o += gridDim.x) {
+		const float *ml = ws_ml + 2 * o * splits;
+		const long long *ds = ws_d + o * splits;
+		__syncthreads(); // the previous row is done with s_w, s_any
+		if (threadIdx.x == 0) {
+			const double slope = attn_term_slope((int)(o % qheads));
+			long long dmin = 0;
+			int any = 0;
+			for (int s = 0; s < splits; ++s)
+				if (ml[2 * s + 1] != 0.0f && (!any || ds[s] < dmin)) {
+					dmin = ds[s];
+					any = 1;
+				}
+			double M = 0.0;
+			bool first = true;
+			for (int s = 0; s < splits; ++s)
+				if (ml[2 * s + 1] != 0.0f) {
+					const double mu = (double)ml[2 * s] - slope * (double)(ds[s] - dmin);
+					if (first || mu > M)
+						M = mu;
+					first = false;
+				}
+			for (int s = 0; s < splits; ++s)
+				s_w[s] = ml[2 * s + 1] != 0.0f ? (float)exp((double)ml[2 * s] - slope * (double)(ds[s] - dmin) - M) : 0.0f;
+			s_any = any;
+		}
+		__syncthreads();
+		for (int d = threadIdx.x; d < kAttnDim; d += blockDim.x) {
+			float a = 0.0f, l = 0.0f;
+			if (s_any)
+				for (int s = 0; s < splits; ++s)
+					if (ml[2 * s + 1] != 0.0f) {
+						a = fmaf(s_w[s], ws_acc[(o * splits + s) * kAttnDim + d], a);
+						l = fmaf(s_w[s], ml[2 * s + 1], l);
+					}
+			st(out + o * kAttnDim + d, s_any ? (float)((double)a / (double)l) : 0.0f);
+		}
+	}
+}
+
+namespace {
+
+// attn_launch checks the arguments (before any launch, in 64-bit
+// arithmetic), picks the split and launches the attention kernel and, when
+// split, the combine kernel, with the workspace from cudaMallocAsync on
+// stream (freed on it; without it the call runs unsplit). PAGED: k and v
+// are caches of cache_slots rows, keys read through slots, nseq sequences
+// bounded by q_start and k_start (nseq + 1 entries each); those three
+// arrays are device memory the launcher does not read (the kernel clamps
+// them, see attn_range, and skips a slot outside the cache).
+template <bool ROTATE_K, bool PAGED>
+cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const store_t *v, const attn_term_args &targs,
+                        const int *qpos, const int *kpos, const int *q_start, const int *slots, const int *k_start, int lq,
+                        int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal,
+                        int window, int max_pos, cudaStream_t stream) {
+	if (lq < 0 || lk < 0 || qheads < 1 || kvheads < 1 || qheads % kvheads != 0)
+		return cudaErrorInvalidValue;
+	// Paged: starts from 0 to lq and lk need a sequence when either is
+	// non-zero; the caches' rows are counted in 64 bits.
+	if (PAGED && (nseq < 0 || cache_slots < 0 || (nseq == 0 && (lq > 0 || lk > 0))))
+		return cudaErrorInvalidValue;
+	// Element counts lq·qheads·kAttnDim and lk·kvheads·kAttnDim, or
+	// cache_slots·kvheads·kAttnDim (products of two ints fit 63 bits; the
+	// other factors are checked by division).
+	const long long qrows = (long long)lq * qheads, krows = (long long)lk * kvheads;
+	const long long lim = 0x7fffffffffffffffll / kAttnDim;
+	if (qrows > lim || krows > lim || (PAGED && cache_slots > lim / kvheads))
+		return cudaErrorInvalidValue;
+	if (!attn_term_sizes_ok(targs, kvheads, lim)) // xl: n_rel ≥ 1, its rows within 63 bits
+		return cudaErrorInvalidValue;
+	if (lq == 0)
+		return cudaSuccess;
+	if (!out || !q || !qpos || (lk > 0 && (!k || !v || !kpos)) || !attn_term_ptrs_ok(targs, ROTATE_K && lk > 0))
+		return cudaErrorInvalidValue;
+	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
+		return cudaErrorInvalidValue;
+	const long long rows = (long long)lq * (qheads / kvheads);
+	// Items of one split: (query tile, KV head), with the paged tile bound
+	// ⌊rows/kAttnRows⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
+	// kvheads·⌊rows/kAttnRows⌋ ≤ qrows: no overflow).
+	const long long base = PAGED ? (rows / kAttnRows) * kvheads + (long long)nseq * kvheads
+	                             : (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
+	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
+	long long splits = 1;
+	if (base < kAttnTargetBlocks && ktiles >= 2 * kAttnMinChunk) {
+		splits = (kAttnTargetBlocks + base - 1) / base;
+		splits = splits < ktiles / kAttnMinChunk ? splits : ktiles / kAttnMinChunk;
+		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
+		// base < kAttnTargetBlocks bounds qrows, so this product is small.
+		const long long per = qrows * (4ll * kAttnDim + 16);
+		splits = splits < kAttnMaxWorkspace / per ? splits : kAttnMaxWorkspace / per;
+	}
+	long long chunk = (ktiles > 0 ? ktiles : 1) * kAttnKeys;
+	float *ws_acc = nullptr, *ws_ml = nullptr;
+	long long *ws_d = nullptr;
+	void *ws = nullptr;
+	if (splits > 1) {
+		const long long ct = (ktiles + splits - 1) / splits;
+		splits = (ktiles + ct - 1) / ct;
+		chunk = ct * kAttnKeys;
+		// [qrows·splits] shifts (8-byte aligned first), m and l, then acc.
+		const long long slots = qrows * splits;
+		if (cudaMallocAsync(&ws, (size_t)(slots * (16 + 4ll * kAttnDim)), stream) == cudaSuccess) {
+			ws_d = (long long *)ws;
+			ws_ml = (float *)(ws_d + slots);
+			ws_acc = ws_ml + 2 * slots;
+		} else {
+			(void)cudaGetLastError(); // the failed allocation's error: run unsplit
+			ws = nullptr;
+			splits = 1;
+			chunk = ktiles * kAttnKeys;
+		}
+	}
+	const long long items = base * splits;
+	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
+	POSENC_LAUNCH(posenc_grope_bf16_il_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, targs, qpos, kpos,
+	              q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
+	              (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	if (splits == 1)
+		return cudaGetLastError();
+	const dim3 cgrid((unsigned int)(qrows < kAttnMaxBlocks ? qrows : kAttnMaxBlocks)), cblock(threads_for(kAttnDim));
+	POSENC_LAUNCH(posenc_grope_bf16_il_attention_combine_kernel, cgrid, cblock, 0, stream, out, ws_acc, ws_ml, ws_d, qrows, qheads,
+	              (int)splits);
+	const cudaError_t err = cudaGetLastError();
+	const cudaError_t ferr = cudaFreeAsync(ws, stream);
+	return err != cudaSuccess ? err : ferr;
+}
+
+} // namespace
+
+extern "C" cudaError_t posenc_grope_bf16_il_attention(posenc_grope_bf16_il_t *out, const posenc_grope_bf16_il_t *q, const posenc_grope_bf16_il_t *k, const posenc_grope_bf16_il_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<true, false>(out, q, k, v, attn_term_args{}, qpos, kpos, (const int *)0,
+	                         (const int *)0, (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
+	                         0, stream);
+}
+
+extern "C" cudaError_t posenc_grope_bf16_il_attention_rotated(posenc_grope_bf16_il_t *out, const posenc_grope_bf16_il_t *q, const posenc_grope_bf16_il_t *k, const posenc_grope_bf16_il_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<false, false>(out, q, k, v, attn_term_args{}, qpos, kpos, (const int *)0, (const int *)0,
+	                                 (const int *)0, lq, lk, 1, 0, qheads, kvheads, scale, causal, window,
+	                                 0, stream);
+}
+
+extern "C" cudaError_t posenc_grope_bf16_il_attention_paged(posenc_grope_bf16_il_t *out, const posenc_grope_bf16_il_t *q, const posenc_grope_bf16_il_t *k_cache, const posenc_grope_bf16_il_t *v_cache, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream) {
+	return attn_launch<true, true>(out, q, k_cache, v_cache, attn_term_args{}, qpos, kpos, q_start,
+	                         slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
+	                         0, stream);
+}
+
+

@@ -22,6 +22,7 @@ typedef __half posenc_grope_temp_f16_t;
 
 #define POSENC_GROPE_TEMP_F16_HEAD_DIM 10
 #define POSENC_GROPE_TEMP_F16_ROTARY_DIM 6
+#define POSENC_GROPE_TEMP_F16_ATTN_HEAD_DIM 10
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,15 @@ cudaError_t posenc_grope_temp_f16_shift(posenc_grope_temp_f16_t *x, int delta, i
 
 // ScaleQ: q[tokens][heads][HEAD_DIM] multiplied in place, token t by Llama 4's attention temperature log1p(floor((pos[t]+1)/floor_scale))·attn_scale + 1 (1 at a negative position).
 cudaError_t posenc_grope_temp_f16_scale_q(posenc_grope_temp_f16_t *q, const int *pos, int tokens, int heads, cudaStream_t stream);
+
+// Attention: out[lq][qheads][ATTN_HEAD_DIM] = softmax over keys of scale·q·k + bias, times v (q [lq][qheads][ATTN_HEAD_DIM], k and v [lk][kvheads][ATTN_HEAD_DIM], query head h reads KV head h/(qheads/kvheads)); query i at qpos[i], key j at kpos[j]; key j is masked for query i when kpos[j] < 0 (padding), when causal and kpos[j] > qpos[i], when window > 0 and qpos[i] − kpos[j] ≥ window; a query with no unmasked key gets zeros. Few (query tile, KV head) blocks split the keys over more blocks (flash-decoding) with a cudaMallocAsync workspace on stream, freed on it (no split when that allocation fails). qheads a positive multiple of kvheads, else cudaErrorInvalidValue. q and k are unrotated: both are rotated inside as by apply (q at qpos, k at kpos).
+cudaError_t posenc_grope_temp_f16_attention(posenc_grope_temp_f16_t *out, const posenc_grope_temp_f16_t *q, const posenc_grope_temp_f16_t *k, const posenc_grope_temp_f16_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionRotated: attention with k already rotated at kpos (a rotated KV cache, as apply_to_slots writes it); q is rotated inside.
+cudaError_t posenc_grope_temp_f16_attention_rotated(posenc_grope_temp_f16_t *out, const posenc_grope_temp_f16_t *q, const posenc_grope_temp_f16_t *k, const posenc_grope_temp_f16_t *v, const int *qpos, const int *kpos, int lq, int lk, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
+
+// AttentionPaged: attention over nseq sequences in one call, keys in a paged cache (vLLM's slot mapping): sequence t has the queries q_start[t]..q_start[t+1] (rows of q and out, at qpos) and the keys k_start[t]..k_start[t+1] (entries of slots and kpos); its key j is row slots[j] of k_cache and v_cache, [cache_slots][kvheads][ATTN_HEAD_DIM] (slot = page*page_size + offset, pages in any order). A query sees only its own sequence's keys, with the masks of attention. q_start and k_start (nseq+1 entries) must begin at 0, never decrease and end at lq and lk: they and slots are device memory, which the launcher does not read, so that contract is the caller's (as vLLM's); whatever they hold, nothing outside the arrays is read or written (starts are clamped to [0, lq] and [0, lk], a key whose slot is outside [0, cache_slots) is padding), but out rows no sequence covers are left unwritten. nseq = 0 needs lq = lk = 0. Other checks as attention. The cache holds unrotated k, rotated inside at kpos (max_pos over the whole call).
+cudaError_t posenc_grope_temp_f16_attention_paged(posenc_grope_temp_f16_t *out, const posenc_grope_temp_f16_t *q, const posenc_grope_temp_f16_t *k_cache, const posenc_grope_temp_f16_t *v_cache, const int *qpos, const int *q_start, const int *slots, const int *kpos, const int *k_start, int lq, int lk, int nseq, long long cache_slots, int qheads, int kvheads, float scale, int causal, int window, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,129 @@
+package cudahost
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/posenc/posenc/gen"
+	"github.com/posenc/posenc/spec"
+	"github.com/posenc/posenc/verify"
+)
+
+// specFileCU generates the .cu of the spec file at path (relative to the
+// repository root) into a temporary folder.
+func specFileCU(t *testing.T, path string) (*spec.Spec, string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := gen.Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		if ext := filepath.Ext(f.Name); ext == ".cu" || ext == ".cuh" {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return s, filepath.Join(dir, s.Name+".cu")
+}
+
+// TestAttentionStored16 runs the CUDA attention form of rope specs that
+// store f16 or bf16 (half and interleaved layouts, M-RoPE), host emulated:
+// verify.RunAttentionStored's cases within their bounds, and the rotation
+// inside equal, bit for bit, to the rotated form over keys rotated by the
+// library's own apply (which stores them in 16 bits): the form must round
+// its rotated keys to the storage type as apply does.
+func TestAttentionStored16(t *testing.T) {
+	for _, path := range []string{
+		"verify/testdata/golden/specs/grope_llama31_bf16.yaml",
+		"verify/testdata/golden/specs/grope_f16_il.yaml",
+		"verify/testdata/golden/specs/gmrope_qwen3_f16.yaml",
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			if _, ok := CXX(); !ok {
+				t.Skip("no C++ compiler")
+			}
+			s, cu := specFileCU(t, path)
+			if !HasAttention(s) {
+				t.Fatalf("%s: no attention form", s.Name)
+			}
+			l, err := Build(s, cu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			r := verify.RunAttentionStored(s, l.Attention())
+			r.Target = Target + "-attention"
+			verify.Emit(t, r)
+			if r.Cases < 40 || r.MaxRatio > 1 {
+				t.Errorf("%s: %d cases, max ratio %g", s.Name, r.Cases, r.MaxRatio)
+			}
+			rotatedMatchesApply(t, l)
+		})
+	}
+}
+
+// rotatedMatchesApply checks that l's Attention over unrotated keys equals
+// its AttentionRotated over the same keys rotated by its apply, bit for
+// bit (M-RoPE: at the keys' ids), for a causal prefill with GQA.
+func rotatedMatchesApply(t *testing.T, l *Lib) {
+	t.Helper()
+	s := l.Spec()
+	st := verify.Storage(s.DType)
+	hd, lq, lk, qh, kvh := s.HeadDim, 5, 37, 6, 2
+	r := rand.New(rand.NewPCG(7, uint64(hd)))
+	randn := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(st.Round(r.NormFloat64()))
+		}
+		return x
+	}
+	q, k, v := randn(lq*qh*hd), randn(lk*kvh*hd), randn(lk*kvh*hd)
+	kpos := make([]int32, lk)
+	for j := range kpos {
+		kpos[j] = int32(3*j + 1000)
+	}
+	qpos := append([]int32(nil), kpos[lk-lq:]...)
+	o := verify.AttentionOptions{QHeads: qh, KVHeads: kvh, Scale: 0.125, Causal: true}
+	inside, rotated := make([]float32, len(q)), make([]float32, len(q))
+	kr := append([]float32(nil), k...)
+	ak, rk := l.Attention(), l.RoPE()
+	if axes := verify.MRoPEAxes(s); axes > 0 {
+		// Ids far from the positions, the axes apart.
+		ids := func(pos []int32) []int32 {
+			out := make([]int32, 0, len(pos)*axes)
+			for _, p := range pos {
+				for a := 0; a < axes; a++ {
+					out = append(out, p/7+int32(40*a))
+				}
+			}
+			return out
+		}
+		qids, kids := ids(qpos), ids(kpos)
+		ak.AttentionMRoPE(inside, q, k, v, qids, kids, qpos, kpos, o)
+		rk.ApplyMRoPE(kr, kids, kvh)
+		ak.AttentionRotatedMRoPE(rotated, q, kr, v, qids, qpos, kpos, o)
+	} else {
+		ak.Attention(inside, q, k, v, nil, qpos, kpos, o)
+		rk.Apply(kr, kpos, kvh)
+		ak.AttentionRotated(rotated, q, kr, v, qpos, kpos, o)
+	}
+	for i := range inside {
+		if math.Float32bits(inside[i]) != math.Float32bits(rotated[i]) {
+			t.Fatalf("%s: out[%d] = %v rotating inside, %v over apply's keys", s.Name, i, inside[i], rotated[i])
+		}
+	}
+}
