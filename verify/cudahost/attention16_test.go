@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/posenc/posenc/gen"
@@ -124,6 +125,61 @@ func rotatedMatchesApply(t *testing.T, l *Lib) {
 	for i := range inside {
 		if math.Float32bits(inside[i]) != math.Float32bits(rotated[i]) {
 			t.Fatalf("%s: out[%d] = %v rotating inside, %v over apply's keys", s.Name, i, inside[i], rotated[i])
+		}
+	}
+}
+
+// TestHasAttentionAgrees checks HasAttention against the generated .cu (the
+// driver calls the launchers HasAttention promises): every zoo spec, the
+// 16-bit test specs of every family, and a bf16 ALiBi spec with head_dim
+// (16-bit bias specs have no attention launchers).
+func TestHasAttentionAgrees(t *testing.T) {
+	var specs []*spec.Spec
+	for _, n := range spec.ZooNames() {
+		s, err := spec.ZooSpec(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, s)
+	}
+	for _, src := range []string{
+		"name: alibi_bf16_hd\nencoding: alibi\nheads: 6\nhead_dim: 24\ndtype: bf16\ntargets: [go, cuda]\n",
+		"name: rope_f16_hd\nencoding: rope\nhead_dim: 24\nlayout: half\nmax_position: 64\ndtype: f16\ntargets: [go, cuda]\n",
+	} {
+		s, err := spec.Parse("inline.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, s)
+	}
+	for _, p := range []string{"rpe_f16.yaml", "xl_bf16.yaml", "temp_mrope_bf16.yaml", "rope_il_bf16.yaml"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "tools", "mutate", "testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := spec.Parse(p, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, s)
+	}
+	for _, s := range specs {
+		files, err := gen.Generate(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		cu := ""
+		for _, f := range files {
+			if filepath.Ext(f.Name) == ".cu" {
+				cu = string(f.Data)
+			}
+		}
+		if cu == "" {
+			continue // no CUDA target
+		}
+		has := strings.Contains(cu, "cudaError_t posenc_"+s.Name+"_attention(")
+		if has != HasAttention(s) {
+			t.Errorf("%s (%s, dtype %s): the .cu has attention %v, HasAttention %v", s.Name, s.Encoding, s.DType, has, HasAttention(s))
 		}
 	}
 }
