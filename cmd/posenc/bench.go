@@ -24,6 +24,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	benchtime := fs.String("benchtime", "300ms", "go test -benchtime for each benchmark")
 	gpu := fs.Bool("gpu", false, "benchmark the CUDA kernels on this machine's GPU instead of the CPU variants (needs nvcc and a CUDA device): GB/s and ratio to a device-to-device copy")
 	reps := fs.Int("reps", 100, "with -gpu: timed launches (and copies) per case")
+	attention := fs.Bool("attention", false, "with -gpu: time the attention form instead (decode over 32768 and 131072 keys as K+V GB/s, causal prefill of 2048 tokens as TFLOP/s; rope, alibi and rpe_bias specs)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "benchmark the named zoo spec (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -31,6 +32,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *reps < 1 {
 		return fmt.Errorf("%w: -reps %d: want at least 1", errUsage, *reps)
+	}
+	if *attention && !*gpu {
+		return fmt.Errorf("%w: -attention times the CUDA attention form: it needs -gpu (the CPU form's benchmarks run without it)", errUsage)
 	}
 	if err := checkBenchtime(*benchtime); err != nil {
 		return err
@@ -53,7 +57,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	defer done()
 	if tc != nil {
-		return benchGPU(specs, dir, *tc, *short, *reps, stdout, stderr)
+		cases := cudahost.BenchCases
+		if *attention {
+			cases = cudahost.AttentionBenchCases
+		}
+		return benchGPU(specs, dir, *tc, cases, *short, *reps, stdout, stderr)
 	}
 	if _, err := generateAll(specs, dir, false); err != nil {
 		return err
@@ -317,18 +325,20 @@ const (
 	ropeGoalTokens = 1024
 )
 
-// benchGPU runs the CUDA bench cases (cudahost.BenchCases) of every spec
-// with CUDA kernels through the driver tc builds and prints kernel GB/s,
-// device-to-device copy GB/s and their ratio, measured in one process.
+// benchGPU runs the CUDA bench cases benchCases gives (cudahost.BenchCases,
+// or AttentionBenchCases for -attention) of every spec with CUDA kernels
+// through the driver tc builds and prints kernel GB/s, device-to-device
+// copy GB/s, their ratio and, for attention prefill, TFLOP/s, measured in
+// one process.
 // Emulated (POSENC_GPU_EMULATE=1) it runs the short cases once each.
-func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, short bool, reps int, stdout, stderr io.Writer) error {
+func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, benchCases func(*spec.Spec, bool) []cudahost.BenchCase, short bool, reps int, stdout, stderr io.Writer) error {
 	if tc.Emulated {
 		short, reps = true, 1
 	}
 	var cs []*spec.Spec
 	steps := 1
 	for _, s := range cudaSpecs(specs, nil) {
-		if n := len(cudahost.BenchCases(s, short)); n > 0 {
+		if n := len(benchCases(s, short)); n > 0 {
 			cs = append(cs, s)
 			steps += 1 + n
 		}
@@ -354,7 +364,7 @@ func benchGPU(specs []*spec.Spec, dir string, tc cudahost.Toolchain, short bool,
 		if err != nil {
 			return err
 		}
-		for _, c := range cudahost.BenchCases(s, short) {
+		for _, c := range benchCases(s, short) {
 			p.Step("%s: %s %s (%s, %s)", s.Name, c.Kernel, c.Shape, tc.Target, countNoun(reps, "launch", "launches"))
 			r, err := lib.Bench(c, reps)
 			if err != nil {
@@ -385,12 +395,19 @@ func printGPUBench(w io.Writer, rs []cudahost.BenchResult, tc cudahost.Toolchain
 		fmt.Fprintf(w, "posenc bench -gpu: %s (%s); per case %s, then %s, each after a warm-up, timed with cudaEvents in one process\n",
 			device, gpuLabel(tc), countNoun(reps, "launch", "launches"), countNoun(reps, "device-to-device copy", "device-to-device copies"))
 	}
-	fmt.Fprintln(w, "GB/s = bytes moved / time, 1 GB = 1e9 bytes; bytes moved = 2 × the bytes the kernel updates (MiB column; RoPE with rotary_dim < head_dim: the rotated dims only) for the in-place kernel (read + write) and for the copy of the same bytes (read + write); × copy = kernel GB/s ÷ copy GB/s")
+	fmt.Fprintln(w, "GB/s = bytes moved / time, 1 GB = 1e9 bytes; bytes moved = 2 × the bytes the kernel updates (MiB column; RoPE with rotary_dim < head_dim: the rotated dims only) for the in-place kernel (read + write) and for the copy of the same bytes (read + write); × copy = copy time ÷ kernel time")
+	if slices.ContainsFunc(rs, func(r cudahost.BenchResult) bool { return r.ReadOnly || r.Flops > 0 }) {
+		fmt.Fprintln(w, "attention: decode moves the K+V bytes it reads (MiB column, read once; × copy can reach 2), against a copy of them; prefill (causal) counts 4 × heads × head_dim flops per unmasked query-key pair (TFLOP/s column), MiB = q, k, v and out")
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SPEC\tTARGET\tKERNEL\tSHAPE\tMiB\tKERNEL GB/s\tD2D COPY GB/s\t× copy")
+	fmt.Fprintln(tw, "SPEC\tTARGET\tKERNEL\tSHAPE\tMiB\tKERNEL GB/s\tD2D COPY GB/s\t× copy\tTFLOP/s")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%.1f\t%.2f\n", r.Spec, r.Target, r.Kernel, r.Shape,
-			float64(r.Tensor)/(1<<20), r.KernelGBs(), r.CopyGBs(), r.Ratio())
+		tf := "-"
+		if r.Flops > 0 {
+			tf = fmt.Sprintf("%.1f", r.TFLOPs())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%.1f\t%.2f\t%s\n", r.Spec, r.Target, r.Kernel, r.Shape,
+			float64(r.Tensor)/(1<<20), r.KernelGBs(), r.CopyGBs(), r.Ratio(), tf)
 	}
 	tw.Flush()
 	if tc.Emulated {

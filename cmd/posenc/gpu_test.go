@@ -56,16 +56,44 @@ func TestBenchGPUEmulated(t *testing.T) {
 	for _, re := range []string{
 		`(?m)^posenc bench -gpu: EMULATED on the CPU \(POSENC_GPU_EMULATE=1: .*\); short sizes, 1 launch per case$`,
 		`bytes moved = 2 × the bytes the kernel updates \(MiB column; RoPE with rotary_dim < head_dim: the rotated dims only\)`,
-		`(?m)^SPEC\s+TARGET\s+KERNEL\s+SHAPE\s+MiB\s+KERNEL GB/s\s+D2D COPY GB/s\s+× copy$`,
-		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply\s+tokens=16 heads=32 head_dim=128\s+0\.25\s+` + num + `\s+` + num + `\s+` + num + `$`,
-		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply_qk\s+tokens=16 q_heads=32 k_heads=32 head_dim=128\s+0\.50\s+` + num + `\s+` + num + `\s+` + num + `$`,
+		`(?m)^SPEC\s+TARGET\s+KERNEL\s+SHAPE\s+MiB\s+KERNEL GB/s\s+D2D COPY GB/s\s+× copy\s+TFLOP/s$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply\s+tokens=16 heads=32 head_dim=128\s+0\.25\s+` + num + `\s+` + num + `\s+` + num + `\s+-$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+apply_qk\s+tokens=16 q_heads=32 k_heads=32 head_dim=128\s+0\.50\s+` + num + `\s+` + num + `\s+` + num + `\s+-$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("bench -gpu output lacks %s:\n%s", re, out)
 		}
 	}
-	if strings.Contains(out, "goal") || strings.Contains(out, "tokens=4096") {
-		t.Errorf("an emulated bench ran the large sizes or judged the goal:\n%s", out)
+	if strings.Contains(out, "goal") || strings.Contains(out, "tokens=4096") || strings.Contains(out, "attention") {
+		t.Errorf("an emulated bench ran the large sizes, judged the goal or timed the attention form without -attention:\n%s", out)
+	}
+}
+
+// bench -gpu -attention times the attention form's cases only: decode as
+// K+V read, causal prefill as TFLOP/s (emulated: the short sizes).
+func TestBenchGPUAttentionEmulated(t *testing.T) {
+	needCXX(t)
+	t.Setenv(emulateGPUEnv, "1")
+	code, out, errs := runCLI("bench", "-gpu", "-attention", "-zoo", "llama2_7b", "-zoo", "t5_base")
+	if code != 0 {
+		t.Fatalf("bench -gpu -attention: code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	num := `\d+\.\d+`
+	for _, re := range []string{
+		`(?m)^SPEC\s+TARGET\s+KERNEL\s+SHAPE\s+MiB\s+KERNEL GB/s\s+D2D COPY GB/s\s+× copy\s+TFLOP/s$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+attention\s+decode lq=1 lk=256 q_heads=32 kv_heads=8 head_dim=128\s+2\.00\s+` + num + `\s+` + num + `\s+` + num + `\s+-$`,
+		`(?m)^llama2_7b\s+cuda-gpu-emulated\s+attention_rotated\s+causal prefill lq=lk=16 heads=32 head_dim=128\s+1\.00\s+` + num + `\s+` + num + `\s+` + num + `\s+` + num + `$`,
+		`(?m)^t5_base\s+cuda-gpu-emulated\s+attention\s+decode lq=1 lk=256 q_heads=12 kv_heads=12 head_dim=64\s+1\.50\s+`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("bench -gpu -attention output lacks %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, " apply ") || strings.Contains(out, "softmax") {
+		t.Errorf("bench -gpu -attention timed other kernels:\n%s", out)
+	}
+	if code, _, errs := runCLI("bench", "-attention", "-zoo", "llama2_7b"); code == 0 || !strings.Contains(errs, "-attention") {
+		t.Errorf("bench -attention without -gpu: code %d, stderr %q", code, errs)
 	}
 }
 

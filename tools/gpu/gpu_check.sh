@@ -18,7 +18,7 @@
 #
 # Environment: OUT (default: a new temporary folder), BUDGET, BIN, JOBS
 # (parallel CPU jobs, default nproc), STAGES (default: all of
-# "facts verify fastmath bench torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
+# "facts verify fastmath bench attn torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
 # (space-separated zoo names; default: the whole zoo, bench in the order
 # below), TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
@@ -35,6 +35,10 @@
 #   bench    posenc bench -gpu, one process per spec in turn: the f32 zoo
 #            specs, then f16/bf16 copies of llama31_8b and bf16 ones of
 #            gptj_6b, bloom_7b1 and t5_base
+#   attn     posenc bench -gpu -attention (decode over 32768/131072 keys, causal
+#            prefill 2048) for llama31_8b (f32, bf16), bloom_7b1 and t5_base,
+#            then tools/gpu/torch_attn_bench.py: cuDNN SDPA and FlexAttention
+#            ALiBi/T5 on the same shapes (f32, bf16)
 #   torch    tools/gpu/torch_rope_bench.py (torch.compile of HF's RoPE), f32, bf16
 #   half     tools/gpu/half_check.cu: f16/bf16 kernels vs the f32 kernels of
 #            the same spec on the device, in 16-bit ulps (verify skips them)
@@ -50,7 +54,7 @@ OUT=${OUT:-$(mktemp -d)}
 REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
 NVCC=${NVCC:-nvcc}
 REPS=${REPS:-200}
-STAGES=" ${STAGES:-facts verify fastmath bench torch half shapes big sanitize} "
+STAGES=" ${STAGES:-facts verify fastmath bench attn torch half shapes big sanitize} "
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
 
 left() { echo $((BUDGET - ($(date +%s) - START))); }
@@ -248,6 +252,26 @@ if want bench; then
 		grep -vE '^(posenc|SPEC |GB/s)' "$LOG/bench_$n.txt" | tee -a "$LOG/bench_rows.txt"
 		grep -h '^posenc: RoPE' "$LOG/bench_$n.txt" | sed "s/^/  $n: /"
 		((rc == 0)) || { echo "  bench $n: exit $rc (124 = timed out):"; tail -5 "$LOG/bench_$n.err"; }
+	done
+fi
+
+if want attn; then
+	stage "attn: posenc bench -gpu -attention (decode K+V GB/s, causal prefill TFLOP/s), then torch's SDPA and FlexAttention"
+	for z in llama31_8b "$OUT/specs/llama31_8b_bf16.yaml" bloom_7b1 t5_base; do
+		(($(left) > 60)) || { echo "attn $z: skipped, budget"; continue; }
+		case $z in *.yaml) a=$z n=$(basename "$z" .yaml) ;; *) a="-zoo $z" n=$z ;; esac
+		# shellcheck disable=SC2086
+		timeout "$(lim 120)" "$POSENC" bench -gpu -attention -reps 50 $a >"$LOG/attn_$n.txt" 2>"$LOG/attn_$n.err"
+		rc=$?
+		grep -vE '^(posenc|GB/s|attention:)' "$LOG/attn_$n.txt"
+		((rc == 0)) || { echo "  attn $n: exit $rc (124 = timed out):"; tail -5 "$LOG/attn_$n.err"; }
+	done
+	for dt in f32 bf16; do
+		(($(left) > 60)) || { echo "torch attn $dt: skipped, budget"; continue; }
+		PYTHONUNBUFFERED=1 timeout "$(lim 150)" python3 "$HERE/torch_attn_bench.py" --dtype "$dt" >"$LOG/torch_attn_$dt.txt" 2>&1
+		rc=$?
+		grep -v 'Warning\|warn(' "$LOG/torch_attn_$dt.txt" | tail -12
+		((rc == 0)) || echo "  torch attn $dt: exit $rc"
 	done
 fi
 

@@ -34,6 +34,14 @@ type BenchCase struct {
 	// the reference copies) rotate over so that each finds its data out
 	// of L2; 0 or 1 is cache-hot (the same arrays every launch).
 	Cold int
+	// ReadOnly marks a kernel that reads its Tensor bytes and writes
+	// little (attention: the keys and values): its GB/s counts Tensor once,
+	// the copy's still 2·Tensor (read + write).
+	ReadOnly bool
+	// Flops is the floating-point operations of one launch (attention
+	// prefill: 4·heads·head_dim·(unmasked query-key pairs)), 0 where
+	// bandwidth is the measure.
+	Flops int64
 
 	spec string // the spec's name
 	op   int32
@@ -41,6 +49,9 @@ type BenchCase struct {
 	f    float32
 	fa   [][]float32
 	ia   [][]int32
+	// inputs, when set, makes fa and ia at Bench time (the attention
+	// cases' gigabytes of K+V are not held by a listed case).
+	inputs func() ([][]float32, [][]int32)
 }
 
 // BenchResult is a timed BenchCase: Reps launches and Reps device-to-device
@@ -57,12 +68,29 @@ type BenchResult struct {
 	KernelMs, CopyMs float64
 }
 
-// Bytes is the bytes one launch (or one copy) moves: 2·Tensor, read and
-// written.
+// Bytes is the bytes one copy moves: 2·Tensor, read and written.
 func (r BenchResult) Bytes() int64 { return 2 * r.Tensor }
 
+// KernelBytes is the bytes one launch moves: 2·Tensor for a kernel that
+// updates Tensor bytes, Tensor for a ReadOnly one.
+func (r BenchResult) KernelBytes() int64 {
+	if r.ReadOnly {
+		return r.Tensor
+	}
+	return r.Bytes()
+}
+
 // KernelGBs is the kernel's bandwidth in GB/s (10^9 bytes per second).
-func (r BenchResult) KernelGBs() float64 { return gbs(r.Bytes(), r.Reps, r.KernelMs) }
+func (r BenchResult) KernelGBs() float64 { return gbs(r.KernelBytes(), r.Reps, r.KernelMs) }
+
+// TFLOPs is the kernel's rate in 10^12 floating-point operations per
+// second (0 for a case without Flops).
+func (r BenchResult) TFLOPs() float64 {
+	if r.Flops == 0 || r.KernelMs <= 0 {
+		return 0
+	}
+	return float64(r.Flops) * float64(r.Reps) / (r.KernelMs * 1e-3) / 1e12
+}
 
 // CopyGBs is the device-to-device copy's bandwidth in GB/s.
 func (r BenchResult) CopyGBs() float64 { return gbs(r.Bytes(), r.Reps, r.CopyMs) }
@@ -99,7 +127,8 @@ var benchDecodeKeys = []int{512, 4096, 32768}
 // BenchCases returns the bench cases of spec s: for RoPE those of
 // ropeBenchCases, the fused softmax of alibi and rpe_bias on
 // [heads][512][512] scores and in decode (lq = 1, lk in benchDecodeKeys),
-// and the absolute encodings' add at 16 and 4096 tokens. short keeps only
+// and the absolute encodings' add at 16 and 4096 tokens (the attention
+// form's cases are AttentionBenchCases). short keeps only
 // the cases of at most 16 tokens (16 queries): launch-bound sizes, and the
 // only ones host emulation runs in seconds.
 func BenchCases(s *spec.Spec, short bool) []BenchCase {
@@ -206,7 +235,11 @@ func (l *Lib) Bench(c BenchCase, reps int) (BenchResult, error) {
 		copy(ints, c.ints)
 		ints[6] = int64(c.Cold)
 	}
-	status, kms, cms, err := l.bench(c.op, ints, c.f, int64(reps), c.Tensor, c.fa, c.ia)
+	fa, ia := c.fa, c.ia
+	if c.inputs != nil {
+		fa, ia = c.inputs()
+	}
+	status, kms, cms, err := l.bench(c.op, ints, c.f, int64(reps), c.Tensor, fa, ia)
 	if err != nil {
 		return BenchResult{}, err
 	}

@@ -76,7 +76,7 @@ func TestGPUEmulated(t *testing.T) {
 			if name == "bloom_7b1" {
 				return // t5_base times the same softmax kernel, on 12 heads instead of 32
 			}
-			cases := BenchCases(s, true)
+			cases := append(BenchCases(s, true), AttentionBenchCases(s, true)...)
 			if len(cases) == 0 {
 				t.Fatal("no bench cases")
 			}
@@ -129,8 +129,15 @@ func TestBenchCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, short := range []bool{false, true} {
-			for _, c := range BenchCases(s, short) {
-				got = append(got, fmt.Sprintf("%s %v: %s %s %d %d", name, short, c.Kernel, c.Shape, c.Tokens, c.Tensor))
+			for _, c := range append(BenchCases(s, short), AttentionBenchCases(s, short)...) {
+				line := fmt.Sprintf("%s %v: %s %s %d %d", name, short, c.Kernel, c.Shape, c.Tokens, c.Tensor)
+				if c.ReadOnly {
+					line += " read"
+				}
+				if c.Flops > 0 {
+					line += fmt.Sprintf(" flops=%d", c.Flops)
+				}
+				got = append(got, line)
 			}
 		}
 	}
@@ -154,6 +161,12 @@ func TestBenchCases(t *testing.T) {
 		"llama2_7b false: apply_to_slots tokens=4096 heads=8 head_dim=128 cache_slots=8192 pages=16 cold(4 buffers) 4096 16777216",
 		"llama2_7b false: shift tokens=4096 heads=8 head_dim=128 delta=-512 cold(10 buffers) 4096 16777216",
 		"llama2_7b false: apply_head_major tokens=4096 heads=32 head_dim=128 cold(3 buffers) 4096 67108864",
+		"llama2_7b false: attention_rotated decode lq=1 lk=32768 q_heads=32 kv_heads=32 head_dim=128 1 1073741824 read",
+		"llama2_7b false: attention_rotated decode lq=1 lk=32768 q_heads=32 kv_heads=8 head_dim=128 1 268435456 read",
+		"llama2_7b false: attention_rotated decode lq=1 lk=131072 q_heads=32 kv_heads=8 head_dim=128 1 1073741824 read",
+		"llama2_7b false: attention decode lq=1 lk=32768 q_heads=32 kv_heads=8 head_dim=128 1 268435456 read",
+		"llama2_7b false: attention_rotated causal prefill lq=lk=2048 heads=32 head_dim=128 2048 134217728 flops=34376515584",
+		"llama2_7b false: attention causal prefill lq=lk=2048 heads=32 head_dim=128 2048 134217728 flops=34376515584",
 		"llama2_7b true: apply tokens=16 heads=32 head_dim=128 16 262144",
 		"llama2_7b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=128 16 524288",
 		"llama2_7b true: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=128 1 20480",
@@ -162,6 +175,8 @@ func TestBenchCases(t *testing.T) {
 		"llama2_7b true: apply_to_slots tokens=16 heads=8 head_dim=128 cache_slots=32 pages=16 16 65536",
 		"llama2_7b true: shift tokens=16 heads=8 head_dim=128 delta=-512 16 65536",
 		"llama2_7b true: apply_head_major tokens=16 heads=32 head_dim=128 16 262144",
+		"llama2_7b true: attention decode lq=1 lk=256 q_heads=32 kv_heads=8 head_dim=128 1 2097152 read",
+		"llama2_7b true: attention_rotated causal prefill lq=lk=16 heads=32 head_dim=128 16 1048576 flops=2228224",
 		// GPT-J rotates 64 of 256 dims: a quarter of the tensor's bytes (apply_to
 		// and apply_to_slots write whole heads: dims beyond rotary_dim are copied).
 		"gptj_6b false: apply tokens=16 heads=32 head_dim=256 16 131072",
@@ -183,6 +198,12 @@ func TestBenchCases(t *testing.T) {
 		"gptj_6b false: apply_to_slots tokens=4096 heads=8 head_dim=256 cache_slots=8192 pages=16 cold(2 buffers) 4096 33554432",
 		"gptj_6b false: shift tokens=4096 heads=8 head_dim=256 delta=-512 cold(5 buffers) 4096 8388608",
 		"gptj_6b false: apply_head_major tokens=4096 heads=32 head_dim=256 cold(2 buffers) 4096 33554432",
+		"gptj_6b false: attention_rotated decode lq=1 lk=32768 q_heads=32 kv_heads=32 head_dim=256 1 2147483648 read",
+		"gptj_6b false: attention_rotated decode lq=1 lk=32768 q_heads=32 kv_heads=8 head_dim=256 1 536870912 read",
+		"gptj_6b false: attention_rotated decode lq=1 lk=131072 q_heads=32 kv_heads=8 head_dim=256 1 2147483648 read",
+		"gptj_6b false: attention decode lq=1 lk=32768 q_heads=32 kv_heads=8 head_dim=256 1 536870912 read",
+		"gptj_6b false: attention_rotated causal prefill lq=lk=2048 heads=32 head_dim=256 2048 268435456 flops=68753031168",
+		"gptj_6b false: attention causal prefill lq=lk=2048 heads=32 head_dim=256 2048 268435456 flops=68753031168",
 		"gptj_6b true: apply tokens=16 heads=32 head_dim=256 16 131072",
 		"gptj_6b true: apply_qk tokens=16 q_heads=32 k_heads=32 head_dim=256 16 262144",
 		"gptj_6b true: apply_qk tokens=1 q_heads=32 k_heads=8 head_dim=256 1 10240",
@@ -191,16 +212,26 @@ func TestBenchCases(t *testing.T) {
 		"gptj_6b true: apply_to_slots tokens=16 heads=8 head_dim=256 cache_slots=32 pages=16 16 131072",
 		"gptj_6b true: shift tokens=16 heads=8 head_dim=256 delta=-512 16 32768",
 		"gptj_6b true: apply_head_major tokens=16 heads=32 head_dim=256 16 131072",
+		"gptj_6b true: attention decode lq=1 lk=256 q_heads=32 kv_heads=8 head_dim=256 1 4194304 read",
+		"gptj_6b true: attention_rotated causal prefill lq=lk=16 heads=32 head_dim=256 16 2097152 flops=4456448",
 		"bloom_7b1 false: softmax heads=32 lq=512 lk=512 512 33554432",
 		"bloom_7b1 false: softmax heads=32 lq=1 lk=512 q_offset=511 1 65536",
 		"bloom_7b1 false: softmax heads=32 lq=1 lk=4096 q_offset=4095 1 524288",
 		"bloom_7b1 false: softmax heads=32 lq=1 lk=32768 q_offset=32767 1 4194304",
+		"bloom_7b1 false: attention decode lq=1 lk=32768 q_heads=32 kv_heads=32 head_dim=128 1 1073741824 read",
+		"bloom_7b1 false: attention causal prefill lq=lk=2048 heads=32 head_dim=128 2048 134217728 flops=34376515584",
 		"bloom_7b1 true: softmax heads=32 lq=16 lk=512 16 1048576",
+		"bloom_7b1 true: attention decode lq=1 lk=256 q_heads=32 kv_heads=32 head_dim=128 1 8388608 read",
+		"bloom_7b1 true: attention causal prefill lq=lk=16 heads=32 head_dim=128 16 1048576 flops=2228224",
 		"t5_base false: softmax heads=12 lq=512 lk=512 512 12582912",
 		"t5_base false: softmax heads=12 lq=1 lk=512 q_offset=511 1 24576",
 		"t5_base false: softmax heads=12 lq=1 lk=4096 q_offset=4095 1 196608",
 		"t5_base false: softmax heads=12 lq=1 lk=32768 q_offset=32767 1 1572864",
+		"t5_base false: attention decode lq=1 lk=32768 q_heads=12 kv_heads=12 head_dim=64 1 201326592 read",
+		"t5_base false: attention causal prefill lq=lk=2048 heads=12 head_dim=64 2048 25165824 flops=6445596672",
 		"t5_base true: softmax heads=12 lq=16 lk=512 16 393216",
+		"t5_base true: attention decode lq=1 lk=256 q_heads=12 kv_heads=12 head_dim=64 1 1572864 read",
+		"t5_base true: attention causal prefill lq=lk=16 heads=12 head_dim=64 16 196608 flops=417792",
 		"transformer_base false: add tokens=16 d_model=512 16 32768",
 		"transformer_base false: add tokens=4096 d_model=512 4096 8388608",
 		"transformer_base true: add tokens=16 d_model=512 16 32768",
