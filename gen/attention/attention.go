@@ -2,8 +2,10 @@
 // engine (FlashAttention-2's tiled online softmax, the score matrix never in
 // memory) shared by every family, into which a family contributes only its
 // term: RoPE's rotation of the queries and keys, ALiBi's linear bias, the
-// learned bucket bias of rpe_bias. The engine is Go source written once
-// (engine.go.tmpl); the terms are the named blocks of terms.go.tmpl, one
+// learned bucket bias of rpe_bias. The engine is Go source written once:
+// engine.go.tmpl (types, scratch, the public forms), with its argument
+// checks (checks.go.tmpl) and its block and tile loops (attend.go.tmpl)
+// as named blocks; the terms are the named blocks of terms.go.tmpl, one
 // per family, selected by Term.Family.
 package attention
 
@@ -61,11 +63,11 @@ var Fields16 = []gocode.KernelField{
 // the genericKernels dict of a package with 16-bit storage.
 func GenericKernel16(d jen.Dict) { d[jen.Id(abi.Widen16.Field)] = jen.Id("widenRowGeneric") }
 
-//go:embed engine.go.tmpl terms.go.tmpl bench.go.tmpl
+//go:embed engine.go.tmpl checks.go.tmpl attend.go.tmpl terms.go.tmpl bench.go.tmpl
 var sources embed.FS
 
 // engine is the parsed engine with the families' terms.
-var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "terms.go.tmpl", "bench.go.tmpl"))
+var engine = template.Must(template.ParseFS(sources, "engine.go.tmpl", "checks.go.tmpl", "attend.go.tmpl", "terms.go.tmpl", "bench.go.tmpl"))
 
 // Term is a family's part of the attention form of one spec.
 type Term struct {
