@@ -124,8 +124,31 @@ func TestPrintGPUBenchGoal(t *testing.T) {
 	for _, re := range []string{
 		`posenc bench -gpu: Some GPU \(nvcc -O3 -arch=`,
 		`per case 10 launches, then 10 device-to-device copies`,
-		`(?m)^r\s+cuda-gpu\s+apply_qk\s+s\s+64\.00\s+1342\.2\s+1677\.7\s+0\.80$`,
+		`(?m)^r\s+cuda-gpu\s+apply_qk\s+s\s+64\.00\s+1342\.2\s+1677\.7\s+0\.80\s+-$`,
 		`(?m)^posenc: RoPE at ≥ 1024 tokens: lowest × copy 0\.80 \(goal ≥ 0\.85: NOT met\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "attention:") {
+		t.Errorf("the attention legend without attention rows:\n%s", out)
+	}
+
+	// Attention rows: decode reads its 64 MiB once (10 in 1 ms: 671.1 GB/s;
+	// the copy moves twice that in 0.5 ms: 2684.4 GB/s, × copy 0.50); the
+	// prefill's 10^9 flops 10 times in 1 ms: 10.0 TFLOP/s.
+	dec := mk("attention", 1, 1, 0.5)
+	dec.ReadOnly = true
+	pre := mk("attention", 2048, 1, 0.5)
+	pre.Flops = 1e9
+	b.Reset()
+	printGPUBench(&b, []cudahost.BenchResult{dec, pre}, tc, 10)
+	out = b.String()
+	for _, re := range []string{
+		`(?m)^attention: decode moves the K\+V bytes it reads`,
+		`(?m)^r\s+cuda-gpu\s+attention\s+s\s+64\.00\s+671\.1\s+2684\.4\s+0\.50\s+-$`,
+		`(?m)^r\s+cuda-gpu\s+attention\s+s\s+64\.00\s+1342\.2\s+2684\.4\s+0\.50\s+10\.0$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s:\n%s", re, out)
