@@ -33,10 +33,8 @@ type AttentionKernels16 struct {
 // bounds. The kernels must round as RunAttention16's do (rotated q and k
 // to the storage type, the output once).
 func RunAttentionStored(s *spec.Spec, k AttentionKernels) *Report {
-	st := Storage(s.DType)
-	if st != StorageF16 && st != StorageBF16 {
-		rep := &Report{Spec: s.Name}
-		rep.begin("kernels").fail("RunAttentionStored: spec dtype %q is not f16 or bf16", s.DType)
+	st, rep := storage16(s, "RunAttentionStored")
+	if rep != nil {
 		return rep
 	}
 	return runAttention(s, k, st)
@@ -50,10 +48,8 @@ func RunAttentionStored(s *spec.Spec, k AttentionKernels) *Report {
 // added to the bound (attentionRef). The 16-bit slices lie inside
 // sentinels that must stay intact (ropeAdapter).
 func RunAttention16(s *spec.Spec, k AttentionKernels16) *Report {
-	st := Storage(s.DType)
-	if st != StorageF16 && st != StorageBF16 {
-		rep := &Report{Spec: s.Name}
-		rep.begin("kernels").fail("RunAttention16: spec dtype %q is not f16 or bf16", s.DType)
+	st, rep := storage16(s, "RunAttention16")
+	if rep != nil {
 		return rep
 	}
 	a := ropeAdapter{st}

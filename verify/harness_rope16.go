@@ -35,6 +35,18 @@ type RoPE16Kernels struct {
 	ScaleQ       func(q []uint16, pos []int32, heads int)
 }
 
+// storage16 returns s's 16-bit storage type, or the failed report of the
+// harness fn when s stores neither f16 nor bf16.
+func storage16(s *spec.Spec, fn string) (Storage, *Report) {
+	st := Storage(s.DType)
+	if st != StorageF16 && st != StorageBF16 {
+		rep := &Report{Spec: s.Name}
+		rep.begin("kernels").fail("%s: spec dtype %q is not f16 or bf16", fn, s.DType)
+		return st, rep
+	}
+	return st, nil
+}
+
 // RunRoPE16 checks a rope variant storing the spec's dtype (f16 or bf16)
 // with every case of RunRoPE, on inputs that are values of the storage type
 // (some subnormal, some zero). The float64 reference is computed on those
@@ -51,11 +63,9 @@ type RoPE16Kernels struct {
 // slices lie inside sentinel-filled buffers that must stay intact. The
 // golden cases (float32 inputs) are not run.
 func RunRoPE16(s *spec.Spec, k RoPE16Kernels) *Report {
-	st := Storage(s.DType)
-	if st != StorageF16 && st != StorageBF16 {
-		rep := &Report{Spec: s.Name}
-		rep.begin("kernels").fail("RunRoPE16: spec dtype %q is not f16 or bf16", s.DType)
-		return rep
+	st, bad := storage16(s, "RunRoPE16")
+	if bad != nil {
+		return bad
 	}
 	a := ropeAdapter{st}
 	k32 := RoPEKernels{

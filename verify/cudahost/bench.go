@@ -140,10 +140,7 @@ func BenchCases(s *spec.Spec, short bool) []BenchCase {
 		}
 		return v
 	}
-	elem := int64(4)
-	if s.DType == "f16" || s.DType == "bf16" {
-		elem = 2
-	}
+	elem := storeBytes(s)
 	positions := func(n, limit int) []int32 {
 		p := make([]int32, n)
 		for i := range p {
@@ -211,6 +208,15 @@ func BenchCases(s *spec.Spec, short bool) []BenchCase {
 		cs[i].spec = s.Name
 	}
 	return cs
+}
+
+// storeBytes is the bytes of one element of s's storage type: 2 for f16
+// and bf16, else 4.
+func storeBytes(s *spec.Spec) int64 {
+	if s.DType == "f16" || s.DType == "bf16" {
+		return 2
+	}
+	return 4
 }
 
 // Bench times c on the library's device: one warm-up launch, then reps

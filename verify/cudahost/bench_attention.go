@@ -37,10 +37,7 @@ func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 	if !HasAttention(s) || s.IsMRoPE() || (s.Encoding != spec.RoPE && s.Encoding != spec.ALiBi && s.Encoding != spec.RPEBias) {
 		return nil
 	}
-	elem := int64(4)
-	if s.DType == "f16" || s.DType == "bf16" {
-		elem = 2
-	}
+	elem := storeBytes(s)
 	hd := s.HeadDim
 	r := rand.New(rand.NewPCG(5, 6))
 	// pool fills arrays fast: 4096 normal values, read at a stride.
