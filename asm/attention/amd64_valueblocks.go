@@ -11,10 +11,10 @@ import (
 // valuesKV's streaming path; vj, pj and cnt advance. Each row's accumulator
 // is loaded once per block, gains p·v of the four keys whose weight is not
 // +0, and is stored. When grp is a multiple of R (scoreRows) the rows of a
-// group go R at a time (valuesHeadBlock): each piece of a value row is
-// loaded (and, for 16-bit storage, widened) once for the R rows instead of
-// once per row, which is what a GQA decode step (4 query heads per KV head)
-// spends its time on; otherwise row by row (valuesRow).
+// group go R at a time (valuesRows with R rows): each piece of a value row
+// is loaded (and, for 16-bit storage, widened) once for the R rows instead
+// of once per row, which is what a GQA decode step (4 query heads per KV
+// head) spends its time on; otherwise row by row (valuesRows with one).
 func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPVirtual) {
 	c := g.Ctx
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
@@ -49,7 +49,7 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 			c.JNZ(operand.LabelRef(byRow))
 			rows := g.NewLabel("vb_rows")
 			c.Label(rows)
-			g.valuesHeadBlock(pieces, R, ar, pr, pst, valMem)
+			g.valuesRows(pieces, R, ar, pr, pst, valMem)
 			c.ADDQ(operand.U32(uint32(4*d*R)), ar)
 			for b := 0; b < R; b++ {
 				c.ADDQ(pst, pr)
@@ -59,7 +59,7 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 			c.JMP(operand.LabelRef(next))
 			c.Label(byRow)
 			g.loop("vb_head", g.arg("grp"), func() {
-				g.valuesRow(pieces, ar, pr, valMem)
+				g.valuesRows(pieces, 1, ar, pr, pst, valMem)
 				c.ADDQ(operand.U32(uint32(4*d)), ar)
 				c.ADDQ(pst, pr)
 			})
@@ -74,53 +74,29 @@ func (g gen) valuesKeyBlocks(pieces []amd64.Piece, vj, pj, vst, pst, cnt reg.GPV
 	c.Label(done)
 }
 
-// valuesRow emits one row's share of a block of four keys: the accumulator
-// at ar (in chunks of valueChunk registers) gains w_t·v_t for each key t
-// whose weight w_t = pr[t] is not +0; v_t's pieces are at valMem(t, byte
-// offset).
-func (g gen) valuesRow(pieces []amd64.Piece, ar, pr reg.GPVirtual, valMem func(t, off int) operand.Mem) {
-	c := g.Ctx
-	w := c.GP32()
-	for lo := 0; lo < len(pieces); lo += g.valueChunk() {
-		chunk := pieces[lo:min(len(pieces), lo+g.valueChunk())]
-		acc := make([]reg.VecVirtual, len(chunk))
-		for i, p := range chunk {
-			acc[i] = g.loadFull(p, amd64.Mem(ar, 4*p.Off))
-		}
-		for t := 0; t < scoreKeys; t++ {
-			skip := g.NewLabel("vb_zero")
-			c.MOVL(amd64.Mem(pr, 4*t), w)
-			c.TESTL(w, w)
-			c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
-			wv := g.Vec()
-			c.VBROADCASTSS(amd64.Mem(pr, 4*t), wv)
-			for i, p := range chunk {
-				c.VFMADD231PS(g.kvOperand(p, valMem(t, g.kvBytes()*p.Off)), wv, acc[i])
-			}
-			c.Label(skip)
-		}
-		for i, p := range chunk {
-			g.storeFull(p, acc[i], amd64.Mem(ar, 4*p.Off))
-		}
-	}
-}
-
-// headBlockChunk is how many pieces of each of the R rows valuesHeadBlock
-// holds at once: R·C accumulators, C value pieces and the weight fit the
-// register file (AVX-512: 16 + 4 + 1 of 32; AVX2: 8 + 4 + 1 of 16).
+// headBlockChunk is how many pieces of each of the R rows a head block
+// (R > 1) holds at once: R·C accumulators, C value pieces and the weight fit
+// the register file (AVX-512: 16 + 4 + 1 of 32; AVX2: 8 + 4 + 1 of 16).
 const headBlockChunk = 4
 
-// valuesHeadBlock emits R rows' share of a block of four keys: rows at ar,
-// ar + 4·HeadDim, …, their weights at pr, pr + pst, …. For each chunk of
-// headBlockChunk pieces the R accumulators are loaded, each key's value
-// pieces are loaded once and added, w·v, to every row whose weight is not
-// +0, and the accumulators are stored.
-func (g gen) valuesHeadBlock(pieces []amd64.Piece, R int, ar, pr, pst reg.GPVirtual, valMem func(t, off int) operand.Mem) {
+// valuesRows emits R rows' share of a block of four keys: rows at ar,
+// ar + 4·HeadDim, …, their weights at pr, pr + pst, …; key t's value pieces
+// are at valMem(t, byte offset). For each chunk of pieces the R
+// accumulators are loaded, every row whose weight w_t is not +0 gains
+// w_t·v_t, and the accumulators are stored. One row (R = 1) takes chunks
+// of valueChunk pieces and reads each value piece as the FMA's operand; a
+// head block (R > 1) takes chunks of headBlockChunk and loads (for 16-bit
+// storage, widens) each value piece once for its R rows.
+func (g gen) valuesRows(pieces []amd64.Piece, R int, ar, pr, pst reg.GPVirtual, valMem func(t, off int) operand.Mem) {
 	c := g.Ctx
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
+	size, stem := g.valueChunk(), "vb_zero"
+	if R > 1 {
+		size, stem = headBlockChunk, "vh_zero"
+	}
 	w := c.GP32()
-	for lo := 0; lo < len(pieces); lo += headBlockChunk {
-		chunk := pieces[lo:min(len(pieces), lo+headBlockChunk)]
+	for lo := 0; lo < len(pieces); lo += size {
+		chunk := pieces[lo:min(len(pieces), lo+size)]
 		acc := make([][]reg.VecVirtual, R)
 		for b := range acc {
 			acc[b] = make([]reg.VecVirtual, len(chunk))
@@ -129,21 +105,26 @@ func (g gen) valuesHeadBlock(pieces []amd64.Piece, R int, ar, pr, pst reg.GPVirt
 			}
 		}
 		for t := 0; t < scoreKeys; t++ {
-			vv := make([]reg.VecVirtual, len(chunk))
-			for i, p := range chunk {
-				vv[i] = g.loadKV(p, valMem(t, g.kvBytes()*p.Off))
+			// value is piece i of key t: loaded once for R rows, else the FMA's operand.
+			value := func(i int) operand.Op { return g.kvOperand(chunk[i], valMem(t, g.kvBytes()*chunk[i].Off)) }
+			if R > 1 {
+				vv := make([]reg.VecVirtual, len(chunk))
+				for i, p := range chunk {
+					vv[i] = g.loadKV(p, valMem(t, g.kvBytes()*p.Off))
+				}
+				value = func(i int) operand.Op { return vv[i] }
 			}
 			for b := 0; b < R; b++ {
 				wm := g.rowMem(pr, pst, b)
 				wm.Disp = 4 * t
-				skip := g.NewLabel("vh_zero")
+				skip := g.NewLabel(stem)
 				c.MOVL(wm, w)
 				c.TESTL(w, w)
 				c.JZ(operand.LabelRef(skip)) // p = +0: the row does not meet this key
 				wv := g.Vec()
 				c.VBROADCASTSS(wm, wv)
 				for i := range chunk {
-					c.VFMADD231PS(vv[i], wv, acc[b][i])
+					c.VFMADD231PS(value(i), wv, acc[b][i])
 				}
 				c.Label(skip)
 			}
