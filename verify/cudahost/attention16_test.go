@@ -13,9 +13,8 @@ import (
 	"github.com/posenc/posenc/verify"
 )
 
-// specFileCU generates the .cu of the spec file at path (relative to the
-// repository root) into a temporary folder.
-func specFileCU(t *testing.T, path string) (*spec.Spec, string) {
+// repoSpec parses the spec file at path, relative to the repository root.
+func repoSpec(t *testing.T, path string) *spec.Spec {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", path))
 	if err != nil {
@@ -25,19 +24,7 @@ func specFileCU(t *testing.T, path string) (*spec.Spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := gen.Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, f := range files {
-		if ext := filepath.Ext(f.Name); ext == ".cu" || ext == ".cuh" {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return s, filepath.Join(dir, s.Name+".cu")
+	return s
 }
 
 // TestAttentionStored16 runs the CUDA attention form of rope specs that
@@ -56,7 +43,8 @@ func TestAttentionStored16(t *testing.T) {
 			if _, ok := CXX(); !ok {
 				t.Skip("no C++ compiler")
 			}
-			s, cu := specFileCU(t, path)
+			s := repoSpec(t, path)
+			cu := writeCU(t, s)
 			if !HasAttention(s) {
 				t.Fatalf("%s: no attention form", s.Name)
 			}
@@ -153,15 +141,7 @@ func TestHasAttentionAgrees(t *testing.T) {
 		specs = append(specs, s)
 	}
 	for _, p := range []string{"rpe_f16.yaml", "xl_bf16.yaml", "temp_mrope_bf16.yaml", "rope_il_bf16.yaml"} {
-		src, err := os.ReadFile(filepath.Join("..", "..", "tools", "mutate", "testdata", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := spec.Parse(p, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		specs = append(specs, s)
+		specs = append(specs, repoSpec(t, "tools/mutate/testdata/"+p))
 	}
 	for _, s := range specs {
 		files, err := gen.Generate(s)

@@ -20,6 +20,13 @@ func zooCU(t *testing.T, name string) (*spec.Spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, writeCU(t, s)
+}
+
+// writeCU generates s into a temporary folder and returns the path of its
+// .cu (beside its .cuh).
+func writeCU(t *testing.T, s *spec.Spec) string {
+	t.Helper()
 	files, err := gen.Generate(s)
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +42,9 @@ func zooCU(t *testing.T, name string) (*spec.Spec, string) {
 		}
 	}
 	if n != 2 {
-		t.Fatalf("%s: %d CUDA files generated, want 2", name, n)
+		t.Fatalf("%s: %d CUDA files generated, want 2", s.Name, n)
 	}
-	return s, filepath.Join(dir, s.Name+".cu")
+	return filepath.Join(dir, s.Name+".cu")
 }
 
 // buildEmulated builds the GPU code path of the .cu at cu with the host
