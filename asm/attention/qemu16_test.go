@@ -47,27 +47,7 @@ func TestKernels16QEMU(t *testing.T) {
 const kv16Test = `
 const storage = "STORAGE"
 
-// value returns the float32 the 16-bit element h encodes (exactly).
-func value(h uint16) float32 {
-	if storage == "bf16" {
-		return math.Float32frombits(uint32(h) << 16)
-	}
-	sign := float32(1)
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(h>>10&0x1f), float64(h&0x3ff)
-	switch e {
-	case 0x1f:
-		if m != 0 {
-			return float32(math.NaN())
-		}
-		return sign * float32(math.Inf(1))
-	case 0:
-		return sign * float32(math.Ldexp(m, -24))
-	}
-	return sign * float32(math.Ldexp(1024+m, e-25))
-}
+` + asmtest.Value16 + `
 
 // nan16 is a quiet NaN of the storage.
 var nan16 = map[string]uint16{"f16": 0x7e01, "bf16": 0x7fc1}[storage]
@@ -138,7 +118,7 @@ func TestScoresKV16(t *testing.T) {
 				gi := row / c.grp % c.groups
 				var dot, mag float64
 				for x := 0; x < headDim; x++ {
-					a, b := float64(q[row*headDim+x]), float64(value(k[j*kStride+gi*headDim+x]))
+					a, b := float64(q[row*headDim+x]), value(k[j*kStride+gi*headDim+x])
 					dot += a * b
 					mag += math.Abs(a * b)
 				}
@@ -215,7 +195,7 @@ func TestValuesKV16(t *testing.T) {
 				}
 				for x := 0; x < headDim; x++ {
 					a := &want[row*headDim+x]
-					*a = fma32(w, value(v[j*vStride+gi*headDim+x]), *a)
+					*a = fma32(w, float32(value(v[j*vStride+gi*headDim+x])), *a)
 				}
 			}
 		}

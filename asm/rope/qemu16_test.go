@@ -106,28 +106,7 @@ var mant, emin, maxFinite = func() (int, int, float64) {
 	}
 	return 7, -126, math.Ldexp(255, 120)
 }()
-
-// value returns the value the 16-bit element h encodes, exactly.
-func value(h uint16) float64 {
-	if storage == "bf16" {
-		return float64(math.Float32frombits(uint32(h) << 16))
-	}
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(h>>10&0x1f), float64(h&0x3ff)
-	switch e {
-	case 0x1f:
-		if m != 0 {
-			return math.NaN()
-		}
-		return sign * math.Inf(1)
-	case 0:
-		return sign * math.Ldexp(m, -24)
-	}
-	return sign * math.Ldexp(1024+m, e-25)
-}
+` + asmtest.Value16 + `
 
 // fma32 returns p + u·v rounded once to float32 (FMLA; FMLS is fma32(p,
 // −u, v)). u·v is exact in float64; the sum is computed in float64 when
