@@ -36,6 +36,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	//	[dynamic]  var scaled [nFreq]float64
 	//	           if n > originalMaxPosition { freqsAt(n, &scaled); fs, useTable = nil, false }
 	//	[longrope] if n > originalMaxPosition { tab, fs = getLongTable, &longFreqsSet }
+	//	c := 0
 	//	for t := 0; t < len(pos); {
 	//		e := t + 1
 	//		if useTable && inTable(pos[t]) {
@@ -44,7 +45,8 @@ func ropeDispatch(f *jen.File, c *Consts) {
 	//			active.rotate(qt.dst, qt.src, …, kt.headStride, tab(), pos[t:e], sign)
 	//		} else {
 	//			for e < len(pos) && e-t < exactChunk && !(useTable && inTable(pos[e])) { e++ }
-	//			rotateExact(q.from(t), k.from(t), pos[t:e], fs[, &scaled], sign)
+	//			fs.rotateChunk(q.from(t), k.from(t), pos[t:e], c, sign)  [dynamic: rotateExact(…, fs, &scaled, c, sign)]
+	//			c++
 	//		}
 	//		t = e
 	//	}
@@ -81,11 +83,12 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		tabCall = jen.Id("tab").Call()
 	}
 	from := func(o string) jen.Code { return jen.Id(o).Dot("from").Call(jen.Id("t")) }
-	exactArgs := []jen.Code{from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("fs")}
+	// The c-th chunk outside the table: rotateExact (dynamic NTK, whose rows
+	// may come from a rescaled w) or the frequency set's rotateChunk.
+	exact := jen.Id("fs").Dot("rotateChunk").Call(from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("c"), jen.Id("sign"))
 	if scaling == spec.ScaleDynamic {
-		exactArgs = append(exactArgs, jen.Op("&").Id("scaled"))
+		exact = jen.Id("rotateExact").Call(from("q"), from("k"), jen.Id("pos").Index(jen.Id("t"), jen.Id("e")), jen.Id("fs"), jen.Op("&").Id("scaled"), jen.Id("c"), jen.Id("sign"))
 	}
-	exactArgs = append(exactArgs, jen.Id("sign"))
 	nParam := jen.Id("n").Int()
 	if !c.RuntimeSwitch() {
 		nParam = jen.Id("_").Int()
@@ -102,6 +105,7 @@ func ropeDispatch(f *jen.File, c *Consts) {
 		for _, st := range setup {
 			g.Add(st)
 		}
+		g.Id("c").Op(":=").Lit(0).Comment("the chunks outside the table so far")
 		g.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Len(jen.Id("pos")), jen.Empty()).Block(
 			jen.Id("e").Op(":=").Id("t").Op("+").Lit(1),
 			jen.If(useTable).Block(
@@ -115,7 +119,8 @@ func ropeDispatch(f *jen.File, c *Consts) {
 				jen.For(jen.Id("e").Op("<").Len(jen.Id("pos")).Op("&&").Id("e").Op("-").Id("t").Op("<").Id("exactChunk").Op("&&").Add(notTable)).Block(
 					jen.Id("e").Op("++"),
 				),
-				jen.Id("rotateExact").Call(exactArgs...),
+				exact,
+				jen.Id("c").Op("++"),
 			),
 			jen.Id("t").Op("=").Id("e"),
 		)

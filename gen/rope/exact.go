@@ -100,11 +100,11 @@ func ropeExact(f *jen.File, c *Consts) {
 	f.Comment("are aligned as in the table where the size class allows (RotaryDim 128: 576 bytes).")
 	f.Type().Id("posRow").Struct(jen.Id("row").Index(jen.Id("rowLen")).Float32(), jen.Id("pos").Int32())
 
-	// type freqSet struct { w *[nFreq]float64; digitOnce sync.Once; digits *[exactDigits*exactLow*2*nFreq]float64; rows, spare [4]atomic.Pointer[posRow] }
+	// type freqSet struct { w *[nFreq]float64; digitOnce sync.Once; digits *[exactDigits*exactLow*2*nFreq]float64; hi [1024]hiSlot; rows, spare [4]atomic.Pointer[posRow]; chunks, chunkSpare [4]atomic.Pointer[posRows] }
 	f.Comment("freqSet is a frequency set served by angle addition: its float64 digit tables")
 	f.Comment("(built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the")
-	f.Comment("rows of single positions (rotateAt) and their spares. Cache entries are immutable once stored, so")
-	f.Comment("concurrent calls are safe.")
+	f.Comment("rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and")
+	f.Comment("their spares. Cache entries are immutable once stored, so concurrent calls are safe.")
 	f.Type().Id("freqSet").Struct(
 		jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(),
 		jen.Id("digitOnce").Qual("sync", "Once"),
@@ -112,6 +112,7 @@ func ropeExact(f *jen.File, c *Consts) {
 		jen.Id("hi").Index(jen.Lit(ropeHiSlots)).Id("hiSlot"),
 		jen.Id("rows").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
 		jen.Id("spare").Index(jen.Lit(ropeRowSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRow")),
+		jen.List(jen.Id("chunks"), jen.Id("chunkSpare")).Index(jen.Lit(ropeChunkSlots)).Qual("sync/atomic", "Pointer").Types(jen.Id("posRows")),
 	)
 
 	// func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
@@ -167,6 +168,8 @@ func ropeExact(f *jen.File, c *Consts) {
 		),
 		rot(jen.Id("r").Dot("row").Index(jen.Empty(), jen.Empty())),
 	)
+
+	ropeChunkCache(f)
 
 	// func (fs *freqSet) digitRows() *[exactDigits*exactLow*2*nFreq]float64
 	id := jen.Id

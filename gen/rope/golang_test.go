@@ -408,6 +408,38 @@ func appendInt(b []byte, n int) []byte {
 	return append(b, byte('0'+n%10))
 }
 
+// TestCheckChunkCache calls Apply on batches outside the table in the orders the
+// chunk cache (rotateChunk) meets: one batch again and again (cached at its
+// second call), another batch of the same length, the two alternating, and
+// batches of two chunks; every result against the float64 reference. Then a
+// new batch every call must allocate nothing (each is computed into the
+// slot's spare).
+func TestCheckChunkCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	far := func(n int) []int32 {
+		p := make([]int32, n)
+		for i := range p {
+			p[i] = MaxPosition + r.Int32N(1<<30)
+		}
+		return p
+	}
+	a, b, two := far(7), far(7), far(exactChunk+9)
+	for i, pos := range [][]int32{a, a, a, b, a, b, b, two, two, two, a, two} {
+		x := checkInput(r, len(pos), 3)
+		got := slices.Clone(x)
+		Apply(got, pos, 3)
+		checkClose(t, "Apply call "+itoa(i), x, got, checkRef(x, pos, 3, 1), pos, 3)
+	}
+	batches := make([][]int32, 30)
+	for i := range batches {
+		batches[i] = far(exactChunk)
+	}
+	x, n := checkInput(r, exactChunk, 2), 0
+	if a := testing.AllocsPerRun(20, func() { Apply(x, batches[n], 2); n++ }); a != 0 {
+		t.Errorf("a new batch outside the table every call allocates %v times per call", a)
+	}
+}
+
 func TestCheckAllocsAndConcurrency(t *testing.T) {
 	if MaxPosition > 16 {
 		x := make([]float32, 16*4*HeadDim)

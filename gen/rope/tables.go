@@ -104,46 +104,41 @@ func ropeTables(f *jen.File, c *Consts) {
 		jen.Return(jen.Id("a")),
 	).Call()
 
-	// func rotateExact(q, k operand, pos []int32, fs *freqSet[, w *[nFreq]float64], sign float32) {
+	// [dynamic only]
+	// func rotateExact(q, k operand, pos []int32, fs *freqSet, w *[nFreq]float64, c int, sign float32) {
+	//	if fs != nil { fs.rotateChunk(q, k, pos, c, sign); return }
 	//	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	//	[dynamic] if fs == nil { for t, p := range pos { fillRow(row t, float64(p), w, AttentionFactor) } } else {
-	//	fs.fillRows(rows[:], pos)
-	//	[dynamic] }
+	//	for t, p := range pos { fillRow(row t, float64(p), w, AttentionFactor) }
 	//	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	//	exactScratch.Put(rows)
 	// }
-	dynamic := scaling == spec.ScaleDynamic
-	params := []jen.Code{
-		jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
-		jen.Id("pos").Index().Int32(), jen.Id("fs").Op("*").Id("freqSet"),
-	}
-	fill := jen.Id("fs").Dot("fillRows").Call(jen.Id("rows").Index(jen.Empty(), jen.Empty()), jen.Id("pos"))
-	if dynamic {
-		params = append(params, jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64())
-		fill = jen.If(jen.Id("fs").Op("==").Nil()).Block(
+	if scaling == spec.ScaleDynamic {
+		f.Comment("rotateExact rotates up to exactChunk tokens outside the table, the call's c-th such")
+		f.Comment("chunk: with the cached or computed rows of fs (rotateChunk), or, when fs is nil")
+		f.Comment("(frequencies rescaled for this call only), with rows from math.Sincos of the")
+		f.Comment("frequencies w (fillRow), rounded once to float32 as the table's rows are.")
+		f.Func().Id("rotateExact").Params(
+			jen.List(jen.Id("q"), jen.Id("k")).Id("operand"),
+			jen.Id("pos").Index().Int32(), jen.Id("fs").Op("*").Id("freqSet"),
+			jen.Id("w").Op("*").Index(jen.Id("nFreq")).Float64(), jen.Id("c").Int(), jen.Id("sign").Float32(),
+		).Block(
+			jen.If(jen.Id("fs").Op("!=").Nil()).Block(
+				jen.Id("fs").Dot("rotateChunk").Call(jen.Id("q"), jen.Id("k"), jen.Id("pos"), jen.Id("c"), jen.Id("sign")),
+				jen.Return(),
+			),
+			jen.Id("rows").Op(":=").Id("exactScratch").Dot("Get").Call().Assert(jen.Op("*").Index(jen.Id("exactChunk").Op("*").Id("rowLen")).Float32()),
 			jen.For(jen.List(jen.Id("t"), jen.Id("p")).Op(":=").Range().Id("pos")).Block(
 				jen.Id("fillRow").Call(ropeRowPtr(jen.Id("rows"), jen.Id("t")), jen.Float64().Call(jen.Id("p")), jen.Id("w"), jen.Id("AttentionFactor")),
 			),
-		).Else().Block(fill)
+			jen.Id("rotateRun").Call(
+				jen.Id("q"), jen.Id("k"),
+				jen.Id("rows").Index(jen.Empty(), jen.Len(jen.Id("pos")).Op("*").Id("rowLen")),
+				jen.Id("chunkIdx").Index(jen.Empty(), jen.Len(jen.Id("pos"))),
+				jen.Id("sign"),
+			),
+			jen.Id("exactScratch").Dot("Put").Call(jen.Id("rows")),
+		)
 	}
-	params = append(params, jen.Id("sign").Float32())
-	f.Comment("rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition")
-	f.Comment("from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.")
-	if dynamic {
-		f.Comment("When fs is nil (frequencies rescaled for this call only) the rows come from")
-		f.Comment("math.Sincos of the frequencies w (fillRow).")
-	}
-	f.Func().Id("rotateExact").Params(params...).Block(
-		jen.Id("rows").Op(":=").Id("exactScratch").Dot("Get").Call().Assert(jen.Op("*").Index(jen.Id("exactChunk").Op("*").Id("rowLen")).Float32()),
-		fill,
-		jen.Id("rotateRun").Call(
-			jen.Id("q"), jen.Id("k"),
-			jen.Id("rows").Index(jen.Empty(), jen.Len(jen.Id("pos")).Op("*").Id("rowLen")),
-			jen.Id("chunkIdx").Index(jen.Empty(), jen.Len(jen.Id("pos"))),
-			jen.Id("sign"),
-		),
-		jen.Id("exactScratch").Dot("Put").Call(jen.Id("rows")),
-	)
 	ropeExact(f, c)
 }
 

@@ -280,6 +280,8 @@ var mutations = []Mutation{
 		"(2*exactLow+int(hi>>exactShift&(exactLow-1)))", "(2*exactLow+int(hi&(exactLow-1)))", "test llama2_7b", 0},
 	{"go: rope exact path hi-row cache ignores the key", "generated/llama2_7b/llama2_7b.go", "",
 		"r != nil && r.hi == hi", "r != nil", "test llama2_7b", 0},
+	{"go: rope exact path chunk cache ignores the positions", "generated/llama2_7b/llama2_7b.go", "",
+		"return slices.Equal(r.pos[:r.n], pos)", "return len(slices.Clip(r.pos[:r.n])) == len(pos)", "test llama2_7b", 0},
 	{"go: rope table sin sign", "generated/llama2_7b/llama2_7b.go", "",
 		"row[nFreq+i] = float32(a * s)", "row[nFreq+i] = float32(a * -s)", "test llama2_7b", 0},
 	{"go: packed QKV key heads dropped", "generated/llama2_7b/llama2_7b.go", "",
@@ -472,6 +474,8 @@ var mutations = []Mutation{
 	// The generator.
 	{"gen: llama3 low-frequency rule", "gen/rope/scaling.go", "",
 		"f[i] = w / sc.Factor", "f[i] = w * sc.Factor", "verify go llama31_8b", 0},
+	{"gen: rope chunk cache promotes any spare", "gen/rope/chunkcache.go", "",
+		`jen.If(id("s").Op("!=").Nil().Op("&&").Id("s").Dot("holds").Call(id("pos"))).Block(`, `jen.If(id("s").Op("!=").Nil()).Block(`, "verify go llama31_8b", 0},
 	{"gen: alibi slopes of non-power-of-two heads", "gen/bias/consts.go", "",
 		"for i := 0; len(sl) < n; i += 2 {", "for i := 1; len(sl) < n; i += 2 {", "verify go bloom_176b", 0},
 	{"gen: t5 bidirectional bucket of distance 0", "gen/bias/consts.go", "",

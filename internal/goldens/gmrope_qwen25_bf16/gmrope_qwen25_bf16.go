@@ -34,6 +34,7 @@ package gmrope_qwen25_bf16
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -198,15 +199,6 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition
-// from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.
-func rotateExact(q, k operand, pos []int32, fs *freqSet, sign float32) {
-	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	fs.fillRows(rows[:], pos)
-	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
-	exactScratch.Put(rows)
-}
-
 // exactShift splits a position outside the table as p = hi·2^exactShift + lo,
 // lo in [0, exactLow), for the angle addition of the exact path.
 // exactDigits is the number of exactShift-bit digits of an int32 position: lo and
@@ -256,15 +248,16 @@ type posRow struct {
 
 // freqSet is a frequency set served by angle addition: its float64 digit tables
 // (built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the
-// rows of single positions (rotateAt) and their spares. Cache entries are immutable once stored, so
-// concurrent calls are safe.
+// rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and
+// their spares. Cache entries are immutable once stored, so concurrent calls are safe.
 type freqSet struct {
-	w         *[nFreq]float64
-	digitOnce sync.Once
-	digits    *[exactDigits * exactLow * 2 * nFreq]float64
-	hi        [1024]hiSlot
-	rows      [4]atomic.Pointer[posRow]
-	spare     [4]atomic.Pointer[posRow]
+	w                  *[nFreq]float64
+	digitOnce          sync.Once
+	digits             *[exactDigits * exactLow * 2 * nFreq]float64
+	hi                 [1024]hiSlot
+	rows               [4]atomic.Pointer[posRow]
+	spare              [4]atomic.Pointer[posRow]
+	chunks, chunkSpare [4]atomic.Pointer[posRows]
 }
 
 // rotateAt rotates the one token of q and k at pos[0], a position outside the table,
@@ -297,6 +290,50 @@ func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
 		}
 	}
 	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
+}
+
+// posRows is the float32 table rows of one chunk of positions outside the table:
+// rows first, at the start of the allocation, as posRow's; pos[:n] are the positions.
+type posRows struct {
+	rows [exactChunk * rowLen]float32
+	pos  [exactChunk]int32
+	n    int
+}
+
+// holds reports whether r holds the rows of exactly the positions pos, in order.
+func (r *posRows) holds(pos []int32) bool {
+	return slices.Equal(r.pos[:r.n], pos)
+}
+
+// rotateChunk rotates the tokens of q and k at pos (at most exactChunk positions, all
+// outside the table), the call's c-th such chunk, with rows of fs. As rotateAt does
+// for one token: the rows of a chunk asked for twice in a row (per slot c mod
+// 4) are cached, and later calls with the same positions use them as
+// they are (every layer of a decode step asks for the same positions); other
+// chunks are computed into the slot's spare, which the call owns between taking it
+// (Swap) and putting it back, so a new batch every call allocates nothing. Cached
+// rows are never modified, so concurrent calls are safe.
+func (fs *freqSet) rotateChunk(q, k operand, pos []int32, c int, sign float32) {
+	i := c % 4
+	r := fs.chunks[i].Load()
+	if r == nil || !r.holds(pos) {
+		s := fs.chunkSpare[i].Swap(nil)
+		if s != nil && s.holds(pos) {
+			// Asked for twice in a row: the spare becomes the slot's cached chunk.
+			fs.chunks[i].Store(s)
+			r = s
+		} else {
+			if s == nil {
+				s = new(posRows)
+			}
+			s.n = copy(s.pos[:], pos)
+			fs.fillRows(s.rows[:len(pos)*rowLen], pos)
+			rotateRun(q, k, s.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
+			fs.chunkSpare[i].Store(s)
+			return
+		}
+	}
+	rotateRun(q, k, r.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 }
 
 // digitRows returns the digit tables of fs, building them on first use: row d of
@@ -450,6 +487,7 @@ func rotateRun(q, k operand, table []float32, idx []int32, sign float32) {
 // exactly, exactChunk tokens at a time.
 func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 	fs := &freqsSet
+	c := 0 // the chunks outside the table so far
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if inTable(pos[t]) {
@@ -463,7 +501,8 @@ func rotateTokensAt(q, k operand, pos []int32, _ int, sign float32) {
 			for e < len(pos) && e-t < exactChunk && !inTable(pos[e]) {
 				e++
 			}
-			rotateExact(q.from(t), k.from(t), pos[t:e], fs, sign)
+			fs.rotateChunk(q.from(t), k.from(t), pos[t:e], c, sign)
+			c++
 		}
 		t = e
 	}

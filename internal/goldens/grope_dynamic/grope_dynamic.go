@@ -24,6 +24,7 @@ package grope_dynamic
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -175,18 +176,18 @@ var chunkIdx = func() (a [exactChunk]int32) {
 	return a
 }()
 
-// rotateExact rotates up to exactChunk tokens whose rows it computes by angle addition
-// from the frequency set fs (fillRows), rounded once to float32 as the table's rows are.
-// When fs is nil (frequencies rescaled for this call only) the rows come from
-// math.Sincos of the frequencies w (fillRow).
-func rotateExact(q, k operand, pos []int32, fs *freqSet, w *[nFreq]float64, sign float32) {
+// rotateExact rotates up to exactChunk tokens outside the table, the call's c-th such
+// chunk: with the cached or computed rows of fs (rotateChunk), or, when fs is nil
+// (frequencies rescaled for this call only), with rows from math.Sincos of the
+// frequencies w (fillRow), rounded once to float32 as the table's rows are.
+func rotateExact(q, k operand, pos []int32, fs *freqSet, w *[nFreq]float64, c int, sign float32) {
+	if fs != nil {
+		fs.rotateChunk(q, k, pos, c, sign)
+		return
+	}
 	rows := exactScratch.Get().(*[exactChunk * rowLen]float32)
-	if fs == nil {
-		for t, p := range pos {
-			fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor)
-		}
-	} else {
-		fs.fillRows(rows[:], pos)
+	for t, p := range pos {
+		fillRow((*[rowLen]float32)(rows[t*rowLen:]), float64(p), w, AttentionFactor)
 	}
 	rotateRun(q, k, rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 	exactScratch.Put(rows)
@@ -241,15 +242,16 @@ type posRow struct {
 
 // freqSet is a frequency set served by angle addition: its float64 digit tables
 // (built once, digitRows), a direct-mapped cache of hi rows (hiRowOf), one of the
-// rows of single positions (rotateAt) and their spares. Cache entries are immutable once stored, so
-// concurrent calls are safe.
+// rows of single positions (rotateAt), one of the rows of chunks (rotateChunk), and
+// their spares. Cache entries are immutable once stored, so concurrent calls are safe.
 type freqSet struct {
-	w         *[nFreq]float64
-	digitOnce sync.Once
-	digits    *[exactDigits * exactLow * 2 * nFreq]float64
-	hi        [1024]hiSlot
-	rows      [4]atomic.Pointer[posRow]
-	spare     [4]atomic.Pointer[posRow]
+	w                  *[nFreq]float64
+	digitOnce          sync.Once
+	digits             *[exactDigits * exactLow * 2 * nFreq]float64
+	hi                 [1024]hiSlot
+	rows               [4]atomic.Pointer[posRow]
+	spare              [4]atomic.Pointer[posRow]
+	chunks, chunkSpare [4]atomic.Pointer[posRows]
 }
 
 // rotateAt rotates the one token of q and k at pos[0], a position outside the table,
@@ -282,6 +284,50 @@ func (fs *freqSet) rotateAt(q, k operand, pos []int32, sign float32) {
 		}
 	}
 	active.rotate(q.dst, q.src, q.heads, q.stride, q.headStride, k.dst, k.src, k.heads, k.stride, k.headStride, r.row[:], zeroIdx[:1], sign)
+}
+
+// posRows is the float32 table rows of one chunk of positions outside the table:
+// rows first, at the start of the allocation, as posRow's; pos[:n] are the positions.
+type posRows struct {
+	rows [exactChunk * rowLen]float32
+	pos  [exactChunk]int32
+	n    int
+}
+
+// holds reports whether r holds the rows of exactly the positions pos, in order.
+func (r *posRows) holds(pos []int32) bool {
+	return slices.Equal(r.pos[:r.n], pos)
+}
+
+// rotateChunk rotates the tokens of q and k at pos (at most exactChunk positions, all
+// outside the table), the call's c-th such chunk, with rows of fs. As rotateAt does
+// for one token: the rows of a chunk asked for twice in a row (per slot c mod
+// 4) are cached, and later calls with the same positions use them as
+// they are (every layer of a decode step asks for the same positions); other
+// chunks are computed into the slot's spare, which the call owns between taking it
+// (Swap) and putting it back, so a new batch every call allocates nothing. Cached
+// rows are never modified, so concurrent calls are safe.
+func (fs *freqSet) rotateChunk(q, k operand, pos []int32, c int, sign float32) {
+	i := c % 4
+	r := fs.chunks[i].Load()
+	if r == nil || !r.holds(pos) {
+		s := fs.chunkSpare[i].Swap(nil)
+		if s != nil && s.holds(pos) {
+			// Asked for twice in a row: the spare becomes the slot's cached chunk.
+			fs.chunks[i].Store(s)
+			r = s
+		} else {
+			if s == nil {
+				s = new(posRows)
+			}
+			s.n = copy(s.pos[:], pos)
+			fs.fillRows(s.rows[:len(pos)*rowLen], pos)
+			rotateRun(q, k, s.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
+			fs.chunkSpare[i].Store(s)
+			return
+		}
+	}
+	rotateRun(q, k, r.rows[:len(pos)*rowLen], chunkIdx[:len(pos)], sign)
 }
 
 // digitRows returns the digit tables of fs, building them on first use: row d of
@@ -451,6 +497,7 @@ func rotateTokensAt(q, k operand, pos []int32, n int, sign float32) {
 		freqsAt(n, &scaled)
 		fs, useTable = nil, false
 	}
+	c := 0 // the chunks outside the table so far
 	for t := 0; t < len(pos); {
 		e := t + 1
 		if useTable && inTable(pos[t]) {
@@ -464,7 +511,8 @@ func rotateTokensAt(q, k operand, pos []int32, n int, sign float32) {
 			for e < len(pos) && e-t < exactChunk && !(useTable && inTable(pos[e])) {
 				e++
 			}
-			rotateExact(q.from(t), k.from(t), pos[t:e], fs, &scaled, sign)
+			rotateExact(q.from(t), k.from(t), pos[t:e], fs, &scaled, c, sign)
+			c++
 		}
 		t = e
 	}
