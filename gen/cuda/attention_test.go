@@ -105,6 +105,7 @@ func TestAttentionHostEmulation(t *testing.T) {
 	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[1], testSpecs[4]) {
 		c := derive(t, y)
 		t.Run(c.Input().Name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			l := buildLib(t, y)
 			r := verify.RunAttention(l.Spec(), l.Attention())
 			r.Target = "cuda-host-attention"
@@ -131,6 +132,7 @@ func TestAttentionSplitPolicy(t *testing.T) {
 		for _, target := range []string{"1", "1073741824"} {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {
+				t.Parallel() // each builds and runs its own library
 				dir := write(t, c)
 				cu := filepath.Join(dir, c.Input().Name+".cu")
 				src, err := os.ReadFile(cu)

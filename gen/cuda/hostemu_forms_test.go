@@ -48,6 +48,7 @@ func TestHostEmulationRoPEFormsBroken(t *testing.T) {
 	}
 	for _, m := range ropeFormMutations {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			c := derive(t, m.yaml)
 			dir := write(t, c)
 			cu := filepath.Join(dir, c.Input().Name+".cu")

@@ -50,6 +50,7 @@ func TestHostEmulationRelWide(t *testing.T) {
 	for _, w := range relWideSpecs {
 		c := derive(t, w.yaml)
 		t.Run(c.Input().Name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			if _, ok := cuda.Clang(); ok {
 				if _, err := cuda.CompilePTX(write(t, c), c.Input().Name+".cu"); err != nil {
 					t.Error(err)
@@ -104,6 +105,7 @@ func TestHostEmulationBroken(t *testing.T) {
 	}
 	for _, m := range cudaMutations {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			c := derive(t, m.yaml)
 			dir := write(t, c)
 			cu := filepath.Join(dir, c.Input().Name+".cu")

@@ -40,6 +40,7 @@ func TestAttentionStored16(t *testing.T) {
 		"verify/testdata/golden/specs/gmrope_qwen3_f16.yaml",
 	} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			if _, ok := CXX(); !ok {
 				t.Skip("no C++ compiler")
 			}

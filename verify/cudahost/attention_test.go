@@ -19,6 +19,7 @@ func TestAttentionZoo(t *testing.T) {
 	for _, name := range []string{"bloom_7b1", "t5_base", "llama2_7b", "gptj_6b", "phi35_mini", "shaw2018_base", "transformer_xl_base",
 		"qwen3_vl_8b", "pixtral_12b_vision"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			if _, ok := CXX(); !ok {
 				t.Skip("no C++ compiler")
 			}

@@ -70,6 +70,7 @@ func buildEmulated(t *testing.T, s *spec.Spec, cu string) *Lib {
 func TestGPUEmulated(t *testing.T) {
 	for _, name := range []string{"llama2_7b", "gptj_6b", "bloom_7b1", "t5_base", "transformer_base"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
 			s, cu := zooCU(t, name)
 			l := buildEmulated(t, s, cu)
 			if l.Target() != TargetGPUEmulated || !strings.Contains(l.Device(), "emulation") {
