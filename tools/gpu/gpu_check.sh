@@ -20,7 +20,9 @@
 # (parallel CPU jobs, default nproc), STAGES (default: all of
 # "facts verify fastmath bench attn torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
 # (space-separated zoo names; default: the whole zoo, bench in the order
-# below), TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
+# below), ATTN_ZOO (zoo names or the f16/bf16 copies' names, e.g.
+# llama31_8b_bf16), ATTN_DTYPES (torch_attn_bench.py's, default "f32 bf16"),
+# TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
 # tools/gpu/nvcc-relaxed-constexpr: nvcc 13.0 rejects the generated RoPE
 # kernels without it; see docs/gpu.md).
@@ -257,7 +259,8 @@ fi
 
 if want attn; then
 	stage "attn: posenc bench -gpu -attention (decode K+V GB/s, causal prefill TFLOP/s), then torch's SDPA and FlexAttention"
-	for z in llama31_8b "$OUT/specs/llama31_8b_bf16.yaml" bloom_7b1 t5_base; do
+	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16}; do
+		[ -f "$OUT/specs/$z.yaml" ] && z=$OUT/specs/$z.yaml
 		(($(left) > 60)) || { echo "attn $z: skipped, budget"; continue; }
 		case $z in *.yaml) a=$z n=$(basename "$z" .yaml) ;; *) a="-zoo $z" n=$z ;; esac
 		# shellcheck disable=SC2086
@@ -266,7 +269,7 @@ if want attn; then
 		grep -vE '^(posenc|GB/s|attention:)' "$LOG/attn_$n.txt"
 		((rc == 0)) || { echo "  attn $n: exit $rc (124 = timed out):"; tail -5 "$LOG/attn_$n.err"; }
 	done
-	for dt in f32 bf16; do
+	for dt in ${ATTN_DTYPES:-f32 bf16}; do
 		(($(left) > 60)) || { echo "torch attn $dt: skipped, budget"; continue; }
 		PYTHONUNBUFFERED=1 timeout "$(lim 150)" python3 "$HERE/torch_attn_bench.py" --dtype "$dt" >"$LOG/torch_attn_$dt.txt" 2>&1
 		rc=$?

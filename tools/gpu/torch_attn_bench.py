@@ -38,6 +38,17 @@ def timed_ms(fn, reps):
     return start.elapsed_time(end) / reps
 
 
+def attempt(name, fn, reps):
+    """(name, ms) of timed_ms(fn), or None after printing why it failed, so
+    that one backend's failure (a compile error, an unsupported shape)
+    leaves the other rows."""
+    try:
+        return name, timed_ms(fn, reps)
+    except Exception as e:  # noqa: BLE001 - report any failure and go on
+        print(f"{name}: FAILED: {type(e).__name__}: {str(e)[:400]}", flush=True)
+        return None
+
+
 def alibi_slopes(heads):
     """Press et al.'s slopes, 2^(-8h/n) for n a power of two, interleaved
     as HF's build_alibi_tensor does otherwise."""
@@ -103,23 +114,23 @@ def main():
         copy_ms = timed_ms(lambda: dst.copy_(src), args.reps)
         rows = []
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
-            rows.append(("sdpa (no bias)", timed_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), args.reps)))
-        rows.append(("flex alibi", timed_ms(lambda: flex(q, k, v, score_mod=alibi), args.reps)))
-        rows.append(("flex t5", timed_ms(lambda: flex(q, k, v, score_mod=t5), args.reps)))
-        for name, ms in rows:
+            rows.append(attempt("sdpa (no bias)", lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), args.reps))
+        rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi), args.reps))
+        rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5), args.reps))
+        for name, ms in filter(None, rows):
             print(f"decode lk={lk}\t{name}\t{ms:.4f}\t{kv_bytes / ms / 1e6:.1f} GB/s\t{copy_ms / ms:.2f}")
         del q, k, v, src, dst
     for n in args.prefill:
         q, k, v = (torch.randn(1, h, n, hd, device=dev, dtype=dtype) for _ in range(3))
         flops = 4 * h * hd * n * (n + 1) // 2
-        mask = create_block_mask(causal, 1, h, n, n, device=dev)
+        mask = create_block_mask(causal, None, None, n, n, device=dev)
         rows = []
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
-            rows.append(("sdpa causal (no bias)", timed_ms(
-                lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), args.reps)))
-        rows.append(("flex alibi", timed_ms(lambda: flex(q, k, v, score_mod=alibi, block_mask=mask), args.reps)))
-        rows.append(("flex t5", timed_ms(lambda: flex(q, k, v, score_mod=t5, block_mask=mask), args.reps)))
-        for name, ms in rows:
+            rows.append(attempt("sdpa causal (no bias)",
+                                lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), args.reps))
+        rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi, block_mask=mask), args.reps))
+        rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5, block_mask=mask), args.reps))
+        for name, ms in filter(None, rows):
             print(f"causal prefill n={n}\t{name}\t{ms:.4f}\t{flops / ms / 1e9:.1f} TFLOP/s\t-")
 
 
