@@ -98,6 +98,10 @@ static __device__ __forceinline__ float __shfl_xor_sync(unsigned int mask, float
 	asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, %3;" : "=f"(r) : "f"(v), "r"(lane_mask), "r"(mask));
 	return r;
 }
+// __syncwarp: bar.warp.sync (PTX 6.0).
+static __device__ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffffu) {
+	asm volatile("bar.warp.sync %0;" ::"r"(mask) : "memory");
+}
 static __device__ __forceinline__ float __uint_as_float(unsigned int x) { return __builtin_bit_cast(float, x); }
 static __device__ __forceinline__ float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
 static __device__ __forceinline__ unsigned int __float_as_uint(float x) { return __builtin_bit_cast(unsigned int, x); }

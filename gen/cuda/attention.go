@@ -34,6 +34,8 @@ type Attention struct {
 	// MRoPE (rope only): the rotation's positions are multimodal ids, AXES
 	// per token (the launchers' qids and kids), the positions only mask.
 	MRoPE bool
+	// Decode: the form has the decode kernel (attnDecode).
+	Decode bool
 	// RotatedTermArgs make attn_term_args in the rotated launcher (rope):
 	// "qids, (const int *)0" for M-RoPE (no kids: its keys are not
 	// rotated), empty otherwise.
@@ -96,6 +98,43 @@ func attnTiles(hd, qt int) (rows, keys int, err error) {
 	return 0, 0, fmt.Errorf("attention: head dim %d: no tiles fit %d bytes of shared memory", hd, attnSmemBudget)
 }
 
+// attnDecode reports whether the attention form of family with head
+// dimension hd over dtype storage gets the decode kernel
+// (templates/attention_decode.cu.tmpl, which checks the same bound): a
+// plain term (rope, alibi, rpe_bias: no per-row work, the value is v),
+// rows of whole 128-bit pieces, and the kernel's shared memory within
+// 40 KiB. Its constants are the template's: 4 warps, tiles of 4 rows, a
+// key's lanes the least power of two ≥ its pieces (at most 32), pieces of
+// a lane loaded 4 keys ahead in all.
+func attnDecode(family string, hd int, dtype string) bool {
+	if family != "rope" && family != "alibi" && family != "rpe_bias" {
+		return false
+	}
+	vec, esize := 4, 4
+	if dtype != "f32" {
+		vec, esize = 8, 2
+	}
+	if hd < vec || hd%vec != 0 {
+		return false
+	}
+	const warps, rows, threads = 4, 4, 128
+	pieces := hd / vec
+	lanes := 32
+	if pieces < 32 {
+		for lanes = 1; lanes < pieces; lanes *= 2 {
+		}
+	}
+	perLane := (pieces + lanes - 1) / lanes
+	unroll := 1
+	if perLane < 4 {
+		unroll = 4 / perLane
+	}
+	warpKeys := 32 / lanes * unroll
+	pool := warps * max(warpKeys, rows) * hd
+	raw := warps * warpKeys * hd * esize
+	return 4*(pool+rows*hd)+8*rows*threads+raw <= 40<<10
+}
+
 // AddAttention gives the .cu the attention form of family ("rope", "alibi",
 // "rpe_bias", "rpe_full" or "xl") with head dimension hd: the template data and the
 // launchers posenc_<name>_attention, posenc_<name>_attention_paged (and,
@@ -139,7 +178,8 @@ func (b *Common) addAttention(family string, hd int, seq, mrope bool) error {
 	if err != nil {
 		return err
 	}
-	a := &Attention{Family: family, HeadDim: hd, Rows: rows, Keys: keys, Threads: attnThreads, SeqArg: "0"}
+	a := &Attention{Family: family, HeadDim: hd, Rows: rows, Keys: keys, Threads: attnThreads, SeqArg: "0",
+		Decode: attnDecode(family, hd, b.DType)}
 	T := b.Store
 	params := []string{T + " *out", "const " + T + " *q", "const " + T + " *k", "const " + T + " *v"}
 	heads, table := "", ""

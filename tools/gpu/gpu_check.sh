@@ -21,7 +21,7 @@
 # "facts verify fastmath bench attn torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
 # (space-separated zoo names; default: the whole zoo, bench in the order
 # below), ATTN_ZOO (zoo names or the f16/bf16 copies' names, e.g.
-# llama31_8b_bf16), ATTN_DTYPES (torch_attn_bench.py's, default "f32 bf16"),
+# llama31_8b_bf16), ATTN_DTYPES (torch_attn_bench.py's, default "f32 bf16"; empty: no torch rows),
 # TORCH_DTYPES (default "f32 bf16"), REPS (bench -gpu -reps, default 200), WORKAROUND=relaxed-constexpr
 # (build everything with nvcc --expt-relaxed-constexpr through
 # tools/gpu/nvcc-relaxed-constexpr: nvcc 13.0 rejects the generated RoPE
@@ -269,7 +269,7 @@ if want attn; then
 		grep -vE '^(posenc|GB/s|attention:)' "$LOG/attn_$n.txt"
 		((rc == 0)) || { echo "  attn $n: exit $rc (124 = timed out):"; tail -5 "$LOG/attn_$n.err"; }
 	done
-	for dt in ${ATTN_DTYPES:-f32 bf16}; do
+	for dt in ${ATTN_DTYPES-f32 bf16}; do
 		(($(left) > 60)) || { echo "torch attn $dt: skipped, budget"; continue; }
 		PYTHONUNBUFFERED=1 timeout "$(lim 150)" python3 "$HERE/torch_attn_bench.py" --dtype "$dt" >"$LOG/torch_attn_$dt.txt" 2>&1
 		rc=$?

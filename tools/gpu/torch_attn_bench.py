@@ -79,6 +79,7 @@ def main():
     ap.add_argument("--prefill", type=int, nargs="+", default=[2048], help="causal prefill lengths")
     ap.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="bf16")
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--no-flex", action="store_true", help="time cuDNN SDPA only (no FlexAttention compiles)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("torch_attn_bench: no CUDA device")
@@ -115,21 +116,23 @@ def main():
         rows = []
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
             rows.append(attempt("sdpa (no bias)", lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v), args.reps))
-        rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi), args.reps))
-        rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5), args.reps))
+        if not args.no_flex:
+            rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi), args.reps))
+            rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5), args.reps))
         for name, ms in filter(None, rows):
             print(f"decode lk={lk}\t{name}\t{ms:.4f}\t{kv_bytes / ms / 1e6:.1f} GB/s\t{copy_ms / ms:.2f}")
         del q, k, v, src, dst
     for n in args.prefill:
         q, k, v = (torch.randn(1, h, n, hd, device=dev, dtype=dtype) for _ in range(3))
         flops = 4 * h * hd * n * (n + 1) // 2
-        mask = create_block_mask(causal, None, None, n, n, device=dev)
+        mask = None if args.no_flex else create_block_mask(causal, None, None, n, n, device=dev)
         rows = []
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
             rows.append(attempt("sdpa causal (no bias)",
                                 lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), args.reps))
-        rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi, block_mask=mask), args.reps))
-        rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5, block_mask=mask), args.reps))
+        if not args.no_flex:
+            rows.append(attempt("flex alibi", lambda: flex(q, k, v, score_mod=alibi, block_mask=mask), args.reps))
+            rows.append(attempt("flex t5", lambda: flex(q, k, v, score_mod=t5, block_mask=mask), args.reps))
         for name, ms in filter(None, rows):
             print(f"causal prefill n={n}\t{name}\t{ms:.4f}\t{flops / ms / 1e9:.1f} TFLOP/s\t-")
 

@@ -18,7 +18,7 @@ const (
 	attnBenchShortKeys = 256
 )
 
-// attnBenchKeys are the decode key counts; the first alone for the
+// attnBenchKeys are the decode key counts; the first alone for rope's
 // 32-KV-head shapes (1 GiB of f32 K+V at 32768 keys).
 var attnBenchKeys = []int{32768, 131072}
 
@@ -115,16 +115,19 @@ func AttentionBenchCases(s *spec.Spec, short bool) []BenchCase {
 		return cs
 	}
 	if s.Encoding == spec.RoPE {
-		decode(rotated, 32, 32, attnBenchKeys[0])
-		for _, lk := range attnBenchKeys {
-			decode(rotated, 32, 8, lk)
+		for _, f := range []form{rotated, inside} {
+			decode(f, 32, 32, attnBenchKeys[0])
+			for _, lk := range attnBenchKeys {
+				decode(f, 32, 8, lk)
+			}
 		}
-		decode(inside, 32, 8, attnBenchKeys[0])
 		prefill(rotated, 32, attnBenchPrefill)
 		prefill(inside, 32, attnBenchPrefill)
 		return cs
 	}
-	decode(inside, s.Heads, s.Heads, attnBenchKeys[0])
+	for _, lk := range attnBenchKeys {
+		decode(inside, s.Heads, s.Heads, lk)
+	}
 	prefill(inside, s.Heads, attnBenchPrefill)
 	return cs
 }

@@ -249,6 +249,9 @@ inline unsigned int linear_tid() {
 #define gridDim (posenc_host::grid_dim)
 
 inline void __syncthreads() { posenc_host::yield(); }
+// __syncwarp is a block-wide barrier here, stronger than CUDA's (which
+// orders one warp's lanes): posenc's kernels call it in block-uniform code.
+inline void __syncwarp(unsigned int = 0xffffffffu) { __syncthreads(); }
 
 inline cudaError_t cudaGetLastError() {
 	cudaError_t e = posenc_host::last_error;
