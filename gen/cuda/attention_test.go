@@ -117,21 +117,34 @@ func TestAttentionHostEmulation(t *testing.T) {
 	}
 }
 
-// TestAttentionSplitPolicy runs the attention harness with the split
-// policy forced both ways through POSENC_ATTN_TARGET_BLOCKS: 1 never splits
-// (the 4100-key decode row walks all its tiles in one block), 2^30 splits
-// every call of at least 8 key tiles (prefill tiles too, and the combine's
-// frames for every row); ALiBi, rope, rpe_full and M-RoPE (the key entries
-// of a split index kids).
+// TestAttentionSplitPolicy runs the attention harness with the kernel
+// choice and the split policy forced through the templates' macros:
+// "never" never splits (POSENC_ATTN_TARGET_BLOCKS and
+// POSENC_ATTN_DECODE_TARGET_BLOCKS 1: the 4100-key decode row walks all
+// its tiles in one block), "always" splits every call of enough key tiles
+// (2^30: prefill tiles too, and the combine's frames for every row);
+// "main" runs every call on the main kernel (POSENC_ATTN_DECODE_ROWS 0),
+// "decode" every call of a spec that has it on the decode kernel (prefill
+// rows too, many tiles). ALiBi, rope, rpe_full and M-RoPE (the key entries
+// of a split index kids); the kernel choice for ALiBi, rope and M-RoPE.
 func TestAttentionSplitPolicy(t *testing.T) {
 	if _, ok := cudahost.CXX(); !ok {
 		t.Skip("no C++ compiler")
 	}
+	never := "#define POSENC_ATTN_TARGET_BLOCKS 1\n#define POSENC_ATTN_DECODE_TARGET_BLOCKS 1\n"
+	always := "#define POSENC_ATTN_TARGET_BLOCKS 1073741824\n#define POSENC_ATTN_DECODE_TARGET_BLOCKS 1073741824\n"
+	type policy struct{ name, defines string }
+	splits := []policy{{"never", never}, {"always", always}}
+	kernels := append(splits, policy{"main", "#define POSENC_ATTN_DECODE_ROWS 0\n"}, policy{"decode", "#define POSENC_ATTN_DECODE_ROWS (1ll << 40)\n"})
 	// rpe_full too: its aV enters acc key by key, which the splits carry.
 	for _, y := range []string{attnSpecs[0], testSpecs[0], attnSpecs[3], attnSpecs[5], attnSpecs[6]} {
-		for _, target := range []string{"1", "1073741824"} {
+		ps := splits
+		if y == attnSpecs[0] || y == testSpecs[0] || y == attnSpecs[6] {
+			ps = kernels
+		}
+		for _, p := range ps {
 			c := derive(t, y)
-			t.Run(c.Input().Name+"/"+target, func(t *testing.T) {
+			t.Run(c.Input().Name+"/"+p.name, func(t *testing.T) {
 				t.Parallel() // each builds and runs its own library
 				dir := write(t, c)
 				cu := filepath.Join(dir, c.Input().Name+".cu")
@@ -139,7 +152,7 @@ func TestAttentionSplitPolicy(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(cu, append([]byte("#define POSENC_ATTN_TARGET_BLOCKS "+target+"\n"), src...), 0o644); err != nil {
+				if err := os.WriteFile(cu, append([]byte(p.defines), src...), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				l, err := cudahost.Build(c.Input(), cu)
@@ -148,7 +161,7 @@ func TestAttentionSplitPolicy(t *testing.T) {
 				}
 				defer l.Close()
 				r := verify.RunAttention(l.Spec(), l.Attention())
-				r.Target = "cuda-host-attention-target-" + target
+				r.Target = "cuda-host-attention-" + p.name
 				verify.Emit(t, r)
 			})
 		}

@@ -484,7 +484,9 @@ extern "C" cudaError_t posenc_llama2_7b_shift(posenc_llama2_7b_t *x, int delta, 
 // Few blocks (decode) split the keys
 // into chunks (flash-decoding, Dao et al. 2023): each split writes its
 // partial (m, l, acc) to a workspace and posenc_llama2_7b_attention_combine_kernel
-// merges them. f32 FMA throughout (tensor-core tiles are not generated
+// merges them. Decode calls (few query rows per KV head) run
+// posenc_llama2_7b_attention_decode_kernel (attention_decode.cu.tmpl) instead,
+// with the same items, hooks and workspace. f32 FMA throughout (tensor-core tiles are not generated
 // yet).
 namespace {
 
@@ -511,7 +513,7 @@ constexpr long long kAttnMaxBlocks = 1 << 20;
 #endif
 constexpr long long kAttnTargetBlocks = POSENC_ATTN_TARGET_BLOCKS;
 constexpr long long kAttnMinChunk = 4;
-constexpr long long kAttnMaxSplits = 64;
+constexpr long long kAttnMaxSplits = 256;
 constexpr long long kAttnMaxWorkspace = 64ll << 20;
 
 // attn_exp is e^x for x ≤ 0 (the softmax's p and α). Under nvcc's
@@ -541,10 +543,13 @@ __device__ __forceinline__ void attn_range(const int *st, int t, long long n, lo
 // ⌈(qs_{t+1} − qs_t)·grp/R⌉, the tiles sequence t needs, so the ranges
 // are disjoint, and T_nseq ≤ ⌊lq·grp/R⌋ + nseq bounds the tiles of a call
 // without reading the starts on the host.
+// R is the rows of a tile: kAttnRows (the main kernel) or kDecRows (the
+// decode kernel).
+template <int R>
 __device__ __forceinline__ long long attn_tile0(const int *q_start, int t, long long lq, int grp) {
 	long long x = q_start[t];
 	x = x < 0 ? 0 : x > lq ? lq : x;
-	return x * grp / kAttnRows + t;
+	return x * grp / R + t;
 }
 
 // attn_form packs the attention kernel's two switches into its one template
@@ -635,7 +640,9 @@ __device__ __forceinline__ float attn_term_bias(int, long long, long long, long 
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 // The plain hooks of rope and the bias families: the score is
-// fmaf(scale, q·k, bias) and a key's value is its v.
+// fmaf(scale, q·k, bias) and a key's value is its v (kAttnPlain: the
+// decode kernel calls only the load and score hooks).
+constexpr bool kAttnPlain = true;
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
 	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
@@ -704,14 +711,14 @@ posenc_llama2_7b_attention_kernel(store_t *__restrict__ out, const store_t *__re
 			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
 			while (lo < hi) {
 				const int mid = lo + (hi - lo + 1) / 2;
-				if (attn_tile0(q_start, mid, lq, grp) <= x)
+				if (attn_tile0<kAttnRows>(q_start, mid, lq, grp) <= x)
 					lo = mid;
 				else
 					hi = mid - 1;
 			}
 			attn_range(q_start, lo, lq, &q0, &q1);
 			attn_range(k_start, lo, lk, &k0, &k1);
-			r0 = (x - attn_tile0(q_start, lo, lq, grp)) * kAttnRows;
+			r0 = (x - attn_tile0<kAttnRows>(q_start, lo, lq, grp)) * kAttnRows;
 			if (r0 < 0 || r0 >= (q1 - q0) * grp)
 				continue; // an idle item (block-uniform)
 		}
@@ -890,6 +897,456 @@ posenc_llama2_7b_attention_kernel(store_t *__restrict__ out, const store_t *__re
 	}
 }
 
+// The decode kernel: the same items (query tile, KV head, key split), the
+// same term hooks, the same workspace and combine as the main kernel, for
+// calls whose query rows per KV head and sequence are few (a decode step:
+// one query per sequence, its qheads/kvheads heads), where the main
+// kernel's key tiles, with a barrier per step and one thread per (row,
+// key) score, leave the memory system idle. Here a tile holds
+// kDecRows rows, each in the registers of every lane, and each warp of the
+// block streams its own keys (flash-decoding's layout, Dao et al. 2023):
+// kDecLanes lanes hold one key, a lane kDecPerLane 128-bit pieces of its
+// k and v rows, loaded kDecUnroll keys ahead; the score's dot product is
+// reduced over the key's lanes by shuffles, the term adds its bias (every
+// lane of the key forms the same score), and each warp keeps its own
+// running max (shared by its lanes), sum and acc. At the end of the item
+// the warps' partial states are merged in shared memory as splits are
+// (out = Σ e^{m_w − M}·acc_w / Σ e^{m_w − M}·l_w), then written as the
+// main kernel writes them. A rotated key (rope inside, ROTATE_K) is staged
+// through the warp's shared memory: its 128-bit pieces are stored raw, the
+// term's load hook rotates them into f32 rows, and the lanes read those.
+namespace {
+
+constexpr int kDecThreads = 128;
+constexpr int kDecWarps = kDecThreads / 32;
+constexpr int kDecRows = 4;
+// dec_pow2 is the least power of two ≥ n (n ≥ 1).
+constexpr int dec_pow2(int n) { return n <= 1 ? 1 : 2 * dec_pow2((n + 1) / 2); }
+// 128-bit pieces per row, the lanes of one key (a power of two ≤ 32), the
+// pieces of a lane, the keys side by side in a warp, the keys each lane
+// group loads ahead, and the warp's and the block's keys per step.
+constexpr int kDecPieces = kAttnDim / kVec;
+constexpr int kDecLanes = kDecPieces >= 32 ? 32 : dec_pow2(kDecPieces);
+constexpr int kDecPerLane = (kDecPieces + kDecLanes - 1) / kDecLanes;
+constexpr int kDecGroups = 32 / kDecLanes;
+constexpr int kDecUnroll = kDecPerLane >= 4 ? 1 : 4 / kDecPerLane;
+constexpr int kDecWarpKeys = kDecGroups * kDecUnroll;
+constexpr int kDecStep = kDecWarps * kDecWarpKeys;
+constexpr int kDecLaneDims = kDecPerLane * kVec;
+#ifndef POSENC_ATTN_DECODE_ROWS
+// The decode kernel runs a call whose query rows per KV head, lq·(qheads/
+// kvheads), are at most POSENC_ATTN_DECODE_ROWS per sequence. Define it
+// (-D) to change that; 0 never runs it.
+#define POSENC_ATTN_DECODE_ROWS 16
+#endif
+constexpr long long kDecMaxRows = POSENC_ATTN_DECODE_ROWS;
+#ifndef POSENC_ATTN_DECODE_TARGET_BLOCKS
+// The decode kernel's split target (as POSENC_ATTN_TARGET_BLOCKS for the
+// main kernel): about four waves of resident blocks over the 132 SMs of an
+// H100 or H200.
+#define POSENC_ATTN_DECODE_TARGET_BLOCKS 2048
+#endif
+constexpr long long kDecTargetBlocks = POSENC_ATTN_DECODE_TARGET_BLOCKS;
+// kDecMinChunk: a split of the decode kernel walks at least this many key
+// tiles of kAttnKeys (512 keys). On an H200 (docs/gpu.md), splits of 128
+// keys lost to splits of 512 at 32768 keys, while 2048 blocks beat 512 at
+// 131072 keys: the block's fixed work (its rows, the merge of its warps,
+// its partials) wants long chunks, the memory system many blocks.
+constexpr long long kDecMinChunk = 16;
+// The warps' f32 staging rows of rotated keys, and the merge's partial acc
+// (they never live at once), and the raw pieces of rotated keys.
+constexpr int kDecPoolFloats = kDecWarps * (kDecWarpKeys > kDecRows ? kDecWarpKeys : kDecRows) * kAttnDim;
+constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(store_t);
+// The generator emits this kernel only where the term is plain (its value
+// is v, no per-row work: rope, M-RoPE, alibi, rpe_bias), rows are whole
+// 128-bit pieces and the kernel's shared memory fits 40 KiB (with the
+// term's, under 48 KiB): gen/cuda's attnDecode, checked here.
+static_assert(kAttnPlain && kAttnDim % kVec == 0 &&
+                  4 * (kDecPoolFloats + kDecRows * kAttnDim) + 8 * kDecRows * kDecThreads + kDecRawBytes <= (40 << 10),
+              "attnDecode admitted a spec the decode kernel cannot take");
+
+// DecKeys is one step's keys of a lane: positions, mask bits (bit r: row r
+// sees the key) and the lane's 128-bit pieces of k and v.
+struct DecKeys {
+	int kp[kDecUnroll];
+	unsigned int bits[kDecUnroll];
+	uint4 k[kDecUnroll][kDecPerLane], v[kDecUnroll][kDecPerLane];
+};
+
+// dec_ld128 loads the 128-bit piece at p (16-byte aligned).
+__device__ __forceinline__ uint4 dec_ld128(const store_t *p) { return *reinterpret_cast<const uint4 *>(p); }
+
+// dec_unpack widens piece u to kVec floats.
+__device__ __forceinline__ void dec_unpack(const uint4 &u, float *x) {
+	const unsigned int w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+	for (int e = 0; e < kVec; ++e)
+		x[e] = unpack(w, e);
+}
+
+// dec_fetch reads the positions, mask bits and 128-bit pieces of k and v
+// of the lane's keys (warp w, lane group kg, lane sub of the group) in the
+// step at jb, keys past j1 being padding. A key no row sees is never read
+// (padding may hold NaN, a slot outside the cache is no row).
+template <bool PAGED>
+__device__ __forceinline__ void dec_fetch(DecKeys &f, long long jb, long long j1, int w, int kg, int sub, const int *kpos,
+                                          const int *slots, long long cache_slots, const store_t *k, const store_t *v,
+                                          int kvheads, int g, const long long *qp, int nrows, int causal, int window) {
+#pragma unroll
+	for (int u = 0; u < kDecUnroll; ++u) {
+		const long long j = jb + w * kDecWarpKeys + u * kDecGroups + kg;
+		long long kr = j;
+		f.kp[u] = -1;
+		if (j < j1) {
+			f.kp[u] = kpos[j];
+			if (PAGED) {
+				kr = slots[j];
+				f.kp[u] = (unsigned long long)kr < (unsigned long long)cache_slots ? f.kp[u] : -1;
+			}
+		}
+		f.bits[u] = 0;
+#pragma unroll
+		for (int r = 0; r < kDecRows; ++r)
+			f.bits[u] |= r < nrows && !attn_masked(qp[r], f.kp[u], causal, window) ? 1u << r : 0u;
+#pragma unroll
+		for (int t = 0; t < kDecPerLane; ++t) {
+			const int p = sub + t * kDecLanes;
+			const uint4 z = {0u, 0u, 0u, 0u};
+			const long long off = (kr * kvheads + g) * kAttnDim + (long long)p * kVec;
+			f.k[u][t] = f.bits[u] && p < kDecPieces ? dec_ld128(k + off) : z;
+			f.v[u][t] = f.bits[u] && p < kDecPieces ? dec_ld128(v + off) : z;
+		}
+	}
+}
+
+} // namespace
+
+// posenc_llama2_7b_attention_decode_kernel runs the items of one call as
+// posenc_llama2_7b_attention_kernel does (same arguments, outputs and
+// workspace), with query tiles of kDecRows rows (above). The launcher runs
+// it only where k and v are 16-byte aligned.
+template <int FORM>
+__global__ void __launch_bounds__(kDecThreads)
+posenc_llama2_7b_attention_decode_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
+                                  const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
+                                  const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
+                                  const int *__restrict__ k_start, int lq, int lk, int nseq, long long cache_slots, int qheads,
+                                  int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
+                                  float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
+	constexpr float kNegInf = -__builtin_huge_valf();
+	__shared__ float s_q[kDecRows * kAttnDim];
+	// s_pool: rotated keys' f32 rows ([warp][key][dim]) in the key loop, the
+	// warps' acc ([warp][row][dim]) in the merge.
+	__shared__ uint4 s_pool4[kDecPoolFloats / 4];
+	__shared__ uint4 s_raw4[ROTATE_K ? kDecRawBytes / 16 : 1];
+	__shared__ long long s_qp[kDecRows], s_shift[kDecRows], s_orow[kDecRows], s_best[kDecRows][kDecThreads];
+	__shared__ int s_h[kDecRows], s_wseen[kDecWarps][kDecRows];
+	__shared__ float s_wm[kDecWarps][kDecRows], s_wl[kDecWarps][kDecRows];
+	// A rotated key's position and entry, for the load hook of its warp.
+	__shared__ int s_kp[kDecWarps][kDecWarpKeys];
+	__shared__ long long s_kj[kDecWarps][kDecWarpKeys];
+	__shared__ attn_term_smem s_term;
+	float *const s_pool = reinterpret_cast<float *>(s_pool4);
+	store_t *const s_raw = reinterpret_cast<store_t *>(s_raw4);
+	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
+	attn_term_init(s_term, max_pos);
+	const int grp = qheads / kvheads;
+	const long long tiles =
+	    PAGED ? (long long)lq * grp / kDecRows + nseq : ((long long)lq * grp + kDecRows - 1) / kDecRows;
+	const long long items = tiles * kvheads * splits;
+	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
+		const int s = (int)(it % splits);
+		const int g = (int)(it / splits % kvheads);
+		const long long x = it / splits / kvheads;
+		long long q0 = 0, q1 = lq, k0 = 0, k1 = lk, r0 = x * kDecRows;
+		if (PAGED) {
+			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
+			while (lo < hi) {
+				const int mid = lo + (hi - lo + 1) / 2;
+				if (attn_tile0<kDecRows>(q_start, mid, lq, grp) <= x)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			attn_range(q_start, lo, lq, &q0, &q1);
+			attn_range(k_start, lo, lk, &k0, &k1);
+			r0 = (x - attn_tile0<kDecRows>(q_start, lo, lq, grp)) * kDecRows;
+			if (r0 < 0 || r0 >= (q1 - q0) * grp)
+				continue; // an idle item (block-uniform)
+		}
+		const long long rows = (q1 - q0) * grp;
+		const int nrows = rows - r0 < kDecRows ? (int)(rows - r0) : kDecRows;
+		const long long j0 = k0 + s * chunk;
+		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1;
+		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
+		if (tid < kDecRows) {
+			const long long rr = r0 + tid;
+			const long long i = q0 + rr / grp;
+			const int h = g * grp + (int)(rr % grp);
+			s_qp[tid] = tid < nrows ? (long long)qpos[i] : 0;
+			s_h[tid] = h;
+			s_orow[tid] = i * qheads + h;
+		}
+		__syncthreads();
+		for (int e = tid; e < nrows * kAttnTermUnits; e += kDecThreads) {
+			const int r = e / kAttnTermUnits;
+			attn_term_load_q(s_term, targs, s_q + r * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads, s_h[r],
+			                 r, e - r * kAttnTermUnits);
+		}
+		if (kAttnShift) {
+			// Each row's nearest unmasked key of the split (the main
+			// kernel's shift), the keys spread over the threads.
+			long long best[kDecRows];
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r)
+				best[r] = -1;
+			for (long long j = j0 + tid; j < j1; j += kDecThreads) {
+				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+#pragma unroll
+				for (int r = 0; r < kDecRows; ++r)
+					if (r < nrows && !attn_masked(s_qp[r], kp, causal, window)) {
+						const long long d = s_qp[r] - kp < 0 ? kp - s_qp[r] : s_qp[r] - kp;
+						best[r] = best[r] < 0 || d < best[r] ? d : best[r];
+					}
+			}
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r)
+				s_best[r][tid] = best[r];
+			__syncthreads();
+			if (tid < kDecRows) {
+				long long b = -1;
+				for (int c = 0; c < kDecThreads; ++c) {
+					const long long d = s_best[tid][c];
+					b = d >= 0 && (b < 0 || d < b) ? d : b;
+				}
+				s_shift[tid] = b < 0 ? 0 : b;
+			}
+		} else if (tid < kDecRows) {
+			s_shift[tid] = 0;
+		}
+		__syncthreads(); // s_q, s_shift
+		// The rows' position, bias shift and head in registers.
+		long long qp[kDecRows], shift[kDecRows];
+		int hh[kDecRows];
+#pragma unroll
+		for (int r = 0; r < kDecRows; ++r) {
+			qp[r] = s_qp[r];
+			shift[r] = s_shift[r];
+			hh[r] = s_h[r];
+		}
+		// The lane's dims of every row: piece p = sub + t·kDecLanes.
+		float qr[kDecRows][kDecLaneDims];
+#pragma unroll
+		for (int r = 0; r < kDecRows; ++r)
+#pragma unroll
+			for (int t = 0; t < kDecPerLane; ++t)
+#pragma unroll
+				for (int e = 0; e < kVec; ++e) {
+					const int p = sub + t * kDecLanes;
+					qr[r][t * kVec + e] = r < nrows && p < kDecPieces ? s_q[r * kAttnDim + p * kVec + e] : 0.0f;
+				}
+		float m[kDecRows], l[kDecRows], acc[kDecRows][kDecLaneDims];
+		unsigned int seen = 0;
+#pragma unroll
+		for (int r = 0; r < kDecRows; ++r) {
+			m[r] = kNegInf;
+			l[r] = 0.0f;
+#pragma unroll
+			for (int d = 0; d < kDecLaneDims; ++d)
+				acc[r][d] = 0.0f;
+		}
+		// Every warp takes the same number of steps (the shuffles are
+		// warp-wide, and block-uniform in host emulation).
+		DecKeys cur;
+		dec_fetch<PAGED>(cur, j0, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal, window);
+		for (long long jb = j0; jb < j1; jb += kDecStep) {
+			DecKeys nxt; // the next step's loads in flight during this one's math
+			dec_fetch<PAGED>(nxt, jb + kDecStep, j1, w, kg, sub, kpos, slots, cache_slots, k, v, kvheads, g, qp, nrows, causal,
+			                 window);
+			const int(&kp)[kDecUnroll] = cur.kp;
+			const unsigned int(&bits)[kDecUnroll] = cur.bits;
+			if (ROTATE_K && sub == 0)
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u) {
+					s_kp[w][u * kDecGroups + kg] = bits[u] ? kp[u] : -1;
+					s_kj[w][u * kDecGroups + kg] = jb + w * kDecWarpKeys + u * kDecGroups + kg;
+				}
+			float kf[kDecUnroll][kDecLaneDims];
+			if (ROTATE_K) {
+				// Raw pieces to the warp's rows, rotated by the term's hook
+				// into f32 rows, read back by the lanes.
+				store_t *raw = s_raw + w * kDecWarpKeys * kAttnDim;
+				float *rot = s_pool + w * kDecWarpKeys * kAttnDim;
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u)
+#pragma unroll
+					for (int t = 0; t < kDecPerLane; ++t) {
+						const int p = sub + t * kDecLanes;
+						if (p < kDecPieces)
+							*reinterpret_cast<uint4 *>(raw + (u * kDecGroups + kg) * kAttnDim + p * kVec) = cur.k[u][t];
+					}
+				__syncwarp();
+				for (int e = lane; e < kDecWarpKeys * kAttnTermUnits; e += 32) {
+					const int c = e / kAttnTermUnits;
+					if (s_kp[w][c] >= 0)
+						attn_term_load(s_term, targs, rot + c * kAttnDim, raw + c * kAttnDim, s_kp[w][c], s_kj[w][c],
+						               e - c * kAttnTermUnits, true);
+				}
+				__syncwarp();
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u)
+#pragma unroll
+					for (int t = 0; t < kDecPerLane; ++t)
+#pragma unroll
+						for (int e = 0; e < kVec; ++e) {
+							const int p = sub + t * kDecLanes;
+							kf[u][t * kVec + e] = bits[u] && p < kDecPieces ? rot[(u * kDecGroups + kg) * kAttnDim + p * kVec + e] : 0.0f;
+						}
+				__syncwarp(); // read before the next step's stores
+			} else {
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u)
+#pragma unroll
+					for (int t = 0; t < kDecPerLane; ++t)
+						dec_unpack(cur.k[u][t], kf[u] + t * kVec);
+			}
+			// Scores: the lane's part of q·k, summed over the key's lanes. A
+			// row past the tile's (nrows is block-uniform) costs nothing.
+			float sc[kDecUnroll][kDecRows];
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r) {
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u) {
+					sc[u][r] = kNegInf;
+					if (r >= nrows)
+						continue;
+					float dot = 0.0f;
+#pragma unroll
+					for (int d = 0; d < kDecLaneDims; ++d)
+						dot = fmaf(qr[r][d], kf[u][d], dot);
+#pragma unroll
+					for (int o = kDecLanes / 2; o > 0; o >>= 1)
+						dot += __shfl_xor_sync(0xffffffffu, dot, o);
+					if ((bits[u] >> r) & 1u)
+						sc[u][r] = attn_term_score(s_term, targs, s_q + r * kAttnDim, r, hh[r], g, kvheads, qp[r], kp[u], shift[r], scale,
+						                           dot);
+				}
+			}
+			// The online softmax of each row over the warp's keys: the step's
+			// max over every lane group (fmaxf skips NaN scores; their
+			// p = e^NaN still reaches l), then this group's p, l and acc.
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r) {
+				if (r >= nrows)
+					continue;
+				float mt = kNegInf;
+				unsigned int any = 0;
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u) {
+					mt = fmaxf(mt, sc[u][r]);
+					any |= (bits[u] >> r) & 1u;
+				}
+#pragma unroll
+				for (int o = kDecLanes; o < 32; o <<= 1)
+					mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, o));
+				const float mo = m[r], mn = fmaxf(mo, mt);
+				const float alpha = mo == mn ? 1.0f : attn_exp(mo - mn);
+				float sum = 0.0f, p[kDecUnroll];
+#pragma unroll
+				for (int u = 0; u < kDecUnroll; ++u) {
+					p[u] = (bits[u] >> r) & 1u ? attn_exp(sc[u][r] - mn) : 0.0f;
+					sum += p[u];
+				}
+				l[r] = l[r] * alpha + sum;
+				m[r] = mn;
+				seen |= any << r;
+#pragma unroll
+				for (int t = 0; t < kDecPerLane; ++t) {
+					float vf[kDecUnroll][kVec];
+#pragma unroll
+					for (int u = 0; u < kDecUnroll; ++u)
+						dec_unpack(cur.v[u][t], vf[u]);
+#pragma unroll
+					for (int e = 0; e < kVec; ++e) {
+						float a = acc[r][t * kVec + e] * alpha;
+#pragma unroll
+						for (int u = 0; u < kDecUnroll; ++u)
+							a = fmaf(p[u], vf[u][e], a);
+						acc[r][t * kVec + e] = a;
+					}
+				}
+			}
+			cur = nxt;
+		}
+		// The warp's lane groups share m: their l and acc add up.
+#pragma unroll
+		for (int o = kDecLanes; o < 32; o <<= 1) {
+			seen |= (unsigned int)__shfl_xor_sync(0xffffffffu, (float)seen, o);
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r) {
+				l[r] += __shfl_xor_sync(0xffffffffu, l[r], o);
+#pragma unroll
+				for (int d = 0; d < kDecLaneDims; ++d)
+					acc[r][d] += __shfl_xor_sync(0xffffffffu, acc[r][d], o);
+			}
+		}
+		__syncthreads(); // every warp is done with s_pool's rotated rows
+		float *wacc = s_pool + w * kDecRows * kAttnDim;
+		if (kg == 0)
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r)
+#pragma unroll
+				for (int t = 0; t < kDecPerLane; ++t)
+#pragma unroll
+					for (int e = 0; e < kVec; ++e) {
+						const int p = sub + t * kDecLanes;
+						if (p < kDecPieces)
+							wacc[r * kAttnDim + p * kVec + e] = acc[r][t * kVec + e];
+					}
+		if (lane == 0)
+#pragma unroll
+			for (int r = 0; r < kDecRows; ++r) {
+				s_wm[w][r] = m[r];
+				s_wl[w][r] = l[r];
+				s_wseen[w][r] = (seen >> r) & 1u;
+			}
+		__syncthreads();
+		// Merge the warps' states of each (row, dim), as the combine merges
+		// splits: M over the warps that saw a key, weights e^{m_w − M}.
+		for (int e = tid; e < nrows * kAttnDim; e += kDecThreads) {
+			const int r = e / kAttnDim, d = e - r * kAttnDim;
+			float M = kNegInf;
+			int any = 0;
+			for (int ww = 0; ww < kDecWarps; ++ww)
+				if (s_wseen[ww][r]) {
+					M = any ? fmaxf(M, s_wm[ww][r]) : s_wm[ww][r];
+					any = 1;
+				}
+			float a = 0.0f, ls = 0.0f;
+			for (int ww = 0; ww < kDecWarps; ++ww)
+				if (s_wseen[ww][r]) {
+					const float f = s_wm[ww][r] == M ? 1.0f : attn_exp(s_wm[ww][r] - M);
+					a = fmaf(f, s_pool[(ww * kDecRows + r) * kAttnDim + d], a);
+					ls = fmaf(f, s_wl[ww][r], ls);
+				}
+			const long long o = s_orow[r];
+			if (splits == 1) {
+				st(out + o * kAttnDim + d, any ? (float)((double)a / (double)ls) : 0.0f);
+				continue;
+			}
+			const long long slot = o * splits + s;
+			ws_acc[slot * kAttnDim + d] = a;
+			if (d == 0) {
+				ws_ml[2 * slot] = M;
+				ws_ml[2 * slot + 1] = any ? ls : 0.0f;
+				ws_d[slot] = s_shift[r];
+			}
+		}
+	}
+}
+
 // posenc_llama2_7b_attention_combine_kernel merges the splits of every output
 // row o (blocks stride over rows, threads over dims): with the splits'
 // maxima moved to one frame, μ_s = m_s − slope_h·(d_s − d_min) (ALiBi's
@@ -978,16 +1435,22 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
 	const long long rows = (long long)lq * (qheads / kvheads);
+	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
+	// and v 16-byte aligned, run the decode kernel (tiles of kDecRows rows).
+	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
+	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
+	const long long tile = dec ? kDecRows : kAttnRows, target = dec ? kDecTargetBlocks : kAttnTargetBlocks;
+	const long long min_chunk = dec ? kDecMinChunk : kAttnMinChunk;
 	// Items of one split: (query tile, KV head), with the paged tile bound
-	// ⌊rows/kAttnRows⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
-	// kvheads·⌊rows/kAttnRows⌋ ≤ qrows: no overflow).
-	const long long base = PAGED ? (rows / kAttnRows) * kvheads + (long long)nseq * kvheads
-	                             : (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
+	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
+	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).
+	const long long base = PAGED ? (rows / tile) * kvheads + (long long)nseq * kvheads
+	                             : (rows + tile - 1) / tile * kvheads; // ≤ qrows
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
-	if (base < kAttnTargetBlocks && ktiles >= 2 * kAttnMinChunk) {
-		splits = (kAttnTargetBlocks + base - 1) / base;
-		splits = splits < ktiles / kAttnMinChunk ? splits : ktiles / kAttnMinChunk;
+	if (base < target && ktiles >= 2 * min_chunk) {
+		splits = (target + base - 1) / base;
+		splits = splits < ktiles / min_chunk ? splits : ktiles / min_chunk;
 		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
 		// base < kAttnTargetBlocks bounds qrows, so this product is small.
 		const long long per = qrows * (4ll * kAttnDim + 16);
@@ -1015,10 +1478,17 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		}
 	}
 	const long long items = base * splits;
-	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
-	POSENC_LAUNCH(posenc_llama2_7b_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, targs, qpos, kpos,
-	              q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
-	              (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
+	if (dec) {
+		POSENC_LAUNCH(posenc_llama2_7b_attention_decode_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kDecThreads), 0, stream, out, q, k, v,
+		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
+		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	} else
+	{
+		POSENC_LAUNCH(posenc_llama2_7b_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kAttnThreads), 0, stream, out, q, k, v, targs,
+		              qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
+		              (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	}
 	if (splits == 1)
 		return cudaGetLastError();
 	const dim3 cgrid((unsigned int)(qrows < kAttnMaxBlocks ? qrows : kAttnMaxBlocks)), cblock(threads_for(kAttnDim));

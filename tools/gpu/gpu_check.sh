@@ -18,7 +18,7 @@
 #
 # Environment: OUT (default: a new temporary folder), BUDGET, BIN, JOBS
 # (parallel CPU jobs, default nproc), STAGES (default: all of
-# "facts verify fastmath bench attn torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
+# "facts verify fastmath bench attn regs torch half shapes big sanitize"), VERIFY_ZOO, FASTMATH_ZOO and BENCH_ZOO
 # (space-separated zoo names; default: the whole zoo, bench in the order
 # below), ATTN_ZOO (zoo names or the f16/bf16 copies' names, e.g.
 # llama31_8b_bf16), ATTN_DTYPES (torch_attn_bench.py's, default "f32 bf16"; empty: no torch rows),
@@ -41,6 +41,8 @@
 #            prefill 2048) for llama31_8b (f32, bf16), bloom_7b1 and t5_base,
 #            then tools/gpu/torch_attn_bench.py: cuDNN SDPA and FlexAttention
 #            ALiBi/T5 on the same shapes (f32, bf16)
+#   regs     nvcc -Xptxas -v of the attention kernels of ATTN_ZOO's specs:
+#            registers, spills and shared memory per kernel and form
 #   torch    tools/gpu/torch_rope_bench.py (torch.compile of HF's RoPE), f32, bf16
 #   half     tools/gpu/half_check.cu: f16/bf16 kernels vs the f32 kernels of
 #            the same spec on the device, in 16-bit ulps (verify skips them)
@@ -56,7 +58,7 @@ OUT=${OUT:-$(mktemp -d)}
 REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
 NVCC=${NVCC:-nvcc}
 REPS=${REPS:-200}
-STAGES=" ${STAGES:-facts verify fastmath bench attn torch half shapes big sanitize} "
+STAGES=" ${STAGES:-facts verify fastmath bench attn regs torch half shapes big sanitize} "
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
 
 left() { echo $((BUDGET - ($(date +%s) - START))); }
@@ -276,6 +278,29 @@ if want attn; then
 		grep -v 'Warning\|warn(' "$LOG/torch_attn_$dt.txt" | tail -12
 		((rc == 0)) || echo "  torch attn $dt: exit $rc"
 	done
+fi
+
+if want regs; then
+	stage "regs: nvcc -Xptxas -v of the attention kernels (registers, spills, shared memory)"
+	RG=$WORK/regs
+	ra=()
+	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base}; do
+		if [ -f "$OUT/specs/$z.yaml" ]; then ra+=("$OUT/specs/$z.yaml"); else ra+=(-zoo "$z"); fi
+	done
+	if "$POSENC" gen -o "$RG" "${ra[@]}" >"$LOG/regs_gen.txt" 2>&1; then
+		for d in "$RG"/*/; do
+			n=$(basename "$d")
+			(($(left) > 30)) || { echo "regs $n: skipped, budget"; continue; }
+			timeout "$(lim 60)" "$NVCC" -O3 -std=c++17 -arch="$ARCH" -Xptxas -v -c -o /dev/null "$d/$n.cu" >"$LOG/regs_$n.txt" 2>&1
+			# "Compiling entry function '<mangled>'" then its stack/spill and
+			# registers lines: the kernel's short name (its form in <>).
+			awk -v n="$n" '/Compiling entry function/ { k = $0; sub(/.*posenc_[A-Za-z0-9_]*_attention_/, "", k); sub(/EEv.*/, ">", k); sub(/ILi/, "<", k); on = ($0 ~ /_attention_/) }
+				on && /spill/ { sp = $0; sub(/^[ \t]*/, "", sp) }
+				on && /registers/ { r = $0; sub(/.*Used /, "", r); printf "%-18s %-26s %s; %s\n", n, k, r, sp; on = 0 }' "$LOG/regs_$n.txt"
+		done
+	else
+		echo "regs: posenc gen failed: see $LOG/regs_gen.txt"
+	fi
 fi
 
 if want torch; then

@@ -331,7 +331,9 @@ extern "C" cudaError_t posenc_gxl_sq_relative(posenc_gxl_sq_t *dst, int n, cudaS
 // Few blocks (decode) split the keys
 // into chunks (flash-decoding, Dao et al. 2023): each split writes its
 // partial (m, l, acc) to a workspace and posenc_gxl_sq_attention_combine_kernel
-// merges them. f32 FMA throughout (tensor-core tiles are not generated
+// merges them. Decode calls (few query rows per KV head) run
+// posenc_gxl_sq_attention_decode_kernel (attention_decode.cu.tmpl) instead,
+// with the same items, hooks and workspace. f32 FMA throughout (tensor-core tiles are not generated
 // yet).
 namespace {
 
@@ -358,7 +360,7 @@ constexpr long long kAttnMaxBlocks = 1 << 20;
 #endif
 constexpr long long kAttnTargetBlocks = POSENC_ATTN_TARGET_BLOCKS;
 constexpr long long kAttnMinChunk = 4;
-constexpr long long kAttnMaxSplits = 64;
+constexpr long long kAttnMaxSplits = 256;
 constexpr long long kAttnMaxWorkspace = 64ll << 20;
 
 // attn_exp is e^x for x ≤ 0 (the softmax's p and α). Under nvcc's
@@ -388,10 +390,13 @@ __device__ __forceinline__ void attn_range(const int *st, int t, long long n, lo
 // ⌈(qs_{t+1} − qs_t)·grp/R⌉, the tiles sequence t needs, so the ranges
 // are disjoint, and T_nseq ≤ ⌊lq·grp/R⌋ + nseq bounds the tiles of a call
 // without reading the starts on the host.
+// R is the rows of a tile: kAttnRows (the main kernel) or kDecRows (the
+// decode kernel).
+template <int R>
 __device__ __forceinline__ long long attn_tile0(const int *q_start, int t, long long lq, int grp) {
 	long long x = q_start[t];
 	x = x < 0 ? 0 : x > lq ? lq : x;
-	return x * grp / kAttnRows + t;
+	return x * grp / R + t;
 }
 
 // attn_form packs the attention kernel's two switches into its one template
@@ -463,8 +468,9 @@ __device__ __forceinline__ float attn_term_score(const attn_term_smem &t, const 
 
 __device__ __forceinline__ float attn_term_value(const attn_term_args &, long long, long long, int, float v) { return v; }
 
-// No per-row work beyond the loads.
+// No per-row work beyond the loads; the term's q + v_h tile: the main kernel only.
 constexpr bool kAttnRowHook = false;
+constexpr bool kAttnPlain = false;
 __device__ __forceinline__ void attn_term_rows(attn_term_smem &, const attn_term_args &, const float *, int) {}
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
@@ -526,14 +532,14 @@ posenc_gxl_sq_attention_kernel(store_t *__restrict__ out, const store_t *__restr
 			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
 			while (lo < hi) {
 				const int mid = lo + (hi - lo + 1) / 2;
-				if (attn_tile0(q_start, mid, lq, grp) <= x)
+				if (attn_tile0<kAttnRows>(q_start, mid, lq, grp) <= x)
 					lo = mid;
 				else
 					hi = mid - 1;
 			}
 			attn_range(q_start, lo, lq, &q0, &q1);
 			attn_range(k_start, lo, lk, &k0, &k1);
-			r0 = (x - attn_tile0(q_start, lo, lq, grp)) * kAttnRows;
+			r0 = (x - attn_tile0<kAttnRows>(q_start, lo, lq, grp)) * kAttnRows;
 			if (r0 < 0 || r0 >= (q1 - q0) * grp)
 				continue; // an idle item (block-uniform)
 		}
@@ -800,16 +806,17 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
 	const long long rows = (long long)lq * (qheads / kvheads);
+	const long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
 	// Items of one split: (query tile, KV head), with the paged tile bound
-	// ⌊rows/kAttnRows⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
-	// kvheads·⌊rows/kAttnRows⌋ ≤ qrows: no overflow).
-	const long long base = PAGED ? (rows / kAttnRows) * kvheads + (long long)nseq * kvheads
-	                             : (rows + kAttnRows - 1) / kAttnRows * kvheads; // ≤ qrows
+	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
+	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).
+	const long long base = PAGED ? (rows / tile) * kvheads + (long long)nseq * kvheads
+	                             : (rows + tile - 1) / tile * kvheads; // ≤ qrows
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
-	if (base < kAttnTargetBlocks && ktiles >= 2 * kAttnMinChunk) {
-		splits = (kAttnTargetBlocks + base - 1) / base;
-		splits = splits < ktiles / kAttnMinChunk ? splits : ktiles / kAttnMinChunk;
+	if (base < target && ktiles >= 2 * min_chunk) {
+		splits = (target + base - 1) / base;
+		splits = splits < ktiles / min_chunk ? splits : ktiles / min_chunk;
 		splits = splits < kAttnMaxSplits ? splits : kAttnMaxSplits;
 		// base < kAttnTargetBlocks bounds qrows, so this product is small.
 		const long long per = qrows * (4ll * kAttnDim + 16);
@@ -837,10 +844,12 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		}
 	}
 	const long long items = base * splits;
-	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks)), block(kAttnThreads);
-	POSENC_LAUNCH(posenc_gxl_sq_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, block, 0, stream, out, q, k, v, targs, qpos, kpos,
-	              q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
-	              (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
+	{
+		POSENC_LAUNCH(posenc_gxl_sq_attention_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kAttnThreads), 0, stream, out, q, k, v, targs,
+		              qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window, max_pos,
+		              (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	}
 	if (splits == 1)
 		return cudaGetLastError();
 	const dim3 cgrid((unsigned int)(qrows < kAttnMaxBlocks ? qrows : kAttnMaxBlocks)), cblock(threads_for(kAttnDim));
