@@ -111,6 +111,7 @@ struct Fiber {
 	std::vector<char> stack;
 	uint3 idx;
 	bool done;
+	unsigned int shuffles; // warp shuffles done in this block (their slot buffer's parity)
 };
 
 // State of the running launch (one at a time: the emulator is
@@ -125,7 +126,7 @@ inline Fiber *current;
 inline const std::function<void()> *body;
 inline uint3 thread_idx, block_idx;
 inline dim3 block_dim, grid_dim;
-inline std::vector<float> shfl_slots;
+inline std::vector<float> shfl_slots; // two buffers of one slot per thread
 inline cudaError_t last_error = cudaSuccess;
 
 // kStack is each fiber's stack size: the kernels keep a few dozen scalars
@@ -204,7 +205,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 	grid_dim = grid;
 	block_dim = block;
 	fibers.resize(nt);
-	shfl_slots.assign(nt, 0.0f);
+	shfl_slots.assign(2 * nt, 0.0f);
 	for (Fiber &f : fibers)
 		if (f.stack.size() != kStack)
 			f.stack.assign(kStack, 0);
@@ -219,6 +220,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							Fiber &f = fibers[n++];
 							f.idx = uint3{tx, ty, tz};
 							f.done = false;
+							f.shuffles = 0;
 							start_fiber(f);
 						}
 				for (bool running = true; running;) {
@@ -399,15 +401,18 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
 
 // __shfl_xor_sync: lane l receives the value of lane l ^ lane_mask of its
 // warp (block-uniform call required, see above). The mask argument is not
-// checked.
+// checked. Shuffle n of a block writes buffer n mod 2 and passes one
+// barrier: a thread can write buffer n mod 2 again only at shuffle n + 2,
+// after shuffle n + 1's barrier, which every thread reaches after its read
+// of shuffle n.
 inline float __shfl_xor_sync(unsigned int, float v, int lane_mask) {
 	const unsigned int me = posenc_host::linear_tid();
-	posenc_host::shfl_slots[me] = v;
+	const size_t nt = posenc_host::shfl_slots.size() / 2;
+	float *buf = posenc_host::shfl_slots.data() + (posenc_host::current->shuffles++ & 1u) * nt;
+	buf[me] = v;
 	__syncthreads();
 	const unsigned int src = (me & ~31u) | ((me ^ (unsigned int)lane_mask) & 31u);
-	const float r = src < posenc_host::shfl_slots.size() ? posenc_host::shfl_slots[src] : v;
-	__syncthreads();
-	return r;
+	return src < nt ? buf[src] : v;
 }
 
 inline float __uint_as_float(unsigned int x) {
