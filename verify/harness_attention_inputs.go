@@ -50,13 +50,13 @@ func attnPositions(r *rand.Rand, scheme string, lq, lk int) (qpos, kpos []int32)
 			qpos[i] = int32(math.MaxInt32 - r.Int64N(int64(lk)))
 		}
 		qpos[0] = math.MaxInt32
-	case "far after keys": // distances ≈ 2^31, beyond every table, and a few keys near the queries
+	case "far after keys", "far and near keys": // distances ≈ 2^31, beyond every table
 		for j := range kpos {
 			kpos[j] = int32(j)
 			if j%7 == 3 {
 				kpos[j] = -1
 			}
-			if j%5 == 4 { // ALiBi's bias must be taken from these, not from the far keys
+			if scheme == "far and near keys" && j%5 == 4 { // ALiBi's bias must be taken from these, not from the far keys
 				kpos[j] = int32(math.MaxInt32 - int64(lk) + int64(j))
 			}
 		}
