@@ -261,7 +261,7 @@ fi
 
 if want attn; then
 	stage "attn: posenc bench -gpu -attention (decode K+V GB/s, causal prefill TFLOP/s), then torch's SDPA and FlexAttention"
-	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16}; do
+	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base}; do
 		[ -f "$OUT/specs/$z.yaml" ] && z=$OUT/specs/$z.yaml
 		(($(left) > 60)) || { echo "attn $z: skipped, budget"; continue; }
 		case $z in *.yaml) a=$z n=$(basename "$z" .yaml) ;; *) a="-zoo $z" n=$z ;; esac
