@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -127,5 +128,5 @@ func allMutations(root string, every int) ([]Mutation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]Mutation(nil), mutations...), flips...), nil
+	return slices.Concat(mutations, cudaAttentionMutations, flips), nil
 }
