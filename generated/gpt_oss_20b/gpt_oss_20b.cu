@@ -520,6 +520,68 @@ __device__ __forceinline__ long long attn_tile0(const int *q_start, int t, long 
 	return x * grp / R + t;
 }
 
+// attn_tiles is the number of query tiles of R rows per KV head of a call
+// of lq queries over grp heads per KV head: ⌈lq·grp/R⌉, or, paged, the
+// bound ⌊lq·grp/R⌋ + nseq of attn_tile0's tiles (lq·grp < 2^62).
+__host__ __device__ __forceinline__ long long attn_tiles(bool paged, long long lq, long long grp, long long R, int nseq) {
+	return paged ? lq * grp / R + nseq : (lq * grp + R - 1) / R;
+}
+
+// AttnItem is what a block item (query tile, KV head g, key split s)
+// covers: the queries [q0, q1) and keys [k0, k1) of its sequence (the
+// whole call unpaged) and its tile's first row r0 of KV head g's rows.
+struct AttnItem {
+	int s, g;
+	long long q0, q1, k0, k1, r0;
+};
+
+// attn_item finds item it of a call with tiles of R rows; false for an
+// idle item, a paged tile index past its sequence's rows (block-uniform).
+// Paged: the sequence holding global tile x is the last t with T_t ≤ x
+// (binary search over attn_tile0).
+template <int R, bool PAGED>
+__device__ __forceinline__ bool attn_item(long long it, int splits, int kvheads, int grp, int lq, int lk, int nseq,
+                                          const int *q_start, const int *k_start, AttnItem &a) {
+	a.s = (int)(it % splits);
+	a.g = (int)(it / splits % kvheads);
+	const long long x = it / splits / kvheads;
+	a.q0 = 0, a.q1 = lq, a.k0 = 0, a.k1 = lk, a.r0 = x * R;
+	if (!PAGED)
+		return true;
+	int lo = 0, hi = nseq - 1;
+	while (lo < hi) {
+		const int mid = lo + (hi - lo + 1) / 2;
+		if (attn_tile0<R>(q_start, mid, lq, grp) <= x)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	attn_range(q_start, lo, lq, &a.q0, &a.q1);
+	attn_range(k_start, lo, lk, &a.k0, &a.k1);
+	a.r0 = (x - attn_tile0<R>(q_start, lo, lq, grp)) * R;
+	return a.r0 >= 0 && a.r0 < (a.q1 - a.q0) * grp;
+}
+
+// attn_put writes element d of output row o of split s: with one split
+// out = acc/l (0 for a row that saw no key; divided in float64 and rounded
+// once: -use_fast_math makes the f32 division approximate, 2 ulp);
+// otherwise the split's partial: its unnormalized acc, its m and l (0
+// without an unmasked key) and, once per row, its bias shift.
+__device__ __forceinline__ void attn_put(store_t *out, float *ws_acc, float *ws_ml, long long *ws_d, long long o, int s,
+                                         int splits, int d, float acc, float m, float l, bool seen, long long shift) {
+	if (splits == 1) {
+		st(out + o * kAttnDim + d, seen ? (float)((double)acc / (double)l) : 0.0f);
+		return;
+	}
+	const long long slot = o * splits + s;
+	ws_acc[slot * kAttnDim + d] = acc;
+	if (d == 0) {
+		ws_ml[2 * slot] = m;
+		ws_ml[2 * slot + 1] = seen ? l : 0.0f; // l ≥ 1 (or NaN) when seen
+		ws_d[slot] = shift;
+	}
+}
+
 // attn_form packs the attention kernel's two switches into its one template
 // argument (one argument: POSENC_LAUNCH's kernel takes no comma).
 constexpr int attn_form(bool rotate_k, bool paged) { return (rotate_k ? 1 : 0) | (paged ? 2 : 0); }
@@ -608,9 +670,8 @@ __device__ __forceinline__ float attn_term_bias(int, long long, long long, long 
 
 __device__ __forceinline__ double attn_term_slope(int) { return 0.0; }
 // The plain hooks of rope and the bias families: the score is
-// fmaf(scale, q·k, bias) and a key's value is its v (kAttnPlain: the
-// decode kernel calls only the load and score hooks).
-constexpr bool kAttnPlain = true;
+// fmaf(scale, q·k, bias) and a key's value is its v (the decode kernel,
+// which these terms alone get, calls only the load and score hooks).
 __device__ __forceinline__ float attn_term_score(const attn_term_smem &, const attn_term_args &a, const float *, int, int h, int,
                                                  int, long long qp, long long kp, long long shift, float scale, float dot) {
 	return fmaf(scale, dot, attn_term_bias(h, qp, kp, shift, a));
@@ -664,32 +725,13 @@ posenc_gpt_oss_20b_attention_kernel(store_t *__restrict__ out, const store_t *__
 	const int tid = threadIdx.x;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
-	// Query tiles of one KV head: unpaged, ⌈lq·grp/kAttnRows⌉; paged, the
-	// bound T_nseq of attn_tile0.
-	const long long tiles = PAGED ? (long long)lq * grp / kAttnRows + nseq : ((long long)lq * grp + kAttnRows - 1) / kAttnRows;
-	const long long items = tiles * kvheads * splits;
+	const long long items = attn_tiles(PAGED, lq, grp, kAttnRows, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
-		const int s = (int)(it % splits);
-		const int g = (int)(it / splits % kvheads);
-		const long long x = it / splits / kvheads;
-		// The item's queries [q0, q1) and keys [k0, k1): the whole call, or
-		// the sequence holding global tile x.
-		long long q0 = 0, q1 = lq, k0 = 0, k1 = lk, r0 = x * kAttnRows;
-		if (PAGED) {
-			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
-			while (lo < hi) {
-				const int mid = lo + (hi - lo + 1) / 2;
-				if (attn_tile0<kAttnRows>(q_start, mid, lq, grp) <= x)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			attn_range(q_start, lo, lq, &q0, &q1);
-			attn_range(k_start, lo, lk, &k0, &k1);
-			r0 = (x - attn_tile0<kAttnRows>(q_start, lo, lq, grp)) * kAttnRows;
-			if (r0 < 0 || r0 >= (q1 - q0) * grp)
-				continue; // an idle item (block-uniform)
-		}
+		AttnItem item;
+		if (!attn_item<kAttnRows, PAGED>(it, splits, kvheads, grp, lq, lk, nseq, q_start, k_start, item))
+			continue; // an idle item (block-uniform)
+		const int s = item.s, g = item.g;
+		const long long q0 = item.q0, q1 = item.q1, k0 = item.k0, k1 = item.k1, r0 = item.r0;
 		const long long rows = (q1 - q0) * grp; // rows of one KV head
 		const int nrows = rows - r0 < kAttnRows ? (int)(rows - r0) : kAttnRows;
 		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
@@ -847,20 +889,7 @@ posenc_gpt_oss_20b_attention_kernel(store_t *__restrict__ out, const store_t *__
 			if (e >= nrows * kAttnDim)
 				break;
 			const int r = e / kAttnDim, d = e - r * kAttnDim;
-			const long long o = s_orow[r];
-			if (splits == 1) {
-				// acc/l divided in float64 and rounded once: -use_fast_math
-				// makes the f32 division approximate (2 ulp).
-				st(out + o * kAttnDim + d, s_seen[r] ? (float)((double)acc[c] / (double)s_l[r]) : 0.0f);
-				continue;
-			}
-			const long long slot = o * splits + s;
-			ws_acc[slot * kAttnDim + d] = acc[c];
-			if (d == 0) {
-				ws_ml[2 * slot] = s_m[r];
-				ws_ml[2 * slot + 1] = s_seen[r] ? s_l[r] : 0.0f; // l ≥ 1 (or NaN) when seen
-				ws_d[slot] = s_shift[r];
-			}
+			attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, d, acc[c], s_m[r], s_l[r], s_seen[r] != 0, s_shift[r]);
 		}
 	}
 }
@@ -928,8 +957,9 @@ constexpr int kDecRawBytes = kDecWarps * kDecWarpKeys * kAttnDim * (int)sizeof(s
 // The generator emits this kernel only where the term is plain (its value
 // is v, no per-row work: rope, M-RoPE, alibi, rpe_bias), rows are whole
 // 128-bit pieces and the kernel's shared memory fits 40 KiB (with the
-// term's, under 48 KiB): gen/cuda's attnDecode, checked here.
-static_assert(kAttnPlain && kAttnDim % kVec == 0 &&
+// term's, under 48 KiB): gen/cuda's attnDecode, whose bounds are checked
+// here.
+static_assert(kAttnDim % kVec == 0 &&
                   4 * (kDecPoolFloats + kDecRows * kAttnDim) + 8 * kDecRows * kDecThreads + kDecRawBytes <= (40 << 10),
               "attnDecode admitted a spec the decode kernel cannot take");
 
@@ -1021,29 +1051,13 @@ posenc_gpt_oss_20b_attention_decode_kernel(store_t *__restrict__ out, const stor
 	const int kg = lane / kDecLanes, sub = lane % kDecLanes;
 	attn_term_init(s_term, max_pos);
 	const int grp = qheads / kvheads;
-	const long long tiles =
-	    PAGED ? (long long)lq * grp / kDecRows + nseq : ((long long)lq * grp + kDecRows - 1) / kDecRows;
-	const long long items = tiles * kvheads * splits;
+	const long long items = attn_tiles(PAGED, lq, grp, kDecRows, nseq) * kvheads * splits;
 	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
-		const int s = (int)(it % splits);
-		const int g = (int)(it / splits % kvheads);
-		const long long x = it / splits / kvheads;
-		long long q0 = 0, q1 = lq, k0 = 0, k1 = lk, r0 = x * kDecRows;
-		if (PAGED) {
-			int lo = 0, hi = nseq - 1; // the last t with T_t ≤ x (block-uniform)
-			while (lo < hi) {
-				const int mid = lo + (hi - lo + 1) / 2;
-				if (attn_tile0<kDecRows>(q_start, mid, lq, grp) <= x)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			attn_range(q_start, lo, lq, &q0, &q1);
-			attn_range(k_start, lo, lk, &k0, &k1);
-			r0 = (x - attn_tile0<kDecRows>(q_start, lo, lq, grp)) * kDecRows;
-			if (r0 < 0 || r0 >= (q1 - q0) * grp)
-				continue; // an idle item (block-uniform)
-		}
+		AttnItem item;
+		if (!attn_item<kDecRows, PAGED>(it, splits, kvheads, grp, lq, lk, nseq, q_start, k_start, item))
+			continue; // an idle item (block-uniform)
+		const int s = item.s, g = item.g;
+		const long long q0 = item.q0, q1 = item.q1, k0 = item.k0, k1 = item.k1, r0 = item.r0;
 		const long long rows = (q1 - q0) * grp;
 		const int nrows = rows - r0 < kDecRows ? (int)(rows - r0) : kDecRows;
 		const long long j0 = k0 + s * chunk;
@@ -1299,18 +1313,7 @@ posenc_gpt_oss_20b_attention_decode_kernel(store_t *__restrict__ out, const stor
 					a = fmaf(f, s_pool[(ww * kDecRows + r) * kAttnDim + d], a);
 					ls = fmaf(f, s_wl[ww][r], ls);
 				}
-			const long long o = s_orow[r];
-			if (splits == 1) {
-				st(out + o * kAttnDim + d, any ? (float)((double)a / (double)ls) : 0.0f);
-				continue;
-			}
-			const long long slot = o * splits + s;
-			ws_acc[slot * kAttnDim + d] = a;
-			if (d == 0) {
-				ws_ml[2 * slot] = M;
-				ws_ml[2 * slot + 1] = any ? ls : 0.0f;
-				ws_d[slot] = s_shift[r];
-			}
+			attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, d, a, M, ls, any != 0, s_shift[r]);
 		}
 	}
 }
@@ -1402,9 +1405,9 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
-	const long long rows = (long long)lq * (qheads / kvheads);
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
 	// and v 16-byte aligned, run the decode kernel (tiles of kDecRows rows).
+	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
 	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
 	const long long tile = dec ? kDecRows : kAttnRows, target = dec ? kDecTargetBlocks : kAttnTargetBlocks;
@@ -1412,8 +1415,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
 	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).
-	const long long base = PAGED ? (rows / tile) * kvheads + (long long)nseq * kvheads
-	                             : (rows + tile - 1) / tile * kvheads; // ≤ qrows
+	const long long base = attn_tiles(PAGED, lq, qheads / kvheads, tile, nseq) * kvheads;
 	const long long ktiles = ((long long)lk + kAttnKeys - 1) / kAttnKeys;
 	long long splits = 1;
 	if (base < target && ktiles >= 2 * min_chunk) {

@@ -58,6 +58,7 @@ OUT=${OUT:-$(mktemp -d)}
 REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
 NVCC=${NVCC:-nvcc}
 REPS=${REPS:-200}
+ATTN_SPECS=${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base} # the attn and regs stages' specs
 STAGES=" ${STAGES:-facts verify fastmath bench attn regs torch half shapes big sanitize} "
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
 
@@ -261,7 +262,7 @@ fi
 
 if want attn; then
 	stage "attn: posenc bench -gpu -attention (decode K+V GB/s, causal prefill TFLOP/s), then torch's SDPA and FlexAttention"
-	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base}; do
+	for z in $ATTN_SPECS; do
 		[ -f "$OUT/specs/$z.yaml" ] && z=$OUT/specs/$z.yaml
 		(($(left) > 60)) || { echo "attn $z: skipped, budget"; continue; }
 		case $z in *.yaml) a=$z n=$(basename "$z" .yaml) ;; *) a="-zoo $z" n=$z ;; esac
@@ -284,7 +285,7 @@ if want regs; then
 	stage "regs: nvcc -Xptxas -v of the attention kernels (registers, spills, shared memory)"
 	RG=$WORK/regs
 	ra=()
-	for z in ${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base}; do
+	for z in $ATTN_SPECS; do
 		if [ -f "$OUT/specs/$z.yaml" ]; then ra+=("$OUT/specs/$z.yaml"); else ra+=(-zoo "$z"); fi
 	done
 	if "$POSENC" gen -o "$RG" "${ra[@]}" >"$LOG/regs_gen.txt" 2>&1; then

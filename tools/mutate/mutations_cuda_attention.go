@@ -38,7 +38,7 @@ var cudaAttentionMutations = []Mutation{
 	{"cuda attn paged: slots ignored (cache rows read as contiguous keys)", "templates/attention.cu.tmpl", "",
 		"kr = slots[kr];", "(void)slots;", "cuda attention main rope", 0},
 	{"cuda attn paged: a sequence sees the next one's first key", "templates/attention.cu.tmpl", "",
-		"attn_range(k_start, lo, lk, &k0, &k1);", "attn_range(k_start, lo, lk, &k0, &k1), k1 += k1 < lk;", "verify cuda bloom_7b1", 0},
+		"attn_range(k_start, lo, lk, &a.k0, &a.k1);", "attn_range(k_start, lo, lk, &a.k0, &a.k1), a.k1 += a.k1 < lk;", "verify cuda bloom_7b1", 0},
 	{"cuda attn paged: query rows counted from 0, not from q_start", "templates/attention.cu.tmpl", "",
 		"const long long i = q0 + rr / grp;", "const long long i = rr / grp;", "verify cuda t5_base", 0},
 	// The rpe_full and xl terms of the CUDA attention form.
