@@ -42,7 +42,7 @@ func gpuLabel(tc cudahost.Toolchain) string {
 func cudaSpecs(specs []*spec.Spec, only map[string]bool) []*spec.Spec {
 	var out []*spec.Spec
 	for _, s := range specs {
-		if gen.Backends(s.Encoding).CUDA && s.HasTarget(spec.TargetCUDA) && (only == nil || only[spec.TargetCUDA]) {
+		if gen.Backends(s.Encoding).CUDA && s.HasTarget(spec.TargetCUDA) && (cudaWanted(only, cudaChecks[0]) || cudaWanted(only, cudaChecks[1])) {
 			out = append(out, s)
 		}
 	}
@@ -61,24 +61,28 @@ func verifyCUDA(specs []*spec.Spec, dir string, only map[string]bool, gpu *cudah
 	for _, s := range cudaSpecs(specs, only) {
 		pkg := filepath.Join(dir, s.Name)
 		cu := s.Name + ".cu"
-		p.Step("CUDA %s (cuda-ptx, %s)", s.Name, cudahost.Target)
+		p.Step("CUDA %s", s.Name)
 
-		ptx := row{Row: verify.Row{Spec: s.Name, Target: "cuda-ptx"}}
-		if _, ok := cuda.Clang(); !ok {
-			ptx.Note = "not run: clang not found"
-		} else if _, err := cuda.CompilePTX(pkg, cu); err != nil {
-			ptx.Cases, ptx.Failures, ptx.Worst = 1, 1, firstLine(err.Error())
-		} else {
-			ptx.Cases, ptx.Worst = 1, "clang --cuda-gpu-arch="+cuda.PTXArch
+		if cudaWanted(only, "cuda-ptx") {
+			ptx := row{Row: verify.Row{Spec: s.Name, Target: "cuda-ptx"}}
+			if _, ok := cuda.Clang(); !ok {
+				ptx.Note = "not run: clang not found"
+			} else if _, err := cuda.CompilePTX(pkg, cu); err != nil {
+				ptx.Cases, ptx.Failures, ptx.Worst = 1, 1, firstLine(err.Error())
+			} else {
+				ptx.Cases, ptx.Worst = 1, "clang --cuda-gpu-arch="+cuda.PTXArch
+			}
+			rows = append(rows, ptx)
 		}
-		rows = append(rows, ptx)
 
-		host := row{Row: verify.Row{Spec: s.Name, Target: cudahost.Target}}
-		if tc, err := cudahost.HostToolchain(); err != nil {
-			host.Note = "not run: no C++ compiler for host emulation"
-			rows = append(rows, host)
-		} else {
-			rows = append(rows, runCUDA(s, filepath.Join(pkg, cu), tc, p))
+		if cudaWanted(only, cudahost.Target) {
+			host := row{Row: verify.Row{Spec: s.Name, Target: cudahost.Target}}
+			if tc, err := cudahost.HostToolchain(); err != nil {
+				host.Note = "not run: no C++ compiler for host emulation"
+				rows = append(rows, host)
+			} else {
+				rows = append(rows, runCUDA(s, filepath.Join(pkg, cu), tc, p))
+			}
 		}
 		if gpu != nil {
 			p.Step("CUDA %s (%s)", s.Name, gpu.Target)

@@ -31,7 +31,7 @@ func (r row) ok() bool { return r.Note == "" && r.Failures == 0 && r.Cases > 0 &
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stdout)
-	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists); auto: go, neon, cuda and the amd64 assembly targets this CPU runs")
+	targets := fs.String("targets", "", "comma-separated targets to verify (default: every target each spec lists); auto: go, neon, cuda and the amd64 assembly targets this CPU runs; cuda-ptx or cuda-host: only that one of cuda's two checks (clang's PTX compile, host emulation)")
 	gpu := fs.Bool("gpu", false, "also run the CUDA kernels on this machine's GPU (target cuda-gpu; needs nvcc and a CUDA device)")
 	var zoo multiFlag
 	fs.Var(&zoo, "zoo", "verify the named zoo spec (repeatable)")
@@ -106,16 +106,23 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 		return s.HasTarget(t) && (only == nil || only[t]) && (hasAsm || !isAsm)
 	}
 
-	var pkgs, armPkgs []string
+	// The native run tests the go, AVX2 and AVX-512 variants: a spec
+	// none of whose are wanted (-targets cuda) skips it.
+	var nativePkgs, armPkgs []string
 	for _, s := range specs {
 		pkg := "./" + filepath.ToSlash(mustRel(root, filepath.Join(dir, s.Name)))
-		pkgs = append(pkgs, pkg)
+		if want(s, spec.TargetGo) || want(s, spec.TargetAVX2) || want(s, spec.TargetAVX512) {
+			nativePkgs = append(nativePkgs, pkg)
+		}
 		if want(s, spec.TargetNEON) {
 			armPkgs = append(armPkgs, pkg)
 		}
 	}
 	_, qemuErr := exec.LookPath("qemu-aarch64-static")
-	steps := 2 + cudaSteps(specs, only, gpu != nil)
+	steps := 1 + cudaSteps(specs, only, gpu != nil)
+	if len(nativePkgs) > 0 {
+		steps++
+	}
 	if len(armPkgs) > 0 && qemuErr == nil {
 		steps++
 	}
@@ -127,11 +134,13 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 		return nil, err
 	}
 	var rows []row
-	native, err := goTestRows(root, nil, pkgs, p, "native")
-	if err != nil {
-		return nil, err
+	if len(nativePkgs) > 0 {
+		native, err := goTestRows(root, nil, nativePkgs, p, "native")
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, native...)
 	}
-	rows = append(rows, native...)
 
 	neonNote := ""
 	if len(armPkgs) > 0 {
@@ -174,10 +183,7 @@ func verifySpecsGPU(specs []*spec.Spec, only map[string]bool, gpu *cudahost.Tool
 		kept := rows[:0]
 		for _, r := range rows {
 			t := strings.TrimSuffix(r.Target, "-arm64")
-			if strings.HasPrefix(r.Target, "cuda-") {
-				t = spec.TargetCUDA
-			}
-			if only[t] {
+			if only[t] || strings.HasPrefix(r.Target, "cuda-") && cudaWanted(only, r.Target) {
 				kept = append(kept, r)
 			}
 		}

@@ -52,17 +52,37 @@ func parseTargets(list string, specs []*spec.Spec) (map[string]bool, error) {
 	only := map[string]bool{}
 	for _, t := range strings.Split(list, ",") {
 		t = strings.TrimSpace(t)
-		known := false
+		known, gen := false, t
 		for _, a := range spec.AllTargets {
 			known = known || a == t
 		}
+		for _, a := range cudaChecks {
+			if a == t {
+				known, gen = true, spec.TargetCUDA
+			}
+		}
 		switch {
 		case !known:
-			return nil, fmt.Errorf("-targets: unknown target %q; valid targets are %s", t, strings.Join(spec.AllTargets, ", "))
-		case !generated[t]:
-			return nil, fmt.Errorf("-targets: no spec given generates target %q; they generate %s", t, strings.Join(have, ", "))
+			return nil, fmt.Errorf("-targets: unknown target %q; valid targets are %s, and %s (one of cuda's checks)", t, strings.Join(spec.AllTargets, ", "), strings.Join(cudaChecks, " or "))
+		case !generated[gen]:
+			return nil, fmt.Errorf("-targets: no spec given generates target %q; they generate %s", gen, strings.Join(have, ", "))
 		}
 		only[t] = true
 	}
 	return only, nil
+}
+
+// cudaChecks are the rows of the cuda target that -targets may also name
+// alone: cuda-ptx (clang's PTX compile) and cuda-host (the kernels under
+// host emulation). cuda names both.
+var cudaChecks = []string{"cuda-ptx", "cuda-host"}
+
+// cudaWanted reports whether -targets (only; nil: every target) asks for
+// the CUDA row target t: cuda-ptx or cuda-host by name or through cuda;
+// any other cuda- row (cuda-gpu, run only under -gpu) through either.
+func cudaWanted(only map[string]bool, t string) bool {
+	if only == nil || only[spec.TargetCUDA] || only[t] {
+		return true
+	}
+	return t != cudaChecks[0] && t != cudaChecks[1] && (only[cudaChecks[0]] || only[cudaChecks[1]])
 }
