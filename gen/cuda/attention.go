@@ -141,11 +141,13 @@ func attnDecode(family string, hd int, dtype string) bool {
 // for rope, posenc_<name>_attention_rotated). seq adds the int max_pos argument of
 // the rope specs whose frequencies switch at run time.
 //
-// Over f16 or bf16 storage only rope specs (M-RoPE included) get the form,
-// as in the Go packages: q, k, v and out are stored as the spec's type,
-// computed in float32, and the rotated rows are rounded to the storage type
-// as apply stores them (cudahost.Lib.VerifyStorage checks it with
-// verify.RunAttentionStored). The other families' 16-bit specs get none.
+// Over f16 or bf16 storage rope specs (M-RoPE included), alibi and
+// rpe_bias get the form: q, k, v, out (and rpe_bias's table) are stored as
+// the spec's type and computed in float32; rope's rotated rows are rounded
+// to the storage type as apply stores them (cudahost.Lib.VerifyStorage
+// checks it with verify.RunAttentionStored). rpe_full and xl 16-bit specs
+// get none (their Go packages have the float32 form only, as alibi's and
+// rpe_bias's do).
 func (b *Common) AddAttention(family string, hd int, seq bool) error {
 	return b.addAttention(family, hd, seq, false)
 }
@@ -166,7 +168,7 @@ func (b *Common) addAttention(family string, hd int, seq, mrope bool) error {
 	if mrope && family != "rope" {
 		return fmt.Errorf("attention: M-RoPE ids for family %q", family)
 	}
-	if b.DType != "f32" && family != "rope" {
+	if b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias" {
 		return nil
 	}
 	if (family == "rpe_full" || family == "xl") && !HasAttentionTiles(family, hd) {

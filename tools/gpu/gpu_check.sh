@@ -38,7 +38,7 @@
 #            specs, then f16/bf16 copies of llama31_8b and bf16 ones of
 #            gptj_6b, bloom_7b1 and t5_base
 #   attn     posenc bench -gpu -attention (decode over 32768/131072 keys, causal
-#            prefill 2048) for llama31_8b (f32, bf16), bloom_7b1 and t5_base,
+#            prefill 2048) for llama31_8b, bloom_7b1 and t5_base (f32, bf16),
 #            then tools/gpu/torch_attn_bench.py: cuDNN SDPA and FlexAttention
 #            ALiBi/T5 on the same shapes (f32, bf16)
 #   regs     nvcc -Xptxas -v of the attention kernels of ATTN_ZOO's specs:
@@ -58,7 +58,7 @@ OUT=${OUT:-$(mktemp -d)}
 REPO=$(cd "${1:-${POSENC_REPO:-$PWD}}" && pwd) || exit 2
 NVCC=${NVCC:-nvcc}
 REPS=${REPS:-200}
-ATTN_SPECS=${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 t5_base} # the attn and regs stages' specs
+ATTN_SPECS=${ATTN_ZOO:-llama31_8b llama31_8b_bf16 bloom_7b1 bloom_7b1_bf16 t5_base t5_base_bf16} # the attn and regs stages' specs
 STAGES=" ${STAGES:-facts verify fastmath bench attn regs torch half shapes big sanitize} "
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # go-shim, posenc_shapes.cu, torch_rope_bench.py
 

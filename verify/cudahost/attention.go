@@ -28,17 +28,18 @@ const (
 // HasAttention reports whether the generated .cu of s has the attention
 // launchers: rope over any storage (f32, f16, bf16), M-RoPE included (its
 // launchers take qids and kids after v); alibi and rpe_bias with head_dim
-// and f32 storage; rpe_full and xl with f32 storage (Shaw et al.'s aK and
+// over any storage; rpe_full and xl with f32 storage (Shaw et al.'s aK and
 // aV, Transformer-XL's rel, u and v: the launchers take them after v) whose
 // head_dim fits the kernel's tiles (cuda.HasAttentionTiles: up to about
 // 1000). These are the specs whose Go package has the attention form
-// (16-bit storage: rope only), less the widest heads.
+// (a float32 one for 16-bit alibi and rpe_bias: their Go API is float32),
+// less the widest heads.
 func HasAttention(s *spec.Spec) bool {
 	switch s.Encoding {
 	case spec.RoPE:
 		return true
 	case spec.ALiBi, spec.RPEBias:
-		return (s.DType == "" || s.DType == "f32") && s.HeadDim > 0
+		return s.HeadDim > 0
 	case spec.RPEFull, spec.XL:
 		return (s.DType == "" || s.DType == "f32") && cuda.HasAttentionTiles(string(s.Encoding), s.HeadDim)
 	}

@@ -65,6 +65,40 @@ func TestAttentionStored16(t *testing.T) {
 	}
 }
 
+// TestAttentionStored16Bias runs the CUDA attention form of alibi and
+// rpe_bias specs that store bf16 or f16 (q, k, v, out and rpe_bias's
+// table), host emulated: verify.RunAttentionStored's cases within their
+// bounds, the decode kernel's among them (alibi's 128-dim heads).
+func TestAttentionStored16Bias(t *testing.T) {
+	for _, path := range []string{
+		"verify/cudahost/testdata/alibi_bf16_attn.yaml",
+		"verify/cudahost/testdata/rpe_f16_attn.yaml",
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel() // each builds and runs its own library
+			if _, ok := CXX(); !ok {
+				t.Skip("no C++ compiler")
+			}
+			s := repoSpec(t, path)
+			cu := writeCU(t, s)
+			if !HasAttention(s) {
+				t.Fatalf("%s: no attention form", s.Name)
+			}
+			l, err := Build(s, cu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			r := verify.RunAttentionStored(s, l.Attention())
+			r.Target = Target + "-attention"
+			verify.Emit(t, r)
+			if r.Cases < 40 || r.MaxRatio > 1 {
+				t.Errorf("%s: %d cases, max ratio %g", s.Name, r.Cases, r.MaxRatio)
+			}
+		})
+	}
+}
+
 // rotatedMatchesApply checks that l's Attention over unrotated keys equals
 // its AttentionRotated over the same keys rotated by its apply, bit for
 // bit (M-RoPE: at the keys' ids), for a causal prefill with GQA.

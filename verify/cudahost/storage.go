@@ -150,6 +150,9 @@ func (l *Lib) VerifyStorage() *verify.Report {
 		return verify.Merge(ck.rep, verify.RunAttentionStored(s, l.Attention()))
 	case spec.ALiBi, spec.RPEBias:
 		l.storageBias(ck, r)
+		if HasAttention(s) {
+			return verify.Merge(ck.rep, verify.RunAttentionStored(s, l.Attention()))
+		}
 	case spec.RPEFull, spec.XL:
 		l.relShapes(ck, r, storageRelShapes, storageRelN)
 	default:
