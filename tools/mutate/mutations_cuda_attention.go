@@ -70,4 +70,7 @@ var cudaAttentionMutations = []Mutation{
 		"s_orow[r] / qheads, s_h[r],", "s_orow[0] / qheads, s_h[r],", "verify cuda qwen3_vl_8b", 0},
 	{"cuda attn xl: distance not clamped to the last row", "templates/attention_terms.cu.tmpl", "",
 		"d = d < 0 ? 0 : d > a.n_rel - 1 ? a.n_rel - 1 : d;", "d = d < 0 ? 0 : d;", "verify cuda transformer_xl_base", 0},
+	// 16-bit storage for the bias families (gen/cuda's gate).
+	{"cuda attn 16-bit: alibi's f16/bf16 specs lose the attention form", "gen/cuda/attention.go", "",
+		`b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias"`, `b.DType != "f32" && family != "rope" && family != "rpe_bias"`, "cudahost attention16 bias", 0},
 }

@@ -34,11 +34,18 @@ func repoSpec(t *testing.T, path string) *spec.Spec {
 // library's own apply (which stores them in 16 bits): the form must round
 // its rotated keys to the storage type as apply does.
 func TestAttentionStored16(t *testing.T) {
-	for _, path := range []string{
+	attentionStored16(t, rotatedMatchesApply,
 		"verify/testdata/golden/specs/grope_llama31_bf16.yaml",
 		"verify/testdata/golden/specs/grope_f16_il.yaml",
-		"verify/testdata/golden/specs/gmrope_qwen3_f16.yaml",
-	} {
+		"verify/testdata/golden/specs/gmrope_qwen3_f16.yaml")
+}
+
+// attentionStored16 builds the library of each spec file (16-bit storage)
+// in a parallel subtest, checks its attention form with
+// verify.RunAttentionStored (at least 40 cases, every one within its
+// bound), then runs more (nil: nothing) on it.
+func attentionStored16(t *testing.T, more func(*testing.T, *Lib), paths ...string) {
+	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Parallel() // each builds and runs its own library
 			if _, ok := CXX(); !ok {
@@ -60,7 +67,9 @@ func TestAttentionStored16(t *testing.T) {
 			if r.Cases < 40 || r.MaxRatio > 1 {
 				t.Errorf("%s: %d cases, max ratio %g", s.Name, r.Cases, r.MaxRatio)
 			}
-			rotatedMatchesApply(t, l)
+			if more != nil {
+				more(t, l)
+			}
 		})
 	}
 }
@@ -70,33 +79,9 @@ func TestAttentionStored16(t *testing.T) {
 // table), host emulated: verify.RunAttentionStored's cases within their
 // bounds, the decode kernel's among them (alibi's 128-dim heads).
 func TestAttentionStored16Bias(t *testing.T) {
-	for _, path := range []string{
+	attentionStored16(t, nil,
 		"verify/cudahost/testdata/alibi_bf16_attn.yaml",
-		"verify/cudahost/testdata/rpe_f16_attn.yaml",
-	} {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			t.Parallel() // each builds and runs its own library
-			if _, ok := CXX(); !ok {
-				t.Skip("no C++ compiler")
-			}
-			s := repoSpec(t, path)
-			cu := writeCU(t, s)
-			if !HasAttention(s) {
-				t.Fatalf("%s: no attention form", s.Name)
-			}
-			l, err := Build(s, cu)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			r := verify.RunAttentionStored(s, l.Attention())
-			r.Target = Target + "-attention"
-			verify.Emit(t, r)
-			if r.Cases < 40 || r.MaxRatio > 1 {
-				t.Errorf("%s: %d cases, max ratio %g", s.Name, r.Cases, r.MaxRatio)
-			}
-		})
-	}
+		"verify/cudahost/testdata/rpe_f16_attn.yaml")
 }
 
 // rotatedMatchesApply checks that l's Attention over unrotated keys equals
