@@ -46,6 +46,13 @@ typedef enum cudaError_enum_posenc { cudaSuccess = 0, cudaErrorInvalidValue = 1 
 extern "C" cudaError_t cudaGetLastError(void);
 extern "C" cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t stream);
 extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t stream);
+// The fields of cudaFuncAttributes the launchers read (the SDK's struct has
+// more; only the device code is compiled here).
+struct cudaFuncAttributes {
+	int binaryVersion, ptxVersion;
+};
+extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func);
+static __device__ __forceinline__ void __trap() { asm volatile("trap;"); }
 // clang lowers kernel<<<g, b, s, st>>>(...) to a call of this hook when it
 // does not know the CUDA version (no SDK): declare it as the SDK does.
 extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);

@@ -36,6 +36,8 @@ type Attention struct {
 	MRoPE bool
 	// Decode: the form has the decode kernel (attnDecode).
 	Decode bool
+	// MMA: the form has the tensor-core kernel (attnMMA).
+	MMA bool
 	// RotatedTermArgs make attn_term_args in the rotated launcher (rope):
 	// "qids, (const int *)0" for M-RoPE (no kids: its keys are not
 	// rotated), empty otherwise.
@@ -135,6 +137,18 @@ func attnDecode(family string, hd int, dtype string) bool {
 	return 4*(pool+rows*hd)+8*rows*threads+raw <= 40<<10
 }
 
+// attnMMA reports whether the attention form of family with head dimension
+// hd over dtype storage gets the tensor-core kernel
+// (templates/attention_mma.cu.tmpl, which checks the same bound): bf16
+// storage (an f32 p splits exactly into three bf16 parts; f16's exponent
+// range would lose small p), a plain term (rope, M-RoPE, alibi, rpe_bias),
+// hd a multiple of 16 (the mma's k) and at most 128 (its tiles: 64 query
+// and 2·32 key rows of hd + 8 bf16, 8 KiB of f32 staging, in 42 KiB).
+func attnMMA(family string, hd int, dtype string) bool {
+	plain := family == "rope" || family == "alibi" || family == "rpe_bias"
+	return plain && dtype == "bf16" && hd%16 == 0 && hd >= 16 && hd <= 128
+}
+
 // AddAttention gives the .cu the attention form of family ("rope", "alibi",
 // "rpe_bias", "rpe_full" or "xl") with head dimension hd: the template data and the
 // launchers posenc_<name>_attention, posenc_<name>_attention_paged (and,
@@ -181,7 +195,7 @@ func (b *Common) addAttention(family string, hd int, seq, mrope bool) error {
 		return err
 	}
 	a := &Attention{Family: family, HeadDim: hd, Rows: rows, Keys: keys, Threads: attnThreads, SeqArg: "0",
-		Decode: attnDecode(family, hd, b.DType)}
+		Decode: attnDecode(family, hd, b.DType), MMA: attnMMA(family, hd, b.DType)}
 	T := b.Store
 	params := []string{T + " *out", "const " + T + " *q", "const " + T + " *k", "const " + T + " *v"}
 	heads, table := "", ""

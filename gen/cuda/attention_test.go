@@ -67,7 +67,7 @@ func TestAttentionPTX(t *testing.T) {
 		}
 		t.Skip("clang not found")
 	}
-	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[4]) {
+	for _, y := range append(attnSpecs, testSpecs[0], testSpecs[4], mmaSpecs[0], mmaSpecs[3]) {
 		c := derive(t, y)
 		dir := write(t, c)
 		name := c.Input().Name
@@ -88,6 +88,9 @@ func TestAttentionPTX(t *testing.T) {
 			}
 			if !strings.Contains(ptx, "attention_kernel") || !strings.Contains(ptx, "attention_combine_kernel") {
 				t.Errorf("%s: PTX lacks the attention kernels", name)
+			}
+			if bf16 := strings.Contains(y, "dtype: bf16"); bf16 != strings.Contains(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") {
+				t.Errorf("%s: tensor-core mma in the PTX: %v, want %v (bf16 storage)", name, !bf16, bf16)
 			}
 			if m := approxRe.FindString(ptx); m != "" {
 				t.Errorf("%s: PTX under %v has %s", name, flags, m)

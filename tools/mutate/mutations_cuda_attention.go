@@ -70,6 +70,22 @@ var cudaAttentionMutations = []Mutation{
 		"s_orow[r] / qheads, s_h[r],", "s_orow[0] / qheads, s_h[r],", "verify cuda qwen3_vl_8b", 0},
 	{"cuda attn xl: distance not clamped to the last row", "templates/attention_terms.cu.tmpl", "",
 		"d = d < 0 ? 0 : d > a.n_rel - 1 ? a.n_rel - 1 : d;", "d = d < 0 ? 0 : d;", "verify cuda transformer_xl_base", 0},
+	// The tensor-core kernel (templates/attention_mma.cu.tmpl), every call
+	// of the bf16 ALiBi spec on it.
+	{"cuda attn mma: the online rescale dropped", "templates/attention_mma.cu.tmpl", "",
+		"alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);", "alpha[x] = 1.0f;", "cuda attention mma", 0},
+	{"cuda attn mma: p's parts not remainders (p counted three times)", "templates/attention_mma.cu.tmpl", "",
+		"x0 -= mma_val(mma_bits(x0));", "x0 -= 0.0f;", "cuda attention mma", 0},
+	{"cuda attn mma: q fragment rows + 8 read as the first eight", "templates/attention_mma.cu.tmpl", "",
+		"qa[ks][1] = mma_word(qrow + 8 * kMmaStride + 16 * ks);", "qa[ks][1] = mma_word(qrow + 16 * ks);", "cuda attention mma", 0},
+	{"cuda attn mma: a row's max over two of its four lanes", "templates/attention_mma.cu.tmpl", "",
+		"mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));", "mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 0));", "cuda attention mma", 0},
+	{"cuda attn mma: a row's l summed over two of its four lanes", "templates/attention_mma.cu.tmpl", "",
+		"l[x] += __shfl_xor_sync(0xffffffffu, l[x], 2);", "l[x] += 0.0f * __shfl_xor_sync(0xffffffffu, l[x], 2);", "cuda attention mma", 0},
+	{"cuda attn mma: a non-finite v row left in the mma", "templates/attention_mma.cu.tmpl", "",
+		"s_v[(e / kAttnDim) * kMmaStride + e % kAttnDim] = 0;", "(void)e;", "cuda attention mma", 0},
+	{"cuda attn mma: v's B fragment rows 8 apart read as 1", "templates/attention_mma.cu.tmpl", "",
+		"(unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16", "(unsigned int)vc[2 * kMmaStride] | (unsigned int)vc[3 * kMmaStride] << 16", "cuda attention mma", 0},
 	// 16-bit storage for the bias families (gen/cuda's gate).
 	{"cuda attn 16-bit: alibi's f16/bf16 specs lose the attention form", "gen/cuda/attention.go", "",
 		`b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias"`, `b.DType != "f32" && family != "rope" && family != "rpe_bias"`, "cudahost attention16 bias", 0},

@@ -112,6 +112,7 @@ struct Fiber {
 	uint3 idx;
 	bool done;
 	unsigned int shuffles; // warp shuffles done in this block (their slot buffer's parity)
+	unsigned int mmas;     // mma_m16n8k16_bf16 calls done in this block (theirs)
 };
 
 // State of the running launch (one at a time: the emulator is
@@ -127,6 +128,7 @@ inline const std::function<void()> *body;
 inline uint3 thread_idx, block_idx;
 inline dim3 block_dim, grid_dim;
 inline std::vector<float> shfl_slots; // two buffers of one slot per thread
+inline std::vector<unsigned int> mma_slots; // two buffers of 6 words (a, b) per thread
 inline cudaError_t last_error = cudaSuccess;
 
 // kStack is each fiber's stack size: the kernels keep a few dozen scalars
@@ -206,6 +208,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 	block_dim = block;
 	fibers.resize(nt);
 	shfl_slots.assign(2 * nt, 0.0f);
+	mma_slots.assign(12 * nt, 0u);
 	for (Fiber &f : fibers)
 		if (f.stack.size() != kStack)
 			f.stack.assign(kStack, 0);
@@ -221,6 +224,7 @@ inline void launch(dim3 grid, dim3 block, const std::function<void()> &kernel) {
 							f.idx = uint3{tx, ty, tz};
 							f.done = false;
 							f.shuffles = 0;
+							f.mmas = 0;
 							start_fiber(f);
 						}
 				for (bool running = true; running;) {
@@ -509,6 +513,57 @@ inline __half from_f32<__half>(float v) { return __float2half_rn(v); }
 template <>
 inline __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
+// mma_m16n8k16_bf16 is the warp's mma.sync.m16n8k16.row.col.f32.bf16.bf16.f32
+// with d as its C and D (PTX ISA, "Matrix Fragments for mma.m16n8k16 with
+// floating point type"): lane l holds a[0..3], A's elements (row l/4,
+// columns 2·(l%4) + {0, 1}), (row + 8, same), (row, columns + 8), (row + 8,
+// columns + 8), and b[0..1], B's (rows 2·(l%4) + {0, 1}, column l/4) and
+// (rows + 8, same), two bf16 per register, the lower index in the low
+// half; it gets D's (row l/4, columns 2·(l%4) + {0, 1}) in d[0..1] and row
+// + 8 in d[2..3]. Each D element is C plus the 16 products (exact in f32)
+// summed in k order with fmaf, one of the orders the hardware's f32
+// accumulation may take. Like the shuffles, a block-uniform call: call n of
+// a block writes slot buffer n mod 2 and passes one barrier.
+inline void mma_m16n8k16_bf16(float (&d)[4], const unsigned int (&a)[4], const unsigned int (&b)[2]) {
+	const unsigned int me = linear_tid();
+	const size_t nt = fibers.size();
+	unsigned int *buf = mma_slots.data() + (current->mmas++ & 1u) * 6 * nt;
+	for (int i = 0; i < 4; ++i)
+		buf[6 * me + i] = a[i];
+	buf[6 * me + 4] = b[0];
+	buf[6 * me + 5] = b[1];
+	__syncthreads();
+	const unsigned int warp = me & ~31u, lane = me & 31u, gid = lane >> 2, tig = lane & 3u;
+	// elem is element e (0 or 1) of register word w of lane ln.
+	auto elem = [&](unsigned int ln, int w, int e) {
+		const unsigned int x = buf[6 * (warp + ln) + w];
+		return bf16_bits_to_f32((unsigned short)(e ? x >> 16 : x & 0xffffu));
+	};
+	// A[row][col] and B[k][n] from the lanes that hold them.
+	auto A = [&](unsigned int row, unsigned int col) {
+		const int w = (row >= 8 ? 1 : 0) + (col >= 8 ? 2 : 0);
+		return elem(4 * (row & 7u) + (col & 7u) / 2, w, (int)(col & 1u));
+	};
+	auto B = [&](unsigned int k, unsigned int n) { return elem(4 * n + (k & 7u) / 2, 4 + (k >= 8 ? 1 : 0), (int)(k & 1u)); };
+	for (int i = 0; i < 4; ++i) {
+		const unsigned int row = gid + (i >= 2 ? 8u : 0u), col = 2 * tig + (unsigned int)(i & 1);
+		float x = d[i];
+		for (unsigned int k = 0; k < 16; ++k)
+			x = std::fma(A(row, k), B(k, col), x);
+		d[i] = x;
+	}
+}
+
 } // namespace posenc_host
+
+// cudaFuncAttributes and cudaFuncGetAttributes: the field the generated
+// launchers read, ptxVersion (every kernel here counts as built for sm_90).
+struct cudaFuncAttributes {
+	int binaryVersion, ptxVersion;
+};
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *) {
+	attr->binaryVersion = attr->ptxVersion = 90;
+	return cudaSuccess;
+}
 
 #endif // POSENC_CUDA_HOST_H

@@ -454,8 +454,10 @@ extern "C" cudaError_t posenc_grope_llama3_shift(posenc_grope_llama3_t *x, int d
 // partial (m, l, acc) to a workspace and posenc_grope_llama3_attention_combine_kernel
 // merges them. Decode calls (few query rows per KV head) run
 // posenc_grope_llama3_attention_decode_kernel (attention_decode.cu.tmpl) instead,
-// with the same items, hooks and workspace. f32 FMA throughout (tensor-core tiles are not generated
-// yet).
+// with the same items, hooks and workspace, and, for bf16 storage, the
+// other calls run posenc_grope_llama3_attention_mma_kernel
+// (attention_mma.cu.tmpl: q·k and p·v on the tensor cores) where the
+// device has them; otherwise this kernel computes in f32 FMA.
 namespace {
 
 constexpr int kAttnDim = 64;
@@ -1405,13 +1407,17 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
+	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
 	// and v 16-byte aligned, run the decode kernel (tiles of kDecRows rows).
 	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
 	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
-	const long long tile = dec ? kDecRows : kAttnRows, target = dec ? kDecTargetBlocks : kAttnTargetBlocks;
-	const long long min_chunk = dec ? kDecMinChunk : kAttnMinChunk;
+	if (dec) {
+		tile = kDecRows;
+		target = kDecTargetBlocks;
+		min_chunk = kDecMinChunk;
+	}
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
 	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).

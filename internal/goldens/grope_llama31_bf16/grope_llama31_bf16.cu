@@ -487,8 +487,10 @@ extern "C" cudaError_t posenc_grope_llama31_bf16_shift(posenc_grope_llama31_bf16
 // partial (m, l, acc) to a workspace and posenc_grope_llama31_bf16_attention_combine_kernel
 // merges them. Decode calls (few query rows per KV head) run
 // posenc_grope_llama31_bf16_attention_decode_kernel (attention_decode.cu.tmpl) instead,
-// with the same items, hooks and workspace. f32 FMA throughout (tensor-core tiles are not generated
-// yet).
+// with the same items, hooks and workspace, and, for bf16 storage, the
+// other calls run posenc_grope_llama31_bf16_attention_mma_kernel
+// (attention_mma.cu.tmpl: q·k and p·v on the tensor cores) where the
+// device has them; otherwise this kernel computes in f32 FMA.
 namespace {
 
 constexpr int kAttnDim = 128;
@@ -1357,6 +1359,439 @@ posenc_grope_llama31_bf16_attention_decode_kernel(store_t *__restrict__ out, con
 	}
 }
 
+// The tensor-core kernel (bf16 storage, plain terms): the same items,
+// term hooks, workspace and combine as the main kernel, for calls with
+// many query rows per KV head (prefill), with q·k and p·v on the tensor
+// cores, mma.sync.m16n8k16 with bf16 operands and f32 accumulators
+// (FlashAttention-2's warp layout, Dao 2023). A tile holds kMmaRows rows
+// of one KV head, 16 per warp; each key tile of kMmaKeys keys is staged
+// through the term's load hook (rope rotates it, rounded to bf16 as apply
+// stores it) into shared memory as bf16, then:
+//   1. S = q·kᵀ: the warp's 16 rows by the tile's keys, its q fragments
+//      held in registers for the whole item;
+//   2. the term's score x = fmaf(scale, S, bias) of every unmasked (row,
+//      key) pair, in the accumulators' layout (lane l holds rows l/4 and
+//      l/4 + 8, keys 2·(l%4) and 2·(l%4) + 1 of each 8), and the online
+//      softmax of the warp's rows (maxima over the 4 lanes of a row by
+//      shuffles; l kept per lane, summed at the end);
+//   3. acc += p·v with p split exactly into three bf16 parts, p = p₁ + p₂
+//      + p₃ (bf16 keeps 8 of f32's 24 significant bits, so each remainder
+//      is exact and the third part ends it): every product p_i·v is exact
+//      in f32, so p·v loses nothing to the bf16 operand, only the f32
+//      accumulation the bound allows. A masked key's v row is zero (the
+//      tensor core multiplies every p, and 0·NaN is NaN), and a tile whose
+//      visible v holds a NaN or an infinity takes those keys' products by
+//      FMA from the rows' p in shared memory, so that only the rows that
+//      see the key meet its value (as the main kernel).
+namespace {
+
+constexpr int kMmaWarps = 4;
+constexpr int kMmaThreads = 32 * kMmaWarps;
+constexpr int kMmaRows = 16 * kMmaWarps;
+constexpr int kMmaKeys = 32;
+// bf16 elements per shared-memory row: 8 more than a row, so that the
+// lanes' 32-bit fragment loads (rows l/4, columns 2·(l%4)) hit 32 banks.
+constexpr int kMmaStride = kAttnDim + 8;
+constexpr int kMmaKSteps = kAttnDim / 16; // q·k: 16 dims a step
+constexpr int kMmaDimTiles = kAttnDim / 8; // p·v: 8 dims a tile
+constexpr int kMmaKeyTiles = kMmaKeys / 8; // q·k: 8 keys a tile
+// s_f's floats: a tile's p ([kMmaRows][kMmaKeys]) when its v is not
+// finite, or the f32 rows staged through the term's load hook,
+// kMmaStageRows per pass (at most a key tile's).
+constexpr int kMmaF = kMmaRows * kMmaKeys;
+constexpr int kMmaStageRows = kMmaF / kAttnDim < kMmaKeys ? kMmaF / kAttnDim : kMmaKeys;
+static_assert(kAttnDim % 16 == 0 && kMmaStageRows >= 1 && kMmaStageRows * kAttnDim <= kMmaF,
+              "attnMMA admitted a head dim the tensor-core kernel cannot take");
+// Tiles of 42 KiB at most (head dim ≤ 128): with the rows' state and the
+// term's (rope's frequencies of 64 pairs) under the 48 KiB of static shared
+// memory.
+static_assert(kAttnDim <= 128 && 2 * kMmaStride * (kMmaRows + 2 * kMmaKeys) + 4 * kMmaRows * kMmaKeys <= (42 << 10),
+              "attnMMA admitted a spec whose tiles exceed 42 KiB");
+#ifndef POSENC_ATTN_MMA
+// The launcher runs the tensor-core kernel for the calls the main kernel
+// would run (not decode) when the device's image of it was built for sm_80
+// or later (attn_mma_ok). Define it (-D) to 0 to keep them on the main
+// kernel.
+#define POSENC_ATTN_MMA 1
+#endif
+
+// mma_bf16 is d += a·b for one m16n8k16 tile: a the 16×16 bf16 row-major
+// fragment (a[0]: row l/4, columns 2·(l%4) and +1; a[1]: row + 8; a[2]:
+// columns + 8; a[3]: both), b the 16×8 column-major one (b[0]: rows
+// 2·(l%4) and +1 of column l/4; b[1]: rows + 8), d the f32 accumulators
+// (d[0], d[1]: row l/4, columns 2·(l%4) and +1; d[2], d[3]: row + 8), the
+// low half of a register the lower index (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16 with floating point type").
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned int (&a)[4], const unsigned int (&b)[2]) {
+#ifdef POSENC_CUDA_HOST
+	posenc_host::mma_m16n8k16_bf16(d, a, b);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	// No bf16 mma before sm_80: the launcher never runs this image
+	// (attn_mma_ok).
+	(void)d;
+	(void)a;
+	(void)b;
+	__trap();
+#else
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+// mma_bits is the bf16 encoding of f (nearest even), mma_val its value.
+__device__ __forceinline__ unsigned short mma_bits(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+__device__ __forceinline__ float mma_val(unsigned short h) { return __bfloat162float(__ushort_as_bfloat16(h)); }
+
+// mma_pair packs the bf16 encodings of x (low half) and y.
+__device__ __forceinline__ unsigned int mma_pair(float x, float y) {
+	return (unsigned int)mma_bits(x) | (unsigned int)mma_bits(y) << 16;
+}
+
+// mma_word reads the two bf16 at p (4-byte aligned) as one register.
+__device__ __forceinline__ unsigned int mma_word(const unsigned short *p) {
+	return *reinterpret_cast<const unsigned int *>(p);
+}
+
+} // namespace
+
+template <int FORM>
+__global__ void posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__, const store_t *__restrict__, const store_t *__restrict__,
+                                               const store_t *__restrict__, const attn_term_args, const int *__restrict__,
+                                               const int *__restrict__, const int *__restrict__, const int *__restrict__,
+                                               const int *__restrict__, int, int, int, long long, int, int, float, int, int, int,
+                                               int, long long, float *__restrict__, float *__restrict__, long long *__restrict__);
+
+namespace {
+
+// attn_mma_ok reports whether the tensor-core kernel of FORM can run on the
+// current device: the image loaded for it was compiled for sm_80 or later
+// (its PTX version; an older one holds a trap instead of the mma).
+template <int FORM>
+bool attn_mma_ok() {
+	cudaFuncAttributes attr;
+	if (cudaFuncGetAttributes(&attr, (const void *)posenc_grope_llama31_bf16_attention_mma_kernel<FORM>) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return false;
+	}
+	return attr.ptxVersion >= 80;
+}
+
+} // namespace
+
+// posenc_grope_llama31_bf16_attention_mma_kernel runs the items of one call as
+// posenc_grope_llama31_bf16_attention_kernel does (same arguments, outputs and
+// workspace), with query tiles of kMmaRows rows (above).
+template <int FORM>
+__global__ void __launch_bounds__(kMmaThreads)
+posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const store_t *__restrict__ q, const store_t *__restrict__ k,
+                               const store_t *__restrict__ v, const attn_term_args targs, const int *__restrict__ qpos,
+                               const int *__restrict__ kpos, const int *__restrict__ q_start, const int *__restrict__ slots,
+                               const int *__restrict__ k_start, int lq, int lk, int nseq, long long cache_slots, int qheads,
+                               int kvheads, float scale, int causal, int window, int max_pos, int splits, long long chunk,
+                               float *__restrict__ ws_acc, float *__restrict__ ws_ml, long long *__restrict__ ws_d) {
+	constexpr bool ROTATE_K = (FORM & 1) != 0, PAGED = (FORM & 2) != 0;
+	constexpr float kNegInf = -__builtin_huge_valf();
+	__shared__ uint4 s_q4[kMmaRows * kMmaStride / 8], s_k4[kMmaKeys * kMmaStride / 8], s_v4[kMmaKeys * kMmaStride / 8];
+	unsigned short *const s_q = reinterpret_cast<unsigned short *>(s_q4);
+	unsigned short *const s_k = reinterpret_cast<unsigned short *>(s_k4);
+	unsigned short *const s_v = reinterpret_cast<unsigned short *>(s_v4);
+	// s_f: f32 rows through the term's load hook, or a tile's p.
+	__shared__ float s_f[kMmaF];
+	__shared__ long long s_qp[kMmaRows], s_shift[kMmaRows], s_orow[kMmaRows];
+	__shared__ int s_h[kMmaRows];
+	__shared__ unsigned int s_mask[kMmaRows];
+	__shared__ int s_kp[kMmaKeys];
+	__shared__ long long s_kr[kMmaKeys];
+	__shared__ int s_badk[kMmaKeys]; // key c's v holds a NaN or an infinity
+	__shared__ attn_term_smem s_term;
+	const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+	const int gid = lane >> 2, tig = lane & 3;
+	attn_term_init(s_term, max_pos);
+	const int grp = qheads / kvheads;
+	const long long items = attn_tiles(PAGED, lq, grp, kMmaRows, nseq) * kvheads * splits;
+	for (long long it = blockIdx.x; it < items; it += gridDim.x) {
+		AttnItem item;
+		if (!attn_item<kMmaRows, PAGED>(it, splits, kvheads, grp, lq, lk, nseq, q_start, k_start, item))
+			continue; // an idle item (block-uniform)
+		const int s = item.s, g = item.g;
+		const long long q0 = item.q0, q1 = item.q1, k0 = item.k0, k1 = item.k1, r0 = item.r0;
+		const long long rows = (q1 - q0) * grp;
+		const int nrows = rows - r0 < kMmaRows ? (int)(rows - r0) : kMmaRows;
+		const long long j0 = k0 + s * chunk;
+		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1;
+		__syncthreads(); // the previous item is done with shared memory (and s_term is written)
+		if (tid < kMmaRows) {
+			const long long rr = r0 + tid;
+			const long long i = q0 + rr / grp;
+			const int h = g * grp + (int)(rr % grp);
+			s_qp[tid] = tid < nrows ? (long long)qpos[i] : 0;
+			s_h[tid] = h;
+			s_orow[tid] = i * qheads + h;
+			s_shift[tid] = 0;
+		}
+		__syncthreads();
+		// q through the term's hook, kMmaStageRows rows a pass, to bf16
+		// (values of bf16 already: the storage, or rope's rounded rotation).
+		for (int r0s = 0; r0s < kMmaRows; r0s += kMmaStageRows) {
+			for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
+				const int r = r0s + e / kAttnTermUnits;
+				if (r < nrows)
+					attn_term_load_q(s_term, targs, s_f + (r - r0s) * kAttnDim, q + s_orow[r] * kAttnDim, s_qp[r], s_orow[r] / qheads,
+					                 s_h[r], r, e % kAttnTermUnits);
+			}
+			__syncthreads();
+			for (int e = tid; e < kMmaStageRows * kAttnDim; e += kMmaThreads) {
+				const int r = r0s + e / kAttnDim, d = e % kAttnDim;
+				if (r < kMmaRows)
+					s_q[r * kMmaStride + d] = mma_bits(r < nrows ? s_f[e] : 0.0f);
+			}
+			__syncthreads();
+		}
+		if (kAttnShift && tid < nrows) {
+			// The row's nearest unmasked key of the split (the main kernel's).
+			long long best = -1;
+			for (long long j = j0; j < j1; ++j) {
+				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+				if (!attn_masked(s_qp[tid], kp, causal, window)) {
+					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
+					best = best < 0 || d < best ? d : best;
+				}
+			}
+			s_shift[tid] = best < 0 ? 0 : best;
+		}
+		// The warp's q fragments (rows 16w + gid and + 8).
+		unsigned int qa[kMmaKSteps][4];
+		const unsigned short *qrow = s_q + (16 * w + gid) * kMmaStride + 2 * tig;
+#pragma unroll
+		for (int ks = 0; ks < kMmaKSteps; ++ks) {
+			qa[ks][0] = mma_word(qrow + 16 * ks);
+			qa[ks][1] = mma_word(qrow + 8 * kMmaStride + 16 * ks);
+			qa[ks][2] = mma_word(qrow + 16 * ks + 8);
+			qa[ks][3] = mma_word(qrow + 8 * kMmaStride + 16 * ks + 8);
+		}
+		__syncthreads(); // s_shift
+		// The lane's two rows: half 0 is row 16w + gid, half 1 row + 8.
+		int rr[2];
+		long long qp[2], shift[2];
+		int hh[2];
+		for (int x = 0; x < 2; ++x) {
+			rr[x] = 16 * w + gid + 8 * x;
+			qp[x] = s_qp[rr[x]];
+			shift[x] = s_shift[rr[x]];
+			hh[x] = s_h[rr[x]];
+		}
+		float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};
+		unsigned int seen = 0;
+		float acc[kMmaDimTiles][4];
+#pragma unroll
+		for (int t = 0; t < kMmaDimTiles; ++t)
+			acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+		for (long long j = j0; j < j1; j += kMmaKeys) {
+			const int nk = j1 - j < kMmaKeys ? (int)(j1 - j) : kMmaKeys;
+			// Positions (padding past the split or outside the cache), rows,
+			// mask bits.
+			if (tid < kMmaKeys) {
+				long long kr = j + tid;
+				int kp = -1;
+				if (tid < nk) {
+					kp = kpos[kr];
+					if (PAGED) {
+						kr = slots[kr];
+						kp = (unsigned long long)kr < (unsigned long long)cache_slots ? kp : -1;
+					}
+				}
+				s_kp[tid] = kp;
+				s_kr[tid] = kr;
+				s_badk[tid] = 0;
+			}
+			__syncthreads();
+			if (tid < kMmaRows) {
+				unsigned int bits = 0;
+				if (tid < nrows)
+					for (int c = 0; c < nk; ++c)
+						bits |= attn_masked(s_qp[tid], s_kp[c], causal, window) ? 0u : 1u << c;
+				s_mask[tid] = bits;
+			}
+			__syncthreads();
+			unsigned int any = 0;
+			for (int r = 0; r < kMmaRows; ++r)
+				any |= s_mask[r];
+			if (any == 0)
+				continue; // block-uniform: no row sees a key of this tile
+			// k through the term's hook where it rotates (ROTATE_K), else as
+			// stored, v as stored, with 128-bit loads; a key no row sees is
+			// zero in both.
+			constexpr int kPieces = kAttnDim / 8; // 128-bit pieces of a row
+			const uint4 zero = {0u, 0u, 0u, 0u};
+			for (int e = tid; e < kMmaKeys * kPieces; e += kMmaThreads) {
+				const int c = e / kPieces, p = e % kPieces;
+				const long long off = (s_kr[c] * kvheads + g) * kAttnDim + 8 * p;
+				const bool on = (any >> c) & 1u;
+				uint4 x = on ? *reinterpret_cast<const uint4 *>(v + off) : zero;
+				const unsigned int wv[4] = {x.x, x.y, x.z, x.w};
+				for (int h = 0; h < 8; ++h)
+					if (((wv[h >> 1] >> (16 * (h & 1))) & 0x7f80u) == 0x7f80u) // all exponent bits: NaN or ±∞
+						s_badk[c] = 1;
+				s_v4[(c * kMmaStride + 8 * p) / 8] = x;
+				if (!ROTATE_K)
+					s_k4[(c * kMmaStride + 8 * p) / 8] = on ? *reinterpret_cast<const uint4 *>(k + off) : zero;
+			}
+			__syncthreads(); // s_k (ROTATE_K: s_f is free)
+			for (int c0 = 0; ROTATE_K && c0 < kMmaKeys; c0 += kMmaStageRows) {
+				for (int e = tid; e < kMmaStageRows * kAttnTermUnits; e += kMmaThreads) {
+					const int c = c0 + e / kAttnTermUnits;
+					if (c < kMmaKeys && ((any >> c) & 1u))
+						attn_term_load(s_term, targs, s_f + (c - c0) * kAttnDim, k + (s_kr[c] * kvheads + g) * kAttnDim, s_kp[c], j + c,
+						               e % kAttnTermUnits, ROTATE_K);
+				}
+				__syncthreads();
+				for (int e = tid; e < kMmaStageRows * kAttnDim; e += kMmaThreads) {
+					const int c = c0 + e / kAttnDim, d = e % kAttnDim;
+					if (c < kMmaKeys)
+						s_k[c * kMmaStride + d] = mma_bits((any >> c) & 1u ? s_f[e] : 0.0f);
+				}
+				__syncthreads();
+			}
+			// 1. S = q·kᵀ over the tile's keys.
+			float sc[kMmaKeyTiles][4];
+#pragma unroll
+			for (int t = 0; t < kMmaKeyTiles; ++t) {
+				sc[t][0] = sc[t][1] = sc[t][2] = sc[t][3] = 0.0f;
+				const unsigned short *krow = s_k + (8 * t + gid) * kMmaStride + 2 * tig;
+#pragma unroll
+				for (int ks = 0; ks < kMmaKSteps; ++ks) {
+					const unsigned int b[2] = {mma_word(krow + 16 * ks), mma_word(krow + 16 * ks + 8)};
+					mma_bf16(sc[t], qa[ks], b);
+				}
+			}
+			// 2. Scores and the online softmax of the lane's two rows; the
+			// lanes of a row share its max through two shuffles (fmaxf skips
+			// NaN scores; their p = e^NaN still reaches l).
+			unsigned int bits[2];
+			float alpha[2];
+#pragma unroll
+			for (int x = 0; x < 2; ++x) {
+				bits[x] = rr[x] < nrows ? s_mask[rr[x]] : 0u;
+				float mt = kNegInf;
+#pragma unroll
+				for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+					for (int e = 0; e < 2; ++e) {
+						const int c = 8 * t + 2 * tig + e;
+						float y = kNegInf;
+						if ((bits[x] >> c) & 1u) {
+							y = attn_term_score(s_term, targs, (const float *)0, rr[x], hh[x], g, kvheads, qp[x], s_kp[c], shift[x], scale,
+							                    sc[t][2 * x + e]);
+							mt = fmaxf(mt, y);
+						}
+						sc[t][2 * x + e] = y;
+					}
+				mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
+				mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
+				const float mn = fmaxf(m[x], mt);
+				alpha[x] = m[x] == mn ? 1.0f : attn_exp(m[x] - mn);
+				float sum = 0.0f;
+#pragma unroll
+				for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+					for (int e = 0; e < 2; ++e) {
+						const int c = 8 * t + 2 * tig + e;
+						const float p = (bits[x] >> c) & 1u ? attn_exp(sc[t][2 * x + e] - mn) : 0.0f;
+						sc[t][2 * x + e] = p;
+						sum += p;
+					}
+				l[x] = l[x] * alpha[x] + sum;
+				m[x] = bits[x] ? mn : m[x];
+				seen |= bits[x] ? 1u << x : 0u;
+			}
+#pragma unroll
+			for (int t = 0; t < kMmaDimTiles; ++t) {
+				acc[t][0] *= alpha[0];
+				acc[t][1] *= alpha[0];
+				acc[t][2] *= alpha[1];
+				acc[t][3] *= alpha[1];
+			}
+			__syncthreads(); // s_v, s_badk
+			unsigned int bad = 0;
+			for (int c = 0; c < kMmaKeys; ++c)
+				bad |= s_badk[c] ? 1u << c : 0u;
+			if (bad) { // block-uniform: the whole v row of such a key leaves the mma
+				for (int e = tid; e < kMmaKeys * kAttnDim; e += kMmaThreads)
+					if ((bad >> (e / kAttnDim)) & 1u)
+						s_v[(e / kAttnDim) * kMmaStride + e % kAttnDim] = 0;
+				__syncthreads();
+			}
+			// 3. acc += p·v: keys 16·kk … 16·kk + 15 are the S tiles 2kk and
+			// 2kk + 1, whose accumulators are the a fragment's layout.
+#pragma unroll
+			for (int kk = 0; kk < kMmaKeys / 16; ++kk) {
+				unsigned int pa[3][4];
+#pragma unroll
+				for (int f = 0; f < 4; ++f) {
+					const float *pp = sc[2 * kk + (f >> 1)] + 2 * (f & 1);
+					float x0 = pp[0], x1 = pp[1];
+#pragma unroll
+					for (int part = 0; part < 3; ++part) {
+						pa[part][f] = mma_pair(x0, x1);
+						x0 -= mma_val(mma_bits(x0));
+						x1 -= mma_val(mma_bits(x1));
+					}
+				}
+#pragma unroll
+				for (int t = 0; t < kMmaDimTiles; ++t) {
+					const unsigned short *vc = s_v + (16 * kk + 2 * tig) * kMmaStride + 8 * t + gid;
+					const unsigned int b[2] = {(unsigned int)vc[0] | (unsigned int)vc[kMmaStride] << 16,
+					                           (unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16};
+#pragma unroll
+					for (int part = 0; part < 3; ++part)
+						mma_bf16(acc[t], pa[part], b);
+				}
+			}
+			if (bad) { // block-uniform
+				// Keys whose v is not finite: their products by FMA, each row
+				// with its own p (from s_f), so only the rows that see the key
+				// meet its value.
+#pragma unroll
+				for (int t = 0; t < kMmaKeyTiles; ++t)
+#pragma unroll
+					for (int e = 0; e < 4; ++e)
+						s_f[rr[e >> 1] * kMmaKeys + 8 * t + 2 * tig + (e & 1)] = sc[t][e];
+				__syncthreads();
+				for (int c = 0; c < kMmaKeys; ++c) {
+					if (!((bad >> c) & 1u))
+						continue;
+					const store_t *vr = v + (s_kr[c] * kvheads + g) * kAttnDim;
+#pragma unroll
+					for (int t = 0; t < kMmaDimTiles; ++t)
+#pragma unroll
+						for (int e = 0; e < 4; ++e) {
+							const int r = rr[e >> 1];
+							if ((s_mask[r] >> c) & 1u)
+								acc[t][e] = fmaf(s_f[r * kMmaKeys + c], ld(vr + 8 * t + 2 * tig + (e & 1)), acc[t][e]);
+						}
+				}
+			}
+			__syncthreads(); // the tile's shared memory is read
+		}
+		// The row's l over its four lanes; then out (or the split's partial).
+#pragma unroll
+		for (int x = 0; x < 2; ++x) {
+			l[x] += __shfl_xor_sync(0xffffffffu, l[x], 1);
+			l[x] += __shfl_xor_sync(0xffffffffu, l[x], 2);
+		}
+#pragma unroll
+		for (int t = 0; t < kMmaDimTiles; ++t)
+#pragma unroll
+			for (int e = 0; e < 4; ++e) {
+				const int x = e >> 1, r = rr[x];
+				if (r < nrows)
+					attn_put(out, ws_acc, ws_ml, ws_d, s_orow[r], s, splits, 8 * t + 2 * tig + (e & 1), acc[t][e], m[x], l[x],
+					         ((seen >> x) & 1u) != 0, shift[x]);
+			}
+	}
+}
+
 // posenc_grope_llama31_bf16_attention_combine_kernel merges the splits of every output
 // row o (blocks stride over rows, threads over dims): with the splits'
 // maxima moved to one frame, μ_s = m_s − slope_h·(d_s − d_min) (ALiBi's
@@ -1444,13 +1879,22 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
+	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
 	// Decode calls, at most kDecMaxRows rows per KV head and sequence with k
 	// and v 16-byte aligned, run the decode kernel (tiles of kDecRows rows).
 	const long long rows = (long long)lq * (qheads / kvheads);
 	const long long seqs = PAGED ? nseq : 1; // ≥ 1 here
 	const bool dec = (rows + seqs - 1) / seqs <= kDecMaxRows && aligned16(k) && aligned16(v);
-	const long long tile = dec ? kDecRows : kAttnRows, target = dec ? kDecTargetBlocks : kAttnTargetBlocks;
-	const long long min_chunk = dec ? kDecMinChunk : kAttnMinChunk;
+	if (dec) {
+		tile = kDecRows;
+		target = kDecTargetBlocks;
+		min_chunk = kDecMinChunk;
+	}
+	// The others run the tensor-core kernel (tiles of kMmaRows rows) where
+	// the device can and k and v are 16-byte aligned.
+	const bool mma = !dec && POSENC_ATTN_MMA && aligned16(k) && aligned16(v) && attn_mma_ok<attn_form(ROTATE_K, PAGED)>();
+	if (mma)
+		tile = kMmaRows;
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
 	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).
@@ -1490,6 +1934,11 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 	const dim3 grid((unsigned int)(items < kAttnMaxBlocks ? items : kAttnMaxBlocks));
 	if (dec) {
 		POSENC_LAUNCH(posenc_grope_llama31_bf16_attention_decode_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kDecThreads), 0, stream, out, q, k, v,
+		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
+		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
+	} else
+	if (mma) {
+		POSENC_LAUNCH(posenc_grope_llama31_bf16_attention_mma_kernel<attn_form(ROTATE_K, PAGED)>, grid, dim3(kMmaThreads), 0, stream, out, q, k, v,
 		              targs, qpos, kpos, q_start, slots, k_start, lq, lk, nseq, cache_slots, qheads, kvheads, scale, causal, window,
 		              max_pos, (int)splits, chunk, ws_acc, ws_ml, ws_d);
 	} else

@@ -486,8 +486,10 @@ extern "C" cudaError_t posenc_gshaw_base_output(posenc_gshaw_base_t *dst, const 
 // partial (m, l, acc) to a workspace and posenc_gshaw_base_attention_combine_kernel
 // merges them. Decode calls (few query rows per KV head) run
 // posenc_gshaw_base_attention_decode_kernel (attention_decode.cu.tmpl) instead,
-// with the same items, hooks and workspace. f32 FMA throughout (tensor-core tiles are not generated
-// yet).
+// with the same items, hooks and workspace, and, for bf16 storage, the
+// other calls run posenc_gshaw_base_attention_mma_kernel
+// (attention_mma.cu.tmpl: q·k and p·v on the tensor cores) where the
+// device has them; otherwise this kernel computes in f32 FMA.
 namespace {
 
 constexpr int kAttnDim = 64;
@@ -1009,7 +1011,7 @@ cudaError_t attn_launch(store_t *out, const store_t *q, const store_t *k, const 
 		return cudaErrorInvalidValue;
 	if (PAGED && (!q_start || !k_start || (lk > 0 && !slots)))
 		return cudaErrorInvalidValue;
-	const long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
+	long long tile = kAttnRows, target = kAttnTargetBlocks, min_chunk = kAttnMinChunk;
 	// Items of one split: (query tile, KV head), with the paged tile bound
 	// ⌊rows/tile⌋ + nseq of attn_tile0 (≤ 2^62 + 2^31 tiles, and
 	// kvheads·⌊rows/tile⌋ ≤ qrows: no overflow).

@@ -1,0 +1,80 @@
+package cuda_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posenc/posenc/verify"
+	"github.com/posenc/posenc/verify/cudahost"
+)
+
+// mmaSpecs are bf16 specs with the tensor-core kernel: ALiBi (head dim 48,
+// whose staged rows do not divide a tile; 6 heads, so 6·lq rows of one KV
+// head fill a 64-row tile), T5's buckets (head dim 16, one mma step), rope
+// (half layout, its keys rotated inside and rounded to bf16), M-RoPE.
+var mmaSpecs = []string{
+	"name: alibi_mma\nencoding: alibi\nheads: 6\nhead_dim: 48\ndtype: bf16\n",
+	"name: rpe_t5_mma\nencoding: rpe_bias\nheads: 4\nhead_dim: 16\nbuckets: {num: 32, max_distance: 128, bidirectional: true}\ndtype: bf16\n",
+	"name: rope_mma\nencoding: rope\nhead_dim: 64\nlayout: half\ndtype: bf16\n",
+	"name: mrope_mma\nencoding: rope\nhead_dim: 32\nlayout: half\nmax_position: 64\nmrope_section: [4, 6, 6]\ndtype: bf16\n",
+}
+
+// TestAttentionMMA runs verify.RunAttentionStored on the bf16 specs'
+// launchers with the kernel forced through the templates' macros: "mma"
+// sends every call to the tensor-core kernel (POSENC_ATTN_DECODE_ROWS 0:
+// decode calls too), "mma-always" and "mma-never" with every call split
+// and none, "main" keeps every call on the FMA kernel (POSENC_ATTN_MMA 0),
+// which bf16 prefill no longer reaches by default.
+func TestAttentionMMA(t *testing.T) {
+	if _, ok := cudahost.CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	const mma = "#define POSENC_ATTN_DECODE_ROWS 0\n"
+	type policy struct{ name, defines string }
+	all := []policy{
+		{"mma", mma},
+		{"mma-always", mma + "#define POSENC_ATTN_TARGET_BLOCKS 1073741824\n"},
+		{"mma-never", mma + "#define POSENC_ATTN_TARGET_BLOCKS 1\n"},
+		{"main", mma + "#define POSENC_ATTN_MMA 0\n"},
+	}
+	for i, y := range mmaSpecs {
+		ps := all[:1]
+		switch i {
+		case 0:
+			ps = all
+		case 2:
+			ps = []policy{all[0], all[3]}
+		}
+		for _, p := range ps {
+			c := derive(t, y)
+			t.Run(c.Input().Name+"/"+p.name, func(t *testing.T) {
+				t.Parallel() // each builds and runs its own library
+				dir := write(t, c)
+				cu := filepath.Join(dir, c.Input().Name+".cu")
+				src, err := os.ReadFile(cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(src), "_attention_mma_kernel") {
+					t.Fatalf("%s: no tensor-core kernel", c.Input().Name)
+				}
+				if err := os.WriteFile(cu, append([]byte(p.defines), src...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l, err := cudahost.Build(c.Input(), cu)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				r := verify.RunAttentionStored(l.Spec(), l.Attention())
+				r.Target = "cuda-host-attention-" + p.name
+				verify.Emit(t, r)
+				if r.Cases < 40 || r.MaxRatio > 1 {
+					t.Errorf("%s: %d cases, max ratio %g", c.Input().Name, r.Cases, r.MaxRatio)
+				}
+			})
+		}
+	}
+}
