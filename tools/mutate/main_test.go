@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -165,4 +167,39 @@ func TestInOrderCancelled(t *testing.T) {
 		t.Errorf("index %d handed over after cancellation", i)
 		return true
 	})
+}
+
+// TestTrustedChecksRunInCI: the checks whose baseline .ci/run's -trusted
+// skips must be go test runs that the README test command has just made
+// on the same tree: native ones of any package (go test ./...), arm64
+// ones of the packages its qemu half tests. A posenc verify check is never
+// trusted (the README command does not run it).
+func TestTrustedChecksRunInCI(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`go run \./tools/mutate -trusted '([^']*)'`).FindSubmatch(ci)
+	if m == nil {
+		t.Fatal(".ci/run does not run tools/mutate with -trusted '…'")
+	}
+	re := regexp.MustCompile(string(m[1]))
+	var n int
+	for name, c := range checks {
+		if !re.MatchString(name) {
+			continue
+		}
+		n++
+		if len(c.Args) < 2 || c.Args[0] != "go" || c.Args[1] != "test" {
+			t.Errorf("trusted check %q is not a go test: %v", name, c.Args)
+			continue
+		}
+		pkg := c.Args[len(c.Args)-1]
+		if slices.Contains(c.Env, "GOARCH=arm64") && !strings.HasPrefix(pkg, "./generated/") && !strings.HasPrefix(pkg, "./internal/goldens/") && !strings.HasPrefix(pkg, "./internal/kernelfuzz") {
+			t.Errorf("trusted check %q tests %s under qemu, which the README command's arm64 half does not", name, pkg)
+		}
+	}
+	if n == 0 {
+		t.Errorf("-trusted %q matches no check", m[1])
+	}
 }
