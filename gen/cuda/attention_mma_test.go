@@ -1,9 +1,6 @@
 package cuda_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/posenc/posenc/verify"
@@ -51,23 +48,7 @@ func TestAttentionMMA(t *testing.T) {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+p.name, func(t *testing.T) {
 				t.Parallel() // each builds and runs its own library
-				dir := write(t, c)
-				cu := filepath.Join(dir, c.Input().Name+".cu")
-				src, err := os.ReadFile(cu)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(string(src), "_attention_mma_kernel") {
-					t.Fatalf("%s: no tensor-core kernel", c.Input().Name)
-				}
-				if err := os.WriteFile(cu, append([]byte(p.defines), src...), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				l, err := cudahost.Build(c.Input(), cu)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer l.Close()
+				l := buildDefined(t, c, p.defines, "_attention_mma_kernel")
 				r := verify.RunAttentionStored(l.Spec(), l.Attention())
 				r.Target = "cuda-host-attention-" + p.name
 				verify.Emit(t, r)

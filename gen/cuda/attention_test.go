@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/posenc/posenc/gen/cuda"
+	"github.com/posenc/posenc/gen/family"
 	"github.com/posenc/posenc/verify"
 	"github.com/posenc/posenc/verify/cudahost"
 )
@@ -149,20 +150,7 @@ func TestAttentionSplitPolicy(t *testing.T) {
 			c := derive(t, y)
 			t.Run(c.Input().Name+"/"+p.name, func(t *testing.T) {
 				t.Parallel() // each builds and runs its own library
-				dir := write(t, c)
-				cu := filepath.Join(dir, c.Input().Name+".cu")
-				src, err := os.ReadFile(cu)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(cu, append([]byte(p.defines), src...), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				l, err := cudahost.Build(c.Input(), cu)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer l.Close()
+				l := buildDefined(t, c, p.defines, "")
 				r := verify.RunAttention(l.Spec(), l.Attention())
 				r.Target = "cuda-host-attention-" + p.name
 				verify.Emit(t, r)
@@ -198,4 +186,28 @@ func TestMRoPEAttentionSignatures(t *testing.T) {
 			t.Errorf("%s lacks\n%s", files[1].Name, want)
 		}
 	}
+}
+
+// buildDefined writes c's CUDA files with defines (#define lines) put
+// before the .cu's source, checks that the source holds want (when not
+// empty), and builds the host-emulated library, closed when t ends.
+func buildDefined(t *testing.T, c family.Derived, defines, want string) *cudahost.Lib {
+	t.Helper()
+	cu := filepath.Join(write(t, c), c.Input().Name+".cu")
+	src, err := os.ReadFile(cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != "" && !strings.Contains(string(src), want) {
+		t.Fatalf("%s: the .cu has no %s", c.Input().Name, want)
+	}
+	if err := os.WriteFile(cu, append([]byte(defines), src...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := cudahost.Build(c.Input(), cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }

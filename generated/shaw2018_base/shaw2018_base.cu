@@ -626,6 +626,23 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
 }
 
+// attn_nearest is the distance from a query at qp to its nearest unmasked
+// key of [j0, j1) (0 when it has none): the shift of a row's ALiBi bias
+// (kAttnShift). PAGED: a key whose slot is outside the cache is padding.
+template <bool PAGED>
+__device__ __forceinline__ long long attn_nearest(long long qp, long long j0, long long j1, const int *kpos, const int *slots,
+                                                  long long cache_slots, int causal, int window) {
+	long long best = -1;
+	for (long long j = j0; j < j1; ++j) {
+		const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+		if (!attn_masked(qp, kp, causal, window)) {
+			const long long d = qp - kp < 0 ? kp - qp : qp - kp;
+			best = best < 0 || d < best ? d : best;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
 // The rpe_full term (Shaw et al. 2018, eqs. 3–5): for the bucket row
 // b = clamp(qp − kp, −kSpan, kSpan) + kSpan of a (row, key) pair, the
 // score is scale·(q·k + q·aK[b]) (two f32 dot products, then their sum)
@@ -792,19 +809,8 @@ posenc_shaw2018_base_attention_kernel(store_t *__restrict__ out, const store_t *
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
-		if (kAttnShift && tid < nrows) {
-			// The row's nearest unmasked key of the split: biases are taken
-			// relative to it (docs/design/attention.md, "Bound").
-			long long best = -1;
-			for (long long j = j0; j < j1; ++j) {
-				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-				if (!attn_masked(s_qp[tid], kp, causal, window)) {
-					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
-					best = best < 0 || d < best ? d : best;
-				}
-			}
-			s_shift[tid] = best < 0 ? 0 : best;
-		}
+		if (kAttnShift && tid < nrows) // biases relative to the nearest key (docs/design/attention.md, "Bound")
+			s_shift[tid] = attn_nearest<PAGED>(s_qp[tid], j0, j1, kpos, slots, cache_slots, causal, window);
 		float acc[kAttnAcc];
 #pragma unroll
 		for (int c = 0; c < kAttnAcc; ++c)

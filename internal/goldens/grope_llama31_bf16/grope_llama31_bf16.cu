@@ -627,6 +627,23 @@ __device__ __forceinline__ bool attn_masked(long long qp, long long kp, int caus
 	return kp < 0 || (causal && kp > qp) || (window > 0 && qp - kp >= window);
 }
 
+// attn_nearest is the distance from a query at qp to its nearest unmasked
+// key of [j0, j1) (0 when it has none): the shift of a row's ALiBi bias
+// (kAttnShift). PAGED: a key whose slot is outside the cache is padding.
+template <bool PAGED>
+__device__ __forceinline__ long long attn_nearest(long long qp, long long j0, long long j1, const int *kpos, const int *slots,
+                                                  long long cache_slots, int causal, int window) {
+	long long best = -1;
+	for (long long j = j0; j < j1; ++j) {
+		const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
+		if (!attn_masked(qp, kp, causal, window)) {
+			const long long d = qp - kp < 0 ? kp - qp : qp - kp;
+			best = best < 0 || d < best ? d : best;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
 // The rope term: rows are loaded rotated as by apply (sincos_angle of the
 // float64 angle p·ω_i, the factor kAttention), pair i of a row a unit,
 // then the dims past kRotaryDim one unit each, copied; no bias. With
@@ -803,19 +820,8 @@ posenc_grope_llama31_bf16_attention_kernel(store_t *__restrict__ out, const stor
 		}
 		const long long j0 = k0 + s * chunk;
 		const long long j1 = j0 + chunk < k1 ? j0 + chunk : k1; // below j0 for a split past the sequence's keys
-		if (kAttnShift && tid < nrows) {
-			// The row's nearest unmasked key of the split: biases are taken
-			// relative to it (docs/design/attention.md, "Bound").
-			long long best = -1;
-			for (long long j = j0; j < j1; ++j) {
-				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-				if (!attn_masked(s_qp[tid], kp, causal, window)) {
-					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
-					best = best < 0 || d < best ? d : best;
-				}
-			}
-			s_shift[tid] = best < 0 ? 0 : best;
-		}
+		if (kAttnShift && tid < nrows) // biases relative to the nearest key (docs/design/attention.md, "Bound")
+			s_shift[tid] = attn_nearest<PAGED>(s_qp[tid], j0, j1, kpos, slots, cache_slots, causal, window);
 		float acc[kAttnAcc];
 #pragma unroll
 		for (int c = 0; c < kAttnAcc; ++c)
@@ -1548,18 +1554,8 @@ posenc_grope_llama31_bf16_attention_mma_kernel(store_t *__restrict__ out, const 
 			}
 			__syncthreads();
 		}
-		if (kAttnShift && tid < nrows) {
-			// The row's nearest unmasked key of the split (the main kernel's).
-			long long best = -1;
-			for (long long j = j0; j < j1; ++j) {
-				const long long kp = PAGED && (unsigned long long)slots[j] >= (unsigned long long)cache_slots ? -1 : kpos[j];
-				if (!attn_masked(s_qp[tid], kp, causal, window)) {
-					const long long d = s_qp[tid] - kp < 0 ? kp - s_qp[tid] : s_qp[tid] - kp;
-					best = best < 0 || d < best ? d : best;
-				}
-			}
-			s_shift[tid] = best < 0 ? 0 : best;
-		}
+		if (kAttnShift && tid < nrows) // the row's ALiBi shift, as the main kernel's
+			s_shift[tid] = attn_nearest<PAGED>(s_qp[tid], j0, j1, kpos, slots, cache_slots, causal, window);
 		// The warp's q fragments (rows 16w + gid and + 8).
 		unsigned int qa[kMmaKSteps][4];
 		const unsigned short *qrow = s_q + (16 * w + gid) * kMmaStride + 2 * tig;
