@@ -1,6 +1,7 @@
 package cuda_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/posenc/posenc/verify"
@@ -57,5 +58,69 @@ func TestAttentionMMA(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAttentionMMAChosen checks, through the emulator's count of mma
+// calls (cudahost's TensorCoresUsed), which kernel the launchers pick by
+// default: the tensor-core one for a bf16 prefill (contiguous and paged),
+// the decode kernel for one query, and never the tensor cores when
+// POSENC_ATTN_MMA is 0.
+func TestAttentionMMAChosen(t *testing.T) {
+	if _, ok := cudahost.CXX(); !ok {
+		t.Skip("no C++ compiler")
+	}
+	for _, tc := range []struct {
+		name, defines string
+		prefill       bool // the prefill calls' expected answer
+	}{
+		{"default", "", true},
+		{"off", "#define POSENC_ATTN_MMA 0\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := derive(t, mmaSpecs[0])
+			l := buildDefined(t, c, tc.defines, "_attention_mma_kernel")
+			k := l.Attention()
+			const heads, hd = 6, 48
+			o := verify.AttentionOptions{QHeads: heads, KVHeads: heads, Scale: 0.125, Causal: true}
+			r := rand.New(rand.NewPCG(1, 2))
+			data := func(n int) []float32 {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				return x
+			}
+			pos := func(n int) []int32 {
+				p := make([]int32, n)
+				for i := range p {
+					p[i] = int32(i)
+				}
+				return p
+			}
+			used := func(what string, want bool) {
+				t.Helper()
+				got, err := l.TensorCoresUsed()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%s: tensor cores used %v, want %v", what, got, want)
+				}
+			}
+			used("before any call", false)
+			const lq, lk = 40, 40
+			row := heads * hd
+			kv := pos(lk)
+			k.Attention(make([]float32, lq*row), data(lq*row), data(lk*row), data(lk*row), nil, pos(lq), kv, o)
+			used("prefill", tc.prefill)
+			k.Attention(make([]float32, row), data(row), data(lk*row), data(lk*row), nil, []int32{lk - 1}, kv, o)
+			used("decode", false)
+			slots := pos(lk)
+			k.AttentionPaged(make([]float32, lq*row), data(lq*row), data(lk*row), data(lk*row), nil,
+				pos(lq), []int32{0, lq}, slots, kv, []int32{0, lk}, o)
+			used("paged prefill", tc.prefill)
+		})
 	}
 }

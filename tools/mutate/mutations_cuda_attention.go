@@ -86,6 +86,8 @@ var cudaAttentionMutations = []Mutation{
 		"s_v[(e / kAttnDim) * kMmaStride + e % kAttnDim] = 0;", "(void)e;", "cuda attention mma", 0},
 	{"cuda attn mma: v's B fragment rows 8 apart read as 1", "templates/attention_mma.cu.tmpl", "",
 		"(unsigned int)vc[8 * kMmaStride] | (unsigned int)vc[9 * kMmaStride] << 16", "(unsigned int)vc[2 * kMmaStride] | (unsigned int)vc[3 * kMmaStride] << 16", "cuda attention mma", 0},
+	{"cuda attn mma: the launcher never picks the tensor-core kernel", "templates/attention_launch.cu.tmpl", "",
+		"const bool mma = !dec && POSENC_ATTN_MMA &&", "const bool mma = dec && POSENC_ATTN_MMA &&", "cuda attention mma chosen", 0},
 	// 16-bit storage for the bias families (gen/cuda's gate).
 	{"cuda attn 16-bit: alibi's f16/bf16 specs lose the attention form", "gen/cuda/attention.go", "",
 		`b.DType != "f32" && family != "rope" && family != "alibi" && family != "rpe_bias"`, `b.DType != "f32" && family != "rope" && family != "rpe_bias"`, "cudahost attention16 bias", 0},

@@ -45,6 +45,9 @@ const (
 	// (templates/temperature.cu.tmpl): F0 q, P0 pos, I[0] heads.
 	opScaleQ = 25
 	// 26, 27, 28: the attention form (attention.go).
+	// opHostMMAs asks a host-emulation build whether a tensor-core mma ran
+	// (Lib.TensorCoresUsed); an nvcc build has no such case.
+	opHostMMAs = 29
 )
 
 // driverSource returns the C++ driver for s's launchers. One source serves
@@ -154,6 +157,9 @@ func driverSource(s *spec.Spec, cuPath string) (string, error) {
 	}
 	ops = append(ops, attentionOps(s)...)
 	ops = append(ops, fmt.Sprintf("case %d: return cudaSuccess; // storage round trip", opRoundTrip))
+	// Host builds only: F0[0] = 1 when a tensor-core mma ran since the last
+	// such request, else 0 (Lib.TensorCoresUsed).
+	ops = append(ops, fmt.Sprintf("#ifndef __CUDACC__\n\tcase %d: F0[0] = to_store(posenc_host::mma_calls ? 1.f : 0.f); posenc_host::mma_calls = 0; return cudaSuccess;\n#endif", opHostMMAs))
 	toStore, fromStore := "v", "v"
 	switch s.DType {
 	case "f16":

@@ -130,6 +130,9 @@ inline dim3 block_dim, grid_dim;
 inline std::vector<float> shfl_slots; // two buffers of one slot per thread
 inline std::vector<unsigned int> mma_slots; // two buffers of 6 words (a, b) per thread
 inline cudaError_t last_error = cudaSuccess;
+// mma_calls counts the threads' mma_m16n8k16_bf16 calls since the driver
+// last read it (its host-only query of which kernel a launcher chose).
+inline unsigned long long mma_calls;
 
 // kStack is each fiber's stack size: the kernels keep a few dozen scalars
 // and small arrays.
@@ -525,6 +528,7 @@ inline __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_
 // accumulation may take. Like the shuffles, a block-uniform call: call n of
 // a block writes slot buffer n mod 2 and passes one barrier.
 inline void mma_m16n8k16_bf16(float (&d)[4], const unsigned int (&a)[4], const unsigned int (&b)[2]) {
+	++mma_calls;
 	const unsigned int me = linear_tid();
 	const size_t nt = fibers.size();
 	unsigned int *buf = mma_slots.data() + (current->mmas++ & 1u) * 6 * nt;
