@@ -121,19 +121,23 @@ type Toolchain struct {
 	Compiler string
 
 	src  string                              // the driver's file name
-	args func(dir, src, exe string) []string // the compiler's arguments
+	args func(inc, src, exe string) []string // the compiler's arguments (inc: the directory of HeaderName)
 }
 
-// hostToolchain is the host C++ compiler with the emulation header:
-// C++20, -O1 (the fibers need no more).
+// hostFlags are the host compiler's code flags for the driver (C++20,
+// -O1: the fibers need no more), which its precompiled header shares
+// (pch.go).
+var hostFlags = []string{"-std=c++20", "-O1", "-fno-strict-aliasing"}
+
+// hostToolchain is the host C++ compiler with the emulation header.
 func hostToolchain(target string) (Toolchain, error) {
 	cxx, ok := CXX()
 	if !ok {
 		return Toolchain{}, errors.New("cudahost: no C++ compiler found (set $CXX)")
 	}
 	return Toolchain{Target: target, Emulated: true, Compiler: cxx, src: "driver.cpp",
-		args: func(dir, src, exe string) []string {
-			return []string{"-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-I", dir, "-o", exe, src}
+		args: func(inc, src, exe string) []string {
+			return append(append([]string(nil), hostFlags...), "-w", "-I", inc, "-o", exe, src)
 		}}, nil
 }
 
@@ -158,7 +162,7 @@ func GPUToolchain() (Toolchain, error) {
 		return Toolchain{}, err
 	}
 	return Toolchain{Target: TargetGPU, Compiler: nvcc, src: "driver.cu",
-		args: func(dir, src, exe string) []string {
+		args: func(_, src, exe string) []string {
 			return append(append([]string{"-O3", "-std=c++17", "-arch=" + NVCCArch()}, NVCCFlags()...), "-o", exe, src)
 		}}, nil
 }
@@ -228,8 +232,13 @@ func BuildWith(s *spec.Spec, cuPath string, tc Toolchain) (*Lib, error) {
 		l.Close()
 		return nil, err
 	}
+	// The emulation header: a shared directory where it is precompiled
+	// (pch.go), else a copy in the build directory.
+	inc := dir
 	if tc.Emulated {
-		if err := os.WriteFile(filepath.Join(dir, HeaderName), []byte(Header), 0o644); err != nil {
+		if pch := precompiledHeader(tc.Compiler); pch != "" {
+			inc = pch
+		} else if err := os.WriteFile(filepath.Join(dir, HeaderName), []byte(Header), 0o644); err != nil {
 			return fail(err)
 		}
 	}
@@ -238,7 +247,7 @@ func BuildWith(s *spec.Spec, cuPath string, tc Toolchain) (*Lib, error) {
 		return fail(err)
 	}
 	exe := filepath.Join(dir, "driver")
-	cmd := exec.Command(tc.Compiler, tc.args(dir, drv, exe)...)
+	cmd := exec.Command(tc.Compiler, tc.args(inc, drv, exe)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("cudahost: compiling %s with %s: %v\n%s", cuPath, filepath.Base(tc.Compiler), err, msg))
 	}
