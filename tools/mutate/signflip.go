@@ -23,10 +23,11 @@ var signFlipPairs = map[string]string{
 // signFlipFiles are the generated rope kernels whose FMA sites are sampled:
 // half and interleaved (partial rotary) float32, and bf16 storage, each on
 // amd64 (AVX2 and AVX-512) and arm64 (NEON), with the package test that
-// must catch a flip and the sampling step that CI runs: every 16th site (the
-// 1st, the 17th, …) of llama2_7b's amd64 rope kernels, every 64th of its NEON
-// ones and of the other amd64 files, every 128th of the other NEON files (a
-// qemu check costs 5–20 s; the steps were halved to keep CI under 30 minutes), each kernel counted from its first site,
+// must catch a flip and the sampling step that CI runs: every 32nd site (the
+// 1st, the 33rd, …) of llama2_7b's amd64 rope kernels, every 128th of its NEON
+// ones and of the other amd64 files, every 256th of the other NEON files (a
+// qemu check costs 5–20 s; the steps were doubled twice to keep CI under 30
+// minutes, each sample a subset of the one before, all of whose flips were caught), each kernel counted from its first site,
 // and attnStepFactor times sparser in the attention form's kernels: a sample
 // sized to CI's time. Each loop of a rope
 // kernel (q in place and from a source, k, the inverse, the grouped and
@@ -37,12 +38,12 @@ var signFlipFiles = []struct {
 	file, check string
 	every       int
 }{
-	{"generated/llama2_7b/llama2_7b_amd64.s", "test llama2_7b", 16},
-	{"generated/llama2_7b/llama2_7b_arm64.s", "neon llama2_7b", 64},
-	{"generated/gptj_6b/gptj_6b_amd64.s", "test gptj_6b", 64},
-	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 128},
-	{"internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "golden grope_bf16_half", 64},
-	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 128},
+	{"generated/llama2_7b/llama2_7b_amd64.s", "test llama2_7b", 32},
+	{"generated/llama2_7b/llama2_7b_arm64.s", "neon llama2_7b", 128},
+	{"generated/gptj_6b/gptj_6b_amd64.s", "test gptj_6b", 128},
+	{"generated/gptj_6b/gptj_6b_arm64.s", "neon gptj_6b", 256},
+	{"internal/goldens/grope_bf16_half/grope_bf16_half_amd64.s", "golden grope_bf16_half", 128},
+	{"internal/goldens/grope_bf16_half/grope_bf16_half_arm64.s", "neon golden grope_bf16_half", 256},
 }
 
 // attnStepFactor thins the sample in the attention form's kernels
