@@ -330,3 +330,11 @@ func (l *Lib) Verify() (r *verify.Report) {
 	}
 	return r
 }
+
+// checkLen panics, in the gonum/blas style of the generated Go API, when
+// an argument's length is not the one the call needs.
+func checkLen(fn, arg string, got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("cudahost: %s: len(%s) = %d, want %d", fn, arg, got, want))
+	}
+}

@@ -1,6 +1,7 @@
 package cudahost
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -284,4 +285,23 @@ func checkPaged(fn string, qStart, kStart, slots []int32, lq, lk, nslots int) {
 			panic(fmt.Sprintf("cudahost: %s: slots[%d] = %d, want a slot in [0, %d)", fn, j, sl, nslots))
 		}
 	}
+}
+
+// TensorCoresUsed reports whether a tensor-core mma (the bf16 attention
+// kernel's) ran since the previous TensorCoresUsed, which lets a test see
+// which kernel a launcher chose. Only host-emulation builds can answer:
+// on a GPU it returns an error.
+func (l *Lib) TensorCoresUsed() (bool, error) {
+	if l.target == TargetGPU {
+		return false, errors.New("cudahost: TensorCoresUsed needs a host-emulation build")
+	}
+	flag := []float32{-1}
+	st, err := l.call(opHostMMAs, nil, 0, [][]float32{flag}, nil)
+	if err != nil {
+		return false, err
+	}
+	if st != 0 || (flag[0] != 0 && flag[0] != 1) {
+		return false, fmt.Errorf("cudahost: the driver's mma query answered status %d, flag %g", st, flag[0])
+	}
+	return flag[0] == 1, nil
 }

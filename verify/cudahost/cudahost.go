@@ -496,30 +496,3 @@ func (l *Lib) RoundTrip(x []float32) []float32 {
 	l.mustCall("round_trip", opRoundTrip, nil, 0, [][]float32{y}, nil)
 	return y
 }
-
-// checkLen panics, in the gonum/blas style of the generated Go API, when
-// an argument's length is not the one the call needs.
-func checkLen(fn, arg string, got, want int) {
-	if got != want {
-		panic(fmt.Sprintf("cudahost: %s: len(%s) = %d, want %d", fn, arg, got, want))
-	}
-}
-
-// TensorCoresUsed reports whether a tensor-core mma (the bf16 attention
-// kernel's) ran since the previous TensorCoresUsed, which lets a test see
-// which kernel a launcher chose. Only host-emulation builds can answer:
-// on a GPU it returns an error.
-func (l *Lib) TensorCoresUsed() (bool, error) {
-	if l.target == TargetGPU {
-		return false, errors.New("cudahost: TensorCoresUsed needs a host-emulation build")
-	}
-	flag := []float32{-1}
-	st, err := l.call(opHostMMAs, nil, 0, [][]float32{flag}, nil)
-	if err != nil {
-		return false, err
-	}
-	if st != 0 || (flag[0] != 0 && flag[0] != 1) {
-		return false, fmt.Errorf("cudahost: the driver's mma query answered status %d, flag %g", st, flag[0])
-	}
-	return flag[0] == 1, nil
-}

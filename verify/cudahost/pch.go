@@ -23,18 +23,25 @@ import (
 // stays before a new one removes it.
 const pchKeep = 7 * 24 * time.Hour
 
-var pchDirs sync.Map // compiler path → its directory ("": none)
+var (
+	pchMu   sync.Mutex
+	pchDirs = map[string]string{} // compiler path → its directory ("": none)
+)
 
 // precompiledHeader returns the directory holding HeaderName and its
 // precompiled form for compiler cxx, building it the first time; "" when
 // cxx is not GCC, there is no cache directory, or the build fails (the
-// caller then copies the header beside the driver, as before).
+// caller then copies the header beside the driver, as before). Concurrent
+// first calls (parallel tests) wait for one build instead of each making
+// their own.
 func precompiledHeader(cxx string) string {
-	if d, ok := pchDirs.Load(cxx); ok {
-		return d.(string)
+	pchMu.Lock()
+	defer pchMu.Unlock()
+	d, ok := pchDirs[cxx]
+	if !ok {
+		d = buildPCH(cxx)
+		pchDirs[cxx] = d
 	}
-	d := buildPCH(cxx)
-	pchDirs.Store(cxx, d)
 	return d
 }
 
