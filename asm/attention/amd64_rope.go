@@ -92,6 +92,7 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 		}
 	}
 	out, kvb := 4*d*slot, g.kvBytes()
+	rc := g.Round16Consts(g.st)
 	for p := 0; p < nf; p += L {
 		ka := g.loadKV(amd64.Piece{Off: p, N: L}, amd64.Mem(from, kvb*p))
 		kb := g.loadKV(amd64.Piece{Off: p + nf, N: L}, amd64.Mem(from, kvb*(p+nf)))
@@ -102,8 +103,8 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 		c.VMULPS(cs, kb, rb)
 		c.VFMADD231PS(sn, ka, rb) // x_{i+nf}·c + x_i·s
 		if g.st != "" {
-			g.Round16(g.st, ra)
-			g.Round16(g.st, rb)
+			g.Round16(g.st, ra, rc)
+			g.Round16(g.st, rb, rc)
 		}
 		c.VMOVUPS(ra, amd64.Mem(rope.buf, out+4*p))
 		c.VMOVUPS(rb, amd64.Mem(rope.buf, out+4*(p+nf)))

@@ -79,6 +79,7 @@ func decode16(dtype string, keys, kv, rounds int, variants []string) error {
 			fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]\n", f.name, vn, rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4])
 		}
 	}
+	readLimit(k, v, src, dst, rounds)
 	return nil
 }
 

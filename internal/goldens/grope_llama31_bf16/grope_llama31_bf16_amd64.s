@@ -6763,659 +6763,671 @@ kb_group262:
 	MOVLQSX      (SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
-	VPMOVZXWD    (R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    128(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       (R12), Y0, Y2
-	VFNMADD231PS 256(R12), Y1, Y2
-	VMULPS       (R12), Y1, Y1
-	VFMADD231PS  256(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, (DI)
-	VMOVUPS      Y1, 256(DI)
-	VPMOVZXWD    16(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    144(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       32(R12), Y0, Y2
-	VFNMADD231PS 288(R12), Y1, Y2
-	VMULPS       32(R12), Y1, Y1
-	VFMADD231PS  288(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 32(DI)
-	VMOVUPS      Y1, 288(DI)
-	VPMOVZXWD    32(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    160(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       64(R12), Y0, Y2
-	VFNMADD231PS 320(R12), Y1, Y2
-	VMULPS       64(R12), Y1, Y1
-	VFMADD231PS  320(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 64(DI)
-	VMOVUPS      Y1, 320(DI)
-	VPMOVZXWD    48(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    176(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       96(R12), Y0, Y2
-	VFNMADD231PS 352(R12), Y1, Y2
-	VMULPS       96(R12), Y1, Y1
-	VFMADD231PS  352(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 96(DI)
-	VMOVUPS      Y1, 352(DI)
-	VPMOVZXWD    64(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    192(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       128(R12), Y0, Y2
-	VFNMADD231PS 384(R12), Y1, Y2
-	VMULPS       128(R12), Y1, Y1
-	VFMADD231PS  384(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 128(DI)
-	VMOVUPS      Y1, 384(DI)
-	VPMOVZXWD    80(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    208(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       160(R12), Y0, Y2
-	VFNMADD231PS 416(R12), Y1, Y2
-	VMULPS       160(R12), Y1, Y1
-	VFMADD231PS  416(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 160(DI)
-	VMOVUPS      Y1, 416(DI)
-	VPMOVZXWD    96(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    224(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       192(R12), Y0, Y2
-	VFNMADD231PS 448(R12), Y1, Y2
-	VMULPS       192(R12), Y1, Y1
-	VFMADD231PS  448(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 192(DI)
-	VMOVUPS      Y1, 448(DI)
-	VPMOVZXWD    112(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    240(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       224(R12), Y0, Y2
-	VFNMADD231PS 480(R12), Y1, Y2
-	VMULPS       224(R12), Y1, Y1
-	VFMADD231PS  480(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 224(DI)
-	VMOVUPS      Y1, 480(DI)
+	VMOVDQU      c32x8_00000001<>+0(SB), Y0
+	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
+	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VPMOVZXWD    (R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    128(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       (R12), Y3, Y5
+	VFNMADD231PS 256(R12), Y4, Y5
+	VMULPS       (R12), Y4, Y4
+	VFMADD231PS  256(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, (DI)
+	VMOVUPS      Y4, 256(DI)
+	VPMOVZXWD    16(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    144(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       32(R12), Y3, Y5
+	VFNMADD231PS 288(R12), Y4, Y5
+	VMULPS       32(R12), Y4, Y4
+	VFMADD231PS  288(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 32(DI)
+	VMOVUPS      Y4, 288(DI)
+	VPMOVZXWD    32(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    160(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       64(R12), Y3, Y5
+	VFNMADD231PS 320(R12), Y4, Y5
+	VMULPS       64(R12), Y4, Y4
+	VFMADD231PS  320(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 64(DI)
+	VMOVUPS      Y4, 320(DI)
+	VPMOVZXWD    48(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    176(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       96(R12), Y3, Y5
+	VFNMADD231PS 352(R12), Y4, Y5
+	VMULPS       96(R12), Y4, Y4
+	VFMADD231PS  352(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 96(DI)
+	VMOVUPS      Y4, 352(DI)
+	VPMOVZXWD    64(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    192(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       128(R12), Y3, Y5
+	VFNMADD231PS 384(R12), Y4, Y5
+	VMULPS       128(R12), Y4, Y4
+	VFMADD231PS  384(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 128(DI)
+	VMOVUPS      Y4, 384(DI)
+	VPMOVZXWD    80(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    208(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       160(R12), Y3, Y5
+	VFNMADD231PS 416(R12), Y4, Y5
+	VMULPS       160(R12), Y4, Y4
+	VFMADD231PS  416(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y4, 416(DI)
+	VPMOVZXWD    96(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    224(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       192(R12), Y3, Y5
+	VFNMADD231PS 448(R12), Y4, Y5
+	VMULPS       192(R12), Y4, Y4
+	VFMADD231PS  448(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 192(DI)
+	VMOVUPS      Y4, 448(DI)
+	VPMOVZXWD    112(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    240(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       224(R12), Y3, Y5
+	VFNMADD231PS 480(R12), Y4, Y5
+	VMULPS       224(R12), Y4, Y4
+	VFMADD231PS  480(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 224(DI)
+	VMOVUPS      Y4, 480(DI)
 	MOVLQSX      4(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*1), R15
-	VPMOVZXWD    (R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    128(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       (R12), Y0, Y2
-	VFNMADD231PS 256(R12), Y1, Y2
-	VMULPS       (R12), Y1, Y1
-	VFMADD231PS  256(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 512(DI)
-	VMOVUPS      Y1, 768(DI)
-	VPMOVZXWD    16(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    144(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       32(R12), Y0, Y2
-	VFNMADD231PS 288(R12), Y1, Y2
-	VMULPS       32(R12), Y1, Y1
-	VFMADD231PS  288(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 544(DI)
-	VMOVUPS      Y1, 800(DI)
-	VPMOVZXWD    32(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    160(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       64(R12), Y0, Y2
-	VFNMADD231PS 320(R12), Y1, Y2
-	VMULPS       64(R12), Y1, Y1
-	VFMADD231PS  320(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 576(DI)
-	VMOVUPS      Y1, 832(DI)
-	VPMOVZXWD    48(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    176(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       96(R12), Y0, Y2
-	VFNMADD231PS 352(R12), Y1, Y2
-	VMULPS       96(R12), Y1, Y1
-	VFMADD231PS  352(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 608(DI)
-	VMOVUPS      Y1, 864(DI)
-	VPMOVZXWD    64(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    192(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       128(R12), Y0, Y2
-	VFNMADD231PS 384(R12), Y1, Y2
-	VMULPS       128(R12), Y1, Y1
-	VFMADD231PS  384(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 640(DI)
-	VMOVUPS      Y1, 896(DI)
-	VPMOVZXWD    80(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    208(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       160(R12), Y0, Y2
-	VFNMADD231PS 416(R12), Y1, Y2
-	VMULPS       160(R12), Y1, Y1
-	VFMADD231PS  416(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 672(DI)
-	VMOVUPS      Y1, 928(DI)
-	VPMOVZXWD    96(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    224(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       192(R12), Y0, Y2
-	VFNMADD231PS 448(R12), Y1, Y2
-	VMULPS       192(R12), Y1, Y1
-	VFMADD231PS  448(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 704(DI)
-	VMOVUPS      Y1, 960(DI)
-	VPMOVZXWD    112(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    240(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       224(R12), Y0, Y2
-	VFNMADD231PS 480(R12), Y1, Y2
-	VMULPS       224(R12), Y1, Y1
-	VFMADD231PS  480(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 736(DI)
-	VMOVUPS      Y1, 992(DI)
+	VMOVDQU      c32x8_00000001<>+0(SB), Y0
+	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
+	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VPMOVZXWD    (R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    128(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       (R12), Y3, Y5
+	VFNMADD231PS 256(R12), Y4, Y5
+	VMULPS       (R12), Y4, Y4
+	VFMADD231PS  256(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 512(DI)
+	VMOVUPS      Y4, 768(DI)
+	VPMOVZXWD    16(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    144(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       32(R12), Y3, Y5
+	VFNMADD231PS 288(R12), Y4, Y5
+	VMULPS       32(R12), Y4, Y4
+	VFMADD231PS  288(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 544(DI)
+	VMOVUPS      Y4, 800(DI)
+	VPMOVZXWD    32(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    160(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       64(R12), Y3, Y5
+	VFNMADD231PS 320(R12), Y4, Y5
+	VMULPS       64(R12), Y4, Y4
+	VFMADD231PS  320(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 576(DI)
+	VMOVUPS      Y4, 832(DI)
+	VPMOVZXWD    48(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    176(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       96(R12), Y3, Y5
+	VFNMADD231PS 352(R12), Y4, Y5
+	VMULPS       96(R12), Y4, Y4
+	VFMADD231PS  352(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 608(DI)
+	VMOVUPS      Y4, 864(DI)
+	VPMOVZXWD    64(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    192(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       128(R12), Y3, Y5
+	VFNMADD231PS 384(R12), Y4, Y5
+	VMULPS       128(R12), Y4, Y4
+	VFMADD231PS  384(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 640(DI)
+	VMOVUPS      Y4, 896(DI)
+	VPMOVZXWD    80(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    208(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       160(R12), Y3, Y5
+	VFNMADD231PS 416(R12), Y4, Y5
+	VMULPS       160(R12), Y4, Y4
+	VFMADD231PS  416(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 672(DI)
+	VMOVUPS      Y4, 928(DI)
+	VPMOVZXWD    96(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    224(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       192(R12), Y3, Y5
+	VFNMADD231PS 448(R12), Y4, Y5
+	VMULPS       192(R12), Y4, Y4
+	VFMADD231PS  448(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 704(DI)
+	VMOVUPS      Y4, 960(DI)
+	VPMOVZXWD    112(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    240(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       224(R12), Y3, Y5
+	VFNMADD231PS 480(R12), Y4, Y5
+	VMULPS       224(R12), Y4, Y4
+	VFMADD231PS  480(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 736(DI)
+	VMOVUPS      Y4, 992(DI)
 	MOVLQSX      8(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
-	VPMOVZXWD    (R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    128(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       (R12), Y0, Y2
-	VFNMADD231PS 256(R12), Y1, Y2
-	VMULPS       (R12), Y1, Y1
-	VFMADD231PS  256(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1024(DI)
-	VMOVUPS      Y1, 1280(DI)
-	VPMOVZXWD    16(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    144(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       32(R12), Y0, Y2
-	VFNMADD231PS 288(R12), Y1, Y2
-	VMULPS       32(R12), Y1, Y1
-	VFMADD231PS  288(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1056(DI)
-	VMOVUPS      Y1, 1312(DI)
-	VPMOVZXWD    32(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    160(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       64(R12), Y0, Y2
-	VFNMADD231PS 320(R12), Y1, Y2
-	VMULPS       64(R12), Y1, Y1
-	VFMADD231PS  320(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1088(DI)
-	VMOVUPS      Y1, 1344(DI)
-	VPMOVZXWD    48(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    176(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       96(R12), Y0, Y2
-	VFNMADD231PS 352(R12), Y1, Y2
-	VMULPS       96(R12), Y1, Y1
-	VFMADD231PS  352(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1120(DI)
-	VMOVUPS      Y1, 1376(DI)
-	VPMOVZXWD    64(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    192(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       128(R12), Y0, Y2
-	VFNMADD231PS 384(R12), Y1, Y2
-	VMULPS       128(R12), Y1, Y1
-	VFMADD231PS  384(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1152(DI)
-	VMOVUPS      Y1, 1408(DI)
-	VPMOVZXWD    80(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    208(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       160(R12), Y0, Y2
-	VFNMADD231PS 416(R12), Y1, Y2
-	VMULPS       160(R12), Y1, Y1
-	VFMADD231PS  416(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1184(DI)
-	VMOVUPS      Y1, 1440(DI)
-	VPMOVZXWD    96(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    224(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       192(R12), Y0, Y2
-	VFNMADD231PS 448(R12), Y1, Y2
-	VMULPS       192(R12), Y1, Y1
-	VFMADD231PS  448(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1216(DI)
-	VMOVUPS      Y1, 1472(DI)
-	VPMOVZXWD    112(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    240(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       224(R12), Y0, Y2
-	VFNMADD231PS 480(R12), Y1, Y2
-	VMULPS       224(R12), Y1, Y1
-	VFMADD231PS  480(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1248(DI)
-	VMOVUPS      Y1, 1504(DI)
+	VMOVDQU      c32x8_00000001<>+0(SB), Y0
+	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
+	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VPMOVZXWD    (R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    128(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       (R12), Y3, Y5
+	VFNMADD231PS 256(R12), Y4, Y5
+	VMULPS       (R12), Y4, Y4
+	VFMADD231PS  256(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1024(DI)
+	VMOVUPS      Y4, 1280(DI)
+	VPMOVZXWD    16(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    144(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       32(R12), Y3, Y5
+	VFNMADD231PS 288(R12), Y4, Y5
+	VMULPS       32(R12), Y4, Y4
+	VFMADD231PS  288(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1056(DI)
+	VMOVUPS      Y4, 1312(DI)
+	VPMOVZXWD    32(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    160(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       64(R12), Y3, Y5
+	VFNMADD231PS 320(R12), Y4, Y5
+	VMULPS       64(R12), Y4, Y4
+	VFMADD231PS  320(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1088(DI)
+	VMOVUPS      Y4, 1344(DI)
+	VPMOVZXWD    48(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    176(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       96(R12), Y3, Y5
+	VFNMADD231PS 352(R12), Y4, Y5
+	VMULPS       96(R12), Y4, Y4
+	VFMADD231PS  352(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1120(DI)
+	VMOVUPS      Y4, 1376(DI)
+	VPMOVZXWD    64(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    192(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       128(R12), Y3, Y5
+	VFNMADD231PS 384(R12), Y4, Y5
+	VMULPS       128(R12), Y4, Y4
+	VFMADD231PS  384(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1152(DI)
+	VMOVUPS      Y4, 1408(DI)
+	VPMOVZXWD    80(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    208(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       160(R12), Y3, Y5
+	VFNMADD231PS 416(R12), Y4, Y5
+	VMULPS       160(R12), Y4, Y4
+	VFMADD231PS  416(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1184(DI)
+	VMOVUPS      Y4, 1440(DI)
+	VPMOVZXWD    96(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    224(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       192(R12), Y3, Y5
+	VFNMADD231PS 448(R12), Y4, Y5
+	VMULPS       192(R12), Y4, Y4
+	VFMADD231PS  448(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1216(DI)
+	VMOVUPS      Y4, 1472(DI)
+	VPMOVZXWD    112(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    240(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       224(R12), Y3, Y5
+	VFNMADD231PS 480(R12), Y4, Y5
+	VMULPS       224(R12), Y4, Y4
+	VFMADD231PS  480(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1248(DI)
+	VMOVUPS      Y4, 1504(DI)
 	MOVLQSX      12(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
 	ADDQ         DX, R15
-	VPMOVZXWD    (R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    128(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       (R12), Y0, Y2
-	VFNMADD231PS 256(R12), Y1, Y2
-	VMULPS       (R12), Y1, Y1
-	VFMADD231PS  256(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1536(DI)
-	VMOVUPS      Y1, 1792(DI)
-	VPMOVZXWD    16(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    144(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       32(R12), Y0, Y2
-	VFNMADD231PS 288(R12), Y1, Y2
-	VMULPS       32(R12), Y1, Y1
-	VFMADD231PS  288(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1568(DI)
-	VMOVUPS      Y1, 1824(DI)
-	VPMOVZXWD    32(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    160(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       64(R12), Y0, Y2
-	VFNMADD231PS 320(R12), Y1, Y2
-	VMULPS       64(R12), Y1, Y1
-	VFMADD231PS  320(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1600(DI)
-	VMOVUPS      Y1, 1856(DI)
-	VPMOVZXWD    48(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    176(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       96(R12), Y0, Y2
-	VFNMADD231PS 352(R12), Y1, Y2
-	VMULPS       96(R12), Y1, Y1
-	VFMADD231PS  352(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1632(DI)
-	VMOVUPS      Y1, 1888(DI)
-	VPMOVZXWD    64(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    192(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       128(R12), Y0, Y2
-	VFNMADD231PS 384(R12), Y1, Y2
-	VMULPS       128(R12), Y1, Y1
-	VFMADD231PS  384(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1664(DI)
-	VMOVUPS      Y1, 1920(DI)
-	VPMOVZXWD    80(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    208(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       160(R12), Y0, Y2
-	VFNMADD231PS 416(R12), Y1, Y2
-	VMULPS       160(R12), Y1, Y1
-	VFMADD231PS  416(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1696(DI)
-	VMOVUPS      Y1, 1952(DI)
-	VPMOVZXWD    96(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    224(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       192(R12), Y0, Y2
-	VFNMADD231PS 448(R12), Y1, Y2
-	VMULPS       192(R12), Y1, Y1
-	VFMADD231PS  448(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1728(DI)
-	VMOVUPS      Y1, 1984(DI)
-	VPMOVZXWD    112(R15), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    240(R15), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       224(R12), Y0, Y2
-	VFNMADD231PS 480(R12), Y1, Y2
-	VMULPS       224(R12), Y1, Y1
-	VFMADD231PS  480(R12), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 1760(DI)
-	VMOVUPS      Y1, 2016(DI)
+	VMOVDQU      c32x8_00000001<>+0(SB), Y0
+	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
+	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VPMOVZXWD    (R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    128(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       (R12), Y3, Y5
+	VFNMADD231PS 256(R12), Y4, Y5
+	VMULPS       (R12), Y4, Y4
+	VFMADD231PS  256(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1536(DI)
+	VMOVUPS      Y4, 1792(DI)
+	VPMOVZXWD    16(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    144(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       32(R12), Y3, Y5
+	VFNMADD231PS 288(R12), Y4, Y5
+	VMULPS       32(R12), Y4, Y4
+	VFMADD231PS  288(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1568(DI)
+	VMOVUPS      Y4, 1824(DI)
+	VPMOVZXWD    32(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    160(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       64(R12), Y3, Y5
+	VFNMADD231PS 320(R12), Y4, Y5
+	VMULPS       64(R12), Y4, Y4
+	VFMADD231PS  320(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1600(DI)
+	VMOVUPS      Y4, 1856(DI)
+	VPMOVZXWD    48(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    176(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       96(R12), Y3, Y5
+	VFNMADD231PS 352(R12), Y4, Y5
+	VMULPS       96(R12), Y4, Y4
+	VFMADD231PS  352(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1632(DI)
+	VMOVUPS      Y4, 1888(DI)
+	VPMOVZXWD    64(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    192(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       128(R12), Y3, Y5
+	VFNMADD231PS 384(R12), Y4, Y5
+	VMULPS       128(R12), Y4, Y4
+	VFMADD231PS  384(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1664(DI)
+	VMOVUPS      Y4, 1920(DI)
+	VPMOVZXWD    80(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    208(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       160(R12), Y3, Y5
+	VFNMADD231PS 416(R12), Y4, Y5
+	VMULPS       160(R12), Y4, Y4
+	VFMADD231PS  416(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1696(DI)
+	VMOVUPS      Y4, 1952(DI)
+	VPMOVZXWD    96(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    224(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       192(R12), Y3, Y5
+	VFNMADD231PS 448(R12), Y4, Y5
+	VMULPS       192(R12), Y4, Y4
+	VFMADD231PS  448(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1728(DI)
+	VMOVUPS      Y4, 1984(DI)
+	VPMOVZXWD    112(R15), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    240(R15), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       224(R12), Y3, Y5
+	VFNMADD231PS 480(R12), Y4, Y5
+	VMULPS       224(R12), Y4, Y4
+	VFMADD231PS  480(R12), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 1760(DI)
+	VMOVUPS      Y4, 2016(DI)
 	MOVQ         grp+168(FP), R12
 
 kb_rows264:
@@ -7703,166 +7715,169 @@ kv_group269:
 	MOVLQSX      (SI), R15
 	IMUL3Q       $0x00000200, R15, R15
 	ADDQ         table_base+72(FP), R15
-	VPMOVZXWD    (R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    128(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       (R15), Y0, Y2
-	VFNMADD231PS 256(R15), Y1, Y2
-	VMULPS       (R15), Y1, Y1
-	VFMADD231PS  256(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, (DI)
-	VMOVUPS      Y1, 256(DI)
-	VPMOVZXWD    16(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    144(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       32(R15), Y0, Y2
-	VFNMADD231PS 288(R15), Y1, Y2
-	VMULPS       32(R15), Y1, Y1
-	VFMADD231PS  288(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 32(DI)
-	VMOVUPS      Y1, 288(DI)
-	VPMOVZXWD    32(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    160(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       64(R15), Y0, Y2
-	VFNMADD231PS 320(R15), Y1, Y2
-	VMULPS       64(R15), Y1, Y1
-	VFMADD231PS  320(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 64(DI)
-	VMOVUPS      Y1, 320(DI)
-	VPMOVZXWD    48(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    176(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       96(R15), Y0, Y2
-	VFNMADD231PS 352(R15), Y1, Y2
-	VMULPS       96(R15), Y1, Y1
-	VFMADD231PS  352(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 96(DI)
-	VMOVUPS      Y1, 352(DI)
-	VPMOVZXWD    64(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    192(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       128(R15), Y0, Y2
-	VFNMADD231PS 384(R15), Y1, Y2
-	VMULPS       128(R15), Y1, Y1
-	VFMADD231PS  384(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 128(DI)
-	VMOVUPS      Y1, 384(DI)
-	VPMOVZXWD    80(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    208(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       160(R15), Y0, Y2
-	VFNMADD231PS 416(R15), Y1, Y2
-	VMULPS       160(R15), Y1, Y1
-	VFMADD231PS  416(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 160(DI)
-	VMOVUPS      Y1, 416(DI)
-	VPMOVZXWD    96(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    224(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       192(R15), Y0, Y2
-	VFNMADD231PS 448(R15), Y1, Y2
-	VMULPS       192(R15), Y1, Y1
-	VFMADD231PS  448(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 192(DI)
-	VMOVUPS      Y1, 448(DI)
-	VPMOVZXWD    112(R11), Y0
-	VPSLLD       $0x10, Y0, Y0
-	VPMOVZXWD    240(R11), Y1
-	VPSLLD       $0x10, Y1, Y1
-	VMULPS       224(R15), Y0, Y2
-	VFNMADD231PS 480(R15), Y1, Y2
-	VMULPS       224(R15), Y1, Y1
-	VFMADD231PS  480(R15), Y0, Y1
-	VPSRLD       $0x10, Y2, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y2, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y2
-	VPSRLD       $0x10, Y1, Y0
-	VPAND        c32x8_00000001<>+0(SB), Y0, Y0
-	VPADDD       Y1, Y0, Y0
-	VPADDD       c32x8_00007fff<>+0(SB), Y0, Y0
-	VPAND        c32x8_ffff0000<>+0(SB), Y0, Y1
-	VMOVUPS      Y2, 224(DI)
-	VMOVUPS      Y1, 480(DI)
+	VMOVDQU      c32x8_00000001<>+0(SB), Y0
+	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
+	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VPMOVZXWD    (R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    128(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       (R15), Y3, Y5
+	VFNMADD231PS 256(R15), Y4, Y5
+	VMULPS       (R15), Y4, Y4
+	VFMADD231PS  256(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, (DI)
+	VMOVUPS      Y4, 256(DI)
+	VPMOVZXWD    16(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    144(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       32(R15), Y3, Y5
+	VFNMADD231PS 288(R15), Y4, Y5
+	VMULPS       32(R15), Y4, Y4
+	VFMADD231PS  288(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 32(DI)
+	VMOVUPS      Y4, 288(DI)
+	VPMOVZXWD    32(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    160(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       64(R15), Y3, Y5
+	VFNMADD231PS 320(R15), Y4, Y5
+	VMULPS       64(R15), Y4, Y4
+	VFMADD231PS  320(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 64(DI)
+	VMOVUPS      Y4, 320(DI)
+	VPMOVZXWD    48(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    176(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       96(R15), Y3, Y5
+	VFNMADD231PS 352(R15), Y4, Y5
+	VMULPS       96(R15), Y4, Y4
+	VFMADD231PS  352(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 96(DI)
+	VMOVUPS      Y4, 352(DI)
+	VPMOVZXWD    64(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    192(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       128(R15), Y3, Y5
+	VFNMADD231PS 384(R15), Y4, Y5
+	VMULPS       128(R15), Y4, Y4
+	VFMADD231PS  384(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 128(DI)
+	VMOVUPS      Y4, 384(DI)
+	VPMOVZXWD    80(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    208(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       160(R15), Y3, Y5
+	VFNMADD231PS 416(R15), Y4, Y5
+	VMULPS       160(R15), Y4, Y4
+	VFMADD231PS  416(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 160(DI)
+	VMOVUPS      Y4, 416(DI)
+	VPMOVZXWD    96(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    224(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       192(R15), Y3, Y5
+	VFNMADD231PS 448(R15), Y4, Y5
+	VMULPS       192(R15), Y4, Y4
+	VFMADD231PS  448(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 192(DI)
+	VMOVUPS      Y4, 448(DI)
+	VPMOVZXWD    112(R11), Y3
+	VPSLLD       $0x10, Y3, Y3
+	VPMOVZXWD    240(R11), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VMULPS       224(R15), Y3, Y5
+	VFNMADD231PS 480(R15), Y4, Y5
+	VMULPS       224(R15), Y4, Y4
+	VFMADD231PS  480(R15), Y3, Y4
+	VPSRLD       $0x10, Y5, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y5, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y5
+	VPSRLD       $0x10, Y4, Y3
+	VPAND        Y0, Y3, Y3
+	VPADDD       Y4, Y3, Y3
+	VPADDD       Y1, Y3, Y3
+	VPAND        Y2, Y3, Y4
+	VMOVUPS      Y5, 224(DI)
+	VMOVUPS      Y4, 480(DI)
 	VMOVUPS      (DI), Y0
 	VMOVUPS      32(DI), Y1
 	VMOVUPS      64(DI), Y2
@@ -12989,339 +13004,323 @@ kb_group505:
 	MOVLQSX      (SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
-	VPMOVZXWD    (R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    128(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       (R12), Z0, Z2
-	VFNMADD231PS 256(R12), Z1, Z2
-	VMULPS       (R12), Z1, Z1
-	VFMADD231PS  256(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, (DI)
-	VMOVUPS      Z1, 256(DI)
-	VPMOVZXWD    32(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    160(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       64(R12), Z0, Z2
-	VFNMADD231PS 320(R12), Z1, Z2
-	VMULPS       64(R12), Z1, Z1
-	VFMADD231PS  320(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 64(DI)
-	VMOVUPS      Z1, 320(DI)
-	VPMOVZXWD    64(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    192(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       128(R12), Z0, Z2
-	VFNMADD231PS 384(R12), Z1, Z2
-	VMULPS       128(R12), Z1, Z1
-	VFMADD231PS  384(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 128(DI)
-	VMOVUPS      Z1, 384(DI)
-	VPMOVZXWD    96(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    224(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       192(R12), Z0, Z2
-	VFNMADD231PS 448(R12), Z1, Z2
-	VMULPS       192(R12), Z1, Z1
-	VFMADD231PS  448(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 192(DI)
-	VMOVUPS      Z1, 448(DI)
+	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
+	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
+	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
+	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VPMOVZXWD    (R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    128(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       (R12), Z4, Z6
+	VFNMADD231PS 256(R12), Z5, Z6
+	VMULPS       (R12), Z5, Z5
+	VFMADD231PS  256(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, (DI)
+	VMOVUPS      Z5, 256(DI)
+	VPMOVZXWD    32(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    160(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       64(R12), Z4, Z6
+	VFNMADD231PS 320(R12), Z5, Z6
+	VMULPS       64(R12), Z5, Z5
+	VFMADD231PS  320(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 64(DI)
+	VMOVUPS      Z5, 320(DI)
+	VPMOVZXWD    64(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    192(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       128(R12), Z4, Z6
+	VFNMADD231PS 384(R12), Z5, Z6
+	VMULPS       128(R12), Z5, Z5
+	VFMADD231PS  384(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 128(DI)
+	VMOVUPS      Z5, 384(DI)
+	VPMOVZXWD    96(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    224(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       192(R12), Z4, Z6
+	VFNMADD231PS 448(R12), Z5, Z6
+	VMULPS       192(R12), Z5, Z5
+	VFMADD231PS  448(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z0
+	VPADDD       Z1, Z0, K1, Z0
+	VPANDD       Z3, Z0, Z5
+	VMOVUPS      Z6, 192(DI)
+	VMOVUPS      Z5, 448(DI)
 	MOVLQSX      4(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*1), R15
-	VPMOVZXWD    (R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    128(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       (R12), Z0, Z2
-	VFNMADD231PS 256(R12), Z1, Z2
-	VMULPS       (R12), Z1, Z1
-	VFMADD231PS  256(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 512(DI)
-	VMOVUPS      Z1, 768(DI)
-	VPMOVZXWD    32(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    160(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       64(R12), Z0, Z2
-	VFNMADD231PS 320(R12), Z1, Z2
-	VMULPS       64(R12), Z1, Z1
-	VFMADD231PS  320(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 576(DI)
-	VMOVUPS      Z1, 832(DI)
-	VPMOVZXWD    64(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    192(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       128(R12), Z0, Z2
-	VFNMADD231PS 384(R12), Z1, Z2
-	VMULPS       128(R12), Z1, Z1
-	VFMADD231PS  384(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 640(DI)
-	VMOVUPS      Z1, 896(DI)
-	VPMOVZXWD    96(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    224(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       192(R12), Z0, Z2
-	VFNMADD231PS 448(R12), Z1, Z2
-	VMULPS       192(R12), Z1, Z1
-	VFMADD231PS  448(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 704(DI)
-	VMOVUPS      Z1, 960(DI)
+	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
+	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
+	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
+	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VPMOVZXWD    (R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    128(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       (R12), Z4, Z6
+	VFNMADD231PS 256(R12), Z5, Z6
+	VMULPS       (R12), Z5, Z5
+	VFMADD231PS  256(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 512(DI)
+	VMOVUPS      Z5, 768(DI)
+	VPMOVZXWD    32(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    160(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       64(R12), Z4, Z6
+	VFNMADD231PS 320(R12), Z5, Z6
+	VMULPS       64(R12), Z5, Z5
+	VFMADD231PS  320(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 576(DI)
+	VMOVUPS      Z5, 832(DI)
+	VPMOVZXWD    64(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    192(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       128(R12), Z4, Z6
+	VFNMADD231PS 384(R12), Z5, Z6
+	VMULPS       128(R12), Z5, Z5
+	VFMADD231PS  384(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 640(DI)
+	VMOVUPS      Z5, 896(DI)
+	VPMOVZXWD    96(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    224(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       192(R12), Z4, Z6
+	VFNMADD231PS 448(R12), Z5, Z6
+	VMULPS       192(R12), Z5, Z5
+	VFMADD231PS  448(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z0
+	VPADDD       Z1, Z0, K1, Z0
+	VPANDD       Z3, Z0, Z5
+	VMOVUPS      Z6, 704(DI)
+	VMOVUPS      Z5, 960(DI)
 	MOVLQSX      8(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
-	VPMOVZXWD    (R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    128(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       (R12), Z0, Z2
-	VFNMADD231PS 256(R12), Z1, Z2
-	VMULPS       (R12), Z1, Z1
-	VFMADD231PS  256(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1024(DI)
-	VMOVUPS      Z1, 1280(DI)
-	VPMOVZXWD    32(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    160(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       64(R12), Z0, Z2
-	VFNMADD231PS 320(R12), Z1, Z2
-	VMULPS       64(R12), Z1, Z1
-	VFMADD231PS  320(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1088(DI)
-	VMOVUPS      Z1, 1344(DI)
-	VPMOVZXWD    64(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    192(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       128(R12), Z0, Z2
-	VFNMADD231PS 384(R12), Z1, Z2
-	VMULPS       128(R12), Z1, Z1
-	VFMADD231PS  384(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1152(DI)
-	VMOVUPS      Z1, 1408(DI)
-	VPMOVZXWD    96(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    224(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       192(R12), Z0, Z2
-	VFNMADD231PS 448(R12), Z1, Z2
-	VMULPS       192(R12), Z1, Z1
-	VFMADD231PS  448(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1216(DI)
-	VMOVUPS      Z1, 1472(DI)
+	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
+	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
+	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
+	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VPMOVZXWD    (R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    128(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       (R12), Z4, Z6
+	VFNMADD231PS 256(R12), Z5, Z6
+	VMULPS       (R12), Z5, Z5
+	VFMADD231PS  256(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1024(DI)
+	VMOVUPS      Z5, 1280(DI)
+	VPMOVZXWD    32(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    160(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       64(R12), Z4, Z6
+	VFNMADD231PS 320(R12), Z5, Z6
+	VMULPS       64(R12), Z5, Z5
+	VFMADD231PS  320(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1088(DI)
+	VMOVUPS      Z5, 1344(DI)
+	VPMOVZXWD    64(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    192(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       128(R12), Z4, Z6
+	VFNMADD231PS 384(R12), Z5, Z6
+	VMULPS       128(R12), Z5, Z5
+	VFMADD231PS  384(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1152(DI)
+	VMOVUPS      Z5, 1408(DI)
+	VPMOVZXWD    96(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    224(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       192(R12), Z4, Z6
+	VFNMADD231PS 448(R12), Z5, Z6
+	VMULPS       192(R12), Z5, Z5
+	VFMADD231PS  448(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z0
+	VPADDD       Z1, Z0, K1, Z0
+	VPANDD       Z3, Z0, Z5
+	VMOVUPS      Z6, 1216(DI)
+	VMOVUPS      Z5, 1472(DI)
 	MOVLQSX      12(SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
 	ADDQ         DX, R15
-	VPMOVZXWD    (R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    128(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       (R12), Z0, Z2
-	VFNMADD231PS 256(R12), Z1, Z2
-	VMULPS       (R12), Z1, Z1
-	VFMADD231PS  256(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1536(DI)
-	VMOVUPS      Z1, 1792(DI)
-	VPMOVZXWD    32(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    160(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       64(R12), Z0, Z2
-	VFNMADD231PS 320(R12), Z1, Z2
-	VMULPS       64(R12), Z1, Z1
-	VFMADD231PS  320(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1600(DI)
-	VMOVUPS      Z1, 1856(DI)
-	VPMOVZXWD    64(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    192(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       128(R12), Z0, Z2
-	VFNMADD231PS 384(R12), Z1, Z2
-	VMULPS       128(R12), Z1, Z1
-	VFMADD231PS  384(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1664(DI)
-	VMOVUPS      Z1, 1920(DI)
-	VPMOVZXWD    96(R15), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    224(R15), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       192(R12), Z0, Z2
-	VFNMADD231PS 448(R12), Z1, Z2
-	VMULPS       192(R12), Z1, Z1
-	VFMADD231PS  448(R12), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 1728(DI)
-	VMOVUPS      Z1, 1984(DI)
+	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
+	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
+	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
+	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VPMOVZXWD    (R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    128(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       (R12), Z4, Z6
+	VFNMADD231PS 256(R12), Z5, Z6
+	VMULPS       (R12), Z5, Z5
+	VFMADD231PS  256(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1536(DI)
+	VMOVUPS      Z5, 1792(DI)
+	VPMOVZXWD    32(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    160(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       64(R12), Z4, Z6
+	VFNMADD231PS 320(R12), Z5, Z6
+	VMULPS       64(R12), Z5, Z5
+	VFMADD231PS  320(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1600(DI)
+	VMOVUPS      Z5, 1856(DI)
+	VPMOVZXWD    64(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    192(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       128(R12), Z4, Z6
+	VFNMADD231PS 384(R12), Z5, Z6
+	VMULPS       128(R12), Z5, Z5
+	VFMADD231PS  384(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 1664(DI)
+	VMOVUPS      Z5, 1920(DI)
+	VPMOVZXWD    96(R15), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    224(R15), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       192(R12), Z4, Z6
+	VFNMADD231PS 448(R12), Z5, Z6
+	VMULPS       192(R12), Z5, Z5
+	VFMADD231PS  448(R12), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z0
+	VPADDD       Z1, Z0, K1, Z0
+	VPANDD       Z3, Z0, Z5
+	VMOVUPS      Z6, 1728(DI)
+	VMOVUPS      Z5, 1984(DI)
 	MOVQ         grp+168(FP), R12
 
 kb_rows507:
@@ -13617,86 +13616,82 @@ kv_group512:
 	MOVLQSX      (SI), R15
 	IMUL3Q       $0x00000200, R15, R15
 	ADDQ         table_base+72(FP), R15
-	VPMOVZXWD    (R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    128(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       (R15), Z0, Z2
-	VFNMADD231PS 256(R15), Z1, Z2
-	VMULPS       (R15), Z1, Z1
-	VFMADD231PS  256(R15), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, (DI)
-	VMOVUPS      Z1, 256(DI)
-	VPMOVZXWD    32(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    160(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       64(R15), Z0, Z2
-	VFNMADD231PS 320(R15), Z1, Z2
-	VMULPS       64(R15), Z1, Z1
-	VFMADD231PS  320(R15), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 64(DI)
-	VMOVUPS      Z1, 320(DI)
-	VPMOVZXWD    64(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    192(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       128(R15), Z0, Z2
-	VFNMADD231PS 384(R15), Z1, Z2
-	VMULPS       128(R15), Z1, Z1
-	VFMADD231PS  384(R15), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 128(DI)
-	VMOVUPS      Z1, 384(DI)
-	VPMOVZXWD    96(R11), Z0
-	VPSLLD       $0x10, Z0, Z0
-	VPMOVZXWD    224(R11), Z1
-	VPSLLD       $0x10, Z1, Z1
-	VMULPS       192(R15), Z0, Z2
-	VFNMADD231PS 448(R15), Z1, Z2
-	VMULPS       192(R15), Z1, Z1
-	VFMADD231PS  448(R15), Z0, Z1
-	VPSRLD       $0x10, Z2, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z2, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z2
-	VPSRLD       $0x10, Z1, Z0
-	VPANDD       c32x16_00000001<>+0(SB), Z0, Z0
-	VPADDD       Z1, Z0, Z0
-	VPADDD       c32x16_00007fff<>+0(SB), Z0, Z0
-	VPANDD       c32x16_ffff0000<>+0(SB), Z0, Z1
-	VMOVUPS      Z2, 192(DI)
-	VMOVUPS      Z1, 448(DI)
+	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
+	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
+	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
+	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VPMOVZXWD    (R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    128(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       (R15), Z4, Z6
+	VFNMADD231PS 256(R15), Z5, Z6
+	VMULPS       (R15), Z5, Z5
+	VFMADD231PS  256(R15), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, (DI)
+	VMOVUPS      Z5, 256(DI)
+	VPMOVZXWD    32(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    160(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       64(R15), Z4, Z6
+	VFNMADD231PS 320(R15), Z5, Z6
+	VMULPS       64(R15), Z5, Z5
+	VFMADD231PS  320(R15), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 64(DI)
+	VMOVUPS      Z5, 320(DI)
+	VPMOVZXWD    64(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    192(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       128(R15), Z4, Z6
+	VFNMADD231PS 384(R15), Z5, Z6
+	VMULPS       128(R15), Z5, Z5
+	VFMADD231PS  384(R15), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z5
+	VMOVUPS      Z6, 128(DI)
+	VMOVUPS      Z5, 384(DI)
+	VPMOVZXWD    96(R11), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    224(R11), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMULPS       192(R15), Z4, Z6
+	VFNMADD231PS 448(R15), Z5, Z6
+	VMULPS       192(R15), Z5, Z5
+	VFMADD231PS  448(R15), Z4, Z5
+	VPTESTMD     Z0, Z6, K1
+	VPADDD       Z2, Z6, Z4
+	VPADDD       Z1, Z4, K1, Z4
+	VPANDD       Z3, Z4, Z6
+	VPTESTMD     Z0, Z5, K1
+	VPADDD       Z2, Z5, Z0
+	VPADDD       Z1, Z0, K1, Z0
+	VPANDD       Z3, Z0, Z5
+	VMOVUPS      Z6, 192(DI)
+	VMOVUPS      Z5, 448(DI)
 	VMOVUPS      (DI), Z0
 	VMOVUPS      64(DI), Z1
 	VMOVUPS      128(DI), Z2
@@ -14020,6 +14015,24 @@ GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $4
 
 DATA c32_3f800000<>+0(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32x16_00010000<>+0(SB)/4, $0x00010000
+DATA c32x16_00010000<>+4(SB)/4, $0x00010000
+DATA c32x16_00010000<>+8(SB)/4, $0x00010000
+DATA c32x16_00010000<>+12(SB)/4, $0x00010000
+DATA c32x16_00010000<>+16(SB)/4, $0x00010000
+DATA c32x16_00010000<>+20(SB)/4, $0x00010000
+DATA c32x16_00010000<>+24(SB)/4, $0x00010000
+DATA c32x16_00010000<>+28(SB)/4, $0x00010000
+DATA c32x16_00010000<>+32(SB)/4, $0x00010000
+DATA c32x16_00010000<>+36(SB)/4, $0x00010000
+DATA c32x16_00010000<>+40(SB)/4, $0x00010000
+DATA c32x16_00010000<>+44(SB)/4, $0x00010000
+DATA c32x16_00010000<>+48(SB)/4, $0x00010000
+DATA c32x16_00010000<>+52(SB)/4, $0x00010000
+DATA c32x16_00010000<>+56(SB)/4, $0x00010000
+DATA c32x16_00010000<>+60(SB)/4, $0x00010000
+GLOBL c32x16_00010000<>(SB), RODATA|NOPTR, $64
 
 DATA c32x16_00000001<>+0(SB)/4, $0x00000001
 DATA c32x16_00000001<>+4(SB)/4, $0x00000001
