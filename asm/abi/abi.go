@@ -213,11 +213,26 @@ var (
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"kStride", "int"}, {"sStride", "int"},
 	}, Doc: "s[r·sStride + j] = q[r·HeadDim:]·widen(k[j·kStride + gi(r)·HeadDim:]) for j < nk, r < nb·groups·grp, gi(r) = r/grp mod groups"}
 	// ValuesKV16 is ValuesKV over values stored as 16-bit floats, widened
-	// as they are loaded.
+	// as they are loaded. Both ScoresKV16 and ValuesKV16 index q and acc in
+	// the pair order of PairOrder16 when the variant has that kernel.
 	ValuesKV16 = Kernel{Field: "valuesKV16", Params: []Param{
 		{"acc", "[]float32"}, {"p", "[]float32"}, {"v", "[]uint16"}, {"alpha", "[]float32"},
 		{"nk", "int"}, {"nb", "int"}, {"groups", "int"}, {"grp", "int"}, {"vStride", "int"}, {"pStride", "int"},
 	}, Doc: "acc[r·HeadDim + x] = alpha[r]·acc[r·HeadDim + x] + Σ p[r·pStride + j]·widen(v[j·vStride + gi(r)·HeadDim + x]) over j < nk with p ≠ +0"}
+
+	// PairOrder16 is the order a variant's ScoresKV16 reads q in and its
+	// ValuesKV16 keeps acc in, for bf16 storage, where it registers this
+	// kernel (AVX-512): within each row of HeadDim floats, each whole block
+	// of 32 holds its 16 even-indexed elements, then its 16 odd ones; the
+	// elements after the last whole block keep their places. A 64-byte load
+	// of 32 bf16 values then widens into the even elements with one shift
+	// (VPSLLD $16) and into the odd ones with one masked load (the odd
+	// words), where the natural order takes a word-to-dword extension and a
+	// shift for every 16. The engine puts q into this order before a decode
+	// block's ScoresKV16 calls and acc back after its last ValuesKV16 call;
+	// a variant without the kernel keeps the natural order.
+	PairOrder16 = Kernel{Field: "pairOrder16", Params: []Param{{"x", "[]float32"}, {"inverse", "int"}},
+		Doc: "inverse = 0: each whole block of 32 floats of each HeadDim row of x becomes its 16 even-indexed then its 16 odd-indexed elements; inverse ≠ 0 undoes it; len(x) a multiple of HeadDim"}
 
 	// Widen16 is the attention form's conversion of 16-bit storage (a rope
 	// spec's dtype f16 or bf16) to the float32 its kernels compute in: each
@@ -268,5 +283,5 @@ var (
 
 // All lists every kernel of the ABI, the test-only Exp included.
 func All() []Kernel {
-	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
+	return []Kernel{Rotate, Rotate16, AddRow, SoftmaxRow, SoftmaxRamp, AddRamp, AddRows, AddRows64, DotRows, ScoresRow, XLScoresRow, AxpyRows, ScaleRows, ScaleRows16, CombineRows, HiRow, ScoresKV, ScoresKVRope, ValuesKV, ScoresKV16, ValuesKV16, PairOrder16, ScoresKVRope16, Widen16, ExpShift, MaxRow, Exp}
 }

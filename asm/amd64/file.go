@@ -32,7 +32,13 @@ type Kernel struct {
 	// "cpu.X86.HasF16C") the kernel needs on an ISA beyond the ISA's own;
 	// they join the availability of the variant.
 	Requires func(ISA) []string
+	// Only, when set, limits the kernel to the ISAs it accepts: the others
+	// neither emit it nor register it (their kernels-struct field stays nil).
+	Only func(ISA) bool
 }
+
+// on reports whether k is emitted and registered for is.
+func (k Kernel) on(is ISA) bool { return k.Only == nil || k.Only(is) }
 
 // argv is the fixed command line avo names in its generated-code comment;
 // the comment itself is replaced by emit.Header, but a stable value keeps the
@@ -58,7 +64,9 @@ func Files(pkg, source string, isas []ISA, kernels []Kernel) ([]emit.File, error
 	for _, is := range isas {
 		g := &Gen{Ctx: ctx, ISA: is, Pool: pool, label: &label}
 		for _, k := range kernels {
-			k.Emit(g)
+			if k.on(is) {
+				k.Emit(g)
+			}
 		}
 	}
 	pool.emit(ctx)
@@ -115,6 +123,9 @@ func goFile(pkg, source string, f *ir.File, kernels []Kernel, isas []ISA) ([]byt
 		name, avail := is.variant()
 		var fields []string
 		for _, k := range kernels {
+			if !k.on(is) {
+				continue
+			}
 			if !k.ABI.TestOnly {
 				fields = append(fields, k.ABI.Field+": "+k.ABI.Field+is.Suffix)
 			}

@@ -33,11 +33,30 @@ func AMD64(d int) []amd64.Kernel {
 // widened in registers as it is loaded (amd64.Gen.LoadWiden16), so a decode
 // step reads the 16-bit cache once, where it is. The F16C these need for
 // f16 on AVX2 is required by the package's rotate kernel.
+//
+// Over bf16 the AVX-512 kernels read q and keep acc in the pair order of
+// abi.PairOrder16 (pairedLoad), and the AVX-512 variant registers
+// pairOrder16 (amd64_pairorder.go) to say so.
 func AMD64Storage16(d int, storage string) []amd64.Kernel {
-	return []amd64.Kernel{
-		{ABI: abi.ScoresKV16, Emit: func(g *amd64.Gen) { gen{Gen: g, st: storage}.scoresKV(d) }},
-		{ABI: abi.ValuesKV16, Emit: func(g *amd64.Gen) { gen{Gen: g, st: storage}.valuesKV(d) }},
+	ks := []amd64.Kernel{
+		{ABI: abi.ScoresKV16, Emit: func(g *amd64.Gen) { newGen16(g, storage, d).scoresKV(d) }},
+		{ABI: abi.ValuesKV16, Emit: func(g *amd64.Gen) { newGen16(g, storage, d).valuesKV(d) }},
 	}
+	if storage == "bf16" {
+		ks = append(ks, amd64.Kernel{ABI: abi.PairOrder16, Emit: func(g *amd64.Gen) { gen{Gen: g}.pairOrder(d) }, Only: pairs})
+	}
+	return ks
+}
+
+// pairs reports whether the bf16 kernels of is read in pair order
+// (abi.PairOrder16): AVX-512, whose shifts and masked loads take a memory
+// operand of 64 bytes.
+func pairs(is amd64.ISA) bool { return is.Lanes == 16 }
+
+// newGen16 is the gen of scoresKV16 and valuesKV16 over storage for
+// HeadDim d, in pair order over bf16 on AVX-512.
+func newGen16(g *amd64.Gen, storage string, d int) gen {
+	return gen{Gen: g, st: storage, paired: storage == "bf16" && pairs(g.ISA), dim: d}
 }
 
 // gen emits the kernels of one AVX variant.
@@ -46,6 +65,47 @@ type gen struct {
 	// st is the storage of the keys and values scoresKV and valuesKV read:
 	// "" for float32, "f16" or "bf16" for the 16-bit kernels.
 	st string
+	// paired: the kernel reads bf16 pieces of heads of dim elements in pair
+	// order (pairedLoad); odd is the opmask of the odd words (setupPairs).
+	paired bool
+	dim    int
+	odd    reg.OpmaskVirtual
+}
+
+// setupPairs loads, for a paired kernel, the opmask of the odd 16-bit
+// words of a 64-byte vector (0xAAAAAAAA), at the top of the function.
+func (g *gen) setupPairs() {
+	if !g.paired {
+		return
+	}
+	c := g.Ctx
+	t := c.GP32()
+	c.MOVL(operand.U32(0xaaaaaaaa), t)
+	g.odd = c.K()
+	c.KMOVD(t, g.odd)
+}
+
+// pairedLoad reports whether piece p of a head (g.dim elements) is read in
+// pair order (abi.PairOrder16) and, if so, loads it: the 32 bf16 values of
+// its block of 32 (which must be whole) in one 64-byte memory operand, the
+// even ones widened by VPSLLD $16 (an even piece: the block's first 16
+// floats in pair order), the odd ones by a load of the odd words alone
+// (VMOVDQU16 zeroing the even words). m addresses piece p's first element,
+// 2·(p.Off mod 32) bytes into the block.
+func (g gen) pairedLoad(p amd64.Piece, m operand.Mem) (reg.VecVirtual, bool) {
+	if !g.paired || p.N != 16 || p.Off-p.Off%32+32 > g.dim {
+		return nil, false
+	}
+	c := g.Ctx
+	v := g.Vec()
+	blk := m
+	blk.Disp -= 2 * (p.Off % 32)
+	if p.Off%32 == 0 {
+		c.VPSLLD(operand.U8(16), blk, v)
+	} else {
+		c.VMOVDQU16_Z(blk, g.odd, v)
+	}
+	return v, true
 }
 
 // kvBytes is the size of a key or value element: 4, or 2 for 16-bit
@@ -70,6 +130,9 @@ func (g gen) kvShift() uint8 {
 func (g gen) loadKV(p amd64.Piece, m operand.Mem) reg.VecVirtual {
 	if g.st == "" {
 		return g.loadFull(p, m)
+	}
+	if v, ok := g.pairedLoad(p, m); ok {
+		return v
 	}
 	v := g.Vec()
 	if g.ISA.Lanes == 8 && p.N < 8 {
@@ -215,6 +278,7 @@ func (g gen) scoresKV(d int) {
 	g.Begin(k, name+" is the "+g.ISA.Name+" kernels."+k.Field+" for HeadDim "+strconv.Itoa(d)+what+".",
 		"It trusts its arguments: every row it reads or writes lies in its slice.")
 	g.SetupMasks(d)
+	g.setupPairs()
 	pieces := g.Split(d)
 	held := g.hold(len(pieces))
 
@@ -329,6 +393,7 @@ func (g gen) valuesKV(d int) {
 	g.Begin(k, name+" is the "+g.ISA.Name+" kernels."+k.Field+" for HeadDim "+strconv.Itoa(d)+what+".",
 		"It trusts its arguments: every row it reads or writes lies in its slice.")
 	g.SetupMasks(d)
+	g.setupPairs()
 	pieces := g.Split(d)
 	held := g.hold(len(pieces))
 

@@ -336,12 +336,13 @@ func (g gen) valuesOneGroup(d int, vst, pst reg.GPVirtual) {
 // of R), and valuesKV loads each row's accumulator once for four keys instead
 // of once per key. The keys left over take the key-by-key loop.
 
-// prefetchBlock prefetches, 4 keys ahead, the d floats at base of each of
-// the four key rows base, base+st, base+2st, base+3st.
-func (g gen) prefetchBlock(base, st reg.GPVirtual, d int) {
+// prefetchBlock prefetches, n keys ahead (n = 4 or 8), the d floats at
+// base of each of the n key rows base, base+st, …, base+(n−1)·st: the rows
+// of the next block.
+func (g gen) prefetchBlock(base, st reg.GPVirtual, d, n int) {
 	c := g.Ctx
 	t := c.GP64()
-	for i := 0; i < scoreKeys; i++ {
+	for i := 0; i < n; i++ {
 		switch i {
 		case 0:
 			c.MOVQ(base, t)
@@ -349,7 +350,7 @@ func (g gen) prefetchBlock(base, st reg.GPVirtual, d int) {
 			c.ADDQ(st, t)
 		}
 		for off := 0; off < g.kvBytes()*d; off += 64 {
-			c.PREFETCHT1(operand.Mem{Base: t, Index: st, Scale: 4, Disp: off})
+			c.PREFETCHT1(operand.Mem{Base: t, Index: st, Scale: uint8(n), Disp: off})
 		}
 	}
 }
@@ -372,7 +373,7 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 	g.loop("kb_query", g.arg("nb"), func() {
 		c.MOVQ(kj, kg)
 		g.loop("kb_group", g.arg("groups"), func() {
-			g.prefetchBlock(kg, kst, d)
+			g.prefetchBlock(kg, kst, d, scoreKeys)
 			if rope != nil {
 				for t := 0; t < scoreKeys; t++ {
 					g.rotateHead(pieces, rope, kg, kst, t, t)

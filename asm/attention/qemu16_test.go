@@ -34,13 +34,22 @@ func TestKernels16QEMU(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", pkg, err)
 			}
-			cs = append(cs, asmtest.QEMUCase{Package: pkg, Files: files,
-				Variants: asmtest.QEMUVariants(pkg, abi.ScoresKV16, abi.ValuesKV16),
-				Test:     strings.NewReplacer("PKG", pkg, "HEADDIM", fmt.Sprint(d), "STORAGE", st).Replace(kvCommon + kv16Test)})
+			cs = append(cs, kv16Case(pkg, st, d, files, asmtest.QEMUVariants(pkg, kv16Kernels...)))
 		}
 	}
 	out := asmtest.RunQEMU(t, cs)
-	asmtest.LogMatches(t, out, true, `scoresKV16 \w+ HeadDim \d+: .*`)
+	asmtest.LogMatches(t, out, true, `scoresKV16 \w+ \w+ HeadDim \d+: .*`)
+}
+
+// kv16Kernels are the fields of the 16-bit test packages' stand-in kernels
+// struct: pairOrder16 stays nil where a variant keeps the natural order.
+var kv16Kernels = []abi.Kernel{abi.ScoresKV16, abi.ValuesKV16, abi.PairOrder16}
+
+// kv16Case is the test package of the 16-bit kernels in files (storage st,
+// HeadDim d) with the stand-in variants.
+func kv16Case(pkg, st string, d int, files []emit.File, variants string) asmtest.QEMUCase {
+	return asmtest.QEMUCase{Package: pkg, Files: files, Variants: variants,
+		Test: strings.NewReplacer("PKG", pkg, "HEADDIM", fmt.Sprint(d), "STORAGE", st).Replace(kvCommon + kv16Test)}
 }
 
 // kv16Test tests scoresKV16 and valuesKV16 over rows stored as STORAGE.
@@ -92,8 +101,75 @@ func same16(a, b []uint16) bool {
 	return len(a) == len(b)
 }
 
+// pairs puts x (rows of headDim floats) into the pair order of
+// asm/abi PairOrder16, or back (inverse): in each whole block of 32 of a
+// row the 16 even-indexed elements, then the 16 odd ones.
+func pairs(x []float32, inverse bool) {
+	var b [32]float32
+	for r := 0; r+headDim <= len(x); r += headDim {
+		for o := r; o+32 <= r+headDim; o += 32 {
+			copy(b[:], x[o:o+32])
+			for i := 0; i < 16; i++ {
+				if inverse {
+					x[o+2*i], x[o+2*i+1] = b[i], b[16+i]
+				} else {
+					x[o+i], x[o+16+i] = b[2*i], b[2*i+1]
+				}
+			}
+		}
+	}
+}
+
+// paired reports whether variant name keeps q and acc in pair order: it
+// registers pairOrder16, which only AVX-512 over bf16 does.
+func paired(t *testing.T, name string) bool {
+	has := registered[name].pairOrder16 != nil
+	if want := name == "avx512" && storage == "bf16"; has != want {
+		t.Fatalf("%s over %s: pairOrder16 registered %v, want %v", name, storage, has, want)
+	}
+	return has
+}
+
+func TestPairOrder16(t *testing.T) {
+	for name := range registered {
+		if !paired(t, name) {
+			continue
+		}
+		order := registered[name].pairOrder16
+		r := rand.New(rand.NewPCG(13, headDim))
+		for _, rows := range []int{0, 1, 2, 5} {
+			x, buf := guarded(rows * headDim)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			x0 := append([]float32(nil), x...)
+			want := append([]float32(nil), x...)
+			pairs(want, false)
+			order(x, 0)
+			checkGuards(t, "x", buf)
+			for i := range x {
+				if math.Float32bits(x[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s rows=%d: pairOrder16(x, 0)[%d] = %v, want %v", name, rows, i, x[i], want[i])
+				}
+			}
+			order(x, 1)
+			checkGuards(t, "x", buf)
+			if !sameBits(x, x0) {
+				t.Fatalf("%s rows=%d: pairOrder16(x, 1) did not restore x", name, rows)
+			}
+		}
+	}
+}
+
 func TestScoresKV16(t *testing.T) {
-	scores := registered["neon"].scoresKV16
+	for name := range registered {
+		t.Run(name, func(t *testing.T) { testScoresKV16(t, name) })
+	}
+}
+
+// testScoresKV16 checks the variant's scoresKV16, given q in its order.
+func testScoresKV16(t *testing.T, name string) {
+	scores, inPairs := registered[name].scoresKV16, paired(t, name)
 	r := rand.New(rand.NewPCG(11, headDim))
 	worst := 0.0
 	for _, c := range kvShapes() {
@@ -104,13 +180,18 @@ func TestScoresKV16(t *testing.T) {
 			q0[i] = float32(r.NormFloat64())
 		}
 		k0 := append([]uint16(nil), k...)
-		q, k := pageEnd(t, q0), pageEnd(t, k)
+		qk := append([]float32(nil), q0...) // q as the kernel reads it
+		if inPairs {
+			pairs(qk, false)
+		}
+		q, k := pageEnd(t, qk), pageEnd(t, k)
 		sStride := c.nk + c.sGap
 		s, buf := guarded(max(rows*sStride, 1))
 		scores(s, q, k, c.nk, c.nb, c.groups, c.grp, kStride, sStride)
-		if !sameBits(q, q0) || !same16(k, k0) {
+		if !sameBits(q, qk) || !same16(k, k0) {
 			t.Fatalf("%+v: q or k written", c)
 		}
+		q = q0
 		for i, got := range buf {
 			in := i - guard
 			row, j := in/max(sStride, 1), in%max(sStride, 1)
@@ -137,11 +218,18 @@ func TestScoresKV16(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("scoresKV16 %s HeadDim %d: max error %.3g of the bound (HeadDim+2)·2^-24·Σ|q·k| + 2·HeadDim·2^-150", storage, headDim, worst)
+	t.Logf("scoresKV16 %s %s HeadDim %d: max error %.3g of the bound (HeadDim+2)·2^-24·Σ|q·k| + 2·HeadDim·2^-150", name, storage, headDim, worst)
 }
 
 func TestValuesKV16(t *testing.T) {
-	values := registered["neon"].valuesKV16
+	for name := range registered {
+		t.Run(name, func(t *testing.T) { testValuesKV16(t, name) })
+	}
+}
+
+// testValuesKV16 checks the variant's valuesKV16, with acc in its order.
+func testValuesKV16(t *testing.T, name string) {
+	values, inPairs := registered[name].valuesKV16, paired(t, name)
 	r := rand.New(rand.NewPCG(12, headDim))
 	for _, c := range kvShapes() {
 		rows := c.nb * c.groups * c.grp
@@ -201,7 +289,13 @@ func TestValuesKV16(t *testing.T) {
 		}
 		p0, v0 := p, append([]uint16(nil), v...)
 		p, v, alpha = pageEnd(t, p), pageEnd(t, v), pageEnd(t, alpha)
+		if inPairs {
+			pairs(acc, false)
+		}
 		values(acc, p, v, alpha, c.nk, c.nb, c.groups, c.grp, vStride, pStride)
+		if inPairs {
+			pairs(acc, true)
+		}
 		if !sameBits(p, p0) || !same16(v, v0) {
 			t.Fatalf("%+v: p or v written", c)
 		}

@@ -52,11 +52,14 @@ func GenericKernels(d jen.Dict) {
 // into the float32 the other kernels read, and scoresKV16 and valuesKV16
 // (abi.ScoresKV16, abi.ValuesKV16), which read a decode block's 16-bit keys
 // and values where they are (the amd64 and NEON variants; nil in the pure
-// Go one: the engine widens instead).
+// Go one: the engine widens instead), and pairOrder16 (abi.PairOrder16),
+// set by the variants whose bf16 kernels read q and keep acc in pair order
+// (AVX-512).
 var Fields16 = []gocode.KernelField{
 	{Name: abi.Widen16.Field, Type: abi.Widen16.FuncType()},
 	{Name: abi.ScoresKV16.Field, Type: abi.ScoresKV16.FuncType()},
 	{Name: abi.ValuesKV16.Field, Type: abi.ValuesKV16.FuncType()},
+	{Name: abi.PairOrder16.Field, Type: abi.PairOrder16.FuncType()},
 }
 
 // GenericKernel16 adds the portable widenRow, emitted with the engine, to

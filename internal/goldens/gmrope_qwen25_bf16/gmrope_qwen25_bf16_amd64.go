@@ -130,7 +130,13 @@ func scoresKV16AVX512(s []float32, q []float32, k []uint16, nk int, nb int, grou
 //go:noescape
 func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 
+// pairOrder16AVX512 is the AVX-512 kernels.pairOrder16 for HeadDim 128: the pair order of its bf16 scoresKV16 and valuesKV16.
+// It trusts its arguments: len(x) is a multiple of HeadDim.
+//
+//go:noescape
+func pairOrder16AVX512(x []float32, inverse int)
+
 func init() {
 	registerVariant("avx2", cpu.X86.HasAVX2 && cpu.X86.HasFMA, kernels{rotate: rotateAVX2, combineRows: combineRowsAVX2, hiRow: hiRowAVX2, scoresKV: scoresKVAVX2, valuesKV: valuesKVAVX2, maxRow: maxRowAVX2, expShift: expShiftAVX2, widenRow: widenRowAVX2, scoresKV16: scoresKV16AVX2, valuesKV16: valuesKV16AVX2})
-	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512})
+	registerVariant("avx512", cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ, kernels{rotate: rotateAVX512, combineRows: combineRowsAVX512, hiRow: hiRowAVX512, scoresKV: scoresKVAVX512, valuesKV: valuesKVAVX512, maxRow: maxRowAVX512, expShift: expShiftAVX512, widenRow: widenRowAVX512, scoresKV16: scoresKV16AVX512, valuesKV16: valuesKV16AVX512, pairOrder16: pairOrder16AVX512})
 }

@@ -14,6 +14,7 @@ type kernels struct {
 	widenRow       func(dst []float32, src []uint16)
 	scoresKV16     func(s, q []float32, k []uint16, nk, nb, groups, grp, kStride, sStride int)
 	valuesKV16     func(acc, p []float32, v []uint16, alpha []float32, nk, nb, groups, grp, vStride, pStride int)
+	pairOrder16    func(x []float32, inverse int)
 	scoresKVRope16 func(s, q []float32, k []uint16, table []float32, idx []int32, rot []float32, nk, nb, groups, grp, kStride, sStride int)
 }
 

@@ -1036,6 +1036,7 @@ kv_rescale71:
 
 kv_rescale_done72:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys73:
 	CMPQ  SI, $0x04
@@ -1053,15 +1054,14 @@ vb_query75:
 	JZ    vb_group_done78
 
 vb_group77:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row79
@@ -1107,8 +1107,8 @@ vh_zero84:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero85:
-	VMOVUPS      (R10), Y2
-	VMOVSD       32(R10), X5
+	VMOVUPS      (R9)(DX*2), Y2
+	VMOVSD       32(R9)(DX*2), X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero86
@@ -1125,8 +1125,8 @@ vh_zero86:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero87:
-	VMOVUPS      (R10)(DX*1), Y2
-	VMOVSD       32(R10)(DX*1), X5
+	VMOVUPS      (R9)(R10*1), Y2
+	VMOVSD       32(R9)(R10*1), X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero88
@@ -1184,8 +1184,8 @@ vb_zero93:
 	TESTL        R14, R14
 	JZ           vb_zero94
 	VBROADCASTSS 8(R8), Y1
-	VFMADD231PS  (R10), Y1, Y0
-	VMOVSD       32(R10), X5
+	VFMADD231PS  (R9)(DX*2), Y1, Y0
+	VMOVSD       32(R9)(DX*2), X5
 	VFMADD231PS  Y5, Y1, Y6
 
 vb_zero94:
@@ -1193,8 +1193,8 @@ vb_zero94:
 	TESTL        R14, R14
 	JZ           vb_zero95
 	VBROADCASTSS 12(R8), Y1
-	VFMADD231PS  (R10)(DX*1), Y1, Y0
-	VMOVSD       32(R10)(DX*1), X5
+	VFMADD231PS  (R9)(R10*1), Y1, Y0
+	VMOVSD       32(R9)(R10*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
 vb_zero95:
@@ -1909,6 +1909,7 @@ kv_rescale154:
 
 kv_rescale_done155:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys156:
 	CMPQ  SI, $0x04
@@ -1926,15 +1927,14 @@ vb_query158:
 	JZ    vb_group_done161
 
 vb_group160:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row162
@@ -1982,8 +1982,8 @@ vh_zero167:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero168:
-	VCVTPH2PS    (R10), Y2
-	VMOVD        16(R10), X5
+	VCVTPH2PS    (R9)(DX*2), Y2
+	VMOVD        16(R9)(DX*2), X5
 	VCVTPH2PS    X5, X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
@@ -2001,8 +2001,8 @@ vh_zero169:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero170:
-	VCVTPH2PS    (R10)(DX*1), Y2
-	VMOVD        16(R10)(DX*1), X5
+	VCVTPH2PS    (R9)(R10*1), Y2
+	VMOVD        16(R9)(R10*1), X5
 	VCVTPH2PS    X5, X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
@@ -2065,9 +2065,9 @@ vb_zero176:
 	TESTL        R14, R14
 	JZ           vb_zero177
 	VBROADCASTSS 8(R8), Y1
-	VCVTPH2PS    (R10), Y2
+	VCVTPH2PS    (R9)(DX*2), Y2
 	VFMADD231PS  Y2, Y1, Y0
-	VMOVD        16(R10), X2
+	VMOVD        16(R9)(DX*2), X2
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
@@ -2076,9 +2076,9 @@ vb_zero177:
 	TESTL        R14, R14
 	JZ           vb_zero178
 	VBROADCASTSS 12(R8), Y1
-	VCVTPH2PS    (R10)(DX*1), Y2
+	VCVTPH2PS    (R9)(R10*1), Y2
 	VFMADD231PS  Y2, Y1, Y0
-	VMOVD        16(R10)(DX*1), X2
+	VMOVD        16(R9)(R10*1), X2
 	VCVTPH2PS    X2, X5
 	VFMADD231PS  Y5, Y1, Y6
 
@@ -3196,6 +3196,7 @@ kv_rescale259:
 
 kv_rescale_done260:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys261:
 	CMPQ  SI, $0x04
@@ -3213,15 +3214,14 @@ vb_query263:
 	JZ    vb_group_done266
 
 vb_group265:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row267
@@ -3291,7 +3291,7 @@ vh_zero276:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero277:
-	VMOVUPS.Z    (R10), K1, Z4
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero278
@@ -3321,7 +3321,7 @@ vh_zero280:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero281:
-	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero282
@@ -3391,7 +3391,7 @@ vb_zero289:
 	TESTL        R14, R14
 	JZ           vb_zero290
 	VBROADCASTSS 8(R8), Z1
-	VMOVUPS.Z    (R10), K1, Z2
+	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero290:
@@ -3399,7 +3399,7 @@ vb_zero290:
 	TESTL        R14, R14
 	JZ           vb_zero291
 	VBROADCASTSS 12(R8), Z1
-	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero291:
@@ -4142,7 +4142,7 @@ kv_key_done338:
 
 // func valuesKV16AVX512(acc []float32, p []float32, v []uint16, alpha []float32, nk int, nb int, groups int, grp int, vStride int, pStride int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, MMX+
-TEXT ·valuesKV16AVX512(SB), NOSPLIT, $0-144
+TEXT ·valuesKV16AVX512(SB), NOSPLIT, $8-144
 	MOVL  $0x000003ff, AX
 	KMOVW AX, K1
 	MOVQ  v_base+48(FP), AX
@@ -4220,34 +4220,43 @@ kv_rescale351:
 
 kv_rescale_done352:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R11
 
 vb_keys353:
-	CMPQ  SI, $0x04
+	CMPQ  SI, $0x08
 	JL    vb_keys_done354
 	MOVQ  acc_base+0(FP), DI
 	MOVQ  CX, R8
-	MOVQ  nb+104(FP), R11
-	TESTQ R11, R11
+	MOVQ  nb+104(FP), R12
+	TESTQ R12, R12
 	JZ    vb_query_done356
 
 vb_query355:
 	MOVQ  AX, R9
-	MOVQ  groups+112(FP), R12
-	TESTQ R12, R12
+	MOVQ  groups+112(FP), R13
+	TESTQ R13, R13
 	JZ    vb_group_done358
 
 vb_group357:
 	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 (R10)(DX*8)
 	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 (R10)(DX*8)
 	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
+	PREFETCHT1 (R10)(DX*8)
 	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
-	MOVQ       grp+120(FP), R13
-	TESTQ      $0x00000003, R13
+	PREFETCHT1 (R10)(DX*8)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*8)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*8)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*8)
+	ADDQ       DX, R10
+	PREFETCHT1 (R10)(DX*8)
+	LEAQ       (R9)(DX*4), R10
+	MOVQ       grp+120(FP), R14
+	TESTQ      $0x00000003, R14
 	JNZ        vb_by_row359
 
 vb_rows361:
@@ -4257,128 +4266,252 @@ vb_rows361:
 	VMOVUPS.Z    120(DI), K1, Z3
 	VMOVDQU16.Z  (R9), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         (R8), R14
-	TESTL        R14, R14
+	MOVL         (R8), R15
+	TESTL        R15, R15
 	JZ           vh_zero362
 	VBROADCASTSS (R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero362:
-	MOVL         (R8)(BX*1), R14
-	TESTL        R14, R14
+	MOVL         (R8)(BX*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero363
 	VBROADCASTSS (R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero363:
-	MOVL         (R8)(BX*2), R14
-	TESTL        R14, R14
+	MOVL         (R8)(BX*2), R15
+	TESTL        R15, R15
 	JZ           vh_zero364
 	VBROADCASTSS (R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero364:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         (R8)(R15*1), R14
-	TESTL        R14, R14
+	LEAQ         (BX)(BX*2), BP
+	MOVL         (R8)(BP*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero365
-	VBROADCASTSS (R8)(R15*1), Z5
+	VBROADCASTSS (R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero365:
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         4(R8), R14
-	TESTL        R14, R14
+	MOVL         4(R8), R15
+	TESTL        R15, R15
 	JZ           vh_zero366
 	VBROADCASTSS 4(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero366:
-	MOVL         4(R8)(BX*1), R14
-	TESTL        R14, R14
+	MOVL         4(R8)(BX*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero367
 	VBROADCASTSS 4(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero367:
-	MOVL         4(R8)(BX*2), R14
-	TESTL        R14, R14
+	MOVL         4(R8)(BX*2), R15
+	TESTL        R15, R15
 	JZ           vh_zero368
 	VBROADCASTSS 4(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero368:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         4(R8)(R15*1), R14
-	TESTL        R14, R14
+	LEAQ         (BX)(BX*2), BP
+	MOVL         4(R8)(BP*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero369
-	VBROADCASTSS 4(R8)(R15*1), Z5
+	VBROADCASTSS 4(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero369:
-	VMOVDQU16.Z  (R10), K1, Y4
+	VMOVDQU16.Z  (R9)(DX*2), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         8(R8), R14
-	TESTL        R14, R14
+	MOVL         8(R8), R15
+	TESTL        R15, R15
 	JZ           vh_zero370
 	VBROADCASTSS 8(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero370:
-	MOVL         8(R8)(BX*1), R14
-	TESTL        R14, R14
+	MOVL         8(R8)(BX*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero371
 	VBROADCASTSS 8(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero371:
-	MOVL         8(R8)(BX*2), R14
-	TESTL        R14, R14
+	MOVL         8(R8)(BX*2), R15
+	TESTL        R15, R15
 	JZ           vh_zero372
 	VBROADCASTSS 8(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero372:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         8(R8)(R15*1), R14
-	TESTL        R14, R14
+	LEAQ         (BX)(BX*2), BP
+	MOVL         8(R8)(BP*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero373
-	VBROADCASTSS 8(R8)(R15*1), Z5
+	VBROADCASTSS 8(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero373:
-	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
+	VMOVDQU16.Z  (R9)(R11*1), K1, Y4
 	VCVTPH2PS    Y4, Z4
-	MOVL         12(R8), R14
-	TESTL        R14, R14
+	MOVL         12(R8), R15
+	TESTL        R15, R15
 	JZ           vh_zero374
 	VBROADCASTSS 12(R8), Z5
 	VFMADD231PS  Z4, Z5, Z0
 
 vh_zero374:
-	MOVL         12(R8)(BX*1), R14
-	TESTL        R14, R14
+	MOVL         12(R8)(BX*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero375
 	VBROADCASTSS 12(R8)(BX*1), Z5
 	VFMADD231PS  Z4, Z5, Z1
 
 vh_zero375:
-	MOVL         12(R8)(BX*2), R14
-	TESTL        R14, R14
+	MOVL         12(R8)(BX*2), R15
+	TESTL        R15, R15
 	JZ           vh_zero376
 	VBROADCASTSS 12(R8)(BX*2), Z5
 	VFMADD231PS  Z4, Z5, Z2
 
 vh_zero376:
-	LEAQ         (BX)(BX*2), R15
-	MOVL         12(R8)(R15*1), R14
-	TESTL        R14, R14
+	LEAQ         (BX)(BX*2), BP
+	MOVL         12(R8)(BP*1), R15
+	TESTL        R15, R15
 	JZ           vh_zero377
-	VBROADCASTSS 12(R8)(R15*1), Z5
+	VBROADCASTSS 12(R8)(BP*1), Z5
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero377:
+	VMOVDQU16.Z  (R10), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         16(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero378
+	VBROADCASTSS 16(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero378:
+	MOVL         16(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero379
+	VBROADCASTSS 16(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero379:
+	MOVL         16(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero380
+	VBROADCASTSS 16(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero380:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         16(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero381
+	VBROADCASTSS 16(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero381:
+	VMOVDQU16.Z  (R10)(DX*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         20(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero382
+	VBROADCASTSS 20(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero382:
+	MOVL         20(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero383
+	VBROADCASTSS 20(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero383:
+	MOVL         20(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero384
+	VBROADCASTSS 20(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero384:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         20(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero385
+	VBROADCASTSS 20(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero385:
+	VMOVDQU16.Z  (R10)(DX*2), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         24(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero386
+	VBROADCASTSS 24(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero386:
+	MOVL         24(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero387
+	VBROADCASTSS 24(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero387:
+	MOVL         24(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero388
+	VBROADCASTSS 24(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero388:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         24(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero389
+	VBROADCASTSS 24(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero389:
+	VMOVDQU16.Z  (R10)(R11*1), K1, Y4
+	VCVTPH2PS    Y4, Z4
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vh_zero390
+	VBROADCASTSS 28(R8), Z5
+	VFMADD231PS  Z4, Z5, Z0
+
+vh_zero390:
+	MOVL         28(R8)(BX*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero391
+	VBROADCASTSS 28(R8)(BX*1), Z5
+	VFMADD231PS  Z4, Z5, Z1
+
+vh_zero391:
+	MOVL         28(R8)(BX*2), R15
+	TESTL        R15, R15
+	JZ           vh_zero392
+	VBROADCASTSS 28(R8)(BX*2), Z5
+	VFMADD231PS  Z4, Z5, Z2
+
+vh_zero392:
+	LEAQ         (BX)(BX*2), BP
+	MOVL         28(R8)(BP*1), R15
+	TESTL        R15, R15
+	JZ           vh_zero393
+	VBROADCASTSS 28(R8)(BP*1), Z5
+	VFMADD231PS  Z4, Z5, Z3
+
+vh_zero393:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K1, 40(DI)
 	VMOVUPS Z2, K1, 80(DI)
@@ -4388,133 +4521,169 @@ vh_zero377:
 	ADDQ    BX, R8
 	ADDQ    BX, R8
 	ADDQ    BX, R8
-	SUBQ    $0x04, R13
+	SUBQ    $0x04, R14
 	JNZ     vb_rows361
 	JMP     vb_group_next360
 
 vb_by_row359:
-	MOVQ  grp+120(FP), R13
-	TESTQ R13, R13
-	JZ    vb_head_done379
+	MOVQ  grp+120(FP), R14
+	TESTQ R14, R14
+	JZ    vb_head_done395
 
-vb_head378:
+vb_head394:
 	VMOVUPS.Z    (DI), K1, Z0
-	MOVL         (R8), R14
-	TESTL        R14, R14
-	JZ           vb_zero380
+	MOVL         (R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero396
 	VBROADCASTSS (R8), Z1
 	VMOVDQU16.Z  (R9), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero380:
-	MOVL         4(R8), R14
-	TESTL        R14, R14
-	JZ           vb_zero381
+vb_zero396:
+	MOVL         4(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero397
 	VBROADCASTSS 4(R8), Z1
 	VMOVDQU16.Z  (R9)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero381:
-	MOVL         8(R8), R14
-	TESTL        R14, R14
-	JZ           vb_zero382
+vb_zero397:
+	MOVL         8(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero398
 	VBROADCASTSS 8(R8), Z1
+	VMOVDQU16.Z  (R9)(DX*2), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero398:
+	MOVL         12(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero399
+	VBROADCASTSS 12(R8), Z1
+	VMOVDQU16.Z  (R9)(R11*1), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero399:
+	MOVL         16(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero400
+	VBROADCASTSS 16(R8), Z1
 	VMOVDQU16.Z  (R10), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero382:
-	MOVL         12(R8), R14
-	TESTL        R14, R14
-	JZ           vb_zero383
-	VBROADCASTSS 12(R8), Z1
+vb_zero400:
+	MOVL         20(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero401
+	VBROADCASTSS 20(R8), Z1
 	VMOVDQU16.Z  (R10)(DX*1), K1, Y2
 	VCVTPH2PS    Y2, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
-vb_zero383:
+vb_zero401:
+	MOVL         24(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero402
+	VBROADCASTSS 24(R8), Z1
+	VMOVDQU16.Z  (R10)(DX*2), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero402:
+	MOVL         28(R8), R15
+	TESTL        R15, R15
+	JZ           vb_zero403
+	VBROADCASTSS 28(R8), Z1
+	VMOVDQU16.Z  (R10)(R11*1), K1, Y2
+	VCVTPH2PS    Y2, Z2
+	VFMADD231PS  Z2, Z1, Z0
+
+vb_zero403:
 	VMOVUPS Z0, K1, (DI)
 	ADDQ    $0x00000028, DI
 	ADDQ    BX, R8
-	DECQ    R13
-	JNZ     vb_head378
+	DECQ    R14
+	JNZ     vb_head394
 
-vb_head_done379:
+vb_head_done395:
 vb_group_next360:
 	ADDQ $0x00000014, R9
-	DECQ R12
+	DECQ R13
 	JNZ  vb_group357
 
 vb_group_done358:
-	DECQ R11
+	DECQ R12
 	JNZ  vb_query355
 
 vb_query_done356:
-	LEAQ (AX)(DX*4), AX
-	ADDQ $0x10, CX
-	SUBQ $0x04, SI
+	LEAQ (AX)(DX*8), AX
+	ADDQ $0x20, CX
+	SUBQ $0x08, SI
 	JMP  vb_keys353
 
 vb_keys_done354:
 	IMUL3Q $0x00000004, DX, DI
 	MOVQ   SI, R11
 	TESTQ  R11, R11
-	JZ     kv_key_done385
+	JZ     kv_key_done405
 
-kv_key384:
+kv_key404:
 	MOVQ  acc_base+0(FP), SI
 	MOVQ  CX, R8
 	MOVQ  nb+104(FP), R12
 	TESTQ R12, R12
-	JZ    kv_query_done387
+	JZ    kv_query_done407
 
-kv_query386:
+kv_query406:
 	MOVQ  AX, R9
 	MOVQ  groups+112(FP), R13
 	TESTQ R13, R13
-	JZ    kv_group_done389
+	JZ    kv_group_done409
 
-kv_group388:
+kv_group408:
 	PREFETCHT1  (R9)(DI*1)
 	VMOVDQU16.Z (R9), K1, Y0
 	VCVTPH2PS   Y0, Z0
 	MOVQ        grp+120(FP), R14
 	TESTQ       R14, R14
-	JZ          kv_head_done391
+	JZ          kv_head_done411
 
-kv_head390:
+kv_head410:
 	MOVL         (R8), R10
 	TESTL        R10, R10
-	JZ           kv_zero392
+	JZ           kv_zero412
 	VBROADCASTSS (R8), Z1
 	VMOVUPS.Z    (SI), K1, Z2
 	VFMADD231PS  Z0, Z1, Z2
 	VMOVUPS      Z2, K1, (SI)
 
-kv_zero392:
+kv_zero412:
 	ADDQ $0x00000028, SI
 	ADDQ BX, R8
 	DECQ R14
-	JNZ  kv_head390
+	JNZ  kv_head410
 
-kv_head_done391:
+kv_head_done411:
 	ADDQ $0x00000014, R9
 	DECQ R13
-	JNZ  kv_group388
+	JNZ  kv_group408
 
-kv_group_done389:
+kv_group_done409:
 	DECQ R12
-	JNZ  kv_query386
+	JNZ  kv_query406
 
-kv_query_done387:
+kv_query_done407:
 	ADDQ DX, AX
 	ADDQ $0x04, CX
 	DECQ R11
-	JNZ  kv_key384
+	JNZ  kv_key404
 
-kv_key_done385:
+kv_key_done405:
 	VZEROUPPER
 	RET
 

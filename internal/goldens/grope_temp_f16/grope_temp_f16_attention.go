@@ -270,6 +270,11 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 	// head; one query unless there are several KV heads), which the variants with
 	// scoresKV16 and valuesKV16 read where they are, widening in registers.
 	direct16 := ks.slots == nil && sh.groups == o.KVHeads && (sh.groups > 1 || sh.queries == 1) && active.scoresKV16 != nil
+	// A variant with pairOrder16 (AVX-512 over bf16) has its scoresKV16 read q and its
+	// valuesKV16 keep acc in pair order (asm/abi PairOrder16): q goes into that order
+	// once per block, acc back once at its end.
+	paired := direct16 && active.pairOrder16 != nil
+	qPaired := paired
 	negInf := float32(math.Inf(-1))
 	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
@@ -289,6 +294,9 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 			}
 			for x := range sc.q[:nr*HeadDim] {
 				sc.q[x] *= o.Scale
+			}
+			if qPaired {
+				active.pairOrder16(sc.q[:nr*HeadDim], 0)
 			}
 			for r := 0; r < nr; r++ {
 				sc.m[r], sc.l[r] = negInf, 0
@@ -377,6 +385,9 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 					vt, vStride := attnWidenTile(sc.v, ks.v, ks.slots, j0, nt, g0, sh.groups, row)
 					active.valuesKV(sc.acc, sc.s, vt, sc.alpha, nt, nb, sh.groups, grp, vStride, tile)
 				}
+			}
+			if paired {
+				active.pairOrder16(sc.acc[:nr*HeadDim], 1)
 			}
 			for r := 0; r < nr; r++ {
 				i, h := i0+r/hb, g0*grp+r%hb

@@ -796,6 +796,7 @@ kv_rescale44:
 
 kv_rescale_done45:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys46:
 	CMPQ  SI, $0x04
@@ -813,15 +814,14 @@ vb_query48:
 	JZ    vb_group_done51
 
 vb_group50:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row52
@@ -875,9 +875,9 @@ vh_zero57:
 	VFMADD231PS  Y12, Y0, Y9
 
 vh_zero58:
-	VMOVUPS      (R10), X10
-	VMOVSD       16(R10), X11
-	VMOVSS       24(R10), X12
+	VMOVUPS      (R9)(DX*2), X10
+	VMOVSD       16(R9)(DX*2), X11
+	VMOVSS       24(R9)(DX*2), X12
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero59
@@ -896,9 +896,9 @@ vh_zero59:
 	VFMADD231PS  Y12, Y0, Y9
 
 vh_zero60:
-	VMOVUPS      (R10)(DX*1), X10
-	VMOVSD       16(R10)(DX*1), X11
-	VMOVSS       24(R10)(DX*1), X12
+	VMOVUPS      (R9)(R10*1), X10
+	VMOVSD       16(R9)(R10*1), X11
+	VMOVSS       24(R9)(R10*1), X12
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero61
@@ -967,11 +967,11 @@ vb_zero66:
 	TESTL        R14, R14
 	JZ           vb_zero67
 	VBROADCASTSS 8(R8), Y0
-	VMOVUPS      (R10), X10
+	VMOVUPS      (R9)(DX*2), X10
 	VFMADD231PS  Y10, Y0, Y13
-	VMOVSD       16(R10), X10
+	VMOVSD       16(R9)(DX*2), X10
 	VFMADD231PS  Y10, Y0, Y14
-	VMOVSS       24(R10), X10
+	VMOVSS       24(R9)(DX*2), X10
 	VFMADD231PS  Y10, Y0, Y15
 
 vb_zero67:
@@ -979,11 +979,11 @@ vb_zero67:
 	TESTL        R14, R14
 	JZ           vb_zero68
 	VBROADCASTSS 12(R8), Y0
-	VMOVUPS      (R10)(DX*1), X10
+	VMOVUPS      (R9)(R10*1), X10
 	VFMADD231PS  Y10, Y0, Y13
-	VMOVSD       16(R10)(DX*1), X10
+	VMOVSD       16(R9)(R10*1), X10
 	VFMADD231PS  Y10, Y0, Y14
-	VMOVSS       24(R10)(DX*1), X10
+	VMOVSS       24(R9)(R10*1), X10
 	VFMADD231PS  Y10, Y0, Y15
 
 vb_zero68:
@@ -2046,6 +2046,7 @@ kv_rescale130:
 
 kv_rescale_done131:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys132:
 	CMPQ  SI, $0x04
@@ -2063,15 +2064,14 @@ vb_query134:
 	JZ    vb_group_done137
 
 vb_group136:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row138
@@ -2141,7 +2141,7 @@ vh_zero147:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero148:
-	VMOVUPS.Z    (R10), K1, Z4
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero149
@@ -2171,7 +2171,7 @@ vh_zero151:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero152:
-	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero153
@@ -2241,7 +2241,7 @@ vb_zero160:
 	TESTL        R14, R14
 	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Z1
-	VMOVUPS.Z    (R10), K1, Z2
+	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero161:
@@ -2249,7 +2249,7 @@ vb_zero161:
 	TESTL        R14, R14
 	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Z1
-	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero162:

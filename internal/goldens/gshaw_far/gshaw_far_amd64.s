@@ -649,6 +649,7 @@ kv_rescale44:
 
 kv_rescale_done45:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys46:
 	CMPQ  SI, $0x04
@@ -666,15 +667,14 @@ vb_query48:
 	JZ    vb_group_done51
 
 vb_group50:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row52
@@ -720,8 +720,8 @@ vh_zero57:
 	VFMADD231PS  Y5, Y6, Y3
 
 vh_zero58:
-	VMOVUPS      (R10), Y4
-	VMOVUPS      32(R10), Y5
+	VMOVUPS      (R9)(DX*2), Y4
+	VMOVUPS      32(R9)(DX*2), Y5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero59
@@ -738,8 +738,8 @@ vh_zero59:
 	VFMADD231PS  Y5, Y6, Y3
 
 vh_zero60:
-	VMOVUPS      (R10)(DX*1), Y4
-	VMOVUPS      32(R10)(DX*1), Y5
+	VMOVUPS      (R9)(R10*1), Y4
+	VMOVUPS      32(R9)(R10*1), Y5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero61
@@ -795,16 +795,16 @@ vb_zero66:
 	TESTL        R14, R14
 	JZ           vb_zero67
 	VBROADCASTSS 8(R8), Y2
-	VFMADD231PS  (R10), Y2, Y0
-	VFMADD231PS  32(R10), Y2, Y1
+	VFMADD231PS  (R9)(DX*2), Y2, Y0
+	VFMADD231PS  32(R9)(DX*2), Y2, Y1
 
 vb_zero67:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vb_zero68
 	VBROADCASTSS 12(R8), Y2
-	VFMADD231PS  (R10)(DX*1), Y2, Y0
-	VFMADD231PS  32(R10)(DX*1), Y2, Y1
+	VFMADD231PS  (R9)(R10*1), Y2, Y0
+	VFMADD231PS  32(R9)(R10*1), Y2, Y1
 
 vb_zero68:
 	VMOVUPS Y0, (DI)
@@ -1805,6 +1805,7 @@ kv_rescale130:
 
 kv_rescale_done131:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys132:
 	CMPQ  SI, $0x04
@@ -1822,15 +1823,14 @@ vb_query134:
 	JZ    vb_group_done137
 
 vb_group136:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row138
@@ -1900,7 +1900,7 @@ vh_zero147:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero148:
-	VMOVUPS      (R10), Z4
+	VMOVUPS      (R9)(DX*2), Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero149
@@ -1930,7 +1930,7 @@ vh_zero151:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero152:
-	VMOVUPS      (R10)(DX*1), Z4
+	VMOVUPS      (R9)(R10*1), Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero153
@@ -1998,14 +1998,14 @@ vb_zero160:
 	TESTL        R14, R14
 	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Z1
-	VFMADD231PS  (R10), Z1, Z0
+	VFMADD231PS  (R9)(DX*2), Z1, Z0
 
 vb_zero161:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Z1
-	VFMADD231PS  (R10)(DX*1), Z1, Z0
+	VFMADD231PS  (R9)(R10*1), Z1, Z0
 
 vb_zero162:
 	VMOVUPS Z0, (DI)

@@ -677,6 +677,7 @@ kv_rescale44:
 
 kv_rescale_done45:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys46:
 	CMPQ  SI, $0x04
@@ -694,15 +695,14 @@ vb_query48:
 	JZ    vb_group_done51
 
 vb_group50:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row52
@@ -748,8 +748,8 @@ vh_zero57:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero58:
-	VMOVUPS      (R10), Y2
-	VMOVUPS      32(R10), X5
+	VMOVUPS      (R9)(DX*2), Y2
+	VMOVUPS      32(R9)(DX*2), X5
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero59
@@ -766,8 +766,8 @@ vh_zero59:
 	VFMADD231PS  Y5, Y8, Y4
 
 vh_zero60:
-	VMOVUPS      (R10)(DX*1), Y2
-	VMOVUPS      32(R10)(DX*1), X5
+	VMOVUPS      (R9)(R10*1), Y2
+	VMOVUPS      32(R9)(R10*1), X5
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero61
@@ -825,8 +825,8 @@ vb_zero66:
 	TESTL        R14, R14
 	JZ           vb_zero67
 	VBROADCASTSS 8(R8), Y1
-	VFMADD231PS  (R10), Y1, Y0
-	VMOVUPS      32(R10), X5
+	VFMADD231PS  (R9)(DX*2), Y1, Y0
+	VMOVUPS      32(R9)(DX*2), X5
 	VFMADD231PS  Y5, Y1, Y6
 
 vb_zero67:
@@ -834,8 +834,8 @@ vb_zero67:
 	TESTL        R14, R14
 	JZ           vb_zero68
 	VBROADCASTSS 12(R8), Y1
-	VFMADD231PS  (R10)(DX*1), Y1, Y0
-	VMOVUPS      32(R10)(DX*1), X5
+	VFMADD231PS  (R9)(R10*1), Y1, Y0
+	VMOVUPS      32(R9)(R10*1), X5
 	VFMADD231PS  Y5, Y1, Y6
 
 vb_zero68:
@@ -1893,6 +1893,7 @@ kv_rescale130:
 
 kv_rescale_done131:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys132:
 	CMPQ  SI, $0x04
@@ -1910,15 +1911,14 @@ vb_query134:
 	JZ    vb_group_done137
 
 vb_group136:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row138
@@ -1988,7 +1988,7 @@ vh_zero147:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero148:
-	VMOVUPS.Z    (R10), K1, Z4
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero149
@@ -2018,7 +2018,7 @@ vh_zero151:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero152:
-	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero153
@@ -2088,7 +2088,7 @@ vb_zero160:
 	TESTL        R14, R14
 	JZ           vb_zero161
 	VBROADCASTSS 8(R8), Z1
-	VMOVUPS.Z    (R10), K1, Z2
+	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero161:
@@ -2096,7 +2096,7 @@ vb_zero161:
 	TESTL        R14, R14
 	JZ           vb_zero162
 	VBROADCASTSS 12(R8), Z1
-	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero162:

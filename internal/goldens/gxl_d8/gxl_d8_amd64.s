@@ -445,6 +445,7 @@ kv_rescale37:
 
 kv_rescale_done38:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys39:
 	CMPQ  SI, $0x04
@@ -462,15 +463,14 @@ vb_query41:
 	JZ    vb_group_done44
 
 vb_group43:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row45
@@ -508,7 +508,7 @@ vh_zero50:
 	VFMADD231PS  Y2, Y3, Y1
 
 vh_zero51:
-	VMOVUPS      (R10), Y2
+	VMOVUPS      (R9)(DX*2), Y2
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero52
@@ -523,7 +523,7 @@ vh_zero52:
 	VFMADD231PS  Y2, Y3, Y1
 
 vh_zero53:
-	VMOVUPS      (R10)(DX*1), Y2
+	VMOVUPS      (R9)(R10*1), Y2
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero54
@@ -572,14 +572,14 @@ vb_zero59:
 	TESTL        R14, R14
 	JZ           vb_zero60
 	VBROADCASTSS 8(R8), Y1
-	VFMADD231PS  (R10), Y1, Y0
+	VFMADD231PS  (R9)(DX*2), Y1, Y0
 
 vb_zero60:
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vb_zero61
 	VBROADCASTSS 12(R8), Y1
-	VFMADD231PS  (R10)(DX*1), Y1, Y0
+	VFMADD231PS  (R9)(R10*1), Y1, Y0
 
 vb_zero61:
 	VMOVUPS Y0, (DI)
@@ -1471,6 +1471,7 @@ kv_rescale116:
 
 kv_rescale_done117:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys118:
 	CMPQ  SI, $0x04
@@ -1488,15 +1489,14 @@ vb_query120:
 	JZ    vb_group_done123
 
 vb_group122:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row124
@@ -1566,7 +1566,7 @@ vh_zero133:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero134:
-	VMOVUPS.Z    (R10), K1, Z4
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero135
@@ -1596,7 +1596,7 @@ vh_zero137:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero138:
-	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero139
@@ -1666,7 +1666,7 @@ vb_zero146:
 	TESTL        R14, R14
 	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Z1
-	VMOVUPS.Z    (R10), K1, Z2
+	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero147:
@@ -1674,7 +1674,7 @@ vb_zero147:
 	TESTL        R14, R14
 	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Z1
-	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero148:

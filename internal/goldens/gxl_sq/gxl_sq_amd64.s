@@ -558,6 +558,7 @@ kv_rescale37:
 
 kv_rescale_done38:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys39:
 	CMPQ  SI, $0x04
@@ -575,15 +576,14 @@ vb_query41:
 	JZ    vb_group_done44
 
 vb_group43:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000001, R13
 	JNZ        vb_by_row45
@@ -629,8 +629,8 @@ vh_zero50:
 	VFMADD231PS  Y8, Y0, Y6
 
 vh_zero51:
-	VMOVUPS      (R10), X7
-	VMOVSD       16(R10), X8
+	VMOVUPS      (R9)(DX*2), X7
+	VMOVSD       16(R9)(DX*2), X8
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero52
@@ -647,8 +647,8 @@ vh_zero52:
 	VFMADD231PS  Y8, Y0, Y6
 
 vh_zero53:
-	VMOVUPS      (R10)(DX*1), X7
-	VMOVSD       16(R10)(DX*1), X8
+	VMOVUPS      (R9)(R10*1), X7
+	VMOVSD       16(R9)(R10*1), X8
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero54
@@ -708,9 +708,9 @@ vb_zero59:
 	TESTL        R14, R14
 	JZ           vb_zero60
 	VBROADCASTSS 8(R8), Y0
-	VMOVUPS      (R10), X7
+	VMOVUPS      (R9)(DX*2), X7
 	VFMADD231PS  Y7, Y0, Y9
-	VMOVSD       16(R10), X7
+	VMOVSD       16(R9)(DX*2), X7
 	VFMADD231PS  Y7, Y0, Y10
 
 vb_zero60:
@@ -718,9 +718,9 @@ vb_zero60:
 	TESTL        R14, R14
 	JZ           vb_zero61
 	VBROADCASTSS 12(R8), Y0
-	VMOVUPS      (R10)(DX*1), X7
+	VMOVUPS      (R9)(R10*1), X7
 	VFMADD231PS  Y7, Y0, Y9
-	VMOVSD       16(R10)(DX*1), X7
+	VMOVSD       16(R9)(R10*1), X7
 	VFMADD231PS  Y7, Y0, Y10
 
 vb_zero61:
@@ -1618,6 +1618,7 @@ kv_rescale116:
 
 kv_rescale_done117:
 	MOVQ nk+96(FP), SI
+	LEAQ (DX)(DX*2), R10
 
 vb_keys118:
 	CMPQ  SI, $0x04
@@ -1635,15 +1636,14 @@ vb_query120:
 	JZ    vb_group_done123
 
 vb_group122:
-	MOVQ       R9, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	ADDQ       DX, R10
-	PREFETCHT1 (R10)(DX*4)
-	LEAQ       (R9)(DX*2), R10
+	MOVQ       R9, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
+	ADDQ       DX, R13
+	PREFETCHT1 (R13)(DX*4)
 	MOVQ       grp+120(FP), R13
 	TESTQ      $0x00000003, R13
 	JNZ        vb_by_row124
@@ -1713,7 +1713,7 @@ vh_zero133:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero134:
-	VMOVUPS.Z    (R10), K1, Z4
+	VMOVUPS.Z    (R9)(DX*2), K1, Z4
 	MOVL         8(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero135
@@ -1743,7 +1743,7 @@ vh_zero137:
 	VFMADD231PS  Z4, Z5, Z3
 
 vh_zero138:
-	VMOVUPS.Z    (R10)(DX*1), K1, Z4
+	VMOVUPS.Z    (R9)(R10*1), K1, Z4
 	MOVL         12(R8), R14
 	TESTL        R14, R14
 	JZ           vh_zero139
@@ -1813,7 +1813,7 @@ vb_zero146:
 	TESTL        R14, R14
 	JZ           vb_zero147
 	VBROADCASTSS 8(R8), Z1
-	VMOVUPS.Z    (R10), K1, Z2
+	VMOVUPS.Z    (R9)(DX*2), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero147:
@@ -1821,7 +1821,7 @@ vb_zero147:
 	TESTL        R14, R14
 	JZ           vb_zero148
 	VBROADCASTSS 12(R8), Z1
-	VMOVUPS.Z    (R10)(DX*1), K1, Z2
+	VMOVUPS.Z    (R9)(R10*1), K1, Z2
 	VFMADD231PS  Z2, Z1, Z0
 
 vb_zero148:
