@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	bf16 "github.com/posenc/posenc/internal/goldens/grope_llama31_bf16"
@@ -63,7 +62,7 @@ func decode16(dtype string, keys, kv, rounds int, variants []string) error {
 	}{{"rope inside (grope_llama31_" + dtype + " Attention)", p.attention}, {"rotated cache (AttentionRotated)", p.rotated}} {
 		for _, vn := range variants {
 			restore := p.use(vn)
-			var rs []float64
+			var rs, ts []float64
 			for range rounds {
 				copy(dst, src)
 				t0 := time.Now()
@@ -72,11 +71,11 @@ func decode16(dtype string, keys, kv, rounds int, variants []string) error {
 				f.call(out, q, k, v, qpos, kpos)
 				t1 := time.Now()
 				f.call(out, q, k, v, qpos, kpos)
-				rs = append(rs, float64(tc)/float64(time.Since(t1)))
+				tk := time.Since(t1)
+				rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
 			}
 			restore()
-			sort.Float64s(rs)
-			fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]\n", f.name, vn, rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4])
+			row(f.name, vn, rs, ts)
 		}
 	}
 	readLimit(k, v, src, dst, rounds)

@@ -101,7 +101,7 @@ func main() {
 	for _, f := range forms {
 		for _, vn := range strings.Split(*variants, ",") {
 			restore := f.use(vn)
-			var rs []float64
+			var rs, ts []float64
 			for range *rounds {
 				copy(dst, src)
 				t0 := time.Now()
@@ -110,12 +110,20 @@ func main() {
 				f.call()
 				t1 := time.Now()
 				f.call()
-				rs = append(rs, float64(tc)/float64(time.Since(t1)))
+				tk := time.Since(t1)
+				rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
 			}
 			restore()
-			sort.Float64s(rs)
-			fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]\n", f.name, vn, rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4])
+			row(f.name, vn, rs, ts)
 		}
 	}
 	readLimit(k, v, src, dst, *rounds)
+}
+
+// row prints one measured form: the median of the per-round ratios rs with
+// their quartiles, and the median time of one call (ts, seconds).
+func row(name, variant string, rs, ts []float64) {
+	sort.Float64s(rs)
+	sort.Float64s(ts)
+	fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]  %.1f ms a call\n", name, variant, rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4], 1e3*ts[len(ts)/2])
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"sort"
 	"time"
 	"unsafe"
 )
@@ -15,7 +13,7 @@ import (
 // machine whose copy() streams its stores past the cache it lies well below 2.
 func readLimit[E float32 | uint16](k, v, src, dst []E, rounds int) {
 	kw, vw := words(k), words(v)
-	var rs []float64
+	var rs, ts []float64
 	for range rounds {
 		copy(dst, src)
 		t0 := time.Now()
@@ -24,10 +22,10 @@ func readLimit[E float32 | uint16](k, v, src, dst []E, rounds int) {
 		sink += readWords(kw) + readWords(vw)
 		t1 := time.Now()
 		sink += readWords(kw) + readWords(vw)
-		rs = append(rs, float64(tc)/float64(time.Since(t1)))
+		tk := time.Since(t1)
+		rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
 	}
-	sort.Float64s(rs)
-	fmt.Printf("  %-44s %-7s %.2f [%.2f, %.2f]\n", "read limit (a plain Go read of K and V)", "go", rs[len(rs)/2], rs[len(rs)/4], rs[3*len(rs)/4])
+	row("read limit (a plain Go read of K and V)", "go", rs, ts)
 }
 
 // sink keeps readLimit's sums, so that the reads are not dropped.
