@@ -332,15 +332,23 @@ func (g gen) scoresStream(pieces []amd64.Piece, held int, kj, sj, kst, sst, cnt 
 			g.loop("kv_group", g.arg("groups"), func() {
 				g.prefetch(kg, pf, d)
 				// rg reads the row: the key in its storage, or rope.buf's float32.
+				// A rotated head whose pieces all fit the held registers stays in
+				// them (no store to rope.buf and load back).
 				row, rg := kg, g
-				if rope != nil {
-					g.rotateHead(pieces, rope, kg, kst, 0, 0)
+				var kv []reg.VecVirtual
+				switch {
+				case rope != nil && held == len(pieces):
+					kv = g.rotateHead(pieces, rope, kg, kst, 0, 0, true)
+				case rope != nil:
+					g.rotateHead(pieces, rope, kg, kst, 0, 0, false)
 					row, rg = rope.buf, gen{Gen: g.Gen}
 				}
 				kb := rg.kvBytes()
-				kv := make([]reg.VecVirtual, held)
-				for i := range kv {
-					kv[i] = rg.loadKV(pieces[i], amd64.Mem(row, kb*pieces[i].Off))
+				if kv == nil {
+					kv = make([]reg.VecVirtual, held)
+					for i := range kv {
+						kv[i] = rg.loadKV(pieces[i], amd64.Mem(row, kb*pieces[i].Off))
+					}
 				}
 				g.loop("kv_head", g.arg("grp"), func() {
 					acc := [2]reg.VecVirtual{g.Vec(), g.Vec()}

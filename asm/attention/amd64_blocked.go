@@ -376,7 +376,7 @@ func (g gen) scoresKeyBlocks(pieces []amd64.Piece, kj, sj, kst, sst, cnt reg.GPV
 			g.prefetchBlock(kg, kst, d, scoreKeys)
 			if rope != nil {
 				for t := 0; t < scoreKeys; t++ {
-					g.rotateHead(pieces, rope, kg, kst, t, t)
+					g.rotateHead(pieces, rope, kg, kst, t, t, false)
 				}
 			}
 			// R rows at a time: grp is a multiple of R.

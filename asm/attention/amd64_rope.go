@@ -69,8 +69,10 @@ func (g gen) scoresKVRope(d, rot int) {
 // x_{i+rot/2}·c + x_i·s (one product and one fused multiply-add each, as
 // the rotate kernels), dims from rot on are copied. Over 16-bit keys each
 // piece is widened as it is loaded and each rotated value rounded to the
-// storage type (Apply's rounding); rope.buf holds float32.
-func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVirtual, t, slot int) {
+// storage type (Apply's rounding); rope.buf holds float32. With keep set
+// the rotated pieces are not stored but returned, in piece order, in
+// registers (the caller's: every piece must fit the register file).
+func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVirtual, t, slot int, keep bool) []reg.VecVirtual {
 	c := g.Ctx
 	d := pieces[len(pieces)-1].Off + pieces[len(pieces)-1].N
 	nf, L := rope.rot/2, g.ISA.Lanes
@@ -93,6 +95,17 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 	}
 	out, kvb := 4*d*slot, g.kvBytes()
 	rc := g.Round16Consts(g.st)
+	var kept []reg.VecVirtual
+	if keep {
+		kept = make([]reg.VecVirtual, len(pieces))
+	}
+	put := func(off int, v reg.VecVirtual, p amd64.Piece) {
+		if keep {
+			kept[off/L] = v
+			return
+		}
+		g.storeFull(p, v, amd64.Mem(rope.buf, out+4*off))
+	}
 	for p := 0; p < nf; p += L {
 		ka := g.loadKV(amd64.Piece{Off: p, N: L}, amd64.Mem(from, kvb*p))
 		kb := g.loadKV(amd64.Piece{Off: p + nf, N: L}, amd64.Mem(from, kvb*(p+nf)))
@@ -106,14 +119,14 @@ func (g gen) rotateHead(pieces []amd64.Piece, rope *ropeKeys, src, kst reg.GPVir
 			g.Round16(g.st, ra, rc)
 			g.Round16(g.st, rb, rc)
 		}
-		c.VMOVUPS(ra, amd64.Mem(rope.buf, out+4*p))
-		c.VMOVUPS(rb, amd64.Mem(rope.buf, out+4*(p+nf)))
+		put(p, ra, amd64.Piece{Off: p, N: L})
+		put(p+nf, rb, amd64.Piece{Off: p + nf, N: L})
 	}
 	for _, p := range pieces {
 		if p.Off < rope.rot {
 			continue
 		}
-		x := g.loadKV(p, amd64.Mem(from, kvb*p.Off))
-		g.storeFull(p, x, amd64.Mem(rope.buf, out+4*p.Off))
+		put(p.Off, g.loadKV(p, amd64.Mem(from, kvb*p.Off)), p)
 	}
+	return kept
 }
