@@ -83,11 +83,7 @@ func (g *Gen) Round16Consts(storage string) RoundConsts {
 	}
 	load := func(bits uint32) reg.VecVirtual {
 		v := g.Vec()
-		if g.ISA.Lanes == 16 {
-			g.Ctx.VMOVDQU32(g.VecConst(bits), v)
-		} else {
-			g.Ctx.VMOVDQU(g.VecConst(bits), v)
-		}
+		g.Load(Piece{Off: 0, N: g.ISA.Lanes}, g.VecConst(bits), v)
 		return v
 	}
 	if g.ISA.Lanes == 16 {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"time"
 
 	bf16 "github.com/posenc/posenc/internal/goldens/grope_llama31_bf16"
 	f16 "github.com/posenc/posenc/internal/goldens/grope_llama31_f16"
@@ -62,18 +61,7 @@ func decode16(dtype string, keys, kv, rounds int, variants []string) error {
 	}{{"rope inside (grope_llama31_" + dtype + " Attention)", p.attention}, {"rotated cache (AttentionRotated)", p.rotated}} {
 		for _, vn := range variants {
 			restore := p.use(vn)
-			var rs, ts []float64
-			for range rounds {
-				copy(dst, src)
-				t0 := time.Now()
-				copy(dst, src)
-				tc := time.Since(t0)
-				f.call(out, q, k, v, qpos, kpos)
-				t1 := time.Now()
-				f.call(out, q, k, v, qpos, kpos)
-				tk := time.Since(t1)
-				rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
-			}
+			rs, ts := againstCopy(dst, src, rounds, func() { f.call(out, q, k, v, qpos, kpos) })
 			restore()
 			row(f.name, vn, rs, ts)
 		}

@@ -101,23 +101,30 @@ func main() {
 	for _, f := range forms {
 		for _, vn := range strings.Split(*variants, ",") {
 			restore := f.use(vn)
-			var rs, ts []float64
-			for range *rounds {
-				copy(dst, src)
-				t0 := time.Now()
-				copy(dst, src)
-				tc := time.Since(t0)
-				f.call()
-				t1 := time.Now()
-				f.call()
-				tk := time.Since(t1)
-				rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
-			}
+			rs, ts := againstCopy(dst, src, *rounds, f.call)
 			restore()
 			row(f.name, vn, rs, ts)
 		}
 	}
 	readLimit(k, v, src, dst, *rounds)
+}
+
+// againstCopy times call against copy(dst, src) in each of rounds rounds,
+// each on its second run (so neither pays for the other's dirty lines), and
+// returns the ratios copy time ÷ call time and the call times (seconds).
+func againstCopy[E float32 | uint16](dst, src []E, rounds int, call func()) (rs, ts []float64) {
+	for range rounds {
+		copy(dst, src)
+		t0 := time.Now()
+		copy(dst, src)
+		tc := time.Since(t0)
+		call()
+		t1 := time.Now()
+		call()
+		tk := time.Since(t1)
+		rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
+	}
+	return rs, ts
 }
 
 // row prints one measured form: the median of the per-round ratios rs with

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"time"
 	"unsafe"
 )
 
@@ -13,18 +12,7 @@ import (
 // machine whose copy() streams its stores past the cache it lies well below 2.
 func readLimit[E float32 | uint16](k, v, src, dst []E, rounds int) {
 	kw, vw := words(k), words(v)
-	var rs, ts []float64
-	for range rounds {
-		copy(dst, src)
-		t0 := time.Now()
-		copy(dst, src)
-		tc := time.Since(t0)
-		sink += readWords(kw) + readWords(vw)
-		t1 := time.Now()
-		sink += readWords(kw) + readWords(vw)
-		tk := time.Since(t1)
-		rs, ts = append(rs, float64(tc)/float64(tk)), append(ts, tk.Seconds())
-	}
+	rs, ts := againstCopy(dst, src, rounds, func() { sink += readWords(kw) + readWords(vw) })
 	row("read limit (a plain Go read of K and V)", "go", rs, ts)
 }
 

@@ -278,7 +278,7 @@ var mutations = []Mutation{
 	{"attn16: a decode block's q not put in pair order", "internal/goldens/grope_llama31_bf16/grope_llama31_bf16_attention.go", "",
 		"active.pairOrder16(sc.q[:nr*HeadDim], 0)", "_ = sc.q", "golden grope_llama31_bf16", 0},
 	{"attn16 asm: scoresKVRope16 rounds rotated bf16 keys without the half-ulp addend", "internal/goldens/grope_llama31_bf16/grope_llama31_bf16_amd64.s", "TEXT ·scoresKVRope16AVX512(SB)",
-		"VMOVDQU32    c32x16_00007fff<>+0(SB), Z2", "VMOVDQU32    c32x16_00000001<>+0(SB), Z2", "golden grope_llama31_bf16", 0},
+		"VMOVUPS      c32x16_00007fff<>+0(SB), Z2", "VMOVUPS      c32x16_00000001<>+0(SB), Z2", "golden grope_llama31_bf16", 0},
 	{"attn16 asm: scoresKVRope16 (AVX2) rounds the first half's rotated f16 keys into the second", "internal/goldens/grope_llama31_f16/grope_llama31_f16_amd64.s", "TEXT ·scoresKVRope16AVX2(SB)",
 		"VCVTPS2PH    $0x00, Y1, X0", "VCVTPS2PH    $0x00, Y2, X0", "golden grope_llama31_f16", 0},
 	{"attn16 asm: valuesKV16 (AVX2) reads f16 values as bf16", "internal/goldens/grope_f16_half/grope_f16_half_amd64.s", "TEXT ·valuesKV16AVX2(SB)",

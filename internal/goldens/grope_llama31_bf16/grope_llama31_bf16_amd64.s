@@ -6763,9 +6763,9 @@ kb_group262:
 	MOVLQSX      (SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
-	VMOVDQU      c32x8_00000001<>+0(SB), Y0
-	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
-	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VMOVUPS      c32x8_00000001<>+0(SB), Y0
+	VMOVUPS      c32x8_00007fff<>+0(SB), Y1
+	VMOVUPS      c32x8_ffff0000<>+0(SB), Y2
 	VPMOVZXWD    (R11), Y3
 	VPSLLD       $0x10, Y3, Y3
 	VPMOVZXWD    128(R11), Y4
@@ -6930,9 +6930,9 @@ kb_group262:
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*1), R15
-	VMOVDQU      c32x8_00000001<>+0(SB), Y0
-	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
-	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VMOVUPS      c32x8_00000001<>+0(SB), Y0
+	VMOVUPS      c32x8_00007fff<>+0(SB), Y1
+	VMOVUPS      c32x8_ffff0000<>+0(SB), Y2
 	VPMOVZXWD    (R15), Y3
 	VPSLLD       $0x10, Y3, Y3
 	VPMOVZXWD    128(R15), Y4
@@ -7097,9 +7097,9 @@ kb_group262:
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
-	VMOVDQU      c32x8_00000001<>+0(SB), Y0
-	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
-	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VMOVUPS      c32x8_00000001<>+0(SB), Y0
+	VMOVUPS      c32x8_00007fff<>+0(SB), Y1
+	VMOVUPS      c32x8_ffff0000<>+0(SB), Y2
 	VPMOVZXWD    (R15), Y3
 	VPSLLD       $0x10, Y3, Y3
 	VPMOVZXWD    128(R15), Y4
@@ -7265,9 +7265,9 @@ kb_group262:
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
 	ADDQ         DX, R15
-	VMOVDQU      c32x8_00000001<>+0(SB), Y0
-	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
-	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VMOVUPS      c32x8_00000001<>+0(SB), Y0
+	VMOVUPS      c32x8_00007fff<>+0(SB), Y1
+	VMOVUPS      c32x8_ffff0000<>+0(SB), Y2
 	VPMOVZXWD    (R15), Y3
 	VPSLLD       $0x10, Y3, Y3
 	VPMOVZXWD    128(R15), Y4
@@ -7715,9 +7715,9 @@ kv_group269:
 	MOVLQSX      (SI), R15
 	IMUL3Q       $0x00000200, R15, R15
 	ADDQ         table_base+72(FP), R15
-	VMOVDQU      c32x8_00000001<>+0(SB), Y0
-	VMOVDQU      c32x8_00007fff<>+0(SB), Y1
-	VMOVDQU      c32x8_ffff0000<>+0(SB), Y2
+	VMOVUPS      c32x8_00000001<>+0(SB), Y0
+	VMOVUPS      c32x8_00007fff<>+0(SB), Y1
+	VMOVUPS      c32x8_ffff0000<>+0(SB), Y2
 	VPMOVZXWD    (R11), Y3
 	VPSLLD       $0x10, Y3, Y3
 	VPMOVZXWD    128(R11), Y4
@@ -13377,10 +13377,10 @@ kb_group547:
 	MOVLQSX      (SI), R12
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
-	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
-	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
-	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
-	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VMOVUPS      c32x16_00010000<>+0(SB), Z0
+	VMOVUPS      c32x16_00000001<>+0(SB), Z1
+	VMOVUPS      c32x16_00007fff<>+0(SB), Z2
+	VMOVUPS      c32x16_ffff0000<>+0(SB), Z3
 	VPMOVZXWD    (R11), Z4
 	VPSLLD       $0x10, Z4, Z4
 	VPMOVZXWD    128(R11), Z5
@@ -13457,10 +13457,10 @@ kb_group547:
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*1), R15
-	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
-	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
-	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
-	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VMOVUPS      c32x16_00010000<>+0(SB), Z0
+	VMOVUPS      c32x16_00000001<>+0(SB), Z1
+	VMOVUPS      c32x16_00007fff<>+0(SB), Z2
+	VMOVUPS      c32x16_ffff0000<>+0(SB), Z3
 	VPMOVZXWD    (R15), Z4
 	VPSLLD       $0x10, Z4, Z4
 	VPMOVZXWD    128(R15), Z5
@@ -13537,10 +13537,10 @@ kb_group547:
 	IMUL3Q       $0x00000200, R12, R12
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
-	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
-	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
-	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
-	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VMOVUPS      c32x16_00010000<>+0(SB), Z0
+	VMOVUPS      c32x16_00000001<>+0(SB), Z1
+	VMOVUPS      c32x16_00007fff<>+0(SB), Z2
+	VMOVUPS      c32x16_ffff0000<>+0(SB), Z3
 	VPMOVZXWD    (R15), Z4
 	VPSLLD       $0x10, Z4, Z4
 	VPMOVZXWD    128(R15), Z5
@@ -13618,10 +13618,10 @@ kb_group547:
 	ADDQ         table_base+72(FP), R12
 	LEAQ         (R11)(DX*2), R15
 	ADDQ         DX, R15
-	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
-	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
-	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
-	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VMOVUPS      c32x16_00010000<>+0(SB), Z0
+	VMOVUPS      c32x16_00000001<>+0(SB), Z1
+	VMOVUPS      c32x16_00007fff<>+0(SB), Z2
+	VMOVUPS      c32x16_ffff0000<>+0(SB), Z3
 	VPMOVZXWD    (R15), Z4
 	VPSLLD       $0x10, Z4, Z4
 	VPMOVZXWD    128(R15), Z5
@@ -13989,10 +13989,10 @@ kv_group554:
 	MOVLQSX      (SI), R14
 	IMUL3Q       $0x00000200, R14, R14
 	ADDQ         table_base+72(FP), R14
-	VMOVDQU32    c32x16_00010000<>+0(SB), Z0
-	VMOVDQU32    c32x16_00000001<>+0(SB), Z1
-	VMOVDQU32    c32x16_00007fff<>+0(SB), Z2
-	VMOVDQU32    c32x16_ffff0000<>+0(SB), Z3
+	VMOVUPS      c32x16_00010000<>+0(SB), Z0
+	VMOVUPS      c32x16_00000001<>+0(SB), Z1
+	VMOVUPS      c32x16_00007fff<>+0(SB), Z2
+	VMOVUPS      c32x16_ffff0000<>+0(SB), Z3
 	VPMOVZXWD    (R10), Z4
 	VPSLLD       $0x10, Z4, Z4
 	VPMOVZXWD    128(R10), Z5

@@ -272,11 +272,14 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 	// head; one query unless there are several KV heads), which the variants with
 	// scoresKV16 and valuesKV16 read where they are, widening in registers.
 	direct16 := ks.slots == nil && sh.groups == o.KVHeads && (sh.groups > 1 || sh.queries == 1) && active.scoresKV16 != nil
+	// fused16: the decode block's keys are rotated inside scoresKVRope16, which reads q
+	// as it is.
+	fused16 := ks.rotate && direct16 && active.scoresKVRope16 != nil
 	// A variant with pairOrder16 (AVX-512 over bf16) has its scoresKV16 read q and its
 	// valuesKV16 keep acc in pair order (asm/abi PairOrder16): q goes into that order
 	// once per block, acc back once at its end.
 	paired := direct16 && active.pairOrder16 != nil
-	qPaired := paired && !(ks.rotate && active.scoresKVRope16 != nil) // scoresKVRope16 reads q as it is
+	qPaired := paired && !fused16
 	negInf := float32(math.Inf(-1))
 	for g0 := 0; g0 < o.KVHeads; g0 += sh.groups {
 		for i0 := 0; i0 < len(qpos); i0 += sh.queries {
@@ -323,7 +326,7 @@ func attend(out, q []uint16, qpos []int32, ks attnKeys, o AttentionOptions, sh a
 				var rows []float32 // scoresKVRope16's rows: the table's, or the tile's own
 				var idx []int32
 				switch {
-				case ks.rotate && direct16 && active.scoresKVRope16 != nil:
+				case fused16:
 					// Each key rotated (and rounded as Apply rounds it) inside the score
 					// kernel on its way from the cache, by its table row or a row Apply's
 					// exact path computes.
